@@ -1,0 +1,126 @@
+#include "fileio.h"
+
+#include <fcntl.h>
+#include <libgen.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int fileio_read_fd(int fd, size_t max, char **out, size_t *len)
+{
+	size_t cap = 4096, n = 0;
+	char *buf = xmalloc(cap + 1);
+
+	for (;;) {
+		if (n == cap) {
+			if (cap > max) {
+				free(buf);
+				return -EFBIG;
+			}
+			cap *= 2;
+			buf = xrealloc(buf, cap + 1);
+		}
+		ssize_t r = read(fd, buf + n, cap - n);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = errno;
+			free(buf);
+			return -e;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+		if (n > max) {
+			free(buf);
+			return -EFBIG;
+		}
+	}
+	buf[n] = '\0';
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+int fileio_read_path(const char *path, size_t max, char **out, size_t *len)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	return fileio_read_fd(fd, max, out, len);
+}
+
+int fileio_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	while (len > 0) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+int fileio_fsync_parent(const char *path)
+{
+	_cleanup_free_ char *copy = xstrdup(path);
+	_cleanup_close_ int dfd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	if (fsync(dfd) < 0)
+		return -errno;
+	return 0;
+}
+
+int fileio_write_atomic(const char *path, const void *buf, size_t len, mode_t mode)
+{
+	_cleanup_free_ char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+	int r;
+
+	if (fd < 0)
+		return -errno;
+	r = fileio_write_all(fd, buf, len);
+	if (r == 0 && fchmod(fd, mode) < 0)
+		r = -errno;
+	if (r == 0 && fsync(fd) < 0)
+		r = -errno;
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	if (r == 0 && rename(tmp, path) < 0)
+		r = -errno;
+	if (r < 0) {
+		unlink(tmp);
+		return r;
+	}
+	return fileio_fsync_parent(path);
+}
+
+int fileio_mkdir_p(const char *path, mode_t mode)
+{
+	_cleanup_free_ char *p = xstrdup(path);
+	size_t n = strlen(p);
+
+	while (n > 1 && p[n - 1] == '/')
+		p[--n] = '\0';
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, mode) < 0 && errno != EEXIST)
+			return -errno;
+		*s = '/';
+	}
+	if (mkdir(p, mode) < 0 && errno != EEXIST)
+		return -errno;
+	struct stat st;
+	if (stat(p, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	return 0;
+}

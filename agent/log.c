@@ -1,0 +1,80 @@
+#include "log.h"
+
+#include <stdarg.h>
+#include <string.h>
+#include <time.h>
+
+static const char *log_progname = "mai-agent";
+static enum log_level log_current = LOG_LEVEL_INFO;
+
+static const char *const level_names[] = {
+	[LOG_LEVEL_ERROR] = "error",
+	[LOG_LEVEL_WARN] = "warn",
+	[LOG_LEVEL_INFO] = "info",
+	[LOG_LEVEL_DEBUG] = "debug",
+};
+
+void log_init(const char *progname, enum log_level level)
+{
+	if (progname)
+		log_progname = progname;
+	log_current = level;
+}
+
+void log_set_level(enum log_level level) { log_current = level; }
+enum log_level log_get_level(void) { return log_current; }
+
+const char *log_level_to_string(enum log_level level)
+{
+	if ((size_t)level >= ARRAY_SIZE(level_names))
+		return "?";
+	return level_names[level];
+}
+
+int log_level_from_string(const char *s, enum log_level *out)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(level_names); i++) {
+		if (strcmp(s, level_names[i]) == 0) {
+			*out = (enum log_level)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static void log_emit(enum log_level level, int errnum, const char *fmt, va_list ap)
+{
+	char msg[2048];
+	int saved = errno;
+
+	if (level > log_current) {
+		errno = saved;
+		return;
+	}
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (errnum)
+		fprintf(stderr, "%s: %s: %s: %s\n", log_progname,
+			log_level_to_string(level), msg, strerror(errnum));
+	else
+		fprintf(stderr, "%s: %s: %s\n", log_progname,
+			log_level_to_string(level), msg);
+	errno = saved;
+}
+
+#define LOG_FN(name, level, with_errno)                          \
+	void name(const char *fmt, ...)                          \
+	{                                                        \
+		int e = with_errno ? errno : 0;                  \
+		va_list ap;                                      \
+		va_start(ap, fmt);                               \
+		log_emit(level, e, fmt, ap);                     \
+		va_end(ap);                                      \
+		errno = e ? e : errno;                           \
+	}
+
+LOG_FN(log_error, LOG_LEVEL_ERROR, 1)
+LOG_FN(log_errorx, LOG_LEVEL_ERROR, 0)
+LOG_FN(log_warn, LOG_LEVEL_WARN, 1)
+LOG_FN(log_warnx, LOG_LEVEL_WARN, 0)
+LOG_FN(log_info, LOG_LEVEL_INFO, 0)
+LOG_FN(log_debug, LOG_LEVEL_DEBUG, 0)

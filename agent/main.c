@@ -1,0 +1,93 @@
+/* mai-agent: the entry point dispatches to one subcommand. */
+#include <getopt.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "log.h"
+
+static const struct mai_command commands[] = {
+	{ "run", "watch the drop directory and run what it receives", NULL, "issue #6 [agent]" },
+	{ "check", "assess Python files without running them", NULL, "issue #3 [assessor]" },
+	{ "submit", "drop a file and wait for its result", NULL, "issue #6 [agent]" },
+	{ "verify", "verify an audit log or a .audit sidecar offline", NULL, "issue #5 [audit]" },
+	{ "approve", "confirm a HIGH file so that it runs", NULL, "issue #6 [agent]" },
+	{ "override", "let a BLOCKED file run, with an explanation", NULL, "issue #6 [agent]" },
+	{ "status", "show the agent's health", NULL, "issue #6 [agent]" },
+	{ "config", "check and print the effective configuration", NULL, "issue #2 [foundation]" },
+	{ "keygen", "create the audit signing key", NULL, "issue #5 [audit]" },
+};
+
+int cmd_wants_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			return 0;
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+			return 1;
+	}
+	return 0;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: mai-agent [--version] [--help] COMMAND [ARGS...]\n"
+		"\n"
+		"Runs Python files dropped into a directory in single-use hardened\n"
+		"containers, and records every step in a tamper-evident audit log.\n"
+		"\n"
+		"Commands:\n");
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		fprintf(out, "  %-9s %s%s\n", commands[i].name, commands[i].summary,
+			commands[i].run ? "" : " (not in this build)");
+	fprintf(out,
+		"\n"
+		"Run 'mai-agent COMMAND --help' for a command's options.\n"
+		"\n"
+		"Exit status: 0 success; 1 the answer is no (tampered log, failed run);\n"
+		"2 usage or unreadable input; 3 invalid configuration; 4 Docker not\n"
+		"usable; 5 command not part of this build. Some commands add their own\n"
+		"(see their --help).\n");
+}
+
+static int run_unavailable(const struct mai_command *c, int argc, char **argv)
+{
+	if (cmd_wants_help(argc, argv)) {
+		printf("Usage: mai-agent %s ...\n\n%s.\n\nThis subcommand is not part of this build "
+		       "yet: it comes with %s.\n", c->name, c->summary, c->arrives_with);
+		return MAI_EXIT_OK;
+	}
+	log_errorx("'%s' is not part of this build yet: it comes with %s; "
+		   "see 'mai-agent --help' for what is available", c->name, c->arrives_with);
+	return MAI_EXIT_UNAVAILABLE;
+}
+
+int main(int argc, char **argv)
+{
+	log_init("mai-agent", LOG_LEVEL_INFO);
+
+	if (argc < 2) {
+		usage(stderr);
+		return MAI_EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+		printf("mai-agent %s\n", MAI_VERSION);
+		return MAI_EXIT_OK;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return MAI_EXIT_OK;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++) {
+		const struct mai_command *c = &commands[i];
+		if (strcmp(argv[1], c->name) != 0)
+			continue;
+		optind = 1;
+		if (!c->run)
+			return run_unavailable(c, argc - 1, argv + 1);
+		return c->run(argc - 1, argv + 1);
+	}
+	log_errorx("unknown command '%s'; run 'mai-agent --help' for the list", argv[1]);
+	return MAI_EXIT_USAGE;
+}

@@ -1,0 +1,83 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include "fileio.h"
+#include "testdir.h"
+
+static void test_atomic_write_replaces_and_leaves_no_temp(void **state)
+{
+	const char *dir = *state;
+	_cleanup_free_ char *path = xasprintf("%s/out.json", dir);
+	char *buf = NULL;
+	size_t len = 0;
+	struct stat st;
+
+	assert_int_equal(fileio_write_atomic(path, "first", 5, 0644), 0);
+	assert_int_equal(fileio_write_atomic(path, "second!", 7, 0600), 0);
+	assert_int_equal(fileio_read_path(path, 1024, &buf, &len), 0);
+	assert_int_equal(len, 7);
+	assert_string_equal(buf, "second!");
+	free(buf);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+
+	/* Only the target is left: no temporary file behind. */
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int entries = 0;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			entries++;
+	closedir(d);
+	assert_int_equal(entries, 1);
+}
+
+static void test_read_cap(void **state)
+{
+	const char *dir = *state;
+	_cleanup_free_ char *path = xasprintf("%s/big", dir);
+	char big[10000];
+	char *buf = NULL;
+	size_t len = 0;
+
+	memset(big, 'x', sizeof(big));
+	assert_int_equal(fileio_write_atomic(path, big, sizeof(big), 0644), 0);
+	assert_int_equal(fileio_read_path(path, sizeof(big) - 1, &buf, &len), -EFBIG);
+	assert_int_equal(fileio_read_path(path, sizeof(big), &buf, &len), 0);
+	assert_int_equal(len, sizeof(big));
+	free(buf);
+	assert_int_equal(fileio_read_path("/nonexistent/x", 10, &buf, &len), -ENOENT);
+}
+
+static void test_mkdir_p(void **state)
+{
+	const char *dir = *state;
+	_cleanup_free_ char *deep = xasprintf("%s/a/b/c/", dir);
+	_cleanup_free_ char *file = xasprintf("%s/a/file", dir);
+	struct stat st;
+
+	assert_int_equal(fileio_mkdir_p(deep, 0755), 0);
+	assert_int_equal(fileio_mkdir_p(deep, 0755), 0); /* idempotent */
+	assert_int_equal(stat(deep, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(fileio_write_atomic(file, "x", 1, 0644), 0);
+	assert_int_equal(fileio_mkdir_p(file, 0755), -ENOTDIR);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_atomic_write_replaces_and_leaves_no_temp,
+						testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_read_cap, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_mkdir_p, testdir_setup, testdir_teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,42 @@
+#include "testdir.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st; (void)flag; (void)ftw;
+	return remove(path) < 0 ? -errno : 0;
+}
+
+int testdir_remove_tree(const char *path)
+{
+	return nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int testdir_setup(void **state)
+{
+	const char *base = getenv("TMPDIR");
+	char *dir = malloc(4096);
+	if (!dir)
+		return -1;
+	snprintf(dir, 4096, "%s/mai-test.XXXXXX", base && *base ? base : "/tmp");
+	if (!mkdtemp(dir)) {
+		free(dir);
+		return -1;
+	}
+	*state = dir;
+	return 0;
+}
+
+int testdir_teardown(void **state)
+{
+	char *dir = *state;
+	int r = testdir_remove_tree(dir);
+	free(dir);
+	return r == 0 ? 0 : -1;
+}
