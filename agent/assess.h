@@ -106,6 +106,11 @@ void assess_result_clear(struct assess_result *r);
 
 /* Adds a finding (copies the strings); used by the analyzers' adapters. */
 void assess_result_add(struct assess_result *r, const struct assess_finding *f);
+/* Sorts and deduplicates the findings (same rule and place; a Bandit
+ * finding with the line and Bandit id of a native one), then computes the
+ * score (highest finding plus a tenth of the others) and the level. Called by
+ * assess_source(); again after adding the external analyzers' findings. */
+void assess_result_finish(const struct assess_rules *rules, struct assess_result *r);
 /* Adds a note (copies it). */
 void assess_result_add_note(struct assess_result *r, const char *note);
 

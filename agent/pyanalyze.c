@@ -340,7 +340,7 @@ static void run(struct pya_ctx *c, struct pylex *lx)
 			c->scope = pya_scope_pop(c->scope);
 		while (ls.n > 0 && ls.indent[ls.n - 1] > v.indent)
 			ls.n--;
-		c->in_loop = ls.n > 0 || c->exec_depth > 0;
+		c->in_loop = ls.n > 0 || c->outer_in_loop;
 		statement(c, v.t, v.n, v.indent, &ls);
 		/* One-line bodies push scopes and loops deeper than any next line. */
 		while (ls.n > 0 && ls.indent[ls.n - 1] > v.indent + 1)
@@ -364,6 +364,7 @@ void pya_analyze_text(struct pya_ctx *c, const char *s, size_t n, const struct p
 		struct pya_ctx sub = *c;
 		struct assess_metrics ignored = { 0 };
 		sub.exec_depth++;
+		sub.outer_in_loop = c->in_loop;
 		if (c->exec_depth == 0 && at) {
 			sub.at_line = at->line;
 			sub.at_col = at->col;

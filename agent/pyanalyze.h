@@ -32,6 +32,7 @@ struct pya_event {
 	int decoded_arg;    /* an argument comes from a decoding call */
 	int n_args;         /* positional arguments */
 	const char *arg0;   /* first positional argument when constant */
+	const char *arg0_ref; /* first positional argument when a known object */
 	const char *mode;   /* open(): the mode when constant */
 	const struct pya_kwarg *kwargs;
 	size_t n_kwargs;

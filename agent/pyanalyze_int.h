@@ -41,6 +41,7 @@ struct pya_ctx {
 	size_t n;
 	int depth;
 	int in_loop;
+	int outer_in_loop;    /* exec'd text: the exec call was in a loop */
 	int exec_depth;
 	unsigned at_line, at_col; /* the exec call, when exec_depth > 0 */
 	int dynamic;          /* everything here comes from exec'd text */

@@ -47,11 +47,26 @@ static void set_ref(struct pya_val *v, char *s, int dynamic)
 	v->dynamic = dynamic;
 }
 
+/* Python 3.11's builtins: with a star import in the file, any other bare
+ * name may come from the star-imported module. */
 static const char *const builtin_names[] = {
-	"__import__", "breakpoint", "chr", "compile", "delattr", "eval", "exec", "getattr",
-	"globals", "input", "locals", "map", "open", "setattr", "vars", "bytes", "bytearray",
-	"str", "reversed", "memoryview", "print", "exit", "quit", "help",
+	"__build_class__", "__import__", "abs", "aiter", "all", "anext", "any", "ascii", "bin",
+	"bool", "breakpoint", "bytearray", "bytes", "callable", "chr", "classmethod", "compile",
+	"complex", "copyright", "credits", "delattr", "dict", "dir", "divmod", "enumerate", "eval",
+	"exec", "exit", "filter", "float", "format", "frozenset", "getattr", "globals", "hasattr",
+	"hash", "help", "hex", "id", "input", "int", "isinstance", "issubclass", "iter", "len",
+	"license", "list", "locals", "map", "max", "memoryview", "min", "next", "object", "oct",
+	"open", "ord", "pow", "print", "property", "quit", "range", "repr", "reversed", "round",
+	"set", "setattr", "slice", "sorted", "staticmethod", "str", "sum", "super", "tuple", "type",
+	"vars", "zip",
 };
+
+static int is_keyword_value(const struct pytok *t)
+{
+	return pytok_is(t, PYT_NAME, "True") || pytok_is(t, PYT_NAME, "False") ||
+	       pytok_is(t, PYT_NAME, "None") || pytok_is(t, PYT_NAME, "self") ||
+	       pytok_is(t, PYT_NAME, "cls");
+}
 
 void pya_resolve_name(struct pya_ctx *c, const struct pytok *t, struct pya_val *out)
 {
@@ -60,6 +75,8 @@ void pya_resolve_name(struct pya_ctx *c, const struct pytok *t, struct pya_val *
 	int hidden = t->owned || c->dynamic;
 
 	pya_val_clear(out);
+	if (is_keyword_value(t))
+		return;
 	if (b) {
 		switch (b->kind) {
 		case PYA_BIND_REF:
@@ -301,14 +318,20 @@ static void parse_args(struct pya_ctx *c, size_t *i, struct call_args *a)
 		} else if (pya_tok_is(c, *i, PYT_OP, "*") || pya_tok_is(c, *i, PYT_OP, "**")) {
 			(*i)++;
 		}
+		size_t vstart = *i;
 		pya_expr(c, i, &v);
 		if (val_decoded(&v))
 			a->decoded = 1;
 		if (kwname && a->n_kw < MAX_KWARGS) {
 			char *name = xstrndup(kwname->s, kwname->n);
 			char *value = val_text(&v);
-			if (!value && v.k == PYA_V_REF && strncmp(v.s, "builtins.", 9) == 0)
-				value = xstrdup(v.s + 9);
+			const struct pytok *vt = &c->t[vstart];
+			if (!value && v.k == PYA_V_REF)
+				value = xstrdup(strncmp(v.s, "builtins.", 9) == 0 ? v.s + 9 : v.s);
+			else if (!value && *i == vstart + 1 && vt->kind == PYT_NAME &&
+				 (pytok_is(vt, PYT_NAME, "True") || pytok_is(vt, PYT_NAME, "False") ||
+				  pytok_is(vt, PYT_NAME, "None")))
+				value = xstrndup(vt->s, vt->n);
 			a->kw_store[a->n_kw * 2] = name;
 			a->kw_store[a->n_kw * 2 + 1] = value;
 			a->kw[a->n_kw].name = name;
@@ -346,6 +369,8 @@ static void call_ref(struct pya_ctx *c, const struct pytok *at, struct pya_val *
 
 	if (a0 && a0->k == PYA_V_STR)
 		ev.arg0 = a0->s;
+	if (a0 && a0->k == PYA_V_REF)
+		ev.arg0_ref = a0->s;
 	if (a1 && a1->k == PYA_V_STR)
 		ev.mode = a1->s;
 	for (size_t k = 0; k < a->n_kw; k++)
@@ -375,6 +400,11 @@ static void call_ref(struct pya_ctx *c, const struct pytok *at, struct pya_val *
 			pya_emit(c, &d, at);
 		}
 	} else if (!strcmp(q, "builtins.getattr") && a0 && a1) {
+		if (a0->k == PYA_V_REF && a1->k != PYA_V_STR) {
+			struct pya_event d = { .kind = PYA_SPECIAL, .name = "dynamic-attribute",
+					       .dynamic = 1 };
+			pya_emit(c, &d, at);
+		}
 		if (a1->k == PYA_V_STR && a0->k == PYA_V_REF)
 			set_ref(&r, xasprintf("%s.%s", a0->s, a1->s), 1);
 		else if (a1->k == PYA_V_STR && a0->k == PYA_V_GLOBALS)
@@ -509,18 +539,22 @@ static void subscript(struct pya_ctx *c, size_t *i, struct pya_val *v)
 	}
 	for (int k = 0; k < 3; k++)
 		pya_val_clear(&idx[k]);
+	if (v->k == PYA_V_DECODED && r.k == PYA_V_UNKNOWN)
+		r.k = PYA_V_DECODED;
 	pya_val_clear(v);
 	*v = r;
 }
 
 static void attribute(struct pya_ctx *c, const struct pytok *name, struct pya_val *v)
 {
-	if (pytok_is(name, PYT_NAME, "__subclasses__") || pytok_is(name, PYT_NAME, "__globals__") ||
-	    pytok_is(name, PYT_NAME, "__code__") || pytok_is(name, PYT_NAME, "__bases__") ||
-	    pytok_is(name, PYT_NAME, "__mro__")) {
+	/* __bases__ and __mro__ are everyday metaprogramming; these two are how
+	 * sandbox escapes reach objects nobody imported. */
+	if (pytok_is(name, PYT_NAME, "__subclasses__") || pytok_is(name, PYT_NAME, "__globals__")) {
 		struct pya_event d = { .kind = PYA_SPECIAL, .name = "introspection", .dynamic = 1 };
 		pya_emit(c, &d, name);
 	}
+	if (v->k == PYA_V_DECODED)
+		return; /* methods of decoded data: still decoded data */
 	if (v->k == PYA_V_REF) {
 		if (pytok_is(name, PYT_NAME, "__dict__")) {
 			v->k = PYA_V_GLOBALS;
@@ -727,7 +761,7 @@ static void postfix(struct pya_ctx *c, size_t *i, struct pya_val *v)
 				} else {
 					pya_val_clear(v);
 				}
-			} else {
+			} else if (v->k != PYA_V_DECODED) {
 				pya_val_clear(v);
 			}
 			args_clear(&a);
