@@ -1,5 +1,5 @@
 /* Rules as data: the `rules:` list of security.yaml on top of the built-in
- * copy of the shipped file; entries with a known id change that rule, new
+ * rules (agent/assess_rules.yaml, compiled in); entries with a known id change that rule, new
  * ids add rules. Every error names the file, line and column. */
 #include <errno.h>
 #include <fnmatch.h>
@@ -297,7 +297,7 @@ int assess_rules_load(const char *security_yaml, struct assess_rules **out, char
 	rules->medium = 20;
 	rules->high = 50;
 	rules->blocked = 80;
-	rc = load_text(rules, "built-in security.yaml", assess_default_yaml,
+	rc = load_text(rules, "built-in assess_rules.yaml", assess_default_yaml,
 		       assess_default_yaml_len, NULL, err);
 	if (rc == 0 && security_yaml) {
 		rules->source = xstrdup(security_yaml);

@@ -36,7 +36,7 @@ struct assess_rules {
 	char *source; /* file the user rules came from, for messages */
 };
 
-/* The shipped config/security.yaml, embedded at build time. */
+/* agent/assess_rules.yaml, embedded at build time. */
 extern const char assess_default_yaml[];
 extern const size_t assess_default_yaml_len;
 
