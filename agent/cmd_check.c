@@ -163,7 +163,7 @@ static int load_rules(const char *config_dir, struct assess_rules **rules)
 		return MAI_EXIT_CONFIG;
 	}
 	path = xasprintf("%s/security.yaml", dir);
-	if (stat(path, &st) < 0 && errno == ENOENT && !config_dir) {
+	if (stat(path, &st) < 0 && errno == ENOENT) { /* like the config loader: defaults */
 		free(path);
 		path = NULL;
 	}

@@ -109,7 +109,7 @@ static int is_decoder(const char *q)
 {
 	static const char *const names[] = {
 		"base64.", "binascii.a2b", "binascii.unhexlify", "zlib.decompress",
-		"codecs.decode", "bytes.fromhex", "bytearray.fromhex", "marshal.loads",
+		"codecs.decode", "builtins.bytes.fromhex", "builtins.bytearray.fromhex", "marshal.loads",
 		"lzma.decompress", "bz2.decompress", "gzip.decompress", "codecs.encode",
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
