@@ -146,6 +146,7 @@ static void scan_exprs(struct pya_ctx *c, size_t i)
 		size_t before = i;
 		struct pya_val v = { 0 };
 		c->depth = 0;
+		c->bail = 0;
 		pya_expr(c, &i, &v);
 		pya_val_clear(&v);
 		if (i == before)
@@ -208,6 +209,7 @@ static void simple_stmt(struct pya_ctx *c)
 	struct pya_val v = { 0 };
 	i = last_eq + 1;
 	c->depth = 0;
+	c->bail = 0;
 	pya_expr(c, &i, &v);
 	scan_exprs(c, i);
 	/* Targets: "a = b = value"; attribute and subscript targets are

@@ -40,6 +40,7 @@ struct pya_ctx {
 	const struct pytok *t;
 	size_t n;
 	int depth;
+	int bail;             /* too deep: unwind to the statement loop */
 	int in_loop;
 	int outer_in_loop;    /* exec'd text: the exec call was in a loop */
 	int exec_depth;

@@ -308,7 +308,7 @@ static char *val_text(const struct pya_val *v)
 static void parse_args(struct pya_ctx *c, size_t *i, struct call_args *a)
 {
 	(*i)++;
-	while (*i < c->n && !pya_tok_is(c, *i, PYT_OP, ")")) {
+	while (*i < c->n && !c->bail && !pya_tok_is(c, *i, PYT_OP, ")")) {
 		size_t before = *i;
 		struct pya_val v = { 0 };
 		const struct pytok *kwname = NULL;
@@ -352,7 +352,7 @@ static void parse_args(struct pya_ctx *c, size_t *i, struct call_args *a)
 		else if (*i == before)
 			(*i)++;
 	}
-	if (*i < c->n)
+	if (*i < c->n && !c->bail)
 		(*i)++;
 }
 
@@ -494,7 +494,7 @@ static void subscript(struct pya_ctx *c, size_t *i, struct pya_val *v)
 	struct pya_val idx[3] = { { 0 } };
 	int parts = 0, colons = 0;
 
-	while (*i < c->n && !pya_tok_is(c, *i, PYT_OP, "]")) {
+	while (*i < c->n && !c->bail && !pya_tok_is(c, *i, PYT_OP, "]")) {
 		size_t before = *i;
 		if (pya_tok_is(c, *i, PYT_OP, ":")) {
 			colons++;
@@ -513,7 +513,7 @@ static void subscript(struct pya_ctx *c, size_t *i, struct pya_val *v)
 		else if (pya_tok_is(c, *i, PYT_OP, ","))
 			(*i)++, colons = 9;
 	}
-	if (*i < c->n)
+	if (*i < c->n && !c->bail)
 		(*i)++;
 	(void)parts;
 	struct pya_val r = { 0 };
@@ -613,7 +613,7 @@ static void display(struct pya_ctx *c, size_t *i, struct pya_val *v, const char 
 	int known = close[0] != '}', single = close[0] == ')', commas = 0;
 
 	(*i)++;
-	while (*i < c->n && !pya_tok_is(c, *i, PYT_OP, close)) {
+	while (*i < c->n && !c->bail && !pya_tok_is(c, *i, PYT_OP, close)) {
 		size_t before = *i;
 		struct pya_val x = { 0 };
 		if (pya_tok_is(c, *i, PYT_OP, "*") || pya_tok_is(c, *i, PYT_OP, "**"))
@@ -649,7 +649,7 @@ static void display(struct pya_ctx *c, size_t *i, struct pya_val *v, const char 
 				(*i)++;
 		}
 	}
-	if (*i < c->n)
+	if (*i < c->n && !c->bail)
 		(*i)++;
 	if (single && commas == 0 && list.n_items == 1 && known == 1) {
 		*v = list.items[0];
@@ -700,7 +700,7 @@ static void atom(struct pya_ctx *c, size_t *i, struct pya_val *v)
 			}
 			known = 0;
 			(*i)++;
-			while (*i < c->n && c->t[*i].kind != PYT_FSTRING_END) {
+			while (*i < c->n && !c->bail && c->t[*i].kind != PYT_FSTRING_END) {
 				size_t before = *i;
 				struct pya_val x = { 0 };
 				pya_expr(c, i, &x);
@@ -708,10 +708,10 @@ static void atom(struct pya_ctx *c, size_t *i, struct pya_val *v)
 				if (*i == before)
 					(*i)++;
 			}
-			if (*i < c->n)
+			if (*i < c->n && !c->bail)
 				(*i)++;
 		}
-		if (!known)
+		if (!known || c->bail)
 			return;
 		char *s = xmalloc(total + 1);
 		size_t o = 0;
@@ -735,7 +735,7 @@ static void atom(struct pya_ctx *c, size_t *i, struct pya_val *v)
 
 static void postfix(struct pya_ctx *c, size_t *i, struct pya_val *v)
 {
-	while (*i < c->n) {
+	while (*i < c->n && !c->bail) {
 		const struct pytok *t = &c->t[*i];
 		if (pytok_is(t, PYT_OP, ".") && *i + 1 < c->n && c->t[*i + 1].kind == PYT_NAME) {
 			attribute(c, &c->t[*i + 1], v);
@@ -821,11 +821,12 @@ static void combine(struct pya_val *l, const struct pytok *op, struct pya_val *r
 void pya_expr(struct pya_ctx *c, size_t *i, struct pya_val *out)
 {
 	pya_val_clear(out);
-	if (*i >= c->n)
+	if (*i >= c->n || c->bail)
 		return;
 	if (c->depth >= PYA_MAX_DEPTH) {
-		/* Too deep: consume one bracket; the statement loop resumes. */
-		(*i)++;
+		/* Too deep: every level returns where it is, and the statement
+		 * loop resumes here at depth 0, so each token is still seen. */
+		c->bail = 1;
 		return;
 	}
 	c->depth++;
@@ -842,15 +843,13 @@ void pya_expr(struct pya_ctx *c, size_t *i, struct pya_val *out)
 		out->num = -out->num;
 	else if (negate)
 		pya_val_clear(out);
-	while (*i < c->n && binary_op(&c->t[*i])) {
+	while (*i < c->n && !c->bail && binary_op(&c->t[*i])) {
 		const struct pytok *op = &c->t[*i];
 		struct pya_val r = { 0 };
 		(*i)++;
 		if (pytok_is(op, PYT_NAME, "not") || pytok_is(op, PYT_NAME, "is"))
 			if (pya_tok_is(c, *i, PYT_NAME, "in") || pya_tok_is(c, *i, PYT_NAME, "not"))
 				(*i)++;
-		if (c->depth >= PYA_MAX_DEPTH)
-			break;
 		/* One level deeper per operator keeps long chains iterative. */
 		int neg = 0;
 		while (*i < c->n && (pya_tok_is(c, *i, PYT_NAME, "not") || pya_tok_is(c, *i, PYT_OP, "-") ||
