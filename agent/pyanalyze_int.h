@@ -53,6 +53,13 @@ struct pya_ctx {
 
 void pya_val_clear(struct pya_val *v);
 void pya_val_copy(struct pya_val *dst, const struct pya_val *src);
+/* Folding helpers (pyfold_str.c): new strings, or NULL when not constant. */
+char *pya_format_str(const char *fmt, const struct pya_val *args, size_t n);
+char *pya_percent_str(const char *fmt, const struct pya_val *v);
+char *pya_join_list(const char *sep, const struct pya_val *v);
+/* Numbers of a list become one-character strings (map(chr, ...)). */
+void pya_chr_list(struct pya_val *v);
+char *pya_reverse_utf8(const char *s);
 /* Parses one expression at *i, consuming what it understands; calls found
  * on the way are reported. */
 void pya_expr(struct pya_ctx *c, size_t *i, struct pya_val *out);
