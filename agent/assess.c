@@ -123,19 +123,30 @@ void assess_result_finish(const struct assess_rules *rules, struct assess_result
 
 	if (r->n_findings)
 		qsort(r->findings, r->n_findings, sizeof(*r->findings), finding_cmp);
-	/* The same rule at the same place (a call seen twice, e.g. in an f-string
-	 * and its exec'd text) is one finding; Bandit findings with the same line
-	 * and Bandit id as a native one add nothing. */
+	/* A Bandit or Semgrep finding with the line and Bandit id of a native
+	 * one adds nothing; the same rule at the same place (a call seen twice,
+	 * e.g. in exec'd text) is one finding. Sorted by line, so only the
+	 * findings of the same line are compared. */
+	size_t line_start = 0;
 	for (size_t i = 0; i < r->n_findings; i++) {
 		struct assess_finding *f = &r->findings[i];
 		int dup = 0;
-		for (size_t k = o; k-- > 0 && r->findings[k].line == f->line && !dup;) {
+		if (i == 0 || r->findings[i - 1].line != f->line)
+			line_start = i;
+		for (size_t k = line_start; k < r->n_findings && r->findings[k].line == f->line && !dup; k++) {
 			const struct assess_finding *g = &r->findings[k];
-			dup = (!strcmp(g->rule_id, f->rule_id) && g->col == f->col) ||
-			      (f->bandit_id && g->bandit_id && !strcmp(f->bandit_id, g->bandit_id) &&
-			       strcmp(f->source, g->source) != 0);
+			if (k == i)
+				continue;
+			if (strcmp(f->source, "mai") != 0 && !strcmp(g->source, "mai"))
+				dup = f->bandit_id && g->bandit_id && !strcmp(f->bandit_id, g->bandit_id);
+			else if (k < i && !strcmp(g->source, f->source))
+				dup = !strcmp(g->rule_id, f->rule_id) && g->col == f->col;
 		}
-		if (dup) {
+		f->block = dup ? -1 : f->block; /* marked; removed below */
+	}
+	for (size_t i = 0; i < r->n_findings; i++) {
+		struct assess_finding *f = &r->findings[i];
+		if (f->block < 0) {
 			finding_free(f);
 			continue;
 		}
@@ -149,7 +160,10 @@ void assess_result_finish(const struct assess_rules *rules, struct assess_result
 			max = f->score;
 		block |= f->block;
 	}
-	r->score = max + (sum - max) / 10.0;
+	/* The others only order scripts within a level: with the default
+	 * thresholds (20, 50, 80) no pile of findings crosses into the next one. */
+	double rest = (sum - max) / 10.0;
+	r->score = max + (rest < 9.9 ? rest : 9.9);
 	if (block || r->rejection || r->score >= rules->blocked)
 		r->level = ASSESS_BLOCKED;
 	else if (r->score >= rules->high)

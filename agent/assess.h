@@ -60,7 +60,7 @@ struct assess_metrics {
 
 struct assess_result {
 	enum assess_level level;
-	double score;                    /* the highest finding score */
+	double score;                    /* highest finding + min(9.9, others / 10) */
 	struct assess_finding *findings; /* sorted by line, col */
 	size_t n_findings;
 	struct assess_metrics metrics;
@@ -108,7 +108,7 @@ void assess_result_clear(struct assess_result *r);
 void assess_result_add(struct assess_result *r, const struct assess_finding *f);
 /* Sorts and deduplicates the findings (same rule and place; a Bandit
  * finding with the line and Bandit id of a native one), then computes the
- * score (highest finding plus a tenth of the others) and the level. Called by
+ * score (highest finding plus a tenth of the others, at most 9.9) and the level. Called by
  * assess_source(); again after adding the external analyzers' findings. */
 void assess_result_finish(const struct assess_rules *rules, struct assess_result *r);
 /* Adds a note (copies it). */

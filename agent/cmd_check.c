@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "assess.h"
+#include "assess_external.h"
 #include "assess_sarif.h"
 #include "cmd.h"
 #include "config.h"
@@ -32,6 +33,8 @@ static void usage(FILE *out)
 		"\n"
 		"Assesses Python files without running them: findings, metrics and a level\n"
 		"(LOW, MEDIUM, HIGH, BLOCKED) per file, as the agent would before a run.\n"
+		"Bandit and Semgrep add their findings when installed and enabled; a\n"
+		"note says when one is missing or timed out.\n"
 		"Directories are searched for *.py files (symbolic links are not followed).\n"
 		"\n"
 		"Options:\n"
@@ -40,6 +43,8 @@ static void usage(FILE *out)
 		"  -c, --config-dir DIR read DIR/security.yaml (rules, thresholds); default\n"
 		"                       $MAI_CONFIG_DIR, else %s; built-in rules when the\n"
 		"                       default directory has no security.yaml\n"
+		"  -n, --native-only    do not run Bandit or Semgrep even when security.yaml\n"
+		"                       enables them (analyzers.bandit.enabled, ...)\n"
 		"  -h, --help           this help\n"
 		"\n"
 		"Exit status: 0 every file is LOW; 10 the worst is MEDIUM; 11 HIGH;\n"
@@ -141,9 +146,10 @@ static void print_text(const char *path, const char *data, size_t len, const str
 		printf("%s: BLOCKED rejected at byte %zu: %s\n", path, r->rejection_offset, r->rejection);
 	for (size_t i = 0; i < r->n_findings; i++) {
 		const struct assess_finding *f = &r->findings[i];
+		int both = f->bandit_id && strcmp(f->bandit_id, f->rule_id) != 0;
 		printf("%s:%u:%u: %s [%s%s%s] %s\n", path, f->line, f->col,
-		       assess_severity_to_string(f->severity), f->rule_id, f->bandit_id ? "/" : "",
-		       f->bandit_id ? f->bandit_id : "", f->message);
+		       assess_severity_to_string(f->severity), f->rule_id, both ? "/" : "",
+		       both ? f->bandit_id : "", f->message);
 		print_context(data, len, f->line, f->col);
 	}
 	for (size_t i = 0; i < r->n_notes; i++)
@@ -153,12 +159,24 @@ static void print_text(const char *path, const char *data, size_t len, const str
 	       r->n_findings == 1 ? "" : "s", r->metrics.lines);
 }
 
-static int load_rules(const char *config_dir, struct assess_rules **rules)
+static int load_rules(const char *config_dir, struct assess_rules **rules,
+		      struct mai_config **cfg)
 {
 	_cleanup_free_ char *dir = NULL, *err = NULL, *path = NULL;
 	struct stat st;
 
 	if (config_dir_resolve(config_dir, &dir, &err) < 0) {
+		log_errorx("%s", err);
+		return MAI_EXIT_CONFIG;
+	}
+	/* The whole configuration, for the analyzers' settings; it also
+	 * reports any bad key of security.yaml with its position. */
+	enum log_level saved = log_get_level();
+	if (saved > LOG_LEVEL_WARN)
+		log_set_level(LOG_LEVEL_WARN); /* "file not found: defaults" is noise here */
+	int r = config_load(dir, cfg, &err);
+	log_set_level(saved);
+	if (r < 0) {
 		log_errorx("%s", err);
 		return MAI_EXIT_CONFIG;
 	}
@@ -179,6 +197,7 @@ int cmd_check(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "config-dir", required_argument, NULL, 'c' },
+		{ "native-only", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -187,9 +206,10 @@ int cmd_check(int argc, char **argv)
 	struct assess_rules *rules = NULL;
 	struct check_files files = { 0 };
 	enum assess_level worst = ASSESS_LOW;
-	int c, rc = 0, unreadable = 0;
+	struct mai_config *cfg = NULL;
+	int c, rc = 0, unreadable = 0, native_only = 0;
 
-	while ((c = getopt_long(argc, argv, "f:c:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:c:nh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (!strcmp(optarg, "text")) format = FORMAT_TEXT;
@@ -203,6 +223,9 @@ int cmd_check(int argc, char **argv)
 		case 'c':
 			config_dir = optarg;
 			break;
+		case 'n':
+			native_only = 1;
+			break;
 		case 'h':
 			usage(stdout);
 			return MAI_EXIT_OK;
@@ -215,9 +238,11 @@ int cmd_check(int argc, char **argv)
 		log_errorx("check needs at least one FILE or DIR; see 'mai-agent check --help'");
 		return MAI_EXIT_USAGE;
 	}
-	rc = load_rules(config_dir, &rules);
-	if (rc)
+	rc = load_rules(config_dir, &rules, &cfg);
+	if (rc) {
+		config_free(cfg);
 		return rc;
+	}
 	for (int i = optind; i < argc; i++) {
 		struct stat st;
 		if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -245,7 +270,20 @@ int cmd_check(int argc, char **argv)
 			unreadable = 1;
 			continue;
 		}
-		assess_source(rules, files.v[i], (const uint8_t *)data, len, &res);
+		if (assess_source(rules, files.v[i], (const uint8_t *)data, len, &res) == 0 &&
+		    !native_only) {
+			const struct config_analyzer *b = &cfg->security.analyzers.bandit;
+			const struct config_analyzer *s = &cfg->security.analyzers.semgrep;
+			if (b->enabled) {
+				struct assess_external x = { b->path, NULL, (unsigned)b->timeout_ms };
+				assess_bandit_run(&x, (const uint8_t *)data, len, &res);
+			}
+			if (s->enabled) {
+				struct assess_external x = { s->path, s->rules, (unsigned)s->timeout_ms };
+				assess_semgrep_run(&x, (const uint8_t *)data, len, &res);
+			}
+			assess_result_finish(rules, &res);
+		}
 		if (res.level > worst)
 			worst = res.level;
 		if (format == FORMAT_TEXT) {
@@ -270,6 +308,7 @@ int cmd_check(int argc, char **argv)
 		free(files.v[i]);
 	free(files.v);
 	assess_rules_free(rules);
+	config_free(cfg);
 	if (unreadable)
 		return MAI_EXIT_USAGE;
 	static const int by_level[] = { CHECK_EXIT_LOW, CHECK_EXIT_MEDIUM, CHECK_EXIT_HIGH,

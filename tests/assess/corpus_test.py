@@ -37,7 +37,7 @@ def main():
     empty = os.path.join(os.environ.get("TMPDIR", "/tmp"), "mai-corpus-noconfig-%d" % os.getpid())
     os.makedirs(empty, exist_ok=True)
     try:
-        proc = subprocess.run([agent, "check", "--format", "json", "--config-dir", empty, corpus],
+        proc = subprocess.run([agent, "check", "--native-only", "--format", "json", "--config-dir", empty, corpus],
                               capture_output=True, timeout=120)
     finally:
         os.rmdir(empty)
