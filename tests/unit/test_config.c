@@ -379,6 +379,28 @@ static void test_config_check_command(void **state)
 	free(out);
 	free(errtext);
 
+	const char *keys[] = { "config", "keys", NULL };
+	assert_int_equal(run_agent(keys, &out, &errtext), 0);
+	assert_non_null(strstr(out, "agent.yaml\n  drop_dir (path, default /var/lib/mai/drop)\n"));
+	assert_non_null(strstr(out, "\n  workers (int 1..64, default 2)\n      scripts run at the same time\n"));
+	assert_non_null(strstr(out, "\n  trusted.cpus (cpus 0.01..1024.0, default 1.0)\n"));
+	assert_non_null(strstr(out, "\n  log_level (enum error|warn|info|debug, default info)\n"));
+	free(out);
+	free(errtext);
+
+	const char *help[] = { "config", "--help", NULL };
+	assert_int_equal(run_agent(help, &out, &errtext), 0);
+	assert_non_null(strstr(out, "Usage: mai-agent config check [--config-dir DIR]\n"));
+	free(out);
+	free(errtext);
+
+	const char *unknown[] = { "config", "chek", NULL };
+	assert_int_equal(run_agent(unknown, &out, &errtext), 2);
+	assert_string_equal(errtext, "mai-agent: error: config: unknown action 'chek'; expected "
+			    "'check' or 'keys' (see 'mai-agent config --help')\n");
+	free(out);
+	free(errtext);
+
 	const char *usage[] = { "config", "check", "extra", NULL };
 	assert_int_equal(run_agent(usage, &out, &errtext), 2);
 	free(out);
