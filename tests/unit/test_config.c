@@ -190,6 +190,15 @@ static void test_values_land_in_the_typed_struct(void **state)
 	assert_int_equal(rules->n_items, 1);
 	assert_string_equal(yt_map_get(rules->items[0], "id")->value, "no-eval");
 	assert_int_equal(yt_map_get(rules->items[0], "weight")->line, 3);
+
+	/* and rendered, like every value, in the effective configuration */
+	_cleanup_free_ char *text = config_render(cfg);
+	assert_non_null(strstr(text, "\n  rules:\n    -\n      id: no-eval\n      weight: 10\n"
+				  "sandbox:\n"));
+	assert_non_null(strstr(text, "\n  state_dir: \"/srv/mai/state\"\n"));
+	assert_non_null(strstr(text, "\n    allowed_hosts: []\n"));
+	assert_non_null(strstr(text, "\n  untrusted:\n    memory: 1g\n    cpus: 0.25\n"));
+	assert_non_null(strstr(text, "\n  retention_age: 30d\n"));
 	config_free(cfg);
 }
 
