@@ -10,6 +10,7 @@
 #include "config.h"
 #include "config_keys.h"
 #include "fileio.h"
+#include "log.h"
 #include "testdir.h"
 
 static void write_file(const char *dir, const char *name, const char *text)
@@ -166,7 +167,7 @@ static void test_values_land_in_the_typed_struct(void **state)
 	assert_true(cfg->agent.recursive);
 	assert_int_equal(cfg->agent.settle_delay_ms, 0);
 	assert_int_equal(cfg->agent.max_file_size, 64 << 20);
-	assert_int_equal(cfg->agent.log_level, 3);
+	assert_int_equal(cfg->agent.log_level, LOG_LEVEL_DEBUG); /* same order as log.h */
 	assert_int_equal(cfg->agent.docker.api_timeout_ms, 120000);
 	assert_string_equal(cfg->agent.docker.socket, "/var/run/docker.sock");
 
@@ -231,7 +232,8 @@ static void test_shipped_files_load_and_match_the_defaults(void **state)
 	assert_string_equal(a, c);
 	assert_string_equal(sha1, sha_defaults);
 
-	/* the rendering is YAML again */
+	/* the rendering is YAML again, without duplicate keys: the table keeps
+	 * the keys of one section together, as the renderer needs */
 	struct yt_node *root = NULL;
 	char *err = NULL;
 	assert_int_equal(yt_parse_buffer("render", a, strlen(a), &root, &err), 0);
