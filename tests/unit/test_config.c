@@ -10,6 +10,7 @@
 #include "config.h"
 #include "config_keys.h"
 #include "fileio.h"
+#include "log.h"
 #include "testdir.h"
 
 static void write_file(const char *dir, const char *name, const char *text)
@@ -166,7 +167,7 @@ static void test_values_land_in_the_typed_struct(void **state)
 	assert_true(cfg->agent.recursive);
 	assert_int_equal(cfg->agent.settle_delay_ms, 0);
 	assert_int_equal(cfg->agent.max_file_size, 64 << 20);
-	assert_int_equal(cfg->agent.log_level, 3);
+	assert_int_equal(cfg->agent.log_level, LOG_LEVEL_DEBUG); /* same order as log.h */
 	assert_int_equal(cfg->agent.docker.api_timeout_ms, 120000);
 	assert_string_equal(cfg->agent.docker.socket, "/var/run/docker.sock");
 
@@ -190,6 +191,15 @@ static void test_values_land_in_the_typed_struct(void **state)
 	assert_int_equal(rules->n_items, 1);
 	assert_string_equal(yt_map_get(rules->items[0], "id")->value, "no-eval");
 	assert_int_equal(yt_map_get(rules->items[0], "weight")->line, 3);
+
+	/* and rendered, like every value, in the effective configuration */
+	_cleanup_free_ char *text = config_render(cfg);
+	assert_non_null(strstr(text, "\n  rules:\n    -\n      id: no-eval\n      weight: 10\n"
+				  "sandbox:\n"));
+	assert_non_null(strstr(text, "\n  state_dir: \"/srv/mai/state\"\n"));
+	assert_non_null(strstr(text, "\n    allowed_hosts: []\n"));
+	assert_non_null(strstr(text, "\n  untrusted:\n    memory: 1g\n    cpus: 0.25\n"));
+	assert_non_null(strstr(text, "\n  retention_age: 30d\n"));
 	config_free(cfg);
 }
 
@@ -222,7 +232,8 @@ static void test_shipped_files_load_and_match_the_defaults(void **state)
 	assert_string_equal(a, c);
 	assert_string_equal(sha1, sha_defaults);
 
-	/* the rendering is YAML again */
+	/* the rendering is YAML again, without duplicate keys: the table keeps
+	 * the keys of one section together, as the renderer needs */
 	struct yt_node *root = NULL;
 	char *err = NULL;
 	assert_int_equal(yt_parse_buffer("render", a, strlen(a), &root, &err), 0);
@@ -376,6 +387,28 @@ static void test_config_check_command(void **state)
 	assert_int_equal(run_agent(good, &out, &errtext), 0);
 	assert_string_equal(errtext, "");
 	assert_non_null(strstr(out, tail));
+	free(out);
+	free(errtext);
+
+	const char *keys[] = { "config", "keys", NULL };
+	assert_int_equal(run_agent(keys, &out, &errtext), 0);
+	assert_non_null(strstr(out, "agent.yaml\n  drop_dir (path, default /var/lib/mai/drop)\n"));
+	assert_non_null(strstr(out, "\n  workers (int 1..64, default 2)\n      scripts run at the same time\n"));
+	assert_non_null(strstr(out, "\n  trusted.cpus (cpus 0.01..1024.0, default 1.0)\n"));
+	assert_non_null(strstr(out, "\n  log_level (enum error|warn|info|debug, default info)\n"));
+	free(out);
+	free(errtext);
+
+	const char *help[] = { "config", "--help", NULL };
+	assert_int_equal(run_agent(help, &out, &errtext), 0);
+	assert_non_null(strstr(out, "Usage: mai-agent config check [--config-dir DIR]\n"));
+	free(out);
+	free(errtext);
+
+	const char *unknown[] = { "config", "chek", NULL };
+	assert_int_equal(run_agent(unknown, &out, &errtext), 2);
+	assert_string_equal(errtext, "mai-agent: error: config: unknown action 'chek'; expected "
+			    "'check' or 'keys' (see 'mai-agent config --help')\n");
 	free(out);
 	free(errtext);
 
