@@ -335,10 +335,24 @@ double assess_rule_score(const struct assess_rule *rule)
 	return severity_factor[rule->severity] * confidence_factor[rule->confidence] * rule->weight;
 }
 
+/* Patterns are mostly exact names or "prefix.*": those are compared
+ * directly (every call of a file meets every rule), the rest by fnmatch. */
+static int glob_one(const char *pat, const char *name)
+{
+	if (pat[0] != name[0] && pat[0] != '*' && pat[0] != '?' && pat[0] != '[')
+		return 0;
+	const char *star = strchr(pat, '*');
+	if (!star && !strpbrk(pat, "?["))
+		return strcmp(pat, name) == 0;
+	if (star && star[1] == '\0' && !strpbrk(pat, "?["))
+		return strncmp(pat, name, (size_t)(star - pat)) == 0;
+	return fnmatch(pat, name, 0) == 0;
+}
+
 static int any_glob(const struct assess_strv *s, const char *name)
 {
 	for (size_t i = 0; i < s->n; i++)
-		if (fnmatch(s->v[i], name, 0) == 0)
+		if (glob_one(s->v[i], name))
 			return 1;
 	return 0;
 }

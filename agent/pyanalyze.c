@@ -198,7 +198,7 @@ static void simple_stmt(struct pya_ctx *c)
 		} else if (depth == 0 && !annot && pytok_is(t, PYT_OP, ":") && !first_eq)
 			annot = k;
 		else if (depth == 0 && t->n >= 2 && t->s[t->n - 1] == '=' && !first_eq &&
-			 strcmp(t->s, "==") && t->s[0] != '<' && t->s[0] != '>' && t->s[0] != '!')
+			 !pytok_is(t, PYT_OP, "==") && t->s[0] != '<' && t->s[0] != '>' && t->s[0] != '!')
 			aug = 1, first_eq = last_eq = k;
 	}
 	if (!last_eq) {

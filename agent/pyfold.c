@@ -7,10 +7,6 @@
 
 #include "pyanalyze_int.h"
 
-int pya_tok_is(const struct pya_ctx *c, size_t i, enum pytok_kind k, const char *s)
-{
-	return i < c->n && pytok_is(&c->t[i], k, s);
-}
 
 static void set_str(struct pya_val *v, char *s)
 {
@@ -76,8 +72,9 @@ void pya_resolve_name(struct pya_ctx *c, const struct pytok *t, struct pya_val *
 		set_ref(out, xstrdup("builtins"), hidden);
 		return;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(builtin_names); i++)
-		if (strlen(builtin_names[i]) == t->n && memcmp(builtin_names[i], t->s, t->n) == 0) {
+	for (size_t i = 0; i < ARRAY_SIZE(builtin_names) && t->n <= 16; i++)
+		if (builtin_names[i][0] == t->s[0] && strlen(builtin_names[i]) == t->n &&
+		    memcmp(builtin_names[i], t->s, t->n) == 0) {
 			set_ref(out, xasprintf("builtins.%.*s", (int)t->n, t->s), hidden);
 			return;
 		}
@@ -503,6 +500,8 @@ static void display(struct pya_ctx *c, size_t *i, struct pya_val *v, const char 
 
 static void atom(struct pya_ctx *c, size_t *i, struct pya_val *v)
 {
+	if (*i >= c->n || c->bail)
+		return; /* "a +" at the end of a statement */
 	const struct pytok *t = &c->t[*i];
 
 	if (t->kind == PYT_NAME) {

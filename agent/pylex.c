@@ -26,12 +26,6 @@ void pytok_vec_free(struct pytok_vec *v)
 	v->cap = 0;
 }
 
-int pytok_is(const struct pytok *t, enum pytok_kind kind, const char *s)
-{
-	size_t n = strlen(s);
-	return t->kind == kind && t->n == n && memcmp(t->s, s, n) == 0;
-}
-
 static struct pytok *vec_push(struct pytok_vec *v)
 {
 	if (v->n == v->cap) {
@@ -288,11 +282,17 @@ static const char *const operators[] = {
 
 static size_t lex_operator(const char *b, size_t p, size_t end)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(operators); i++) {
-		size_t n = strlen(operators[i]);
-		if (p + n <= end && memcmp(b + p, operators[i], n) == 0)
-			return n;
-	}
+	/* Every operator longer than one byte starts with one of these. */
+	static const char multi[256] = { ['*'] = 1, ['/'] = 1, ['>'] = 1, ['<'] = 1, ['.'] = 1,
+					 ['!'] = 1, ['%'] = 1, ['&'] = 1, ['-'] = 1, ['+'] = 1,
+					 [':'] = 1, ['='] = 1, ['@'] = 1, ['^'] = 1, ['|'] = 1 };
+	if (multi[(unsigned char)b[p]])
+		for (size_t i = 0; i < ARRAY_SIZE(operators); i++) {
+			size_t n = operators[i][2] ? 3 : 2;
+			if (operators[i][0] == b[p] && p + n <= end &&
+			    memcmp(b + p, operators[i], n) == 0)
+				return n;
+		}
 	/* A lone byte, or a whole code point when it is not ASCII. */
 	if ((unsigned char)b[p] < 0x80)
 		return 1;

@@ -47,7 +47,13 @@ struct pytok_vec {
 
 void pytok_vec_reset(struct pytok_vec *v);
 void pytok_vec_free(struct pytok_vec *v);
-int pytok_is(const struct pytok *t, enum pytok_kind kind, const char *s);
+/* Is t this kind with exactly this text? Inline: with a literal s the
+ * length folds away, and the analyzer asks this for nearly every token. */
+static inline int pytok_is(const struct pytok *t, enum pytok_kind kind, const char *s)
+{
+	size_t n = __builtin_strlen(s);
+	return t->kind == kind && t->n == n && t->s[0] == s[0] && __builtin_memcmp(t->s, s, n) == 0;
+}
 
 enum pylex_encoding_status {
 	PYLEX_ENC_OK,
