@@ -160,7 +160,7 @@ static void print_text(const char *path, const char *data, size_t len, const str
 }
 
 static int load_rules(const char *config_dir, struct assess_rules **rules,
-		      struct mai_config **cfg)
+		      struct mai_config **cfg, int native_only)
 {
 	_cleanup_free_ char *dir = NULL, *err = NULL, *path = NULL;
 	struct stat st;
@@ -170,7 +170,10 @@ static int load_rules(const char *config_dir, struct assess_rules **rules,
 		return MAI_EXIT_CONFIG;
 	}
 	/* The whole configuration, for the analyzers' settings; it also
-	 * reports any bad key of security.yaml with its position. */
+	 * reports any bad key of security.yaml with its position. Not needed
+	 * (and not paid for) when only the native analyzer runs. */
+	if (native_only)
+		goto rules;
 	enum log_level saved = log_get_level();
 	if (saved > LOG_LEVEL_WARN)
 		log_set_level(LOG_LEVEL_WARN); /* "file not found: defaults" is noise here */
@@ -180,6 +183,7 @@ static int load_rules(const char *config_dir, struct assess_rules **rules,
 		log_errorx("%s", err);
 		return MAI_EXIT_CONFIG;
 	}
+rules:
 	path = xasprintf("%s/security.yaml", dir);
 	if (stat(path, &st) < 0 && errno == ENOENT) { /* like the config loader: defaults */
 		free(path);
@@ -238,7 +242,7 @@ int cmd_check(int argc, char **argv)
 		log_errorx("check needs at least one FILE or DIR; see 'mai-agent check --help'");
 		return MAI_EXIT_USAGE;
 	}
-	rc = load_rules(config_dir, &rules, &cfg);
+	rc = load_rules(config_dir, &rules, &cfg, native_only);
 	if (rc) {
 		config_free(cfg);
 		return rc;

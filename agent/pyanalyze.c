@@ -187,9 +187,9 @@ static void simple_stmt(struct pya_ctx *c)
 		const struct pytok *t = &c->t[k];
 		if (t->kind != PYT_OP)
 			continue;
-		if (t->n == 1 && strchr("([{", t->s[0]))
+		if (t->n == 1 && (t->s[0] == '(' || t->s[0] == '[' || t->s[0] == '{'))
 			depth++;
-		else if (t->n == 1 && strchr(")]}", t->s[0]))
+		else if (t->n == 1 && (t->s[0] == ')' || t->s[0] == ']' || t->s[0] == '}'))
 			depth--;
 		else if (depth == 0 && pytok_is(t, PYT_OP, "=")) {
 			if (!first_eq)
@@ -266,9 +266,10 @@ static void statement(struct pya_ctx *c, const struct pytok *t, size_t n, size_t
 			is_class = pytok_is(kw, PYT_NAME, "class");
 		}
 		for (k = 0; k < n; k++) {
-			if (t[k].kind == PYT_OP && t[k].n == 1 && strchr("([{", t[k].s[0]))
+			char ch = t[k].kind == PYT_OP && t[k].n == 1 ? t[k].s[0] : 0;
+			if (ch == '(' || ch == '[' || ch == '{')
 				depth++;
-			else if (t[k].kind == PYT_OP && t[k].n == 1 && strchr(")]}", t[k].s[0]))
+			else if (ch == ')' || ch == ']' || ch == '}')
 				depth--;
 			else if (depth == 0 && pytok_is(&t[k], PYT_OP, ";")) {
 				cut = k;

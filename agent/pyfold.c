@@ -89,8 +89,10 @@ static int is_decoder(const char *q)
 		"codecs.decode", "builtins.bytes.fromhex", "builtins.bytearray.fromhex", "marshal.loads",
 		"lzma.decompress", "bz2.decompress", "gzip.decompress", "codecs.encode",
 	};
+	if (!strchr("bzcmlg", q[0]))
+		return 0; /* the first letters of the names below: most calls stop here */
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
-		if (strncmp(q, names[i], strlen(names[i])) == 0)
+		if (names[i][0] == q[0] && strncmp(q, names[i], strlen(names[i])) == 0)
 			return strcmp(q, "base64.b64encode") != 0;
 	return 0;
 }
