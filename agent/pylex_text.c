@@ -211,6 +211,17 @@ int pylex_detect_encoding(struct pylex *lx, const uint8_t *data, size_t len,
 		for (size_t i = start; i < len;) {
 			uint32_t cp;
 			size_t at = i;
+			/* ASCII fast path, eight bytes at a time. */
+			while (i + 8 <= len) {
+				uint64_t w;
+				memcpy(&w, data + i, 8);
+				if (w & 0x8080808080808080ULL)
+					break;
+				i += 8;
+			}
+			if (i >= len)
+				break;
+			at = i;
 			if ((unsigned char)data[i] < 0x80) {
 				i++;
 				continue;
