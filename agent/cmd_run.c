@@ -1,53 +1,74 @@
 /* mai-agent run: the daemon. Until the watcher arrives (issue #6 [agent]) it
- * performs the start-up checks the daemon will perform (Docker reachable,
- * runtime present, sandbox image present), reports them and stops. */
+ * performs the start-up the daemon will perform: load the configuration,
+ * connect to Docker, check the runtimes and the sandbox image, remove the
+ * leftovers of an earlier run, run the self-test; then it reports and stops. */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd.h"
+#include "config.h"
 #include "docker.h"
 #include "log.h"
+#include "sandbox.h"
 
 static void run_usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: mai-agent run [--socket PATH] [--image REF] [--runtime NAME]\n"
+		"Usage: mai-agent run [--config-dir DIR]\n"
 		"\n"
 		"Watches the drop directory and runs what it receives. In this build it\n"
-		"checks that Docker answers, that the runtime and the sandbox image exist,\n"
-		"and stops: watching arrives with issue #6 [agent].\n"
+		"loads the configuration, checks that Docker answers, that the runtime of\n"
+		"every trust level and the sandbox image exist, removes containers left by\n"
+		"an earlier run, runs the sandbox self-test (sandbox.self_test) and stops:\n"
+		"watching arrives with issue #6 [agent].\n"
 		"\n"
-		"  --socket PATH   Docker socket (default " DOCKER_DEFAULT_SOCKET ")\n"
-		"  --image REF     sandbox image (default mai-sandbox:latest)\n"
-		"  --runtime NAME  OCI runtime (default runc)\n"
+		"  --config-dir DIR  configuration directory (default $%s, else %s)\n"
 		"\n"
-		"Exit status: 0 the checks passed; 2 usage; 4 Docker not usable.\n");
+		"Exit status: 0 the checks passed; 2 usage; 3 invalid configuration;\n"
+		"4 Docker or the sandbox not usable.\n", CONFIG_DIR_ENV, CONFIG_DEFAULT_DIR);
+}
+
+static void print_docker(const char *socket)
+{
+	struct docker_options o = { .socket_path = socket };
+	struct docker *d = docker_new(&o);
+	struct docker_version v;
+	struct docker_info info;
+	char *err = NULL;
+
+	if (docker_version(d, &v, &err) == DOCKER_OK) {
+		if (docker_info(d, &info, &err) == DOCKER_OK) {
+			printf("docker: %s (API %s) at unix://%s, cgroup v%d, runtimes:", v.version,
+			       v.api_version, socket, info.cgroup_version);
+			for (size_t i = 0; i < info.n_runtimes; i++)
+				printf(" %s", info.runtimes[i]);
+			printf("\n");
+			docker_info_clear(&info);
+		}
+		docker_version_clear(&v);
+	}
+	free(err);
+	docker_free(d);
 }
 
 int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "socket", required_argument, NULL, 's' },
-		{ "image", required_argument, NULL, 'i' },
-		{ "runtime", required_argument, NULL, 'r' },
+		{ "config-dir", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct docker_options dopts = { 0 };
-	const char *image = "mai-sandbox:latest", *runtime = "runc";
-	struct docker_version v = { 0 };
-	struct docker_info info = { 0 };
-	struct docker_image img = { 0 };
-	struct docker *d;
-	char *err = NULL;
-	int c, status = MAI_EXIT_DOCKER;
+	const char *dir_arg = NULL;
+	_cleanup_free_ char *dir = NULL, *err = NULL;
+	struct mai_config *cfg = NULL;
+	struct sandbox_options so;
+	struct sandbox *sb = NULL;
+	int c;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 's': dopts.socket_path = optarg; break;
-		case 'i': image = optarg; break;
-		case 'r': runtime = optarg; break;
+		case 'c': dir_arg = optarg; break;
 		case 'h': run_usage(stdout); return MAI_EXIT_OK;
 		default: run_usage(stderr); return MAI_EXIT_USAGE;
 		}
@@ -56,33 +77,25 @@ int cmd_run(int argc, char **argv)
 		log_errorx("run takes no arguments ('%s'); see 'mai-agent run --help'", argv[optind]);
 		return MAI_EXIT_USAGE;
 	}
-
-	d = docker_new(&dopts);
-	if (docker_ping(d, &err) || docker_version(d, &v, &err) || docker_info(d, &info, &err))
-		goto out;
-	printf("docker: %s (API %s) at unix://%s, cgroup v%d, runtimes:", v.version, v.api_version,
-	       docker_socket_path(d), info.cgroup_version);
-	for (size_t i = 0; i < info.n_runtimes; i++)
-		printf(" %s", info.runtimes[i]);
-	printf("\n");
-	if (!docker_info_has_runtime(&info, runtime)) {
-		err = xasprintf("Docker has no runtime '%s': install it and register it in dockerd's "
-				"daemon.json, or choose another runtime in config/sandbox.yaml", runtime);
-		goto out;
-	}
-	if (docker_image_inspect(d, image, &img, &err))
-		goto out;
-	printf("sandbox image: %s (%s, %lld MB)\n", image, img.id, (long long)(img.size >> 20));
-	printf("run: the checks passed; watching the drop directory arrives with issue #6 [agent], "
-	       "so the agent stops here\n");
-	status = MAI_EXIT_OK;
-out:
-	if (err)
+	if (config_dir_resolve(dir_arg, &dir, &err) < 0 || config_load(dir, &cfg, &err) < 0) {
 		log_errorx("%s", err);
-	free(err);
-	docker_image_clear(&img);
-	docker_info_clear(&info);
-	docker_version_clear(&v);
-	docker_free(d);
-	return status;
+		return MAI_EXIT_CONFIG;
+	}
+	/* One agent per state directory: its path names this instance's
+	 * containers, so a restarted agent finds what its predecessor left. */
+	sandbox_options_from_config(cfg, cfg->agent.state_dir, &so);
+	if (sandbox_new(&so, &sb, &err) < 0) {
+		log_errorx("%s", err);
+		config_free(cfg);
+		return MAI_EXIT_DOCKER;
+	}
+	print_docker(cfg->agent.docker.socket);
+	printf("sandbox image: %s; leftover containers removed: %zu; self-test: %s\n",
+	       cfg->sandbox.image, sandbox_leftovers_removed(sb),
+	       cfg->sandbox.self_test ? "passed" : "disabled (sandbox.self_test)");
+	printf("run: the checks passed; watching %s arrives with issue #6 [agent], so the agent "
+	       "stops here\n", cfg->agent.drop_dir);
+	sandbox_free(sb);
+	config_free(cfg);
+	return MAI_EXIT_OK;
 }

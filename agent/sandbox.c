@@ -124,6 +124,15 @@ int sandbox_new(const struct sandbox_options *opts, struct sandbox **out, char *
 	sb->docker_version = xstrdup(v.version);
 	sb->cgroup_version = info.cgroup_version;
 	for (int t = 0; t < SANDBOX_TRUST_COUNT; t++) {
+		if (sb->trust[t].network_allowlist) {
+			*err = xasprintf("trust level %s asks for network: allowlist, but this build "
+					 "has no filtering proxy; set network: none for %s in "
+					 "config/sandbox.yaml",
+					 sandbox_trust_to_string((enum sandbox_trust)t),
+					 sandbox_trust_to_string((enum sandbox_trust)t));
+			r = -EOPNOTSUPP;
+			goto fail;
+		}
 		if (!docker_info_has_runtime(&info, sb->runtime[t])) {
 			*err = xasprintf("the runtime '%s' of trust level %s is not known to Docker "
 					 "%s: install it and register it in dockerd's daemon.json, or set "
@@ -258,7 +267,8 @@ int sandbox_run(struct sandbox *sb, const struct sandbox_job *job, struct sandbo
 
 	memset(out, 0, sizeof(*out));
 	out->trust = job->trust;
-	sandbox_limits_compute(&sb->trust[job->trust].base, &job->metrics, &sb->machine, sb->workers,
+	sandbox_limits_compute(&sb->trust[job->trust].base, &job->metrics,
+			       !sb->trust[job->trust].no_scale, &sb->machine, sb->workers,
 			       &out->limits);
 	out->runtime = xstrdup(sb->runtime[job->trust]);
 	out->image = xstrdup(sb->image);

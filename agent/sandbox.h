@@ -48,6 +48,8 @@ struct sandbox_limits {
 struct sandbox_trust_options {
 	struct sandbox_limits base; /* before scaling and clamping */
 	const char *runtime;        /* "runc" (default) or "runsc" */
+	bool no_scale;              /* keep base as is (still clamped by the machine) */
+	bool network_allowlist;     /* refused by sandbox_new: no filtering proxy yet */
 };
 
 struct sandbox_options {
@@ -64,8 +66,15 @@ struct sandbox_options {
 	struct sandbox_trust_options trust[SANDBOX_TRUST_COUNT];
 };
 
-/* Fills opts with the built-in defaults (the same as config/sandbox.yaml). */
+/* Fills opts with the built-in defaults. */
 void sandbox_options_defaults(struct sandbox_options *opts);
+
+struct mai_config;
+/* Fills opts from the loaded configuration (agent.docker.socket,
+ * agent.workers, sandbox.*). The strings stay owned by cfg: keep cfg alive
+ * until sandbox_new() returns (it copies what it keeps). */
+void sandbox_options_from_config(const struct mai_config *cfg, const char *instance_id,
+				 struct sandbox_options *opts);
 
 /* From the assessor: the shape of the code, used to scale the limits. */
 struct sandbox_code_metrics {

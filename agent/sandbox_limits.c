@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "config.h"
 #include "fileio.h"
 #include "macro.h"
 
@@ -104,7 +105,7 @@ static int64_t clamp64(int64_t v, int64_t lo, int64_t hi)
 }
 
 void sandbox_limits_compute(const struct sandbox_limits *base, const struct sandbox_code_metrics *m,
-			    const struct sandbox_machine *machine, unsigned workers,
+			    bool scale, const struct sandbox_machine *machine, unsigned workers,
 			    struct sandbox_limits *out)
 {
 	/* Scale factors in percent, each capped at +100%: a long script with
@@ -115,8 +116,10 @@ void sandbox_limits_compute(const struct sandbox_limits *base, const struct sand
 	int64_t share;
 
 	*out = *base;
-	out->timeout_ms = base->timeout_ms * time_pct / 100;
-	out->memory_bytes = base->memory_bytes * mem_pct / 100;
+	if (scale) {
+		out->timeout_ms = base->timeout_ms * time_pct / 100;
+		out->memory_bytes = base->memory_bytes * mem_pct / 100;
+	}
 
 	/* Every worker may run at once: each gets its share of the memory. */
 	share = machine->memory_available / (workers ? workers : 1);
@@ -129,3 +132,38 @@ void sandbox_limits_compute(const struct sandbox_limits *base, const struct sand
 	if (out->tmpfs_bytes > out->memory_bytes / 2)
 		out->tmpfs_bytes = out->memory_bytes / 2;
 }
+
+void sandbox_options_from_config(const struct mai_config *cfg, const char *instance_id,
+				 struct sandbox_options *o)
+{
+	const struct config_sandbox *c = &cfg->sandbox;
+
+	sandbox_options_defaults(o);
+	o->socket_path = cfg->agent.docker.socket;
+	o->image = c->image;
+	o->user = c->user;
+	o->instance_id = instance_id;
+	o->workers = cfg->agent.workers > 0 ? (unsigned)cfg->agent.workers : 1;
+	o->pool_size = c->pool_size > 0 ? (unsigned)c->pool_size : 0;
+	o->self_test = c->self_test;
+	for (int t = 0; t < SANDBOX_TRUST_COUNT; t++) {
+		const struct config_trust_limits *l = &c->levels[t];
+		struct sandbox_trust_options *to = &o->trust[t];
+		to->base = (struct sandbox_limits){
+			.memory_bytes = (int64_t)l->memory, .nano_cpus = (int64_t)l->nano_cpus,
+			.pids = l->pids, .tmpfs_bytes = (int64_t)l->tmpfs_size, .nofile = l->nofile,
+			.fsize_bytes = (int64_t)l->fsize, .timeout_ms = (int64_t)l->timeout_ms,
+			.stdout_max = (int64_t)c->stdout_max, .stderr_max = (int64_t)c->stderr_max,
+		};
+		to->runtime = l->runtime;
+		to->no_scale = !l->scale;
+		to->network_allowlist = l->network == CONFIG_NETWORK_ALLOWLIST;
+	}
+}
+
+/* sandbox_options_from_config indexes one array by the other's enum. */
+_Static_assert((int)CONFIG_TRUST_COUNT == SANDBOX_TRUST_COUNT &&
+	       (int)CONFIG_TRUST_TRUSTED == SANDBOX_TRUSTED &&
+	       (int)CONFIG_TRUST_STANDARD == SANDBOX_STANDARD &&
+	       (int)CONFIG_TRUST_UNTRUSTED == SANDBOX_UNTRUSTED,
+	       "config and sandbox trust levels must match");

@@ -20,7 +20,7 @@ void sandbox_machine_probe(struct sandbox_machine *m);
  * per worker and CPUs to what the process may use. Never goes below the
  * floors that let python3 start. */
 void sandbox_limits_compute(const struct sandbox_limits *base, const struct sandbox_code_metrics *m,
-			    const struct sandbox_machine *machine, unsigned workers,
+			    bool scale, const struct sandbox_machine *machine, unsigned workers,
 			    struct sandbox_limits *out);
 
 #define SANDBOX_MEMORY_FLOOR (32LL << 20)
