@@ -421,7 +421,11 @@ int assess_rule_matches(const struct assess_rule *r, const struct pya_event *ev)
 			return 0;
 	if (r->write_mode >= 0) {
 		/* os.open's flags are not folded: treat it as writing. */
-		int w = ev->mode ? strpbrk(ev->mode, "wax+") != NULL : !strcmp(ev->name, "os.open");
+		int w = ev->mode ? strpbrk(ev->mode, "wax+") != NULL
+				 : !strcmp(ev->name, "os.open") ||
+				   !strcmp(ev->name, "pathlib.Path.write_text") ||
+				   !strcmp(ev->name, "pathlib.Path.write_bytes") ||
+				   !strcmp(ev->name, "pathlib.Path.touch");
 		if (w != r->write_mode)
 			return 0;
 	}

@@ -20,6 +20,7 @@ enum pya_vk {
 	PYA_V_GLOBALS,  /* a namespace dict: globals(), vars(mod), mod.__dict__; s: module */
 	PYA_V_MODULES,  /* sys.modules */
 	PYA_V_STRMETH,  /* s: a constant string, meth: one of its methods */
+	PYA_V_PATH,     /* s: the constant path of a pathlib.Path; meth: a method */
 };
 
 struct pya_val {

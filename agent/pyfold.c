@@ -277,6 +277,12 @@ static void call_ref(struct pya_ctx *c, const struct pytok *at, struct pya_val *
 		pya_val_clear(&r);
 		if (s)
 			set_str(&r, s);
+	} else if ((!strcmp(q, "pathlib.Path") || !strcmp(q, "pathlib.PosixPath")) && a0 &&
+		   a0->k == PYA_V_STR) {
+		/* Path('/etc/x').write_text(...) is reported as a call of
+		 * pathlib.Path.write_text with the path as its first argument. */
+		r.k = PYA_V_PATH;
+		r.s = xstrdup(a0->s);
 	} else if (!strcmp(q, "builtins.reversed") && a0 && a0->k == PYA_V_STR) {
 		set_str(&r, pya_reverse_utf8(a0->s));
 	}
@@ -408,6 +414,10 @@ static void attribute(struct pya_ctx *c, const struct pytok *name, struct pya_va
 			return;
 		}
 		set_ref(v, q, dyn);
+		return;
+	}
+	if (v->k == PYA_V_PATH && !v->meth) {
+		v->meth = xstrndup(name->s, name->n);
 		return;
 	}
 	if (v->k == PYA_V_STR) {
@@ -586,7 +596,17 @@ static void postfix(struct pya_ctx *c, size_t *i, struct pya_val *v)
 			parse_args(c, i, &a);
 			if (v->k == PYA_V_REF)
 				call_ref(c, at, v, &a);
-			else if (v->k == PYA_V_STRMETH)
+			else if (v->k == PYA_V_PATH && v->meth) {
+				char *q = xasprintf("pathlib.Path.%s", v->meth);
+				struct pya_event ev = { .kind = PYA_CALL, .name = q, .arg0 = v->s,
+							.dynamic = v->dynamic, .kwargs = a.kw,
+							.n_kwargs = a.n_kw, .n_args = a.n_pos };
+				if (a.n_pos > 0 && a.pos[0].k == PYA_V_STR && !strcmp(v->meth, "open"))
+					ev.mode = a.pos[0].s;
+				pya_emit(c, &ev, at);
+				free(q);
+				pya_val_clear(v);
+			} else if (v->k == PYA_V_STRMETH)
 				call_strmeth(v, &a);
 			else if ((v->k == PYA_V_GLOBALS || v->k == PYA_V_MODULES) && v->meth &&
 				 a.n_pos > 0) {
