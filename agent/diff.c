@@ -156,6 +156,8 @@ static bool out_put(struct out_buf *o, const char *s, size_t n)
 static void out_line(struct out_buf *o, char prefix, const struct diff_line *l)
 {
 	static const char nonl[] = "\n\\ No newline at end of file\n";
+	if (o->truncated)
+		return;   /* keep counting lines, stop building text */
 	bool has_nl = l->len && l->p[l->len - 1] == '\n';
 	size_t n = 1 + l->len + (has_nl ? 0 : sizeof(nonl) - 1);
 	_cleanup_free_ char *buf = xmalloc(n);
@@ -282,6 +284,8 @@ void diff_unified(const char *old, size_t old_len, const char *new, size_t new_l
 	struct diff_file a, b;
 	struct out_buf o = { .max = opts->max_bytes };
 	size_t max_edits = opts->max_edits ? opts->max_edits : DIFF_DEFAULT_MAX_EDITS;
+	if (max_edits > DIFF_MAX_EDITS_LIMIT)
+		max_edits = DIFF_MAX_EDITS_LIMIT;
 
 	memset(out, 0, sizeof(*out));
 	split_lines(old_len ? old : "", old_len, &a);

@@ -14,13 +14,16 @@
 
 #define DIFF_DEFAULT_CONTEXT   3
 #define DIFF_DEFAULT_MAX_EDITS 1000
+/* The walk-back trace takes (D+1)^2 words, so larger caps are clamped to
+ * this (about 130 MB at most). */
+#define DIFF_MAX_EDITS_LIMIT   4096
 
 struct diff_options {
 	/* Shown as "--- a/NAME" and "+++ b/NAME"; control characters are
 	 * replaced by '?' so a hostile file name cannot forge diff lines. */
 	const char *name;
-	size_t max_bytes;   /* cap on the output; 0 means no cap */
-	size_t max_edits;   /* Myers D cap; 0 means DIFF_DEFAULT_MAX_EDITS */
+	size_t max_bytes;   /* cap on the output (audit.diff_max); 0 means no cap */
+	size_t max_edits;   /* Myers D cap; 0: DIFF_DEFAULT_MAX_EDITS; clamped to the limit */
 	unsigned context;   /* context lines around a change (diff -u uses 3) */
 };
 
