@@ -1,5 +1,6 @@
 #include "blobstore.h"
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -10,6 +11,9 @@
 struct blobstore {
 	char *dir;        /* <state_dir>/blobs */
 	char *names_dir;  /* <state_dir>/blobs/names */
+	/* fileio_write_atomic's temporary name is per process, so two workers
+	 * storing the same content or name at once must take turns. */
+	pthread_mutex_t put_lock;
 };
 
 /* The index file holds the hex hash and a newline. */
@@ -31,6 +35,7 @@ int blobstore_open(const char *state_dir, struct blobstore **out, char **err)
 
 	s->dir = xasprintf("%s/blobs", state_dir);
 	s->names_dir = xasprintf("%s/blobs/names", state_dir);
+	pthread_mutex_init(&s->put_lock, NULL);
 	r = fileio_mkdir_p(s->names_dir, 0700);
 	if (r < 0) {
 		*err = xasprintf("cannot create the version store %s: %s; check state_dir in "
@@ -48,6 +53,7 @@ void blobstore_free(struct blobstore *store)
 		return;
 	free(store->dir);
 	free(store->names_dir);
+	pthread_mutex_destroy(&store->put_lock);
 	free(store);
 }
 
@@ -131,8 +137,8 @@ static int store_blob(struct blobstore *store, const char *hex, const void *data
 	return 0;
 }
 
-int blobstore_put(struct blobstore *store, const char *name, const void *data, size_t len,
-		  char hash_hex[HASH_SHA256_HEX_LEN + 1], char **err)
+static int put_locked(struct blobstore *store, const char *name, const void *data, size_t len,
+		      char hash_hex[HASH_SHA256_HEX_LEN + 1], char **err)
 {
 	char hex[HASH_SHA256_HEX_LEN + 1];
 	int r;
@@ -156,6 +162,15 @@ int blobstore_put(struct blobstore *store, const char *name, const void *data, s
 	}
 	memcpy(hash_hex, hex, sizeof(hex));
 	return 0;
+}
+
+int blobstore_put(struct blobstore *store, const char *name, const void *data, size_t len,
+		  char hash_hex[HASH_SHA256_HEX_LEN + 1], char **err)
+{
+	pthread_mutex_lock(&store->put_lock);
+	int r = put_locked(store, name, data, len, hash_hex, err);
+	pthread_mutex_unlock(&store->put_lock);
+	return r;
 }
 
 int blobstore_previous(struct blobstore *store, const char *name,

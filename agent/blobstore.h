@@ -6,7 +6,8 @@
  *
  * Blobs are written once (deduplicated by hash) and checked against their
  * hash whenever read, so a corrupted blob is reported, never used. Every file
- * is written atomically with mode 0600; directories are 0700. */
+ * is written atomically with mode 0600; directories are 0700. One store may
+ * be shared by threads (puts take turns); one agent owns a state directory. */
 #ifndef MAI_BLOBSTORE_H
 #define MAI_BLOBSTORE_H
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <pthread.h>
 #include <cmocka.h>
 
 #include "blobstore.h"
@@ -239,6 +240,55 @@ static void test_open_error_names_the_directory(void **state)
 	free(file);
 }
 
+struct put_job {
+	struct blobstore *store;
+	int id, failures;
+};
+
+static void *put_many(void *arg)
+{
+	struct put_job *job = arg;
+	char hex[HASH_SHA256_HEX_LEN + 1], name[32];
+
+	for (int i = 0; i < 20; i++) {
+		char *err = NULL;
+		snprintf(name, sizeof(name), "w%d.py", i % 2 ? job->id : 0);
+		if (blobstore_put(job->store, name, V2, strlen(V2), hex, &err) < 0)
+			job->failures++;
+		free(err);
+	}
+	return NULL;
+}
+
+/* Workers storing the same content and name at once: all succeed and the
+ * blob stays intact. */
+static void test_concurrent_puts(void **state)
+{
+	const char *dir = *state;
+	struct blobstore *s = open_store(dir);
+	pthread_t t[4];
+	struct put_job jobs[4];
+	char want[HASH_SHA256_HEX_LEN + 1], prev[HASH_SHA256_HEX_LEN + 1];
+	char *data, *err = NULL;
+	size_t len;
+
+	for (int i = 0; i < 4; i++) {
+		jobs[i] = (struct put_job){ .store = s, .id = i };
+		assert_int_equal(pthread_create(&t[i], NULL, put_many, &jobs[i]), 0);
+	}
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(pthread_join(t[i], NULL), 0);
+		assert_int_equal(jobs[i].failures, 0);
+	}
+	hash_sha256_hex(V2, strlen(V2), want);
+	assert_int_equal(blobstore_previous(s, "w0.py", prev, &err), 0);
+	assert_string_equal(prev, want);
+	assert_int_equal(blobstore_get(s, want, 1000, &data, &len, &err), 0);
+	assert_memory_equal(data, V2, len);
+	free(data);
+	blobstore_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -247,6 +297,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_previous_across_reopen, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_corrupted_blob_detected, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_open_error_names_the_directory, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_concurrent_puts, testdir_setup, testdir_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
