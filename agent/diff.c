@@ -278,7 +278,7 @@ void diff_options_init(struct diff_options *opts, const char *name)
 	opts->context = DIFF_DEFAULT_CONTEXT;
 }
 
-void diff_unified(const char *old, size_t old_len, const char *new, size_t new_len,
+void diff_unified(const char *old_buf, size_t old_len, const char *new_buf, size_t new_len,
 		  const struct diff_options *opts, struct diff_result *out)
 {
 	struct diff_file a, b;
@@ -288,8 +288,8 @@ void diff_unified(const char *old, size_t old_len, const char *new, size_t new_l
 		max_edits = DIFF_MAX_EDITS_LIMIT;
 
 	memset(out, 0, sizeof(*out));
-	split_lines(old_len ? old : "", old_len, &a);
-	split_lines(new_len ? new : "", new_len, &b);
+	split_lines(old_len ? old_buf : "", old_len, &a);
+	split_lines(new_len ? new_buf : "", new_len, &b);
 
 	/* Common head and tail cost nothing to match and often are most of a
 	 * script's next version; only the middle goes through Myers. */
