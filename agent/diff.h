@@ -41,7 +41,8 @@ struct diff_result {
 void diff_options_init(struct diff_options *opts, const char *name);
 
 /* Diffs old_buf against new_buf (either may be NULL when its length is 0).
- * Always succeeds (allocation failure aborts); the caller frees out->text with diff_result_clear() or free(). */
+ * Always succeeds (allocation failure aborts); the caller frees out->text
+ * with diff_result_clear() or free(). */
 void diff_unified(const char *old_buf, size_t old_len, const char *new_buf, size_t new_len,
 		  const struct diff_options *opts, struct diff_result *out) _nonnull_(5, 6);
 
