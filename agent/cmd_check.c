@@ -29,7 +29,8 @@ enum format { FORMAT_TEXT, FORMAT_JSON, FORMAT_SARIF };
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: mai-agent check [--format text|json|sarif] [--config-dir DIR] FILE|DIR...\n"
+		"Usage: mai-agent check [--format text|json|sarif] [--config-dir DIR] [--native-only]\n"
+		"                       FILE|DIR...\n"
 		"\n"
 		"Assesses Python files without running them: findings, metrics and a level\n"
 		"(LOW, MEDIUM, HIGH, BLOCKED) per file, as the agent would before a run.\n"
@@ -41,8 +42,8 @@ static void usage(FILE *out)
 		"  -f, --format FMT     text (default: compiler-style lines with the source\n"
 		"                       line and a caret), json, or sarif (SARIF 2.1.0)\n"
 		"  -c, --config-dir DIR read DIR/security.yaml (rules, thresholds); default\n"
-		"                       $MAI_CONFIG_DIR, else %s; built-in rules when the\n"
-		"                       default directory has no security.yaml\n"
+		"                       $MAI_CONFIG_DIR, else %s; the built-in rules\n"
+		"                       alone when the directory has no security.yaml\n"
 		"  -n, --native-only    do not run Bandit or Semgrep even when security.yaml\n"
 		"                       enables them (analyzers.bandit.enabled, ...)\n"
 		"  -h, --help           this help\n"

@@ -44,6 +44,17 @@ static int is_keyword_value(const struct pytok *t)
 	       pytok_is(t, PYT_NAME, "cls");
 }
 
+/* "a.b" without printf: names are joined for nearly every token. */
+static char *dotted_join(const char *a, size_t an, const char *b, size_t bn)
+{
+	char *q = xmalloc(an + bn + 2);
+	memcpy(q, a, an);
+	q[an] = '.';
+	memcpy(q + an + 1, b, bn);
+	q[an + bn + 1] = '\0';
+	return q;
+}
+
 void pya_resolve_name(struct pya_ctx *c, const struct pytok *t, struct pya_val *out)
 {
 	const struct pya_binding *b = pya_scope_lookup(c->scope, t->s, t->n);
@@ -75,11 +86,11 @@ void pya_resolve_name(struct pya_ctx *c, const struct pytok *t, struct pya_val *
 	for (size_t i = 0; i < ARRAY_SIZE(builtin_names) && t->n <= 16; i++)
 		if (builtin_names[i][0] == t->s[0] && strlen(builtin_names[i]) == t->n &&
 		    memcmp(builtin_names[i], t->s, t->n) == 0) {
-			set_ref(out, xasprintf("builtins.%.*s", (int)t->n, t->s), hidden);
+			set_ref(out, dotted_join("builtins", 8, t->s, t->n), hidden);
 			return;
 		}
 	if (c->n_star)
-		set_ref(out, xasprintf("%s.%.*s", c->star[c->n_star - 1], (int)t->n, t->s), hidden);
+		set_ref(out, dotted_join(c->star[c->n_star - 1], strlen(c->star[c->n_star - 1]), t->s, t->n), hidden);
 }
 
 static int is_decoder(const char *q)
@@ -405,7 +416,7 @@ static void attribute(struct pya_ctx *c, const struct pytok *name, struct pya_va
 			v->dynamic = 1;
 			return;
 		}
-		char *q = xasprintf("%s.%.*s", v->s, (int)name->n, name->s);
+		char *q = dotted_join(v->s, strlen(v->s), name->s, name->n);
 		int dyn = v->dynamic || name->owned;
 		if (!strcmp(q, "sys.modules")) {
 			pya_val_clear(v);
