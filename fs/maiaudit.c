@@ -1,0 +1,264 @@
+/* maiaudit MOUNTPOINT: mounts the read-only view of the audit log.
+ *
+ * Start-up clears a stale mount left by a maiaudit that was killed (the
+ * mount point then answers "transport endpoint is not connected"), then
+ * mounts read-only through libfuse (fusermount3 for a non-root user). On
+ * SIGTERM, SIGINT or SIGHUP the loop ends and the mount is removed. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "log.h"
+#include "macro.h"
+#include "mountutil.h"
+#include "view_content.h"
+#include "view_fuse.h"
+#include "view_log.h"
+
+#define DEFAULT_STATE_DIR "/var/lib/mai-agent"
+/* Where the agent keeps the log inside its state directory, and the file
+ * it publishes the public key as, next to the log (issue #5 [audit]). */
+#define LOG_SUBDIR "audit"
+#define PUBKEY_NAME "pubkey"
+
+enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
+
+struct options {
+	const char *mountpoint;
+	const char *state_dir;
+	const char *drop_dir;
+	const char *log_dir;
+	const char *pubkey;
+	const char *log_file;
+	bool foreground;
+	bool allow_other;
+	bool debug;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: maiaudit MOUNTPOINT [OPTIONS]\n"
+		"\n"
+		"Mounts a read-only view of the Mai agent's audit log at MOUNTPOINT:\n"
+		"  verify, verify.json   the log verified afresh at every open (OK or FAIL)\n"
+		"  head, checkpoint      the latest record hash and signed checkpoint\n"
+		"  pubkey                the public key the checkpoint is signed with\n"
+		"  entries/NNNNNNNNNNNN.json   one file per record\n"
+		"  runs/NAME/result.json, runs/NAME/audit   each script's latest sidecars\n"
+		"  status.json           the agent's health\n"
+		"\n"
+		"Options:\n"
+		"  --state-dir DIR   the agent's state directory (default " DEFAULT_STATE_DIR ")\n"
+		"  --drop-dir DIR    the drop directory whose sidecars runs/ shows\n"
+		"                    (default: none, runs/ is empty)\n"
+		"  --log-dir DIR     the audit log (default STATE_DIR/" LOG_SUBDIR ")\n"
+		"  --pubkey FILE     the public key (default LOG_DIR/" PUBKEY_NAME ")\n"
+		"  -f, --foreground  stay in the foreground\n"
+		"  --allow-other     let other users read the view; off by default, and a\n"
+		"                    non-root user needs 'user_allow_other' in /etc/fuse.conf\n"
+		"  --log-file FILE   append messages to FILE (otherwise stderr, which is\n"
+		"                    closed once maiaudit goes to the background)\n"
+		"  --debug           log every request at debug level\n"
+		"  -h, --help        this text;  -V, --version  the version\n"
+		"\n"
+		"Unmount with 'fusermount3 -u MOUNTPOINT' or by stopping maiaudit (SIGTERM\n"
+		"or Ctrl-C). A mount left behind by a killed maiaudit is cleared at the\n"
+		"next start.\n"
+		"\n"
+		"Exit status: 0 unmounted cleanly; 1 the mount failed; 2 bad arguments or\n"
+		"an unusable mount point.\n");
+}
+
+static int parse_args(int argc, char **argv, struct options *o)
+{
+	enum { OPT_STATE = 256, OPT_DROP, OPT_LOG, OPT_PUBKEY, OPT_ALLOW, OPT_LOGFILE,
+	       OPT_DEBUG };
+	static const struct option longopts[] = {
+		{ "state-dir", required_argument, NULL, OPT_STATE },
+		{ "drop-dir", required_argument, NULL, OPT_DROP },
+		{ "log-dir", required_argument, NULL, OPT_LOG },
+		{ "pubkey", required_argument, NULL, OPT_PUBKEY },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "allow-other", no_argument, NULL, OPT_ALLOW },
+		{ "log-file", required_argument, NULL, OPT_LOGFILE },
+		{ "debug", no_argument, NULL, OPT_DEBUG },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+	memset(o, 0, sizeof(*o));
+	o->state_dir = DEFAULT_STATE_DIR;
+	while ((c = getopt_long(argc, argv, "fhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_STATE: o->state_dir = optarg; break;
+		case OPT_DROP: o->drop_dir = optarg; break;
+		case OPT_LOG: o->log_dir = optarg; break;
+		case OPT_PUBKEY: o->pubkey = optarg; break;
+		case 'f': o->foreground = true; break;
+		case OPT_ALLOW: o->allow_other = true; break;
+		case OPT_LOGFILE: o->log_file = optarg; break;
+		case OPT_DEBUG: o->debug = true; break;
+		case 'h': usage(stdout); exit(EXIT_OK);
+		case 'V': printf("maiaudit %s\n", MAI_VERSION); exit(EXIT_OK);
+		default:
+			fprintf(stderr, "Run 'maiaudit --help' for the options.\n");
+			return -EINVAL;
+		}
+	}
+	if (optind + 1 != argc) {
+		log_errorx(optind >= argc ? "no mount point given; usage: maiaudit MOUNTPOINT "
+					    "[OPTIONS] (see 'maiaudit --help')"
+					  : "more than one mount point given; usage: maiaudit "
+					    "MOUNTPOINT [OPTIONS] (see 'maiaudit --help')");
+		return -EINVAL;
+	}
+	o->mountpoint = argv[optind];
+	return 0;
+}
+
+/* Makes the mount point usable: clears a stale mount, refuses a live one. */
+static int prepare_mountpoint(const char *mnt)
+{
+	_cleanup_free_ char *detail = NULL;
+	enum mountutil_state st = mountutil_probe(mnt, &detail);
+	if (st == MOUNTUTIL_STALE) {
+		log_warnx("stale mount on %s (transport endpoint is not connected: a previous "
+			  "maiaudit ended without unmounting); unmounting it lazily and "
+			  "mounting again", mnt);
+		_cleanup_free_ char *err = NULL;
+		if (mountutil_lazy_unmount(mnt, &err) < 0) {
+			log_errorx("cannot clear the stale mount on %s: %s", mnt, err);
+			return -EBUSY;
+		}
+		free(detail);
+		detail = NULL;
+		st = mountutil_probe(mnt, &detail);
+	}
+	switch (st) {
+	case MOUNTUTIL_READY:
+		return 0;
+	case MOUNTUTIL_MISSING:
+		log_errorx("mount point %s does not exist; create it with 'mkdir -p %s'", mnt, mnt);
+		return -ENOENT;
+	case MOUNTUTIL_NOT_DIR:
+		log_errorx("mount point %s is not a directory; give a directory", mnt);
+		return -ENOTDIR;
+	case MOUNTUTIL_MOUNTED:
+		log_errorx("%s; unmount it first with 'fusermount3 -u %s' (or stop the maiaudit "
+			   "that serves it)", detail, mnt);
+		return -EBUSY;
+	case MOUNTUTIL_STALE:
+	case MOUNTUTIL_ERROR:
+		break;
+	}
+	log_errorx("mount point %s is not usable: %s", mnt, detail ? detail : "unknown state");
+	return -EIO;
+}
+
+static int serve(const struct options *o, const char *mnt, struct view_ctx *ctx, int logfd)
+{
+	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
+	_cleanup_free_ char *mount_opts = xasprintf(
+		"ro,default_permissions,fsname=maiaudit,subtype=maiaudit%s",
+		o->allow_other ? ",allow_other" : "");
+	if (fuse_opt_add_arg(&args, "maiaudit") < 0 || fuse_opt_add_arg(&args, "-o") < 0 ||
+	    fuse_opt_add_arg(&args, mount_opts) < 0 ||
+	    (o->debug && fuse_opt_add_arg(&args, "-d") < 0))
+		abort(); /* only on allocation failure */
+
+	int ret = EXIT_RUNTIME, r;
+	struct fuse *fuse = fuse_new(&args, view_fuse_ops(), sizeof(struct fuse_operations), ctx);
+	if (!fuse) {
+		log_errorx("cannot set up FUSE (see the message above)");
+		goto out_args;
+	}
+	if (fuse_mount(fuse, mnt) != 0) {
+		log_errorx("cannot mount on %s (see the message above); check that /dev/fuse "
+			   "exists and that fusermount3 (package fuse3) is installed", mnt);
+		goto out_destroy;
+	}
+	struct fuse_session *se = fuse_get_session(fuse);
+	if (fuse_set_signal_handlers(se) != 0) {
+		log_errorx("cannot install the signal handlers; unmounting %s", mnt);
+		goto out_unmount;
+	}
+	if (fuse_daemonize(o->foreground) != 0) {
+		log_errorx("cannot go to the background; unmounting %s", mnt);
+		goto out_signals;
+	}
+	if (logfd >= 0)
+		dup2(logfd, STDERR_FILENO); /* fuse_daemonize pointed it at /dev/null */
+	log_info("mounted %s read-only (log %s, state %s, drop %s)", mnt,
+		 view_log_dir(view_ctx_log(ctx)), o->state_dir,
+		 o->drop_dir ? o->drop_dir : "none");
+	/* The loop returns minus the signal number when a signal ended it. */
+	r = fuse_loop_mt(fuse, 0);
+	if (r == -SIGTERM || r == -SIGINT || r == -SIGHUP)
+		log_info("stopping on %s: unmounting %s", strsignal(-r), mnt);
+	else if (r != 0)
+		log_warnx("the FUSE loop ended with an error (%d); unmounting %s", r, mnt);
+	else
+		log_info("stopping: unmounting %s", mnt);
+	ret = EXIT_OK;
+out_signals:
+	fuse_remove_signal_handlers(se);
+out_unmount:
+	fuse_unmount(fuse);
+out_destroy:
+	fuse_destroy(fuse);
+out_args:
+	fuse_opt_free_args(&args);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	log_init("maiaudit", LOG_LEVEL_INFO);
+	if (parse_args(argc, argv, &o) < 0)
+		return EXIT_USAGE;
+	if (o.debug)
+		log_set_level(LOG_LEVEL_DEBUG);
+
+	_cleanup_close_ int logfd = -1;
+	if (o.log_file) {
+		logfd = open(o.log_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+		if (logfd < 0) {
+			log_error("cannot open the log file %s (--log-file)", o.log_file);
+			return EXIT_USAGE;
+		}
+		dup2(logfd, STDERR_FILENO);
+	}
+
+	_cleanup_free_ char *mnt = NULL;
+	int r = mountutil_canonical(o.mountpoint, &mnt);
+	if (r < 0) {
+		log_errorx("mount point %s: its parent directory is not usable: %s", o.mountpoint,
+			   strerror(-r));
+		return EXIT_USAGE;
+	}
+	if (prepare_mountpoint(mnt) < 0)
+		return EXIT_USAGE;
+
+	_cleanup_free_ char *log_dir = o.log_dir ? xstrdup(o.log_dir)
+						 : xasprintf("%s/%s", o.state_dir, LOG_SUBDIR);
+	_cleanup_free_ char *pubkey = o.pubkey ? xstrdup(o.pubkey)
+					       : xasprintf("%s/%s", log_dir, PUBKEY_NAME);
+	struct stat st;
+	if (stat(log_dir, &st) < 0)
+		log_warnx("no audit log at %s yet (%s): verify says FAIL until the agent creates "
+			  "it; check --state-dir or --log-dir", log_dir, strerror(errno));
+	if (!view_log_available())
+		log_warnx("this build has no audit library: the log files of the view say so");
+
+	struct view_ctx *ctx = view_ctx_new(view_log_new(log_dir, pubkey), o.state_dir,
+					    o.drop_dir);
+	int ret = serve(&o, mnt, ctx, logfd);
+	view_ctx_free(ctx);
+	return ret;
+}
