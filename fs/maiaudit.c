@@ -183,6 +183,13 @@ static int serve(const struct options *o, const char *mnt, struct view_ctx *ctx,
 		goto out_destroy;
 	}
 	struct fuse_session *se = fuse_get_session(fuse);
+	/* libfuse leaves an ignored signal ignored, and a shell starts a
+	 * background job with SIGINT ignored: then SIGINT would do nothing and
+	 * the user would reach for SIGKILL, leaving a stale mount. Stopping on
+	 * SIGINT and SIGTERM is part of the contract, so take them back.
+	 * SIGHUP keeps whatever disposition it had (nohup). */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
 	if (fuse_set_signal_handlers(se) != 0) {
 		log_errorx("cannot install the signal handlers; unmounting %s", mnt);
 		goto out_unmount;
@@ -196,10 +203,13 @@ static int serve(const struct options *o, const char *mnt, struct view_ctx *ctx,
 	log_info("mounted %s read-only (log %s, state %s, drop %s)", mnt,
 		 view_log_dir(view_ctx_log(ctx)), o->state_dir,
 		 o->drop_dir ? o->drop_dir : "none");
-	/* The loop returns minus the signal number when a signal ended it. */
+	/* The loop returns the number of the signal that ended it (its sign
+	 * differs between libfuse versions). */
 	r = fuse_loop_mt(fuse, 0);
-	if (r == -SIGTERM || r == -SIGINT || r == -SIGHUP)
-		log_info("stopping on %s: unmounting %s", strsignal(-r), mnt);
+	if (r < 0)
+		r = -r;
+	if (r == SIGTERM || r == SIGINT || r == SIGHUP)
+		log_info("stopping on %s: unmounting %s", strsignal(r), mnt);
 	else if (r != 0)
 		log_warnx("the FUSE loop ended with an error (%d); unmounting %s", r, mnt);
 	else
