@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "config.h"
 #include "log.h"
 #include "macro.h"
 #include "mountutil.h"
@@ -18,15 +19,14 @@
 #include "view_fuse.h"
 #include "view_log.h"
 
-#define DEFAULT_STATE_DIR "/var/lib/mai-agent"
-/* Where the agent keeps the log inside its state directory, and the file
- * it publishes the public key as, next to the log (issue #5 [audit]). */
-#define LOG_SUBDIR "audit"
-#define PUBKEY_NAME "pubkey"
+/* The file the agent publishes the public key as, next to the log, when
+ * audit.public_key is "" (config/audit.yaml). */
+#define PUBKEY_NAME "audit.pub"
 
 enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 
 struct options {
+	const char *config_dir;
 	const char *mountpoint;
 	const char *state_dir;
 	const char *drop_dir;
@@ -38,12 +38,18 @@ struct options {
 	bool debug;
 };
 
+/* The paths the view serves: command line first, then the configuration. */
+struct paths {
+	char *mountpoint, *state_dir, *drop_dir, *log_dir, *pubkey;
+};
+
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: maiaudit MOUNTPOINT [OPTIONS]\n"
+		"Usage: maiaudit [MOUNTPOINT] [OPTIONS]\n"
 		"\n"
-		"Mounts a read-only view of the Mai agent's audit log at MOUNTPOINT:\n"
+		"Mounts a read-only view of the Mai agent's audit log at MOUNTPOINT\n"
+		"(default: mount_point in agent.yaml):\n"
 		"  verify, verify.json   the log verified afresh at every open (OK or FAIL)\n"
 		"  head, checkpoint      the latest record hash and signed checkpoint\n"
 		"  pubkey                the public key the checkpoint is signed with\n"
@@ -52,11 +58,15 @@ static void usage(FILE *out)
 		"  status.json           the agent's health\n"
 		"\n"
 		"Options:\n"
-		"  --state-dir DIR   the agent's state directory (default " DEFAULT_STATE_DIR ")\n"
+		"  --config-dir DIR  the agent's configuration (default $" CONFIG_DIR_ENV ",\n"
+		"                    else " CONFIG_DEFAULT_DIR "); it gives the defaults below\n"
+		"  --state-dir DIR   the agent's state directory (agent.yaml state_dir)\n"
 		"  --drop-dir DIR    the drop directory whose sidecars runs/ shows\n"
-		"                    (default: none, runs/ is empty)\n"
-		"  --log-dir DIR     the audit log (default STATE_DIR/" LOG_SUBDIR ")\n"
-		"  --pubkey FILE     the public key (default LOG_DIR/" PUBKEY_NAME ")\n"
+		"                    (agent.yaml drop_dir)\n"
+		"  --log-dir DIR     the audit log (audit.yaml log_dir, under the state\n"
+		"                    directory unless absolute)\n"
+		"  --pubkey FILE     the public key (audit.yaml public_key, else\n"
+		"                    LOG_DIR/" PUBKEY_NAME ")\n"
 		"  -f, --foreground  stay in the foreground\n"
 		"  --allow-other     let other users read the view; off by default, and a\n"
 		"                    non-root user needs 'user_allow_other' in /etc/fuse.conf\n"
@@ -75,9 +85,10 @@ static void usage(FILE *out)
 
 static int parse_args(int argc, char **argv, struct options *o)
 {
-	enum { OPT_STATE = 256, OPT_DROP, OPT_LOG, OPT_PUBKEY, OPT_ALLOW, OPT_LOGFILE,
+	enum { OPT_CONFIG = 256, OPT_STATE, OPT_DROP, OPT_LOG, OPT_PUBKEY, OPT_ALLOW, OPT_LOGFILE,
 	       OPT_DEBUG };
 	static const struct option longopts[] = {
+		{ "config-dir", required_argument, NULL, OPT_CONFIG },
 		{ "state-dir", required_argument, NULL, OPT_STATE },
 		{ "drop-dir", required_argument, NULL, OPT_DROP },
 		{ "log-dir", required_argument, NULL, OPT_LOG },
@@ -92,9 +103,9 @@ static int parse_args(int argc, char **argv, struct options *o)
 	};
 	int c;
 	memset(o, 0, sizeof(*o));
-	o->state_dir = DEFAULT_STATE_DIR;
 	while ((c = getopt_long(argc, argv, "fhV", longopts, NULL)) != -1) {
 		switch (c) {
+		case OPT_CONFIG: o->config_dir = optarg; break;
 		case OPT_STATE: o->state_dir = optarg; break;
 		case OPT_DROP: o->drop_dir = optarg; break;
 		case OPT_LOG: o->log_dir = optarg; break;
@@ -110,14 +121,12 @@ static int parse_args(int argc, char **argv, struct options *o)
 			return -EINVAL;
 		}
 	}
-	if (optind + 1 != argc) {
-		log_errorx(optind >= argc ? "no mount point given; usage: maiaudit MOUNTPOINT "
-					    "[OPTIONS] (see 'maiaudit --help')"
-					  : "more than one mount point given; usage: maiaudit "
-					    "MOUNTPOINT [OPTIONS] (see 'maiaudit --help')");
+	if (optind + 1 < argc) {
+		log_errorx("more than one mount point given; usage: maiaudit [MOUNTPOINT] "
+			   "[OPTIONS] (see 'maiaudit --help')");
 		return -EINVAL;
 	}
-	o->mountpoint = argv[optind];
+	o->mountpoint = optind < argc ? argv[optind] : NULL;
 	return 0;
 }
 
@@ -160,7 +169,8 @@ static int prepare_mountpoint(const char *mnt)
 	return -EIO;
 }
 
-static int serve(const struct options *o, const char *mnt, struct view_ctx *ctx, int logfd)
+static int serve(const struct options *o, const struct paths *p, const char *mnt,
+		 struct view_ctx *ctx, int logfd)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
 	_cleanup_free_ char *mount_opts = xasprintf(
@@ -201,8 +211,7 @@ static int serve(const struct options *o, const char *mnt, struct view_ctx *ctx,
 	if (logfd >= 0)
 		dup2(logfd, STDERR_FILENO); /* fuse_daemonize pointed it at /dev/null */
 	log_info("mounted %s read-only (log %s, state %s, drop %s)", mnt,
-		 view_log_dir(view_ctx_log(ctx)), o->state_dir,
-		 o->drop_dir ? o->drop_dir : "none");
+		 p->log_dir, p->state_dir, p->drop_dir);
 	/* The loop returns the number of the signal that ended it (its sign
 	 * differs between libfuse versions). */
 	r = fuse_loop_mt(fuse, 0);
@@ -226,6 +235,51 @@ out_args:
 	return ret;
 }
 
+
+static void paths_clear(struct paths *p)
+{
+	free(p->mountpoint);
+	free(p->state_dir);
+	free(p->drop_dir);
+	free(p->log_dir);
+	free(p->pubkey);
+}
+
+static int resolve_paths(const struct options *o, struct paths *p)
+{
+	_cleanup_free_ char *dir = NULL, *err = NULL;
+	struct mai_config *cfg = NULL;
+	if (config_dir_resolve(o->config_dir, &dir, &err) < 0 ||
+	    config_load(dir, &cfg, &err) < 0) {
+		log_errorx("%s", err);
+		return -EINVAL;
+	}
+	const struct config_agent *a = &cfg->agent;
+	p->mountpoint = xstrdup(o->mountpoint ? o->mountpoint : a->mount_point);
+	p->state_dir = xstrdup(o->state_dir ? o->state_dir : a->state_dir);
+	p->drop_dir = xstrdup(o->drop_dir ? o->drop_dir : a->drop_dir);
+	if (o->log_dir) {
+		p->log_dir = xstrdup(o->log_dir);
+	} else {
+		/* audit.log_dir comes resolved against the configured state
+		 * directory; follow --state-dir when it was relative to it. */
+		size_t n = strlen(a->state_dir);
+		const char *l = cfg->audit.log_dir;
+		if (o->state_dir && strncmp(l, a->state_dir, n) == 0 && l[n] == '/')
+			p->log_dir = xasprintf("%s%s", o->state_dir, l + n);
+		else
+			p->log_dir = xstrdup(l);
+	}
+	if (o->pubkey)
+		p->pubkey = xstrdup(o->pubkey);
+	else if (cfg->audit.public_key && cfg->audit.public_key[0] && !o->log_dir)
+		p->pubkey = xstrdup(cfg->audit.public_key);
+	else
+		p->pubkey = xasprintf("%s/%s", p->log_dir, PUBKEY_NAME);
+	config_free(cfg);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -245,30 +299,33 @@ int main(int argc, char **argv)
 		dup2(logfd, STDERR_FILENO);
 	}
 
-	_cleanup_free_ char *mnt = NULL;
-	int r = mountutil_canonical(o.mountpoint, &mnt);
-	if (r < 0) {
-		log_errorx("mount point %s: its parent directory is not usable: %s", o.mountpoint,
-			   strerror(-r));
+	struct paths p = { 0 };
+	if (resolve_paths(&o, &p) < 0)
 		return EXIT_USAGE;
+	int ret = EXIT_USAGE;
+	char *mnt = NULL;
+	int r = mountutil_canonical(p.mountpoint, &mnt);
+	if (r < 0) {
+		log_errorx("mount point %s: its parent directory is not usable: %s; create it "
+			   "or give another MOUNTPOINT", p.mountpoint, strerror(-r));
+		goto out;
 	}
 	if (prepare_mountpoint(mnt) < 0)
-		return EXIT_USAGE;
+		goto out;
 
-	_cleanup_free_ char *log_dir = o.log_dir ? xstrdup(o.log_dir)
-						 : xasprintf("%s/%s", o.state_dir, LOG_SUBDIR);
-	_cleanup_free_ char *pubkey = o.pubkey ? xstrdup(o.pubkey)
-					       : xasprintf("%s/%s", log_dir, PUBKEY_NAME);
 	struct stat st;
-	if (stat(log_dir, &st) < 0)
+	if (stat(p.log_dir, &st) < 0)
 		log_warnx("no audit log at %s yet (%s): verify says FAIL until the agent creates "
-			  "it; check --state-dir or --log-dir", log_dir, strerror(errno));
+			  "it; check --state-dir or --log-dir", p.log_dir, strerror(errno));
 	if (!view_log_available())
 		log_warnx("this build has no audit library: the log files of the view say so");
 
-	struct view_ctx *ctx = view_ctx_new(view_log_new(log_dir, pubkey), o.state_dir,
-					    o.drop_dir);
-	int ret = serve(&o, mnt, ctx, logfd);
+	struct view_ctx *ctx = view_ctx_new(view_log_new(p.log_dir, p.pubkey), p.state_dir,
+					    p.drop_dir);
+	ret = serve(&o, &p, mnt, ctx, logfd);
 	view_ctx_free(ctx);
+out:
+	free(mnt);
+	paths_clear(&p);
 	return ret;
 }

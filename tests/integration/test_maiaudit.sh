@@ -221,4 +221,17 @@ grep -q "is already a mount point (fuse.maiaudit); unmount it first with 'fuserm
 	fail "second maiaudit: $(cat "$T/second.log")"
 ok "a second maiaudit on a live mount refuses with advice"
 stop_view TERM
+
+# ---- paths from the agent's configuration ----------------------------------
+mkdir -p "$T/config"
+printf 'drop_dir: %s\nstate_dir: %s\nmount_point: %s\n' "$DROP" "$STATE" "$MNT" >"$T/config/agent.yaml"
+before=$(mount_count)
+"$MAIAUDIT" --config-dir "$T/config" --foreground --log-file "$LOG" </dev/null >/dev/null 2>&1 &
+PID=$!
+wait_mounted "$before"
+grep -q "info: mounted $MNT read-only (log $STATE/audit, state $STATE, drop $DROP)" "$LOG" ||
+	fail "paths from --config-dir: $(tail -1 "$LOG")"
+[ "$(ls "$MNT/runs" | tr '\n' ' ')" = "bar foo " ] || fail "runs/ with the configured drop_dir"
+ok "mount point, state, log and drop directories come from --config-dir"
+stop_view TERM
 echo "all maiaudit checks passed"
