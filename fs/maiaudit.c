@@ -19,9 +19,6 @@
 #include "view_fuse.h"
 #include "view_log.h"
 
-/* The file the agent publishes the public key as, next to the log, when
- * audit.public_key is "" (config/audit.yaml). */
-#define PUBKEY_NAME "audit.pub"
 
 enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 
@@ -66,7 +63,7 @@ static void usage(FILE *out)
 		"  --log-dir DIR     the audit log (audit.yaml log_dir, under the state\n"
 		"                    directory unless absolute)\n"
 		"  --pubkey FILE     the public key (audit.yaml public_key, else\n"
-		"                    LOG_DIR/" PUBKEY_NAME ")\n"
+		"                    LOG_DIR/audit.pub or LOG_DIR/pubkey)\n"
 		"  -f, --foreground  stay in the foreground\n"
 		"  --allow-other     let other users read the view; off by default, and a\n"
 		"                    non-root user needs 'user_allow_other' in /etc/fuse.conf\n"
@@ -270,12 +267,11 @@ static int resolve_paths(const struct options *o, struct paths *p)
 		else
 			p->log_dir = xstrdup(l);
 	}
+	/* NULL: found next to the log at each use (view_log_new). */
 	if (o->pubkey)
 		p->pubkey = xstrdup(o->pubkey);
 	else if (cfg->audit.public_key && cfg->audit.public_key[0] && !o->log_dir)
 		p->pubkey = xstrdup(cfg->audit.public_key);
-	else
-		p->pubkey = xasprintf("%s/%s", p->log_dir, PUBKEY_NAME);
 	config_free(cfg);
 	return 0;
 }

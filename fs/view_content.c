@@ -224,12 +224,14 @@ int view_content_build(struct view_ctx *ctx, const struct view_path *p, struct v
 	case VIEW_NODE_STATUS:
 		data = build_status(ctx, &len);
 		break;
-	case VIEW_NODE_PUBKEY:
-		r = fileio_read_path(view_log_pubkey_path(ctx->log), VIEW_FILE_MAX, &data, &len);
+	case VIEW_NODE_PUBKEY: {
+		_cleanup_free_ char *key = view_log_pubkey_path(ctx->log);
+		r = fileio_read_path(key, VIEW_FILE_MAX, &data, &len);
 		if (r < 0)
 			log_warnx("pubkey: cannot read %s: %s; pass the key with --pubkey",
-				  view_log_pubkey_path(ctx->log), strerror(-r));
+				  key, strerror(-r));
 		break;
+	}
 	case VIEW_NODE_HEAD:
 	case VIEW_NODE_CHECKPOINT:
 	case VIEW_NODE_ENTRY:
@@ -332,13 +334,12 @@ void view_runs_free(char **names, size_t count)
 	free(names);
 }
 
-uint64_t view_entries_count(struct view_ctx *ctx, bool refresh)
+void view_entries_range(struct view_ctx *ctx, bool refresh, uint64_t *first, uint64_t *count)
 {
-	uint64_t count = 0;
 	_cleanup_free_ char *err = NULL;
-	if (view_log_count(ctx->log, refresh, &count, &err) < 0) {
+	*first = *count = 0;
+	if (view_log_range(ctx->log, refresh, first, count, &err) < 0) {
 		log_debug("entries: %s", err ? err : "cannot count the records");
-		return 0;
+		*first = *count = 0;
 	}
-	return count;
 }

@@ -55,7 +55,8 @@ bool view_run_exists(struct view_ctx *ctx, const struct view_path *p);
 int view_runs_list(struct view_ctx *ctx, char ***names, size_t *count);
 void view_runs_free(char **names, size_t count);
 
-/* The number of records in the log; 0 when it cannot be read (logged). */
-uint64_t view_entries_count(struct view_ctx *ctx, bool refresh);
+/* The records in the log are [first, count); both 0 when it cannot be read
+ * (logged at debug level). */
+void view_entries_range(struct view_ctx *ctx, bool refresh, uint64_t *first, uint64_t *count);
 
 #endif

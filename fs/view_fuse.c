@@ -32,7 +32,8 @@ static struct view_ctx *ctx_get(void)
 /* An open directory: what it lists is fixed at opendir, like file content. */
 struct view_dir {
 	enum view_node node;
-	uint64_t count;     /* entries/: records when it was opened */
+	uint64_t first;     /* entries/: records [first, count) when opened */
+	uint64_t count;
 	char **names;       /* runs/: run names; runs/<name>/: file names */
 	size_t n;
 };
@@ -64,11 +65,15 @@ static void fill_stat(struct stat *st, bool dir, size_t size, time_t when)
 static int node_exists(struct view_ctx *ctx, const struct view_path *p)
 {
 	switch (p->node) {
-	case VIEW_NODE_ENTRY:
-		if (p->seq < view_entries_count(ctx, false) ||
-		    p->seq < view_entries_count(ctx, true))
-			return 0;
-		return -ENOENT;
+	case VIEW_NODE_ENTRY: {
+		/* Records only get appended: refresh only for a number past the
+		 * end as last seen. */
+		uint64_t first, count;
+		view_entries_range(ctx, false, &first, &count);
+		if (p->seq >= count)
+			view_entries_range(ctx, true, &first, &count);
+		return p->seq >= first && p->seq < count ? 0 : -ENOENT;
+	}
 	case VIEW_NODE_RUN_DIR: {
 		struct view_path q = *p;
 		q.node = VIEW_NODE_RUN_RESULT;
@@ -173,7 +178,7 @@ static int op_opendir(const char *path, struct fuse_file_info *fi)
 	struct view_dir *d = xcalloc(1, sizeof(*d));
 	d->node = p.node;
 	if (p.node == VIEW_NODE_ENTRIES_DIR) {
-		d->count = view_entries_count(ctx, true);
+		view_entries_range(ctx, true, &d->first, &d->count);
 	} else if (p.node == VIEW_NODE_RUNS_DIR) {
 		(void)view_runs_list(ctx, &d->names, &d->n);
 	} else if (p.node == VIEW_NODE_RUN_DIR) {
@@ -217,8 +222,11 @@ static int op_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t
 	case VIEW_NODE_ENTRIES_DIR: {
 		char name[VIEW_ENTRY_NAME_SIZE];
 		fill_stat(&st, false, 0, mount_time);
-		for (uint64_t i = first; i < d->count && i <= VIEW_ENTRY_MAX; i++) {
-			view_entry_name(i, name);
+		/* Offsets count from the first record kept, so that retention
+		 * does not make a listing start with a run of holes. */
+		for (uint64_t i = first; d->first + i < d->count &&
+					 d->first + i <= VIEW_ENTRY_MAX; i++) {
+			view_entry_name(d->first + i, name);
 			if (filler(buf, name, &st, (off_t)(i + 3), 0))
 				break;
 		}

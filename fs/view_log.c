@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -32,7 +33,7 @@ struct view_log *view_log_new(const char *log_dir, const char *pubkey_path)
 {
 	struct view_log *log = xcalloc(1, sizeof(*log));
 	log->dir = xstrdup(log_dir);
-	log->pubkey = xstrdup(pubkey_path);
+	log->pubkey = pubkey_path ? xstrdup(pubkey_path) : NULL;
 	pthread_mutex_init(&log->lock, NULL);
 	return log;
 }
@@ -49,9 +50,18 @@ void view_log_free(struct view_log *log)
 	free(log);
 }
 
-const char *view_log_pubkey_path(const struct view_log *log)
+char *view_log_pubkey_path(const struct view_log *log)
 {
-	return log->pubkey;
+	static const char *const names[] = VIEW_LOG_PUBKEY_NAMES;
+	if (log->pubkey)
+		return xstrdup(log->pubkey);
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		char *path = xasprintf("%s/%s", log->dir, names[i]);
+		if (access(path, F_OK) == 0)
+			return path;
+		free(path);
+	}
+	return xasprintf("%s/%s", log->dir, names[0]);
 }
 
 const char *view_log_dir(const struct view_log *log)
@@ -89,21 +99,25 @@ static int reader_ready(struct view_log *log, bool refresh, char **err)
 	return 0;
 }
 
-int view_log_count(struct view_log *log, bool refresh, uint64_t *count, char **err)
+int view_log_range(struct view_log *log, bool refresh, uint64_t *first, uint64_t *count,
+		   char **err)
 {
 	*err = NULL;
 	pthread_mutex_lock(&log->lock);
 	int r = reader_ready(log, refresh, err);
-	if (r == 0)
+	if (r == 0) {
+		*first = audit_reader_first(log->reader);
 		*count = audit_reader_count(log->reader);
+	}
 	pthread_mutex_unlock(&log->lock);
 	return r;
 }
 
-/* Copies len bytes and appends a newline unless the text has one. */
+/* Copies len bytes and appends a newline unless the text has one or is
+ * empty. */
 static void with_newline(const char *s, size_t n, char **text, size_t *len)
 {
-	bool nl = n > 0 && s[n - 1] == '\n';
+	bool nl = n == 0 || s[n - 1] == '\n';
 	char *out = xmalloc(n + 2);
 	memcpy(out, s, n);
 	if (!nl)
@@ -123,7 +137,7 @@ int view_log_entry(struct view_log *log, uint64_t seq, char **text, size_t *len,
 	if (r == 0) {
 		char *rec = NULL;
 		size_t n = 0;
-		r = audit_reader_get(log->reader, seq, &rec, &n);
+		r = audit_reader_get_json(log->reader, seq, &rec, &n);
 		if (r == 0) {
 			with_newline(rec, n, text, len);
 			free(rec);
@@ -179,8 +193,30 @@ void view_log_verify(struct view_log *log, bool json, char **text, size_t *len)
 	/* The verifier opens the log itself and shares nothing with the reader:
 	 * no lock, so that a slow verification does not hold up entries/. */
 	struct audit_verify_report rep;
+	_cleanup_free_ char *pubkey = view_log_pubkey_path(log);
 	memset(&rep, 0, sizeof(rep));
-	audit_verify_log(log->dir, log->pubkey, &rep);
+	int r = audit_verify_log(log->dir, pubkey, &rep);
+	if (r < 0 && !rep.reason) {
+		/* Not even read: no sequence number to blame. */
+		_cleanup_free_ char *why = xasprintf("cannot read the audit log in %s: %s; check "
+						     "--state-dir or --log-dir", log->dir,
+						     strerror(-r));
+		if (json) {
+			json_t *j = json_pack("{s:b, s:s, s:s}", "ok", 0, "log_dir", log->dir,
+					      "reason", why);
+			char *s = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS);
+			json_decref(j);
+			if (!s)
+				abort(); /* only on allocation failure, as xmalloc */
+			with_newline(s, strlen(s), text, len);
+			free(s);
+		} else {
+			*text = xasprintf("FAIL %s\n", why);
+			*len = strlen(*text);
+		}
+		audit_verify_report_clear(&rep);
+		return;
+	}
 	if (json) {
 		json_t *j = audit_verify_report_json(&rep);
 		char *s = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS);

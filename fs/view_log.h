@@ -12,18 +12,28 @@
 struct view_log;
 
 /* Never fails: the log is opened on first use, so that the view can be
- * mounted before the agent has created its log. Strings are copied. */
+ * mounted before the agent has created its log. Strings are copied.
+ * pubkey_path NULL: the first of VIEW_LOG_PUBKEY_NAMES that exists in
+ * log_dir, looked up at each use (the key may appear after the mount). */
 struct view_log *view_log_new(const char *log_dir, const char *pubkey_path);
+
+/* Names the public key is published under next to the log: audit.yaml's
+ * default, then the audit writer's own default. */
+#define VIEW_LOG_PUBKEY_NAMES { "audit.pub", "pubkey" }
 void view_log_free(struct view_log *log);
 
-/* Number of records. With refresh, the log is re-read for records appended
- * since the last look. 0 or -errno; *err (caller frees) says why. */
-int view_log_count(struct view_log *log, bool refresh, uint64_t *count, char **err);
+/* The records on disk are [first, count): first is above 0 once retention
+ * has dropped old segments. With refresh, the log is re-read for records
+ * appended since the last look. 0 or -errno; *err (caller frees) says why. */
+int view_log_range(struct view_log *log, bool refresh, uint64_t *first, uint64_t *count,
+		   char **err);
 
-/* One record as stored, plus a newline. -ENOENT past the end. */
+/* One record's canonical JSON, plus a newline. -ENOENT past the end or
+ * before the first record kept. */
 int view_log_entry(struct view_log *log, uint64_t seq, char **text, size_t *len, char **err);
 
-/* The hash of the latest record in hex, plus a newline. */
+/* The hash of the latest record in hex, plus a newline; empty for an
+ * empty log. */
 int view_log_head(struct view_log *log, char **text, size_t *len, char **err);
 
 /* The latest signed checkpoint (signed-note text). -ENOENT when there is none. */
@@ -33,8 +43,9 @@ int view_log_checkpoint(struct view_log *log, char **text, size_t *len, char **e
  * fails: a log that cannot be read is a FAIL with its reason. */
 void view_log_verify(struct view_log *log, bool json, char **text, size_t *len);
 
-/* Where the view looks for the public key and the log (for messages). */
-const char *view_log_pubkey_path(const struct view_log *log);
+/* The public key file in use now (see view_log_new). Caller frees. */
+char *view_log_pubkey_path(const struct view_log *log);
+/* Where the view reads the log. */
 const char *view_log_dir(const struct view_log *log);
 
 /* True when this build has the audit library; false in a build made before

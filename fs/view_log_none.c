@@ -23,7 +23,7 @@ struct view_log *view_log_new(const char *log_dir, const char *pubkey_path)
 {
 	struct view_log *log = xcalloc(1, sizeof(*log));
 	log->dir = xstrdup(log_dir);
-	log->pubkey = xstrdup(pubkey_path);
+	log->pubkey = xstrdup(pubkey_path ? pubkey_path : "");
 	return log;
 }
 
@@ -36,10 +36,14 @@ void view_log_free(struct view_log *log)
 	free(log);
 }
 
-const char *view_log_pubkey_path(const struct view_log *log) { return log->pubkey; }
+char *view_log_pubkey_path(const struct view_log *log)
+{
+	return log->pubkey[0] ? xstrdup(log->pubkey) : xasprintf("%s/audit.pub", log->dir);
+}
 const char *view_log_dir(const struct view_log *log) { return log->dir; }
 
-int view_log_count(struct view_log *log, bool refresh, uint64_t *count, char **err)
+int view_log_range(struct view_log *log, bool refresh, uint64_t *first, uint64_t *count,
+		   char **err)
 {
 	*err = xstrdup(NO_AUDIT);
 	return -ENOSYS;
