@@ -211,7 +211,7 @@ static int op_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t
 
 	switch (d->node) {
 	case VIEW_NODE_ROOT:
-		for (uint64_t i = first; view_root_names[i]; i++) {
+		for (uint64_t i = first; i < VIEW_ROOT_COUNT; i++) {
 			bool dir = strcmp(view_root_names[i], "entries") == 0 ||
 				   strcmp(view_root_names[i], "runs") == 0;
 			fill_stat(&st, dir, 0, mount_time);

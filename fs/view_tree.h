@@ -61,6 +61,7 @@ void view_entry_name(uint64_t seq, char *buf);
 bool view_run_name_valid(const char *name, size_t len);
 
 /* The names in the root directory, in listing order, NULL terminated. */
+#define VIEW_ROOT_COUNT 8
 extern const char *const view_root_names[];
 
 #endif

@@ -88,6 +88,8 @@ wait_mounted() {
 	done
 }
 
+# Waits for maiaudit to end after a signal; it must exit 0 (under ASan a
+# leak or an error makes that fail).
 wait_gone() {
 	i=0
 	while kill -0 "$PID" 2>/dev/null; do
@@ -95,7 +97,9 @@ wait_gone() {
 		[ $i -gt 100 ] && fail "maiaudit (pid $PID) did not exit within 10 s of $1"
 		sleep 0.1
 	done
-	wait "$PID" 2>/dev/null
+	wait "$PID"
+	st=$?
+	[ $st -eq 0 ] || fail "maiaudit exited with status $st after $1"
 }
 
 start_view() {

@@ -131,7 +131,7 @@ static void test_root_names_parse(void **state)
 		assert_int_equal(view_path_parse(path, &p), 0);
 		assert_string_equal(view_node_to_string(p.node), view_root_names[n]);
 	}
-	assert_int_equal(n, 8);
+	assert_int_equal(n, VIEW_ROOT_COUNT);
 }
 
 int main(void)
