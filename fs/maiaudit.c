@@ -242,6 +242,16 @@ static void paths_clear(struct paths *p)
 	free(p->pubkey);
 }
 
+/* Paths in audit.yaml come resolved against the configured state
+ * directory; follow --state-dir (new_state) when they were under it. */
+static char *rebase(const char *path, const char *cfg_state, const char *new_state)
+{
+	size_t n = strlen(cfg_state);
+	if (new_state && strncmp(path, cfg_state, n) == 0 && path[n] == '/')
+		return xasprintf("%s%s", new_state, path + n);
+	return xstrdup(path);
+}
+
 static int resolve_paths(const struct options *o, struct paths *p)
 {
 	_cleanup_free_ char *dir = NULL, *err = NULL;
@@ -255,23 +265,16 @@ static int resolve_paths(const struct options *o, struct paths *p)
 	p->mountpoint = xstrdup(o->mountpoint ? o->mountpoint : a->mount_point);
 	p->state_dir = xstrdup(o->state_dir ? o->state_dir : a->state_dir);
 	p->drop_dir = xstrdup(o->drop_dir ? o->drop_dir : a->drop_dir);
-	if (o->log_dir) {
-		p->log_dir = xstrdup(o->log_dir);
-	} else {
-		/* audit.log_dir comes resolved against the configured state
-		 * directory; follow --state-dir when it was relative to it. */
-		size_t n = strlen(a->state_dir);
-		const char *l = cfg->audit.log_dir;
-		if (o->state_dir && strncmp(l, a->state_dir, n) == 0 && l[n] == '/')
-			p->log_dir = xasprintf("%s%s", o->state_dir, l + n);
-		else
-			p->log_dir = xstrdup(l);
-	}
-	/* NULL: found next to the log at each use (view_log_new). */
+	p->log_dir = o->log_dir ? xstrdup(o->log_dir) : rebase(cfg->audit.log_dir, a->state_dir,
+								 o->state_dir);
+	/* The default key is the one published next to the log, whichever
+	 * name the writer used: NULL lets the view look (view_log_new). */
+	_cleanup_free_ char *default_key = xasprintf("%s/audit.pub", cfg->audit.log_dir);
+	const char *key = cfg->audit.public_key;
 	if (o->pubkey)
 		p->pubkey = xstrdup(o->pubkey);
-	else if (cfg->audit.public_key && cfg->audit.public_key[0] && !o->log_dir)
-		p->pubkey = xstrdup(cfg->audit.public_key);
+	else if (key && key[0] && strcmp(key, default_key) != 0 && !o->log_dir)
+		p->pubkey = rebase(key, a->state_dir, o->state_dir);
 	config_free(cfg);
 	return 0;
 }
@@ -313,8 +316,6 @@ int main(int argc, char **argv)
 	if (stat(p.log_dir, &st) < 0)
 		log_warnx("no audit log at %s yet (%s): verify says FAIL until the agent creates "
 			  "it; check --state-dir or --log-dir", p.log_dir, strerror(errno));
-	if (!view_log_available())
-		log_warnx("this build has no audit library: the log files of the view say so");
 
 	struct view_ctx *ctx = view_ctx_new(view_log_new(p.log_dir, p.pubkey), p.state_dir,
 					    p.drop_dir);

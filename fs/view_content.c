@@ -207,7 +207,7 @@ static int build_log_text(struct view_ctx *ctx, const struct view_path *p, char 
 	}
 	if (r < 0 && err)
 		log_warnx("%s: %s", view_node_to_string(p->node), err);
-	return r == -ENOSYS ? -EIO : r;
+	return r;
 }
 
 int view_content_build(struct view_ctx *ctx, const struct view_path *p, struct view_file **out)

@@ -24,11 +24,6 @@ struct view_log {
 	struct audit_reader *reader;
 };
 
-bool view_log_available(void)
-{
-	return true;
-}
-
 struct view_log *view_log_new(const char *log_dir, const char *pubkey_path)
 {
 	struct view_log *log = xcalloc(1, sizeof(*log));

@@ -48,8 +48,4 @@ char *view_log_pubkey_path(const struct view_log *log);
 /* Where the view reads the log. */
 const char *view_log_dir(const struct view_log *log);
 
-/* True when this build has the audit library; false in a build made before
- * it existed (then every call above answers -ENOSYS with a message). */
-bool view_log_available(void);
-
 #endif

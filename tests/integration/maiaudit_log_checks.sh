@@ -45,22 +45,26 @@ done
 ok "entries/: 200 names, each record byte for byte as the library reads it"
 
 # ---- one flipped byte: FAIL at the right record, then OK again -----------
+# Two places in record 137: the middle of the stored line, and a byte of
+# its JSON body near the end (a change only the hash can catch).
 set -- $(tool locate "$AUDIT_DIR" 137)
 SEG=$1
-POS=$(($2 + $3 / 2))
-orig=$(od -An -tu1 -j "$POS" -N1 "$SEG" | tr -d ' ')
 put_byte() {
-	printf "$(printf '\\%03o' "$1")" | dd of="$SEG" bs=1 seek="$POS" conv=notrunc 2>/dev/null
+	printf "$(printf '\\%03o' "$2")" | dd of="$SEG" bs=1 seek="$1" conv=notrunc 2>/dev/null
 }
-put_byte $((orig ^ 1))
-cat "$MNT/verify" >"$T/verify.tampered"
-grep -q "^FAIL seq=137: " "$T/verify.tampered" || fail "after flipping a byte of record 137: $(cat "$T/verify.tampered")"
-tool verify "$AUDIT_DIR" "$PUB" >"$T/verify.expect"
-same "$T/verify.tampered" "$T/verify.expect"
-grep -q '"ok": false' "$MNT/verify.json" || fail "verify.json after tampering: $(cat "$MNT/verify.json")"
-put_byte "$orig"
-grep -q "^OK n=200 " "$MNT/verify" || fail "after restoring the byte: $(cat "$MNT/verify")"
-ok "a flipped byte in record 137: verify says $(cut -c1-60 "$T/verify.tampered")...; restored: OK"
+for POS in $(($2 + $3 / 2)) $(($2 + $3 - 4)); do
+	orig=$(od -An -tu1 -j "$POS" -N1 "$SEG" | tr -d ' ')
+	put_byte "$POS" $((orig ^ 1))
+	cat "$MNT/verify" >"$T/verify.tampered"
+	grep -q "^FAIL seq=137: " "$T/verify.tampered" ||
+		fail "after flipping byte $POS (in record 137) of $SEG: $(cat "$T/verify.tampered")"
+	tool verify "$AUDIT_DIR" "$PUB" >"$T/verify.expect"
+	same "$T/verify.tampered" "$T/verify.expect"
+	grep -q '"ok": false' "$MNT/verify.json" || fail "verify.json after tampering: $(cat "$MNT/verify.json")"
+	put_byte "$POS" "$orig"
+	grep -q "^OK n=200 " "$MNT/verify" || fail "after restoring the byte: $(cat "$MNT/verify")"
+	ok "a flipped byte in record 137: $(cut -c1-50 "$T/verify.tampered")...; restored: OK"
+done
 
 # ---- verify in a loop while a writer appends --------------------------------
 tool fill "$AUDIT_DIR" "$KEY" 300 3000 &
