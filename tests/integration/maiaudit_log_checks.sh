@@ -42,7 +42,15 @@ for f in "$T"/dump/*.json; do
 done
 [ -e "$MNT/entries/000000000200.json" ] && fail "entries/000000000200.json exists in a 200-record log"
 [ -e "$MNT/entries/42.json" ] && fail "entries/42.json aliases a record"
-ok "entries/: 200 names, each record byte for byte as the library reads it"
+for f in entries/000000000123.json checkpoint verify.json; do
+	cat "$MNT/$f" >"$T/copy"
+	size=$(wc -c <"$T/copy")
+	[ "$(stat -c %s "$MNT/$f")" = "$size" ] || fail "$f: stat size $(stat -c %s "$MNT/$f") but $size bytes read"
+	[ "$(tail -c 13 "$MNT/$f" | od -An -c)" = "$(tail -c 13 "$T/copy" | od -An -c)" ] || fail "$f: tail -c 13"
+	[ "$(dd if="$MNT/$f" bs=5 skip=3 count=3 2>/dev/null | od -An -c)" = \
+	  "$(dd if="$T/copy" bs=5 skip=3 count=3 2>/dev/null | od -An -c)" ] || fail "$f: dd bs=5 skip=3"
+done
+ok "entries/: 200 names, each record byte for byte as the library reads it; exact sizes, tail and dd agree"
 
 # ---- one flipped byte: FAIL at the right record, then OK again -----------
 # Two places in record 137: the middle of the stored line, and a byte of
