@@ -126,7 +126,7 @@ static int parse_key(const char *text, const char *prefix, char **name, uint8_t 
 	s[strcspn(s, "\r\n")] = '\0';
 	char *p1 = strchr(s, '+');
 	char *p2 = p1 ? strchr(p1 + 1, '+') : NULL;
-	if (!p1 || !p2 || strchr(p2 + 1, '+') != strrchr(p2 + 1, '+')) {
+	if (!p1 || !p2) {
 		*err = xstrdup("expected NAME+HASH+BASE64KEY");
 		return -EINVAL;
 	}
