@@ -1,7 +1,8 @@
 # Sourced by test_maiaudit.sh while the view is mounted: the files that come
-# from the audit log, compared with the audit library's own answers
-# (view_audit_tool), tampering, appends while reading, and a large log.
-# Uses MNT, STATE, T, VIEW_AUDIT_TOOL and the helpers of test_maiaudit.sh.
+# from the audit log, compared with 'mai-agent verify' and the audit
+# library's own answers (view_audit_tool), tampering, appends while reading,
+# and a large log. Uses MNT, STATE, T, MAI_AGENT, VIEW_AUDIT_TOOL and the
+# helpers of test_maiaudit.sh.
 
 AUDIT_DIR=$STATE/audit
 KEY=$T/keys/audit.key
@@ -23,6 +24,8 @@ PUB=$(pubkey_file)
 tool verify "$AUDIT_DIR" "$PUB" >"$T/verify.expect"
 grep -q "^OK n=200 " "$T/verify.expect" || fail "the library does not find the fresh log OK: $(cat "$T/verify.expect")"
 same "$MNT/verify" "$T/verify.expect"
+"$MAI_AGENT" verify "$STATE" --pubkey "$PUB" >"$T/verify.cli" || fail "mai-agent verify on the fresh log: exit $?"
+same "$MNT/verify" "$T/verify.cli"
 tool verify-json "$AUDIT_DIR" "$PUB" >"$T/verify.json.expect"
 same "$MNT/verify.json" "$T/verify.json.expect"
 tool head "$AUDIT_DIR" >"$T/head.expect"
@@ -30,7 +33,7 @@ same "$MNT/head" "$T/head.expect"
 tool checkpoint "$AUDIT_DIR" >"$T/checkpoint.expect"
 same "$MNT/checkpoint" "$T/checkpoint.expect"
 same "$MNT/pubkey" "$PUB"
-ok "verify, verify.json, head, checkpoint and pubkey equal the library's answers"
+ok "verify equals 'mai-agent verify'; verify.json, head, checkpoint and pubkey equal the library's answers"
 
 [ "$(ls "$MNT/entries" | wc -l)" = 200 ] || fail "entries/ lists $(ls "$MNT/entries" | wc -l) names for 200 records"
 [ "$(ls "$MNT/entries" | head -1)" = 000000000000.json ] || fail "first entry name"
@@ -68,6 +71,9 @@ for POS in $(($2 + $3 / 2)) $(($2 + $3 - 4)); do
 		fail "after flipping byte $POS (in record 137) of $SEG: $(cat "$T/verify.tampered")"
 	tool verify "$AUDIT_DIR" "$PUB" >"$T/verify.expect"
 	same "$T/verify.tampered" "$T/verify.expect"
+	"$MAI_AGENT" verify "$STATE" --pubkey "$PUB" >"$T/verify.cli"
+	[ $? -eq 1 ] || fail "mai-agent verify on the tampered log did not exit 1"
+	same "$T/verify.tampered" "$T/verify.cli"
 	grep -q '"ok": false' "$MNT/verify.json" || fail "verify.json after tampering: $(cat "$MNT/verify.json")"
 	put_byte "$POS" "$orig"
 	grep -q "^OK n=200 " "$MNT/verify" || fail "after restoring the byte: $(cat "$MNT/verify")"

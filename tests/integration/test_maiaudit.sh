@@ -26,6 +26,7 @@ command -v fusermount3 >/dev/null 2>&1 || skip "fusermount3 is missing: install 
 : "${MAIAUDIT:?MAIAUDIT must point at the maiaudit binary}"
 : "${EROFS_PROBE:?EROFS_PROBE must point at the erofs_probe binary}"
 : "${VIEW_AUDIT_TOOL:?VIEW_AUDIT_TOOL must point at the view_audit_tool binary}"
+: "${MAI_AGENT:?MAI_AGENT must point at the mai-agent binary}"
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/maiaudit-test.XXXXXX") || exit 1
 MNT=$T/mnt

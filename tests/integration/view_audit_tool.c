@@ -27,7 +27,6 @@
 #include "audit_verify.h"
 #include "fileio.h"
 #include "macro.h"
-#include "note_sign.h"
 
 /* Prints and frees err (may be NULL: then strerror of r). */
 static int die(const char *what, int r, char *err)
@@ -35,30 +34,6 @@ static int die(const char *what, int r, char *err)
 	fprintf(stderr, "view_audit_tool: %s: %s\n", what, err ? err : strerror(-r));
 	free(err);
 	return 1;
-}
-
-/* Makes the signing key when there is none. Workaround: the key parser in
- * note_sign.c (audit branch as merged) rejects a key whose base64 holds more
- * than one '+', which a fresh random key does about one time in eight; so
- * draw keys until both halves read back. To be dropped when it is fixed. */
-static int make_key(const char *path)
-{
-	if (access(path, F_OK) == 0)
-		return 0;
-	for (int tries = 0; tries < 100; tries++) {
-		_cleanup_free_ char *priv = NULL, *pub = NULL, *e1 = NULL, *e2 = NULL;
-		struct note_signer *sg = NULL;
-		struct note_verifier *vf = NULL;
-		if (note_keygen("mai-test/audit", &priv, &pub) < 0)
-			return -EIO;
-		int ok = note_signer_parse(priv, &sg, &e1) == 0 &&
-			 note_verifier_parse(pub, &vf, &e2) == 0;
-		note_signer_free(sg);
-		note_verifier_free(vf);
-		if (ok)
-			return fileio_write_atomic(path, priv, strlen(priv), 0600);
-	}
-	return -EIO;
 }
 
 static int cmd_fill(const char *dir, const char *key, unsigned long long n, unsigned delay_us)
@@ -75,10 +50,8 @@ static int cmd_fill(const char *dir, const char *key, unsigned long long n, unsi
 	};
 	struct audit_log *log = NULL;
 	char *err = NULL;
-	int r = make_key(key);
-	if (r < 0)
-		return die("cannot make a signing key", r, NULL);
-	r = audit_open(&opt, &log, &err);
+	/* audit_open makes the signing key when the file does not exist. */
+	int r = audit_open(&opt, &log, &err);
 	if (r < 0)
 		return die("audit_open", r, err);
 	for (unsigned long long i = 0; i < n; i++) {

@@ -18,37 +18,14 @@
 #include "audit_verify.h"
 #include "fileio.h"
 #include "macro.h"
-#include "note_sign.h"
 #include "testdir.h"
 #include "view_log.h"
-
-/* Writes a signing key. Workaround: note_sign.c (as merged) rejects keys whose
- * base64 holds more than one '+' (about one fresh key in eight), so draw
- * until both halves read back; drop once that is fixed. */
-static void make_key(const char *path)
-{
-	for (int tries = 0; tries < 100; tries++) {
-		_cleanup_free_ char *priv = NULL, *pub = NULL, *e1 = NULL, *e2 = NULL;
-		struct note_signer *s = NULL;
-		struct note_verifier *v = NULL;
-		assert_int_equal(note_keygen("mai-test/view", &priv, &pub), 0);
-		int ok = note_signer_parse(priv, &s, &e1) == 0 && note_verifier_parse(pub, &v, &e2) == 0;
-		note_signer_free(s);
-		note_verifier_free(v);
-		if (ok) {
-			assert_int_equal(fileio_write_atomic(path, priv, strlen(priv), 0600), 0);
-			return;
-		}
-	}
-	fail_msg("no usable key in 100 draws");
-}
 
 static char *write_log(const char *dir, int n)
 {
 	char *logdir = xasprintf("%s/audit", dir);
 	_cleanup_free_ char *key = xasprintf("%s/key", dir);
-	if (access(key, F_OK) != 0)
-		make_key(key);
+	/* audit_open makes the signing key the first time. */
 	struct audit_options opt = {
 		.log_dir = logdir, .signing_key = key, .origin = "mai-test/view",
 		.checkpoint_interval_s = 3600, .diff_max = 1024,
