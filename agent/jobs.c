@@ -41,6 +41,7 @@ struct jobs {
 	struct jobs_stats stats;
 	void (*run)(void *arg, const struct jobs_item *job);
 	void (*free_payload)(void *payload);
+	void (*accepted)(void *arg, const struct jobs_item *job);
 	void *arg;
 };
 
@@ -276,6 +277,8 @@ enum jobs_submit_result jobs_submit(struct jobs *j, const char *name, const char
 	s->queued = it;
 	j->stats.queued++;
 	j->stats.submitted++;
+	if (j->accepted)
+		j->accepted(j->arg, it);
 	if (!s->running)
 		ready_push(j, s);
 	pthread_mutex_unlock(&j->lock);
@@ -343,6 +346,7 @@ int jobs_new(const struct jobs_options *o, struct jobs **out, char **err)
 	j->index_path = xasprintf("%s/%s", o->state_dir, JOBS_INDEX_NAME);
 	j->run = o->run;
 	j->free_payload = o->free_payload;
+	j->accepted = o->accepted;
 	j->arg = o->arg;
 
 	r = index_load(j);

@@ -40,6 +40,11 @@ struct jobs_options {
 	 * after it returns. */
 	void (*run)(void *arg, const struct jobs_item *job);
 	void (*free_payload)(void *payload); /* may be NULL */
+	/* May be NULL. Called with the job just accepted (queued, replacing an
+	 * older one, or waiting for the running one), under the pool's lock and
+	 * so before any worker can start it: a "queued" sidecar written here is
+	 * never newer than the worker's. Must not call back into jobs. */
+	void (*accepted)(void *arg, const struct jobs_item *job);
 	void *arg;
 };
 
