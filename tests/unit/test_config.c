@@ -10,6 +10,7 @@
 #include "config.h"
 #include "config_keys.h"
 #include "fileio.h"
+#include "log.h"
 #include "testdir.h"
 
 static void write_file(const char *dir, const char *name, const char *text)
@@ -166,7 +167,7 @@ static void test_values_land_in_the_typed_struct(void **state)
 	assert_true(cfg->agent.recursive);
 	assert_int_equal(cfg->agent.settle_delay_ms, 0);
 	assert_int_equal(cfg->agent.max_file_size, 64 << 20);
-	assert_int_equal(cfg->agent.log_level, 3);
+	assert_int_equal(cfg->agent.log_level, LOG_LEVEL_DEBUG); /* same order as log.h */
 	assert_int_equal(cfg->agent.docker.api_timeout_ms, 120000);
 	assert_string_equal(cfg->agent.docker.socket, "/var/run/docker.sock");
 
@@ -190,6 +191,15 @@ static void test_values_land_in_the_typed_struct(void **state)
 	assert_int_equal(rules->n_items, 1);
 	assert_string_equal(yt_map_get(rules->items[0], "id")->value, "no-eval");
 	assert_int_equal(yt_map_get(rules->items[0], "weight")->line, 3);
+
+	/* and rendered, like every value, in the effective configuration */
+	_cleanup_free_ char *text = config_render(cfg);
+	assert_non_null(strstr(text, "\n  rules:\n    -\n      id: no-eval\n      weight: 10\n"
+				  "sandbox:\n"));
+	assert_non_null(strstr(text, "\n  state_dir: \"/srv/mai/state\"\n"));
+	assert_non_null(strstr(text, "\n    allowed_hosts: []\n"));
+	assert_non_null(strstr(text, "\n  untrusted:\n    memory: 1g\n    cpus: 0.25\n"));
+	assert_non_null(strstr(text, "\n  retention_age: 30d\n"));
 	config_free(cfg);
 }
 
@@ -222,7 +232,8 @@ static void test_shipped_files_load_and_match_the_defaults(void **state)
 	assert_string_equal(a, c);
 	assert_string_equal(sha1, sha_defaults);
 
-	/* the rendering is YAML again */
+	/* the rendering is YAML again, without duplicate keys: the table keeps
+	 * the keys of one section together, as the renderer needs */
 	struct yt_node *root = NULL;
 	char *err = NULL;
 	assert_int_equal(yt_parse_buffer("render", a, strlen(a), &root, &err), 0);
