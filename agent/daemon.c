@@ -43,7 +43,9 @@ void daemon_write_result(struct daemon *d, const struct result_info *r)
 		free(err);
 	}
 	pthread_mutex_lock(&d->lock);
-	if ((unsigned)r->state <= RESULT_ERROR)
+	/* Answers by state: the transient queued/running sidecars do not count. */
+	if ((unsigned)r->state <= RESULT_ERROR && r->state != RESULT_QUEUED &&
+	    r->state != RESULT_RUNNING)
 		d->counts_state[r->state]++;
 	d->status_dirty = true;
 	pthread_mutex_unlock(&d->lock);
@@ -211,7 +213,7 @@ static void write_status(struct daemon *d)
 	jobs_get_stats(d->jobs, &js);
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	pthread_mutex_lock(&d->lock);
-	for (unsigned i = 0; i <= RESULT_ERROR; i++)
+	for (unsigned i = RESULT_COMPLETED; i <= RESULT_ERROR; i++)
 		json_object_set_new(states, result_state_to_string(i),
 				    json_integer(d->counts_state[i]));
 	for (unsigned i = 0; i <= POLICY_LEVEL_BLOCKED; i++)
@@ -235,7 +237,7 @@ static void write_status(struct daemon *d)
 		"retrying", (json_int_t)retrying, "submitted", (json_int_t)js.submitted,
 		"superseded", (json_int_t)js.superseded,
 		"states", states, "levels", levels,
-		"config_sha256", d->cfg->sha256);
+		"config_sha256", d->reloaded ? d->reloaded->sha256 : d->cfg->sha256);
 	char *text = json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS);
 	json_decref(o);
 	_cleanup_free_ char *path = xasprintf("%s/%s", d->cfg->agent.state_dir, DAEMON_STATUS_NAME);

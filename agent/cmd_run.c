@@ -1,0 +1,135 @@
+/* mai-agent run: the daemon, wired to what this build has. */
+#include <fcntl.h>
+#include <getopt.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "assess.h"
+#include "cmd.h"
+#include "config.h"
+#include "daemon.h"
+#include "fileio.h"
+#include "log.h"
+
+_Static_assert((int)ASSESS_LOW == (int)POLICY_LEVEL_LOW &&
+	       (int)ASSESS_BLOCKED == (int)POLICY_LEVEL_BLOCKED,
+	       "policy levels follow assess levels");
+_Static_assert((int)CONFIG_TRUST_UNTRUSTED == (int)POLICY_TRUST_UNTRUSTED,
+	       "policy trust follows config trust");
+
+static void run_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: mai-agent run [--config-dir DIR] [--log-file FILE]\n"
+		"\n"
+		"Watches agent.drop_dir and answers every .py file dropped there with a\n"
+		"foo.result.json next to it. Runs until SIGTERM or SIGINT; SIGHUP reloads\n"
+		"the configuration (an invalid one is refused and the running one kept).\n"
+		"\n"
+		"  -c, --config-dir DIR  configuration directory (default $%s, else %s)\n"
+		"  -l, --log-file FILE   append the log to FILE instead of stderr\n"
+		"\n"
+		"Exit status: 0 stopped cleanly; 2 bad arguments; 3 invalid configuration;\n"
+		"1 the agent could not start (the message says why).\n",
+		CONFIG_DIR_ENV, CONFIG_DEFAULT_DIR);
+}
+
+/* The real assessor as the daemon's assess stage. */
+static int stage_assess(void *ctx, const char *name, const struct intake_snapshot *snap,
+			struct daemon_assessment *out)
+{
+	const struct assess_rules *rules = ctx;
+	struct assess_result res = { 0 };
+
+	int r = assess_source(rules, name, snap->data, snap->len, &res);
+	out->level = (enum policy_level)res.level;
+	out->rejected = r == -EINVAL && res.rejection;
+	if (out->rejected)
+		out->detail = xasprintf("the file is not valid Python source text (%s, at byte "
+					"%zu): save it as UTF-8 text without NUL bytes",
+					res.rejection, res.rejection_offset);
+	out->json = assess_result_to_json(&res);
+	assess_result_clear(&res);
+	return 0;
+}
+
+static int load_rules(const char *dir, struct assess_rules **rules)
+{
+	_cleanup_free_ char *path = xasprintf("%s/security.yaml", dir);
+	_cleanup_free_ char *err = NULL;
+	struct stat st;
+	bool have = stat(path, &st) == 0;
+
+	if (assess_rules_load(have ? path : NULL, rules, &err) < 0) {
+		log_errorx("%s; fix the file or check it with 'mai-agent config check'", err);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "config-dir", required_argument, NULL, 'c' },
+		{ "log-file", required_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *dir_arg = NULL, *log_file = NULL;
+	_cleanup_free_ char *dir = NULL, *err = NULL;
+	struct mai_config *cfg = NULL;
+	struct assess_rules *rules = NULL;
+	struct daemon *d = NULL;
+	int c, rc = MAI_EXIT_FAILURE;
+
+	while ((c = getopt_long(argc, argv, "c:l:h", options, NULL)) != -1) {
+		switch (c) {
+		case 'c': dir_arg = optarg; break;
+		case 'l': log_file = optarg; break;
+		case 'h': run_usage(stdout); return MAI_EXIT_OK;
+		default: run_usage(stderr); return MAI_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		log_errorx("run: unexpected argument '%s'; see 'mai-agent run --help'", argv[optind]);
+		return MAI_EXIT_USAGE;
+	}
+	if (log_file && !freopen(log_file, "a", stderr)) {
+		log_error("run: cannot open the log file %s", log_file);
+		return MAI_EXIT_USAGE;
+	}
+	if (log_file)
+		setvbuf(stderr, NULL, _IOLBF, 0);
+	if (config_dir_resolve(dir_arg, &dir, &err) < 0 || config_load(dir, &cfg, &err) < 0) {
+		log_errorx("%s", err);
+		return MAI_EXIT_CONFIG;
+	}
+	log_set_level((enum log_level)cfg->agent.log_level);
+	if (load_rules(dir, &rules) < 0) {
+		config_free(cfg);
+		return MAI_EXIT_CONFIG;
+	}
+	int r = fileio_mkdir_p(cfg->agent.drop_dir, 0755);
+	if (r < 0) {
+		log_errorx("cannot create the drop directory %s: %s (agent.drop_dir in agent.yaml)",
+			   cfg->agent.drop_dir, strerror(-r));
+		goto out;
+	}
+
+	/* The sandbox and the audit log are not part of this build yet: the
+	 * daemon then answers "error" naming what is missing (daemon.h). */
+	struct daemon_stages stages = { .assess = stage_assess, .ctx = rules };
+	struct daemon_options o = { .cfg = cfg, .config_dir = dir, .stages = &stages,
+				    .handle_signals = true };
+	if (daemon_new(&o, &d, &err) < 0) {
+		log_errorx("%s", err);
+		goto out;
+	}
+	log_info("configuration %s (sha256 %.12s)", dir, cfg->sha256);
+	rc = daemon_run(d) < 0 ? MAI_EXIT_FAILURE : MAI_EXIT_OK;
+out:
+	daemon_free(d);
+	assess_rules_free(rules);
+	config_free(cfg);
+	return rc;
+}
