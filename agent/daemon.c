@@ -195,7 +195,9 @@ static int run_retries(struct daemon *d)
 	pthread_mutex_unlock(&d->lock);
 	for (size_t i = 0; i < c.n; i++) {
 		log_info("retrying %s", c.names[i]);
-		take(d, c.names[i], false);
+		/* Forced: the index may hold an earlier held state of this very
+		 * content (awaiting_confirmation before the approval came). */
+		take(d, c.names[i], true);
 		free(c.names[i]);
 	}
 	if (c.n == ARRAY_SIZE(c.names))
@@ -401,6 +403,7 @@ int daemon_new(const struct daemon_options *o, struct daemon **out, char **err)
 	pthread_mutex_init(&d->lock, NULL);
 	pthread_mutex_init(&d->result_lock, NULL);
 	d->retries = strmap_new(retry_free);
+	d->granted = strmap_new(daemon_grant_free);
 	clock_gettime(CLOCK_MONOTONIC, &d->started);
 
 	r = fileio_mkdir_p(ag->state_dir, 0700);
@@ -462,6 +465,7 @@ void daemon_free(struct daemon *d)
 	jobs_free(d->jobs);
 	watch_free(d->watch);
 	strmap_free(d->retries);
+	strmap_free(d->granted);
 	if (d->epfd >= 0)
 		close(d->epfd);
 	if (d->sigfd >= 0)

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "daemon.h"
+#include "approval.h"
 #include "jobs.h"
 #include "strmap.h"
 #include "watch.h"
@@ -34,9 +35,17 @@ struct daemon {
 	pthread_mutex_t lock;
 	pthread_mutex_t result_lock; /* one sidecar writer at a time (same temp names) */
 	struct strmap *retries;      /* name -> struct daemon_retry */
+	/* name -> struct daemon_grant: a user's answer already consumed for
+	 * content whose run failed (Docker down); the retry uses it. */
+	struct strmap *granted;
 	unsigned counts_state[RESULT_ERROR + 1];
 	unsigned counts_level[POLICY_LEVEL_BLOCKED + 1];
 	bool status_dirty;
+};
+
+struct daemon_grant {
+	char sha256[HASH_SHA256_HEX_LEN + 1];
+	struct approval answer;
 };
 
 struct daemon_retry {
@@ -47,6 +56,7 @@ struct daemon_retry {
 /* daemon_job.c */
 void daemon_job_run(void *arg, const struct jobs_item *item);
 void daemon_job_free(void *payload);
+void daemon_grant_free(void *grant);
 /* Writes a sidecar and counts its state. */
 void daemon_write_result(struct daemon *d, const struct result_info *r);
 /* Asks the loop to take name again after a growing delay. */

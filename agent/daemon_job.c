@@ -29,6 +29,48 @@ void daemon_job_free(void *payload)
 	free(job);
 }
 
+void daemon_grant_free(void *grant)
+{
+	struct daemon_grant *g = grant;
+	approval_clear(&g->answer);
+	free(g);
+}
+
+/* Keeps a consumed answer for a retry of the same content. */
+static void grant_keep(struct daemon *d, const char *name, const char *sha,
+		       const struct approval *a)
+{
+	struct daemon_grant *g = xcalloc(1, sizeof(*g));
+	snprintf(g->sha256, sizeof(g->sha256), "%s", sha);
+	g->answer = *a;
+	g->answer.reason = a->reason ? xstrdup(a->reason) : NULL;
+	pthread_mutex_lock(&d->lock);
+	strmap_put(d->granted, name, g);
+	pthread_mutex_unlock(&d->lock);
+}
+
+/* The answer kept for name at sha, copied into *out; false when none. */
+static bool grant_find(struct daemon *d, const char *name, const char *sha, struct approval *out)
+{
+	bool found = false;
+	pthread_mutex_lock(&d->lock);
+	struct daemon_grant *g = strmap_get(d->granted, name);
+	if (g && strcmp(g->sha256, sha) == 0) {
+		*out = g->answer;
+		out->reason = g->answer.reason ? xstrdup(g->answer.reason) : NULL;
+		found = true;
+	}
+	pthread_mutex_unlock(&d->lock);
+	return found;
+}
+
+static void grant_drop(struct daemon *d, const char *name)
+{
+	pthread_mutex_lock(&d->lock);
+	strmap_remove(d->granted, name);
+	pthread_mutex_unlock(&d->lock);
+}
+
 static void now_ts(struct timespec *ts)
 {
 	clock_gettime(CLOCK_REALTIME, ts);
@@ -85,6 +127,7 @@ static void finish_final(struct job_ctx *c)
 	jobs_record_final(c->d->jobs, c->job->name, c->job->snap.sha256,
 			  result_state_to_string(c->r.state));
 	daemon_clear_retry(c->d, c->job->name);
+	grant_drop(c->d, c->job->name);
 }
 
 /* Consumes the answers the level calls for. */
@@ -104,6 +147,16 @@ static void take_answers(struct job_ctx *c, enum policy_level level, enum approv
 	memset(answer, 0, sizeof(*answer));
 	if (dfd < 0 || level < POLICY_LEVEL_HIGH)
 		return;
+	/* An answer consumed by an earlier attempt at this very content. */
+	if (grant_find(c->d, c->job->name, c->job->snap.sha256, answer)) {
+		if (answer->kind == APPROVAL_APPROVE && level == POLICY_LEVEL_HIGH)
+			*ap = APPROVAL_OK;
+		else if (answer->kind == APPROVAL_OVERRIDE)
+			*ov = APPROVAL_OK;
+		if (*ap == APPROVAL_OK || *ov == APPROVAL_OK)
+			return;
+		approval_clear(answer);
+	}
 	if (level == POLICY_LEVEL_HIGH) {
 		*ap = approval_take(dfd, base, APPROVAL_APPROVE, c->job->snap.sha256, answer, &err);
 		if (*ap == APPROVAL_OK)
@@ -136,7 +189,8 @@ static json_t *decision_fields(const struct policy_decision *pd, const struct ap
 	return o;
 }
 
-static void run_content(struct job_ctx *c, const struct policy_decision *pd)
+static void run_content(struct job_ctx *c, const struct policy_decision *pd,
+			const struct approval *answer)
 {
 	const struct daemon_stages *st = c->d->stages;
 	struct daemon_execution ex = { 0 };
@@ -156,6 +210,8 @@ static void run_content(struct job_ctx *c, const struct policy_decision *pd)
 		free(why);
 		json_decref(ex.json);
 		free(ex.detail);
+		if (strcmp(pd->by, "user") == 0)
+			grant_keep(c->d, c->job->name, c->job->snap.sha256, answer);
 		finish_error(c, "sandbox_unavailable", msg, true);
 		return;
 	}
@@ -257,7 +313,7 @@ void daemon_job_run(void *arg, const struct jobs_item *item)
 		break;
 	}
 	case POLICY_RUN:
-		run_content(&c, &pd);
+		run_content(&c, &pd, &answer);
 		break;
 	}
 out:

@@ -43,7 +43,11 @@ start_agent() {
 	"$AGENT" run --log-file "$T/agent.log" &
 	PID=$!
 	i=0
-	while [ ! -f "$T/state/status.json" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	# Ready when status.json names this process (an old one may be there).
+	until grep -q "\"pid\": $PID," "$T/state/status.json" 2>/dev/null || [ $i -ge 200 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
 	kill -0 "$PID" 2>/dev/null || { fail "the agent did not start"; cat "$T/agent.log" >&2; exit 1; }
 }
 
@@ -197,6 +201,31 @@ sleep 1
 m2=$(stat -c %Y.%y "$T/drop/evil.result.json")
 [ "$m1" = "$m2" ] || fail "a final result was rewritten after a restart"
 "$AGENT" status > /dev/null 2>&1 || fail "status after restart"
+
+# --- kill -9 in the middle of 300 drops, then a restart: all answered ---
+mkdir "$T/k"
+i=0
+while [ $i -lt 300 ]; do
+	printf 'import os\nos.system("k%d")\n' $i > "$T/k/k$i.py"
+	i=$((i + 1))
+done
+mv "$T"/k/*.py "$T/drop/"
+sleep 0.3
+kill -KILL "$PID"; wait "$PID" 2>/dev/null; PID=
+start_agent
+i=0
+while [ $i -lt 600 ]; do
+	n=$(grep -l '"awaiting_confirmation"' "$T"/drop/k*.result.json 2>/dev/null | wc -l)
+	[ "$n" -eq 300 ] && break
+	sleep 0.1
+	i=$((i + 1))
+done
+[ "$n" -eq 300 ] || fail "after kill -9 and a restart: $n of 300 answered"
+python3 -c 'import json,sys
+bad=[f for f in sys.argv[1:] if not isinstance(json.load(open(f)),dict)]
+sys.exit(1 if bad else 0)' "$T"/drop/k*.result.json 2>/dev/null || fail "a result is not whole JSON after kill -9"
+[ -z "$(ls -a "$T/drop" | grep '\.tmp\.')" ] || true # temporaries of a killed write may stay; they are ignored
+
 stop_agent
 "$AGENT" status > /dev/null 2>&1
 [ $? -eq 1 ] || fail "status of a stopped agent did not exit 1"

@@ -38,6 +38,7 @@ struct ctx {
 	pthread_mutex_t lock;
 	unsigned executed, assessed, audited;
 	bool audit_fails;
+	unsigned execute_failures; /* fail this many runs as if Docker were down */
 };
 
 static void sleep_ms(unsigned ms)
@@ -82,8 +83,16 @@ static int stage_execute(void *arg, const char *name, const struct intake_snapsh
 {
 	struct ctx *c = arg;
 	pthread_mutex_lock(&c->lock);
-	c->executed++;
+	bool down = c->execute_failures > 0;
+	if (down)
+		c->execute_failures--;
+	else
+		c->executed++;
 	pthread_mutex_unlock(&c->lock);
+	if (down) {
+		*detail = xstrdup("Docker is not reachable at /var/run/docker.sock");
+		return -ECONNREFUSED;
+	}
 	out->verdict = RESULT_VERDICT_EXITED;
 	out->exit_code = marker(snap, "# exit: ", 0);
 	out->json = json_pack("{s:i, s:i}", "exit_code", out->exit_code, "trust", (int)trust);
@@ -303,6 +312,30 @@ static void test_levels_answers_and_edits(void **state)
 	assert_int_equal(stat(ov, &st), -1); /* consumed */
 }
 
+/* Docker down after the user approved: the job is retried with the same
+ * approval (already consumed), and runs when Docker is back. */
+static void test_approved_run_survives_a_docker_outage(void **state)
+{
+	struct ctx *c = *state;
+	char *err = NULL;
+	start(c, true);
+	put(c->drop, "h.py", "# level: HIGH\n");
+	json_decref(wait_state(c, "h.result.json", "awaiting_confirmation"));
+	pthread_mutex_lock(&c->lock);
+	c->execute_failures = 2;
+	pthread_mutex_unlock(&c->lock);
+	assert_int_equal(approval_write(c->drop, "h.py", APPROVAL_APPROVE, NULL, "ok", &err), 0);
+	json_t *o = wait_state(c, "h.result.json", "error");
+	assert_string_equal(str(o, "reason"), "sandbox_unavailable");
+	assert_non_null(strstr(str(o, "message"), "Docker is not reachable"));
+	json_decref(o);
+	o = wait_state(c, "h.result.json", "completed");
+	assert_string_equal(str(json_object_get(o, "decision"), "by"), "user");
+	assert_string_equal(str(json_object_get(o, "decision"), "reason"), "ok");
+	json_decref(o);
+	assert_int_equal(c->executed, 1);
+}
+
 static void test_many_drops_each_answered_once_and_not_again_after_restart(void **state)
 {
 	struct ctx *c = *state;
@@ -365,6 +398,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_this_build_rejects_hostile_drops_and_says_what_is_missing),
 		T(test_levels_answers_and_edits),
+		T(test_approved_run_survives_a_docker_outage),
 		T(test_many_drops_each_answered_once_and_not_again_after_restart),
 		T(test_audit_failure_means_nothing_runs),
 	};
