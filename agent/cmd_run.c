@@ -10,6 +10,7 @@
 #include "daemon.h"
 #include "fileio.h"
 #include "log.h"
+#include "sandbox.h"
 
 _Static_assert((int)ASSESS_LOW == (int)POLICY_LEVEL_LOW &&
 	       (int)ASSESS_BLOCKED == (int)POLICY_LEVEL_BLOCKED,
@@ -30,15 +31,20 @@ static void run_usage(FILE *out)
 		"  -l, --log-file FILE   append the log to FILE instead of stderr\n"
 		"\n"
 		"Exit status: 0 stopped cleanly; 2 bad arguments; 3 invalid configuration;\n"
-		"1 the agent could not start (the message says why).\n",
+		"4 Docker or the sandbox not usable; 1 the agent could not start otherwise.\n",
 		CONFIG_DIR_ENV, CONFIG_DEFAULT_DIR);
 }
+
+struct stage_ctx {
+	struct assess_rules *rules;
+	struct sandbox *sb;
+};
 
 /* The real assessor as the daemon's assess stage. */
 static int stage_assess(void *ctx, const char *name, const struct intake_snapshot *snap,
 			struct daemon_assessment *out)
 {
-	const struct assess_rules *rules = ctx;
+	const struct assess_rules *rules = ((struct stage_ctx *)ctx)->rules;
 	struct assess_result res = { 0 };
 
 	int r = assess_source(rules, name, snap->data, snap->len, &res);
@@ -49,7 +55,55 @@ static int stage_assess(void *ctx, const char *name, const struct intake_snapsho
 					"%zu): save it as UTF-8 text without NUL bytes",
 					res.rejection, res.rejection_offset);
 	out->json = assess_result_to_json(&res);
+	out->bytes = res.metrics.bytes;
+	out->lines = res.metrics.lines;
+	out->loops = res.metrics.loops;
+	out->imports = res.metrics.imports;
+	out->max_nesting = res.metrics.max_nesting;
 	assess_result_clear(&res);
+	return 0;
+}
+
+static const enum result_verdict verdict_map[] = {
+	[SANDBOX_VERDICT_EXITED] = RESULT_VERDICT_EXITED,
+	[SANDBOX_VERDICT_TIMEOUT] = RESULT_VERDICT_TIMEOUT,
+	[SANDBOX_VERDICT_OOM_KILLED] = RESULT_VERDICT_OOM_KILLED,
+	[SANDBOX_VERDICT_OUTPUT_LIMIT] = RESULT_VERDICT_OUTPUT_LIMIT,
+	[SANDBOX_VERDICT_PIDS_LIMIT] = RESULT_VERDICT_PIDS_LIMIT,
+	[SANDBOX_VERDICT_SANDBOX_ERROR] = RESULT_VERDICT_SANDBOX_ERROR,
+};
+
+/* The real sandbox as the daemon's execute stage. */
+static int stage_execute(void *ctx, const char *name, const struct intake_snapshot *snap,
+			 const struct daemon_assessment *a, enum policy_trust trust,
+			 struct daemon_execution *out, char **detail)
+{
+	struct sandbox *sb = ((struct stage_ctx *)ctx)->sb;
+	const char *slash = strrchr(name, '/');
+	struct sandbox_job job = {
+		.job_id = snap->sha256,
+		.file_name = slash ? slash + 1 : name,
+		.code = snap->data,
+		.len = snap->len,
+		.trust = (enum sandbox_trust)trust,
+		.metrics = { a->bytes, a->lines, a->loops, a->imports, a->max_nesting },
+	};
+	struct sandbox_result res;
+	int r = sandbox_run(sb, &job, &res);
+
+	if (r < 0) {
+		/* Docker could not run it: the daemon answers "error" and retries. */
+		*detail = xstrdup(res.message ? res.message : "the sandbox could not start the run");
+		sandbox_result_clear(&res);
+		return r;
+	}
+	out->verdict = (size_t)res.verdict < ARRAY_SIZE(verdict_map) ? verdict_map[res.verdict]
+								    : RESULT_VERDICT_SANDBOX_ERROR;
+	out->exit_code = res.exit_code;
+	out->signal = res.signal;
+	out->detail = res.message ? xstrdup(res.message) : NULL;
+	out->json = sandbox_result_to_json(&res);
+	sandbox_result_clear(&res);
 	return 0;
 }
 
@@ -80,6 +134,7 @@ int cmd_run(int argc, char **argv)
 	struct mai_config *cfg = NULL;
 	struct assess_rules *rules = NULL;
 	struct daemon *d = NULL;
+	struct sandbox *sb = NULL;
 	int c, rc = MAI_EXIT_FAILURE;
 
 	while ((c = getopt_long(argc, argv, "c:l:h", options, NULL)) != -1) {
@@ -116,9 +171,22 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 
-	/* The sandbox and the audit log are not part of this build yet: the
-	 * daemon then answers "error" naming what is missing (daemon.h). */
-	struct daemon_stages stages = { .assess = stage_assess, .ctx = rules };
+	/* One agent per state directory: its path names this instance's
+	 * containers, so a restarted agent removes what a killed one left. */
+	struct sandbox_options so;
+	sandbox_options_from_config(cfg, cfg->agent.state_dir, &so);
+	if (sandbox_new(&so, &sb, &err) < 0) {
+		log_errorx("%s", err);
+		rc = MAI_EXIT_DOCKER;
+		goto out;
+	}
+	log_info("sandbox ready: image %s, %zu leftover container(s) removed", cfg->sandbox.image,
+		 sandbox_leftovers_removed(sb));
+
+	/* The audit log is not part of this build yet (daemon.h). */
+	struct stage_ctx sc = { .rules = rules, .sb = sb };
+	struct daemon_stages stages = { .assess = stage_assess, .execute = stage_execute,
+					.ctx = &sc };
 	struct daemon_options o = { .cfg = cfg, .config_dir = dir, .stages = &stages,
 				    .handle_signals = true };
 	if (daemon_new(&o, &d, &err) < 0) {
@@ -129,6 +197,7 @@ int cmd_run(int argc, char **argv)
 	rc = daemon_run(d) < 0 ? MAI_EXIT_FAILURE : MAI_EXIT_OK;
 out:
 	daemon_free(d);
+	sandbox_free(sb);
 	assess_rules_free(rules);
 	config_free(cfg);
 	return rc;

@@ -26,6 +26,8 @@ struct daemon_assessment {
 	bool rejected;   /* not valid source text */
 	char *detail;    /* for a rejection: what is wrong and what to do; freed by the daemon */
 	json_t *json;    /* new reference, taken over by the daemon */
+	/* The shape of the code, for the sandbox's limits. */
+	size_t bytes, lines, loops, imports, max_nesting;
 };
 
 struct daemon_execution {
@@ -44,7 +46,8 @@ struct daemon_stages {
 	 * the sandbox could not be used (Docker down: state error, retried).
 	 * *detail_out (may be set on failure) says what failed. */
 	int (*execute)(void *ctx, const char *name, const struct intake_snapshot *snap,
-		       enum policy_trust trust, struct daemon_execution *out, char **detail_out);
+		       const struct daemon_assessment *a, enum policy_trust trust,
+		       struct daemon_execution *out, char **detail_out);
 	/* Appends one audit record (fields borrowed) and returns its sequence
 	 * number; durable on return. -errno means nothing may run. */
 	int (*audit)(void *ctx, const char *type, json_t *fields, uint64_t *seq);

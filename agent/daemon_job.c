@@ -190,7 +190,7 @@ static json_t *decision_fields(const struct policy_decision *pd, const struct ap
 }
 
 static void run_content(struct job_ctx *c, const struct policy_decision *pd,
-			const struct approval *answer)
+			const struct approval *answer, const struct daemon_assessment *a)
 {
 	const struct daemon_stages *st = c->d->stages;
 	struct daemon_execution ex = { 0 };
@@ -204,7 +204,7 @@ static void run_content(struct job_ctx *c, const struct policy_decision *pd,
 	c->r.state = RESULT_RUNNING;
 	now_ts(&c->r.started);
 	daemon_write_result(c->d, &c->r);
-	int rc = st->execute(st->ctx, c->job->name, &c->job->snap, pd->trust, &ex, &why);
+	int rc = st->execute(st->ctx, c->job->name, &c->job->snap, a, pd->trust, &ex, &why);
 	if (rc < 0) {
 		_cleanup_free_ char *msg = xasprintf("%s", why ? why : strerror(-rc));
 		free(why);
@@ -313,7 +313,7 @@ void daemon_job_run(void *arg, const struct jobs_item *item)
 		break;
 	}
 	case POLICY_RUN:
-		run_content(&c, &pd, &answer);
+		run_content(&c, &pd, &answer, &a);
 		break;
 	}
 out:

@@ -79,7 +79,7 @@ static int stage_assess(void *arg, const char *name, const struct intake_snapsho
 }
 
 static int stage_execute(void *arg, const char *name, const struct intake_snapshot *snap,
-			 enum policy_trust trust, struct daemon_execution *out, char **detail)
+			 const struct daemon_assessment *a, enum policy_trust trust, struct daemon_execution *out, char **detail)
 {
 	struct ctx *c = arg;
 	pthread_mutex_lock(&c->lock);
