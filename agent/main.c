@@ -9,12 +9,12 @@ static const struct mai_command commands[] = {
 	{ "run", "watch the drop directory and run what it receives", cmd_run, NULL },
 	{ "check", "assess Python files without running them", cmd_check, NULL },
 	{ "submit", "drop a file and wait for its result", cmd_submit, NULL },
-	{ "verify", "verify an audit log or a .audit sidecar offline", NULL, "issue #5 [audit]" },
+	{ "verify", "verify an audit log or a .audit sidecar offline", cmd_verify, NULL },
 	{ "approve", "confirm a HIGH file so that it runs", cmd_approve, NULL },
 	{ "override", "let a BLOCKED file run, with an explanation", cmd_override, NULL },
 	{ "status", "show the agent's health", cmd_status, NULL },
 	{ "config", "check and print the effective configuration", cmd_config, NULL },
-	{ "keygen", "create the audit signing key", NULL, "issue #5 [audit]" },
+	{ "keygen", "create the audit signing key", cmd_keygen, NULL },
 };
 
 int cmd_wants_help(int argc, char **argv)

@@ -1,0 +1,541 @@
+/* The audit log writer: lock, recovery of a torn tail, group commit, signed
+ * checkpoints and rotation. Layout: audit_format.h. */
+#include "audit.h"
+#include "audit_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "audit_format.h"
+#include "checkpoint.h"
+#include "fileio.h"
+#include "hash.h"
+#include "log.h"
+#include "merkle.h"
+#include "note_sign.h"
+
+#define SEGMENT_READ_MAX ((size_t)1 << 34)
+
+struct audit_log {
+	char *dir;
+	char *origin;
+	int fsync;
+	unsigned delay_us;
+	unsigned ckpt_interval_s;
+	uint64_t rotate_size;
+	unsigned rotate_age_s;
+
+	int lock_fd;
+	int seg_fd, idx_fd;
+	uint64_t seg_first, seg_bytes;
+	time_t seg_started;
+	struct note_signer *signer;
+
+	pthread_mutex_t mu;
+	pthread_cond_t cond;     /* a group commit finished */
+	pthread_cond_t timer_cond; /* wakes the checkpoint timer to stop */
+	int flushing;
+	int broken;              /* -errno after a failed write: nothing more is accepted */
+	uint64_t next_seq;       /* records formatted (in the tree) */
+	uint64_t durable;        /* records on disk */
+	uint64_t ckpt_size;      /* size of the latest signed checkpoint */
+	uint8_t prev[AUDIT_HASH_LEN];
+	struct merkle_tree *tree;
+	char *buf;               /* formatted, not yet written */
+	size_t buf_len, buf_cap;
+	uint64_t *offs;          /* segment offsets of the records in buf */
+	size_t offs_n, offs_cap;
+
+	pthread_t timer;
+	int timer_running, stopping;
+};
+
+static void now_iso(char out[64])
+{
+	struct timespec ts;
+	struct tm tm;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	snprintf(out, 64, "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ", tm.tm_year + 1900, tm.tm_mon + 1,
+		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000);
+}
+
+static int take_lock(struct audit_log *log, char **err)
+{
+	_cleanup_free_ char *path = xasprintf("%s/lock", log->dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		int r = -errno;
+		*err = xasprintf("%s: cannot open the audit lock: %s", path, strerror(errno));
+		return r;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		int r = -errno;
+		char pid[32] = "";
+		ssize_t n = pread(fd, pid, sizeof(pid) - 1, 0);
+		if (n > 0)
+			pid[strcspn(pid, "\n")] = '\0';
+		*err = xasprintf("audit log %s is in use by another writer (pid %s, lock %s); stop the "
+				 "other agent or give this one another state directory",
+				 log->dir, n > 0 ? pid : "unknown", path);
+		close(fd);
+		return r == -EAGAIN ? -EWOULDBLOCK : r;
+	}
+	char pid[32];
+	int n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, pid, (size_t)n, 0) != n)
+		log_warn("%s: cannot record the writer's pid", path);
+	log->lock_fd = fd;
+	return 0;
+}
+
+/* Loads the signing key, creating one (0600) on first start. */
+static int load_signer(struct audit_log *log, const struct audit_options *opt, char **err)
+{
+	_cleanup_free_ char *def = NULL, *dircopy = xstrdup(log->dir);
+	const char *path = opt->signing_key;
+	if (!path)
+		path = def = xasprintf("%s/audit-signing.key", dirname(dircopy));
+	if (access(path, F_OK) < 0 && errno == ENOENT) {
+		_cleanup_free_ char *priv = NULL, *pub = NULL;
+		int r = note_keygen(log->origin, &priv, &pub);
+		if (r == 0)
+			r = fileio_write_atomic(path, priv, strlen(priv), 0600);
+		explicit_bzero(priv ? priv : (char *)"", priv ? strlen(priv) : 0);
+		if (r < 0) {
+			*err = xasprintf("%s: cannot create the audit signing key: %s (set signing_key "
+					 "in audit.yaml, or run 'mai-agent keygen')", path, strerror(-r));
+			return r;
+		}
+		log_info("created audit signing key %s (name %s)", path, log->origin);
+	}
+	int r = note_signer_load(path, &log->signer, err);
+	if (r < 0)
+		return r;
+	/* Publish the verifier key next to the log, and where configured. */
+	_cleanup_free_ char *vkey = note_signer_verifier_text(log->signer);
+	_cleanup_free_ char *pubpath = xasprintf("%s/pubkey", log->dir);
+	r = fileio_write_atomic(pubpath, vkey, strlen(vkey), 0644);
+	if (r == 0 && opt->public_key)
+		r = fileio_write_atomic(opt->public_key, vkey, strlen(vkey), 0644);
+	if (r < 0)
+		*err = xasprintf("%s: cannot publish the public key: %s", opt->public_key ? opt->public_key : pubpath,
+				 strerror(-r));
+	return r;
+}
+
+static int open_segment(struct audit_log *log, uint64_t first, uint64_t *offsets, size_t n, char **err)
+{
+	_cleanup_free_ char *path = audit_segment_path(log->dir, first, "log");
+	_cleanup_free_ char *idx = audit_segment_path(log->dir, first, "idx");
+	if (log->seg_fd >= 0)
+		close(log->seg_fd);
+	if (log->idx_fd >= 0)
+		close(log->idx_fd);
+	log->seg_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	log->idx_fd = open(idx, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (log->seg_fd < 0 || log->idx_fd < 0) {
+		int r = -errno;
+		*err = xasprintf("%s: cannot open audit segment: %s", path, strerror(errno));
+		return r;
+	}
+	int r = n ? fileio_write_all(log->idx_fd, offsets, n * sizeof(uint64_t)) : 0;
+	if (r < 0) {
+		*err = xasprintf("%s: cannot write the index: %s", idx, strerror(-r));
+		return r;
+	}
+	struct stat st;
+	if (fstat(log->seg_fd, &st) < 0)
+		return -errno;
+	log->seg_first = first;
+	log->seg_bytes = (uint64_t)st.st_size;
+	log->seg_started = time(NULL);
+	if (n == 0 && fileio_fsync_parent(path) < 0)
+		log_warn("%s: cannot fsync the log directory", path);
+	return 0;
+}
+
+/* Moves a torn tail aside before anything is appended after it. */
+static int quarantine_tail(struct audit_log *log, const char *seg, const char *data, size_t good,
+			   size_t len, char **qpath, char **err)
+{
+	char t[64];
+	now_iso(t);
+	*qpath = xasprintf("%s/quarantine-%s.torn", log->dir, t);
+	int r = fileio_write_atomic(*qpath, data + good, len - good, 0600);
+	if (r < 0) {
+		*err = xasprintf("%s: cannot keep the torn tail aside: %s", *qpath, strerror(-r));
+		return r;
+	}
+	int fd = open(seg, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || ftruncate(fd, (off_t)good) < 0 || fsync(fd) < 0) {
+		r = -errno;
+		*err = xasprintf("%s: cannot cut the torn tail: %s", seg, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return r;
+	}
+	close(fd);
+	log_warnx("%s: torn tail of %zu bytes at offset %zu kept in %s", seg, len - good, good, *qpath);
+	return 0;
+}
+
+/* Reads every segment, checks it and rebuilds the tree. A trailing partial
+ * line in the last segment is a torn tail; anything else wrong is refused. */
+static int recover(struct audit_log *log, json_t **torn_event, char **err)
+{
+	_cleanup_free_ uint64_t *firsts = NULL;
+	size_t nseg = 0;
+	int r = audit_segments_list(log->dir, &firsts, &nseg);
+	if (r < 0) {
+		*err = xasprintf("%s: cannot list the audit log: %s", log->dir, strerror(-r));
+		return r;
+	}
+	_cleanup_free_ uint64_t *offs = NULL;
+	size_t noffs = 0, cap = 0;
+	for (size_t i = 0; i < nseg; i++) {
+		_cleanup_free_ char *path = audit_segment_path(log->dir, firsts[i], "log");
+		_cleanup_free_ char *data = NULL;
+		size_t len = 0, pos = 0;
+		if (firsts[i] != log->next_seq) {
+			*err = xasprintf("%s: segment starts at seq %llu, expected %llu; run 'mai-agent "
+					 "verify %s'", path, (unsigned long long)firsts[i],
+					 (unsigned long long)log->next_seq, log->dir);
+			return -EBADMSG;
+		}
+		r = fileio_read_path(path, SEGMENT_READ_MAX, &data, &len);
+		if (r < 0) {
+			*err = xasprintf("%s: cannot read: %s", path, strerror(-r));
+			return r;
+		}
+		noffs = 0;
+		while (pos < len) {
+			char *nl = memchr(data + pos, '\n', len - pos);
+			if (!nl)
+				break;
+			uint8_t h[AUDIT_HASH_LEN];
+			const char *why;
+			if (audit_format_check(data + pos, (size_t)(nl - data) - pos, log->prev, log->next_seq,
+					       h, NULL, &why) < 0) {
+				*err = xasprintf("%s: seq %llu at offset %zu: %s; the log was changed, run "
+						 "'mai-agent verify %s'", path, (unsigned long long)log->next_seq,
+						 pos, why, log->dir);
+				return -EBADMSG;
+			}
+			if (noffs == cap) {
+				cap = cap ? cap * 2 : 1024;
+				offs = xrealloc(offs, cap * sizeof(*offs));
+			}
+			offs[noffs++] = pos;
+			merkle_tree_append(log->tree, h);
+			memcpy(log->prev, h, AUDIT_HASH_LEN);
+			log->next_seq++;
+			pos = (size_t)(nl - data) + 1;
+		}
+		if (pos < len) {
+			if (i + 1 < nseg) {
+				*err = xasprintf("%s: partial record inside the log at offset %zu", path, pos);
+				return -EBADMSG;
+			}
+			_cleanup_free_ char *q = NULL;
+			r = quarantine_tail(log, path, data, pos, len, &q, err);
+			if (r < 0)
+				return r;
+			*torn_event = json_pack("{s:s, s:I, s:I, s:s}", "segment", path, "offset", (json_int_t)pos,
+						"bytes", (json_int_t)(len - pos), "quarantine", q);
+		}
+	}
+	log->durable = log->next_seq;
+	return open_segment(log, nseg ? firsts[nseg - 1] : 0, offs, noffs, err);
+}
+
+static int read_ckpt_size(struct audit_log *log)
+{
+	_cleanup_free_ char *path = xasprintf("%s/checkpoint", log->dir), *text = NULL;
+	size_t len;
+	struct checkpoint ck;
+	const char *why;
+	if (fileio_read_path(path, 1 << 16, &text, &len) < 0)
+		return 0;
+	char *blank = strstr(text, "\n\n");
+	if (blank)
+		blank[1] = '\0';
+	if (checkpoint_parse(text, &ck, &why) == 0) {
+		if (ck.size <= log->next_seq)
+			log->ckpt_size = ck.size;
+		checkpoint_clear(&ck);
+	}
+	return 0;
+}
+
+/* Writes what is in buf. Called by the one flushing thread, without the
+ * mutex; buf and offs were taken from the log. */
+static int flush_batch(struct audit_log *log, const char *buf, size_t len, const uint64_t *offs, size_t n)
+{
+	int r = fileio_write_all(log->seg_fd, buf, len);
+	if (r == 0 && log->fsync && fdatasync(log->seg_fd) < 0)
+		r = -errno;
+	/* The index is derived (rebuilt at open), so it needs no fsync. */
+	if (r == 0 && fileio_write_all(log->idx_fd, offs, n * sizeof(*offs)) < 0)
+		log_warn("%s: cannot extend the audit index", log->dir);
+	return r;
+}
+
+static void maybe_rotate(struct audit_log *log)
+{
+	int by_size = log->rotate_size && log->seg_bytes >= log->rotate_size;
+	int by_age = log->rotate_age_s && log->seg_bytes > 0 &&
+		     time(NULL) - log->seg_started >= (time_t)log->rotate_age_s;
+	if (!by_size && !by_age)
+		return;
+	_cleanup_free_ char *err = NULL;
+	if (open_segment(log, log->next_seq, NULL, 0, &err) < 0)
+		log_warnx("cannot rotate: %s", err);
+}
+
+int audit_append(struct audit_log *log, const char *type, json_t *fields, struct audit_position *pos)
+{
+	char t[64];
+	now_iso(t);
+	pthread_mutex_lock(&log->mu);
+	if (log->broken) {
+		int r = log->broken;
+		pthread_mutex_unlock(&log->mu);
+		return r;
+	}
+	if (log->next_seq > AUDIT_SEQ_MAX) {
+		pthread_mutex_unlock(&log->mu);
+		return -EOVERFLOW;
+	}
+	uint64_t seq = log->next_seq;
+	_cleanup_free_ char *body = audit_format_body(seq, type, fields, t);
+	if (!body) {
+		pthread_mutex_unlock(&log->mu);
+		return -EINVAL;
+	}
+	_cleanup_free_ char *line = NULL;
+	size_t len;
+	uint8_t h[AUDIT_HASH_LEN];
+	audit_format_line(log->prev, seq, log->ckpt_size, body, &line, &len, h);
+	if (log->buf_len + len > log->buf_cap) {
+		log->buf_cap = (log->buf_len + len) * 2;
+		log->buf = xrealloc(log->buf, log->buf_cap);
+	}
+	memcpy(log->buf + log->buf_len, line, len);
+	log->buf_len += len;
+	if (log->offs_n == log->offs_cap) {
+		log->offs_cap = log->offs_cap ? log->offs_cap * 2 : 256;
+		log->offs = xrealloc(log->offs, log->offs_cap * sizeof(uint64_t));
+	}
+	log->offs[log->offs_n++] = log->seg_bytes;
+	log->seg_bytes += len;
+	merkle_tree_append(log->tree, h);
+	memcpy(log->prev, h, AUDIT_HASH_LEN);
+	log->next_seq++;
+
+	/* Group commit: the first waiter flushes everything queued so far; the
+	 * others sleep until their record is covered. */
+	while (log->durable <= seq && !log->broken) {
+		if (log->flushing) {
+			pthread_cond_wait(&log->cond, &log->mu);
+			continue;
+		}
+		log->flushing = 1;
+		if (log->delay_us) {
+			pthread_mutex_unlock(&log->mu);
+			struct timespec d = { 0, (long)log->delay_us * 1000 };
+			nanosleep(&d, NULL);
+			pthread_mutex_lock(&log->mu);
+		}
+		char *buf = steal_pointer(&log->buf);
+		uint64_t *offs = steal_pointer(&log->offs);
+		size_t blen = log->buf_len, n = log->offs_n;
+		uint64_t upto = log->next_seq;
+		log->buf_len = log->buf_cap = log->offs_n = log->offs_cap = 0;
+		pthread_mutex_unlock(&log->mu);
+		int r = flush_batch(log, buf, blen, offs, n);
+		free(buf);
+		free(offs);
+		pthread_mutex_lock(&log->mu);
+		log->flushing = 0;
+		if (r < 0) {
+			log->broken = r;
+			log_errorx("audit log %s: write failed (%s); no further records are accepted",
+				   log->dir, strerror(-r));
+		} else {
+			log->durable = upto;
+			maybe_rotate(log);
+		}
+		pthread_cond_broadcast(&log->cond);
+	}
+	int r = log->durable > seq ? 0 : log->broken;
+	pthread_mutex_unlock(&log->mu);
+	if (r == 0 && pos) {
+		pos->seq = seq;
+		hash_to_hex(h, AUDIT_HASH_LEN, pos->entry_hex);
+	}
+	return r;
+}
+
+int audit_checkpoint_now(struct audit_log *log)
+{
+	uint8_t root[MERKLE_HASH_LEN];
+	pthread_mutex_lock(&log->mu);
+	uint64_t size = log->durable;
+	merkle_tree_root(log->tree, size, root);
+	pthread_mutex_unlock(&log->mu);
+	_cleanup_free_ char *note = NULL;
+	_cleanup_free_ char *path = xasprintf("%s/checkpoint", log->dir);
+	int r = checkpoint_sign(log->signer, log->origin, size, root, &note);
+	if (r == 0)
+		r = log->fsync ? fileio_write_atomic(path, note, strlen(note), 0644) : 0;
+	if (r == 0 && !log->fsync) {
+		/* Tests that skip fsync still need the file. */
+		_cleanup_free_ char *tmp = xasprintf("%s.tmp", path);
+		_cleanup_close_ int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		r = fd < 0 ? -errno : fileio_write_all(fd, note, strlen(note));
+		if (r == 0 && rename(tmp, path) < 0)
+			r = -errno;
+	}
+	if (r < 0) {
+		log_warnx("%s: cannot write the checkpoint: %s", path, strerror(-r));
+		return r;
+	}
+	pthread_mutex_lock(&log->mu);
+	if (size > log->ckpt_size)
+		log->ckpt_size = size;
+	pthread_mutex_unlock(&log->mu);
+	return 0;
+}
+
+static void *timer_main(void *arg)
+{
+	struct audit_log *log = arg;
+	pthread_mutex_lock(&log->mu);
+	while (!log->stopping) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += log->ckpt_interval_s;
+		pthread_cond_timedwait(&log->timer_cond, &log->mu, &ts);
+		if (log->stopping || log->durable == log->ckpt_size)
+			continue;
+		pthread_mutex_unlock(&log->mu);
+		(void)audit_checkpoint_now(log);
+		pthread_mutex_lock(&log->mu);
+	}
+	pthread_mutex_unlock(&log->mu);
+	return NULL;
+}
+
+int audit_open(const struct audit_options *opt, struct audit_log **out, char **err)
+{
+	if (!opt->log_dir || !opt->origin || !*opt->origin) {
+		*err = xstrdup("audit.yaml: log_dir and origin must be set");
+		return -EINVAL;
+	}
+	int r = fileio_mkdir_p(opt->log_dir, 0700);
+	if (r < 0) {
+		*err = xasprintf("%s: cannot create the audit log directory: %s (log_dir in audit.yaml)",
+				 opt->log_dir, strerror(-r));
+		return r;
+	}
+	struct audit_log *log = xcalloc(1, sizeof(*log));
+	log->dir = xstrdup(opt->log_dir);
+	log->origin = xstrdup(opt->origin);
+	log->fsync = opt->fsync;
+	log->delay_us = opt->group_commit_delay_us;
+	log->ckpt_interval_s = opt->checkpoint_interval_s;
+	log->rotate_size = opt->rotate_size;
+	log->rotate_age_s = opt->rotate_age_s;
+	log->lock_fd = log->seg_fd = log->idx_fd = -1;
+	log->tree = merkle_tree_new();
+	pthread_mutex_init(&log->mu, NULL);
+	pthread_cond_init(&log->cond, NULL);
+	pthread_cond_init(&log->timer_cond, NULL);
+
+	json_t *torn = NULL;
+	if ((r = take_lock(log, err)) < 0 || (r = load_signer(log, opt, err)) < 0 ||
+	    (r = recover(log, &torn, err)) < 0) {
+		audit_close(log);
+		return r;
+	}
+	read_ckpt_size(log);
+	if (torn) {
+		r = audit_append(log, "audit_torn_tail", torn, NULL);
+		json_decref(torn);
+		if (r < 0) {
+			*err = xasprintf("%s: cannot record the torn tail: %s", log->dir, strerror(-r));
+			audit_close(log);
+			return r;
+		}
+	}
+	if (log->ckpt_interval_s && pthread_create(&log->timer, NULL, timer_main, log) == 0)
+		log->timer_running = 1;
+	*out = log;
+	return 0;
+}
+
+uint64_t audit_size(struct audit_log *log)
+{
+	pthread_mutex_lock(&log->mu);
+	uint64_t n = log->durable;
+	pthread_mutex_unlock(&log->mu);
+	return n;
+}
+
+int audit_inclusion_proofs(struct audit_log *log, const uint64_t *seqs, size_t n, uint64_t size,
+			   struct audit_proof *out)
+{
+	int r = 0;
+	pthread_mutex_lock(&log->mu);
+	for (size_t i = 0; i < n && r == 0; i++) {
+		const uint8_t *leaf = merkle_tree_leaf(log->tree, seqs[i]);
+		r = leaf && seqs[i] < size && size <= log->durable
+			    ? merkle_tree_inclusion_proof(log->tree, seqs[i], size, out[i].path, &out[i].n)
+			    : -ENOENT;
+	}
+	pthread_mutex_unlock(&log->mu);
+	return r;
+}
+
+const char *audit_log_dir(const struct audit_log *log)
+{
+	return log->dir;
+}
+
+void audit_close(struct audit_log *log)
+{
+	if (!log)
+		return;
+	if (log->timer_running) {
+		pthread_mutex_lock(&log->mu);
+		log->stopping = 1;
+		pthread_cond_broadcast(&log->timer_cond);
+		pthread_mutex_unlock(&log->mu);
+		pthread_join(log->timer, NULL);
+	}
+	if (log->signer && log->seg_fd >= 0 && !log->broken && log->durable > log->ckpt_size)
+		(void)audit_checkpoint_now(log);
+	if (log->seg_fd >= 0)
+		close(log->seg_fd);
+	if (log->idx_fd >= 0)
+		close(log->idx_fd);
+	if (log->lock_fd >= 0)
+		close(log->lock_fd);
+	note_signer_free(log->signer);
+	merkle_tree_free(log->tree);
+	pthread_mutex_destroy(&log->mu);
+	pthread_cond_destroy(&log->cond);
+	pthread_cond_destroy(&log->timer_cond);
+	free(log->buf);
+	free(log->offs);
+	free(log->dir);
+	free(log->origin);
+	free(log);
+}

@@ -1,0 +1,146 @@
+#include "audit_format.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hash.h"
+#include "macro.h"
+#include "merkle.h"
+
+char *audit_canonical_json(const json_t *json)
+{
+	return json_dumps(json, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII | JSON_ENCODE_ANY);
+}
+
+char *audit_format_body(uint64_t seq, const char *type, const json_t *fields, const char *time)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "seq", json_integer((json_int_t)seq));
+	json_object_set_new(o, "type", json_string(type));
+	json_object_set_new(o, "time", json_string(time));
+	json_object_set(o, "fields", fields ? (json_t *)fields : json_object());
+	if (!fields)
+		json_decref(json_object_get(o, "fields"));
+	char *s = audit_canonical_json(o);
+	json_decref(o);
+	return s;
+}
+
+void audit_format_line(const uint8_t prev[AUDIT_HASH_LEN], uint64_t seq, uint64_t ckpt,
+		       const char *body, char **line, size_t *len, uint8_t hash[AUDIT_HASH_LEN])
+{
+	char prev_hex[65], entry_hex[65];
+	hash_to_hex(prev, AUDIT_HASH_LEN, prev_hex);
+	/* 64 placeholder bytes for the entry hash, filled once the leaf is known. */
+	char *s = xasprintf("%064d %s %012llu %012llu %s\n", 0, prev_hex, (unsigned long long)seq,
+			    (unsigned long long)ckpt, body);
+	size_t n = strlen(s);
+	merkle_leaf_hash(s + AUDIT_LEAF_OFFSET, n - 1 - AUDIT_LEAF_OFFSET, hash);
+	hash_to_hex(hash, AUDIT_HASH_LEN, entry_hex);
+	memcpy(s, entry_hex, 64);
+	*line = s;
+	*len = n;
+}
+
+/* Lower-case hex of a hash, compared as text: the writer only emits lower
+ * case, so a flipped case bit is a change, and no decoding is needed. */
+static void hex32(const uint8_t in[AUDIT_HASH_LEN], char out[64])
+{
+	static const char digits[] = "0123456789abcdef";
+	for (int i = 0; i < AUDIT_HASH_LEN; i++) {
+		out[2 * i] = digits[in[i] >> 4];
+		out[2 * i + 1] = digits[in[i] & 0xf];
+	}
+}
+
+static int digits12(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < AUDIT_SEQ_DIGITS; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+int audit_format_check(const char *line, size_t len, const uint8_t *prev, uint64_t seq,
+		       uint8_t hash[AUDIT_HASH_LEN], uint64_t *ckpt, const char **why)
+{
+	char hex[64];
+	uint64_t s, c;
+	if (len < AUDIT_JSON_OFFSET + 2 || line[64] != ' ' || line[129] != ' ' ||
+	    line[130 + AUDIT_SEQ_DIGITS] != ' ' || line[AUDIT_JSON_OFFSET - 1] != ' ' ||
+	    line[AUDIT_JSON_OFFSET] != '{' || line[len - 1] != '}' ||
+	    digits12(line + 130, &s) < 0 || digits12(line + 131 + AUDIT_SEQ_DIGITS, &c) < 0) {
+		*why = "malformed record (header layout)";
+		return -EBADMSG;
+	}
+	merkle_leaf_hash(line + AUDIT_LEAF_OFFSET, len - AUDIT_LEAF_OFFSET, hash);
+	hex32(hash, hex);
+	if (memcmp(hex, line, 64) != 0) {
+		*why = "record content does not match its entry hash (changed record)";
+		return -EBADMSG;
+	}
+	if (s != seq) {
+		*why = s < seq ? "sequence number goes back (duplicated or reordered record)"
+			       : "sequence number skips ahead (deleted record)";
+		return -EBADMSG;
+	}
+	if (prev)
+		hex32(prev, hex);
+	if (prev && memcmp(hex, line + 65, 64) != 0) {
+		*why = "previous-hash link broken (record deleted, inserted or reordered before it)";
+		return -EBADMSG;
+	}
+	if (c > seq) {
+		*why = "record cites a checkpoint beyond itself";
+		return -EBADMSG;
+	}
+	if (ckpt)
+		*ckpt = c;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+int audit_segments_list(const char *dir, uint64_t **firsts, size_t *n)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return -errno;
+	uint64_t *v = NULL;
+	size_t count = 0, cap = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		uint64_t first;
+		const char *name = de->d_name;
+		if (strlen(name) != 4 + AUDIT_SEQ_DIGITS + 4 || strncmp(name, "seg-", 4) != 0 ||
+		    strcmp(name + 4 + AUDIT_SEQ_DIGITS, ".log") != 0 || digits12(name + 4, &first) < 0)
+			continue;
+		if (count == cap) {
+			cap = cap ? cap * 2 : 16;
+			v = xrealloc(v, cap * sizeof(*v));
+		}
+		v[count++] = first;
+	}
+	closedir(d);
+	if (count)
+		qsort(v, count, sizeof(*v), cmp_u64);
+	*firsts = v;
+	*n = count;
+	return 0;
+}
+
+char *audit_segment_path(const char *dir, uint64_t first, const char *ext)
+{
+	return xasprintf("%s/seg-%012llu.%s", dir, (unsigned long long)first, ext);
+}

@@ -1,0 +1,52 @@
+/* On-disk layout of the audit log (one record per line, in segments):
+ *
+ *   <entry hash hex64> <prev hex64> <seq %012> <ckpt %012> <canonical JSON>\n
+ *
+ * The leaf of the Merkle tree is everything after the first 65 bytes up to
+ * the newline ("prev seq ckpt json"); the entry hash is its RFC 6962 leaf
+ * hash and prev is the previous record's entry hash (zeros for seq 0). ckpt
+ * is the size of the latest signed checkpoint when the record was written,
+ * so that an older checkpoint swapped in is noticed. Every field a verifier
+ * needs sits at a fixed position: verification parses no JSON.
+ *
+ * Files in the log directory: seg-<first seq %012>.log (records),
+ * seg-<first seq>.idx (8-byte little-endian offsets, derived, rebuilt at
+ * open), checkpoint (signed note), pubkey (verifier key), lock. */
+#ifndef MAI_AUDIT_FORMAT_H
+#define MAI_AUDIT_FORMAT_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define AUDIT_HASH_LEN 32
+#define AUDIT_SEQ_DIGITS 12
+#define AUDIT_LEAF_OFFSET 65
+#define AUDIT_JSON_OFFSET (65 + 65 + AUDIT_SEQ_DIGITS + 1 + AUDIT_SEQ_DIGITS + 1)
+#define AUDIT_SEQ_MAX UINT64_C(999999999999)
+
+/* Canonical JSON: sorted keys, compact, ASCII only. Caller frees. NULL when
+ * json cannot be encoded (NaN, invalid UTF-8). */
+char *audit_canonical_json(const json_t *json);
+
+/* The record body {"fields":fields,"seq":seq,"time":time,"type":type}, canonical.
+ * Caller frees. */
+char *audit_format_body(uint64_t seq, const char *type, const json_t *fields, const char *time);
+
+/* A whole line (with '\n') and its entry hash. Caller frees *line. */
+void audit_format_line(const uint8_t prev[AUDIT_HASH_LEN], uint64_t seq, uint64_t ckpt,
+		       const char *body, char **line, size_t *len, uint8_t hash[AUDIT_HASH_LEN]);
+
+/* Checks one line (len excludes the '\n'): layout, its own entry hash, the
+ * sequence number and, when prev is not NULL, the chain link. 0 with the
+ * entry hash (and ckpt) filled, or -EBADMSG with a static reason in *why. */
+int audit_format_check(const char *line, size_t len, const uint8_t *prev, uint64_t seq,
+		       uint8_t hash[AUDIT_HASH_LEN], uint64_t *ckpt, const char **why);
+
+/* Sorted first sequence numbers of the segments in dir. Caller frees
+ * *firsts. 0 or -errno. */
+int audit_segments_list(const char *dir, uint64_t **firsts, size_t *n);
+/* dir/seg-<first>.<ext>; caller frees. */
+char *audit_segment_path(const char *dir, uint64_t first, const char *ext);
+
+#endif

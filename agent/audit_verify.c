@@ -1,0 +1,447 @@
+/* Streams every segment once: each record's own hash, its sequence number
+ * and chain link are checked at fixed positions (no JSON parsing), the leaf
+ * hashes feed a compact Merkle range, and the root at the checkpoint's size
+ * is compared with the signed one. */
+#include "audit_verify.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include "audit_format.h"
+#include "checkpoint.h"
+#include "fileio.h"
+#include "hash.h"
+#include "macro.h"
+#include "merkle.h"
+#include "note_sign.h"
+#include "sidecar.h"
+
+const char *audit_checkpoint_status_to_string(enum audit_checkpoint_status s)
+{
+	switch (s) {
+	case AUDIT_CKPT_OK: return "ok";
+	case AUDIT_CKPT_MISSING: return "missing";
+	case AUDIT_CKPT_BAD_SIGNATURE: return "bad-signature";
+	case AUDIT_CKPT_MISMATCH: return "mismatch";
+	case AUDIT_CKPT_STALE: return "stale";
+	}
+	return "unknown";
+}
+
+static void fail(struct audit_verify_report *rep, uint64_t seq, char *reason)
+{
+	if (!rep->ok) { /* keep the first failure */
+		free(reason);
+		return;
+	}
+	rep->ok = 0;
+	rep->first_bad_seq = seq;
+	rep->reason = reason;
+}
+
+static void report_init(struct audit_verify_report *rep)
+{
+	memset(rep, 0, sizeof(*rep));
+	rep->ok = 1;
+	rep->checkpoint = AUDIT_CKPT_MISSING;
+}
+
+/* A checkpoint the caller holds: its size and root, and the root the log has
+ * at that size once the stream passes it. */
+struct target {
+	int want;
+	uint64_t size;
+	int seen;
+	uint8_t root[MERKLE_HASH_LEN];
+};
+
+struct stream {
+	uint64_t seq;
+	uint8_t prev[AUDIT_HASH_LEN];
+	uint64_t max_cited, cited_at;
+	struct merkle_compact compact;
+	struct target *targets[2];
+};
+
+static void stream_reach(struct stream *st)
+{
+	for (int i = 0; i < 2; i++) {
+		struct target *t = st->targets[i];
+		if (t && t->want && !t->seen && t->size == st->seq) {
+			merkle_compact_root(&st->compact, t->root);
+			t->seen = 1;
+		}
+	}
+}
+
+/* The hot path is SHA-256 over every byte plus one node hash per record, so
+ * a window of the segment is cut in two at a line boundary and the halves
+ * are hashed and checked on two threads; the chain link and the sequence
+ * number where the halves meet are checked again in order afterwards. */
+#define WINDOW_BYTES ((size_t)64 << 20)
+#define PARALLEL_MIN ((size_t)1 << 20)
+
+struct chunk {
+	const char *data;
+	size_t start, end;       /* [start, end) holds whole lines only */
+	uint8_t (*hash)[AUDIT_HASH_LEN];
+	size_t n;                /* records that passed */
+	int bad;                 /* record n failed */
+	const char *why;
+	size_t bad_off;
+	uint64_t max_cited;
+	size_t cited_idx;
+};
+
+static void *chunk_check(void *p)
+{
+	struct chunk *c = p;
+	size_t pos = c->start;
+	uint64_t base = 0;
+	/* The first line's own number is the base; the in-order pass checks it. */
+	if (c->end - c->start > AUDIT_JSON_OFFSET) {
+		for (int i = 0; i < AUDIT_SEQ_DIGITS; i++) {
+			char d = c->data[pos + 130 + (size_t)i];
+			base = base * 10 + (uint64_t)(d >= '0' && d <= '9' ? d - '0' : 0);
+		}
+	}
+	while (pos < c->end) {
+		const char *nl = memchr(c->data + pos, '\n', c->end - pos);
+		size_t len = (size_t)(nl - c->data) - pos;
+		uint64_t cited;
+		if (audit_format_check(c->data + pos, len, c->n ? c->hash[c->n - 1] : NULL, base + c->n,
+				       c->hash[c->n], &cited, &c->why) < 0) {
+			c->bad = 1;
+			c->bad_off = pos;
+			break;
+		}
+		if (cited > c->max_cited) {
+			c->max_cited = cited;
+			c->cited_idx = c->n;
+		}
+		c->n++;
+		pos += len + 1;
+	}
+	return NULL;
+}
+
+/* Folds a checked chunk into the stream in order. 0, or -1 after fail(). */
+static int chunk_merge(const char *path, const struct chunk *c, struct stream *st, struct audit_verify_report *rep)
+{
+	if (c->n > 0 || c->bad) {
+		/* The first line against what precedes it. */
+		uint8_t h[AUDIT_HASH_LEN];
+		const char *why;
+		const char *nl = memchr(c->data + c->start, '\n', c->end - c->start);
+		if (audit_format_check(c->data + c->start, (size_t)(nl - c->data) - c->start, st->prev, st->seq,
+				       h, NULL, &why) < 0) {
+			fail(rep, st->seq, xasprintf("%s (%s, offset %zu)", why, path, c->start));
+			return -1;
+		}
+	}
+	if (c->max_cited > st->max_cited) {
+		st->max_cited = c->max_cited;
+		st->cited_at = st->seq + c->cited_idx;
+	}
+	for (size_t i = 0; i < c->n; i++) {
+		merkle_compact_append(&st->compact, c->hash[i]);
+		st->seq++;
+		stream_reach(st);
+	}
+	if (c->n)
+		memcpy(st->prev, c->hash[c->n - 1], AUDIT_HASH_LEN);
+	if (c->bad) {
+		fail(rep, st->seq, xasprintf("%s (%s, offset %zu)", c->why, path, c->bad_off));
+		return -1;
+	}
+	return 0;
+}
+
+/* Checks one segment. Returns 0 (see rep->ok) or -errno. */
+static int stream_segment(const char *path, int last, struct stream *st, struct audit_verify_report *rep)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat sb;
+	if (fd < 0 || fstat(fd, &sb) < 0)
+		return -errno;
+	size_t len = (size_t)sb.st_size;
+	if (len == 0)
+		return 0;
+	const char *data = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	if (data == MAP_FAILED)
+		return -errno;
+	madvise((void *)data, len, MADV_SEQUENTIAL);
+	/* Whole lines end at the last newline; what follows is a write in
+	 * progress or a torn tail the writer quarantines at its next start. */
+	const char *lastnl = memrchr(data, '\n', len);
+	size_t whole = lastnl ? (size_t)(lastnl - data) + 1 : 0;
+	if (whole < len && !last)
+		fail(rep, st->seq, xasprintf("%s: partial record at offset %zu inside the log", path, whole));
+	size_t cap = (WINDOW_BYTES < whole ? WINDOW_BYTES : whole) / (AUDIT_JSON_OFFSET + 2) + 2;
+	uint8_t (*hashes)[AUDIT_HASH_LEN] = xmalloc(cap * AUDIT_HASH_LEN);
+	size_t pos = 0;
+	while (pos < whole && rep->ok) {
+		size_t end = whole;
+		if (end - pos > WINDOW_BYTES) {
+			const char *nl = memrchr(data + pos, '\n', WINDOW_BYTES);
+			end = nl ? (size_t)(nl - data) + 1 : whole;
+		}
+		struct chunk c[2] = { { .data = data, .start = pos, .end = end, .hash = hashes } };
+		int parts = 1;
+		if (end - pos >= PARALLEL_MIN) {
+			const char *mid = memchr(data + pos + (end - pos) / 2, '\n', end - pos - (end - pos) / 2);
+			size_t split = (size_t)(mid - data) + 1;
+			if (split < end) {
+				c[0].end = split;
+				c[1] = (struct chunk){ .data = data, .start = split, .end = end,
+						       .hash = hashes + (split - pos) / (AUDIT_JSON_OFFSET + 2) + 1 };
+				parts = 2;
+			}
+		}
+		pthread_t th;
+		int threaded = parts == 2 && pthread_create(&th, NULL, chunk_check, &c[1]) == 0;
+		chunk_check(&c[0]);
+		if (threaded)
+			pthread_join(th, NULL);
+		else if (parts == 2)
+			chunk_check(&c[1]);
+		for (int i = 0; i < parts; i++)
+			if (chunk_merge(path, &c[i], st, rep) < 0)
+				break;
+		pos = end;
+	}
+	free(hashes);
+	munmap((void *)data, len);
+	return 0;
+}
+
+/* Reads and checks a signed checkpoint note. 0 with ck filled, -ENOENT when
+ * absent, -EPERM/-EBADMSG with *err. */
+static int load_checkpoint(const char *path, const struct note_verifier *v, struct checkpoint *ck, char **err)
+{
+	_cleanup_free_ char *note = NULL;
+	size_t len;
+	int r = fileio_read_path(path, 1 << 16, &note, &len);
+	if (r < 0) {
+		*err = xasprintf("%s: %s", path, strerror(-r));
+		return r;
+	}
+	return checkpoint_open(v, note, len, ck, err);
+}
+
+static int verify(const char *log_dir, const char *pubkey_path, const char *since_path,
+		  struct audit_verify_report *rep)
+{
+	report_init(rep);
+	_cleanup_free_ char *defkey = xasprintf("%s/pubkey", log_dir), *err = NULL;
+	struct note_verifier *v = NULL;
+	int r = note_verifier_load(pubkey_path ? pubkey_path : defkey, &v, &err);
+	if (r < 0) {
+		rep->ok = 0;
+		rep->reason = steal_pointer(&err);
+		return r == -EINVAL ? -EINVAL : r;
+	}
+	_cleanup_free_ uint64_t *firsts = NULL;
+	size_t nseg = 0;
+	if ((r = audit_segments_list(log_dir, &firsts, &nseg)) < 0) {
+		note_verifier_free(v);
+		rep->ok = 0;
+		rep->reason = xasprintf("%s: cannot read the audit log: %s", log_dir, strerror(-r));
+		return r;
+	}
+
+	struct checkpoint ck = { 0 }, since = { 0 };
+	struct target ck_t = { 0 }, since_t = { 0 };
+	_cleanup_free_ char *ckpath = xasprintf("%s/checkpoint", log_dir), *ckerr = NULL, *since_err = NULL;
+	int ckr = load_checkpoint(ckpath, v, &ck, &ckerr);
+	if (ckr == 0) {
+		ck_t.want = 1;
+		ck_t.size = ck.size;
+		rep->checkpoint_size = ck.size;
+	}
+	if (since_path) {
+		int sr = load_checkpoint(since_path, v, &since, &since_err);
+		if (sr == -ENOENT || sr == -EACCES || sr == -EISDIR) {
+			note_verifier_free(v);
+			checkpoint_clear(&ck);
+			rep->ok = 0;
+			rep->reason = steal_pointer(&since_err);
+			return sr;
+		}
+		if (sr < 0)
+			fail(rep, 0, xasprintf("%s: %s", since_path, since_err));
+		else {
+			since_t.want = 1;
+			since_t.size = since.size;
+		}
+	}
+
+	struct stream st = { 0 };
+	merkle_compact_init(&st.compact);
+	st.targets[0] = &ck_t;
+	st.targets[1] = &since_t;
+	stream_reach(&st); /* size 0 */
+	uint64_t first = nseg ? firsts[0] : 0;
+	st.seq = first;
+	if (first != 0)
+		fail(rep, 0, xasprintf("%s: records before seq %" PRIu64 " are missing", log_dir, first));
+	for (size_t i = 0; i < nseg && rep->ok; i++) {
+		_cleanup_free_ char *path = audit_segment_path(log_dir, firsts[i], "log");
+		if (firsts[i] != st.seq) {
+			fail(rep, st.seq, xasprintf("%s starts at seq %" PRIu64 ", expected %" PRIu64
+						    " (segment missing or inserted)", path, firsts[i], st.seq));
+			break;
+		}
+		r = stream_segment(path, i + 1 == nseg, &st, rep);
+		if (r < 0) {
+			fail(rep, st.seq, xasprintf("%s: cannot read: %s", path, strerror(-r)));
+			break;
+		}
+	}
+	rep->entries = st.seq;
+	if (st.seq > 0)
+		hash_to_hex(st.prev, AUDIT_HASH_LEN, rep->head_hex);
+
+	if (ckr == -ENOENT) {
+		rep->checkpoint = AUDIT_CKPT_MISSING;
+		if (st.seq > 0)
+			fail(rep, 0, xasprintf("%s: no signed checkpoint, the log's authorship cannot be checked", ckpath));
+	} else if (ckr < 0) {
+		rep->checkpoint = AUDIT_CKPT_BAD_SIGNATURE;
+		fail(rep, 0, xasprintf("%s: %s", ckpath, ckerr));
+	} else if (rep->ok) {
+		if (ck.size > st.seq) {
+			rep->checkpoint = AUDIT_CKPT_MISMATCH;
+			fail(rep, st.seq, xasprintf("the log ends at %" PRIu64 " records but the signed checkpoint "
+						    "covers %" PRIu64 ": records were cut", st.seq, ck.size));
+		} else if (memcmp(ck_t.root, ck.root, MERKLE_HASH_LEN) != 0) {
+			rep->checkpoint = AUDIT_CKPT_MISMATCH;
+			fail(rep, 0, xasprintf("records 0..%" PRIu64 " do not match the root of the signed "
+					       "checkpoint (log rewritten)", ck.size ? ck.size - 1 : 0));
+		} else if (ck.size < st.max_cited) {
+			rep->checkpoint = AUDIT_CKPT_MISMATCH;
+			fail(rep, st.cited_at, xasprintf("the checkpoint covers %" PRIu64 " records but this record "
+							 "cites a later checkpoint of %" PRIu64 ": an older "
+							 "checkpoint was put back", ck.size, st.max_cited));
+		} else {
+			rep->checkpoint = ck.size < st.seq ? AUDIT_CKPT_STALE : AUDIT_CKPT_OK;
+		}
+	}
+	if (since_t.want && rep->ok) {
+		if (since.size > st.seq)
+			fail(rep, st.seq, xasprintf("%s covers %" PRIu64 " records but the log has only %" PRIu64
+						    ": the log shrank", since_path, since.size, st.seq));
+		else if (memcmp(since_t.root, since.root, MERKLE_HASH_LEN) != 0)
+			fail(rep, 0, xasprintf("%s: the first %" PRIu64 " records are not the ones that "
+					       "checkpoint signed (history rewritten)", since_path, since.size));
+	}
+	checkpoint_clear(&ck);
+	checkpoint_clear(&since);
+	note_verifier_free(v);
+	return 0;
+}
+
+int audit_verify_log(const char *log_dir, const char *pubkey_path, struct audit_verify_report *rep)
+{
+	return verify(log_dir, pubkey_path, NULL, rep);
+}
+
+int audit_verify_log_since(const char *log_dir, const char *pubkey_path, const char *since_path,
+			   struct audit_verify_report *rep)
+{
+	return verify(log_dir, pubkey_path, since_path, rep);
+}
+
+int audit_verify_sidecar(const char *sidecar_path, const char *pubkey_path, struct audit_verify_report *rep)
+{
+	report_init(rep);
+	_cleanup_free_ char *text = NULL, *err = NULL;
+	size_t len;
+	struct note_verifier *v = NULL;
+	if (!pubkey_path) {
+		rep->ok = 0;
+		rep->reason = xasprintf("%s: a sidecar is verified against the log's public key: give --pubkey KEY",
+					sidecar_path);
+		return -EINVAL;
+	}
+	int r = note_verifier_load(pubkey_path, &v, &err);
+	if (r == 0 && (r = fileio_read_path(sidecar_path, SIDECAR_MAX_BYTES, &text, &len)) < 0)
+		err = xasprintf("%s: cannot read: %s", sidecar_path, strerror(-r));
+	if (r < 0) {
+		note_verifier_free(v);
+		rep->ok = 0;
+		rep->reason = steal_pointer(&err);
+		return r;
+	}
+	struct sidecar sc;
+	struct checkpoint ck = { 0 };
+	if (sidecar_parse(text, len, &sc, &err) < 0) {
+		fail(rep, 0, xasprintf("%s: %s", sidecar_path, err));
+		note_verifier_free(v);
+		return 0;
+	}
+	_cleanup_free_ char *ckerr = NULL;
+	r = checkpoint_open(v, sc.checkpoint, strlen(sc.checkpoint), &ck, &ckerr);
+	if (r < 0) {
+		rep->checkpoint = AUDIT_CKPT_BAD_SIGNATURE;
+		fail(rep, sc.records[0].seq, xasprintf("%s: checkpoint: %s", sidecar_path, ckerr));
+	} else {
+		rep->checkpoint = AUDIT_CKPT_OK;
+		rep->checkpoint_size = ck.size;
+	}
+	uint8_t h[AUDIT_HASH_LEN], prev_h[AUDIT_HASH_LEN];
+	for (size_t i = 0; i < sc.n && rep->ok; i++) {
+		struct sidecar_record *sr = &sc.records[i];
+		const char *why;
+		/* Consecutive records must also chain. */
+		const uint8_t *prev = i > 0 && sc.records[i - 1].seq + 1 == sr->seq ? prev_h : NULL;
+		if (audit_format_check(sr->line, sr->line_len, prev, sr->seq, h, NULL, &why) < 0) {
+			fail(rep, sr->seq, xasprintf("%s (%s)", why, sidecar_path));
+			break;
+		}
+		if (merkle_verify_inclusion(h, sr->seq, ck.size, (const uint8_t(*)[MERKLE_HASH_LEN])sr->proof,
+					    sr->proof_n, ck.root) < 0) {
+			rep->checkpoint = AUDIT_CKPT_MISMATCH;
+			fail(rep, sr->seq, xasprintf("inclusion proof does not lead to the checkpoint root (%s)",
+						     sidecar_path));
+			break;
+		}
+		memcpy(prev_h, h, AUDIT_HASH_LEN);
+		rep->entries++;
+		hash_to_hex(h, AUDIT_HASH_LEN, rep->head_hex);
+	}
+	checkpoint_clear(&ck);
+	sidecar_clear(&sc);
+	note_verifier_free(v);
+	return 0;
+}
+
+char *audit_verify_report_line(const struct audit_verify_report *rep)
+{
+	if (rep->ok)
+		return xasprintf("OK n=%" PRIu64 " head=%s checkpoint=%s", rep->entries,
+				 rep->head_hex[0] ? rep->head_hex : "none",
+				 audit_checkpoint_status_to_string(rep->checkpoint));
+	return xasprintf("FAIL seq=%" PRIu64 ": %s", rep->first_bad_seq, rep->reason ? rep->reason : "unknown");
+}
+
+json_t *audit_verify_report_json(const struct audit_verify_report *rep)
+{
+	return json_pack("{s:b, s:I, s:s?, s:s, s:I, s:o, s:o}", "ok", rep->ok, "entries",
+			 (json_int_t)rep->entries, "head", rep->head_hex[0] ? rep->head_hex : NULL,
+			 "checkpoint", audit_checkpoint_status_to_string(rep->checkpoint), "checkpoint_size",
+			 (json_int_t)rep->checkpoint_size, "first_bad_seq",
+			 rep->ok ? json_null() : json_integer((json_int_t)rep->first_bad_seq), "reason",
+			 rep->reason && !rep->ok ? json_string(rep->reason) : json_null());
+}
+
+void audit_verify_report_clear(struct audit_verify_report *rep)
+{
+	free(rep->reason);
+	memset(rep, 0, sizeof(*rep));
+}

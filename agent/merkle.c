@@ -1,0 +1,299 @@
+/* SHA256_Init and friends are deprecated in OpenSSL 3 but remain the cheapest
+ * way to hash a few blocks; see merkle_leaf_hash. */
+#define OPENSSL_SUPPRESS_DEPRECATED
+#include "merkle.h"
+
+#include <errno.h>
+#include <openssl/sha.h>
+#include <string.h>
+
+#include "macro.h"
+
+/* The low-level SHA256 calls are used here on purpose: a leaf and a node hash
+ * are a few blocks each, and EVP's per-call context setup would cost as much
+ * as the hashing on the verification hot path. */
+void merkle_leaf_hash(const void *data, size_t len, uint8_t out[MERKLE_HASH_LEN])
+{
+	SHA256_CTX ctx;
+	uint8_t first[64];
+	size_t head = len < 63 ? len : 63;
+	/* One contiguous first block instead of a 1-byte update: the prefix
+	 * would otherwise make every block of the leaf go through a copy. */
+	first[0] = 0x00;
+	memcpy(first + 1, data, head);
+	SHA256_Init(&ctx);
+	SHA256_Update(&ctx, first, head + 1);
+	SHA256_Update(&ctx, (const uint8_t *)data + head, len - head);
+	SHA256_Final(out, &ctx);
+}
+
+void merkle_node_hash(const uint8_t l[MERKLE_HASH_LEN], const uint8_t r[MERKLE_HASH_LEN],
+		      uint8_t out[MERKLE_HASH_LEN])
+{
+	uint8_t buf[1 + 2 * MERKLE_HASH_LEN];
+	SHA256_CTX ctx;
+	buf[0] = 0x01;
+	memcpy(buf + 1, l, MERKLE_HASH_LEN);
+	memcpy(buf + 1 + MERKLE_HASH_LEN, r, MERKLE_HASH_LEN);
+	/* Not SHA256(): in OpenSSL 3 the one-shot call fetches the algorithm
+	 * each time and costs six times as much for these two blocks. */
+	SHA256_Init(&ctx);
+	SHA256_Update(&ctx, buf, sizeof(buf));
+	SHA256_Final(out, &ctx);
+}
+
+void merkle_compact_init(struct merkle_compact *c)
+{
+	memset(c, 0, sizeof(*c));
+}
+
+void merkle_compact_append(struct merkle_compact *c, const uint8_t leaf_hash[MERKLE_HASH_LEN])
+{
+	memcpy(c->stack[c->n++], leaf_hash, MERKLE_HASH_LEN);
+	c->size++;
+	/* Each trailing zero bit of the new size completes one perfect subtree. */
+	for (uint64_t s = c->size; (s & 1) == 0; s >>= 1) {
+		merkle_node_hash(c->stack[c->n - 2], c->stack[c->n - 1], c->stack[c->n - 2]);
+		c->n--;
+	}
+}
+
+void merkle_compact_root(const struct merkle_compact *c, uint8_t out[MERKLE_HASH_LEN])
+{
+	if (c->n == 0) {
+		SHA256(NULL, 0, out);
+		return;
+	}
+	uint8_t h[MERKLE_HASH_LEN];
+	memcpy(h, c->stack[c->n - 1], MERKLE_HASH_LEN);
+	for (unsigned i = c->n - 1; i-- > 0;)
+		merkle_node_hash(c->stack[i], h, h);
+	memcpy(out, h, MERKLE_HASH_LEN);
+}
+
+struct merkle_tree {
+	uint64_t size;
+	/* level[k][i]: hash of the perfect subtree of 2^k leaves starting at i<<k. */
+	uint8_t (*level[64])[MERKLE_HASH_LEN];
+	uint64_t cap[64];
+};
+
+struct merkle_tree *merkle_tree_new(void)
+{
+	return xcalloc(1, sizeof(struct merkle_tree));
+}
+
+void merkle_tree_free(struct merkle_tree *t)
+{
+	if (!t)
+		return;
+	for (int k = 0; k < 64; k++)
+		free(t->level[k]);
+	free(t);
+}
+
+static void level_put(struct merkle_tree *t, int k, uint64_t i, const uint8_t h[MERKLE_HASH_LEN])
+{
+	if (i >= t->cap[k]) {
+		uint64_t cap = t->cap[k] ? t->cap[k] * 2 : 64;
+		t->level[k] = xrealloc(t->level[k], cap * MERKLE_HASH_LEN);
+		t->cap[k] = cap;
+	}
+	memcpy(t->level[k][i], h, MERKLE_HASH_LEN);
+}
+
+void merkle_tree_append(struct merkle_tree *t, const uint8_t leaf_hash[MERKLE_HASH_LEN])
+{
+	uint64_t i = t->size;
+	level_put(t, 0, i, leaf_hash);
+	t->size++;
+	for (int k = 1; k < 64 && ((i + 1) & ((UINT64_C(1) << k) - 1)) == 0; k++) {
+		uint64_t j = i >> k;
+		uint8_t h[MERKLE_HASH_LEN];
+		merkle_node_hash(t->level[k - 1][2 * j], t->level[k - 1][2 * j + 1], h);
+		level_put(t, k, j, h);
+	}
+}
+
+uint64_t merkle_tree_size(const struct merkle_tree *t)
+{
+	return t->size;
+}
+
+const uint8_t *merkle_tree_leaf(const struct merkle_tree *t, uint64_t index)
+{
+	return index < t->size ? t->level[0][index] : NULL;
+}
+
+/* Largest power of two strictly below n (n >= 2). */
+static uint64_t split_point(uint64_t n)
+{
+	uint64_t k = 1;
+	while (k << 1 < n)
+		k <<= 1;
+	return k;
+}
+
+/* MTH(D[lo:hi]) from the cached perfect subtrees. */
+static void subtree_hash(const struct merkle_tree *t, uint64_t lo, uint64_t hi, uint8_t out[MERKLE_HASH_LEN])
+{
+	uint64_t n = hi - lo;
+	if ((n & (n - 1)) == 0) {
+		int k = __builtin_ctzll(n);
+		/* A perfect range in RFC 6962's recursion always starts aligned. */
+		memcpy(out, t->level[k][lo >> k], MERKLE_HASH_LEN);
+		return;
+	}
+	uint64_t k = split_point(n);
+	uint8_t l[MERKLE_HASH_LEN], r[MERKLE_HASH_LEN];
+	subtree_hash(t, lo, lo + k, l);
+	subtree_hash(t, lo + k, hi, r);
+	merkle_node_hash(l, r, out);
+}
+
+int merkle_tree_root(const struct merkle_tree *t, uint64_t size, uint8_t out[MERKLE_HASH_LEN])
+{
+	if (size > t->size)
+		return -EINVAL;
+	if (size == 0) {
+		SHA256(NULL, 0, out);
+		return 0;
+	}
+	subtree_hash(t, 0, size, out);
+	return 0;
+}
+
+static void inclusion_path(const struct merkle_tree *t, uint64_t m, uint64_t lo, uint64_t hi,
+			   uint8_t proof[][MERKLE_HASH_LEN], size_t *n)
+{
+	if (hi - lo <= 1)
+		return;
+	uint64_t k = split_point(hi - lo);
+	if (m < k) {
+		inclusion_path(t, m, lo, lo + k, proof, n);
+		subtree_hash(t, lo + k, hi, proof[(*n)++]);
+	} else {
+		inclusion_path(t, m - k, lo + k, hi, proof, n);
+		subtree_hash(t, lo, lo + k, proof[(*n)++]);
+	}
+}
+
+int merkle_tree_inclusion_proof(const struct merkle_tree *t, uint64_t index, uint64_t size,
+				uint8_t proof[][MERKLE_HASH_LEN], size_t *n)
+{
+	*n = 0;
+	if (size > t->size || index >= size)
+		return -EINVAL;
+	inclusion_path(t, index, 0, size, proof, n);
+	return 0;
+}
+
+static void consistency_sub(const struct merkle_tree *t, uint64_t m, uint64_t lo, uint64_t hi, int whole,
+			    uint8_t proof[][MERKLE_HASH_LEN], size_t *count)
+{
+	uint64_t n = hi - lo;
+	if (m == n) {
+		if (!whole)
+			subtree_hash(t, lo, hi, proof[(*count)++]);
+		return;
+	}
+	uint64_t k = split_point(n);
+	if (m <= k) {
+		consistency_sub(t, m, lo, lo + k, whole, proof, count);
+		subtree_hash(t, lo + k, hi, proof[(*count)++]);
+	} else {
+		consistency_sub(t, m - k, lo + k, hi, 0, proof, count);
+		subtree_hash(t, lo, lo + k, proof[(*count)++]);
+	}
+}
+
+int merkle_tree_consistency_proof(const struct merkle_tree *t, uint64_t m, uint64_t n,
+				  uint8_t proof[][MERKLE_HASH_LEN], size_t *count)
+{
+	*count = 0;
+	if (n > t->size || m > n)
+		return -EINVAL;
+	if (m == 0 || m == n)
+		return 0;
+	consistency_sub(t, m, 0, n, 1, proof, count);
+	return 0;
+}
+
+int merkle_verify_inclusion(const uint8_t leaf_hash[MERKLE_HASH_LEN], uint64_t index, uint64_t size,
+			    const uint8_t proof[][MERKLE_HASH_LEN], size_t n,
+			    const uint8_t root[MERKLE_HASH_LEN])
+{
+	if (index >= size || n > MERKLE_MAX_PROOF)
+		return -EBADMSG;
+	uint64_t fn = index, sn = size - 1;
+	uint8_t r[MERKLE_HASH_LEN];
+	memcpy(r, leaf_hash, MERKLE_HASH_LEN);
+	for (size_t i = 0; i < n; i++) {
+		if (sn == 0)
+			return -EBADMSG;
+		if ((fn & 1) || fn == sn) {
+			merkle_node_hash(proof[i], r, r);
+			while (!(fn & 1) && fn != 0) {
+				fn >>= 1;
+				sn >>= 1;
+			}
+		} else {
+			merkle_node_hash(r, proof[i], r);
+		}
+		fn >>= 1;
+		sn >>= 1;
+	}
+	if (sn != 0 || memcmp(r, root, MERKLE_HASH_LEN) != 0)
+		return -EBADMSG;
+	return 0;
+}
+
+int merkle_verify_consistency(uint64_t m, uint64_t n, const uint8_t root_m[MERKLE_HASH_LEN],
+			      const uint8_t root_n[MERKLE_HASH_LEN],
+			      const uint8_t proof[][MERKLE_HASH_LEN], size_t count)
+{
+	if (m > n || count > MERKLE_MAX_PROOF)
+		return -EBADMSG;
+	if (m == n)
+		return count == 0 && memcmp(root_m, root_n, MERKLE_HASH_LEN) == 0 ? 0 : -EBADMSG;
+	if (m == 0)
+		return count == 0 ? 0 : -EBADMSG;
+	if (count == 0)
+		return -EBADMSG;
+
+	uint8_t path[MERKLE_MAX_PROOF + 1][MERKLE_HASH_LEN];
+	size_t len = 0;
+	/* When m is a power of two, its root is the first node of the path. */
+	if ((m & (m - 1)) == 0)
+		memcpy(path[len++], root_m, MERKLE_HASH_LEN);
+	for (size_t i = 0; i < count; i++)
+		memcpy(path[len++], proof[i], MERKLE_HASH_LEN);
+
+	uint64_t fn = m - 1, sn = n - 1;
+	while (fn & 1) {
+		fn >>= 1;
+		sn >>= 1;
+	}
+	uint8_t fr[MERKLE_HASH_LEN], sr[MERKLE_HASH_LEN];
+	memcpy(fr, path[0], MERKLE_HASH_LEN);
+	memcpy(sr, path[0], MERKLE_HASH_LEN);
+	for (size_t i = 1; i < len; i++) {
+		if (sn == 0)
+			return -EBADMSG;
+		if ((fn & 1) || fn == sn) {
+			merkle_node_hash(path[i], fr, fr);
+			merkle_node_hash(path[i], sr, sr);
+			while (!(fn & 1) && fn != 0) {
+				fn >>= 1;
+				sn >>= 1;
+			}
+		} else {
+			merkle_node_hash(sr, path[i], sr);
+		}
+		fn >>= 1;
+		sn >>= 1;
+	}
+	if (sn != 0 || memcmp(fr, root_m, MERKLE_HASH_LEN) != 0 || memcmp(sr, root_n, MERKLE_HASH_LEN) != 0)
+		return -EBADMSG;
+	return 0;
+}

@@ -1,0 +1,63 @@
+#include "audit_fixture.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "fileio.h"
+#include "macro.h"
+#include "note_sign.h"
+
+void fixture_keys(const char *dir, const char *name, const char *origin)
+{
+	char *priv = NULL, *pub = NULL;
+	assert_int_equal(note_keygen(origin, &priv, &pub), 0);
+	char *kp = xasprintf("%s/%s.key", dir, name), *pp = xasprintf("%s/%s.pub", dir, name);
+	assert_int_equal(fileio_write_atomic(kp, priv, strlen(priv), 0600), 0);
+	assert_int_equal(fileio_write_atomic(pp, pub, strlen(pub), 0644), 0);
+	free(kp);
+	free(pp);
+	free(priv);
+	free(pub);
+}
+
+struct audit_options fixture_options(const char *dir, const char *name, int fsync)
+{
+	static char log_dir[4096], key[4096];
+	snprintf(log_dir, sizeof(log_dir), "%s/audit", dir);
+	snprintf(key, sizeof(key), "%s/%s.key", dir, name);
+	struct audit_options o = {
+		.log_dir = log_dir,
+		.signing_key = key,
+		.origin = "mai.test/audit",
+		.fsync = fsync,
+	};
+	return o;
+}
+
+void fixture_append(struct audit_log *log, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		json_t *f = json_pack("{s:s, s:I, s:s}", "file", "drop/ex\u00e4mple.py", "n", (json_int_t)i,
+				      "sha256", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+		assert_int_equal(audit_append(log, "job_accepted", f, NULL), 0);
+		json_decref(f);
+	}
+}
+
+char *fixture_read(const char *path, size_t *len)
+{
+	char *data = NULL;
+	assert_int_equal(fileio_read_path(path, (size_t)1 << 30, &data, len), 0);
+	return data;
+}
+
+void fixture_write(const char *path, const char *data, size_t len)
+{
+	_cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(fileio_write_all(fd, data, len), 0);
+}

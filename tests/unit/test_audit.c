@@ -1,0 +1,260 @@
+/* The writer, the reader and the verifier together on real files. */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "audit.h"
+#include "audit_format.h"
+#include "audit_fixture.h"
+#include "audit_reader.h"
+#include "audit_verify.h"
+#include "macro.h"
+#include "testdir.h"
+
+static char *verify_line(const char *dir, const char *pub_name)
+{
+	_cleanup_free_ char *log_dir = xasprintf("%s/audit", dir), *pub = xasprintf("%s/%s.pub", dir, pub_name);
+	struct audit_verify_report rep;
+	assert_int_equal(audit_verify_log(log_dir, pub, &rep), 0);
+	char *line = audit_verify_report_line(&rep);
+	audit_verify_report_clear(&rep);
+	return line;
+}
+
+static void test_append_reopen_read_verify(void **state)
+{
+	const char *dir = *state;
+	fixture_keys(dir, "k", "mai.test/audit");
+	struct audit_options o = fixture_options(dir, "k", 1);
+	struct audit_log *log = NULL;
+	_cleanup_free_ char *err = NULL;
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	fixture_append(log, 10);
+	struct audit_position pos;
+	json_t *f = json_pack("{s:s, s:i}", "zeta", "last", "alpha", 1);
+	assert_int_equal(audit_append(log, "decision", f, &pos), 0);
+	json_decref(f);
+	assert_int_equal(pos.seq, 10);
+	audit_close(log);
+
+	_cleanup_free_ char *line = verify_line(dir, "k");
+	_cleanup_free_ char *want = xasprintf("OK n=11 head=%s checkpoint=ok", pos.entry_hex);
+	assert_string_equal(line, want);
+
+	/* Reopening continues the chain. */
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	fixture_append(log, 4);
+	audit_close(log);
+	_cleanup_free_ char *line2 = verify_line(dir, "k");
+	assert_true(strncmp(line2, "OK n=15 head=", 13) == 0);
+
+	/* Random access by number; the body is canonical JSON (sorted keys). */
+	struct audit_reader *r = NULL;
+	_cleanup_free_ char *log_dir = xasprintf("%s/audit", dir);
+	assert_int_equal(audit_reader_open(log_dir, &r, &err), 0);
+	assert_int_equal(audit_reader_count(r), 15);
+	_cleanup_free_ char *json = NULL;
+	size_t len;
+	assert_int_equal(audit_reader_get_json(r, 10, &json, &len), 0);
+	assert_true(strncmp(json, "{\"fields\":{\"alpha\":1,\"zeta\":\"last\"},\"seq\":10,\"time\":\"", 52) == 0);
+	assert_non_null(strstr(json, "\"type\":\"decision\"}"));
+	_cleanup_free_ char *rec = NULL;
+	assert_int_equal(audit_reader_get(r, 10, &rec, &len), 0);
+	assert_memory_equal(rec, pos.entry_hex, 64);
+	assert_int_equal(audit_reader_get(r, 15, &rec, &len), -ENOENT);
+	_cleanup_free_ char *ck = NULL;
+	assert_int_equal(audit_reader_checkpoint(r, &ck), 0);
+	assert_true(strncmp(ck, "mai.test/audit\n15\n", 18) == 0);
+	assert_non_null(strstr(ck, "\n\n\xe2\x80\x94 mai.test/audit "));
+	audit_reader_close(r);
+
+	/* The key stays private; the public key is published next to the log. */
+	struct stat st;
+	_cleanup_free_ char *key = xasprintf("%s/k.key", dir), *pubkey = xasprintf("%s/audit/pubkey", dir);
+	assert_int_equal(stat(key, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(stat(pubkey, &st), 0);
+}
+
+static void test_second_writer_refused(void **state)
+{
+	const char *dir = *state;
+	fixture_keys(dir, "k", "mai.test/audit");
+	struct audit_options o = fixture_options(dir, "k", 0);
+	struct audit_log *a = NULL, *b = NULL;
+	_cleanup_free_ char *err = NULL, *want = xasprintf("(pid %ld, lock %s/audit/lock)", (long)getpid(), dir);
+	assert_int_equal(audit_open(&o, &a, &err), 0);
+	assert_int_equal(audit_open(&o, &b, &err), -EWOULDBLOCK);
+	assert_non_null(strstr(err, "is in use by another writer"));
+	assert_non_null(strstr(err, want));
+	audit_close(a);
+}
+
+static void test_first_start_makes_a_key(void **state)
+{
+	const char *dir = *state;
+	_cleanup_free_ char *log_dir = xasprintf("%s/state/audit", dir), *err = NULL;
+	struct audit_options o = { .log_dir = log_dir, .origin = "mai.test/first", .fsync = 0 };
+	struct audit_log *log = NULL;
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	fixture_append(log, 3);
+	audit_close(log);
+	struct stat st;
+	_cleanup_free_ char *key = xasprintf("%s/state/audit-signing.key", dir);
+	assert_int_equal(stat(key, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	struct audit_verify_report rep;
+	assert_int_equal(audit_verify_log(log_dir, NULL, &rep), 0);
+	assert_true(rep.ok);
+	assert_int_equal(rep.entries, 3);
+	audit_verify_report_clear(&rep);
+}
+
+static void test_torn_tail_quarantined_and_recorded(void **state)
+{
+	const char *dir = *state;
+	fixture_keys(dir, "k", "mai.test/audit");
+	struct audit_options o = fixture_options(dir, "k", 1);
+	struct audit_log *log = NULL;
+	_cleanup_free_ char *err = NULL;
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	fixture_append(log, 5);
+	audit_close(log);
+	/* A crash in the middle of a write leaves half a record. */
+	_cleanup_free_ char *seg = xasprintf("%s/audit/seg-000000000000.log", dir);
+	FILE *f = fopen(seg, "a");
+	fputs("0123456789abcdef half a record", f);
+	fclose(f);
+	_cleanup_free_ char *before = verify_line(dir, "k");
+	assert_true(strncmp(before, "OK n=5 ", 7) == 0); /* the partial line is not part of the log */
+
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	audit_close(log);
+	_cleanup_free_ char *after = verify_line(dir, "k");
+	assert_true(strncmp(after, "OK n=6 ", 7) == 0);
+
+	struct audit_reader *r = NULL;
+	_cleanup_free_ char *log_dir = xasprintf("%s/audit", dir), *json = NULL;
+	size_t len;
+	assert_int_equal(audit_reader_open(log_dir, &r, &err), 0);
+	assert_int_equal(audit_reader_get_json(r, 5, &json, &len), 0);
+	audit_reader_close(r);
+	json_t *j = json_loads(json, 0, NULL);
+	assert_string_equal(json_string_value(json_object_get(j, "type")), "audit_torn_tail");
+	json_t *fields = json_object_get(j, "fields");
+	assert_int_equal(json_integer_value(json_object_get(fields, "bytes")), 30);
+	const char *q = json_string_value(json_object_get(fields, "quarantine"));
+	size_t qlen;
+	_cleanup_free_ char *kept = fixture_read(q, &qlen);
+	assert_string_equal(kept, "0123456789abcdef half a record");
+	json_decref(j);
+}
+
+struct thread_arg {
+	struct audit_log *log;
+	uint64_t seqs[200];
+};
+
+static void *appender(void *p)
+{
+	struct thread_arg *a = p;
+	for (int i = 0; i < 200; i++) {
+		struct audit_position pos;
+		json_t *f = json_pack("{s:i}", "i", i);
+		if (audit_append(a->log, "execution", f, &pos) == 0)
+			a->seqs[i] = pos.seq;
+		else
+			a->seqs[i] = UINT64_MAX;
+		json_decref(f);
+	}
+	return NULL;
+}
+
+static void test_group_commit_from_threads(void **state)
+{
+	const char *dir = *state;
+	fixture_keys(dir, "k", "mai.test/audit");
+	struct audit_options o = fixture_options(dir, "k", 1);
+	o.group_commit_delay_us = 200;
+	struct audit_log *log = NULL;
+	_cleanup_free_ char *err = NULL;
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	pthread_t th[8];
+	static struct thread_arg args[8];
+	for (int i = 0; i < 8; i++) {
+		args[i].log = log;
+		assert_int_equal(pthread_create(&th[i], NULL, appender, &args[i]), 0);
+	}
+	for (int i = 0; i < 8; i++)
+		pthread_join(th[i], NULL);
+	static uint8_t seen[1600];
+	memset(seen, 0, sizeof(seen));
+	for (int i = 0; i < 8; i++)
+		for (int j = 0; j < 200; j++) {
+			assert_true(args[i].seqs[j] < 1600);
+			assert_false(seen[args[i].seqs[j]]);
+			seen[args[i].seqs[j]] = 1;
+			/* Each thread's own records come back in the order it wrote them. */
+			if (j)
+				assert_true(args[i].seqs[j] > args[i].seqs[j - 1]);
+		}
+	assert_int_equal(audit_size(log), 1600);
+	audit_close(log);
+	_cleanup_free_ char *line = verify_line(dir, "k");
+	assert_true(strncmp(line, "OK n=1600 ", 10) == 0);
+}
+
+static void test_rotation_keeps_one_chain(void **state)
+{
+	const char *dir = *state;
+	fixture_keys(dir, "k", "mai.test/audit");
+	struct audit_options o = fixture_options(dir, "k", 0);
+	o.rotate_size = 4096;
+	struct audit_log *log = NULL;
+	_cleanup_free_ char *err = NULL;
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	fixture_append(log, 200);
+	audit_close(log);
+	_cleanup_free_ char *log_dir = xasprintf("%s/audit", dir);
+	struct audit_reader *r = NULL;
+	assert_int_equal(audit_reader_open(log_dir, &r, &err), 0);
+	assert_int_equal(audit_reader_count(r), 200);
+	_cleanup_free_ char *json = NULL;
+	size_t len;
+	assert_int_equal(audit_reader_get_json(r, 150, &json, &len), 0);
+	assert_non_null(strstr(json, "\"seq\":150,"));
+	audit_reader_close(r);
+	_cleanup_free_ char *line = verify_line(dir, "k");
+	assert_true(strncmp(line, "OK n=200 ", 9) == 0);
+	/* More than one segment, and removing one in the middle is caught. */
+	_cleanup_free_ uint64_t *firsts = NULL;
+	size_t n = 0;
+	assert_int_equal(audit_segments_list(log_dir, &firsts, &n), 0);
+	assert_true(n >= 3);
+	_cleanup_free_ char *mid = xasprintf("%s/seg-%012llu.log", log_dir, (unsigned long long)firsts[1]);
+	_cleanup_free_ char *want = xasprintf("FAIL seq=%llu: ", (unsigned long long)firsts[1]);
+	assert_int_equal(unlink(mid), 0);
+	_cleanup_free_ char *bad = verify_line(dir, "k");
+	assert_true(strncmp(bad, want, strlen(want)) == 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_append_reopen_read_verify, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_second_writer_refused, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_first_start_makes_a_key, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_torn_tail_quarantined_and_recorded, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_group_commit_from_threads, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_rotation_keeps_one_chain, testdir_setup, testdir_teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
