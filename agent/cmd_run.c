@@ -1,10 +1,12 @@
 /* mai-agent run: the daemon, wired to what this build has. */
 #include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "assess.h"
+#include "audit.h"
 #include "cmd.h"
 #include "config.h"
 #include "daemon.h"
@@ -38,7 +40,47 @@ static void run_usage(FILE *out)
 struct stage_ctx {
 	struct assess_rules *rules;
 	struct sandbox *sb;
+	struct audit_log *log;
 };
+
+static int stage_audit(void *ctx, const char *type, json_t *fields, uint64_t *seq)
+{
+	struct audit_position pos;
+	int r = audit_append(((struct stage_ctx *)ctx)->log, type, fields, &pos);
+	if (r == 0)
+		*seq = pos.seq;
+	return r;
+}
+
+static int stage_audit_sidecar(void *ctx, const uint64_t *seqs, size_t n, const char *path)
+{
+	return audit_sidecar_write(((struct stage_ctx *)ctx)->log, seqs, n, path);
+}
+
+static int open_audit(const struct mai_config *cfg, struct audit_log **log)
+{
+	const struct config_audit *a = &cfg->audit;
+	struct audit_options ao = {
+		.log_dir = a->log_dir,
+		.signing_key = a->signing_key,
+		.public_key = a->public_key && *a->public_key ? a->public_key : NULL,
+		.origin = a->origin,
+		.fsync = a->fsync,
+		.group_commit_delay_us = (unsigned)(a->group_commit_delay_ms * 1000),
+		.checkpoint_interval_s = (unsigned)(a->checkpoint_interval_ms / 1000),
+		.rotate_size = a->rotate_size,
+		.rotate_age_s = (unsigned)(a->rotate_age_ms / 1000),
+		.retention_age_s = (unsigned)(a->retention_age_ms / 1000),
+		.diff_max = a->diff_max,
+	};
+	_cleanup_free_ char *err = NULL;
+	if (audit_open(&ao, log, &err) < 0) {
+		log_errorx("%s (audit.yaml; create the key with 'mai-agent keygen %s')", err,
+			   a->signing_key);
+		return -1;
+	}
+	return 0;
+}
 
 /* The real assessor as the daemon's assess stage. */
 static int stage_assess(void *ctx, const char *name, const struct intake_snapshot *snap,
@@ -135,6 +177,7 @@ int cmd_run(int argc, char **argv)
 	struct assess_rules *rules = NULL;
 	struct daemon *d = NULL;
 	struct sandbox *sb = NULL;
+	struct audit_log *log = NULL;
 	int c, rc = MAI_EXIT_FAILURE;
 
 	while ((c = getopt_long(argc, argv, "c:l:h", options, NULL)) != -1) {
@@ -171,6 +214,16 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 
+	/* Block the signals the loop handles before the sandbox and the audit
+	 * log start their threads: a thread without the mask would take
+	 * SIGHUP with its default action and end the agent. */
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+
 	/* One agent per state directory: its path names this instance's
 	 * containers, so a restarted agent removes what a killed one left. */
 	struct sandbox_options so;
@@ -183,10 +236,21 @@ int cmd_run(int argc, char **argv)
 	log_info("sandbox ready: image %s, %zu leftover container(s) removed", cfg->sandbox.image,
 		 sandbox_leftovers_removed(sb));
 
-	/* The audit log is not part of this build yet (daemon.h). */
-	struct stage_ctx sc = { .rules = rules, .sb = sb };
+	if (open_audit(cfg, &log) < 0)
+		goto out;
+	struct stage_ctx sc = { .rules = rules, .sb = sb, .log = log };
 	struct daemon_stages stages = { .assess = stage_assess, .execute = stage_execute,
-					.ctx = &sc };
+					.audit = stage_audit,
+					.audit_sidecar = stage_audit_sidecar, .ctx = &sc };
+	json_t *f = json_pack("{s:s, s:s, s:s}", "version", MAI_VERSION, "config_sha256",
+			      cfg->sha256, "drop_dir", cfg->agent.drop_dir);
+	r = audit_append(log, "agent_start", f, NULL);
+	json_decref(f);
+	if (r < 0) {
+		log_errorx("cannot record agent_start in the audit log %s: %s; nothing may run "
+			   "without its records", cfg->audit.log_dir, strerror(-r));
+		goto out;
+	}
 	struct daemon_options o = { .cfg = cfg, .config_dir = dir, .stages = &stages,
 				    .handle_signals = true };
 	if (daemon_new(&o, &d, &err) < 0) {
@@ -195,8 +259,12 @@ int cmd_run(int argc, char **argv)
 	}
 	log_info("configuration %s (sha256 %.12s)", dir, cfg->sha256);
 	rc = daemon_run(d) < 0 ? MAI_EXIT_FAILURE : MAI_EXIT_OK;
+	if (audit_append(log, "agent_stop", NULL, NULL) < 0)
+		log_errorx("cannot record agent_stop in the audit log %s", cfg->audit.log_dir);
 out:
 	daemon_free(d);
+	if (log)
+		audit_close(log);
 	sandbox_free(sb);
 	assess_rules_free(rules);
 	config_free(cfg);

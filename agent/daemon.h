@@ -51,6 +51,9 @@ struct daemon_stages {
 	/* Appends one audit record (fields borrowed) and returns its sequence
 	 * number; durable on return. -errno means nothing may run. */
 	int (*audit)(void *ctx, const char *type, json_t *fields, uint64_t *seq);
+	/* Writes the .audit sidecar of a job (its records plus an inclusion
+	 * proof) to path. May be NULL. 0 or -errno. */
+	int (*audit_sidecar)(void *ctx, const uint64_t *seqs, size_t n, const char *path);
 	/* Kills every running execution (SIGTERM/SIGINT); each worker then
 	 * records its job as ended. May be NULL. */
 	void (*cancel_all)(void *ctx);

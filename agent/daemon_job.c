@@ -122,6 +122,19 @@ static void finish_error(struct job_ctx *c, const char *reason, const char *deta
 
 static void finish_final(struct job_ctx *c)
 {
+	const struct daemon_stages *st = c->d->stages;
+
+	/* The records it cites are durable already; the final result.json comes
+	 * last, so that whoever waits for it finds foo.audit in place. */
+	if (st && st->audit_sidecar && c->r.audit.n_seqs > 0) {
+		_cleanup_free_ char *side = names_sidecar(c->job->name, ".audit");
+		_cleanup_free_ char *path = xasprintf("%s/%s", c->d->cfg->agent.drop_dir, side);
+		int r = st->audit_sidecar(st->ctx, c->seqs, c->r.audit.n_seqs, path);
+		if (r < 0) {
+			_cleanup_free_ char *p = names_printable(path);
+			log_warnx("cannot write %s: %s", p, strerror(-r));
+		}
+	}
 	now_ts(&c->r.finished);
 	daemon_write_result(c->d, &c->r);
 	jobs_record_final(c->d->jobs, c->job->name, c->job->snap.sha256,

@@ -37,6 +37,9 @@ max_file_size: 1m
 log_level: debug
 EOF
 export MAI_CONFIG_DIR="$T/conf"
+mkdir "$T/keys"
+"$AGENT" keygen "$T/keys/audit.key" > /dev/null 2>&1 || { echo "FAIL: keygen" >&2; exit 1; }
+printf 'signing_key: %s\ncheckpoint_interval: 1s\n' "$T/keys/audit.key" > "$T/conf/audit.yaml"
 
 start_agent() {
 	"$AGENT" run --log-file "$T/agent.log" &
@@ -100,6 +103,9 @@ rc=$?
 [ $rc -eq 0 ] || fail "submit of a clean LOW script exited $rc, expected 0"
 [ "$(field "$T/drop/ok.result.json" execution.stdout)" != "" ] || true
 grep -q "hello from the sandbox" "$T/drop/ok.result.json" || fail "ok.py: its stdout is not in the result"
+[ -f "$T/drop/ok.audit" ] || fail "ok.py: no ok.audit sidecar"
+"$AGENT" verify --pubkey "$T/keys/audit.key.pub" "$T/drop/ok.audit" > /dev/null 2>&1 ||
+	fail "ok.audit does not verify against the public key"
 printf 'import sys\nsys.exit(3)\n' > "$T/src/three.py"
 "$AGENT" submit --timeout 60 "$T/src/three.py" > "$T/out" 2>/dev/null
 rc=$?
@@ -251,6 +257,10 @@ sys.exit(1 if bad else 0)' "$T"/drop/k*.result.json 2>/dev/null || fail "a resul
 stop_agent
 "$AGENT" status > /dev/null 2>&1
 [ $? -eq 1 ] || fail "status of a stopped agent did not exit 1"
+
+# --- the audit log verifies after all of it, kill -9 included ---
+"$AGENT" verify "$T/state" > "$T/verify" 2>&1 || fail "the audit log does not verify: $(cat "$T/verify")"
+grep -q '^OK ' "$T/verify" || fail "verify did not say OK: $(cat "$T/verify")"
 
 if [ $fails -ne 0 ]; then
 	echo "--- agent log (tail) ---" >&2
