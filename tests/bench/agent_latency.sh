@@ -2,7 +2,7 @@
 # Drop-to-final-result latency of the agent for a trivial script, and the
 # agent's RSS idle and after the load. Needs Docker and the sandbox image.
 #
-#   tests/bench/agent_latency.sh BUILD_DIR [N]
+#   [MAI_BENCH_POOL=2] tests/bench/agent_latency.sh BUILD_DIR [N]   (warm pool size)
 #
 # The baseline, run side by side, is the same drop with a HIGH script (the
 # agent answers awaiting_confirmation without starting a container), so the
@@ -26,6 +26,7 @@ settle_delay: 20ms
 log_level: warn
 EOF
 printf 'signing_key: %s\n' "$T/keys/audit.key" > "$T/conf/audit.yaml"
+printf 'pool_size: %s\n' "${MAI_BENCH_POOL:-2}" > "$T/conf/sandbox.yaml"
 export MAI_CONFIG_DIR="$T/conf"
 "$AGENT" run --log-file "$T/agent.log" &
 PID=$!
