@@ -45,26 +45,15 @@ void audit_format_line(const uint8_t prev[AUDIT_HASH_LEN], uint64_t seq, uint64_
 	*len = n;
 }
 
-static int hex_nibble(char c)
+/* Lower-case hex of a hash, compared as text: the writer only emits lower
+ * case, so a flipped case bit is a change, and no decoding is needed. */
+static void hex32(const uint8_t in[AUDIT_HASH_LEN], char out[64])
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
-/* Lower-case only: the writer never emits upper case, so a flipped case bit
- * is a change. */
-static int hex32(const char *s, uint8_t out[AUDIT_HASH_LEN])
-{
+	static const char digits[] = "0123456789abcdef";
 	for (int i = 0; i < AUDIT_HASH_LEN; i++) {
-		int hi = hex_nibble(s[2 * i]), lo = hex_nibble(s[2 * i + 1]);
-		if (hi < 0 || lo < 0)
-			return -1;
-		out[i] = (uint8_t)(hi << 4 | lo);
+		out[2 * i] = digits[in[i] >> 4];
+		out[2 * i + 1] = digits[in[i] & 0xf];
 	}
-	return 0;
 }
 
 static int digits12(const char *s, uint64_t *out)
@@ -82,18 +71,18 @@ static int digits12(const char *s, uint64_t *out)
 int audit_format_check(const char *line, size_t len, const uint8_t *prev, uint64_t seq,
 		       uint8_t hash[AUDIT_HASH_LEN], uint64_t *ckpt, const char **why)
 {
-	uint8_t stored[AUDIT_HASH_LEN], stored_prev[AUDIT_HASH_LEN];
+	char hex[64];
 	uint64_t s, c;
 	if (len < AUDIT_JSON_OFFSET + 2 || line[64] != ' ' || line[129] != ' ' ||
 	    line[130 + AUDIT_SEQ_DIGITS] != ' ' || line[AUDIT_JSON_OFFSET - 1] != ' ' ||
 	    line[AUDIT_JSON_OFFSET] != '{' || line[len - 1] != '}' ||
-	    hex32(line, stored) < 0 || hex32(line + 65, stored_prev) < 0 ||
 	    digits12(line + 130, &s) < 0 || digits12(line + 131 + AUDIT_SEQ_DIGITS, &c) < 0) {
 		*why = "malformed record (header layout)";
 		return -EBADMSG;
 	}
 	merkle_leaf_hash(line + AUDIT_LEAF_OFFSET, len - AUDIT_LEAF_OFFSET, hash);
-	if (memcmp(hash, stored, AUDIT_HASH_LEN) != 0) {
+	hex32(hash, hex);
+	if (memcmp(hex, line, 64) != 0) {
 		*why = "record content does not match its entry hash (changed record)";
 		return -EBADMSG;
 	}
@@ -102,7 +91,9 @@ int audit_format_check(const char *line, size_t len, const uint8_t *prev, uint64
 			       : "sequence number skips ahead (deleted record)";
 		return -EBADMSG;
 	}
-	if (prev && memcmp(prev, stored_prev, AUDIT_HASH_LEN) != 0) {
+	if (prev)
+		hex32(prev, hex);
+	if (prev && memcmp(hex, line + 65, 64) != 0) {
 		*why = "previous-hash link broken (record deleted, inserted or reordered before it)";
 		return -EBADMSG;
 	}

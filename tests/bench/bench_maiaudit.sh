@@ -8,7 +8,9 @@
 # Each is given twice: as 'cat' (wall time of the process, which includes
 # starting it) and as the read alone (open, read, close in one process:
 # read_latency), both next to the same measure of the baseline.
-# Usage: bench_maiaudit.sh [BUILD_DIR]   (or MAIAUDIT and VIEW_AUDIT_TOOL set)
+# Usage: bench_maiaudit.sh [BUILD_DIR]   (or MAIAUDIT and VIEW_AUDIT_TOOL set);
+# BUILD_DIR configured with -Dbench=true, e.g. meson setup build-release
+# --buildtype=release -Dbench=true
 # Needs /dev/fuse and fusermount3; logs go to files under a temp dir.
 set -u
 B=${1:-${MAI_BUILD_ROOT:-build}}
@@ -16,6 +18,7 @@ MAIAUDIT=${MAIAUDIT:-$B/fs/maiaudit}
 TOOL=${VIEW_AUDIT_TOOL:-$B/tests/integration/view_audit_tool}
 LAT=${READ_LATENCY:-$B/tests/bench/read_latency}
 [ -x "$MAIAUDIT" ] || { echo "no maiaudit at $MAIAUDIT: build first (ninja -C $B)" >&2; exit 2; }
+[ -x "$LAT" ] || { echo "no read_latency at $LAT: configure $B with -Dbench=true" >&2; exit 2; }
 [ -x "$TOOL" ] || { echo "no view_audit_tool at $TOOL: it is built once the audit library is in the tree" >&2; exit 2; }
 [ -e /dev/fuse ] && command -v fusermount3 >/dev/null || { echo "SKIP: needs /dev/fuse and fusermount3" >&2; exit 77; }
 

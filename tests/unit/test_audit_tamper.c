@@ -347,6 +347,66 @@ static void test_since_checkpoint(void **state)
 	free_log(&lf);
 }
 
+/* Segments over 1 MiB are checked in two halves on two threads: flips on
+ * either side of the cut, and right at it, are still caught at the right
+ * record, and the untouched log verifies. */
+static void test_two_thread_halves(void **state)
+{
+	const char *dir = *state;
+	fixture_keys(dir, "k", "mai.test/audit");
+	struct audit_options o = fixture_options(dir, "k", 0);
+	struct audit_log *log = NULL;
+	_cleanup_free_ char *err = NULL;
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	fixture_append(log, 4000);
+	audit_close(log);
+	_cleanup_free_ char *log_dir = xasprintf("%s/audit", dir), *pub = xasprintf("%s/k.pub", dir);
+	_cleanup_free_ char *seg = xasprintf("%s/seg-000000000000.log", log_dir);
+	size_t len;
+	_cleanup_free_ char *data = fixture_read(seg, &len), *copy = xmalloc(len);
+	assert_true(len > (1 << 20));
+	static size_t offs[4001];
+	size_t n = 0;
+	offs[n++] = 0;
+	for (size_t i = 0; i < len; i++)
+		if (data[i] == '\n')
+			offs[n++] = i + 1;
+	struct audit_verify_report rep;
+	assert_int_equal(audit_verify_log(log_dir, pub, &rep), 0);
+	assert_true(rep.ok);
+	assert_int_equal(rep.entries, 4000);
+	audit_verify_report_clear(&rep);
+	srandom(7);
+	for (int trial = 0; trial < 150; trial++) {
+		/* A third of the trials land within a few records of the middle. */
+		size_t off = trial % 3 == 0 ? len / 2 - 2000 + (size_t)random() % 4000 : (size_t)random() % len;
+		size_t want = 0;
+		while (offs[want + 1] <= off)
+			want++;
+		memcpy(copy, data, len);
+		copy[off] ^= (char)(1 << (random() % 8));
+		fixture_write(seg, copy, len);
+		assert_int_equal(audit_verify_log(log_dir, pub, &rep), 0);
+		if (rep.ok || rep.first_bad_seq != want)
+			fail_msg("trial %d: byte %zu (record %zu): seq=%llu %s", trial, off, want,
+				 (unsigned long long)rep.first_bad_seq, rep.reason ? rep.reason : "OK");
+		audit_verify_report_clear(&rep);
+	}
+	/* Delete the record that starts the second half. */
+	size_t mid = 0;
+	while (offs[mid] < len / 2)
+		mid++;
+	for (size_t k = mid - 1; k <= mid + 1; k++) {
+		memcpy(copy, data, offs[k]);
+		memcpy(copy + offs[k], data + offs[k + 1], len - offs[k + 1]);
+		fixture_write(seg, copy, len - (offs[k + 1] - offs[k]));
+		assert_int_equal(audit_verify_log(log_dir, pub, &rep), 0);
+		assert_false(rep.ok);
+		assert_int_equal(rep.first_bad_seq, k);
+		audit_verify_report_clear(&rep);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -356,6 +416,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rewritten_with_another_key, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_old_checkpoint_swapped_in, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_since_checkpoint, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_two_thread_halves, testdir_setup, testdir_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
