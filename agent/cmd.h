@@ -24,6 +24,7 @@ struct mai_command {
 
 int cmd_config(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_status(int argc, char **argv);
 
 /* True when argv holds -h or --help; used by the commands that have no
  * getopt loop of their own. */

@@ -12,7 +12,7 @@ static const struct mai_command commands[] = {
 	{ "verify", "verify an audit log or a .audit sidecar offline", NULL, "issue #5 [audit]" },
 	{ "approve", "confirm a HIGH file so that it runs", NULL, "issue #6 [agent]" },
 	{ "override", "let a BLOCKED file run, with an explanation", NULL, "issue #6 [agent]" },
-	{ "status", "show the agent's health", NULL, "issue #6 [agent]" },
+	{ "status", "show the agent's health", cmd_status, "issue #6 [agent]" },
 	{ "config", "check and print the effective configuration", cmd_config, NULL },
 	{ "keygen", "create the audit signing key", NULL, "issue #5 [audit]" },
 };

@@ -410,6 +410,26 @@ static void test_self_test_passes(void **state)
 	assert_int_equal(docker_env_count_ours(docker), 0);
 }
 
+/* Weaker confinement for real: running as root makes the non-root probe
+ * fail, and then no sandbox (no job) is available. */
+static void test_self_test_names_failed_probe(void **state)
+{
+	struct sandbox_options o;
+	struct sandbox *other = NULL;
+	char *err = NULL;
+
+	test_options(&o);
+	o.self_test = true;
+	o.user = "0:0";
+	assert_int_equal(sandbox_new(&o, &other, &err), -EPERM);
+	assert_null(other);
+	if (!strstr(err, "sandbox self-test failed: probe non_root_user: uid 0 gid 0; "
+			 "confinement is weaker than configured, so no job runs"))
+		fail_msg("%s", err);
+	free(err);
+	assert_int_equal(docker_env_count_ours(docker), 0);
+}
+
 static void test_missing_runtime_refused_at_start(void **state)
 {
 	struct sandbox_options o;
@@ -500,6 +520,7 @@ int main(void)
 		cmocka_unit_test(test_no_container_left),
 		cmocka_unit_test(test_leftovers_removed_at_start),
 		cmocka_unit_test(test_self_test_passes),
+		cmocka_unit_test(test_self_test_names_failed_probe),
 		cmocka_unit_test(test_missing_runtime_refused_at_start),
 		cmocka_unit_test(test_warm_pool),
 	};
