@@ -23,6 +23,7 @@ struct mai_command {
 };
 
 int cmd_config(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 

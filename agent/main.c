@@ -7,7 +7,7 @@
 
 static const struct mai_command commands[] = {
 	{ "run", "watch the drop directory and run what it receives", cmd_run, "issue #6 [agent]" },
-	{ "check", "assess Python files without running them", NULL, "issue #3 [assessor]" },
+	{ "check", "assess Python files without running them", cmd_check, NULL },
 	{ "submit", "drop a file and wait for its result", NULL, "issue #6 [agent]" },
 	{ "verify", "verify an audit log or a .audit sidecar offline", NULL, "issue #5 [audit]" },
 	{ "approve", "confirm a HIGH file so that it runs", NULL, "issue #6 [agent]" },

@@ -9,7 +9,7 @@ packages=(
 	libfuse3-dev fuse3 libyaml-dev libssl-dev libcurl4-openssl-dev
 	libjansson-dev libcmocka-dev
 	docker.io debootstrap debian-archive-keyring gpgv curl ca-certificates
-	gcovr python3-jsonschema
+	gcovr python3-jsonschema bandit
 )
 
 missing=()
