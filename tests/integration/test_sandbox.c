@@ -1,6 +1,7 @@
 /* The sandbox against real Docker: ordinary runs, the hostile-script suite
  * (each case with its expected verdict), leftovers, self-test, runtime
  * check. Timeouts are short so that the suite stays quick. */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -446,6 +447,44 @@ static void test_missing_runtime_refused_at_start(void **state)
 	free(err);
 }
 
+struct thread_arg {
+	int index;
+	int ok;
+};
+
+static void *thread_run(void *arg)
+{
+	struct thread_arg *a = arg;
+	char code[96], want[32];
+	struct sandbox_result r;
+
+	snprintf(code, sizeof(code), "import sys\nprint('worker %d')\nsys.exit(%d)\n", a->index,
+		 10 + a->index);
+	snprintf(want, sizeof(want), "worker %d\n", a->index);
+	run("worker.py", code, &r);
+	a->ok = r.verdict == SANDBOX_VERDICT_EXITED && r.exit_code == 10 + a->index &&
+		strcmp(r.out.data, want) == 0;
+	sandbox_result_clear(&r);
+	return NULL;
+}
+
+/* One struct sandbox shared by worker threads, as the daemon uses it. */
+static void test_concurrent_runs(void **state)
+{
+	pthread_t th[3];
+	struct thread_arg args[3];
+
+	for (int i = 0; i < 3; i++) {
+		args[i] = (struct thread_arg){ .index = i };
+		assert_int_equal(pthread_create(&th[i], NULL, thread_run, &args[i]), 0);
+	}
+	for (int i = 0; i < 3; i++) {
+		pthread_join(th[i], NULL);
+		assert_true(args[i].ok);
+	}
+	assert_int_equal(docker_env_count_ours(docker), 0);
+}
+
 static void wait_pool_ready(struct sandbox *p, enum sandbox_trust t, unsigned n)
 {
 	for (int i = 0; i < 200 && sandbox_pool_ready(p->pool, t) < n; i++)
@@ -523,6 +562,7 @@ int main(void)
 		cmocka_unit_test(test_self_test_names_failed_probe),
 		cmocka_unit_test(test_missing_runtime_refused_at_start),
 		cmocka_unit_test(test_warm_pool),
+		cmocka_unit_test(test_concurrent_runs),
 	};
 	struct sandbox_options o;
 	char *err = NULL;
