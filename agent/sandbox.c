@@ -281,8 +281,8 @@ void sandbox_container_discard(struct sandbox *sb, struct sandbox_container *c)
 }
 
 /* A warm container for the job, with the job's limits applied, or -EAGAIN. */
-static int take_warm(struct sandbox *sb, enum sandbox_trust trust, const struct sandbox_limits *want,
-		     struct sandbox_container *c)
+static int take_warm(struct sandbox *sb, enum sandbox_trust trust,
+		     const struct sandbox_limits *want, struct sandbox_container *c)
 {
 	char *err = NULL;
 
