@@ -131,7 +131,7 @@ wait_field "$T/drop/high.result.json" decision.by user
 [ ! -e "$T/drop/high.approve" ] || fail "high.approve was not consumed"
 
 # --- override needs a reason; an edit needs a new one ---
-printf 'eval(input())\nexec(compile("1","x","exec"))\n' > "$T/drop/evil.py"
+printf 'import base64\nexec(base64.b64decode("cHJpbnQoMSk="))\n' > "$T/drop/evil.py"
 wait_field "$T/drop/evil.result.json" state blocked
 "$AGENT" override "$T/drop/evil.py" > /dev/null 2>&1
 [ $? -eq 2 ] || fail "override without --reason did not exit 2"
@@ -142,7 +142,7 @@ until grep -q "evil.override was empty" "$T/drop/evil.result.json" || [ $i -ge 1
 grep -q "evil.override was empty" "$T/drop/evil.result.json" || fail "empty override not explained"
 "$AGENT" override --reason "lab demo" "$T/drop/evil.py" > /dev/null 2>&1 || fail "override failed"
 wait_field "$T/drop/evil.result.json" decision.by user
-printf 'eval(input())\nexec(compile("2","x","exec"))\n' > "$T/drop/evil.py"
+printf 'import base64\nexec(base64.b64decode("cHJpbnQoMik="))\n' > "$T/drop/evil.py"
 wait_field "$T/drop/evil.result.json" decision.by policy
 [ "$(field "$T/drop/evil.result.json" state)" = blocked ] || fail "an edited override script was not blocked again"
 
