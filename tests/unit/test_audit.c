@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "audit.h"
+#include "audit_event.h"
 #include "audit_format.h"
 #include "audit_fixture.h"
 #include "audit_reader.h"
@@ -246,6 +247,36 @@ static void test_rotation_keeps_one_chain(void **state)
 	assert_true(strncmp(bad, want, strlen(want)) == 0);
 }
 
+static void test_event_fields_checked(void **state)
+{
+	const char *dir = *state;
+	fixture_keys(dir, "k", "mai.test/audit");
+	struct audit_options o = fixture_options(dir, "k", 0);
+	struct audit_log *log = NULL;
+	_cleanup_free_ char *err = NULL;
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	json_t *f = json_pack("{s:s, s:s}", "job", "j1", "explanation", "");
+	assert_int_equal(audit_event_append(log, AUDIT_EVENT_OVERRIDE, f, NULL, &err), -EINVAL);
+	assert_string_equal(err, "audit event override needs the field \"uid\"");
+	free(err);
+	err = NULL;
+	json_object_set_new(f, "uid", json_integer(1000));
+	assert_int_equal(audit_event_append(log, AUDIT_EVENT_OVERRIDE, f, NULL, &err), -EINVAL);
+	assert_string_equal(err, "audit event override needs a non-empty explanation");
+	free(err);
+	err = NULL;
+	json_object_set_new(f, "explanation", json_string("reviewed: needs network-free numpy"));
+	struct audit_position pos;
+	assert_int_equal(audit_event_append(log, AUDIT_EVENT_OVERRIDE, f, &pos, &err), 0);
+	assert_int_equal(pos.seq, 0);
+	json_decref(f);
+	json_t *cfg = json_pack("{s:s}", "config_sha256", "ab");
+	assert_int_equal(audit_event_append(log, AUDIT_EVENT_CONFIG_LOADED, cfg, &pos, &err), 0);
+	json_decref(cfg);
+	assert_string_equal(audit_event_to_string(AUDIT_EVENT_SCRIPT_DIFF), "script_diff");
+	audit_close(log);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -255,6 +286,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_torn_tail_quarantined_and_recorded, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_group_commit_from_threads, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_rotation_keeps_one_chain, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_event_fields_checked, testdir_setup, testdir_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
