@@ -3,8 +3,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "blobstore.h"
 #include "diff.h"
-#include "fileio.h"
 #include "hash.h"
 #include "macro.h"
 
@@ -59,45 +59,35 @@ int audit_event_append(struct audit_log *log, enum audit_event e, json_t *fields
 int audit_script_history(const char *state_dir, const char *name, const char *content, size_t len,
 			 size_t diff_max, json_t **fields, char **err)
 {
-	char sha[HASH_SHA256_HEX_LEN + 1], name_sha[HASH_SHA256_HEX_LEN + 1];
-	hash_sha256_hex(content, len, sha);
-	hash_sha256_hex(name, strlen(name), name_sha);
-	_cleanup_free_ char *objects = xasprintf("%s/scripts/objects", state_dir);
-	_cleanup_free_ char *names = xasprintf("%s/scripts/names", state_dir);
-	_cleanup_free_ char *obj = xasprintf("%s/%s", objects, sha), *ptr = xasprintf("%s/%s", names, name_sha);
-	*fields = NULL;
-	int r = fileio_mkdir_p(objects, 0700);
-	if (r == 0)
-		r = fileio_mkdir_p(names, 0700);
-	if (r < 0) {
-		*err = xasprintf("%s/scripts: cannot create the script store: %s", state_dir, strerror(-r));
-		return r;
-	}
-	_cleanup_free_ char *prev_sha = NULL, *prev = NULL;
+	struct blobstore *store = NULL;
+	char prev_hex[HASH_SHA256_HEX_LEN + 1], new_hex[HASH_SHA256_HEX_LEN + 1];
+	_cleanup_free_ char *prev = NULL;
 	size_t plen = 0;
-	if (fileio_read_path(ptr, 256, &prev_sha, &plen) == 0) {
-		prev_sha[strcspn(prev_sha, "\n")] = '\0';
-		_cleanup_free_ char *prev_obj = xasprintf("%s/%s", objects, prev_sha);
-		if (strlen(prev_sha) == HASH_SHA256_HEX_LEN && strcmp(prev_sha, sha) != 0 &&
-		    fileio_read_path(prev_obj, SCRIPT_MAX, &prev, &plen) == 0) {
-			int truncated = 0;
-			_cleanup_free_ char *d = diff_unified(name, prev, plen, content, len, diff_max, &truncated);
-			*fields = json_pack("{s:s, s:s, s:s, s:s, s:b}", "file", name, "previous_sha256", prev_sha,
-					    "sha256", sha, "diff", d, "truncated", truncated);
-		}
-	}
-	if (access(obj, F_OK) != 0 && (r = fileio_write_atomic(obj, content, len, 0600)) < 0) {
-		*err = xasprintf("%s: cannot store the script: %s", obj, strerror(-r));
-		json_decref(*fields);
-		*fields = NULL;
+	*fields = NULL;
+	int r = blobstore_open(state_dir, &store, err);
+	if (r < 0)
 		return r;
+	r = blobstore_previous(store, name, prev_hex, err);
+	int have_prev = r == 0;
+	if (r == -ENOENT)
+		r = 0;
+	/* The previous version is read before the new one replaces it as latest. */
+	if (r == 0 && have_prev && (r = blobstore_get(store, prev_hex, SCRIPT_MAX, &prev, &plen, err)) < 0)
+		have_prev = 0;
+	if (r == 0)
+		r = blobstore_put(store, name, content, len, new_hex, err);
+	if (r == 0 && have_prev && strcmp(prev_hex, new_hex) != 0) {
+		struct diff_options opts;
+		struct diff_result d;
+		diff_options_init(&opts, name);
+		opts.max_bytes = diff_max;
+		diff_unified(prev, plen, content, len, &opts, &d);
+		*fields = json_pack("{s:s, s:s, s:s, s:s%, s:b, s:I, s:I}", "file", name, "previous_sha256", prev_hex,
+				    "sha256", new_hex, "diff", d.text, d.len, "truncated", d.truncated || d.capped,
+				    "lines_added", (json_int_t)d.lines_added, "lines_removed",
+				    (json_int_t)d.lines_removed);
+		diff_result_clear(&d);
 	}
-	_cleanup_free_ char *line = xasprintf("%s\n", sha);
-	if ((r = fileio_write_atomic(ptr, line, strlen(line), 0600)) < 0) {
-		*err = xasprintf("%s: cannot record the latest version of %s: %s", ptr, name, strerror(-r));
-		json_decref(*fields);
-		*fields = NULL;
-		return r;
-	}
-	return 0;
+	blobstore_free(store);
+	return r;
 }

@@ -33,11 +33,11 @@ const char *audit_event_to_string(enum audit_event e);
 int audit_event_append(struct audit_log *log, enum audit_event e, json_t *fields, struct audit_position *pos,
 		       char **err);
 
-/* Keeps every version of a script content-addressed under
- * state_dir/scripts/ (objects/<sha256>, names/<sha256 of the name> -> the
- * latest sha256). When name was seen before with other content, *fields gets
- * the script_diff fields (a unified diff capped at diff_max bytes); else
- * NULL. Stores the new version either way. 0 or -errno with *err. */
+/* Keeps every version of a script in the content-addressed store
+ * (blobstore.h, under state_dir/blobs). When name was seen before with other
+ * content, *fields gets the script_diff fields (a unified diff capped at
+ * diff_max bytes, diff.h; caller decrefs); else NULL. Stores the new version
+ * either way. 0 or -errno with *err (caller frees). */
 int audit_script_history(const char *state_dir, const char *name, const char *content, size_t len,
 			 size_t diff_max, json_t **fields, char **err);
 

@@ -25,6 +25,8 @@ struct mai_command {
 int cmd_config(int argc, char **argv);
 int cmd_keygen(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 
 /* True when argv holds -h or --help; used by the commands that have no
  * getopt loop of their own. */

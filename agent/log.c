@@ -42,6 +42,7 @@ int log_level_from_string(const char *s, enum log_level *out)
 	return -EINVAL;
 }
 
+__attribute__((format(printf, 3, 0)))
 static void log_emit(enum log_level level, int errnum, const char *fmt, va_list ap)
 {
 	char msg[2048];

@@ -6,14 +6,14 @@
 #include "log.h"
 
 static const struct mai_command commands[] = {
-	{ "run", "watch the drop directory and run what it receives", NULL, "issue #6 [agent]" },
-	{ "check", "assess Python files without running them", NULL, "issue #3 [assessor]" },
+	{ "run", "watch the drop directory and run what it receives", cmd_run, "issue #6 [agent]" },
+	{ "check", "assess Python files without running them", cmd_check, NULL },
 	{ "submit", "drop a file and wait for its result", NULL, "issue #6 [agent]" },
 	{ "verify", "verify an audit log or a .audit sidecar offline", cmd_verify, NULL },
 	{ "approve", "confirm a HIGH file so that it runs", NULL, "issue #6 [agent]" },
 	{ "override", "let a BLOCKED file run, with an explanation", NULL, "issue #6 [agent]" },
 	{ "status", "show the agent's health", NULL, "issue #6 [agent]" },
-	{ "config", "check and print the effective configuration", NULL, "issue #2 [foundation]" },
+	{ "config", "check and print the effective configuration", cmd_config, NULL },
 	{ "keygen", "create the audit signing key", cmd_keygen, NULL },
 };
 

@@ -1,0 +1,258 @@
+/* Bandit and Semgrep adapters: spawn with a deadline, read the JSON report
+ * from a pipe, map each result onto a finding. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "assess_external.h"
+#include "fileio.h"
+#include "log.h"
+
+extern char **environ;
+
+/* Reports are small; a larger one is cut and refused as not JSON. */
+#define REPORT_MAX (16u << 20)
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static enum assess_severity level_of(const char *s)
+{
+	if (!s)
+		return ASSESS_SEV_LOW;
+	if (!strcasecmp(s, "HIGH") || !strcasecmp(s, "ERROR"))
+		return ASSESS_SEV_HIGH;
+	if (!strcasecmp(s, "MEDIUM") || !strcasecmp(s, "WARNING"))
+		return ASSESS_SEV_MEDIUM;
+	return ASSESS_SEV_LOW;
+}
+
+static const double sev_factor[] = { 0, 1, 4, 7, 10 };
+static const double conf_factor[] = { 0, 3, 6, 10, 10 };
+
+int assess_bandit_parse(const char *text, size_t len, struct assess_result *r, char **err)
+{
+	json_error_t je;
+	json_t *doc = json_loadb(text, len, 0, &je), *results, *it;
+	size_t i;
+
+	results = json_object_get(doc, "results");
+	if (!json_is_array(results)) {
+		*err = xasprintf("not a Bandit JSON report (%s)", doc ? "no results list" : je.text);
+		json_decref(doc);
+		return -EINVAL;
+	}
+	json_array_foreach(results, i, it) {
+		const char *id = json_string_value(json_object_get(it, "test_id"));
+		if (!id)
+			continue;
+		struct assess_finding f = {
+			.rule_id = (char *)id, .bandit_id = (char *)id,
+			.severity = level_of(json_string_value(json_object_get(it, "issue_severity"))),
+			.confidence = level_of(json_string_value(json_object_get(it, "issue_confidence"))),
+			.cwe = (unsigned)json_integer_value(json_object_get(json_object_get(it, "issue_cwe"), "id")),
+			.line = (unsigned)json_integer_value(json_object_get(it, "line_number")),
+			.col = (unsigned)json_integer_value(json_object_get(it, "col_offset")) + 1,
+			.message = (char *)json_string_value(json_object_get(it, "issue_text")),
+			.source = "bandit",
+		};
+		f.score = sev_factor[f.severity] * conf_factor[f.confidence];
+		assess_result_add(r, &f);
+	}
+	json_decref(doc);
+	return 0;
+}
+
+int assess_semgrep_parse(const char *text, size_t len, struct assess_result *r, char **err)
+{
+	json_error_t je;
+	json_t *doc = json_loadb(text, len, 0, &je), *results, *it;
+	size_t i;
+
+	results = json_object_get(doc, "results");
+	if (!json_is_array(results)) {
+		*err = xasprintf("not a Semgrep JSON report (%s)", doc ? "no results list" : je.text);
+		json_decref(doc);
+		return -EINVAL;
+	}
+	json_array_foreach(results, i, it) {
+		json_t *extra = json_object_get(it, "extra"), *start = json_object_get(it, "start");
+		json_t *meta = json_object_get(extra, "metadata"), *cwe = json_object_get(meta, "cwe");
+		const char *id = json_string_value(json_object_get(it, "check_id"));
+		const char *cwe_text = json_is_array(cwe) ? json_string_value(json_array_get(cwe, 0))
+							  : json_string_value(cwe);
+		if (!id)
+			continue;
+		struct assess_finding f = {
+			.rule_id = (char *)id,
+			.severity = level_of(json_string_value(json_object_get(extra, "severity"))),
+			.confidence = level_of(json_string_value(json_object_get(meta, "confidence"))),
+			.line = (unsigned)json_integer_value(json_object_get(start, "line")),
+			.col = (unsigned)json_integer_value(json_object_get(start, "col")),
+			.message = (char *)json_string_value(json_object_get(extra, "message")),
+			.source = "semgrep",
+		};
+		if (!json_object_get(meta, "confidence"))
+			f.confidence = ASSESS_SEV_MEDIUM;
+		if (cwe_text && !strncasecmp(cwe_text, "CWE-", 4))
+			f.cwe = (unsigned)strtoul(cwe_text + 4, NULL, 10);
+		f.score = sev_factor[f.severity] * conf_factor[f.confidence];
+		assess_result_add(r, &f);
+	}
+	json_decref(doc);
+	return 0;
+}
+
+/* Runs argv with stdout into *out (capped), stderr discarded, killed at the
+ * deadline. Returns the exit status (>= 0), -ENOENT, -ETIMEDOUT or -errno. */
+static int run_capture(char *const argv[], unsigned timeout_ms, char **out, size_t *out_len)
+{
+	int pipefd[2], devnull, status = 0;
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	size_t len = 0, cap = 65536;
+	char *buf;
+	long long deadline = now_ms() + timeout_ms;
+	int rc;
+
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		return -errno;
+	devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
+	if (devnull >= 0) {
+		posix_spawn_file_actions_adddup2(&fa, devnull, 0);
+		posix_spawn_file_actions_adddup2(&fa, devnull, 2);
+	}
+	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(pipefd[1]);
+	if (devnull >= 0)
+		close(devnull);
+	if (rc != 0) {
+		close(pipefd[0]);
+		return -rc;
+	}
+	buf = xmalloc(cap);
+	for (;;) {
+		long long left = deadline - now_ms();
+		struct pollfd p = { .fd = pipefd[0], .events = POLLIN };
+		if (left <= 0) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			close(pipefd[0]);
+			free(buf);
+			return -ETIMEDOUT;
+		}
+		if (poll(&p, 1, (int)left) <= 0)
+			continue;
+		if (len + 4096 > cap && cap < REPORT_MAX) {
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		}
+		ssize_t n = read(pipefd[0], buf + len, len + 4096 > cap ? 0 : cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(pipefd[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	buf[len] = '\0';
+	*out = buf;
+	*out_len = len;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static char *write_snapshot(const uint8_t *data, size_t len)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *path = xasprintf("%s/mai-assess-XXXXXX.py", tmp && *tmp ? tmp : "/tmp");
+	int fd = mkstemps(path, 3);
+
+	if (fd < 0 || fileio_write_all(fd, data, len) < 0) {
+		if (fd >= 0) {
+			close(fd);
+			unlink(path);
+		}
+		free(path);
+		return NULL;
+	}
+	close(fd);
+	return path;
+}
+
+typedef int (*parse_fn)(const char *, size_t, struct assess_result *, char **);
+
+static int run_tool(const char *tool, char *const argv[], const struct assess_external *x,
+		    const char *snapshot, parse_fn parse, struct assess_result *r)
+{
+	char *out = NULL, *err = NULL, *note = NULL;
+	size_t len = 0;
+	int rc = run_capture(argv, x->timeout_ms, &out, &len);
+
+	if (rc == -ENOENT)
+		note = xasprintf("%s: not installed ('%s' not found in PATH); native findings only",
+				 tool, x->program);
+	else if (rc == -ETIMEDOUT)
+		note = xasprintf("%s: timed out after %u ms; native findings only (raise "
+				 "analyzers.%s.timeout in security.yaml)", tool, x->timeout_ms, tool);
+	else if (rc < 0)
+		note = xasprintf("%s: cannot run '%s': %s", tool, x->program, strerror(-rc));
+	else if (parse(out, len, r, &err) < 0)
+		note = xasprintf("%s: exit status %d and no report: %s", tool, rc, err), rc = -EIO;
+	else
+		rc = 0;
+	if (note) {
+		assess_result_add_note(r, note);
+		log_debug("%s", note);
+	}
+	(void)snapshot;
+	free(note);
+	free(err);
+	free(out);
+	return rc == -ENOENT || rc == -ETIMEDOUT || rc == -EIO ? rc : rc < 0 ? -EIO : 0;
+}
+
+int assess_bandit_run(const struct assess_external *x, const uint8_t *data, size_t len,
+		      struct assess_result *r)
+{
+	char *snap = write_snapshot(data, len);
+	if (!snap) {
+		assess_result_add_note(r, "bandit: cannot write the snapshot to $TMPDIR");
+		return -EIO;
+	}
+	char *argv[] = { (char *)x->program, "-q", "-f", "json", snap, NULL };
+	int rc = run_tool("bandit", argv, x, snap, assess_bandit_parse, r);
+	unlink(snap);
+	free(snap);
+	return rc;
+}
+
+int assess_semgrep_run(const struct assess_external *x, const uint8_t *data, size_t len,
+		       struct assess_result *r)
+{
+	char *snap = write_snapshot(data, len);
+	if (!snap) {
+		assess_result_add_note(r, "semgrep: cannot write the snapshot to $TMPDIR");
+		return -EIO;
+	}
+	char *argv[] = { (char *)x->program, "--json", "--quiet", "--config",
+			 (char *)(x->rules && *x->rules ? x->rules : "auto"), snap, NULL };
+	int rc = run_tool("semgrep", argv, x, snap, assess_semgrep_parse, r);
+	unlink(snap);
+	free(snap);
+	return rc;
+}

@@ -1,0 +1,33 @@
+/* External analyzers: Bandit and Semgrep, run on the snapshot (never on the
+ * user's path) under a time budget; their findings join the native ones. */
+#ifndef MAI_ASSESS_EXTERNAL_H
+#define MAI_ASSESS_EXTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "assess.h"
+
+struct assess_external {
+	const char *program;   /* "bandit", "semgrep" or an absolute path */
+	const char *rules;     /* semgrep: its --config value */
+	unsigned timeout_ms;
+};
+
+/* Writes the snapshot to a private temporary file, runs Bandit on it with
+ * JSON output and adds its findings (source "bandit") to r. When Bandit is
+ * missing, times out or fails, adds a note saying so ("bandit: not
+ * installed ...") and returns -ENOENT, -ETIMEDOUT or -EIO; 0 otherwise.
+ * Call assess_result_finish() afterwards to merge and rescore. */
+int assess_bandit_run(const struct assess_external *x, const uint8_t *data, size_t len,
+		      struct assess_result *r);
+/* The same for Semgrep (--json --config RULES). */
+int assess_semgrep_run(const struct assess_external *x, const uint8_t *data, size_t len,
+		       struct assess_result *r);
+
+/* Adds the findings of a Bandit or Semgrep JSON report to r. 0, or -EINVAL
+ * with *err (caller frees) when the text is not such a report. */
+int assess_bandit_parse(const char *json, size_t len, struct assess_result *r, char **err);
+int assess_semgrep_parse(const char *json, size_t len, struct assess_result *r, char **err);
+
+#endif

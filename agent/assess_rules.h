@@ -1,0 +1,50 @@
+/* Internal to the assessor: the compiled rule set and its matching. */
+#ifndef MAI_ASSESS_RULES_H
+#define MAI_ASSESS_RULES_H
+
+#include "assess.h"
+#include "pyanalyze.h"
+#include "yamltree.h"
+
+struct assess_strv {
+	char **v;
+	size_t n;
+};
+
+struct assess_rule {
+	char *id;
+	char *bandit_id;
+	char *message;
+	enum assess_severity severity;
+	enum assess_severity confidence;
+	unsigned cwe;
+	int block;
+	int enabled;
+	double weight;
+	/* match */
+	struct assess_strv call, import, special, unless_kwarg, arg_contains, arg_ref;
+	char *kwarg;
+	int dynamic, in_loop, write_mode; /* -1: any */
+	int path;                         /* 0 any, 1 outside, 2 local */
+	unsigned line, col;               /* where the rule was (last) defined */
+};
+
+struct assess_rules {
+	struct assess_rule *r;
+	size_t n;
+	double medium, high, blocked;
+	char *source; /* file the user rules came from, for messages */
+};
+
+/* agent/assess_rules.yaml, embedded at build time. */
+extern const char assess_default_yaml[];
+extern const size_t assess_default_yaml_len;
+
+/* Applies the `rules:` list of a parsed security.yaml on top of rules. */
+int assess_rules_apply(struct assess_rules *rules, const char *name, const struct yt_node *seq,
+		       char **err) _must_check_;
+/* Does the event satisfy the rule's match? */
+int assess_rule_matches(const struct assess_rule *rule, const struct pya_event *ev);
+double assess_rule_score(const struct assess_rule *rule);
+
+#endif

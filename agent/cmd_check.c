@@ -1,0 +1,322 @@
+/* mai-agent check FILE|DIR...: assess Python files without running them. */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "assess.h"
+#include "assess_external.h"
+#include "assess_sarif.h"
+#include "cmd.h"
+#include "config.h"
+#include "fileio.h"
+#include "log.h"
+
+/* Exit statuses of check, by the highest level among the files. */
+enum {
+	CHECK_EXIT_LOW = 0,
+	CHECK_EXIT_MEDIUM = 10,
+	CHECK_EXIT_HIGH = 11,
+	CHECK_EXIT_BLOCKED = 12,
+};
+
+/* Larger files are refused as the daemon's intake would refuse them. */
+#define CHECK_MAX_FILE (256u * 1024 * 1024)
+
+enum format { FORMAT_TEXT, FORMAT_JSON, FORMAT_SARIF };
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: mai-agent check [--format text|json|sarif] [--config-dir DIR] [--native-only]\n"
+		"                       FILE|DIR...\n"
+		"\n"
+		"Assesses Python files without running them: findings, metrics and a level\n"
+		"(LOW, MEDIUM, HIGH, BLOCKED) per file, as the agent would before a run.\n"
+		"Bandit and Semgrep add their findings when installed and enabled; a\n"
+		"note says when one is missing or timed out.\n"
+		"Directories are searched for *.py files (symbolic links are not followed).\n"
+		"\n"
+		"Options:\n"
+		"  -f, --format FMT     text (default: compiler-style lines with the source\n"
+		"                       line and a caret), json, or sarif (SARIF 2.1.0)\n"
+		"  -c, --config-dir DIR read DIR/security.yaml (rules, thresholds); default\n"
+		"                       $MAI_CONFIG_DIR, else %s; the built-in rules\n"
+		"                       alone when the directory has no security.yaml\n"
+		"  -n, --native-only    do not run Bandit or Semgrep even when security.yaml\n"
+		"                       enables them (analyzers.bandit.enabled, ...)\n"
+		"  -h, --help           this help\n"
+		"\n"
+		"Exit status: 0 every file is LOW; 10 the worst is MEDIUM; 11 HIGH;\n"
+		"12 BLOCKED (a rejected file, e.g. invalid UTF-8, is BLOCKED);\n"
+		"2 usage error or a file that cannot be read; 3 invalid security.yaml.\n",
+		CONFIG_DEFAULT_DIR);
+}
+
+struct check_files {
+	char **v;
+	size_t n, cap;
+};
+
+static void files_add(struct check_files *f, char *path)
+{
+	if (f->n == f->cap) {
+		f->cap = f->cap ? f->cap * 2 : 16;
+		f->v = xrealloc(f->v, f->cap * sizeof(char *));
+	}
+	f->v[f->n++] = path;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Collects *.py under dir, sorted, depth-first without following links. */
+static int collect_dir(const char *dir, struct check_files *out, int depth)
+{
+	DIR *d;
+	struct dirent *e;
+	struct check_files here = { 0 };
+
+	if (depth > 64)
+		return 0;
+	d = opendir(dir);
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		struct stat st;
+		if (e->d_name[0] == '.')
+			continue;
+		char *p = xasprintf("%s/%s", dir, e->d_name);
+		if (lstat(p, &st) < 0 || !(S_ISDIR(st.st_mode) ||
+					   (S_ISREG(st.st_mode) && strlen(e->d_name) > 3 &&
+					    !strcmp(e->d_name + strlen(e->d_name) - 3, ".py")))) {
+			free(p);
+			continue;
+		}
+		files_add(&here, p);
+	}
+	closedir(d);
+	if (here.n)
+		qsort(here.v, here.n, sizeof(char *), cmp_str);
+	for (size_t i = 0; i < here.n; i++) {
+		struct stat st;
+		if (lstat(here.v[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+			collect_dir(here.v[i], out, depth + 1);
+			free(here.v[i]);
+		} else {
+			files_add(out, here.v[i]);
+		}
+	}
+	free(here.v);
+	return 0;
+}
+
+/* Prints one line of the source and a caret under the column. */
+static void print_context(const char *data, size_t len, unsigned line, unsigned col)
+{
+	const char *p = data, *end = data + len;
+	for (unsigned l = 1; l < line && p < end; l++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			return;
+		p = nl + 1;
+	}
+	const char *eol = memchr(p, '\n', (size_t)(end - p));
+	size_t n = eol ? (size_t)(eol - p) : (size_t)(end - p);
+	if (n > 0 && p[n - 1] == '\r')
+		n--;
+	if (n > 300)
+		n = 300; /* a 10 MB line is not shown whole */
+	printf("    %.*s\n    ", (int)n, p);
+	unsigned c = 1;
+	for (size_t i = 0; i < n && c < col; i++) {
+		if (((unsigned char)p[i] & 0xC0) == 0x80)
+			continue;
+		putchar(p[i] == '\t' ? '\t' : ' ');
+		c++;
+	}
+	printf("^\n");
+}
+
+static void print_text(const char *path, const char *data, size_t len, const struct assess_result *r)
+{
+	if (r->rejection)
+		printf("%s: BLOCKED rejected at byte %zu: %s\n", path, r->rejection_offset, r->rejection);
+	for (size_t i = 0; i < r->n_findings; i++) {
+		const struct assess_finding *f = &r->findings[i];
+		int both = f->bandit_id && strcmp(f->bandit_id, f->rule_id) != 0;
+		printf("%s:%u:%u: %s [%s%s%s] %s\n", path, f->line, f->col,
+		       assess_severity_to_string(f->severity), f->rule_id, both ? "/" : "",
+		       both ? f->bandit_id : "", f->message);
+		print_context(data, len, f->line, f->col);
+	}
+	for (size_t i = 0; i < r->n_notes; i++)
+		printf("%s: note: %s\n", path, r->notes[i]);
+	printf("%s: %s (score %.1f, %zu finding%s, %zu lines)\n", path,
+	       assess_level_to_string(r->level), r->score, r->n_findings,
+	       r->n_findings == 1 ? "" : "s", r->metrics.lines);
+}
+
+static int load_rules(const char *config_dir, struct assess_rules **rules,
+		      struct mai_config **cfg, int native_only)
+{
+	_cleanup_free_ char *dir = NULL, *err = NULL, *path = NULL;
+	struct stat st;
+
+	if (config_dir_resolve(config_dir, &dir, &err) < 0) {
+		log_errorx("%s", err);
+		return MAI_EXIT_CONFIG;
+	}
+	/* The whole configuration, for the analyzers' settings; it also
+	 * reports any bad key of security.yaml with its position. Not needed
+	 * (and not paid for) when only the native analyzer runs. */
+	if (native_only)
+		goto rules;
+	enum log_level saved = log_get_level();
+	if (saved > LOG_LEVEL_WARN)
+		log_set_level(LOG_LEVEL_WARN); /* "file not found: defaults" is noise here */
+	int r = config_load(dir, cfg, &err);
+	log_set_level(saved);
+	if (r < 0) {
+		log_errorx("%s", err);
+		return MAI_EXIT_CONFIG;
+	}
+rules:
+	path = xasprintf("%s/security.yaml", dir);
+	if (stat(path, &st) < 0 && errno == ENOENT) { /* like the config loader: defaults */
+		free(path);
+		path = NULL;
+	}
+	if (assess_rules_load(path, rules, &err) < 0) {
+		log_errorx("%s; fix the file or check it with 'mai-agent config check'", err);
+		return MAI_EXIT_CONFIG;
+	}
+	return 0;
+}
+
+int cmd_check(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "config-dir", required_argument, NULL, 'c' },
+		{ "native-only", no_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	enum format format = FORMAT_TEXT;
+	const char *config_dir = NULL;
+	struct assess_rules *rules = NULL;
+	struct check_files files = { 0 };
+	enum assess_level worst = ASSESS_LOW;
+	struct mai_config *cfg = NULL;
+	int c, rc = 0, unreadable = 0, native_only = 0;
+
+	while ((c = getopt_long(argc, argv, "f:c:nh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (!strcmp(optarg, "text")) format = FORMAT_TEXT;
+			else if (!strcmp(optarg, "json")) format = FORMAT_JSON;
+			else if (!strcmp(optarg, "sarif")) format = FORMAT_SARIF;
+			else {
+				log_errorx("unknown --format '%s'; use text, json or sarif", optarg);
+				return MAI_EXIT_USAGE;
+			}
+			break;
+		case 'c':
+			config_dir = optarg;
+			break;
+		case 'n':
+			native_only = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return MAI_EXIT_OK;
+		default:
+			usage(stderr);
+			return MAI_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		log_errorx("check needs at least one FILE or DIR; see 'mai-agent check --help'");
+		return MAI_EXIT_USAGE;
+	}
+	rc = load_rules(config_dir, &rules, &cfg, native_only);
+	if (rc) {
+		config_free(cfg);
+		return rc;
+	}
+	for (int i = optind; i < argc; i++) {
+		struct stat st;
+		if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+			int r = collect_dir(argv[i], &files, 0);
+			if (r < 0) {
+				log_errorx("%s: cannot read the directory: %s", argv[i], strerror(-r));
+				unreadable = 1;
+			}
+		} else {
+			files_add(&files, xstrdup(argv[i]));
+		}
+	}
+	json_t *all = format == FORMAT_JSON ? json_array() : NULL;
+	struct assess_sarif sarif;
+	if (format == FORMAT_SARIF)
+		assess_sarif_init(&sarif);
+	for (size_t i = 0; i < files.n; i++) {
+		_cleanup_free_ char *data = NULL;
+		size_t len = 0;
+		struct assess_result res;
+		int r = fileio_read_path(files.v[i], CHECK_MAX_FILE, &data, &len);
+		if (r < 0) {
+			log_errorx("%s: cannot read: %s", files.v[i],
+				   r == -EFBIG ? "larger than 256 MiB" : strerror(-r));
+			unreadable = 1;
+			continue;
+		}
+		if (assess_source(rules, files.v[i], (const uint8_t *)data, len, &res) == 0 &&
+		    !native_only) {
+			const struct config_analyzer *b = &cfg->security.analyzers.bandit;
+			const struct config_analyzer *s = &cfg->security.analyzers.semgrep;
+			if (b->enabled) {
+				struct assess_external x = { b->path, NULL, (unsigned)b->timeout_ms };
+				assess_bandit_run(&x, (const uint8_t *)data, len, &res);
+			}
+			if (s->enabled) {
+				struct assess_external x = { s->path, s->rules, (unsigned)s->timeout_ms };
+				assess_semgrep_run(&x, (const uint8_t *)data, len, &res);
+			}
+			assess_result_finish(rules, &res);
+		}
+		if (res.level > worst)
+			worst = res.level;
+		if (format == FORMAT_TEXT) {
+			print_text(files.v[i], data, len, &res);
+		} else if (format == FORMAT_JSON) {
+			json_t *j = assess_result_to_json(&res);
+			json_object_set_new(j, "path", json_string(files.v[i]));
+			json_array_append_new(all, j);
+		} else {
+			assess_sarif_add(&sarif, files.v[i], &res);
+		}
+		assess_result_clear(&res);
+	}
+	json_t *doc = format == FORMAT_JSON ? all : format == FORMAT_SARIF ? assess_sarif_finish(&sarif) : NULL;
+	if (doc) {
+		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_ENSURE_ASCII);
+		putchar('\n');
+		json_decref(doc);
+	}
+	fflush(stdout);
+	for (size_t i = 0; i < files.n; i++)
+		free(files.v[i]);
+	free(files.v);
+	assess_rules_free(rules);
+	config_free(cfg);
+	if (unreadable)
+		return MAI_EXIT_USAGE;
+	static const int by_level[] = { CHECK_EXIT_LOW, CHECK_EXIT_MEDIUM, CHECK_EXIT_HIGH,
+					CHECK_EXIT_BLOCKED };
+	return by_level[worst];
+}

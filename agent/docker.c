@@ -1,0 +1,387 @@
+#include "docker.h"
+
+#include <curl/curl.h>
+#include <string.h>
+
+#include "docker_codec.h"
+#include "macro.h"
+
+/* Replies of ordinary calls (info, inspect, lists) stay far below this. */
+#define DOCKER_REPLY_MAX (4u << 20)
+#define DOCKER_DEFAULT_TIMEOUT_MS 30000L
+
+struct docker {
+	char *socket_path;
+	long timeout_ms;
+};
+
+static const char *const docker_error_names[] = {
+	[DOCKER_OK] = "ok",
+	[DOCKER_ERR_UNREACHABLE] = "unreachable",
+	[DOCKER_ERR_TIMEOUT] = "timeout",
+	[DOCKER_ERR_PROTOCOL] = "protocol",
+	[DOCKER_ERR_TOO_LARGE] = "reply_too_large",
+	[DOCKER_ERR_NOT_FOUND] = "not_found",
+	[DOCKER_ERR_IMAGE_NOT_FOUND] = "image_not_found",
+	[DOCKER_ERR_CONFLICT] = "conflict",
+	[DOCKER_ERR_BAD_REQUEST] = "bad_request",
+	[DOCKER_ERR_SERVER] = "server",
+	[DOCKER_ERR_RUNTIME_MISSING] = "runtime_missing",
+	[DOCKER_ERR_IO] = "io",
+};
+
+const char *docker_error_to_string(enum docker_error e)
+{
+	if ((size_t)e >= ARRAY_SIZE(docker_error_names) || !docker_error_names[e])
+		return "unknown";
+	return docker_error_names[e];
+}
+
+struct docker *docker_new(const struct docker_options *opts)
+{
+	struct docker *d = xcalloc(1, sizeof(*d));
+
+	d->socket_path = xstrdup(opts && opts->socket_path ? opts->socket_path : DOCKER_DEFAULT_SOCKET);
+	d->timeout_ms = opts && opts->timeout_ms > 0 ? opts->timeout_ms : DOCKER_DEFAULT_TIMEOUT_MS;
+	return d;
+}
+
+void docker_free(struct docker *d)
+{
+	if (!d)
+		return;
+	free(d->socket_path);
+	free(d);
+}
+
+const char *docker_socket_path(const struct docker *d) { return d->socket_path; }
+
+/* One request with the client's socket and limits. */
+static enum docker_error call(struct docker *d, const char *method, const char *path,
+			      const char *json_body, long timeout_ms, struct docker_http_reply *r,
+			      char **err)
+{
+	_cleanup_free_ char *full = xasprintf(DOCKER_API_PREFIX "%s", path);
+	struct docker_http_request req = {
+		.method = method,
+		.path = full,
+		.content_type = json_body ? "application/json" : NULL,
+		.body = json_body,
+		.body_len = json_body ? strlen(json_body) : 0,
+		.timeout_ms = timeout_ms < 0 ? 0 : (timeout_ms ? timeout_ms : d->timeout_ms),
+		.max_reply = DOCKER_REPLY_MAX,
+	};
+	return docker_http_call(d->socket_path, &req, r, err);
+}
+
+/* Maps an HTTP error status to a typed error with Docker's own message. */
+static enum docker_error status_error(const char *what, const struct docker_http_reply *r,
+				      char **err)
+{
+	_cleanup_free_ char *m = docker_codec_error_message(r->body, r->len);
+
+	*err = xasprintf("Docker refused to %s (HTTP %ld): %s", what, r->status, m);
+	switch (r->status) {
+	case 404: return DOCKER_ERR_NOT_FOUND;
+	case 409: return DOCKER_ERR_CONFLICT;
+	case 400: return DOCKER_ERR_BAD_REQUEST;
+	default: return DOCKER_ERR_SERVER;
+	}
+}
+
+enum docker_error docker_ping(struct docker *d, char **err)
+{
+	struct docker_http_reply r;
+	enum docker_error e = call(d, "GET", "/_ping", NULL, 5000, &r, err);
+
+	if (e)
+		return e;
+	if (r.status != 200 || strcmp(r.body, "OK") != 0) {
+		*err = xasprintf("Docker at unix://%s answered /_ping with HTTP %ld '%.60s' instead of "
+				 "OK: is docker.socket in config/agent.yaml a Docker engine?",
+				 d->socket_path, r.status, r.body);
+		e = DOCKER_ERR_PROTOCOL;
+	}
+	docker_http_reply_clear(&r);
+	return e;
+}
+
+enum docker_error docker_version(struct docker *d, struct docker_version *out, char **err)
+{
+	struct docker_http_reply r;
+	enum docker_error e = call(d, "GET", "/version", NULL, 0, &r, err);
+
+	memset(out, 0, sizeof(*out));
+	if (e)
+		return e;
+	e = r.status == 200 ? docker_codec_parse_version(r.body, r.len, out, err)
+			    : status_error("report its version", &r, err);
+	docker_http_reply_clear(&r);
+	return e;
+}
+
+enum docker_error docker_info(struct docker *d, struct docker_info *out, char **err)
+{
+	struct docker_http_reply r;
+	enum docker_error e = call(d, "GET", "/info", NULL, 0, &r, err);
+
+	memset(out, 0, sizeof(*out));
+	if (e)
+		return e;
+	e = r.status == 200 ? docker_codec_parse_info(r.body, r.len, out, err)
+			    : status_error("report its info", &r, err);
+	docker_http_reply_clear(&r);
+	return e;
+}
+
+static char *escape(const char *s)
+{
+	char *e = curl_easy_escape(NULL, s, 0);
+	char *copy;
+
+	if (!e)
+		abort();
+	copy = xstrdup(e);
+	curl_free(e);
+	return copy;
+}
+
+static enum docker_error image_missing(const char *ref, char **err)
+{
+	*err = xasprintf("image %s not found: build it with packaging/sandbox-image/build.sh "
+			 "or set sandbox.image in config/sandbox.yaml", ref);
+	return DOCKER_ERR_IMAGE_NOT_FOUND;
+}
+
+enum docker_error docker_image_inspect(struct docker *d, const char *ref, struct docker_image *out,
+				       char **err)
+{
+	_cleanup_free_ char *esc = escape(ref);
+	_cleanup_free_ char *path = xasprintf("/images/%s/json", esc);
+	struct docker_http_reply r;
+	enum docker_error e = call(d, "GET", path, NULL, 0, &r, err);
+
+	memset(out, 0, sizeof(*out));
+	if (e)
+		return e;
+	if (r.status == 200)
+		e = docker_codec_parse_image(r.body, r.len, out, err);
+	else if (r.status == 404)
+		e = image_missing(ref, err);
+	else
+		e = status_error("inspect the image", &r, err);
+	docker_http_reply_clear(&r);
+	return e;
+}
+
+/* Docker reports an unknown runtime as a 400/500 with this wording. */
+static bool mentions_runtime(const struct docker_http_reply *r)
+{
+	return strstr(r->body, "runtime") || strstr(r->body, "Runtime");
+}
+
+enum docker_error docker_container_create(struct docker *d, const struct docker_create_params *p,
+					  char **id, char **err)
+{
+	_cleanup_free_ char *body = docker_codec_create_body(p);
+	struct docker_http_reply r;
+	enum docker_error e = call(d, "POST", "/containers/create", body, 0, &r, err);
+
+	*id = NULL;
+	if (e)
+		return e;
+	if (r.status == 201) {
+		e = docker_codec_parse_create(r.body, r.len, id, err);
+	} else if (r.status == 404) {
+		e = image_missing(p->image, err);
+	} else if (mentions_runtime(&r) && r.status != 409) {
+		_cleanup_free_ char *m = docker_codec_error_message(r.body, r.len);
+		*err = xasprintf("Docker has no runtime '%s' (%s): install it and register it in "
+				 "dockerd's daemon.json, or choose another runtime in "
+				 "config/sandbox.yaml", p->runtime ? p->runtime : "runc", m);
+		e = DOCKER_ERR_RUNTIME_MISSING;
+	} else {
+		e = status_error("create the container", &r, err);
+	}
+	docker_http_reply_clear(&r);
+	return e;
+}
+
+/* POST /containers/ID/ACTION for the calls whose success is 204 (or 304:
+ * already in that state). */
+static enum docker_error container_action(struct docker *d, const char *id, const char *action,
+					  const char *query, char **err)
+{
+	_cleanup_free_ char *path = xasprintf("/containers/%s/%s%s", id, action, query ? query : "");
+	_cleanup_free_ char *what = xasprintf("%s container %.12s", action, id);
+	struct docker_http_reply r;
+	enum docker_error e = call(d, "POST", path, NULL, 0, &r, err);
+
+	if (e)
+		return e;
+	if (r.status != 204 && r.status != 304)
+		e = status_error(what, &r, err);
+	docker_http_reply_clear(&r);
+	return e;
+}
+
+enum docker_error docker_container_start(struct docker *d, const char *id, char **err)
+{
+	return container_action(d, id, "start", NULL, err);
+}
+
+enum docker_error docker_container_kill(struct docker *d, const char *id, const char *signal,
+					char **err)
+{
+	_cleanup_free_ char *q = xasprintf("?signal=%s", signal);
+	enum docker_error e = container_action(d, id, "kill", q, err);
+
+	/* 409: not running. The caller wanted it stopped: it is. */
+	if (e == DOCKER_ERR_CONFLICT) {
+		free(*err);
+		*err = NULL;
+		e = DOCKER_OK;
+	}
+	return e;
+}
+
+enum docker_error docker_container_attach(struct docker *d, const char *id,
+					  struct docker_stream **out, char **err)
+{
+	_cleanup_free_ char *path = xasprintf(DOCKER_API_PREFIX "/containers/%s/attach?stream=1&"
+					      "stdin=1&stdout=1&stderr=1", id);
+	return docker_stream_open(d->socket_path, "POST", path, d->timeout_ms, out, err);
+}
+
+enum docker_error docker_container_wait(struct docker *d, const char *id, long timeout_ms,
+					int64_t *status_code, char **err)
+{
+	_cleanup_free_ char *path = xasprintf("/containers/%s/wait?condition=not-running", id);
+	struct docker_http_reply r;
+	enum docker_error e = call(d, "POST", path, NULL, timeout_ms > 0 ? timeout_ms : -1, &r, err);
+
+	*status_code = -1;
+	if (e)
+		return e;
+	e = r.status == 200 ? docker_codec_parse_wait(r.body, r.len, status_code, err)
+			    : status_error("wait for the container", &r, err);
+	docker_http_reply_clear(&r);
+	return e;
+}
+
+enum docker_error docker_container_remove(struct docker *d, const char *id, char **err)
+{
+	_cleanup_free_ char *path = xasprintf("/containers/%s?force=1&v=1", id);
+	struct docker_http_reply r;
+	enum docker_error e = call(d, "DELETE", path, NULL, 0, &r, err);
+
+	if (e)
+		return e;
+	/* 404: already gone, which is what the caller wants. 409: removal
+	 * already in progress (another remover); not ours to report. */
+	if (r.status != 204 && r.status != 404 && r.status != 409)
+		e = status_error("remove the container", &r, err);
+	docker_http_reply_clear(&r);
+	return e;
+}
+
+enum docker_error docker_container_inspect(struct docker *d, const char *id,
+					   struct docker_container_state *out, char **err)
+{
+	_cleanup_free_ char *path = xasprintf("/containers/%s/json", id);
+	struct docker_http_reply r;
+	enum docker_error e = call(d, "GET", path, NULL, 0, &r, err);
+
+	memset(out, 0, sizeof(*out));
+	if (e)
+		return e;
+	e = r.status == 200 ? docker_codec_parse_container(r.body, r.len, out, err)
+			    : status_error("inspect the container", &r, err);
+	docker_http_reply_clear(&r);
+	return e;
+}
+
+enum docker_error docker_container_stats(struct docker *d, const char *id, struct docker_stats *out,
+					 char **err)
+{
+	_cleanup_free_ char *path = xasprintf("/containers/%s/stats?stream=false&one-shot=true", id);
+	struct docker_http_reply r;
+	enum docker_error e = call(d, "GET", path, NULL, 0, &r, err);
+
+	memset(out, 0, sizeof(*out));
+	if (e)
+		return e;
+	e = r.status == 200 ? docker_codec_parse_stats(r.body, r.len, out, err)
+			    : status_error("report container stats", &r, err);
+	docker_http_reply_clear(&r);
+	return e;
+}
+
+enum docker_error docker_container_list_by_label(struct docker *d, const char *key,
+						 const char *value, char ***ids, size_t *n,
+						 char **err)
+{
+	_cleanup_free_ char *filter = docker_codec_label_filter(key, value);
+	_cleanup_free_ char *esc = escape(filter);
+	_cleanup_free_ char *path = xasprintf("/containers/json?all=1&filters=%s", esc);
+	struct docker_http_reply r;
+	enum docker_error e = call(d, "GET", path, NULL, 0, &r, err);
+
+	*ids = NULL;
+	*n = 0;
+	if (e)
+		return e;
+	e = r.status == 200 ? docker_codec_parse_list(r.body, r.len, ids, n, err)
+			    : status_error("list containers", &r, err);
+	docker_http_reply_clear(&r);
+	return e;
+}
+
+void docker_version_clear(struct docker_version *v)
+{
+	free(v->version);
+	free(v->api_version);
+	free(v->kernel_version);
+	free(v->os);
+	free(v->arch);
+	memset(v, 0, sizeof(*v));
+}
+
+void docker_strv_free(char **v)
+{
+	for (char **p = v; p && *p; p++)
+		free(*p);
+	free(v);
+}
+
+void docker_info_clear(struct docker_info *i)
+{
+	free(i->server_version);
+	free(i->cgroup_driver);
+	free(i->default_runtime);
+	docker_strv_free(i->runtimes);
+	memset(i, 0, sizeof(*i));
+}
+
+bool docker_info_has_runtime(const struct docker_info *i, const char *name)
+{
+	for (size_t k = 0; k < i->n_runtimes; k++)
+		if (strcmp(i->runtimes[k], name) == 0)
+			return true;
+	return false;
+}
+
+void docker_image_clear(struct docker_image *i)
+{
+	free(i->id);
+	free(i->os);
+	free(i->arch);
+	memset(i, 0, sizeof(*i));
+}
+
+void docker_container_state_clear(struct docker_container_state *s)
+{
+	free(s->status);
+	free(s->error);
+	memset(s, 0, sizeof(*s));
+}

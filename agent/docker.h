@@ -1,0 +1,136 @@
+/* Typed client of the Docker Engine API (v1.41) over its Unix socket. Each
+ * call opens its own connection, so a struct docker may be shared by threads.
+ * Every call returns a docker_error; on failure *err (caller frees) holds a
+ * message that says what to do. Structs filled by a call are freed with their
+ * *_clear() function. */
+#ifndef MAI_DOCKER_H
+#define MAI_DOCKER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "docker_error.h"
+#include "docker_http.h"
+
+#define DOCKER_DEFAULT_SOCKET "/var/run/docker.sock"
+#define DOCKER_API_PREFIX "/v1.41"
+
+struct docker_options {
+	const char *socket_path; /* NULL: DOCKER_DEFAULT_SOCKET */
+	long timeout_ms;         /* per ordinary call; 0: 30 s */
+};
+
+struct docker;
+
+/* Returns NULL only on a broken invariant (allocation aborts). Frees with
+ * docker_free(). No connection is made here. */
+struct docker *docker_new(const struct docker_options *opts);
+void docker_free(struct docker *d);
+const char *docker_socket_path(const struct docker *d);
+
+struct docker_version {
+	char *version, *api_version, *kernel_version, *os, *arch;
+};
+
+struct docker_info {
+	char *server_version;
+	int cgroup_version;   /* 1 or 2 */
+	char *cgroup_driver;  /* "cgroupfs", "systemd" */
+	char **runtimes;      /* names, n_runtimes of them */
+	size_t n_runtimes;
+	char *default_runtime;
+	long ncpu;
+	int64_t mem_total;
+	bool memory_limit, swap_limit, pids_limit, seccomp;
+};
+
+struct docker_image {
+	char *id; /* "sha256:..." */
+	int64_t size;
+	char *os, *arch;
+};
+
+struct docker_container_state {
+	char *status; /* "created", "running", "exited", ... */
+	bool running, oom_killed;
+	int exit_code;
+	int pid;
+	char *error;  /* Docker's message, "" when none */
+};
+
+struct docker_stats {
+	int64_t mem_usage, mem_max_usage; /* bytes; max_usage 0 where the cgroup keeps no peak */
+	int64_t pids_current;
+	uint64_t cpu_total_ns;
+	bool valid; /* false when the container is gone (all zero) */
+};
+
+struct docker_label {
+	const char *key, *value;
+};
+
+/* What a container is created with; see DESIGN.md "Sandbox defaults".
+ * docker_codec_create_body() always adds the fixed hardening (read-only
+ * root, CapDrop ALL, no-new-privileges, Init, logging none, no network). */
+struct docker_create_params {
+	const char *image;
+	const char *const *cmd; /* NULL-terminated */
+	const char *const *env; /* NULL-terminated, may be NULL */
+	const char *user;       /* "1000:1000" */
+	const char *workdir;    /* "/tmp" */
+	const struct docker_label *labels;
+	size_t n_labels;
+	int64_t memory_bytes;   /* Memory = MemorySwap */
+	int64_t nano_cpus;
+	int64_t pids_limit;
+	int64_t tmpfs_bytes;    /* size of the noexec tmpfs at /tmp */
+	int64_t nofile;
+	int64_t fsize_bytes;
+	const char *runtime;    /* NULL: "runc" */
+	bool open_stdin;        /* keep stdin open for the attach stream */
+};
+
+enum docker_error docker_ping(struct docker *d, char **err);
+enum docker_error docker_version(struct docker *d, struct docker_version *out, char **err);
+enum docker_error docker_info(struct docker *d, struct docker_info *out, char **err);
+/* DOCKER_ERR_IMAGE_NOT_FOUND with a message naming the build script. */
+enum docker_error docker_image_inspect(struct docker *d, const char *ref, struct docker_image *out,
+				       char **err);
+
+/* *id (caller frees) is the new container's id. A runtime that the engine
+ * lacks gives DOCKER_ERR_RUNTIME_MISSING, a missing image
+ * DOCKER_ERR_IMAGE_NOT_FOUND. */
+enum docker_error docker_container_create(struct docker *d, const struct docker_create_params *p,
+					  char **id, char **err);
+enum docker_error docker_container_start(struct docker *d, const char *id, char **err);
+/* Attaches stdin, stdout and stderr (stream=1) before or after start. */
+enum docker_error docker_container_attach(struct docker *d, const char *id,
+					  struct docker_stream **out, char **err);
+/* Blocks until the container stops (timeout_ms 0: no limit). */
+enum docker_error docker_container_wait(struct docker *d, const char *id, long timeout_ms,
+					int64_t *status_code, char **err);
+/* signal: "KILL", "TERM", ... A container that is not running is not an error. */
+enum docker_error docker_container_kill(struct docker *d, const char *id, const char *signal,
+					char **err);
+/* force and remove anonymous volumes; a container already gone is not an error. */
+enum docker_error docker_container_remove(struct docker *d, const char *id, char **err);
+enum docker_error docker_container_inspect(struct docker *d, const char *id,
+					   struct docker_container_state *out, char **err);
+/* One sample (one-shot, no 1 s wait). */
+enum docker_error docker_container_stats(struct docker *d, const char *id, struct docker_stats *out,
+					 char **err);
+/* Ids (all states) of the containers whose label key equals value; *ids is a
+ * NULL-terminated array, free with docker_strv_free(). */
+enum docker_error docker_container_list_by_label(struct docker *d, const char *key,
+						 const char *value, char ***ids, size_t *n,
+						 char **err);
+
+void docker_version_clear(struct docker_version *v);
+void docker_info_clear(struct docker_info *i);
+void docker_image_clear(struct docker_image *i);
+void docker_container_state_clear(struct docker_container_state *s);
+void docker_strv_free(char **v);
+bool docker_info_has_runtime(const struct docker_info *i, const char *name);
+
+#endif

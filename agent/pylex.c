@@ -1,0 +1,465 @@
+/* The Python 3 tokenizer: one logical line at a time, explicit and implicit
+ * line joining, indentation depth, every string prefix, f-strings whose
+ * replacement fields are lexed as tokens in place. Bracket depth is a counter
+ * and f-string nesting is capped, so no input can exhaust the stack. */
+#include <errno.h>
+#include <string.h>
+
+#include "pylex.h"
+
+/* Python 3.11 rejects f-strings nested deeper than this anyway. */
+#define FSTRING_MAX_DEPTH 8
+
+void pytok_vec_reset(struct pytok_vec *v)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (v->t[i].owned)
+			free((char *)v->t[i].s);
+	v->n = 0;
+}
+
+void pytok_vec_free(struct pytok_vec *v)
+{
+	pytok_vec_reset(v);
+	free(v->t);
+	v->t = NULL;
+	v->cap = 0;
+}
+
+static struct pytok *vec_push(struct pytok_vec *v)
+{
+	if (v->n == v->cap) {
+		v->cap = v->cap ? v->cap * 2 : 64;
+		v->t = xrealloc(v->t, v->cap * sizeof(*v->t));
+	}
+	memset(&v->t[v->n], 0, sizeof(v->t[0]));
+	return &v->t[v->n++];
+}
+
+int pylex_open(struct pylex *lx, const uint8_t *data, size_t len, const char **reason,
+	       size_t *offset)
+{
+	memset(lx, 0, sizeof(*lx));
+	lx->w_line = 1;
+	lx->w_col = 1;
+	lx->cap_indents = 16;
+	lx->indents = xmalloc(lx->cap_indents * sizeof(size_t));
+	lx->indents[0] = 0;
+	lx->n_indents = 1;
+	return pylex_detect_encoding(lx, data, len, reason, offset);
+}
+
+void pylex_close(struct pylex *lx)
+{
+	free(lx->decoded);
+	free(lx->indents);
+	free(lx->error);
+	memset(lx, 0, sizeof(*lx));
+}
+
+/* Moves the position walker forward to off (offsets only grow). */
+static void walk_to(struct pylex *lx, size_t off)
+{
+	const unsigned char *b = (const unsigned char *)lx->buf;
+
+	if (off < lx->w_off) {
+		/* Never expected; restart from the top rather than guess. */
+		lx->w_off = 0;
+		lx->w_line = 1;
+		lx->w_col = 1;
+	}
+	for (size_t i = lx->w_off; i < off; i++) {
+		if (b[i] == '\n' || (b[i] == '\r' && (i + 1 >= lx->len || b[i + 1] != '\n'))) {
+			lx->w_line++;
+			lx->w_col = 1;
+		} else if ((b[i] & 0xC0) != 0x80 && b[i] != '\r') {
+			lx->w_col++;
+		}
+	}
+	lx->w_off = off;
+}
+
+static void set_error(struct pylex *lx, size_t off, const char *msg)
+{
+	if (lx->error)
+		return;
+	walk_to(lx, off);
+	lx->error = xstrdup(msg);
+	lx->error_line = lx->w_line;
+	lx->error_col = lx->w_col;
+}
+
+static struct pytok *emit(struct pylex *lx, struct pytok_vec *v, enum pytok_kind kind,
+			  size_t off, const char *s, size_t n)
+{
+	struct pytok *t = vec_push(v);
+	walk_to(lx, off);
+	t->kind = kind;
+	t->line = lx->w_line;
+	t->col = lx->w_col;
+	t->s = s;
+	t->n = n;
+	return t;
+}
+
+static int is_name_start(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80;
+}
+
+static int is_name_char(unsigned char c)
+{
+	return is_name_start(c) || (c >= '0' && c <= '9');
+}
+
+static int is_newline(char c)
+{
+	return c == '\n' || c == '\r';
+}
+
+static size_t skip_newline(const char *b, size_t len, size_t p)
+{
+	if (b[p] == '\r' && p + 1 < len && b[p + 1] == '\n')
+		return p + 2;
+	return p + 1;
+}
+
+/* String prefix letters: any case and order of r with one of b, f, u. */
+static int string_prefix(const char *s, size_t n, unsigned *flags)
+{
+	unsigned f = 0;
+	int r = 0, other = 0;
+
+	if (n > 2)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		switch (s[i] | 0x20) {
+		case 'r': if (r++) return 0; f |= PYT_F_RAW; break;
+		case 'b': if (other++) return 0; f |= PYT_F_BYTES; break;
+		case 'f': if (other++) return 0; f |= PYT_F_FSTRING; break;
+		case 'u': if (other++ || n > 1) return 0; break;
+		default: return 0;
+		}
+	}
+	*flags = f;
+	return 1;
+}
+
+static size_t lex_range(struct pylex *lx, struct pytok_vec *v, size_t p, size_t end,
+			int fdepth);
+
+/* Finds the end of a replacement field's expression: the '}', '!' or ':' at
+ * bracket depth 0 that is not inside a nested string. */
+static size_t fstring_expr_end(const char *b, size_t p, size_t end)
+{
+	long depth = 0;
+
+	while (p < end) {
+		char c = b[p];
+		if (c == '\'' || c == '"') {
+			char q = c;
+			p++;
+			while (p < end && b[p] != q)
+				p += (b[p] == '\\') ? 2 : 1;
+			p++;
+			continue;
+		}
+		if (c == '(' || c == '[' || c == '{')
+			depth++;
+		else if ((c == ')' || c == ']') && depth > 0)
+			depth--;
+		else if (c == '}' && depth > 0)
+			depth--;
+		else if (depth == 0 && (c == '}' || c == ':' ||
+					(c == '!' && p + 1 < end && b[p + 1] != '=') ||
+					(c == '=' && p + 1 < end && b[p + 1] == '}')))
+			return p;
+		p++;
+	}
+	return end;
+}
+
+/* Lexes the replacement fields of an f-string body [p, end). */
+static void lex_fstring_fields(struct pylex *lx, struct pytok_vec *v, size_t p, size_t end,
+			       int fdepth)
+{
+	const char *b = lx->buf;
+
+	while (p < end) {
+		if (b[p] == '{' && p + 1 < end && b[p + 1] == '{') {
+			p += 2;
+			continue;
+		}
+		if (b[p] != '{') {
+			p++;
+			continue;
+		}
+		size_t e = fstring_expr_end(b, p + 1, end);
+		if (fdepth < FSTRING_MAX_DEPTH) {
+			lex_range(lx, v, p + 1, e, fdepth + 1);
+			/* Separates consecutive fields like a comma would. */
+			emit(lx, v, PYT_OP, e < end ? e : end - 1, ",", 1);
+		}
+		p = e;
+		/* A format spec can hold nested fields: lexed by the loop. */
+		if (p < end && b[p] == '=')
+			p++;
+		if (p < end && b[p] == '!')
+			p += 2;
+		if (p < end && b[p] == '}')
+			p++;
+	}
+}
+
+/* Lexes one string literal starting at its quote; returns the offset after. */
+static size_t lex_string(struct pylex *lx, struct pytok_vec *v, size_t start, size_t p,
+			 size_t end, unsigned flags, int fdepth)
+{
+	const char *b = lx->buf;
+	char q = b[p];
+	int triple = p + 2 < end && b[p + 1] == q && b[p + 2] == q;
+	size_t body = p + (triple ? 3 : 1), i = body, body_end;
+	struct pytok *t;
+
+	for (;;) {
+		if (i >= end || (!triple && is_newline(b[i]))) {
+			set_error(lx, start, "unterminated string literal");
+			flags |= PYT_F_UNTERMINATED;
+			body_end = i;
+			break;
+		}
+		if (b[i] == '\\') {
+			i += 2;
+			if (i > end)
+				i = end;
+			continue;
+		}
+		if (b[i] == q && (!triple || (i + 2 < end && b[i + 1] == q && b[i + 2] == q))) {
+			body_end = i;
+			i += triple ? 3 : 1;
+			break;
+		}
+		i++;
+	}
+	if (triple)
+		flags |= PYT_F_TRIPLE;
+	if (flags & PYT_F_FSTRING) {
+		emit(lx, v, PYT_FSTRING_START, start, b + start, body - start);
+		lex_fstring_fields(lx, v, body, body_end, fdepth);
+		t = emit(lx, v, PYT_FSTRING_END, body_end, b + body_end, 0);
+		(void)t;
+		return i;
+	}
+	t = emit(lx, v, PYT_STRING, start, NULL, 0);
+	t->flags = flags;
+	t->s = pylex_unescape(b + body, body_end - body, flags, &t->n);
+	t->owned = 1;
+	return i;
+}
+
+static size_t lex_number(const char *b, size_t p, size_t end)
+{
+	int hex = p + 1 < end && b[p] == '0' && (b[p + 1] | 0x20) == 'x';
+
+	while (p < end) {
+		char c = b[p];
+		if (is_name_char((unsigned char)c) || c == '.') {
+			p++;
+			if (!hex && (c == 'e' || c == 'E') && p + 1 < end &&
+			    (b[p] == '+' || b[p] == '-') && b[p + 1] >= '0' && b[p + 1] <= '9')
+				p++;
+			continue;
+		}
+		break;
+	}
+	return p;
+}
+
+static const char *const operators[] = {
+	"**=", "//=", ">>=", "<<=", "...", "!=", "%=", "&=", "**", "*=", "+=", "-=", "->",
+	"//", "/=", ":=", "<<", "<=", "==", ">=", ">>", "@=", "^=", "|=",
+};
+
+static size_t lex_operator(const char *b, size_t p, size_t end)
+{
+	/* Every operator longer than one byte starts with one of these. */
+	static const char multi[256] = { ['*'] = 1, ['/'] = 1, ['>'] = 1, ['<'] = 1, ['.'] = 1,
+					 ['!'] = 1, ['%'] = 1, ['&'] = 1, ['-'] = 1, ['+'] = 1,
+					 [':'] = 1, ['='] = 1, ['@'] = 1, ['^'] = 1, ['|'] = 1 };
+	if (multi[(unsigned char)b[p]])
+		for (size_t i = 0; i < ARRAY_SIZE(operators); i++) {
+			size_t n = operators[i][2] ? 3 : 2;
+			if (operators[i][0] == b[p] && p + n <= end &&
+			    memcmp(b + p, operators[i], n) == 0)
+				return n;
+		}
+	/* A lone byte, or a whole code point when it is not ASCII. */
+	if ((unsigned char)b[p] < 0x80)
+		return 1;
+	size_t k = p + 1;
+	while (k < end && ((unsigned char)b[k] & 0xC0) == 0x80)
+		k++;
+	return k - p;
+}
+
+/* Lexes [p, end) as the inside of brackets (newlines do not end anything).
+ * Used for f-string fields. Returns end. */
+static size_t lex_range(struct pylex *lx, struct pytok_vec *v, size_t p, size_t end, int fdepth);
+
+/* Lexes one token at p; returns the new offset. *depth tracks brackets. */
+static size_t lex_token(struct pylex *lx, struct pytok_vec *v, size_t p, size_t end,
+			long *depth, int fdepth)
+{
+	const char *b = lx->buf;
+	unsigned char c = (unsigned char)b[p];
+
+	if (is_name_start(c)) {
+		size_t s = p, n;
+		unsigned flags;
+		while (p < end && is_name_char((unsigned char)b[p]))
+			p++;
+		n = p - s;
+		if (p < end && (b[p] == '\'' || b[p] == '"') && string_prefix(b + s, n, &flags))
+			return lex_string(lx, v, s, p, end, flags, fdepth);
+		struct pytok *t = emit(lx, v, PYT_NAME, s, b + s, n);
+		size_t nn;
+		char *norm = pylex_normalize_name(b + s, n, &nn);
+		if (norm) {
+			t->s = norm;
+			t->n = nn;
+			t->owned = 1;
+		}
+		return p;
+	}
+	if ((c >= '0' && c <= '9') || (c == '.' && p + 1 < end && b[p + 1] >= '0' && b[p + 1] <= '9')) {
+		size_t e = lex_number(b, p, end);
+		emit(lx, v, PYT_NUMBER, p, b + p, e - p);
+		return e;
+	}
+	if (c == '\'' || c == '"')
+		return lex_string(lx, v, p, p, end, 0, fdepth);
+	size_t n = lex_operator(b, p, end);
+	if (n == 1 && (c == '(' || c == '[' || c == '{'))
+		(*depth)++;
+	else if (n == 1 && (c == ')' || c == ']' || c == '}') && *depth > 0)
+		(*depth)--;
+	emit(lx, v, PYT_OP, p, b + p, n);
+	return p + n;
+}
+
+static size_t lex_range(struct pylex *lx, struct pytok_vec *v, size_t p, size_t end, int fdepth)
+{
+	const char *b = lx->buf;
+	long depth = 1;
+
+	while (p < end) {
+		char c = b[p];
+		if (c == ' ' || c == '\t' || c == '\f' || is_newline(c) || c == '\\') {
+			p++;
+			continue;
+		}
+		if (c == '#') {
+			while (p < end && !is_newline(b[p]))
+				p++;
+			continue;
+		}
+		p = lex_token(lx, v, p, end, &depth, fdepth);
+	}
+	return end;
+}
+
+/* Measures the indentation of the line at p (tabs to multiples of 8). */
+static size_t measure_indent(const char *b, size_t len, size_t *p)
+{
+	size_t col = 0;
+
+	while (*p < len) {
+		if (b[*p] == ' ')
+			col++;
+		else if (b[*p] == '\t')
+			col = (col / 8 + 1) * 8;
+		else if (b[*p] == '\f')
+			col = 0;
+		else
+			break;
+		(*p)++;
+	}
+	return col;
+}
+
+static void set_indent(struct pylex *lx, size_t col, struct pytok_vec *v)
+{
+	while (lx->n_indents > 1 && lx->indents[lx->n_indents - 1] > col)
+		lx->n_indents--;
+	if (lx->indents[lx->n_indents - 1] < col) {
+		if (lx->n_indents == lx->cap_indents) {
+			lx->cap_indents *= 2;
+			lx->indents = xrealloc(lx->indents, lx->cap_indents * sizeof(size_t));
+		}
+		lx->indents[lx->n_indents++] = col;
+	}
+	v->indent = lx->n_indents - 1;
+	if (v->indent > lx->max_indent)
+		lx->max_indent = v->indent;
+}
+
+int pylex_statement(struct pylex *lx, struct pytok_vec *v)
+{
+	const char *b = lx->buf;
+	size_t p = lx->p, len = lx->len;
+	long depth = 0;
+
+	pytok_vec_reset(v);
+	/* Skip blank and comment-only lines; take the indentation of the first
+	 * line that holds a token. */
+	for (;;) {
+		if (p >= len) {
+			lx->p = p;
+			lx->at_eof = 1;
+			walk_to(lx, len);
+			lx->lines = lx->w_line - (len > 0 && is_newline(b[len - 1]) ? 1 : 0);
+			if (len == 0)
+				lx->lines = 0;
+			return 0;
+		}
+		size_t col = measure_indent(b, len, &p);
+		if (p < len && b[p] == '#')
+			while (p < len && !is_newline(b[p]))
+				p++;
+		if (p < len && is_newline(b[p])) {
+			p = skip_newline(b, len, p);
+			continue;
+		}
+		if (p >= len)
+			continue;
+		set_indent(lx, col, v);
+		break;
+	}
+	walk_to(lx, p);
+	v->line = lx->w_line;
+	while (p < len) {
+		char c = b[p];
+		if (c == ' ' || c == '\t' || c == '\f') {
+			p++;
+			continue;
+		}
+		if (c == '#') {
+			while (p < len && !is_newline(b[p]))
+				p++;
+			continue;
+		}
+		if (c == '\\' && p + 1 < len && is_newline(b[p + 1])) {
+			p = skip_newline(b, len, p + 1);
+			continue;
+		}
+		if (is_newline(c)) {
+			p = skip_newline(b, len, p);
+			if (depth == 0)
+				break;
+			continue;
+		}
+		p = lex_token(lx, v, p, len, &depth, 0);
+	}
+	lx->p = p;
+	return 1;
+}

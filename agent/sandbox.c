@@ -1,0 +1,379 @@
+#include "sandbox.h"
+
+#include <signal.h>
+#include <string.h>
+
+#include "docker.h"
+#include "log.h"
+#include "macro.h"
+#include "sandbox_attach.h"
+#include "sandbox_limits.h"
+#include "sandbox_selftest.h"
+#include "sandbox_usage.h"
+
+/* After the output closed, how long the container may take to be reported
+ * stopped before the agent kills it. */
+#define SANDBOX_EXIT_GRACE_MS 5000
+
+struct sandbox {
+	struct docker *docker;
+	char *image, *image_id, *user, *instance;
+	char *docker_version;
+	int cgroup_version;
+	struct sandbox_trust_options trust[SANDBOX_TRUST_COUNT];
+	char *runtime[SANDBOX_TRUST_COUNT];
+	struct sandbox_machine machine;
+	unsigned workers;
+	size_t leftovers;
+};
+
+/* Runs inside the container as `python3 -I -u -B -c BOOTSTRAP NAME`: reads
+ * the script from stdin, compiles it under its own file name (so tracebacks
+ * say "foo.py", not "<stdin>"), registers its lines with linecache (so they
+ * show the source) and runs it as __main__. The bootstrap's own frame is cut
+ * from tracebacks. */
+static const char sandbox_bootstrap[] =
+	"import sys, linecache, traceback\n"
+	"name = sys.argv[1]\n"
+	"src = sys.stdin.buffer.read()\n"
+	"sys.argv = [name]\n"
+	"linecache.cache[name] = (len(src), None, src.decode('utf-8', 'replace').splitlines(True), name)\n"
+	"g = {'__name__': '__main__', '__file__': name, '__builtins__': __builtins__}\n"
+	"try:\n"
+	"    exec(compile(src, name, 'exec'), g)\n"
+	"except SystemExit:\n"
+	"    raise\n"
+	"except BaseException as e:\n"
+	"    traceback.print_exception(type(e), e, e.__traceback__.tb_next)\n"
+	"    sys.stderr.flush()\n"
+	"    sys.exit(1)\n";
+
+const char *sandbox_trust_to_string(enum sandbox_trust t)
+{
+	switch (t) {
+	case SANDBOX_TRUSTED: return "trusted";
+	case SANDBOX_STANDARD: return "standard";
+	case SANDBOX_UNTRUSTED: return "untrusted";
+	}
+	return "unknown";
+}
+
+const char *sandbox_verdict_to_string(enum sandbox_verdict v)
+{
+	switch (v) {
+	case SANDBOX_VERDICT_EXITED: return "exited";
+	case SANDBOX_VERDICT_TIMEOUT: return "timeout";
+	case SANDBOX_VERDICT_OOM_KILLED: return "oom_killed";
+	case SANDBOX_VERDICT_OUTPUT_LIMIT: return "output_limit";
+	case SANDBOX_VERDICT_PIDS_LIMIT: return "pids_limit";
+	case SANDBOX_VERDICT_SANDBOX_ERROR: return "sandbox_error";
+	}
+	return "unknown";
+}
+
+size_t sandbox_leftovers_removed(const struct sandbox *sb) { return sb->leftovers; }
+
+static int remove_leftovers(struct sandbox *sb, char **err)
+{
+	char **ids = NULL;
+	size_t n = 0;
+
+	if (docker_container_list_by_label(sb->docker, "mai.instance", sb->instance, &ids, &n, err))
+		return -EIO;
+	for (size_t i = 0; i < n; i++) {
+		char *e = NULL;
+		if (docker_container_remove(sb->docker, ids[i], &e) == DOCKER_OK) {
+			sb->leftovers++;
+		} else {
+			log_warnx("removing leftover container %.12s failed: %s", ids[i], e);
+			free(e);
+		}
+	}
+	if (n)
+		log_info("removed %zu leftover sandbox container(s) of instance '%s'", sb->leftovers,
+			 sb->instance);
+	docker_strv_free(ids);
+	return 0;
+}
+
+int sandbox_new(const struct sandbox_options *opts, struct sandbox **out, char **err)
+{
+	struct docker_options dopts = { .socket_path = opts->socket_path };
+	struct sandbox *sb = xcalloc(1, sizeof(*sb));
+	struct docker_version v = { 0 };
+	struct docker_info info = { 0 };
+	struct docker_image img = { 0 };
+	int r = -EIO;
+
+	*out = NULL;
+	sb->docker = docker_new(&dopts);
+	sb->image = xstrdup(opts->image ? opts->image : "mai-sandbox:latest");
+	sb->user = xstrdup(opts->user ? opts->user : "1000:1000");
+	sb->instance = xstrdup(opts->instance_id ? opts->instance_id : "default");
+	sb->workers = opts->workers ? opts->workers : 1;
+	for (int t = 0; t < SANDBOX_TRUST_COUNT; t++) {
+		sb->trust[t] = opts->trust[t];
+		sb->runtime[t] = xstrdup(opts->trust[t].runtime ? opts->trust[t].runtime : "runc");
+		sb->trust[t].runtime = sb->runtime[t];
+	}
+	sandbox_machine_probe(&sb->machine);
+
+	if (docker_ping(sb->docker, err) || docker_version(sb->docker, &v, err) ||
+	    docker_info(sb->docker, &info, err))
+		goto fail;
+	sb->docker_version = xstrdup(v.version);
+	sb->cgroup_version = info.cgroup_version;
+	for (int t = 0; t < SANDBOX_TRUST_COUNT; t++) {
+		if (sb->trust[t].network_allowlist) {
+			*err = xasprintf("trust level %s asks for network: allowlist, but this build "
+					 "has no filtering proxy; set network: none for %s in "
+					 "config/sandbox.yaml",
+					 sandbox_trust_to_string((enum sandbox_trust)t),
+					 sandbox_trust_to_string((enum sandbox_trust)t));
+			r = -EOPNOTSUPP;
+			goto fail;
+		}
+		if (!docker_info_has_runtime(&info, sb->runtime[t])) {
+			*err = xasprintf("the runtime '%s' of trust level %s is not known to Docker "
+					 "%s: install it and register it in dockerd's daemon.json, or set "
+					 "another runtime for %s in config/sandbox.yaml", sb->runtime[t],
+					 sandbox_trust_to_string((enum sandbox_trust)t), v.version,
+					 sandbox_trust_to_string((enum sandbox_trust)t));
+			r = -ENOENT;
+			goto fail;
+		}
+	}
+	if (docker_image_inspect(sb->docker, sb->image, &img, err))
+		goto fail;
+	sb->image_id = xstrdup(img.id);
+	if (remove_leftovers(sb, err) < 0)
+		goto fail;
+	if (opts->self_test && sandbox_selftest_run(sb, err) < 0) {
+		r = -EPERM;
+		goto fail;
+	}
+	docker_version_clear(&v);
+	docker_info_clear(&info);
+	docker_image_clear(&img);
+	*out = sb;
+	return 0;
+fail:
+	docker_version_clear(&v);
+	docker_info_clear(&info);
+	docker_image_clear(&img);
+	sandbox_free(sb);
+	return r;
+}
+
+void sandbox_free(struct sandbox *sb)
+{
+	if (!sb)
+		return;
+	docker_free(sb->docker);
+	free(sb->image);
+	free(sb->image_id);
+	free(sb->user);
+	free(sb->instance);
+	free(sb->docker_version);
+	for (int t = 0; t < SANDBOX_TRUST_COUNT; t++)
+		free(sb->runtime[t]);
+	free(sb);
+}
+
+static void set_message(struct sandbox_result *r, char *msg)
+{
+	free(r->message);
+	r->message = msg;
+}
+
+static void classify(struct sandbox_result *r, enum sandbox_attach_end end, bool killed,
+		     const struct docker_container_state *st, const struct sandbox_usage *u,
+		     int64_t code)
+{
+	const char *level = sandbox_trust_to_string(r->trust);
+
+	r->exit_code = killed ? -1 : (int)code;
+	r->signal = killed ? SIGKILL : (code > 128 && code < 128 + 65 ? (int)code - 128 : 0);
+	if (end == SANDBOX_ATTACH_OUTPUT_LIMIT) {
+		r->verdict = SANDBOX_VERDICT_OUTPUT_LIMIT;
+		set_message(r, xasprintf("the script wrote more than its output limit (stdout %lld, "
+					 "stderr %lld bytes) and was killed; print less, or raise "
+					 "stdout_max/stderr_max for %s in config/sandbox.yaml",
+					 (long long)r->limits.stdout_max,
+					 (long long)r->limits.stderr_max, level));
+	} else if (st->oom_killed) {
+		r->verdict = SANDBOX_VERDICT_OOM_KILLED;
+		set_message(r, xasprintf("the script went past its memory limit of %lld MiB and was "
+					 "killed; use less memory, or raise memory for %s in "
+					 "config/sandbox.yaml", (long long)(r->limits.memory_bytes >> 20),
+					 level));
+	} else if (u->pids_limit_hits > 0) {
+		r->verdict = SANDBOX_VERDICT_PIDS_LIMIT;
+		set_message(r, xasprintf("the script tried to run more than %lld processes or threads "
+					 "at once (refused %lld times)%s; start fewer, or raise pids for "
+					 "%s in config/sandbox.yaml", (long long)r->limits.pids,
+					 (long long)u->pids_limit_hits,
+					 end == SANDBOX_ATTACH_DEADLINE ? " and ran out of time" : "",
+					 level));
+	} else if (end == SANDBOX_ATTACH_DEADLINE || killed) {
+		r->verdict = SANDBOX_VERDICT_TIMEOUT;
+		set_message(r, xasprintf("the script ran past its wall-clock limit of %lld ms and was "
+					 "killed; make it finish sooner, or raise timeout for %s in "
+					 "config/sandbox.yaml", (long long)r->limits.timeout_ms, level));
+	} else {
+		r->verdict = SANDBOX_VERDICT_EXITED;
+		if (r->signal)
+			set_message(r, xasprintf("the script was killed by signal %d (%s)", r->signal,
+						 strsignal(r->signal)));
+		else if (code != 0)
+			set_message(r, xasprintf("the script exited with status %lld; see its stderr",
+						 (long long)code));
+	}
+}
+
+static void fail_result(struct sandbox_result *r, char *err)
+{
+	r->verdict = SANDBOX_VERDICT_SANDBOX_ERROR;
+	r->exit_code = -1;
+	set_message(r, xasprintf("the sandbox could not run the script: %s", err ? err : "unknown"));
+	free(err);
+}
+
+int sandbox_run(struct sandbox *sb, const struct sandbox_job *job, struct sandbox_result *out)
+{
+	const char *cmd[] = { "python3", "-I", "-u", "-B", "-c", sandbox_bootstrap,
+			      job->file_name, NULL };
+	const char *env[] = { "HOME=/tmp", "LANG=C.UTF-8", "PATH=/usr/local/bin:/usr/bin:/bin",
+			      NULL };
+	const struct docker_label labels[] = {
+		{ "mai.agent", "1" },
+		{ "mai.instance", sb->instance },
+		{ "mai.job", job->job_id ? job->job_id : "" },
+	};
+	struct docker_create_params p = {
+		.image = sb->image, .cmd = cmd, .env = env, .user = sb->user, .workdir = "/tmp",
+		.labels = labels, .n_labels = ARRAY_SIZE(labels), .open_stdin = true,
+	};
+	struct docker_container_state st = { 0 };
+	struct docker_stream *stream = NULL;
+	struct sandbox_usage usage = { 0 };
+	struct sandbox_demux demux;
+	enum sandbox_attach_end end;
+	enum docker_error de;
+	char *err = NULL, *id = NULL;
+	int64_t t0, code = -1;
+	bool killed = false;
+	int io_error = 0, r = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->trust = job->trust;
+	sandbox_limits_compute(&sb->trust[job->trust].base, &job->metrics,
+			       !sb->trust[job->trust].no_scale, &sb->machine, sb->workers,
+			       &out->limits);
+	out->runtime = xstrdup(sb->runtime[job->trust]);
+	out->image = xstrdup(sb->image);
+	out->image_id = xstrdup(sb->image_id);
+	out->docker_version = xstrdup(sb->docker_version);
+	out->cgroup_version = sb->cgroup_version;
+	p.memory_bytes = out->limits.memory_bytes;
+	p.nano_cpus = out->limits.nano_cpus;
+	p.pids_limit = out->limits.pids;
+	p.tmpfs_bytes = out->limits.tmpfs_bytes;
+	p.nofile = out->limits.nofile;
+	p.fsize_bytes = out->limits.fsize_bytes;
+	p.runtime = out->runtime;
+	sandbox_demux_init(&demux, (size_t)out->limits.stdout_max, (size_t)out->limits.stderr_max);
+
+	if (docker_container_create(sb->docker, &p, &id, &err)) {
+		fail_result(out, err);
+		sandbox_demux_clear(&demux);
+		return -EIO;
+	}
+	out->container_id = xstrdup(id);
+	/* Attach before start: not a byte of output is missed. */
+	if (docker_container_attach(sb->docker, id, &stream, &err) ||
+	    docker_container_start(sb->docker, id, &err)) {
+		fail_result(out, err);
+		r = -EIO;
+		goto remove;
+	}
+	t0 = sandbox_now_ms();
+	sandbox_usage_start(&usage, sb->docker, id, sb->cgroup_version);
+	end = sandbox_attach_pump(stream, &demux, job->code, job->len, t0 + out->limits.timeout_ms,
+				  true, &io_error);
+	/* Close the stream before a kill: while dockerd blocks writing output
+	 * that nobody reads, it cannot finish the container's exit, and the kill
+	 * call would wait for that. */
+	docker_stream_close(stream);
+	stream = NULL;
+	if (end != SANDBOX_ATTACH_EOF) {
+		if (docker_container_kill(sb->docker, id, "KILL", &err)) {
+			log_warnx("killing container %.12s failed: %s", id, err);
+			free(err);
+			err = NULL;
+		}
+		killed = true;
+	}
+	/* The output may close before the process ends (a script that closes
+	 * stdout and keeps running): the deadline still holds. */
+	{
+		int64_t left = t0 + out->limits.timeout_ms - sandbox_now_ms();
+		de = docker_container_wait(sb->docker, id,
+					   killed ? 30000 : (left > 0 ? left : 1) + 50, &code, &err);
+		if (de == DOCKER_ERR_TIMEOUT && !killed) {
+			free(err);
+			err = NULL;
+			docker_container_kill(sb->docker, id, "KILL", &err);
+			free(err);
+			err = NULL;
+			killed = true;
+			end = SANDBOX_ATTACH_DEADLINE;
+			de = docker_container_wait(sb->docker, id, 30000, &code, &err);
+		}
+	}
+	out->wall_ms = sandbox_now_ms() - t0;
+	sandbox_usage_stop(&usage);
+	out->peak_memory_bytes = usage.peak_memory_bytes;
+	out->cpu_ms = usage.cpu_ns / 1000000;
+	out->pids_peak = usage.pids_peak;
+	if (de == DOCKER_OK)
+		de = docker_container_inspect(sb->docker, id, &st, &err);
+	if (de != DOCKER_OK) {
+		fail_result(out, err);
+		r = -EIO;
+	} else if (end == SANDBOX_ATTACH_ERROR) {
+		fail_result(out, xasprintf("the attach stream broke: %s", strerror(-io_error)));
+		r = -EIO;
+	} else {
+		classify(out, end, killed, &st, &usage, code);
+	}
+	docker_container_state_clear(&st);
+remove:
+	if (stream)
+		docker_stream_close(stream);
+	err = NULL;
+	if (docker_container_remove(sb->docker, id, &err)) {
+		/* Left for the next start's leftover sweep, which finds it by label. */
+		log_warnx("removing container %.12s failed: %s", id, err);
+		free(err);
+	}
+	free(id);
+	out->out = (struct sandbox_output){ demux.out.data, demux.out.len, demux.out.total,
+					     demux.out.truncated };
+	out->err = (struct sandbox_output){ demux.err.data, demux.err.len, demux.err.total,
+					     demux.err.truncated };
+	return r;
+}
+
+void sandbox_result_clear(struct sandbox_result *r)
+{
+	free(r->out.data);
+	free(r->err.data);
+	free(r->runtime);
+	free(r->image);
+	free(r->image_id);
+	free(r->docker_version);
+	free(r->container_id);
+	free(r->message);
+	memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,136 @@
+/* The sandbox: runs one snapshot of a Python script in a fresh single-use
+ * container created through the Docker Engine API with every default of
+ * DESIGN.md "Sandbox defaults". The code goes in over the attach stream's
+ * stdin; stdout and stderr come back separately, each capped. The wall-clock
+ * timeout is the agent's own timer ending in SIGKILL. The container is
+ * removed after every run.
+ *
+ * sandbox_run() is thread-safe: the daemon calls it from its worker threads
+ * with one struct sandbox shared by all of them. */
+#ifndef MAI_SANDBOX_H
+#define MAI_SANDBOX_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum sandbox_trust {
+	SANDBOX_TRUSTED,   /* assessed LOW */
+	SANDBOX_STANDARD,  /* MEDIUM */
+	SANDBOX_UNTRUSTED, /* HIGH or BLOCKED that a user let through */
+};
+#define SANDBOX_TRUST_COUNT 3
+const char *sandbox_trust_to_string(enum sandbox_trust t);
+
+enum sandbox_verdict {
+	SANDBOX_VERDICT_EXITED,        /* exit code or signal in the result */
+	SANDBOX_VERDICT_TIMEOUT,       /* killed by the agent's wall-clock timer */
+	SANDBOX_VERDICT_OOM_KILLED,    /* the memory limit's OOM killer struck */
+	SANDBOX_VERDICT_OUTPUT_LIMIT,  /* stdout or stderr went past its cap: killed */
+	SANDBOX_VERDICT_PIDS_LIMIT,    /* the cgroup's pids counter hit the limit */
+	SANDBOX_VERDICT_SANDBOX_ERROR, /* Docker failed; message has its words */
+};
+const char *sandbox_verdict_to_string(enum sandbox_verdict v);
+
+/* Limits of one run. Sizes in bytes, times in milliseconds. */
+struct sandbox_limits {
+	int64_t memory_bytes; /* Memory = MemorySwap */
+	int64_t nano_cpus;
+	int64_t pids;
+	int64_t tmpfs_bytes;
+	int64_t nofile;
+	int64_t fsize_bytes;
+	int64_t timeout_ms;
+	int64_t stdout_max, stderr_max;
+};
+
+struct sandbox_trust_options {
+	struct sandbox_limits base; /* before scaling and clamping */
+	const char *runtime;        /* "runc" (default) or "runsc" */
+	bool no_scale;              /* keep base as is (still clamped by the machine) */
+	bool network_allowlist;     /* refused by sandbox_new: no filtering proxy yet */
+};
+
+struct sandbox_options {
+	const char *socket_path;  /* NULL: the default Docker socket */
+	const char *image;        /* NULL: "mai-sandbox:latest" */
+	const char *user;         /* NULL: "1000:1000" */
+	/* The value of the mai.instance label: containers with it that exist at
+	 * sandbox_new() are leftovers of an earlier run of this agent and are
+	 * removed. Stable across restarts of one agent; NULL: "default". */
+	const char *instance_id;
+	unsigned workers;         /* concurrent runs sharing the machine; 0: 1 */
+	unsigned pool_size;       /* warm containers per trust level; 0: none */
+	bool self_test;           /* run the confinement probes in sandbox_new */
+	struct sandbox_trust_options trust[SANDBOX_TRUST_COUNT];
+};
+
+/* Fills opts with the built-in defaults. */
+void sandbox_options_defaults(struct sandbox_options *opts);
+
+struct mai_config;
+/* Fills opts from the loaded configuration (agent.docker.socket,
+ * agent.workers, sandbox.*). The strings stay owned by cfg: keep cfg alive
+ * until sandbox_new() returns (it copies what it keeps). */
+void sandbox_options_from_config(const struct mai_config *cfg, const char *instance_id,
+				 struct sandbox_options *opts);
+
+/* From the assessor: the shape of the code, used to scale the limits. */
+struct sandbox_code_metrics {
+	size_t bytes, lines, loops, imports, max_nesting;
+};
+
+struct sandbox_job {
+	const char *job_id;     /* goes into the mai.job label */
+	const char *file_name;  /* what tracebacks show, e.g. "foo.py" */
+	const uint8_t *code;
+	size_t len;
+	enum sandbox_trust trust;
+	struct sandbox_code_metrics metrics;
+};
+
+struct sandbox_output {
+	char *data;         /* NUL terminated, at most the cap; owned by the result */
+	size_t len;         /* bytes in data */
+	uint64_t total;     /* bytes the script wrote */
+	bool truncated;
+};
+
+struct sandbox_result {
+	enum sandbox_verdict verdict;
+	int exit_code;      /* -1 when killed by the agent */
+	int signal;         /* the signal that ended the script, 0 if none */
+	struct sandbox_output out, err;
+	int64_t wall_ms, cpu_ms;
+	int64_t peak_memory_bytes;
+	int64_t pids_peak;
+	struct sandbox_limits limits; /* as applied */
+	enum sandbox_trust trust;
+	char *runtime, *image, *image_id, *docker_version, *container_id;
+	int cgroup_version;
+	char *message;      /* one line; NULL for a clean exit 0 */
+};
+
+struct sandbox;
+
+/* Connects to Docker, checks the image and the runtime of every trust level
+ * (a missing runtime is an error here, not at the first job), removes the
+ * leftovers of this instance and, when asked, runs the self-test. On failure
+ * returns a negative value and *err (caller frees) says what to do. *out is
+ * freed with sandbox_free(). */
+int sandbox_new(const struct sandbox_options *opts, struct sandbox **out, char **err);
+void sandbox_free(struct sandbox *sb);
+/* How many leftover containers sandbox_new() removed. */
+size_t sandbox_leftovers_removed(const struct sandbox *sb);
+
+/* Runs one job. Always fills *out (clear it with sandbox_result_clear());
+ * returns 0 when the script ran (whatever its verdict), or a negative value
+ * when the sandbox could not run it (then verdict is sandbox_error). */
+int sandbox_run(struct sandbox *sb, const struct sandbox_job *job, struct sandbox_result *out);
+
+/* The "execution" object of result.json; the caller owns the reference. */
+json_t *sandbox_result_to_json(const struct sandbox_result *r);
+void sandbox_result_clear(struct sandbox_result *r);
+
+#endif

@@ -1,0 +1,161 @@
+#include "sandbox_attach.h"
+
+#include <poll.h>
+#include <string.h>
+#include <time.h>
+
+#include "macro.h"
+
+int64_t sandbox_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+const char *sandbox_attach_end_to_string(enum sandbox_attach_end e)
+{
+	switch (e) {
+	case SANDBOX_ATTACH_EOF: return "eof";
+	case SANDBOX_ATTACH_DEADLINE: return "deadline";
+	case SANDBOX_ATTACH_OUTPUT_LIMIT: return "output_limit";
+	case SANDBOX_ATTACH_ERROR: return "error";
+	}
+	return "unknown";
+}
+
+static void capture_init(struct sandbox_capture *c, size_t limit)
+{
+	memset(c, 0, sizeof(*c));
+	c->limit = limit;
+	/* Grows on demand up to the limit; start small. */
+	c->data = xmalloc(1);
+	c->data[0] = '\0';
+}
+
+static void capture_add(struct sandbox_capture *c, const uint8_t *p, size_t n)
+{
+	size_t room = c->limit - c->len;
+	size_t take = n < room ? n : room;
+
+	c->total += n;
+	if (c->total > c->limit)
+		c->truncated = true;
+	if (take == 0)
+		return;
+	c->data = xrealloc(c->data, c->len + take + 1);
+	memcpy(c->data + c->len, p, take);
+	c->len += take;
+	c->data[c->len] = '\0';
+}
+
+void sandbox_demux_init(struct sandbox_demux *d, size_t stdout_limit, size_t stderr_limit)
+{
+	memset(d, 0, sizeof(*d));
+	capture_init(&d->out, stdout_limit);
+	capture_init(&d->err, stderr_limit);
+}
+
+void sandbox_demux_clear(struct sandbox_demux *d)
+{
+	free(d->out.data);
+	free(d->err.data);
+	memset(d, 0, sizeof(*d));
+}
+
+int sandbox_demux_feed(struct sandbox_demux *d, const uint8_t *buf, size_t len)
+{
+	while (len > 0) {
+		if (d->remaining == 0) {
+			size_t need = sizeof(d->header) - d->header_len;
+			size_t take = len < need ? len : need;
+			memcpy(d->header + d->header_len, buf, take);
+			d->header_len += take;
+			buf += take;
+			len -= take;
+			if (d->header_len < sizeof(d->header))
+				return 0;
+			d->header_len = 0;
+			/* Stream 0 (stdin) never comes back; bytes 1-3 are zero. */
+			if ((d->header[0] != 1 && d->header[0] != 2) || d->header[1] || d->header[2] ||
+			    d->header[3])
+				return -EPROTO;
+			d->stream = d->header[0];
+			d->remaining = (uint32_t)d->header[4] << 24 | (uint32_t)d->header[5] << 16 |
+				       (uint32_t)d->header[6] << 8 | d->header[7];
+			continue;
+		}
+		size_t take = len < d->remaining ? len : d->remaining;
+		capture_add(d->stream == 1 ? &d->out : &d->err, buf, take);
+		d->remaining -= (uint32_t)take;
+		buf += take;
+		len -= take;
+	}
+	return 0;
+}
+
+static bool over_limit(const struct sandbox_demux *d)
+{
+	return d->out.truncated || d->err.truncated;
+}
+
+enum sandbox_attach_end sandbox_attach_pump(struct docker_stream *s, struct sandbox_demux *d,
+					    const uint8_t *input, size_t input_len,
+					    int64_t deadline_ms, bool stop_at_limit, int *error)
+{
+	uint8_t buf[65536];
+	size_t sent = 0;
+	bool stdin_open = true;
+	int fd = docker_stream_fd(s);
+
+	*error = 0;
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		int64_t left = deadline_ms - sandbox_now_ms();
+		ssize_t n;
+
+		if (stdin_open && sent == input_len) {
+			docker_stream_close_write(s);
+			stdin_open = false;
+		}
+		/* Drain what is already buffered before polling the socket. */
+		n = docker_stream_read(s, buf, sizeof(buf));
+		if (n > 0) {
+			if (sandbox_demux_feed(d, buf, (size_t)n) < 0) {
+				*error = -EPROTO;
+				return SANDBOX_ATTACH_ERROR;
+			}
+			if (stop_at_limit && over_limit(d))
+				return SANDBOX_ATTACH_OUTPUT_LIMIT;
+			continue;
+		}
+		if (n == 0)
+			return SANDBOX_ATTACH_EOF;
+		if (n != -EAGAIN) {
+			*error = (int)n;
+			return SANDBOX_ATTACH_ERROR;
+		}
+		if (left <= 0)
+			return SANDBOX_ATTACH_DEADLINE;
+		if (stdin_open)
+			p.events |= POLLOUT;
+		if (poll(&p, 1, left > 1000 ? 1000 : (int)left) < 0 && errno != EINTR) {
+			*error = -errno;
+			return SANDBOX_ATTACH_ERROR;
+		}
+		if (stdin_open && (p.revents & POLLOUT)) {
+			size_t chunk = input_len - sent < 65536 ? input_len - sent : 65536;
+			/* One chunk at a time, so output keeps being read and
+			 * neither side can block the other. */
+			int r = docker_stream_write_all(s, input + sent, chunk, 1000);
+			if (r < 0) {
+				/* The script closed stdin early (or ended): not an error. */
+				stdin_open = false;
+				docker_stream_close_write(s);
+			} else {
+				sent += chunk;
+			}
+		}
+	}
+}

@@ -1,0 +1,94 @@
+/* The self-test: probes run in a real container with the untrusted level's
+ * settings. If confinement is weaker than configured, no job may run. */
+#include <string.h>
+
+#include "log.h"
+#include "macro.h"
+#include "sandbox_selftest.h"
+
+/* Each line: probe name, a space, "ok" or what was seen instead. */
+static const char probe_script[] =
+	"import os, socket\n"
+	"def probe(name, ok, seen):\n"
+	"    print(name, 'ok' if ok else seen)\n"
+	"try:\n"
+	"    open('/mai-selftest', 'w'); probe('root_readonly', False, 'wrote /mai-selftest')\n"
+	"except OSError as e:\n"
+	"    probe('root_readonly', e.errno == 30, e.strerror)\n"
+	"ifs = sorted(n for _, n in socket.if_nameindex())\n"
+	"probe('no_network', ifs == ['lo'], 'interfaces ' + ','.join(ifs))\n"
+	"st = dict(l.split(':\\t', 1) for l in open('/proc/self/status').read().splitlines() if ':\\t' in l)\n"
+	"caps = [k + '=' + st[k].strip() for k in ('CapEff', 'CapPrm', 'CapBnd') if int(st[k], 16)]\n"
+	"probe('no_capabilities', not caps, ' '.join(caps))\n"
+	"probe('no_new_privileges', st['NoNewPrivs'].strip() == '1', 'NoNewPrivs ' + st['NoNewPrivs'].strip())\n"
+	"probe('seccomp', st['Seccomp'].strip() == '2', 'Seccomp mode ' + st['Seccomp'].strip())\n"
+	"probe('non_root_user', os.getuid() != 0 and os.getgid() != 0, 'uid %d gid %d' % (os.getuid(), os.getgid()))\n";
+
+static const char memory_script[] =
+	"chunks = []\n"
+	"while True:\n"
+	"    chunks.append(bytearray(16 << 20))\n";
+
+static const char *const probes[] = {
+	"root_readonly", "no_network", "no_capabilities", "no_new_privileges", "seccomp",
+	"non_root_user",
+};
+
+static int check_probes(const struct sandbox_result *r, char **err)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(probes); i++) {
+		_cleanup_free_ char *want = xasprintf("%s ok\n", probes[i]);
+		const char *line = r->out.data ? strstr(r->out.data, probes[i]) : NULL;
+		if (!line || strncmp(line, want, strlen(want)) != 0) {
+			const char *nl = line ? strchr(line, '\n') : NULL;
+			*err = xasprintf("sandbox self-test failed: probe %s: %.*s; confinement is "
+					 "weaker than configured, so no job runs: check dockerd's "
+					 "security options and config/sandbox.yaml", probes[i],
+					 line ? (int)(nl ? nl - line : 120) : 40,
+					 line ? line : "no answer (see the probe's stderr)");
+			return -EPERM;
+		}
+	}
+	return 0;
+}
+
+int sandbox_selftest_run(struct sandbox *sb, char **err)
+{
+	struct sandbox_job job = {
+		.job_id = "self-test", .file_name = "selftest.py",
+		.code = (const uint8_t *)probe_script, .len = sizeof(probe_script) - 1,
+		.trust = SANDBOX_UNTRUSTED,
+	};
+	struct sandbox_result r;
+	int rc;
+
+	if (sandbox_run(sb, &job, &r) < 0 || r.verdict != SANDBOX_VERDICT_EXITED || r.exit_code) {
+		*err = xasprintf("sandbox self-test failed: the probe did not run cleanly (%s: %s; "
+				 "stderr: %.200s)", sandbox_verdict_to_string(r.verdict),
+				 r.message ? r.message : "exit 0", r.err.data ? r.err.data : "");
+		sandbox_result_clear(&r);
+		return -EPERM;
+	}
+	rc = check_probes(&r, err);
+	sandbox_result_clear(&r);
+	if (rc < 0)
+		return rc;
+
+	job.file_name = "selftest_memory.py";
+	job.code = (const uint8_t *)memory_script;
+	job.len = sizeof(memory_script) - 1;
+	sandbox_run(sb, &job, &r);
+	if (r.verdict != SANDBOX_VERDICT_OOM_KILLED) {
+		*err = xasprintf("sandbox self-test failed: probe memory_limit: a script allocating "
+				 "without end ended with '%s' instead of oom_killed (limit %lld MiB); "
+				 "check that dockerd supports memory limits (MemoryLimit in "
+				 "docker info)", sandbox_verdict_to_string(r.verdict),
+				 (long long)(r.limits.memory_bytes >> 20));
+		sandbox_result_clear(&r);
+		return -EPERM;
+	}
+	sandbox_result_clear(&r);
+	log_info("sandbox self-test passed: root read-only, no network, no capabilities, "
+		 "no-new-privileges, seccomp, non-root user, memory limit enforced");
+	return 0;
+}

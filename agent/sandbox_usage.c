@@ -1,0 +1,168 @@
+#include "sandbox_usage.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "fileio.h"
+#include "macro.h"
+
+#define SAMPLE_INTERVAL_NS 50000000L
+
+static bool is_dir(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The container's cgroup directory for one controller, or NULL: the
+ * cgroupfs driver's layout first, then systemd's. */
+static char *find_dir(int version, const char *controller, const char *id)
+{
+	char *candidates[2];
+
+	if (version == 2) {
+		candidates[0] = xasprintf("/sys/fs/cgroup/docker/%s", id);
+		candidates[1] = xasprintf("/sys/fs/cgroup/system.slice/docker-%s.scope", id);
+	} else {
+		candidates[0] = xasprintf("/sys/fs/cgroup/%s/docker/%s", controller, id);
+		candidates[1] = xasprintf("/sys/fs/cgroup/%s/system.slice/docker-%s.scope",
+					  controller, id);
+	}
+	for (size_t i = 0; i < 2; i++) {
+		if (is_dir(candidates[i])) {
+			free(candidates[1 - i]);
+			return candidates[i];
+		}
+	}
+	free(candidates[0]);
+	free(candidates[1]);
+	return NULL;
+}
+
+static int64_t read_value(const char *dir, const char *file, const char *key)
+{
+	_cleanup_free_ char *path = xasprintf("%s/%s", dir, file);
+	_cleanup_free_ char *s = NULL;
+	size_t len;
+	long long v;
+
+	if (fileio_read_path(path, 8192, &s, &len) < 0)
+		return -1;
+	if (!key)
+		return sscanf(s, "%lld", &v) == 1 ? v : -1;
+	for (char *line = s; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		size_t k = strlen(key);
+		if (strncmp(line, key, k) == 0 && line[k] == ' ' && sscanf(line + k + 1, "%lld", &v) == 1)
+			return v;
+	}
+	return -1;
+}
+
+static void max_into(int64_t *dst, int64_t v)
+{
+	if (v > *dst)
+		*dst = v;
+}
+
+static void sample_files(struct sandbox_usage *u)
+{
+	int64_t v;
+
+	if (u->memory_dir) {
+		if (u->cgroup_version == 1) {
+			max_into(&u->peak_memory_bytes,
+				 read_value(u->memory_dir, "memory.max_usage_in_bytes", NULL));
+		} else {
+			/* memory.peak exists from Linux 5.19; sample current otherwise. */
+			v = read_value(u->memory_dir, "memory.peak", NULL);
+			max_into(&u->peak_memory_bytes,
+				 v >= 0 ? v : read_value(u->memory_dir, "memory.current", NULL));
+		}
+	}
+	if (u->cpu_dir) {
+		v = u->cgroup_version == 1 ? read_value(u->cpu_dir, "cpuacct.usage", NULL)
+					   : read_value(u->cpu_dir, "cpu.stat", "usage_usec");
+		if (v >= 0)
+			u->cpu_ns = u->cgroup_version == 1 ? v : v * 1000;
+	}
+	if (u->pids_dir) {
+		max_into(&u->pids_peak, read_value(u->pids_dir, "pids.current", NULL));
+		max_into(&u->pids_limit_hits, read_value(u->pids_dir, "pids.events", "max"));
+	}
+}
+
+static void sample_api(struct sandbox_usage *u)
+{
+	struct docker_stats st;
+	char *err = NULL;
+
+	if (docker_container_stats(u->docker, u->id, &st, &err) != DOCKER_OK) {
+		free(err);
+		return;
+	}
+	if (!st.valid)
+		return;
+	max_into(&u->peak_memory_bytes, st.mem_max_usage);
+	max_into(&u->peak_memory_bytes, st.mem_usage);
+	max_into(&u->pids_peak, st.pids_current);
+	if ((int64_t)st.cpu_total_ns > u->cpu_ns)
+		u->cpu_ns = (int64_t)st.cpu_total_ns;
+}
+
+static void sample(struct sandbox_usage *u)
+{
+	if (u->from_cgroup_files)
+		sample_files(u);
+	else
+		sample_api(u);
+}
+
+static void *sampler(void *arg)
+{
+	struct sandbox_usage *u = arg;
+	struct timespec ts = { 0, SAMPLE_INTERVAL_NS };
+
+	while (!atomic_load(&u->stop)) {
+		/* The cgroup appears at start; look again until it does. */
+		if (!u->from_cgroup_files) {
+			u->memory_dir = find_dir(u->cgroup_version, "memory", u->id);
+			if (u->memory_dir) {
+				u->cpu_dir = find_dir(u->cgroup_version, "cpuacct", u->id);
+				u->pids_dir = find_dir(u->cgroup_version, "pids", u->id);
+				u->from_cgroup_files = true;
+			}
+		}
+		sample(u);
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+void sandbox_usage_start(struct sandbox_usage *u, struct docker *d, const char *container_id,
+			 int cgroup_version)
+{
+	memset(u, 0, sizeof(*u));
+	u->docker = d;
+	u->id = xstrdup(container_id);
+	u->cgroup_version = cgroup_version;
+	atomic_init(&u->stop, false);
+	u->started = pthread_create(&u->thread, NULL, sampler, u) == 0;
+}
+
+void sandbox_usage_stop(struct sandbox_usage *u)
+{
+	if (u->started) {
+		atomic_store(&u->stop, true);
+		pthread_join(u->thread, NULL);
+		u->started = false;
+	}
+	if (u->from_cgroup_files)
+		sample_files(u);
+	free(u->id);
+	free(u->memory_dir);
+	free(u->cpu_dir);
+	free(u->pids_dir);
+	u->id = u->memory_dir = u->cpu_dir = u->pids_dir = NULL;
+}

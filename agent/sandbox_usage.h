@@ -1,0 +1,41 @@
+/* Resource usage of a running container, sampled by a thread: peak memory,
+ * CPU time, peak process count and whether the pids limit was hit. Reads the
+ * container's cgroup files when this process sees them (cgroupfs or systemd
+ * layout, v1 or v2); otherwise asks the Engine API's one-shot stats. The
+ * cgroup disappears with the container, so the last sample before exit is
+ * what is reported. */
+#ifndef MAI_SANDBOX_USAGE_H
+#define MAI_SANDBOX_USAGE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "docker.h"
+
+struct sandbox_usage {
+	/* Results, valid after sandbox_usage_stop(). */
+	int64_t peak_memory_bytes;
+	int64_t cpu_ns;
+	int64_t pids_peak;
+	int64_t pids_limit_hits; /* the cgroup's pids.events "max" counter */
+	bool from_cgroup_files;
+
+	/* Private. */
+	struct docker *docker;
+	char *id;
+	char *memory_dir, *cpu_dir, *pids_dir; /* NULL when not found */
+	int cgroup_version;
+	atomic_bool stop;
+	pthread_t thread;
+	bool started;
+};
+
+/* Starts sampling every 50 ms. The container must exist (created). */
+void sandbox_usage_start(struct sandbox_usage *u, struct docker *d, const char *container_id,
+			 int cgroup_version);
+/* Takes one last sample, stops the thread and frees what start allocated. */
+void sandbox_usage_stop(struct sandbox_usage *u);
+
+#endif

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs the build and test dependencies of Mai agent on Debian 12 with
+# apt-get, only those that are missing. A second run checks with dpkg-query
+# and returns at once; apt-get update runs only when something is installed.
+set -euo pipefail
+
+packages=(
+	meson ninja-build pkg-config gcc libc6-dev
+	libfuse3-dev fuse3 libyaml-dev libssl-dev libcurl4-openssl-dev
+	libjansson-dev libcmocka-dev
+	docker.io debootstrap debian-archive-keyring gpgv curl ca-certificates
+	gcovr python3-jsonschema bandit
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	[ "$status" = "install ok installed" ] || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "install-deps.sh: all ${#packages[@]} packages are installed"
+	exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps.sh: missing packages: ${missing[*]}; run this script as root" >&2
+	exit 1
+fi
+
+echo "install-deps.sh: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,3 @@
+﻿# expect: LOW
+# absent: MAI018
+print('bom')

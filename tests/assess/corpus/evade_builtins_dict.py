@@ -1,0 +1,3 @@
+# expect: BLOCKED
+# rules: MAI014
+__builtins__.__dict__['exec']('print(1)')

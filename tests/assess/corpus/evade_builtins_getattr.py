@@ -1,0 +1,4 @@
+# expect: BLOCKED
+# rules: MAI014
+import builtins
+getattr(builtins, 'ev' + 'al')('1')

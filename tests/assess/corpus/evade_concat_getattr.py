@@ -1,0 +1,4 @@
+# expect: BLOCKED
+# rules: MAI014
+import os
+getattr(os, 'sys' + 'tem')('id')

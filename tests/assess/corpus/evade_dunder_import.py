@@ -1,0 +1,3 @@
+# expect: BLOCKED
+# rules: MAI014
+__import__('subprocess').run(['id'])

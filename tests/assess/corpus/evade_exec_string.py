@@ -1,0 +1,3 @@
+# expect: BLOCKED
+# rules: MAI014
+exec('import os; os.system("id")')

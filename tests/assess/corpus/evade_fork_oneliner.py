@@ -1,0 +1,4 @@
+# expect: BLOCKED
+# rules: MAI004
+import os
+while 1: os.fork()

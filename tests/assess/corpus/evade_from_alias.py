@@ -1,0 +1,4 @@
+# expect: HIGH
+# rules: MAI001
+from os import system as s
+s('id')

@@ -1,0 +1,5 @@
+# expect: HIGH
+# rules: MAI001
+import os
+f = lambda: os.system('id')
+f()

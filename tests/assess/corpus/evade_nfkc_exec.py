@@ -1,0 +1,3 @@
+# expect: BLOCKED
+# rules: MAI014
+ｅｘｅｃ('print(1)')

@@ -1,0 +1,5 @@
+# expect: HIGH
+# rules: MAI011
+def f(exec):
+    return exec
+exec('x = 1')

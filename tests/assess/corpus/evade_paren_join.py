@@ -1,0 +1,7 @@
+# expect: HIGH
+# rules: MAI005
+import subprocess
+subprocess.call(
+    'id',
+    shell=True,
+)

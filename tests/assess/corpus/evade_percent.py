@@ -1,0 +1,4 @@
+# expect: BLOCKED
+# rules: MAI014
+import os
+getattr(os, '%s%s' % ('sys', 'tem'))('id')

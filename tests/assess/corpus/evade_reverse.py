@@ -1,0 +1,5 @@
+# expect: BLOCKED
+# rules: MAI014
+import os
+name = 'metsys'[::-1]
+getattr(os, name)('id')

@@ -1,0 +1,3 @@
+# expect: HIGH
+# rules: MAI001
+import os; os.system('id')

@@ -1,0 +1,4 @@
+# expect: LOW
+# absent: MAI001
+import platform
+print(platform.system())

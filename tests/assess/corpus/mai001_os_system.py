@@ -1,0 +1,4 @@
+# expect: HIGH
+# rules: MAI001
+import os
+os.system('ls -l')

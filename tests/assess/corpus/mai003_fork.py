@@ -1,0 +1,4 @@
+# expect: HIGH
+# rules: MAI003
+import os
+pid = os.fork()

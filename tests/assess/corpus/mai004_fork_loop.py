@@ -1,0 +1,5 @@
+# expect: BLOCKED
+# rules: MAI004
+import os
+while True:
+    os.fork()

@@ -1,0 +1,5 @@
+# expect: HIGH
+# rules: MAI006
+# absent: MAI005
+import subprocess
+subprocess.run(['ls'], shell=False)

@@ -1,0 +1,4 @@
+# expect: HIGH
+# rules: MAI005 MAI006
+import subprocess
+subprocess.run('ls | wc', shell=True)

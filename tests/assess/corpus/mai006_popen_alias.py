@@ -1,0 +1,4 @@
+# expect: HIGH
+# rules: MAI006
+from subprocess import Popen as P
+P(['ls'])

@@ -1,0 +1,4 @@
+# expect: HIGH
+# rules: MAI007
+import pty
+pty.spawn('/bin/sh')

@@ -1,0 +1,3 @@
+# expect: LOW
+# rules: MAI008
+import subprocess

@@ -1,0 +1,4 @@
+# expect: HIGH
+# rules: MAI010
+x = input()
+print(eval(x))

@@ -1,0 +1,4 @@
+# expect: HIGH
+# rules: MAI012
+src = input()
+c = compile(src, 'x', 'exec')

@@ -1,0 +1,4 @@
+# -*- coding: utf-7 -*-
+# expect: BLOCKED
+# rules: MAI018
+print('hello')

@@ -1,0 +1,4 @@
+# expect: HIGH
+# rules: MAI020
+import ctypes
+libc = ctypes.CDLL('libc.so.6')

@@ -1,0 +1,4 @@
+# expect: LOW
+# absent: MAI030
+socket = {'port': 80}
+print(socket.get('port'))

@@ -1,0 +1,5 @@
+# expect: HIGH
+# rules: MAI030
+import socket
+s = socket.socket()
+s.connect(('example.org', 80))

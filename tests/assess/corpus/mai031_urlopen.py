@@ -1,0 +1,4 @@
+# expect: HIGH
+# rules: MAI031
+from urllib.request import urlopen
+urlopen('http://example.org')

@@ -1,0 +1,4 @@
+# expect: HIGH
+# rules: MAI032
+import http.client
+c = http.client.HTTPSConnection('example.org')

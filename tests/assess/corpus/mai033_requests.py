@@ -1,0 +1,4 @@
+# expect: HIGH
+# rules: MAI033
+import requests as r
+r.get('https://example.org')

@@ -1,0 +1,4 @@
+# expect: HIGH
+# rules: MAI034
+from ftplib import FTP
+FTP('example.org')

@@ -1,0 +1,4 @@
+# expect: HIGH
+# rules: MAI035
+import telnetlib
+telnetlib.Telnet('example.org')

@@ -1,0 +1,4 @@
+# expect: HIGH
+# rules: MAI036
+import smtplib
+smtplib.SMTP('localhost')

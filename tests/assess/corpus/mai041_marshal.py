@@ -1,0 +1,4 @@
+# expect: MEDIUM
+# rules: MAI041
+import marshal
+marshal.loads(b'')

@@ -1,0 +1,4 @@
+# expect: MEDIUM
+# rules: MAI040
+import shelve
+db = shelve.open('db')

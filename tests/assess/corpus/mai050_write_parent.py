@@ -1,0 +1,3 @@
+# expect: HIGH
+# rules: MAI050
+open('../../x.txt', mode='a').write('x')

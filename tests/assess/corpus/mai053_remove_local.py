@@ -1,0 +1,5 @@
+# expect: MEDIUM
+# rules: MAI053
+# absent: MAI052
+import os
+os.remove('old.log')

@@ -1,0 +1,4 @@
+# expect: HIGH
+# rules: MAI060
+import os
+os.chmod('x', 0o777)

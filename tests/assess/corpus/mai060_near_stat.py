@@ -1,0 +1,4 @@
+# expect: LOW
+# absent: MAI060
+import os
+print(os.stat('.').st_mode)

@@ -1,0 +1,4 @@
+# expect: HIGH
+# rules: MAI060
+import os
+os.setuid(0)

@@ -1,0 +1,3 @@
+# expect: HIGH
+# rules: MAI070
+print(open('/etc/shadow').read())

@@ -1,0 +1,4 @@
+# expect: HIGH
+# rules: MAI071
+import os
+print(dict(os.environ))

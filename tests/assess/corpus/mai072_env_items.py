@@ -1,0 +1,5 @@
+# expect: HIGH
+# rules: MAI072
+import os
+for k, v in os.environ.items():
+    print(k, v)

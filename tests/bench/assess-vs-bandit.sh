@@ -1,0 +1,84 @@
+#!/bin/sh
+# Benchmark (not part of the suite): whole-process `mai-agent check` against
+# `bandit -r` on the same Python tree, side by side in one run: wall time,
+# MB/s, peak RSS and the ratio; then one small file as a whole process.
+# Targets (issue #3): >= 100x faster than Bandit, peak RSS <= 16 MB, one
+# small file <= 5 ms.
+#
+# Usage: tests/bench/assess-vs-bandit.sh [MAI_AGENT] [TREE]
+#   MAI_AGENT  a release build of mai-agent (default: build-release/agent/mai-agent;
+#              make one with: meson setup build-release --buildtype=release
+#              -Dtests=disabled && ninja -C build-release)
+#   TREE       default /usr/lib/python3.11
+set -eu
+
+agent=${1:-build-release/agent/mai-agent}
+tree=${2:-/usr/lib/python3.11}
+
+[ -x "$agent" ] || { echo "no mai-agent at $agent (see the usage in $0)" >&2; exit 2; }
+command -v bandit >/dev/null || { echo "bandit is not installed (apt-get install bandit)" >&2; exit 2; }
+[ -d "$tree" ] || { echo "$tree is not a directory" >&2; exit 2; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+# An empty config dir: built-in rules, no config noise.
+mkdir "$tmp/cfg"
+
+# Runs a command and prints "wall_seconds cpu_seconds peak_rss_kib". CPU time
+# (user + system) is reported too because wall time on a shared 2-core
+# machine moves with whatever else runs.
+measure() {
+	python3 - "$@" <<'PY'
+import resource, subprocess, sys, time
+t = time.monotonic()
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+wall = time.monotonic() - t
+ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+print("%.3f %.3f %d" % (wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss))
+PY
+}
+
+files=$(find "$tree" -type f -name '*.py' | wc -l)
+bytes=$(find "$tree" -type f -name '*.py' -printf '%s\n' | awk '{s += $1} END {print s}')
+mb=$(awk -v b="$bytes" 'BEGIN {printf "%.1f", b / 1048576}')
+echo "tree: $tree ($files .py files, $mb MB)"
+
+set -- $(measure "$agent" check --native-only --format json --config-dir "$tmp/cfg" "$tree")
+mai_wall=$1 mai_cpu=$2 mai_rss=$3
+set -- $(measure bandit -r -q -f json "$tree")
+bandit_wall=$1 bandit_cpu=$2 bandit_rss=$3
+
+awk -v mw="$mai_wall" -v mc="$mai_cpu" -v mr="$mai_rss" -v bw="$bandit_wall" -v bc="$bandit_cpu" \
+    -v br="$bandit_rss" -v mb="$mb" 'BEGIN {
+	printf "%-22s %10s %10s %10s %14s\n", "", "wall (s)", "CPU (s)", "MB/s", "peak RSS (MB)"
+	printf "%-22s %10.3f %10.3f %10.1f %14.1f\n", "mai-agent check", mw, mc, mb / mw, mr / 1024
+	printf "%-22s %10.3f %10.3f %10.1f %14.1f\n", "bandit -r", bw, bc, mb / bw, br / 1024
+	printf "ratio (bandit / mai): %.0fx faster by wall time, %.0fx by CPU time; target >= 100x: %s\n",
+		bw / mw, bc / mc, (bw / mw >= 100) ? "met" : "NOT met"
+	printf "mai peak RSS target <= 16 MB: %s\n", (mr / 1024 <= 16) ? "met" : "NOT met"
+}'
+
+small="$tmp/small.py"
+printf 'import os\n\ndef main():\n    print(os.getcwd())\n\nmain()\n' > "$small"
+python3 - "$agent" "$tmp/cfg" "$small" <<'PY'
+import subprocess, sys, time
+agent, cfg, small = sys.argv[1:]
+import resource
+def run(argv, n=50):
+    runs = []
+    for _ in range(n):
+        t = time.monotonic()
+        subprocess.run(argv, stdout=subprocess.DEVNULL)
+        runs.append((time.monotonic() - t) * 1000)
+    runs.sort()
+    return runs[len(runs) // 2], runs[0]
+before = resource.getrusage(resource.RUSAGE_CHILDREN)
+med, best = run([agent, "check", "--native-only", "--config-dir", cfg, small])
+after = resource.getrusage(resource.RUSAGE_CHILDREN)
+cpu = (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) * 1000 / 50
+vmed, vbest = run([agent, "--version"])
+print("one small file, whole process: median %.2f ms, best %.2f ms, CPU %.2f ms per run over 50 runs;"
+      " target <= 5 ms: %s" % (med, best, cpu, "met" if med <= 5 else "NOT met"))
+print("  for scale: 'mai-agent --version' (process start and dynamic linking only): median %.2f ms,"
+      " best %.2f ms" % (vmed, vbest))
+PY

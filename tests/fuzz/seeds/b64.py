@@ -1,0 +1,1 @@
+exec(__import__("base64").b64decode(b"eA=="))

@@ -1,0 +1,198 @@
+/* The Docker client against the real engine: ping, version, info, image
+ * inspect, then one run of the sandbox image with every hardened setting of
+ * DESIGN.md "Sandbox defaults" (create, attach, start, wait, remove). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "docker.h"
+#include "docker_env.h"
+#include "sandbox_attach.h"
+
+static struct docker *docker;
+
+static void test_ping_version_info(void **state)
+{
+	struct docker_version v;
+	struct docker_info info;
+	char *err = NULL;
+
+	assert_int_equal(docker_ping(docker, &err), DOCKER_OK);
+	assert_int_equal(docker_version(docker, &v, &err), DOCKER_OK);
+	assert_non_null(strchr(v.api_version, '.'));
+	assert_true(strlen(v.version) > 0);
+	assert_int_equal(docker_info(docker, &info, &err), DOCKER_OK);
+	assert_true(info.cgroup_version == 1 || info.cgroup_version == 2);
+	assert_true(docker_info_has_runtime(&info, "runc"));
+	assert_false(docker_info_has_runtime(&info, "no-such-runtime"));
+	assert_true(info.ncpu >= 1);
+	assert_true(info.mem_total > 0);
+	assert_string_equal(info.server_version, v.version);
+	docker_info_clear(&info);
+	docker_version_clear(&v);
+}
+
+static void test_unreachable_socket_message(void **state)
+{
+	struct docker_options o = { .socket_path = "/nonexistent/docker.sock" };
+	struct docker *d = docker_new(&o);
+	char *err = NULL;
+
+	assert_int_equal(docker_ping(d, &err), DOCKER_ERR_UNREACHABLE);
+	assert_non_null(strstr(err, "Docker not reachable at unix:///nonexistent/docker.sock ("));
+	assert_non_null(strstr(err, "start dockerd"));
+	assert_non_null(strstr(err, "docker.socket in config/agent.yaml"));
+	free(err);
+	docker_free(d);
+}
+
+static void test_image_inspect(void **state)
+{
+	struct docker_image img;
+	char *err = NULL;
+
+	assert_int_equal(docker_image_inspect(docker, docker_env_image(), &img, &err), DOCKER_OK);
+	assert_int_equal(strncmp(img.id, "sha256:", 7), 0);
+	assert_int_equal(strlen(img.id), 7 + 64);
+	assert_true(img.size > 1000000);
+	docker_image_clear(&img);
+
+	assert_int_equal(docker_image_inspect(docker, "mai-no-such-image:none", &img, &err),
+			 DOCKER_ERR_IMAGE_NOT_FOUND);
+	assert_string_equal(err, "image mai-no-such-image:none not found: build it with "
+				 "packaging/sandbox-image/build.sh or set sandbox.image in "
+				 "config/sandbox.yaml");
+	free(err);
+}
+
+/* The probe prints what the container lets it see; the test checks each
+ * line against the hardened defaults. */
+static const char probe[] =
+	"import os, socket, sys\n"
+	"print('uid', os.getuid(), os.getgid())\n"
+	"st = dict(l.split(':\\t', 1) for l in open('/proc/self/status').read().splitlines() if ':\\t' in l)\n"
+	"print('capeff', st['CapEff'].strip(), 'nnp', st['NoNewPrivs'].strip(), 'seccomp', st['Seccomp'].strip())\n"
+	"try:\n"
+	"    open('/etc/mai-probe', 'w')\n"
+	"    print('rootfs writable')\n"
+	"except OSError as e:\n"
+	"    print('rootfs', e.strerror)\n"
+	"open('/tmp/x', 'w').write('ok')\n"
+	"print('tmp', open('/tmp/x').read())\n"
+	"print('ifaces', sorted(n for _, n in socket.if_nameindex()))\n"
+	"print('pid1', open('/proc/1/cmdline').read().split('\\0')[0].rsplit('/', 1)[-1])\n"
+	"print('memory', open('/sys/fs/cgroup/memory/memory.limit_in_bytes').read().strip()"
+	" if os.path.exists('/sys/fs/cgroup/memory/memory.limit_in_bytes')"
+	" else open('/sys/fs/cgroup/memory.max').read().strip())\n"
+	"print('caf\\u00e9 \\u2713')\n"
+	"sys.stderr.write('to stderr\\n')\n"
+	"sys.exit(3)\n";
+
+static void test_hardened_run(void **state)
+{
+	const char *cmd[] = { "python3", "-I", "-", NULL };
+	const char *env[] = { "HOME=/tmp", "LANG=C.UTF-8", NULL };
+	const struct docker_label labels[] = {
+		{ "mai.agent", "1" },
+		{ "mai.instance", docker_env_instance() },
+		{ "mai.job", "integration-hardened-run" },
+	};
+	struct docker_create_params p = {
+		.image = docker_env_image(), .cmd = cmd, .env = env, .user = "1000:1000",
+		.workdir = "/tmp", .labels = labels, .n_labels = 3,
+		.memory_bytes = 128 << 20, .nano_cpus = 1000000000, .pids_limit = 64,
+		.tmpfs_bytes = 16 << 20, .nofile = 64, .fsize_bytes = 8 << 20,
+		.runtime = "runc", .open_stdin = true,
+	};
+	struct docker_stream *s = NULL;
+	struct { struct sandbox_demux d; } h;
+	struct docker_container_state st;
+	char *id = NULL, *err = NULL;
+	int64_t code = -1;
+	int io_error = 0;
+
+	assert_int_equal(docker_container_create(docker, &p, &id, &err), DOCKER_OK);
+	assert_int_equal(docker_env_count_ours(docker), 1);
+	assert_int_equal(docker_container_attach(docker, id, &s, &err), DOCKER_OK);
+	assert_int_equal(docker_container_start(docker, id, &err), DOCKER_OK);
+	sandbox_demux_init(&h.d, 65536, 65536);
+	assert_int_equal(sandbox_attach_pump(s, &h.d, (const uint8_t *)probe, strlen(probe),
+					     sandbox_now_ms() + 30000, true, &io_error),
+			 SANDBOX_ATTACH_EOF);
+	docker_stream_close(s);
+	assert_int_equal(docker_container_wait(docker, id, 30000, &code, &err), DOCKER_OK);
+	assert_int_equal(code, 3);
+	assert_int_equal(docker_container_inspect(docker, id, &st, &err), DOCKER_OK);
+	assert_string_equal(st.status, "exited");
+	assert_false(st.oom_killed);
+	assert_int_equal(st.exit_code, 3);
+	docker_container_state_clear(&st);
+
+	assert_string_equal(h.d.out.data,
+			    "uid 1000 1000\n"
+			    "capeff 0000000000000000 nnp 1 seccomp 2\n"
+			    "rootfs Read-only file system\n"
+			    "tmp ok\n"
+			    "ifaces ['lo']\n"
+			    "pid1 docker-init\n"
+			    "memory 134217728\n"
+			    "caf\xc3\xa9 \xe2\x9c\x93\n");
+	assert_string_equal(h.d.err.data, "to stderr\n");
+	assert_false(h.d.out.truncated);
+	sandbox_demux_clear(&h.d);
+
+	assert_int_equal(docker_container_remove(docker, id, &err), DOCKER_OK);
+	/* Removing twice is not an error: cleanup paths may race. */
+	assert_int_equal(docker_container_remove(docker, id, &err), DOCKER_OK);
+	assert_int_equal(docker_env_count_ours(docker), 0);
+	assert_int_equal(docker_container_inspect(docker, id, &st, &err), DOCKER_ERR_NOT_FOUND);
+	free(err);
+	free(id);
+}
+
+static void test_missing_runtime_is_typed(void **state)
+{
+	const char *cmd[] = { "true", NULL };
+	const struct docker_label labels[] = { { "mai.instance", docker_env_instance() } };
+	struct docker_create_params p = {
+		.image = docker_env_image(), .cmd = cmd, .labels = labels, .n_labels = 1,
+		.memory_bytes = 64 << 20, .nano_cpus = 500000000, .pids_limit = 16,
+		.tmpfs_bytes = 1 << 20, .nofile = 16, .fsize_bytes = 1 << 20,
+		.runtime = "mai-no-such-runtime",
+	};
+	char *id = NULL, *err = NULL;
+	enum docker_error e = docker_container_create(docker, &p, &id, &err);
+
+	if (e == DOCKER_OK) {
+		/* Some engines only notice at start. */
+		e = docker_container_start(docker, id, &err);
+		docker_container_remove(docker, id, &err);
+	}
+	assert_int_equal(e, DOCKER_ERR_RUNTIME_MISSING);
+	assert_non_null(strstr(err, "Docker has no runtime 'mai-no-such-runtime'"));
+	assert_non_null(strstr(err, "config/sandbox.yaml"));
+	free(err);
+	free(id);
+	assert_int_equal(docker_env_count_ours(docker), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ping_version_info),
+		cmocka_unit_test(test_unreachable_socket_message),
+		cmocka_unit_test(test_image_inspect),
+		cmocka_unit_test(test_hardened_run),
+		cmocka_unit_test(test_missing_runtime_is_typed),
+	};
+	int r;
+
+	docker = docker_env_require();
+	r = cmocka_run_group_tests(tests, NULL, NULL);
+	docker_free(docker);
+	return r;
+}

@@ -1,0 +1,468 @@
+/* The sandbox against real Docker: ordinary runs, the hostile-script suite
+ * (each case with its expected verdict), leftovers, self-test, runtime
+ * check. Timeouts are short so that the suite stays quick. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "docker_env.h"
+#include "fileio.h"
+#include "sandbox.h"
+
+#define TIMEOUT_MS 3000
+#define OUTPUT_MAX (64 << 10)
+
+static struct docker *docker;
+static struct sandbox *sb;
+
+static void test_options(struct sandbox_options *o)
+{
+	sandbox_options_defaults(o);
+	o->socket_path = docker_env_socket();
+	o->image = docker_env_image();
+	o->instance_id = docker_env_instance();
+	for (int t = 0; t < SANDBOX_TRUST_COUNT; t++) {
+		struct sandbox_limits *l = &o->trust[t].base;
+		l->memory_bytes = 96LL << 20;
+		l->nano_cpus = 1000000000;
+		l->pids = 32;
+		l->tmpfs_bytes = 8LL << 20;
+		l->nofile = 64;
+		l->fsize_bytes = 16LL << 20;
+		l->timeout_ms = TIMEOUT_MS;
+		l->stdout_max = OUTPUT_MAX;
+		l->stderr_max = OUTPUT_MAX;
+	}
+}
+
+static void run(const char *name, const char *code, struct sandbox_result *r)
+{
+	struct sandbox_job job = {
+		.job_id = name, .file_name = name, .code = (const uint8_t *)code, .len = strlen(code),
+		.trust = SANDBOX_STANDARD,
+	};
+	sandbox_run(sb, &job, r);
+	if (r->verdict == SANDBOX_VERDICT_SANDBOX_ERROR)
+		print_message("%s: %s\n", name, r->message);
+}
+
+static void expect_exit(const struct sandbox_result *r, int code)
+{
+	if (r->verdict != SANDBOX_VERDICT_EXITED || r->exit_code != code)
+		fail_msg("verdict %s exit %d (want exited %d); message %s; stderr: %s",
+			 sandbox_verdict_to_string(r->verdict), r->exit_code, code,
+			 r->message ? r->message : "-", r->err.data ? r->err.data : "");
+}
+
+/* ---- ordinary paths ---- */
+
+static void test_hello_and_json(void **state)
+{
+	struct sandbox_result r;
+	json_t *j;
+
+	run("hello.py", "print('hello')\n", &r);
+	expect_exit(&r, 0);
+	assert_string_equal(r.out.data, "hello\n");
+	assert_string_equal(r.err.data, "");
+	assert_null(r.message);
+	assert_int_equal(r.limits.timeout_ms, TIMEOUT_MS);
+	assert_string_equal(r.runtime, "runc");
+	assert_int_equal(strncmp(r.image_id, "sha256:", 7), 0);
+	assert_true(r.wall_ms > 0 && r.wall_ms < TIMEOUT_MS);
+	assert_true(r.peak_memory_bytes > 1 << 20);
+	assert_true(r.cgroup_version == 1 || r.cgroup_version == 2);
+	j = sandbox_result_to_json(&r);
+	assert_string_equal(json_string_value(json_object_get(j, "verdict")), "exited");
+	assert_int_equal(json_integer_value(json_object_get(j, "exit_code")), 0);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "stdout"), "text")),
+			    "hello\n");
+	assert_true(json_is_false(json_object_get(json_object_get(j, "stdout"), "truncated")));
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "limits"),
+							    "memory_bytes")), 96 << 20);
+	assert_string_equal(json_string_value(json_object_get(j, "trust")), "standard");
+	json_decref(j);
+	sandbox_result_clear(&r);
+}
+
+static void test_exit_code_and_stderr(void **state)
+{
+	struct sandbox_result r;
+
+	run("fail.py", "import sys\nprint('out')\nsys.stderr.write('bad input\\n')\nsys.exit(7)\n", &r);
+	expect_exit(&r, 7);
+	assert_string_equal(r.out.data, "out\n");
+	assert_string_equal(r.err.data, "bad input\n");
+	assert_string_equal(r.message, "the script exited with status 7; see its stderr");
+	sandbox_result_clear(&r);
+}
+
+static void test_traceback_names_file(void **state)
+{
+	struct sandbox_result r;
+
+	run("boom.py", "def f():\n    raise ValueError('boom')\n\nf()\n", &r);
+	expect_exit(&r, 1);
+	assert_string_equal(r.err.data,
+			    "Traceback (most recent call last):\n"
+			    "  File \"boom.py\", line 4, in <module>\n"
+			    "    f()\n"
+			    "  File \"boom.py\", line 2, in f\n"
+			    "    raise ValueError('boom')\n"
+			    "ValueError: boom\n");
+	sandbox_result_clear(&r);
+
+	run("syntax.py", "x = (\n", &r);
+	expect_exit(&r, 1);
+	assert_non_null(strstr(r.err.data, "File \"syntax.py\", line 1"));
+	assert_non_null(strstr(r.err.data, "SyntaxError"));
+	assert_null(strstr(r.err.data, "<stdin>"));
+	assert_null(strstr(r.err.data, "<string>"));
+	sandbox_result_clear(&r);
+}
+
+static void test_unicode_and_invalid_bytes(void **state)
+{
+	struct sandbox_result r;
+	json_t *j;
+
+	run("uni.py", "import sys\nprint('caf\\u00e9 \\u2603 \\U0001F600')\n"
+		      "sys.stdout.flush()\nsys.stdout.buffer.write(b'\\xff\\x00end')\n", &r);
+	expect_exit(&r, 0);
+	assert_int_equal(r.out.len, strlen("caf\xc3\xa9 \xe2\x98\x83 \xf0\x9f\x98\x80\n") + 5);
+	assert_memory_equal(r.out.data, "caf\xc3\xa9 \xe2\x98\x83 \xf0\x9f\x98\x80\n\xff\0end", r.out.len);
+	j = sandbox_result_to_json(&r);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "stdout"), "text")),
+			    "caf\xc3\xa9 \xe2\x98\x83 \xf0\x9f\x98\x80\n\xef\xbf\xbd\xef\xbf\xbd" "end");
+	json_decref(j);
+	sandbox_result_clear(&r);
+}
+
+static void test_stdin_is_empty(void **state)
+{
+	struct sandbox_result r;
+
+	run("stdin.py", "import sys\nprint(repr(sys.stdin.read()))\n", &r);
+	expect_exit(&r, 0);
+	assert_string_equal(r.out.data, "''\n");
+	sandbox_result_clear(&r);
+}
+
+/* ---- hostile scripts ---- */
+
+static void test_fork_bomb(void **state)
+{
+	struct sandbox_result r;
+
+	run("forkbomb.py", "import os\nwhile True:\n    try:\n        os.fork()\n"
+			   "    except OSError:\n        pass\n", &r);
+	assert_string_equal(sandbox_verdict_to_string(r.verdict), "pids_limit");
+	assert_non_null(strstr(r.message, "more than 32 processes or threads"));
+	assert_true(r.pids_peak <= 32);
+	sandbox_result_clear(&r);
+}
+
+static void test_memory_bomb(void **state)
+{
+	struct sandbox_result r;
+
+	run("membomb.py", "print('start', flush=True)\nchunks = []\nwhile True:\n"
+			  "    chunks.append(bytearray(8 << 20))\n", &r);
+	assert_string_equal(sandbox_verdict_to_string(r.verdict), "oom_killed");
+	assert_string_equal(r.out.data, "start\n");
+	assert_non_null(strstr(r.message, "memory limit of 96 MiB"));
+	assert_true(r.peak_memory_bytes > 64 << 20);
+	assert_true(r.peak_memory_bytes <= 96 << 20);
+	sandbox_result_clear(&r);
+}
+
+static void test_cpu_spin_times_out(void **state)
+{
+	struct sandbox_result r;
+
+	run("spin.py", "print('spinning', flush=True)\nwhile True:\n    pass\n", &r);
+	assert_string_equal(sandbox_verdict_to_string(r.verdict), "timeout");
+	assert_int_equal(r.exit_code, -1);
+	assert_int_equal(r.signal, 9);
+	assert_string_equal(r.out.data, "spinning\n"); /* partial output kept */
+	assert_true(r.wall_ms >= TIMEOUT_MS && r.wall_ms < TIMEOUT_MS + 2000);
+	assert_true(r.cpu_ms > TIMEOUT_MS / 2);
+	assert_non_null(strstr(r.message, "wall-clock limit of 3000 ms"));
+	sandbox_result_clear(&r);
+}
+
+static void test_huge_stdout(void **state)
+{
+	struct sandbox_result r;
+
+	run("flood.py", "import sys\nchunk = 'x' * (1 << 20)\nfor _ in range(100):\n"
+			"    sys.stdout.write(chunk)\n", &r);
+	assert_string_equal(sandbox_verdict_to_string(r.verdict), "output_limit");
+	assert_int_equal(r.out.len, OUTPUT_MAX);
+	assert_true(r.out.truncated);
+	assert_true(r.out.total > OUTPUT_MAX);
+	assert_true(r.out.total < 100u << 20); /* killed long before the end */
+	assert_int_equal(r.out.data[0], 'x');
+	sandbox_result_clear(&r);
+}
+
+static void test_writes_to_root_and_etc(void **state)
+{
+	struct sandbox_result r;
+
+	run("write.py", "for p in ('/evil', '/etc/passwd', '/usr/bin/python3'):\n"
+			"    try:\n        open(p, 'a').write('x')\n        print(p, 'WRITTEN')\n"
+			"    except OSError as e:\n        print(p, e.strerror)\n", &r);
+	expect_exit(&r, 0);
+	/* Files owned by root fail the permission check before the read-only
+	 * one; what matters is that nothing was written. */
+	assert_string_equal(r.out.data, "/evil Read-only file system\n"
+					"/etc/passwd Permission denied\n"
+					"/usr/bin/python3 Permission denied\n");
+	sandbox_result_clear(&r);
+}
+
+static void test_fill_tmp(void **state)
+{
+	struct sandbox_result r;
+
+	run("filltmp.py", "import errno, os\nn = 0\ntry:\n    with open('/tmp/fill', 'wb') as f:\n"
+			  "        while True:\n            f.write(b'\\0' * (1 << 20)); f.flush(); n += 1\n"
+			  "except OSError as e:\n    print(errno.errorcode[e.errno], n)\n"
+			  "try:\n    open('/tmp/run.sh', 'w').write('#!/bin/sh\\n'); os.chmod('/tmp/run.sh', 0o755)\n"
+			  "    os.execv('/tmp/run.sh', ['run.sh'])\nexcept OSError as e:\n"
+			  "    print('exec', errno.errorcode[e.errno])\n", &r);
+	expect_exit(&r, 0);
+	assert_non_null(strstr(r.out.data, "ENOSPC "));
+	assert_true(atoi(strchr(r.out.data, ' ') + 1) <= 8);
+	assert_non_null(strstr(r.out.data, "exec EACCES\n")); /* noexec */
+	sandbox_result_clear(&r);
+}
+
+static void test_network(void **state)
+{
+	struct sandbox_result r;
+
+	run("net.py", "import socket\ntry:\n    socket.create_connection(('1.1.1.1', 53), timeout=2)\n"
+		      "    print('connect OPEN')\nexcept OSError as e:\n    print('connect', e.strerror)\n"
+		      "try:\n    socket.getaddrinfo('deb.debian.org', 80)\n    print('dns RESOLVED')\n"
+		      "except OSError as e:\n    print('dns failed')\n", &r);
+	expect_exit(&r, 0);
+	assert_string_equal(r.out.data, "connect Network is unreachable\ndns failed\n");
+	sandbox_result_clear(&r);
+}
+
+static void test_host_files_invisible(void **state)
+{
+	struct sandbox_result r;
+	char *host = NULL, *code;
+	size_t len;
+	char drop[] = "/tmp/mai-drop-XXXXXX";
+
+	assert_int_equal(fileio_read_path("/etc/hostname", 4096, &host, &len), 0);
+	assert_non_null(mkdtemp(drop));
+	code = xasprintf("import os\nprint(open('/etc/hostname').read().strip())\n"
+			 "print(os.path.exists('%s'))\nprint(sorted(os.listdir('/tmp')))\n"
+			 "print(os.path.exists('/var/run/docker.sock'))\n", drop);
+	run("host.py", code, &r);
+	expect_exit(&r, 0);
+	host[strcspn(host, "\n")] = '\0';
+	if (*host)
+		assert_null(strstr(r.out.data, host));
+	assert_non_null(strstr(r.out.data, "\nFalse\n[]\nFalse\n"));
+	rmdir(drop);
+	free(code);
+	free(host);
+	sandbox_result_clear(&r);
+}
+
+static void test_setuid_attempts(void **state)
+{
+	struct sandbox_result r;
+
+	/* python3-minimal has neither shutil nor subprocess: plain os calls. */
+	run("root.py", "import os\n"
+		       "for f, a in ((os.setuid, 0), (os.setgid, 0)):\n"
+		       "    try:\n        f(a); print(f.__name__, 'ROOT')\n"
+		       "    except OSError as e:\n        print(f.__name__, e.strerror)\n"
+		       "print('sudo', os.path.exists('/usr/bin/sudo'))\n"
+		       "if os.path.exists('/bin/su'):\n"
+		       "    r, w = os.pipe(); pid = os.fork()\n"
+		       "    if pid == 0:\n"
+		       "        os.dup2(w, 1); os.dup2(w, 2)\n"
+		       "        os.execv('/bin/su', ['su', '-c', 'id -u'])\n"
+		       "    os.close(w); out = os.read(r, 4096); os.waitpid(pid, 0)\n"
+		       "    print('su uid0', out.strip() == b'0')\n"
+		       "print('uid', os.getuid(), os.geteuid())\n", &r);
+	expect_exit(&r, 0);
+	assert_non_null(strstr(r.out.data, "setuid Operation not permitted\n"
+					   "setgid Operation not permitted\nsudo False\n"));
+	assert_null(strstr(r.out.data, "su uid0 True"));
+	assert_non_null(strstr(r.out.data, "uid 1000 1000\n"));
+	sandbox_result_clear(&r);
+}
+
+static void test_sigstop_self(void **state)
+{
+	struct sandbox_result r;
+
+	run("stop.py", "import os, signal\nprint('stopping', flush=True)\n"
+		       "os.kill(os.getpid(), signal.SIGSTOP)\nprint('resumed')\n", &r);
+	assert_string_equal(sandbox_verdict_to_string(r.verdict), "timeout");
+	assert_string_equal(r.out.data, "stopping\n");
+	assert_true(r.wall_ms >= TIMEOUT_MS && r.wall_ms < TIMEOUT_MS + 2000);
+	sandbox_result_clear(&r);
+}
+
+static void test_orphan_child(void **state)
+{
+	struct sandbox_result r;
+
+	run("orphan.py", "import os, time\nif os.fork() == 0:\n    time.sleep(60)\n"
+			 "    print('child survived')\n    os._exit(0)\nprint('parent done')\n", &r);
+	expect_exit(&r, 0);
+	assert_string_equal(r.out.data, "parent done\n");
+	assert_true(r.wall_ms < TIMEOUT_MS); /* the run ended with the parent */
+	sandbox_result_clear(&r);
+}
+
+static void test_kill_pid1(void **state)
+{
+	struct sandbox_result r;
+
+	/* The init runs as the same user, but the kernel protects a PID
+	 * namespace's init from signals sent inside it that it does not handle. */
+	run("killinit.py", "import os, signal, time\ntry:\n    os.kill(1, signal.SIGKILL)\n"
+			   "    print('sent')\nexcept OSError as e:\n    print(e.strerror)\n"
+			   "time.sleep(0.2)\nos.kill(1, 0)\nprint('init alive')\n", &r);
+	expect_exit(&r, 0);
+	assert_true(strcmp(r.out.data, "sent\ninit alive\n") == 0 ||
+		    strcmp(r.out.data, "Operation not permitted\ninit alive\n") == 0);
+	sandbox_result_clear(&r);
+}
+
+static void test_signal_exit(void **state)
+{
+	struct sandbox_result r;
+
+	run("segv.py", "import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n", &r);
+	assert_string_equal(sandbox_verdict_to_string(r.verdict), "exited");
+	assert_int_equal(r.signal, 11);
+	assert_non_null(strstr(r.message, "killed by signal 11"));
+	sandbox_result_clear(&r);
+}
+
+/* ---- lifetime, self-test, runtime ---- */
+
+static void test_no_container_left(void **state)
+{
+	assert_int_equal(docker_env_count_ours(docker), 0);
+}
+
+static void test_leftovers_removed_at_start(void **state)
+{
+	const char *cmd[] = { "true", NULL };
+	const struct docker_label labels[] = { { "mai.agent", "1" },
+					       { "mai.instance", docker_env_instance() } };
+	struct docker_create_params p = {
+		.image = docker_env_image(), .cmd = cmd, .labels = labels, .n_labels = 2,
+		.memory_bytes = 64 << 20, .nano_cpus = 500000000, .pids_limit = 16,
+		.tmpfs_bytes = 1 << 20, .nofile = 16, .fsize_bytes = 1 << 20,
+	};
+	struct sandbox_options o;
+	struct sandbox *other = NULL;
+	char *id1 = NULL, *id2 = NULL, *err = NULL;
+
+	/* What a crashed agent leaves behind. */
+	assert_int_equal(docker_container_create(docker, &p, &id1, &err), DOCKER_OK);
+	assert_int_equal(docker_container_create(docker, &p, &id2, &err), DOCKER_OK);
+	assert_int_equal(docker_env_count_ours(docker), 2);
+	test_options(&o);
+	assert_int_equal(sandbox_new(&o, &other, &err), 0);
+	assert_int_equal(sandbox_leftovers_removed(other), 2);
+	assert_int_equal(docker_env_count_ours(docker), 0);
+	sandbox_free(other);
+	free(id1);
+	free(id2);
+}
+
+static void test_self_test_passes(void **state)
+{
+	struct sandbox_options o;
+	struct sandbox *other = NULL;
+	char *err = NULL;
+
+	test_options(&o);
+	o.self_test = true;
+	if (sandbox_new(&o, &other, &err) < 0)
+		fail_msg("%s", err);
+	sandbox_free(other);
+	assert_int_equal(docker_env_count_ours(docker), 0);
+}
+
+static void test_missing_runtime_refused_at_start(void **state)
+{
+	struct sandbox_options o;
+	struct sandbox *other = NULL;
+	char *err = NULL;
+
+	test_options(&o);
+	o.trust[SANDBOX_UNTRUSTED].runtime = "mai-no-such-runtime";
+	assert_int_equal(sandbox_new(&o, &other, &err), -ENOENT);
+	assert_null(other);
+	assert_non_null(strstr(err, "the runtime 'mai-no-such-runtime' of trust level untrusted is "
+				    "not known to Docker"));
+	assert_non_null(strstr(err, "set another runtime for untrusted in config/sandbox.yaml"));
+	free(err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hello_and_json),
+		cmocka_unit_test(test_exit_code_and_stderr),
+		cmocka_unit_test(test_traceback_names_file),
+		cmocka_unit_test(test_unicode_and_invalid_bytes),
+		cmocka_unit_test(test_stdin_is_empty),
+		cmocka_unit_test(test_fork_bomb),
+		cmocka_unit_test(test_memory_bomb),
+		cmocka_unit_test(test_cpu_spin_times_out),
+		cmocka_unit_test(test_huge_stdout),
+		cmocka_unit_test(test_writes_to_root_and_etc),
+		cmocka_unit_test(test_fill_tmp),
+		cmocka_unit_test(test_network),
+		cmocka_unit_test(test_host_files_invisible),
+		cmocka_unit_test(test_setuid_attempts),
+		cmocka_unit_test(test_sigstop_self),
+		cmocka_unit_test(test_orphan_child),
+		cmocka_unit_test(test_kill_pid1),
+		cmocka_unit_test(test_signal_exit),
+		cmocka_unit_test(test_no_container_left),
+		cmocka_unit_test(test_leftovers_removed_at_start),
+		cmocka_unit_test(test_self_test_passes),
+		cmocka_unit_test(test_missing_runtime_refused_at_start),
+	};
+	struct sandbox_options o;
+	char *err = NULL;
+	int r;
+
+	docker = docker_env_require();
+	test_options(&o);
+	if (sandbox_new(&o, &sb, &err) < 0) {
+		fprintf(stderr, "sandbox_new: %s\n", err);
+		return 1;
+	}
+	r = cmocka_run_group_tests(tests, NULL, NULL);
+	sandbox_free(sb);
+	if (docker_env_count_ours(docker) != 0) {
+		fprintf(stderr, "FAIL: containers with this test's label are left behind\n");
+		r = 1;
+	}
+	docker_free(docker);
+	return r;
+}

@@ -1,0 +1,246 @@
+/* The assessor's API: levels and findings of whole sources, rules loaded
+ * from security.yaml (errors, disable, re-weight, add, thresholds), the
+ * JSON shape, rejections, and adversarial inputs that must stay linear. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "assess.h"
+#include "fileio.h"
+#include "testdir.h"
+
+static struct assess_rules *load(const char *dir, const char *yaml, char **err)
+{
+	struct assess_rules *rules = NULL;
+	_cleanup_free_ char *path = NULL;
+
+	if (yaml) {
+		path = xasprintf("%s/security.yaml", dir);
+		assert_int_equal(fileio_write_atomic(path, yaml, strlen(yaml), 0644), 0);
+	}
+	if (assess_rules_load(path, &rules, err) < 0)
+		return NULL;
+	return rules;
+}
+
+static void assess(const struct assess_rules *rules, const char *src, struct assess_result *r)
+{
+	assess_source(rules, "t.py", (const uint8_t *)src, strlen(src), r);
+}
+
+static void test_levels_and_finding_fields(void **state)
+{
+	char *err = NULL;
+	struct assess_rules *rules = load(*state, NULL, &err);
+	struct assess_result r;
+
+	assert_non_null(rules);
+	assert_true(assess_rules_count(rules) >= 35);
+	assess(rules, "import math\nprint(math.pi)\n", &r);
+	assert_int_equal(r.level, ASSESS_LOW);
+	assert_int_equal(r.n_findings, 0);
+	assert_int_equal(r.metrics.lines, 2);
+	assert_int_equal(r.metrics.imports, 1);
+	assess_result_clear(&r);
+
+	assess(rules, "import subprocess as sp\n\nsp.run('x', shell=True)\n", &r);
+	assert_int_equal(r.level, ASSESS_HIGH);
+	assert_int_equal(r.n_findings, 3); /* B404 import, B602 shell, B603 run */
+	const struct assess_finding *f = &r.findings[1];
+	assert_string_equal(f->rule_id, "MAI005");
+	assert_string_equal(f->bandit_id, "B602");
+	assert_int_equal(f->severity, ASSESS_SEV_HIGH);
+	assert_int_equal(f->confidence, ASSESS_SEV_HIGH);
+	assert_int_equal(f->cwe, 78);
+	assert_int_equal(f->line, 3);
+	assert_int_equal(f->col, 4);
+	assert_string_equal(f->message, "subprocess call with shell=True: the command goes through the shell");
+	/* 70 for the highest, plus a tenth of 70 and of 10 */
+	assert_true(r.score > 77.9 && r.score < 78.1);
+	assess_result_clear(&r);
+
+	assess(rules, "with open('notes.txt', 'a') as f:\n    f.write('x')\n", &r);
+	assert_int_equal(r.level, ASSESS_MEDIUM);
+	assess_result_clear(&r);
+
+	assess(rules, "import os\nfor i in range(3):\n    for j in range(2):\n        pass\ndef f():\n    return getattr(os, 'sy' 'stem')\n", &r);
+	assert_int_equal(r.level, ASSESS_LOW); /* getattr resolved, but nothing is called */
+	assert_int_equal(r.metrics.loops, 2);
+	assert_int_equal(r.metrics.functions, 1);
+	assert_int_equal(r.metrics.max_nesting, 2);
+	assess_result_clear(&r);
+	assess_rules_free(rules);
+}
+
+static void test_rejection_and_json(void **state)
+{
+	char *err = NULL;
+	struct assess_rules *rules = load(*state, NULL, &err);
+	struct assess_result r;
+	const uint8_t bad[] = "print('ok')\nx = '\xfe'\n";
+
+	assert_int_equal(assess_source(rules, "t.py", bad, sizeof(bad) - 1, &r), -EINVAL);
+	assert_int_equal(r.level, ASSESS_BLOCKED);
+	assert_int_equal(r.rejection_offset, 17);
+	json_t *j = assess_result_to_json(&r);
+	assert_string_equal(json_string_value(json_object_get(j, "level")), "BLOCKED");
+	assert_int_equal(json_integer_value(json_object_get(j, "rejection_offset")), 17);
+	assert_non_null(strstr(json_string_value(json_object_get(j, "rejection")), "invalid UTF-8"));
+	json_decref(j);
+	assess_result_clear(&r);
+
+	assess(rules, "import os\nos.system('id')\n", &r);
+	j = assess_result_to_json(&r);
+	json_t *f = json_array_get(json_object_get(j, "findings"), 0);
+	assert_string_equal(json_string_value(json_object_get(f, "rule_id")), "MAI001");
+	assert_string_equal(json_string_value(json_object_get(f, "bandit_id")), "B605");
+	assert_string_equal(json_string_value(json_object_get(f, "severity")), "HIGH");
+	assert_int_equal(json_integer_value(json_object_get(f, "cwe")), 78);
+	assert_int_equal(json_integer_value(json_object_get(f, "line")), 2);
+	assert_int_equal(json_integer_value(json_object_get(f, "col")), 4);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "metrics"), "statements")), 2);
+	json_decref(j);
+	assess_result_clear(&r);
+	assess_rules_free(rules);
+}
+
+static void test_user_rules_change_the_defaults(void **state)
+{
+	char *err = NULL;
+	struct assess_result r;
+	struct assess_rules *rules = load(*state,
+		"thresholds: {medium: 5, high: 60, blocked: 95}\n"
+		"rules:\n"
+		"  - {id: MAI051, enabled: false}\n"
+		"  - {id: MAI001, weight: 0.5}\n"
+		"  - id: LOCAL001\n"
+		"    match: {call: [paramiko.SSHClient]}\n"
+		"    severity: HIGH\n"
+		"    cwe: 284\n"
+		"    message: opens an SSH connection\n"
+		"    block: true\n", &err);
+
+	assert_non_null(rules);
+	assess(rules, "open('x.txt', 'w')\n", &r);
+	assert_int_equal(r.n_findings, 0);
+	assess_result_clear(&r);
+	assess(rules, "import os\nos.system('id')\n", &r);
+	assert_int_equal(r.level, ASSESS_MEDIUM); /* 35 with the weight, under high=60 */
+	assess_result_clear(&r);
+	assess(rules, "from paramiko import SSHClient\nSSHClient()\n", &r);
+	assert_int_equal(r.level, ASSESS_BLOCKED);
+	assert_string_equal(r.findings[0].rule_id, "LOCAL001");
+	assert_null(r.findings[0].bandit_id);
+	assess_result_clear(&r);
+	assess_rules_free(rules);
+}
+
+static void expect_error(const char *dir, const char *yaml, const char *tail)
+{
+	char *err = NULL;
+	assert_null(load(dir, yaml, &err));
+	assert_non_null(err);
+	_cleanup_free_ char *want = xasprintf("%s/security.yaml:%s", dir, tail);
+	assert_string_equal(err, want);
+	free(err);
+}
+
+static void test_rule_errors_are_positioned(void **state)
+{
+	expect_error(*state, "rules:\n  - id: X1\n    sevrity: HIGH\n",
+		     "3:5: unknown rule key; expected id, bandit, match, severity, confidence, cwe, "
+		     "message, block, enabled or weight");
+	expect_error(*state, "rules:\n  - {id: MAI001, severity: SEVERE}\n",
+		     "2:28: unknown level; expected LOW, MEDIUM, HIGH or CRITICAL");
+	expect_error(*state, "rules:\n  - id: X2\n    severity: LOW\n    message: m\n",
+		     "2:5: new rule is incomplete; expected severity, message and a match with call, "
+		     "import or special");
+	expect_error(*state, "rules:\n  - {id: X3, match: {calls: [a]}}\n",
+		     "2:22: unknown match key; expected call, import, special, dynamic, in_loop, "
+		     "kwarg, unless_kwarg, write_mode, path, arg_contains or arg_ref");
+	expect_error(*state, "rules: {}\n", "1:8: rules is not a list; expected a list of rules (- id: ...)");
+	expect_error(*state, "thresholds: {medium: 60, high: 50}\n",
+		     "1:13: thresholds out of order; expected medium < high < blocked");
+}
+
+/* Adversarial inputs: each must finish (the suite's timeout bounds it) without
+ * recursion, and what follows the hostile part must still be analyzed. */
+static void test_adversarial_inputs_stay_linear(void **state)
+{
+	char *err = NULL;
+	struct assess_rules *rules = load(*state, NULL, &err);
+	struct assess_result r;
+	const size_t big = 10u * 1024 * 1024;
+	char *buf = xmalloc(big + 128);
+	size_t n = 0;
+
+	/* a 10 MB one-line string */
+	memcpy(buf, "x = '", 5);
+	n = 5;
+	memset(buf + n, 'a', big);
+	n += big;
+	n += (size_t)sprintf(buf + n, "'; import os; os.system(x)\n");
+	assess_source(rules, "t.py", (const uint8_t *)buf, n, &r);
+	assert_int_equal(r.level, ASSESS_HIGH);
+	assert_int_equal(r.metrics.lines, 1);
+	assess_result_clear(&r);
+
+	/* 100,000 nested brackets, then a call */
+	n = 0;
+	n += (size_t)sprintf(buf, "import os\nx = ");
+	for (int i = 0; i < 100000; i++)
+		buf[n++] = '(';
+	buf[n++] = '1';
+	for (int i = 0; i < 100000; i++)
+		buf[n++] = ')';
+	n += (size_t)sprintf(buf + n, "\nos.system('id')\n");
+	assess_source(rules, "t.py", (const uint8_t *)buf, n, &r);
+	assert_int_equal(r.level, ASSESS_HIGH);
+	assert_int_equal(r.findings[0].line, 3);
+	assess_result_clear(&r);
+
+	/* a call buried inside 5,000 brackets is still found */
+	n = (size_t)sprintf(buf, "import os\nx = ");
+	for (int i = 0; i < 5000; i++)
+		buf[n++] = '[';
+	n += (size_t)sprintf(buf + n, "os.system('id')");
+	for (int i = 0; i < 5000; i++)
+		buf[n++] = ']';
+	buf[n++] = '\n';
+	assess_source(rules, "t.py", (const uint8_t *)buf, n, &r);
+	assert_int_equal(r.level, ASSESS_HIGH);
+	assess_result_clear(&r);
+	free(buf);
+
+	/* 1,000,000 lines */
+	const char line[] = "y = y + 1\n";
+	size_t total = 1000000 * (sizeof(line) - 1);
+	buf = xmalloc(total + 64);
+	for (size_t i = 0; i < 1000000; i++)
+		memcpy(buf + i * (sizeof(line) - 1), line, sizeof(line) - 1);
+	n = total + (size_t)sprintf(buf + total, "eval(y)\n");
+	assess_source(rules, "t.py", (const uint8_t *)buf, n, &r);
+	assert_int_equal(r.metrics.lines, 1000001);
+	assert_int_equal(r.metrics.statements, 1000001);
+	assert_int_equal(r.level, ASSESS_HIGH);
+	assert_int_equal(r.findings[0].line, 1000001);
+	assess_result_clear(&r);
+	free(buf);
+	assess_rules_free(rules);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_levels_and_finding_fields, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_rejection_and_json, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_user_rules_change_the_defaults, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_rule_errors_are_positioned, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_adversarial_inputs_stay_linear, testdir_setup, testdir_teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

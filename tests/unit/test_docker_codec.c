@@ -1,0 +1,287 @@
+/* docker_codec over replies recorded from Docker 20.10 (trimmed to the fields
+ * that matter) and over malformed or wrong-shape replies. */
+#include <jansson.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "docker_codec.h"
+
+#define LEN(s) (sizeof(s) - 1)
+
+static const char info_reply[] =
+	"{\"ID\":\"X\",\"Containers\":3,\"ServerVersion\":\"20.10.24+dfsg1\",\"CgroupDriver\":\"cgroupfs\","
+	"\"CgroupVersion\":\"1\",\"MemoryLimit\":true,\"SwapLimit\":true,\"PidsLimit\":true,"
+	"\"NCPU\":2,\"MemTotal\":25276026880,\"DefaultRuntime\":\"runc\","
+	"\"Runtimes\":{\"io.containerd.runc.v2\":{\"path\":\"runc\"},\"runc\":{\"path\":\"runc\"}},"
+	"\"SecurityOptions\":[\"name=seccomp,profile=default\"]}";
+
+static void test_info_recorded(void **state)
+{
+	struct docker_info i;
+	char *err = NULL;
+
+	assert_int_equal(docker_codec_parse_info(info_reply, LEN(info_reply), &i, &err), DOCKER_OK);
+	assert_string_equal(i.server_version, "20.10.24+dfsg1");
+	assert_int_equal(i.cgroup_version, 1);
+	assert_string_equal(i.cgroup_driver, "cgroupfs");
+	assert_int_equal(i.n_runtimes, 2);
+	assert_true(docker_info_has_runtime(&i, "runc"));
+	assert_false(docker_info_has_runtime(&i, "runsc"));
+	assert_int_equal(i.ncpu, 2);
+	assert_int_equal(i.mem_total, 25276026880LL);
+	assert_true(i.memory_limit && i.swap_limit && i.pids_limit && i.seccomp);
+	docker_info_clear(&i);
+}
+
+struct bad_case {
+	const char *name;
+	const char *body;
+	const char *message; /* expected *err, exactly */
+};
+
+static const char suffix[] = "; is the engine a Docker 20.10 or newer (API v1.41)?";
+
+static void check_bad(const struct bad_case *c,
+		      enum docker_error (*parse)(const struct bad_case *, char **))
+{
+	char *err = NULL;
+	char *want = NULL;
+
+	assert_int_equal(parse(c, &err), DOCKER_ERR_PROTOCOL);
+	assert_non_null(err);
+	if (strncmp(c->message, "Docker's", 8) == 0)
+		want = strdup(c->message);
+	else if (asprintf(&want, "%s%s", c->message, suffix) < 0)
+		fail();
+	if (strcmp(err, want) != 0)
+		fail_msg("case %s: got '%s', want '%s'", c->name, err, want);
+	free(want);
+	free(err);
+}
+
+static enum docker_error parse_info(const struct bad_case *c, char **err)
+{
+	struct docker_info i;
+	enum docker_error e = docker_codec_parse_info(c->body, strlen(c->body), &i, err);
+
+	/* On failure nothing is left allocated and the struct is zeroed. */
+	assert_null(i.server_version);
+	assert_null(i.runtimes);
+	return e;
+}
+
+static void test_info_bad(void **state)
+{
+	static const struct bad_case cases[] = {
+		{ "not json", "<html>", "Docker's reply to info is not JSON (line 1 column 1: "
+					"'[' or '{' expected near '<'): <html>" },
+		{ "truncated", "{\"ServerVersion\":\"20", "Docker's reply to info is not JSON "
+		  "(line 1 column 20: premature end of input near '\"20'): {\"ServerVersion\":\"20" },
+		{ "array", "[]", "unexpected Docker reply to info: the reply is not a JSON object" },
+		{ "no version", "{\"NCPU\":2}",
+		  "unexpected Docker reply to info: ServerVersion is missing (expected a string)" },
+		{ "ncpu string", "{\"ServerVersion\":\"x\",\"NCPU\":\"2\",\"MemTotal\":1,\"Runtimes\":{}}",
+		  "unexpected Docker reply to info: NCPU is not an integer" },
+		{ "runtimes array", "{\"ServerVersion\":\"x\",\"NCPU\":2,\"MemTotal\":1,\"Runtimes\":[]}",
+		  "unexpected Docker reply to info: Runtimes is not an object" },
+		{ "cgroup 3", "{\"ServerVersion\":\"x\",\"NCPU\":2,\"MemTotal\":1,\"Runtimes\":{},"
+			      "\"CgroupVersion\":\"3\"}",
+		  "unexpected Docker reply to info: CgroupVersion is neither \"1\" nor \"2\"" },
+		{ "bool as int", "{\"ServerVersion\":\"x\",\"NCPU\":2,\"MemTotal\":1,\"PidsLimit\":1,"
+				 "\"Runtimes\":{}}",
+		  "unexpected Docker reply to info: PidsLimit is not a boolean" },
+		{ "duplicate key", "{\"ServerVersion\":\"x\",\"ServerVersion\":\"y\"}",
+		  "Docker's reply to info is not JSON (line 1 column 36: duplicate object key near "
+		  "'\"ServerVersion\"'): {\"ServerVersion\":\"x\",\"ServerVersion\":\"y\"}" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		check_bad(&cases[i], parse_info);
+}
+
+static enum docker_error parse_container(const struct bad_case *c, char **err)
+{
+	struct docker_container_state s;
+	return docker_codec_parse_container(c->body, strlen(c->body), &s, err);
+}
+
+static void test_container_inspect(void **state)
+{
+	static const char ok[] = "{\"Id\":\"abc\",\"State\":{\"Status\":\"exited\",\"Running\":false,"
+				 "\"Paused\":false,\"OOMKilled\":true,\"Dead\":false,\"Pid\":0,"
+				 "\"ExitCode\":137,\"Error\":\"\"}}";
+	static const struct bad_case cases[] = {
+		{ "no state", "{\"Id\":\"abc\"}",
+		  "unexpected Docker reply to container inspect: State is missing (expected an object)" },
+		{ "state string", "{\"State\":\"exited\"}",
+		  "unexpected Docker reply to container inspect: State is not an object" },
+		{ "exit code float", "{\"State\":{\"Status\":\"exited\",\"Running\":false,"
+				     "\"OOMKilled\":false,\"ExitCode\":1.5}}",
+		  "unexpected Docker reply to container inspect: ExitCode is not an integer" },
+	};
+	struct docker_container_state s;
+	char *err = NULL;
+
+	assert_int_equal(docker_codec_parse_container(ok, LEN(ok), &s, &err), DOCKER_OK);
+	assert_string_equal(s.status, "exited");
+	assert_true(s.oom_killed);
+	assert_false(s.running);
+	assert_int_equal(s.exit_code, 137);
+	docker_container_state_clear(&s);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		check_bad(&cases[i], parse_container);
+}
+
+static void test_create_wait_list_image(void **state)
+{
+	static const char created[] = "{\"Id\":\"e90e34656806e90e34656806e90e34656806e90e34656806"
+				      "e90e34656806abcd\",\"Warnings\":[]}";
+	static const char short_id[] = "{\"Id\":\"e90e\"}";
+	static const char waited[] = "{\"Error\":null,\"StatusCode\":3}";
+	static const char wait_err[] = "{\"Error\":{\"Message\":\"container gone\"},\"StatusCode\":-1}";
+	static const char list[] = "[{\"Id\":\"a1\",\"Names\":[\"/x\"]},{\"Id\":\"b2\"}]";
+	static const char list_bad[] = "[{\"Id\":7}]";
+	static const char image[] = "{\"Id\":\"sha256:7950e3ce\",\"Size\":100,\"Os\":\"linux\","
+				    "\"Architecture\":\"amd64\"}";
+	static const char image_bad[] = "{\"Id\":\"7950e3ce\"}";
+	struct docker_image img;
+	char *err = NULL, *id = NULL, **ids = NULL;
+	int64_t code;
+	size_t n;
+
+	assert_int_equal(docker_codec_parse_create(created, LEN(created), &id, &err), DOCKER_OK);
+	assert_int_equal(strlen(id), 64);
+	free(id);
+	assert_int_equal(docker_codec_parse_create(short_id, LEN(short_id), &id, &err),
+			 DOCKER_ERR_PROTOCOL);
+	assert_null(id);
+	assert_non_null(strstr(err, "Id is not a 64-digit container id"));
+	free(err);
+
+	assert_int_equal(docker_codec_parse_wait(waited, LEN(waited), &code, &err), DOCKER_OK);
+	assert_int_equal(code, 3);
+	assert_int_equal(docker_codec_parse_wait(wait_err, LEN(wait_err), &code, &err),
+			 DOCKER_ERR_SERVER);
+	assert_string_equal(err, "waiting for the container failed: container gone");
+	free(err);
+
+	assert_int_equal(docker_codec_parse_list(list, LEN(list), &ids, &n, &err), DOCKER_OK);
+	assert_int_equal(n, 2);
+	assert_string_equal(ids[0], "a1");
+	assert_string_equal(ids[1], "b2");
+	assert_null(ids[2]);
+	docker_strv_free(ids);
+	assert_int_equal(docker_codec_parse_list(list_bad, LEN(list_bad), &ids, &n, &err),
+			 DOCKER_ERR_PROTOCOL);
+	assert_null(ids);
+	assert_non_null(strstr(err, "container list: an entry has no string Id"));
+	free(err);
+
+	assert_int_equal(docker_codec_parse_image(image, LEN(image), &img, &err), DOCKER_OK);
+	assert_string_equal(img.id, "sha256:7950e3ce");
+	assert_int_equal(img.size, 100);
+	docker_image_clear(&img);
+	assert_int_equal(docker_codec_parse_image(image_bad, LEN(image_bad), &img, &err),
+			 DOCKER_ERR_PROTOCOL);
+	assert_non_null(strstr(err, "Id does not start with sha256:"));
+	free(err);
+}
+
+static void test_stats(void **state)
+{
+	static const char v1[] = "{\"pids_stats\":{\"current\":4},\"cpu_stats\":{\"cpu_usage\":"
+				 "{\"total_usage\":123456789}},\"memory_stats\":{\"usage\":1000,"
+				 "\"max_usage\":5000,\"limit\":134217728}}";
+	static const char gone[] = "{\"pids_stats\":{},\"cpu_stats\":{\"cpu_usage\":"
+				   "{\"total_usage\":0}},\"memory_stats\":{}}";
+	static const char bad[] = "{\"memory_stats\":[]}";
+	struct docker_stats st;
+	char *err = NULL;
+
+	assert_int_equal(docker_codec_parse_stats(v1, LEN(v1), &st, &err), DOCKER_OK);
+	assert_true(st.valid);
+	assert_int_equal(st.mem_max_usage, 5000);
+	assert_int_equal(st.pids_current, 4);
+	assert_int_equal(st.cpu_total_ns, 123456789);
+	assert_int_equal(docker_codec_parse_stats(gone, LEN(gone), &st, &err), DOCKER_OK);
+	assert_false(st.valid);
+	assert_int_equal(docker_codec_parse_stats(bad, LEN(bad), &st, &err), DOCKER_ERR_PROTOCOL);
+	assert_non_null(strstr(err, "memory_stats is not an object"));
+	free(err);
+}
+
+static void test_error_message(void **state)
+{
+	static const char m[] = "{\"message\":\"No such container: x\\nsecond line\"}";
+	char *s = docker_codec_error_message(m, LEN(m));
+
+	assert_string_equal(s, "No such container: x second line");
+	free(s);
+	s = docker_codec_error_message("plain text", 10);
+	assert_string_equal(s, "plain text");
+	free(s);
+}
+
+/* The create body carries every default of DESIGN.md "Sandbox defaults". */
+static void test_create_body_hardening(void **state)
+{
+	const char *cmd[] = { "python3", "-", NULL };
+	const struct docker_label labels[] = { { "mai.agent", "1" }, { "mai.job", "j1" } };
+	struct docker_create_params p = {
+		.image = "mai-sandbox:latest", .cmd = cmd, .user = "1000:1000", .workdir = "/tmp",
+		.labels = labels, .n_labels = 2, .memory_bytes = 268435456, .nano_cpus = 500000000,
+		.pids_limit = 64, .tmpfs_bytes = 16777216, .nofile = 64, .fsize_bytes = 1048576,
+		.open_stdin = true,
+	};
+	char *s = docker_codec_create_body(&p);
+	json_t *j = json_loads(s, 0, NULL), *h = json_object_get(j, "HostConfig");
+
+	assert_non_null(h);
+	assert_string_equal(json_string_value(json_object_get(j, "User")), "1000:1000");
+	assert_true(json_is_true(json_object_get(j, "OpenStdin")));
+	assert_true(json_is_true(json_object_get(j, "StdinOnce")));
+	assert_true(json_is_true(json_object_get(j, "NetworkDisabled")));
+	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "Labels"), "mai.job")),
+			    "j1");
+	assert_true(json_is_true(json_object_get(h, "ReadonlyRootfs")));
+	assert_true(json_is_false(json_object_get(h, "Privileged")));
+	assert_true(json_is_true(json_object_get(h, "Init")));
+	assert_string_equal(json_string_value(json_object_get(h, "NetworkMode")), "none");
+	assert_string_equal(json_string_value(json_object_get(h, "Runtime")), "runc");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(h, "CapDrop"), 0)), "ALL");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(h, "SecurityOpt"), 0)),
+			    "no-new-privileges");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(h, "Tmpfs"), "/tmp")),
+			    "rw,noexec,nosuid,nodev,size=16777216");
+	assert_int_equal(json_integer_value(json_object_get(h, "Memory")), 268435456);
+	assert_int_equal(json_integer_value(json_object_get(h, "MemorySwap")), 268435456);
+	assert_int_equal(json_integer_value(json_object_get(h, "NanoCpus")), 500000000);
+	assert_int_equal(json_integer_value(json_object_get(h, "PidsLimit")), 64);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(h, "LogConfig"), "Type")),
+			    "none");
+	json_t *u = json_object_get(h, "Ulimits");
+	assert_int_equal(json_array_size(u), 3);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(u, 2), "Name")), "core");
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(u, 2), "Hard")), 0);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(u, 1), "Soft")), 1048576);
+	json_decref(j);
+	free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_info_recorded),
+		cmocka_unit_test(test_info_bad),
+		cmocka_unit_test(test_container_inspect),
+		cmocka_unit_test(test_create_wait_list_image),
+		cmocka_unit_test(test_stats),
+		cmocka_unit_test(test_error_message),
+		cmocka_unit_test(test_create_body_hardening),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

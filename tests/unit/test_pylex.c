@@ -1,0 +1,183 @@
+/* The lexer: tokens and positions, string prefixes and f-strings, line
+ * joining, encodings, rejection offsets, NFKC of identifiers. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "pylex.h"
+#include "pynfkc.h"
+
+/* All tokens of src as "KIND:text@line:col" joined by spaces, statements
+ * separated by " | ". */
+static char *lex_all(const char *src, size_t len)
+{
+	struct pylex lx;
+	struct pytok_vec v = { 0 };
+	const char *reason;
+	size_t off;
+	size_t cap = 4096, o = 0;
+	char *out = xmalloc(cap);
+	static const char kinds[] = "NDSOFE";
+
+	out[0] = '\0';
+	assert_int_equal(pylex_open(&lx, (const uint8_t *)src, len, &reason, &off), 0);
+	while (pylex_statement(&lx, &v)) {
+		if (o)
+			o += (size_t)snprintf(out + o, cap - o, " |");
+		for (size_t i = 0; i < v.n; i++) {
+			const struct pytok *t = &v.t[i];
+			o += (size_t)snprintf(out + o, cap - o, "%s%c:%.*s@%u:%u", o ? " " : "",
+					      kinds[t->kind], (int)t->n, t->s, t->line, t->col);
+			assert_true(o < cap);
+		}
+	}
+	pytok_vec_free(&v);
+	pylex_close(&lx);
+	return out;
+}
+
+static void test_tokens_positions_and_joining(void **state)
+{
+	const char src[] = "import os\nx = (1 +\n     2) # c\ny = a.b \\\n  (3)\n\n  # only a comment\nz = 'é'; w = x\n";
+	char *s = lex_all(src, sizeof(src) - 1);
+	assert_string_equal(s,
+		"N:import@1:1 N:os@1:8 | N:x@2:1 O:=@2:3 O:(@2:5 D:1@2:6 O:+@2:8 D:2@3:6 O:)@3:7 |"
+		" N:y@4:1 O:=@4:3 N:a@4:5 O:.@4:6 N:b@4:7 O:(@5:3 D:3@5:4 O:)@5:5 |"
+		" N:z@8:1 O:=@8:3 S:é@8:5 O:;@8:8 N:w@8:10 O:=@8:12 N:x@8:14");
+	free(s);
+}
+
+static void test_string_prefixes_and_escapes(void **state)
+{
+	const char src[] = "a = rb'\\x41' + Br\"\\n\" + b'\\x6f\\x73' + u'\\u00e9\\N{DASH}' + '''x\ny''' + R'''\\\\'''\n";
+	char *s = lex_all(src, sizeof(src) - 1);
+	assert_string_equal(s,
+		"N:a@1:1 O:=@1:3 S:\\x41@1:5 O:+@1:14 S:\\n@1:16 O:+@1:23 S:os@1:25 O:+@1:37"
+		" S:é\\N{DASH}@1:39 O:+@1:57 S:x\ny@1:59 O:+@2:6 S:\\\\@2:8");
+	free(s);
+}
+
+static void test_fstring_fields_are_tokens(void **state)
+{
+	const char src[] = "f'{a!r:>{w}} {{x}} {b(\"}\")}' + rf\"{c}\"\n";
+	char *s = lex_all(src, sizeof(src) - 1);
+	/* the replacement fields' expressions, nested format fields included,
+	 * come out as tokens between F (start) and E (end) */
+	assert_string_equal(s,
+		"F:f'@1:1 N:a@1:4 O:,@1:5 N:w@1:10 O:,@1:11 N:b@1:21 O:(@1:22 S:}@1:23 O:)@1:26"
+		" O:,@1:27 E:@1:28 O:+@1:30 F:rf\"@1:32 N:c@1:36 O:,@1:37 E:@1:38");
+	free(s);
+}
+
+static void test_nfkc_identifiers(void **state)
+{
+	/* fullwidth "exec", a ligature, a mathematical letter; é stays é */
+	const char src[] = "\xef\xbd\x85\xef\xbd\x98\xef\xbd\x85\xef\xbd\x83 \xef\xac\x81x \xf0\x9d\x90\x9a caf\xc3\xa9\n";
+	char *s = lex_all(src, sizeof(src) - 1);
+	assert_string_equal(s, "N:exec@1:1 N:fix@1:6 N:a@1:9 N:café@1:11");
+	free(s);
+	assert_string_equal(pynfkc_lookup(0xFF45), "e");
+	assert_null(pynfkc_lookup(0xE9));
+	assert_null(pynfkc_lookup('a'));
+}
+
+static void expect_reject(const char *src, size_t len, const char *reason_part, size_t offset)
+{
+	struct pylex lx;
+	const char *reason = NULL;
+	size_t off = 0;
+	assert_int_equal(pylex_open(&lx, (const uint8_t *)src, len, &reason, &off), -EINVAL);
+	assert_non_null(strstr(reason, reason_part));
+	assert_int_equal(off, offset);
+	pylex_close(&lx);
+}
+
+static void test_rejections_with_offsets(void **state)
+{
+	expect_reject("x = 1\n\0y", 8, "NUL byte", 6);
+	expect_reject("x = '\xff'\n", 8, "invalid UTF-8", 5);
+	expect_reject("x = '\xc0\xaf'\n", 9, "invalid UTF-8", 5);        /* overlong */
+	expect_reject("x = '\xed\xa0\x80'\n", 10, "invalid UTF-8", 5);   /* surrogate */
+	expect_reject("x = '\xe2\x82'", 7, "invalid UTF-8", 5);           /* truncated */
+	expect_reject("# coding: ascii\nx = '\xc3\xa9'\n", 24, "outside ASCII", 21);
+	expect_reject("# coding: cp1252\nx = '\x81'\n", 24, "undefined in cp1252", 22);
+}
+
+static void test_encodings(void **state)
+{
+	struct pylex lx;
+	const char *reason;
+	size_t off;
+	const char latin1[] = "# -*- coding: latin-1 -*-\nx = 'caf\xe9'\n";
+	char *s = lex_all(latin1, sizeof(latin1) - 1);
+	assert_string_equal(s, "N:x@2:1 O:=@2:3 S:café@2:5");
+	free(s);
+
+	const char utf7[] = "#!/usr/bin/python\n# vim: set fileencoding=utf_7 :\nx = 1\n";
+	assert_int_equal(pylex_open(&lx, (const uint8_t *)utf7, sizeof(utf7) - 1, &reason, &off), 0);
+	assert_int_equal(lx.encoding_status, PYLEX_ENC_ABUSABLE);
+	assert_string_equal(lx.encoding, "utf-7");
+	assert_int_equal(lx.encoding_line, 2);
+	pylex_close(&lx);
+
+	const char unknown[] = "# coding: klingon\nx = 1\n";
+	assert_int_equal(pylex_open(&lx, (const uint8_t *)unknown, sizeof(unknown) - 1, &reason, &off), 0);
+	assert_int_equal(lx.encoding_status, PYLEX_ENC_UNKNOWN);
+	pylex_close(&lx);
+
+	/* the cookie only counts on line 1 or 2 */
+	const char late[] = "x = 1\ny = 2\n# coding: utf-7\n";
+	assert_int_equal(pylex_open(&lx, (const uint8_t *)late, sizeof(late) - 1, &reason, &off), 0);
+	assert_int_equal(lx.encoding_status, PYLEX_ENC_OK);
+	pylex_close(&lx);
+
+	const char bom[] = "\xef\xbb\xbf# coding: latin-1\nx = 1\n";
+	assert_int_equal(pylex_open(&lx, (const uint8_t *)bom, sizeof(bom) - 1, &reason, &off), 0);
+	assert_int_equal(lx.encoding_status, PYLEX_ENC_CONFLICT);
+	pylex_close(&lx);
+}
+
+static void test_indentation_depth_and_unterminated(void **state)
+{
+	struct pylex lx;
+	struct pytok_vec v = { 0 };
+	const char *reason;
+	size_t off;
+	const char src[] = "if a:\n    if b:\n\tx = 1\n    y = 2\nz = 'open\n";
+	size_t depths[8], n = 0;
+
+	assert_int_equal(pylex_open(&lx, (const uint8_t *)src, sizeof(src) - 1, &reason, &off), 0);
+	while (pylex_statement(&lx, &v))
+		depths[n++] = v.indent;
+	assert_int_equal(n, 5);
+	assert_int_equal(depths[0], 0);
+	assert_int_equal(depths[1], 1);
+	assert_int_equal(depths[2], 2); /* a tab is 8 columns */
+	assert_int_equal(depths[3], 1);
+	assert_int_equal(depths[4], 0);
+	assert_int_equal(lx.max_indent, 2);
+	assert_int_equal(lx.lines, 5);
+	assert_string_equal(lx.error, "unterminated string literal");
+	assert_int_equal(lx.error_line, 5);
+	assert_int_equal(lx.error_col, 5);
+	pytok_vec_free(&v);
+	pylex_close(&lx);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tokens_positions_and_joining),
+		cmocka_unit_test(test_string_prefixes_and_escapes),
+		cmocka_unit_test(test_fstring_fields_are_tokens),
+		cmocka_unit_test(test_nfkc_identifiers),
+		cmocka_unit_test(test_rejections_with_offsets),
+		cmocka_unit_test(test_encodings),
+		cmocka_unit_test(test_indentation_depth_and_unterminated),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,151 @@
+/* The sandbox's pure parts: the attach-stream demultiplexer and the limits
+ * computation. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "sandbox_attach.h"
+#include "sandbox_limits.h"
+
+static size_t frame(uint8_t *buf, int stream, const char *payload)
+{
+	size_t n = strlen(payload);
+
+	buf[0] = (uint8_t)stream;
+	buf[1] = buf[2] = buf[3] = 0;
+	buf[4] = (uint8_t)(n >> 24);
+	buf[5] = (uint8_t)(n >> 16);
+	buf[6] = (uint8_t)(n >> 8);
+	buf[7] = (uint8_t)n;
+	memcpy(buf + 8, payload, n);
+	return n + 8;
+}
+
+/* Frames split at every possible byte boundary give the same result. */
+static void test_demux_any_split(void **state)
+{
+	uint8_t buf[256];
+	size_t len = frame(buf, 1, "hello ");
+
+	len += frame(buf + len, 2, "oops\n");
+	len += frame(buf + len, 1, "world\n");
+	for (size_t cut = 0; cut <= len; cut++) {
+		struct sandbox_demux d;
+		sandbox_demux_init(&d, 1024, 1024);
+		assert_int_equal(sandbox_demux_feed(&d, buf, cut), 0);
+		assert_int_equal(sandbox_demux_feed(&d, buf + cut, len - cut), 0);
+		assert_string_equal(d.out.data, "hello world\n");
+		assert_string_equal(d.err.data, "oops\n");
+		assert_false(d.out.truncated);
+		sandbox_demux_clear(&d);
+	}
+}
+
+static void test_demux_cap_counts_the_rest(void **state)
+{
+	uint8_t buf[256];
+	size_t len = frame(buf, 1, "0123456789");
+	struct sandbox_demux d;
+
+	len += frame(buf + len, 1, "abcdef");
+	sandbox_demux_init(&d, 12, 4);
+	assert_int_equal(sandbox_demux_feed(&d, buf, len), 0);
+	assert_string_equal(d.out.data, "0123456789ab");
+	assert_int_equal(d.out.len, 12);
+	assert_int_equal(d.out.total, 16);
+	assert_true(d.out.truncated);
+	assert_false(d.err.truncated);
+	sandbox_demux_clear(&d);
+}
+
+static void test_demux_rejects_bad_header(void **state)
+{
+	static const uint8_t tty_bytes[] = "plain text, not frames";
+	static const uint8_t stdin_frame[8] = { 0, 0, 0, 0, 0, 0, 0, 1 };
+	struct sandbox_demux d;
+
+	sandbox_demux_init(&d, 16, 16);
+	assert_int_equal(sandbox_demux_feed(&d, tty_bytes, sizeof(tty_bytes) - 1), -EPROTO);
+	sandbox_demux_clear(&d);
+	sandbox_demux_init(&d, 16, 16);
+	assert_int_equal(sandbox_demux_feed(&d, stdin_frame, 8), -EPROTO);
+	sandbox_demux_clear(&d);
+}
+
+static const struct sandbox_limits base = {
+	.memory_bytes = 256LL << 20, .nano_cpus = 1000000000, .pids = 64,
+	.tmpfs_bytes = 32LL << 20, .nofile = 128, .fsize_bytes = 16LL << 20,
+	.timeout_ms = 10000, .stdout_max = 1 << 20, .stderr_max = 1 << 20,
+};
+static const struct sandbox_machine big = { .cpus_nano = 8000000000LL,
+					    .memory_available = 64LL << 30 };
+
+static void test_limits_scale(void **state)
+{
+	struct sandbox_code_metrics none = { 0 };
+	struct sandbox_code_metrics loops = { .loops = 4, .lines = 100, .max_nesting = 2 };
+	struct sandbox_code_metrics huge = { .loops = 1000, .lines = 100000, .imports = 500,
+					     .bytes = 1 << 24 };
+	struct sandbox_limits l;
+
+	sandbox_limits_compute(&base, &none, true, &big, 1, &l);
+	assert_memory_equal(&l, &base, sizeof(l));
+	/* 4 loops * 5 + 100 lines / 50 + nesting 2 * 5 = +32% time. */
+	sandbox_limits_compute(&base, &loops, true, &big, 1, &l);
+	assert_int_equal(l.timeout_ms, 13200);
+	assert_int_equal(l.memory_bytes, 256LL << 20);
+	/* Never more than twice the base. */
+	sandbox_limits_compute(&base, &huge, true, &big, 1, &l);
+	assert_int_equal(l.timeout_ms, 20000);
+	assert_int_equal(l.memory_bytes, 512LL << 20);
+	/* scale: false keeps the base. */
+	sandbox_limits_compute(&base, &huge, false, &big, 1, &l);
+	assert_int_equal(l.timeout_ms, 10000);
+	assert_int_equal(l.memory_bytes, 256LL << 20);
+}
+
+static void test_limits_clamped_by_machine(void **state)
+{
+	struct sandbox_code_metrics none = { 0 };
+	struct sandbox_machine small = { .cpus_nano = 500000000, .memory_available = 600LL << 20 };
+	struct sandbox_machine tiny = { .cpus_nano = 1000000, .memory_available = 10LL << 20 };
+	struct sandbox_limits l;
+
+	/* 600 MiB shared by 4 workers: 150 MiB each; half a CPU at most. */
+	sandbox_limits_compute(&base, &none, true, &small, 4, &l);
+	assert_int_equal(l.memory_bytes, 150LL << 20);
+	assert_int_equal(l.nano_cpus, 500000000);
+	assert_int_equal(l.tmpfs_bytes, 32LL << 20);
+	/* Floors keep python3 able to start; the tmpfs shrinks with memory. */
+	sandbox_limits_compute(&base, &none, true, &tiny, 2, &l);
+	assert_int_equal(l.memory_bytes, SANDBOX_MEMORY_FLOOR);
+	assert_int_equal(l.nano_cpus, SANDBOX_CPU_FLOOR);
+	assert_int_equal(l.tmpfs_bytes, SANDBOX_MEMORY_FLOOR / 2);
+}
+
+static void test_machine_probe_sane(void **state)
+{
+	struct sandbox_machine m;
+
+	sandbox_machine_probe(&m);
+	assert_true(m.cpus_nano >= 1000000);
+	assert_true(m.memory_available > 16LL << 20);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_demux_any_split),
+		cmocka_unit_test(test_demux_cap_counts_the_rest),
+		cmocka_unit_test(test_demux_rejects_bad_header),
+		cmocka_unit_test(test_limits_scale),
+		cmocka_unit_test(test_limits_clamped_by_machine),
+		cmocka_unit_test(test_machine_probe_sane),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
