@@ -55,4 +55,11 @@ uint64_t audit_size(struct audit_log *log);
 /* Checkpoints, flushes and releases the lock. NULL is fine. */
 void audit_close(struct audit_log *log);
 
+
+struct config_audit;
+/* Fills opt from the loaded audit.yaml (paths already resolved by the
+ * config loader). opt borrows cfg's strings: keep cfg alive while opt is in
+ * use. An empty public_key means the default, log_dir/pubkey. */
+void audit_options_from_config(const struct config_audit *cfg, struct audit_options *opt);
+
 #endif
