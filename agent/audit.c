@@ -309,7 +309,7 @@ static void maybe_rotate(struct audit_log *log)
 	if (!by_size && !by_age)
 		return;
 	_cleanup_free_ char *err = NULL;
-	if (open_segment(log, log->next_seq, NULL, 0, &err) < 0)
+	if (open_segment(log, log->durable, NULL, 0, &err) < 0)
 		log_warnx("cannot rotate: %s", err);
 }
 
@@ -347,8 +347,9 @@ int audit_append(struct audit_log *log, const char *type, json_t *fields, struct
 		log->offs_cap = log->offs_cap ? log->offs_cap * 2 : 256;
 		log->offs = xrealloc(log->offs, log->offs_cap * sizeof(uint64_t));
 	}
-	log->offs[log->offs_n++] = log->seg_bytes;
-	log->seg_bytes += len;
+	/* The length for now; the flushing thread turns it into an offset once
+	 * it knows which segment the batch goes to. */
+	log->offs[log->offs_n++] = len;
 	merkle_tree_append(log->tree, h);
 	memcpy(log->prev, h, AUDIT_HASH_LEN);
 	log->next_seq++;
@@ -367,6 +368,14 @@ int audit_append(struct audit_log *log, const char *type, json_t *fields, struct
 			nanosleep(&d, NULL);
 			pthread_mutex_lock(&log->mu);
 		}
+		/* Rotation happens between batches, so that a new segment's name is
+		 * the first record it holds (everything before is durable). */
+		maybe_rotate(log);
+		for (size_t k = 0; k < log->offs_n; k++) {
+			uint64_t l = log->offs[k];
+			log->offs[k] = log->seg_bytes;
+			log->seg_bytes += l;
+		}
 		char *buf = steal_pointer(&log->buf);
 		uint64_t *offs = steal_pointer(&log->offs);
 		size_t blen = log->buf_len, n = log->offs_n;
@@ -384,7 +393,6 @@ int audit_append(struct audit_log *log, const char *type, json_t *fields, struct
 				   log->dir, strerror(-r));
 		} else {
 			log->durable = upto;
-			maybe_rotate(log);
 		}
 		pthread_cond_broadcast(&log->cond);
 	}

@@ -198,6 +198,7 @@ static void test_group_commit_from_threads(void **state)
 	for (int i = 0; i < 8; i++)
 		pthread_join(th[i], NULL);
 	static uint8_t seen[1600];
+
 	memset(seen, 0, sizeof(seen));
 	for (int i = 0; i < 8; i++)
 		for (int j = 0; j < 200; j++) {
@@ -212,6 +213,43 @@ static void test_group_commit_from_threads(void **state)
 	audit_close(log);
 	_cleanup_free_ char *line = verify_line(dir, "k");
 	assert_true(strncmp(line, "OK n=1600 ", 10) == 0);
+}
+
+/* Threads appending while segments rotate: every segment is named by its
+ * first record, and every record is found by number. */
+static void test_rotation_under_concurrent_appends(void **state)
+{
+	const char *dir = *state;
+	fixture_keys(dir, "k", "mai.test/audit");
+	struct audit_options o = fixture_options(dir, "k", 0);
+	o.rotate_size = 8192;
+	o.group_commit_delay_us = 100;
+	struct audit_log *log = NULL;
+	_cleanup_free_ char *err = NULL;
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	pthread_t th[8];
+	static struct thread_arg args[8];
+	for (int i = 0; i < 8; i++) {
+		args[i].log = log;
+		assert_int_equal(pthread_create(&th[i], NULL, appender, &args[i]), 0);
+	}
+	for (int i = 0; i < 8; i++)
+		pthread_join(th[i], NULL);
+	audit_close(log);
+	_cleanup_free_ char *line = verify_line(dir, "k");
+	assert_true(strncmp(line, "OK n=1600 ", 10) == 0);
+	_cleanup_free_ char *log_dir = xasprintf("%s/audit", dir);
+	struct audit_reader *r = NULL;
+	assert_int_equal(audit_reader_open(log_dir, &r, &err), 0);
+	assert_int_equal(audit_reader_count(r), 1600);
+	for (uint64_t seq = 0; seq < 1600; seq++) {
+		_cleanup_free_ char *json = NULL;
+		size_t len;
+		assert_int_equal(audit_reader_get_json(r, seq, &json, &len), 0);
+		_cleanup_free_ char *want = xasprintf("},\"seq\":%llu,", (unsigned long long)seq);
+		assert_non_null(strstr(json, want));
+	}
+	audit_reader_close(r);
 }
 
 static void test_rotation_keeps_one_chain(void **state)
@@ -349,6 +387,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_torn_tail_quarantined_and_recorded, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_group_commit_from_threads, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_rotation_keeps_one_chain, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_rotation_under_concurrent_appends, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_event_fields_checked, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_retention_keeps_the_rest_verifiable, testdir_setup, testdir_teardown),
 	};
