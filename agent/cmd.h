@@ -23,10 +23,14 @@ struct mai_command {
 };
 
 int cmd_config(int argc, char **argv);
-int cmd_keygen(int argc, char **argv);
-int cmd_verify(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_submit(int argc, char **argv);
+int cmd_approve(int argc, char **argv);
+int cmd_override(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_keygen(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
 
 /* True when argv holds -h or --help; used by the commands that have no
  * getopt loop of their own. */

@@ -1,101 +1,272 @@
-/* mai-agent run: the daemon. Until the watcher arrives (issue #6 [agent]) it
- * performs the start-up the daemon will perform: load the configuration,
- * connect to Docker, check the runtimes and the sandbox image, remove the
- * leftovers of an earlier run, run the self-test; then it reports and stops. */
+/* mai-agent run: the daemon, wired to what this build has. */
+#include <fcntl.h>
 #include <getopt.h>
-#include <stdio.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "assess.h"
+#include "audit.h"
 #include "cmd.h"
 #include "config.h"
-#include "docker.h"
+#include "daemon.h"
+#include "fileio.h"
 #include "log.h"
 #include "sandbox.h"
+
+_Static_assert((int)ASSESS_LOW == (int)POLICY_LEVEL_LOW &&
+	       (int)ASSESS_BLOCKED == (int)POLICY_LEVEL_BLOCKED,
+	       "policy levels follow assess levels");
+_Static_assert((int)CONFIG_TRUST_UNTRUSTED == (int)POLICY_TRUST_UNTRUSTED,
+	       "policy trust follows config trust");
 
 static void run_usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: mai-agent run [--config-dir DIR]\n"
+		"Usage: mai-agent run [--config-dir DIR] [--log-file FILE]\n"
 		"\n"
-		"Watches the drop directory and runs what it receives. In this build it\n"
-		"loads the configuration, checks that Docker answers, that the runtime of\n"
-		"every trust level and the sandbox image exist, removes containers left by\n"
-		"an earlier run, runs the sandbox self-test (sandbox.self_test) and stops:\n"
-		"watching arrives with issue #6 [agent].\n"
+		"Watches agent.drop_dir and answers every .py file dropped there with a\n"
+		"foo.result.json next to it. Runs until SIGTERM or SIGINT; SIGHUP reloads\n"
+		"the configuration (an invalid one is refused and the running one kept).\n"
 		"\n"
-		"  --config-dir DIR  configuration directory (default $%s, else %s)\n"
+		"  -c, --config-dir DIR  configuration directory (default $%s, else %s)\n"
+		"  -l, --log-file FILE   append the log to FILE instead of stderr\n"
 		"\n"
-		"Exit status: 0 the checks passed; 2 usage; 3 invalid configuration;\n"
-		"4 Docker or the sandbox not usable.\n", CONFIG_DIR_ENV, CONFIG_DEFAULT_DIR);
+		"Exit status: 0 stopped cleanly; 2 bad arguments; 3 invalid configuration;\n"
+		"4 Docker or the sandbox not usable; 1 the agent could not start otherwise.\n",
+		CONFIG_DIR_ENV, CONFIG_DEFAULT_DIR);
 }
 
-static void print_docker(const char *socket)
-{
-	struct docker_options o = { .socket_path = socket };
-	struct docker *d = docker_new(&o);
-	struct docker_version v;
-	struct docker_info info;
-	char *err = NULL;
+struct stage_ctx {
+	struct assess_rules *rules;
+	struct sandbox *sb;
+	struct audit_log *log;
+};
 
-	if (docker_version(d, &v, &err) == DOCKER_OK) {
-		if (docker_info(d, &info, &err) == DOCKER_OK) {
-			printf("docker: %s (API %s) at unix://%s, cgroup v%d, runtimes:", v.version,
-			       v.api_version, socket, info.cgroup_version);
-			for (size_t i = 0; i < info.n_runtimes; i++)
-				printf(" %s", info.runtimes[i]);
-			printf("\n");
-			docker_info_clear(&info);
-		}
-		docker_version_clear(&v);
+static int stage_audit(void *ctx, const char *type, json_t *fields, uint64_t *seq)
+{
+	struct audit_position pos;
+	int r = audit_append(((struct stage_ctx *)ctx)->log, type, fields, &pos);
+	if (r == 0)
+		*seq = pos.seq;
+	return r;
+}
+
+static int stage_audit_sidecar(void *ctx, const uint64_t *seqs, size_t n, const char *path)
+{
+	return audit_sidecar_write(((struct stage_ctx *)ctx)->log, seqs, n, path);
+}
+
+static int open_audit(const struct mai_config *cfg, struct audit_log **log)
+{
+	const struct config_audit *a = &cfg->audit;
+	struct audit_options ao = {
+		.log_dir = a->log_dir,
+		.signing_key = a->signing_key,
+		.public_key = a->public_key && *a->public_key ? a->public_key : NULL,
+		.origin = a->origin,
+		.fsync = a->fsync,
+		.group_commit_delay_us = (unsigned)(a->group_commit_delay_ms * 1000),
+		.checkpoint_interval_s = (unsigned)(a->checkpoint_interval_ms / 1000),
+		.rotate_size = a->rotate_size,
+		.rotate_age_s = (unsigned)(a->rotate_age_ms / 1000),
+		.retention_age_s = (unsigned)(a->retention_age_ms / 1000),
+		.diff_max = a->diff_max,
+	};
+	_cleanup_free_ char *err = NULL;
+	if (audit_open(&ao, log, &err) < 0) {
+		log_errorx("%s (audit.yaml; create the key with 'mai-agent keygen %s')", err,
+			   a->signing_key);
+		return -1;
 	}
-	free(err);
-	docker_free(d);
+	return 0;
+}
+
+/* The real assessor as the daemon's assess stage. */
+static int stage_assess(void *ctx, const char *name, const struct intake_snapshot *snap,
+			struct daemon_assessment *out)
+{
+	const struct assess_rules *rules = ((struct stage_ctx *)ctx)->rules;
+	struct assess_result res = { 0 };
+
+	int r = assess_source(rules, name, snap->data, snap->len, &res);
+	out->level = (enum policy_level)res.level;
+	out->rejected = r == -EINVAL && res.rejection;
+	if (out->rejected)
+		out->detail = xasprintf("the file is not valid Python source text (%s, at byte "
+					"%zu): save it as UTF-8 text without NUL bytes",
+					res.rejection, res.rejection_offset);
+	out->json = assess_result_to_json(&res);
+	out->bytes = res.metrics.bytes;
+	out->lines = res.metrics.lines;
+	out->loops = res.metrics.loops;
+	out->imports = res.metrics.imports;
+	out->max_nesting = res.metrics.max_nesting;
+	assess_result_clear(&res);
+	return 0;
+}
+
+static const enum result_verdict verdict_map[] = {
+	[SANDBOX_VERDICT_EXITED] = RESULT_VERDICT_EXITED,
+	[SANDBOX_VERDICT_TIMEOUT] = RESULT_VERDICT_TIMEOUT,
+	[SANDBOX_VERDICT_OOM_KILLED] = RESULT_VERDICT_OOM_KILLED,
+	[SANDBOX_VERDICT_OUTPUT_LIMIT] = RESULT_VERDICT_OUTPUT_LIMIT,
+	[SANDBOX_VERDICT_PIDS_LIMIT] = RESULT_VERDICT_PIDS_LIMIT,
+	[SANDBOX_VERDICT_SANDBOX_ERROR] = RESULT_VERDICT_SANDBOX_ERROR,
+};
+
+/* The real sandbox as the daemon's execute stage. */
+static int stage_execute(void *ctx, const char *name, const struct intake_snapshot *snap,
+			 const struct daemon_assessment *a, enum policy_trust trust,
+			 struct daemon_execution *out, char **detail)
+{
+	struct sandbox *sb = ((struct stage_ctx *)ctx)->sb;
+	const char *slash = strrchr(name, '/');
+	struct sandbox_job job = {
+		.job_id = snap->sha256,
+		.file_name = slash ? slash + 1 : name,
+		.code = snap->data,
+		.len = snap->len,
+		.trust = (enum sandbox_trust)trust,
+		.metrics = { a->bytes, a->lines, a->loops, a->imports, a->max_nesting },
+	};
+	struct sandbox_result res;
+	int r = sandbox_run(sb, &job, &res);
+
+	if (r < 0) {
+		/* Docker could not run it: the daemon answers "error" and retries. */
+		*detail = xstrdup(res.message ? res.message : "the sandbox could not start the run");
+		sandbox_result_clear(&res);
+		return r;
+	}
+	out->verdict = (size_t)res.verdict < ARRAY_SIZE(verdict_map) ? verdict_map[res.verdict]
+								    : RESULT_VERDICT_SANDBOX_ERROR;
+	out->exit_code = res.exit_code;
+	out->signal = res.signal;
+	out->detail = res.message ? xstrdup(res.message) : NULL;
+	out->json = sandbox_result_to_json(&res);
+	sandbox_result_clear(&res);
+	return 0;
+}
+
+static int load_rules(const char *dir, struct assess_rules **rules)
+{
+	_cleanup_free_ char *path = xasprintf("%s/security.yaml", dir);
+	_cleanup_free_ char *err = NULL;
+	struct stat st;
+	bool have = stat(path, &st) == 0;
+
+	if (assess_rules_load(have ? path : NULL, rules, &err) < 0) {
+		log_errorx("%s; fix the file or check it with 'mai-agent config check'", err);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 int cmd_run(int argc, char **argv)
 {
-	static const struct option opts[] = {
+	static const struct option options[] = {
 		{ "config-dir", required_argument, NULL, 'c' },
+		{ "log-file", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *dir_arg = NULL;
+	const char *dir_arg = NULL, *log_file = NULL;
 	_cleanup_free_ char *dir = NULL, *err = NULL;
 	struct mai_config *cfg = NULL;
-	struct sandbox_options so;
+	struct assess_rules *rules = NULL;
+	struct daemon *d = NULL;
 	struct sandbox *sb = NULL;
-	int c;
+	struct audit_log *log = NULL;
+	int c, rc = MAI_EXIT_FAILURE;
 
-	while ((c = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:l:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'c': dir_arg = optarg; break;
+		case 'l': log_file = optarg; break;
 		case 'h': run_usage(stdout); return MAI_EXIT_OK;
 		default: run_usage(stderr); return MAI_EXIT_USAGE;
 		}
 	}
 	if (optind < argc) {
-		log_errorx("run takes no arguments ('%s'); see 'mai-agent run --help'", argv[optind]);
+		log_errorx("run: unexpected argument '%s'; see 'mai-agent run --help'", argv[optind]);
 		return MAI_EXIT_USAGE;
 	}
+	if (log_file && !freopen(log_file, "a", stderr)) {
+		log_error("run: cannot open the log file %s", log_file);
+		return MAI_EXIT_USAGE;
+	}
+	if (log_file)
+		setvbuf(stderr, NULL, _IOLBF, 0);
 	if (config_dir_resolve(dir_arg, &dir, &err) < 0 || config_load(dir, &cfg, &err) < 0) {
 		log_errorx("%s", err);
 		return MAI_EXIT_CONFIG;
 	}
+	log_set_level((enum log_level)cfg->agent.log_level);
+	if (load_rules(dir, &rules) < 0) {
+		config_free(cfg);
+		return MAI_EXIT_CONFIG;
+	}
+	int r = fileio_mkdir_p(cfg->agent.drop_dir, 0755);
+	if (r < 0) {
+		log_errorx("cannot create the drop directory %s: %s (agent.drop_dir in agent.yaml)",
+			   cfg->agent.drop_dir, strerror(-r));
+		goto out;
+	}
+
+	/* Block the signals the loop handles before the sandbox and the audit
+	 * log start their threads: a thread without the mask would take
+	 * SIGHUP with its default action and end the agent. */
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+
 	/* One agent per state directory: its path names this instance's
-	 * containers, so a restarted agent finds what its predecessor left. */
+	 * containers, so a restarted agent removes what a killed one left. */
+	struct sandbox_options so;
 	sandbox_options_from_config(cfg, cfg->agent.state_dir, &so);
 	if (sandbox_new(&so, &sb, &err) < 0) {
 		log_errorx("%s", err);
-		config_free(cfg);
-		return MAI_EXIT_DOCKER;
+		rc = MAI_EXIT_DOCKER;
+		goto out;
 	}
-	print_docker(cfg->agent.docker.socket);
-	printf("sandbox image: %s; leftover containers removed: %zu; self-test: %s\n",
-	       cfg->sandbox.image, sandbox_leftovers_removed(sb),
-	       cfg->sandbox.self_test ? "passed" : "disabled (sandbox.self_test)");
-	printf("run: the checks passed; watching %s arrives with issue #6 [agent], so the agent "
-	       "stops here\n", cfg->agent.drop_dir);
+	log_info("sandbox ready: image %s, %zu leftover container(s) removed", cfg->sandbox.image,
+		 sandbox_leftovers_removed(sb));
+
+	if (open_audit(cfg, &log) < 0)
+		goto out;
+	struct stage_ctx sc = { .rules = rules, .sb = sb, .log = log };
+	struct daemon_stages stages = { .assess = stage_assess, .execute = stage_execute,
+					.audit = stage_audit,
+					.audit_sidecar = stage_audit_sidecar, .ctx = &sc };
+	json_t *f = json_pack("{s:s, s:s, s:s}", "version", MAI_VERSION, "config_sha256",
+			      cfg->sha256, "drop_dir", cfg->agent.drop_dir);
+	r = audit_append(log, "agent_start", f, NULL);
+	json_decref(f);
+	if (r < 0) {
+		log_errorx("cannot record agent_start in the audit log %s: %s; nothing may run "
+			   "without its records", cfg->audit.log_dir, strerror(-r));
+		goto out;
+	}
+	struct daemon_options o = { .cfg = cfg, .config_dir = dir, .stages = &stages,
+				    .handle_signals = true };
+	if (daemon_new(&o, &d, &err) < 0) {
+		log_errorx("%s", err);
+		goto out;
+	}
+	log_info("configuration %s (sha256 %.12s)", dir, cfg->sha256);
+	rc = daemon_run(d) < 0 ? MAI_EXIT_FAILURE : MAI_EXIT_OK;
+	if (audit_append(log, "agent_stop", NULL, NULL) < 0)
+		log_errorx("cannot record agent_stop in the audit log %s", cfg->audit.log_dir);
+out:
+	daemon_free(d);
+	if (log)
+		audit_close(log);
 	sandbox_free(sb);
+	assess_rules_free(rules);
 	config_free(cfg);
-	return MAI_EXIT_OK;
+	return rc;
 }

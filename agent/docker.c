@@ -230,6 +230,22 @@ enum docker_error docker_container_start(struct docker *d, const char *id, char 
 	return container_action(d, id, "start", NULL, err);
 }
 
+enum docker_error docker_container_update(struct docker *d, const char *id, int64_t memory_bytes,
+					  int64_t nano_cpus, int64_t pids_limit, char **err)
+{
+	_cleanup_free_ char *body = docker_codec_update_body(memory_bytes, nano_cpus, pids_limit);
+	_cleanup_free_ char *path = xasprintf("/containers/%s/update", id);
+	struct docker_http_reply r;
+	enum docker_error e = call(d, "POST", path, body, 0, &r, err);
+
+	if (e)
+		return e;
+	if (r.status != 200)
+		e = status_error("update the container's limits", &r, err);
+	docker_http_reply_clear(&r);
+	return e;
+}
+
 enum docker_error docker_container_kill(struct docker *d, const char *id, const char *signal,
 					char **err)
 {

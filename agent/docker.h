@@ -103,6 +103,9 @@ enum docker_error docker_image_inspect(struct docker *d, const char *ref, struct
  * DOCKER_ERR_IMAGE_NOT_FOUND. */
 enum docker_error docker_container_create(struct docker *d, const struct docker_create_params *p,
 					  char **id, char **err);
+/* Changes Memory (= MemorySwap), NanoCpus and PidsLimit of a container. */
+enum docker_error docker_container_update(struct docker *d, const char *id, int64_t memory_bytes,
+					  int64_t nano_cpus, int64_t pids_limit, char **err);
 enum docker_error docker_container_start(struct docker *d, const char *id, char **err);
 /* Attaches stdin, stdout and stderr (stream=1) before or after start. */
 enum docker_error docker_container_attach(struct docker *d, const char *id,

@@ -194,6 +194,19 @@ char *docker_codec_create_body(const struct docker_create_params *p)
 	return s;
 }
 
+char *docker_codec_update_body(int64_t memory_bytes, int64_t nano_cpus, int64_t pids_limit)
+{
+	json_t *j = json_pack("{s:I, s:I, s:I, s:I}", "Memory", (json_int_t)memory_bytes,
+			      "MemorySwap", (json_int_t)memory_bytes, "NanoCpus",
+			      (json_int_t)nano_cpus, "PidsLimit", (json_int_t)pids_limit);
+	char *s = j ? json_dumps(j, JSON_COMPACT) : NULL;
+
+	json_decref(j);
+	if (!s)
+		abort();
+	return s;
+}
+
 char *docker_codec_label_filter(const char *key, const char *value)
 {
 	char *kv = xasprintf("%s=%s", key, value);

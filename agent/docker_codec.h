@@ -9,6 +9,9 @@
 
 /* The body of POST /containers/create; caller frees. */
 char *docker_codec_create_body(const struct docker_create_params *p);
+/* The body of POST /containers/ID/update for the limits that can change on
+ * a running container; caller frees. */
+char *docker_codec_update_body(int64_t memory_bytes, int64_t nano_cpus, int64_t pids_limit);
 /* URL-ready (not yet escaped) value of ?filters= for a label match; caller frees. */
 char *docker_codec_label_filter(const char *key, const char *value);
 

@@ -6,13 +6,13 @@
 #include "log.h"
 
 static const struct mai_command commands[] = {
-	{ "run", "watch the drop directory and run what it receives", cmd_run, "issue #6 [agent]" },
+	{ "run", "watch the drop directory and run what it receives", cmd_run, NULL },
 	{ "check", "assess Python files without running them", cmd_check, NULL },
-	{ "submit", "drop a file and wait for its result", NULL, "issue #6 [agent]" },
+	{ "submit", "drop a file and wait for its result", cmd_submit, NULL },
 	{ "verify", "verify an audit log or a .audit sidecar offline", cmd_verify, NULL },
-	{ "approve", "confirm a HIGH file so that it runs", NULL, "issue #6 [agent]" },
-	{ "override", "let a BLOCKED file run, with an explanation", NULL, "issue #6 [agent]" },
-	{ "status", "show the agent's health", NULL, "issue #6 [agent]" },
+	{ "approve", "confirm a HIGH file so that it runs", cmd_approve, NULL },
+	{ "override", "let a BLOCKED file run, with an explanation", cmd_override, NULL },
+	{ "status", "show the agent's health", cmd_status, NULL },
 	{ "config", "check and print the effective configuration", cmd_config, NULL },
 	{ "keygen", "create the audit signing key", cmd_keygen, NULL },
 };

@@ -9,32 +9,20 @@
 #include "sandbox_attach.h"
 #include "sandbox_limits.h"
 #include "sandbox_selftest.h"
+#include "sandbox_internal.h"
 #include "sandbox_usage.h"
 
-/* After the output closed, how long the container may take to be reported
- * stopped before the agent kills it. */
-#define SANDBOX_EXIT_GRACE_MS 5000
-
-struct sandbox {
-	struct docker *docker;
-	char *image, *image_id, *user, *instance;
-	char *docker_version;
-	int cgroup_version;
-	struct sandbox_trust_options trust[SANDBOX_TRUST_COUNT];
-	char *runtime[SANDBOX_TRUST_COUNT];
-	struct sandbox_machine machine;
-	unsigned workers;
-	size_t leftovers;
-};
-
-/* Runs inside the container as `python3 -I -u -B -c BOOTSTRAP NAME`: reads
- * the script from stdin, compiles it under its own file name (so tracebacks
- * say "foo.py", not "<stdin>"), registers its lines with linecache (so they
- * show the source) and runs it as __main__. The bootstrap's own frame is cut
- * from tracebacks. */
+/* Runs inside the container as `python3 -I -u -B -c BOOTSTRAP`: reads from
+ * stdin a header line with the length of the file name, the name, then the
+ * script (so a pooled container, started before its job is known, learns
+ * the name too); compiles it under its own file name (tracebacks say
+ * "foo.py", not "<stdin>"), registers its lines with linecache (so they show
+ * the source) and runs it as __main__. The bootstrap's frame is cut from
+ * tracebacks. */
 static const char sandbox_bootstrap[] =
 	"import sys, linecache, traceback\n"
-	"name = sys.argv[1]\n"
+	"n = int(sys.stdin.buffer.readline())\n"
+	"name = sys.stdin.buffer.read(n).decode('utf-8', 'replace')\n"
 	"src = sys.stdin.buffer.read()\n"
 	"sys.argv = [name]\n"
 	"linecache.cache[name] = (len(src), None, src.decode('utf-8', 'replace').splitlines(True), name)\n"
@@ -152,6 +140,9 @@ int sandbox_new(const struct sandbox_options *opts, struct sandbox **out, char *
 		r = -EPERM;
 		goto fail;
 	}
+	/* After the self-test: no warm container exists before confinement is
+	 * known to hold. */
+	sb->pool = sandbox_pool_start(sb, opts->pool_size);
 	docker_version_clear(&v);
 	docker_info_clear(&info);
 	docker_image_clear(&img);
@@ -169,6 +160,7 @@ void sandbox_free(struct sandbox *sb)
 {
 	if (!sb)
 		return;
+	sandbox_pool_stop(sb->pool);
 	docker_free(sb->docker);
 	free(sb->image);
 	free(sb->image_id);
@@ -239,28 +231,110 @@ static void fail_result(struct sandbox_result *r, char *err)
 	free(err);
 }
 
-int sandbox_run(struct sandbox *sb, const struct sandbox_job *job, struct sandbox_result *out)
+int sandbox_container_prepare(struct sandbox *sb, enum sandbox_trust trust,
+			      const struct sandbox_limits *limits, const char *job_label,
+			      struct sandbox_container *out, char **err)
 {
-	const char *cmd[] = { "python3", "-I", "-u", "-B", "-c", sandbox_bootstrap,
-			      job->file_name, NULL };
+	const char *cmd[] = { "python3", "-I", "-u", "-B", "-c", sandbox_bootstrap, NULL };
 	const char *env[] = { "HOME=/tmp", "LANG=C.UTF-8", "PATH=/usr/local/bin:/usr/bin:/bin",
 			      NULL };
 	const struct docker_label labels[] = {
 		{ "mai.agent", "1" },
 		{ "mai.instance", sb->instance },
-		{ "mai.job", job->job_id ? job->job_id : "" },
+		{ "mai.job", job_label ? job_label : "" },
 	};
 	struct docker_create_params p = {
 		.image = sb->image, .cmd = cmd, .env = env, .user = sb->user, .workdir = "/tmp",
 		.labels = labels, .n_labels = ARRAY_SIZE(labels), .open_stdin = true,
+		.memory_bytes = limits->memory_bytes, .nano_cpus = limits->nano_cpus,
+		.pids_limit = limits->pids, .tmpfs_bytes = limits->tmpfs_bytes,
+		.nofile = limits->nofile, .fsize_bytes = limits->fsize_bytes,
+		.runtime = sb->runtime[trust],
 	};
+
+	memset(out, 0, sizeof(*out));
+	out->limits = *limits;
+	if (docker_container_create(sb->docker, &p, &out->id, err))
+		return -EIO;
+	/* Attach before start: not a byte of output is missed. */
+	if (docker_container_attach(sb->docker, out->id, &out->stream, err) ||
+	    docker_container_start(sb->docker, out->id, err)) {
+		sandbox_container_discard(sb, out);
+		return -EIO;
+	}
+	return 0;
+}
+
+void sandbox_container_discard(struct sandbox *sb, struct sandbox_container *c)
+{
+	char *err = NULL;
+
+	if (c->stream)
+		docker_stream_close(c->stream);
+	if (c->id && docker_container_remove(sb->docker, c->id, &err)) {
+		/* Left for the next start's leftover sweep, which finds it by label. */
+		log_warnx("removing container %.12s failed: %s", c->id, err);
+		free(err);
+	}
+	free(c->id);
+	memset(c, 0, sizeof(*c));
+}
+
+/* A warm container for the job, with the job's limits applied, or -EAGAIN. */
+static int take_warm(struct sandbox *sb, enum sandbox_trust trust, const struct sandbox_limits *want,
+		     struct sandbox_container *c)
+{
+	char *err = NULL;
+
+	if (!sb->pool || sandbox_pool_take(sb->pool, trust, c) < 0)
+		return -EAGAIN;
+	if (c->limits.memory_bytes == want->memory_bytes && c->limits.nano_cpus == want->nano_cpus &&
+	    c->limits.pids == want->pids)
+		return 0;
+	/* Scaled limits: memory, CPUs and pids can change on a running
+	 * container; tmpfs and ulimits stay as created (reported as applied). */
+	if (docker_container_update(sb->docker, c->id, want->memory_bytes, want->nano_cpus,
+				    want->pids, &err) != DOCKER_OK) {
+		log_warnx("updating the limits of pooled container %.12s failed (%s); using a cold "
+			  "one", c->id, err);
+		free(err);
+		sandbox_container_discard(sb, c);
+		return -EAGAIN;
+	}
+	c->limits.memory_bytes = want->memory_bytes;
+	c->limits.nano_cpus = want->nano_cpus;
+	c->limits.pids = want->pids;
+	return 0;
+}
+
+/* stdin of the bootstrap: "<length of name>\n" name code. */
+static uint8_t *job_input(const struct sandbox_job *job, size_t *len)
+{
+	const char *name = job->file_name ? job->file_name : "script.py";
+	char head[32];
+	int h = snprintf(head, sizeof(head), "%zu\n", strlen(name));
+	uint8_t *buf = xmalloc((size_t)h + strlen(name) + job->len + 1);
+
+	memcpy(buf, head, (size_t)h);
+	memcpy(buf + h, name, strlen(name));
+	if (job->len)
+		memcpy(buf + (size_t)h + strlen(name), job->code, job->len);
+	*len = (size_t)h + strlen(name) + job->len;
+	return buf;
+}
+
+int sandbox_run(struct sandbox *sb, const struct sandbox_job *job, struct sandbox_result *out)
+{
+	struct sandbox_container c = { 0 };
 	struct docker_container_state st = { 0 };
-	struct docker_stream *stream = NULL;
 	struct sandbox_usage usage = { 0 };
+	struct sandbox_limits want;
 	struct sandbox_demux demux;
 	enum sandbox_attach_end end;
 	enum docker_error de;
-	char *err = NULL, *id = NULL;
+	_cleanup_free_ uint8_t *input = NULL;
+	size_t input_len;
+	char *err = NULL;
 	int64_t t0, code = -1;
 	bool killed = false;
 	int io_error = 0, r = 0;
@@ -268,47 +342,38 @@ int sandbox_run(struct sandbox *sb, const struct sandbox_job *job, struct sandbo
 	memset(out, 0, sizeof(*out));
 	out->trust = job->trust;
 	sandbox_limits_compute(&sb->trust[job->trust].base, &job->metrics,
-			       !sb->trust[job->trust].no_scale, &sb->machine, sb->workers,
-			       &out->limits);
+			       !sb->trust[job->trust].no_scale, &sb->machine, sb->workers, &want);
+	out->limits = want;
 	out->runtime = xstrdup(sb->runtime[job->trust]);
 	out->image = xstrdup(sb->image);
 	out->image_id = xstrdup(sb->image_id);
 	out->docker_version = xstrdup(sb->docker_version);
 	out->cgroup_version = sb->cgroup_version;
-	p.memory_bytes = out->limits.memory_bytes;
-	p.nano_cpus = out->limits.nano_cpus;
-	p.pids_limit = out->limits.pids;
-	p.tmpfs_bytes = out->limits.tmpfs_bytes;
-	p.nofile = out->limits.nofile;
-	p.fsize_bytes = out->limits.fsize_bytes;
-	p.runtime = out->runtime;
-	sandbox_demux_init(&demux, (size_t)out->limits.stdout_max, (size_t)out->limits.stderr_max);
+	sandbox_demux_init(&demux, (size_t)want.stdout_max, (size_t)want.stderr_max);
 
-	if (docker_container_create(sb->docker, &p, &id, &err)) {
+	if (take_warm(sb, job->trust, &want, &c) < 0 &&
+	    sandbox_container_prepare(sb, job->trust, &want, job->job_id, &c, &err) < 0) {
 		fail_result(out, err);
-		sandbox_demux_clear(&demux);
+		out->out = (struct sandbox_output){ demux.out.data, 0, 0, false };
+		out->err = (struct sandbox_output){ demux.err.data, 0, 0, false };
 		return -EIO;
 	}
-	out->container_id = xstrdup(id);
-	/* Attach before start: not a byte of output is missed. */
-	if (docker_container_attach(sb->docker, id, &stream, &err) ||
-	    docker_container_start(sb->docker, id, &err)) {
-		fail_result(out, err);
-		r = -EIO;
-		goto remove;
-	}
+	out->limits = c.limits;
+	out->limits.timeout_ms = want.timeout_ms;
+	out->container_id = xstrdup(c.id);
 	t0 = sandbox_now_ms();
-	sandbox_usage_start(&usage, sb->docker, id, sb->cgroup_version);
-	end = sandbox_attach_pump(stream, &demux, job->code, job->len, t0 + out->limits.timeout_ms,
-				  true, &io_error);
+	input = job_input(job, &input_len);
+	sandbox_usage_start(&usage, sb->docker, c.id, sb->cgroup_version);
+	end = sandbox_attach_pump(c.stream, &demux, input, input_len, t0 + want.timeout_ms, true,
+				  &io_error);
 	/* Close the stream before a kill: while dockerd blocks writing output
 	 * that nobody reads, it cannot finish the container's exit, and the kill
 	 * call would wait for that. */
-	docker_stream_close(stream);
-	stream = NULL;
+	docker_stream_close(c.stream);
+	c.stream = NULL;
 	if (end != SANDBOX_ATTACH_EOF) {
-		if (docker_container_kill(sb->docker, id, "KILL", &err)) {
-			log_warnx("killing container %.12s failed: %s", id, err);
+		if (docker_container_kill(sb->docker, c.id, "KILL", &err)) {
+			log_warnx("killing container %.12s failed: %s", c.id, err);
 			free(err);
 			err = NULL;
 		}
@@ -317,18 +382,18 @@ int sandbox_run(struct sandbox *sb, const struct sandbox_job *job, struct sandbo
 	/* The output may close before the process ends (a script that closes
 	 * stdout and keeps running): the deadline still holds. */
 	{
-		int64_t left = t0 + out->limits.timeout_ms - sandbox_now_ms();
-		de = docker_container_wait(sb->docker, id,
+		int64_t left = t0 + want.timeout_ms - sandbox_now_ms();
+		de = docker_container_wait(sb->docker, c.id,
 					   killed ? 30000 : (left > 0 ? left : 1) + 50, &code, &err);
 		if (de == DOCKER_ERR_TIMEOUT && !killed) {
 			free(err);
 			err = NULL;
-			docker_container_kill(sb->docker, id, "KILL", &err);
+			docker_container_kill(sb->docker, c.id, "KILL", &err);
 			free(err);
 			err = NULL;
 			killed = true;
 			end = SANDBOX_ATTACH_DEADLINE;
-			de = docker_container_wait(sb->docker, id, 30000, &code, &err);
+			de = docker_container_wait(sb->docker, c.id, 30000, &code, &err);
 		}
 	}
 	out->wall_ms = sandbox_now_ms() - t0;
@@ -337,7 +402,7 @@ int sandbox_run(struct sandbox *sb, const struct sandbox_job *job, struct sandbo
 	out->cpu_ms = usage.cpu_ns / 1000000;
 	out->pids_peak = usage.pids_peak;
 	if (de == DOCKER_OK)
-		de = docker_container_inspect(sb->docker, id, &st, &err);
+		de = docker_container_inspect(sb->docker, c.id, &st, &err);
 	if (de != DOCKER_OK) {
 		fail_result(out, err);
 		r = -EIO;
@@ -348,16 +413,7 @@ int sandbox_run(struct sandbox *sb, const struct sandbox_job *job, struct sandbo
 		classify(out, end, killed, &st, &usage, code);
 	}
 	docker_container_state_clear(&st);
-remove:
-	if (stream)
-		docker_stream_close(stream);
-	err = NULL;
-	if (docker_container_remove(sb->docker, id, &err)) {
-		/* Left for the next start's leftover sweep, which finds it by label. */
-		log_warnx("removing container %.12s failed: %s", id, err);
-		free(err);
-	}
-	free(id);
+	sandbox_container_discard(sb, &c);
 	out->out = (struct sandbox_output){ demux.out.data, demux.out.len, demux.out.total,
 					     demux.out.truncated };
 	out->err = (struct sandbox_output){ demux.err.data, demux.err.len, demux.err.total,

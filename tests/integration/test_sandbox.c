@@ -8,11 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "docker_env.h"
 #include "fileio.h"
 #include "sandbox.h"
+#include "sandbox_internal.h"
 
 #define TIMEOUT_MS 3000
 #define OUTPUT_MAX (64 << 10)
@@ -421,6 +423,56 @@ static void test_missing_runtime_refused_at_start(void **state)
 	free(err);
 }
 
+static void wait_pool_ready(struct sandbox *p, enum sandbox_trust t, unsigned n)
+{
+	for (int i = 0; i < 200 && sandbox_pool_ready(p->pool, t) < n; i++)
+		usleep(50000);
+	assert_int_equal(sandbox_pool_ready(p->pool, t), n);
+}
+
+/* Warm pool: a pre-started container serves one job (with the job's scaled
+ * limits applied by update), is removed, and the pool refills with a new
+ * one; nothing is left after sandbox_free. */
+static void test_warm_pool(void **state)
+{
+	static const char code[] =
+		"import os\n"
+		"p = '/sys/fs/cgroup/memory/memory.limit_in_bytes'\n"
+		"print(open(p).read().strip() if os.path.exists(p) else open('/sys/fs/cgroup/memory.max').read().strip())\n"
+		"raise RuntimeError('pooled')\n";
+	struct sandbox_job job = {
+		.job_id = "pool-job", .file_name = "pooled.py", .code = (const uint8_t *)code,
+		.len = sizeof(code) - 1, .trust = SANDBOX_STANDARD,
+		.metrics = { .imports = 10 }, /* +50% memory: 144 MiB */
+	};
+	struct sandbox_options o;
+	struct sandbox *p = NULL;
+	struct sandbox_result r1, r2;
+	char *err = NULL;
+
+	test_options(&o);
+	o.pool_size = 1;
+	assert_int_equal(sandbox_new(&o, &p, &err), 0);
+	wait_pool_ready(p, SANDBOX_STANDARD, 1);
+	wait_pool_ready(p, SANDBOX_UNTRUSTED, 1);
+	assert_int_equal(docker_env_count_ours(docker), 3);
+
+	assert_int_equal(sandbox_run(p, &job, &r1), 0);
+	expect_exit(&r1, 1);
+	assert_string_equal(r1.out.data, "150994944\n");
+	assert_int_equal(r1.limits.memory_bytes, 144LL << 20);
+	assert_non_null(strstr(r1.err.data, "File \"pooled.py\", line 4, in <module>\n"
+					    "    raise RuntimeError('pooled')\n"));
+	wait_pool_ready(p, SANDBOX_STANDARD, 1);
+	assert_int_equal(sandbox_run(p, &job, &r2), 0);
+	expect_exit(&r2, 1);
+	assert_string_not_equal(r1.container_id, r2.container_id); /* never reused */
+	sandbox_result_clear(&r1);
+	sandbox_result_clear(&r2);
+	sandbox_free(p);
+	assert_int_equal(docker_env_count_ours(docker), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -446,6 +498,7 @@ int main(void)
 		cmocka_unit_test(test_leftovers_removed_at_start),
 		cmocka_unit_test(test_self_test_passes),
 		cmocka_unit_test(test_missing_runtime_refused_at_start),
+		cmocka_unit_test(test_warm_pool),
 	};
 	struct sandbox_options o;
 	char *err = NULL;

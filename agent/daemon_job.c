@@ -1,0 +1,339 @@
+/* One job on a worker thread: audit, assess, policy (with the user's
+ * answers), execute, and the sidecar at each step. */
+#include "daemon_int.h"
+
+#include <fcntl.h>
+#include <string.h>
+
+#include "approval.h"
+#include "log.h"
+#include "names.h"
+
+#define MAX_SEQS 8
+
+struct job_ctx {
+	struct daemon *d;
+	const struct daemon_job *job;
+	struct result_info r;
+	uint64_t seqs[MAX_SEQS];
+	char *detail; /* owned text behind r.detail */
+};
+
+void daemon_job_free(void *payload)
+{
+	struct daemon_job *job = payload;
+	if (!job)
+		return;
+	intake_snapshot_clear(&job->snap);
+	free(job->name);
+	free(job);
+}
+
+void daemon_grant_free(void *grant)
+{
+	struct daemon_grant *g = grant;
+	approval_clear(&g->answer);
+	free(g);
+}
+
+/* Keeps a consumed answer for a retry of the same content. */
+static void grant_keep(struct daemon *d, const char *name, const char *sha,
+		       const struct approval *a)
+{
+	struct daemon_grant *g = xcalloc(1, sizeof(*g));
+	snprintf(g->sha256, sizeof(g->sha256), "%s", sha);
+	g->answer = *a;
+	g->answer.reason = a->reason ? xstrdup(a->reason) : NULL;
+	pthread_mutex_lock(&d->lock);
+	strmap_put(d->granted, name, g);
+	pthread_mutex_unlock(&d->lock);
+}
+
+/* The answer kept for name at sha, copied into *out; false when none. */
+static bool grant_find(struct daemon *d, const char *name, const char *sha, struct approval *out)
+{
+	bool found = false;
+	pthread_mutex_lock(&d->lock);
+	struct daemon_grant *g = strmap_get(d->granted, name);
+	if (g && strcmp(g->sha256, sha) == 0) {
+		*out = g->answer;
+		out->reason = g->answer.reason ? xstrdup(g->answer.reason) : NULL;
+		found = true;
+	}
+	pthread_mutex_unlock(&d->lock);
+	return found;
+}
+
+static void grant_drop(struct daemon *d, const char *name)
+{
+	pthread_mutex_lock(&d->lock);
+	strmap_remove(d->granted, name);
+	pthread_mutex_unlock(&d->lock);
+}
+
+static void now_ts(struct timespec *ts)
+{
+	clock_gettime(CLOCK_REALTIME, ts);
+}
+
+/* Appends one record; false (and an error result) when the log refuses:
+ * then nothing may run. */
+static bool audit(struct job_ctx *c, const char *type, json_t *fields)
+{
+	const struct daemon_stages *st = c->d->stages;
+	uint64_t seq = 0;
+	int r;
+
+	json_object_set_new(fields, "file", json_string(c->r.file));
+	if (c->r.sha256)
+		json_object_set_new(fields, "sha256", json_string(c->r.sha256));
+	if (!st || !st->audit) {
+		json_decref(fields);
+		return true; /* the audit log is not part of this build: nothing to cite */
+	}
+	r = st->audit(st->ctx, type, fields, &seq);
+	json_decref(fields);
+	if (r < 0) {
+		free(c->detail);
+		c->detail = xasprintf("the audit log cannot be written: %s; nothing runs until "
+				      "it can (check the disk of audit.log_dir)", strerror(-r));
+		log_errorx("%s: %s", c->r.file, c->detail);
+		return false;
+	}
+	if (c->r.audit.n_seqs < MAX_SEQS)
+		c->seqs[c->r.audit.n_seqs++] = seq;
+	return true;
+}
+
+static void finish_error(struct job_ctx *c, const char *reason, const char *detail, bool retry)
+{
+	c->r.state = RESULT_ERROR;
+	c->r.reason = reason;
+	if (detail != c->detail) {
+		free(c->detail);
+		c->detail = xstrdup(detail);
+	}
+	c->r.detail = c->detail;
+	now_ts(&c->r.finished);
+	daemon_write_result(c->d, &c->r);
+	if (retry)
+		daemon_schedule_retry(c->d, c->job->name);
+}
+
+static void finish_final(struct job_ctx *c)
+{
+	const struct daemon_stages *st = c->d->stages;
+
+	/* The records it cites are durable already; the final result.json comes
+	 * last, so that whoever waits for it finds foo.audit in place. */
+	if (st && st->audit_sidecar && c->r.audit.n_seqs > 0) {
+		_cleanup_free_ char *side = names_sidecar(c->job->name, ".audit");
+		_cleanup_free_ char *path = xasprintf("%s/%s", c->d->cfg->agent.drop_dir, side);
+		int r = st->audit_sidecar(st->ctx, c->seqs, c->r.audit.n_seqs, path);
+		if (r < 0) {
+			_cleanup_free_ char *p = names_printable(path);
+			log_warnx("cannot write %s: %s", p, strerror(-r));
+		}
+	}
+	now_ts(&c->r.finished);
+	daemon_write_result(c->d, &c->r);
+	jobs_record_final(c->d->jobs, c->job->name, c->job->snap.sha256,
+			  result_state_to_string(c->r.state));
+	daemon_clear_retry(c->d, c->job->name);
+	grant_drop(c->d, c->job->name);
+}
+
+/* Consumes the answers the level calls for. */
+static void take_answers(struct job_ctx *c, enum policy_level level, enum approval_status *ap,
+			 enum approval_status *ov, struct approval *answer)
+{
+	const char *slash = strrchr(c->job->name, '/');
+	_cleanup_free_ char *dir = slash ? xasprintf("%s/%.*s", c->d->cfg->agent.drop_dir,
+						     (int)(slash - c->job->name), c->job->name)
+					 : xstrdup(c->d->cfg->agent.drop_dir);
+	const char *base = slash ? slash + 1 : c->job->name;
+	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct approval tmp;
+	int err;
+
+	*ap = *ov = APPROVAL_NONE;
+	memset(answer, 0, sizeof(*answer));
+	if (dfd < 0 || level < POLICY_LEVEL_HIGH)
+		return;
+	/* An answer consumed by an earlier attempt at this very content. */
+	if (grant_find(c->d, c->job->name, c->job->snap.sha256, answer)) {
+		if (answer->kind == APPROVAL_APPROVE && level == POLICY_LEVEL_HIGH)
+			*ap = APPROVAL_OK;
+		else if (answer->kind == APPROVAL_OVERRIDE)
+			*ov = APPROVAL_OK;
+		if (*ap == APPROVAL_OK || *ov == APPROVAL_OK)
+			return;
+		approval_clear(answer);
+	}
+	if (level == POLICY_LEVEL_HIGH) {
+		*ap = approval_take(dfd, base, APPROVAL_APPROVE, c->job->snap.sha256, answer, &err);
+		if (*ap == APPROVAL_OK)
+			return;
+		approval_clear(answer);
+	}
+	*ov = approval_take(dfd, base, APPROVAL_OVERRIDE, c->job->snap.sha256, &tmp, &err);
+	if (*ov == APPROVAL_OK || *ap == APPROVAL_NONE || *ap == APPROVAL_OK) {
+		*answer = tmp;
+	} else {
+		approval_clear(&tmp);
+	}
+}
+
+static json_t *decision_fields(const struct policy_decision *pd, const struct approval *a,
+			       enum approval_status ap, enum approval_status ov)
+{
+	json_t *o = json_pack("{s:s, s:s, s:s, s:s}", "action", policy_action_to_string(pd->action),
+			      "by", pd->by, "approve", approval_status_to_string(ap),
+			      "override", approval_status_to_string(ov));
+	if (strcmp(pd->by, "user") == 0) {
+		json_object_set_new(o, "uid", json_integer(a->uid));
+		json_object_set_new(o, "answer", json_string(approval_kind_to_string(a->kind)));
+		if (a->reason) {
+			_cleanup_free_ char *p = names_printable(a->reason);
+			json_object_set_new(o, "reason", json_string(names_is_utf8(a->reason) ?
+								     a->reason : p));
+		}
+	}
+	return o;
+}
+
+static void run_content(struct job_ctx *c, const struct policy_decision *pd,
+			const struct approval *answer, const struct daemon_assessment *a)
+{
+	const struct daemon_stages *st = c->d->stages;
+	struct daemon_execution ex = { 0 };
+	char *why = NULL;
+
+	if (!st || !st->execute) {
+		finish_error(c, "no_sandbox", "the sandbox is not part of this build of the agent",
+			     false);
+		return;
+	}
+	c->r.state = RESULT_RUNNING;
+	now_ts(&c->r.started);
+	daemon_write_result(c->d, &c->r);
+	int rc = st->execute(st->ctx, c->job->name, &c->job->snap, a, pd->trust, &ex, &why);
+	if (rc < 0) {
+		_cleanup_free_ char *msg = xasprintf("%s", why ? why : strerror(-rc));
+		free(why);
+		json_decref(ex.json);
+		free(ex.detail);
+		if (strcmp(pd->by, "user") == 0)
+			grant_keep(c->d, c->job->name, c->job->snap.sha256, answer);
+		finish_error(c, "sandbox_unavailable", msg, true);
+		return;
+	}
+	free(why);
+	c->r.state = RESULT_COMPLETED;
+	c->r.verdict = ex.verdict;
+	c->r.exit_code = ex.exit_code;
+	c->r.signal = ex.signal;
+	c->r.execution = ex.json;
+	free(c->detail);
+	c->detail = ex.detail;
+	c->r.detail = c->detail;
+	json_t *f = json_pack("{s:s}", "verdict", result_verdict_to_string(ex.verdict));
+	if (ex.json)
+		json_object_set(f, "execution", ex.json);
+	if (!audit(c, "execution", f)) {
+		finish_error(c, "audit_unwritable", c->detail, true);
+		return;
+	}
+	finish_final(c);
+}
+
+void daemon_job_run(void *arg, const struct jobs_item *item)
+{
+	struct job_ctx c = { .d = arg, .job = item->payload };
+	const struct daemon_stages *st = c.d->stages;
+	struct daemon_assessment a = { 0 };
+	struct approval answer = { 0 };
+	enum approval_status ap, ov;
+	struct policy_decision pd;
+
+	c.r.file = c.job->name;
+	c.r.sha256 = c.job->snap.sha256;
+	c.r.size = c.job->snap.len;
+	c.r.accepted = c.job->accepted;
+	c.r.decision.uid = -1;
+	c.r.audit.seqs = c.seqs;
+
+	if (!audit(&c, "job_accepted", json_pack("{s:I, s:i}", "size", (json_int_t)c.job->snap.len,
+						  "uid", (int)c.job->snap.uid))) {
+		finish_error(&c, "audit_unwritable", c.detail, true);
+		goto out;
+	}
+	if (!st || !st->assess) {
+		finish_error(&c, "no_assessor", "the assessor is not part of this build of the agent",
+			     false);
+		goto out;
+	}
+	if (st->assess(st->ctx, c.job->name, &c.job->snap, &a) < 0) {
+		finish_error(&c, "assessor_failed", "the assessment failed (see the agent log)", true);
+		goto out;
+	}
+	c.r.assessment = a.json;
+	pthread_mutex_lock(&c.d->lock);
+	if ((unsigned)a.level <= POLICY_LEVEL_BLOCKED)
+		c.d->counts_level[a.level]++;
+	pthread_mutex_unlock(&c.d->lock);
+
+	if (!a.rejected)
+		take_answers(&c, a.level, &ap, &ov, &answer);
+	else
+		ap = ov = APPROVAL_NONE;
+	policy_decide(a.level, a.rejected, ap, ov, &pd);
+	c.r.decision.action = policy_action_to_string(pd.action);
+	c.r.decision.by = pd.by;
+	if (strcmp(pd.by, "user") == 0) {
+		c.r.decision.uid = answer.uid;
+		c.r.decision.reason = answer.reason;
+	}
+	json_t *af = json_pack("{s:i, s:b}", "level", (int)a.level, "rejected", a.rejected);
+	if (a.json)
+		json_object_set(af, "assessment", a.json);
+	if (!audit(&c, "assessment", af) ||
+	    !audit(&c, "decision", decision_fields(&pd, &answer, ap, ov))) {
+		finish_error(&c, "audit_unwritable", c.detail, true);
+		goto out;
+	}
+
+	switch (pd.action) {
+	case POLICY_REJECT:
+		c.r.state = RESULT_REJECTED;
+		c.r.reason = "not_text";
+		c.r.detail = a.detail;
+		finish_final(&c);
+		break;
+	case POLICY_HOLD:
+	case POLICY_BLOCK: {
+		enum approval_status used = pd.action == POLICY_HOLD ? (ap != APPROVAL_NONE ? ap : ov)
+								     : ov;
+		enum approval_kind kind = pd.action == POLICY_HOLD && ap != APPROVAL_NONE ?
+			APPROVAL_APPROVE : APPROVAL_OVERRIDE;
+		const char *slash = strrchr(c.job->name, '/');
+		c.r.state = pd.state;
+		if (used != APPROVAL_NONE && used != APPROVAL_OK) {
+			c.detail = approval_status_message(used, kind, slash ? slash + 1 : c.job->name);
+			c.r.detail = c.detail;
+		}
+		finish_final(&c);
+		break;
+	}
+	case POLICY_RUN:
+		run_content(&c, &pd, &answer, &a);
+		break;
+	}
+out:
+	if (c.r.execution)
+		json_decref(c.r.execution);
+	json_decref(a.json);
+	free(a.detail);
+	free(c.detail);
+	approval_clear(&answer);
+}

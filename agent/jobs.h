@@ -1,0 +1,96 @@
+/* Jobs: per-file ordering, a bounded worker pool and idempotence by content.
+ *
+ * Rules (issue #6, point 3):
+ * - one job per file at a time: a file's next job starts only after its
+ *   running one has returned;
+ * - newer content supersedes a queued older job of the same file (the older
+ *   one is dropped without running); a running job is never interrupted by a
+ *   newer version: it finishes and the newer one runs next;
+ * - content that already has a final result is not run again: the index of
+ *   final results (file name -> sha256 and state) lives in the state
+ *   directory as one JSON object per line, appended with fdatasync, so a
+ *   restart skips it too. A torn last line (a crash mid-append) is skipped
+ *   and the file is compacted when it is opened.
+ *
+ * Thread-safety: every function may be called from any thread; the run
+ * callback is called on a worker thread without any lock held. */
+#ifndef MAI_JOBS_H
+#define MAI_JOBS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hash.h"
+#include "macro.h"
+
+struct jobs;
+
+struct jobs_item {
+	uint64_t id;    /* 1, 2, ... in submission order */
+	char *name;     /* the file, relative to the drop directory */
+	char sha256[HASH_SHA256_HEX_LEN + 1];
+	bool force;     /* run even when the content has a final result */
+	void *payload;  /* the caller's; freed by jobs_options.free_payload */
+};
+
+struct jobs_options {
+	unsigned workers;      /* 1 or more */
+	const char *state_dir; /* holds the index; must exist */
+	/* Runs one job on a worker thread. The job and its payload are freed
+	 * after it returns. */
+	void (*run)(void *arg, const struct jobs_item *job);
+	void (*free_payload)(void *payload); /* may be NULL */
+	/* May be NULL. Called with the job just accepted (queued, replacing an
+	 * older one, or waiting for the running one), under the pool's lock and
+	 * so before any worker can start it: a "queued" sidecar written here is
+	 * never newer than the worker's. Must not call back into jobs. */
+	void (*accepted)(void *arg, const struct jobs_item *job);
+	void *arg;
+};
+
+/* File name of the index inside the state directory. */
+#define JOBS_INDEX_NAME "final-results.jsonl"
+
+/* Loads the index and starts the workers. 0 or -errno with *err set (caller
+ * frees). jobs_free() stops and releases it. */
+int jobs_new(const struct jobs_options *o, struct jobs **out, char **err) _must_check_;
+
+enum jobs_submit_result {
+	JOBS_QUEUED,        /* will run; nothing else for this file was waiting */
+	JOBS_REPLACED,      /* superseded an older queued job of this file */
+	JOBS_AFTER_RUNNING, /* a job of this file runs; this one runs next */
+	JOBS_DUPLICATE,     /* the same content is already queued or running */
+	JOBS_ALREADY_FINAL, /* this content already has a final result */
+	JOBS_STOPPED,       /* jobs_stop() was called */
+};
+const char *jobs_submit_result_to_string(enum jobs_submit_result r);
+
+/* Submits name at content sha256. payload is taken over in every case (freed
+ * at once when the job is not queued). force skips the final-result check
+ * (an approval or an override of held content). */
+enum jobs_submit_result jobs_submit(struct jobs *j, const char *name, const char *sha256,
+				    bool force, void *payload) _nonnull_(1, 2, 3);
+
+/* Records that name at sha256 has a final result in state (e.g.
+ * "completed"); durable when it returns 0, else -errno. */
+int jobs_record_final(struct jobs *j, const char *name, const char *sha256,
+		      const char *state) _nonnull_(1, 2, 3, 4);
+/* True when name at sha256 has a final result; *state (optional) receives
+ * a copy of its state, which the caller frees. */
+bool jobs_is_final(struct jobs *j, const char *name, const char *sha256, char **state)
+	_nonnull_(1, 2, 3);
+
+struct jobs_stats {
+	unsigned queued, running, workers;
+	uint64_t submitted, completed, superseded;
+};
+void jobs_get_stats(struct jobs *j, struct jobs_stats *out) _nonnull_(1, 2);
+
+/* Stops taking jobs, drops the queued ones (a restart's rescan finds them
+ * again), waits for the running ones to return. Idempotent. */
+void jobs_stop(struct jobs *j);
+/* Waits until nothing is queued or running (for tests and submit). */
+void jobs_wait_idle(struct jobs *j);
+void jobs_free(struct jobs *j);
+
+#endif

@@ -1,0 +1,73 @@
+/* Names in the drop directory: which ones are scripts, which are the user's
+ * answers to a held script, and which the agent ignores on purpose (and why).
+ *
+ * Decisions (DESIGN.md "The files a user sees"):
+ * - A script is a name ending in ".py" (lower case) with at least one
+ *   character before it, that is not hidden.
+ * - Ignored, with a reason for the debug log: hidden names (leading '.',
+ *   which also covers the agent's and submit's own temporary files, vim's
+ *   ".foo.py.swp" and the names "." and ".."), editor temporaries (vim's
+ *   "4913" probe and ".swp"/".swo"/".swx" files, backups ending in '~',
+ *   emacs lock files ".#foo.py" and autosaves "#foo.py#"), the agent's own
+ *   sidecars (".result.json", ".audit", and temporaries of an atomic write
+ *   "*.tmp.PID"), and anything else that is not ".py".
+ * - "foo.approve" and "foo.override" are answers to the held "foo.py".
+ * - Hostile but valid names (spaces, newlines, a leading dash, non-ASCII
+ *   UTF-8) are scripts like any other: the agent never hands a name to a
+ *   shell and always opens it relative to the drop directory. A ".py" name
+ *   that is not valid UTF-8 is NAMES_BAD_NAME: it cannot be named faithfully
+ *   in JSON, so the agent answers it with a "rejected" result that asks for
+ *   a rename (the result names it with names_printable()). */
+#ifndef MAI_NAMES_H
+#define MAI_NAMES_H
+
+#include <stdbool.h>
+
+#include "macro.h"
+
+enum names_kind {
+	NAMES_SCRIPT,   /* foo.py: take it in */
+	NAMES_APPROVE,  /* foo.approve: confirmation for foo.py */
+	NAMES_OVERRIDE, /* foo.override: override for foo.py */
+	NAMES_BAD_NAME, /* foo.py whose name is not valid UTF-8: reject it */
+	NAMES_IGNORED,  /* see the reason */
+};
+
+enum names_reason {
+	NAMES_REASON_NONE,      /* not ignored */
+	NAMES_REASON_EMPTY,
+	NAMES_REASON_HIDDEN,
+	NAMES_REASON_VIM_PROBE,
+	NAMES_REASON_VIM_SWAP,
+	NAMES_REASON_BACKUP,
+	NAMES_REASON_EMACS_LOCK,
+	NAMES_REASON_EMACS_AUTOSAVE,
+	NAMES_REASON_SIDECAR,
+	NAMES_REASON_TEMPORARY,
+	NAMES_REASON_NOT_PYTHON,
+};
+
+/* Classifies one path component. *reason is set for NAMES_IGNORED and
+ * NAMES_REASON_NONE otherwise. reason may be NULL. */
+enum names_kind names_classify(const char *name, enum names_reason *reason) _nonnull_(1);
+
+const char *names_kind_to_string(enum names_kind k);
+/* A phrase for the debug log: "hidden file", "vim swap file", ... */
+const char *names_reason_to_string(enum names_reason r);
+
+/* True when s is valid UTF-8 (no overlong forms, no surrogates). */
+bool names_is_utf8(const char *s) _nonnull_(1);
+
+/* The name with control characters, backslashes and invalid UTF-8 escaped
+ * as \n, \t, \\ or \xNN: safe for one log line and for JSON. Caller frees. */
+char *names_printable(const char *name) _nonnull_(1);
+
+/* "foo.py" + ".result.json" -> "foo.result.json". name must be a script
+ * (or any name: a missing ".py" suffix is kept whole). Caller frees. */
+char *names_sidecar(const char *script, const char *suffix) _nonnull_(1, 2);
+
+/* "foo.approve" or "foo.override" -> "foo.py"; NULL for any other name.
+ * Caller frees. */
+char *names_script_for_answer(const char *name) _nonnull_(1);
+
+#endif

@@ -1,0 +1,268 @@
+#include "result.h"
+
+#include <string.h>
+
+#include "fileio.h"
+#include "names.h"
+
+static const char *const state_names[] = {
+	[RESULT_QUEUED] = "queued",
+	[RESULT_RUNNING] = "running",
+	[RESULT_COMPLETED] = "completed",
+	[RESULT_AWAITING_CONFIRMATION] = "awaiting_confirmation",
+	[RESULT_BLOCKED] = "blocked",
+	[RESULT_REJECTED] = "rejected",
+	[RESULT_ERROR] = "error",
+};
+
+static const char *const verdict_names[] = {
+	[RESULT_VERDICT_NONE] = "none",
+	[RESULT_VERDICT_EXITED] = "exited",
+	[RESULT_VERDICT_TIMEOUT] = "timeout",
+	[RESULT_VERDICT_OOM_KILLED] = "oom_killed",
+	[RESULT_VERDICT_OUTPUT_LIMIT] = "output_limit",
+	[RESULT_VERDICT_PIDS_LIMIT] = "pids_limit",
+	[RESULT_VERDICT_SANDBOX_ERROR] = "sandbox_error",
+};
+
+const char *result_state_to_string(enum result_state s)
+{
+	return (size_t)s < ARRAY_SIZE(state_names) ? state_names[s] : "unknown";
+}
+
+int result_state_from_string(const char *s, enum result_state *out)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(state_names); i++)
+		if (strcmp(s, state_names[i]) == 0) {
+			*out = (enum result_state)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+bool result_state_is_final(enum result_state s)
+{
+	return s == RESULT_COMPLETED || s == RESULT_REJECTED || s == RESULT_BLOCKED ||
+	       s == RESULT_AWAITING_CONFIRMATION;
+}
+
+const char *result_verdict_to_string(enum result_verdict v)
+{
+	return (size_t)v < ARRAY_SIZE(verdict_names) ? verdict_names[v] : "unknown";
+}
+
+int result_verdict_from_string(const char *s, enum result_verdict *out)
+{
+	for (size_t i = 1; i < ARRAY_SIZE(verdict_names); i++)
+		if (strcmp(s, verdict_names[i]) == 0) {
+			*out = (enum result_verdict)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+/* The name a user types: the last component, escaped when it must be. */
+static char *user_name(const char *file)
+{
+	const char *slash = strrchr(file, '/');
+	return names_printable(slash ? slash + 1 : file);
+}
+
+static char *completed_message(const struct result_info *r)
+{
+	const char *d = r->detail ? r->detail : "no detail";
+
+	switch (r->verdict) {
+	case RESULT_VERDICT_EXITED:
+		if (r->signal > 0)
+			return xasprintf("The script was killed by signal %d: read stderr under "
+					 "execution, fix the script and save it again.", r->signal);
+		if (r->exit_code == 0)
+			return NULL;
+		return xasprintf("The script exited with status %d: read stderr under execution, "
+				 "fix the script and save it again.", r->exit_code);
+	case RESULT_VERDICT_TIMEOUT:
+		return xstrdup("The script ran past its time limit and was stopped: make it "
+			       "finish sooner, or raise the timeout for its trust level in "
+			       "sandbox.yaml.");
+	case RESULT_VERDICT_OOM_KILLED:
+		return xstrdup("The script went over its memory limit and was killed: use less "
+			       "memory, or raise the memory limit for its trust level in "
+			       "sandbox.yaml.");
+	case RESULT_VERDICT_OUTPUT_LIMIT:
+		return xstrdup("The script wrote more output than the cap and was stopped: print "
+			       "less, or raise the output cap in sandbox.yaml.");
+	case RESULT_VERDICT_PIDS_LIMIT:
+		return xstrdup("The script started more processes or threads than allowed and was "
+			       "stopped: start fewer, or raise the pids limit for its trust level "
+			       "in sandbox.yaml.");
+	case RESULT_VERDICT_SANDBOX_ERROR:
+		return xasprintf("The sandbox could not run the script (%s): check 'mai-agent "
+				 "status' and the agent log, then save the file again.", d);
+	case RESULT_VERDICT_NONE:
+		break;
+	}
+	return xstrdup("The script ran but its outcome is unknown: see the agent log.");
+}
+
+char *result_message(const struct result_info *r)
+{
+	_cleanup_free_ char *name = user_name(r->file);
+	_cleanup_free_ char *stem = names_sidecar(name, "");
+	_cleanup_free_ char *note = r->detail ? xasprintf("%s. ", r->detail) : xstrdup("");
+
+	switch (r->state) {
+	case RESULT_QUEUED:
+		return xstrdup("Accepted and waiting for a free worker: this file is rewritten "
+			       "with the outcome when it has run.");
+	case RESULT_RUNNING:
+		return xstrdup("Running in the sandbox: this file is rewritten with the outcome "
+			       "when it ends.");
+	case RESULT_COMPLETED:
+		return completed_message(r);
+	case RESULT_AWAITING_CONFIRMATION:
+		return xasprintf("%sAssessed HIGH risk, so it waits for a confirmation: read the "
+				 "findings, then run 'mai-agent approve %s' (or create %s.approve) "
+				 "to let this exact content run.", note, name, stem);
+	case RESULT_BLOCKED:
+		return xasprintf("%sAssessed BLOCKED, so it does not run: fix the findings and "
+				 "save it again, or run 'mai-agent override %s --reason TEXT' (or "
+				 "write your explanation into %s.override) to run this exact "
+				 "content anyway.", note, name, stem);
+	case RESULT_REJECTED:
+		if (r->detail)
+			return xasprintf("Rejected: %s", r->detail);
+		return xstrdup("Rejected: the file cannot be taken in; see reason and the agent "
+			       "log.");
+	case RESULT_ERROR:
+		return xasprintf("The agent could not finish this job (%s); it retries on its "
+				 "own: check 'mai-agent status' and the agent log if this stays.",
+				 r->detail ? r->detail : "see the agent log");
+	}
+	return xstrdup("Unknown state: see the agent log.");
+}
+
+void result_format_time(const struct timespec *ts, char *buf, size_t size)
+{
+	struct tm tm;
+	char base[24];
+	time_t t = ts->tv_sec;
+
+	gmtime_r(&t, &tm);
+	strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, size, "%s.%03ldZ", base, ts->tv_nsec / 1000000L);
+}
+
+static void set_time(json_t *times, const char *key, const struct timespec *ts)
+{
+	char buf[40];
+	if (ts->tv_sec == 0)
+		return;
+	result_format_time(ts, buf, sizeof(buf));
+	json_object_set_new(times, key, json_string(buf));
+}
+
+static json_t *decision_json(const struct result_decision *d)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "action", json_string(d->action));
+	json_object_set_new(o, "by", json_string(d->by ? d->by : "policy"));
+	if (d->uid >= 0)
+		json_object_set_new(o, "uid", json_integer(d->uid));
+	if (d->reason) {
+		/* A user's text may be anything: keep it valid in JSON. */
+		_cleanup_free_ char *p = names_is_utf8(d->reason) ? NULL : names_printable(d->reason);
+		json_object_set_new(o, "reason", json_string(p ? p : d->reason));
+	}
+	return o;
+}
+
+static json_t *audit_json(const struct result_audit *a)
+{
+	json_t *o = json_object();
+	json_t *seqs = json_array();
+	for (size_t i = 0; i < a->n_seqs; i++)
+		json_array_append_new(seqs, json_integer((json_int_t)a->seqs[i]));
+	json_object_set_new(o, "seqs", seqs);
+	if (a->entry_hash)
+		json_object_set_new(o, "entry_hash", json_string(a->entry_hash));
+	if (a->checkpoint_size)
+		json_object_set_new(o, "checkpoint_size",
+				    json_integer((json_int_t)a->checkpoint_size));
+	return o;
+}
+
+json_t *result_to_json(const struct result_info *r)
+{
+	json_t *o = json_object();
+	json_t *times = json_object();
+	_cleanup_free_ char *msg = result_message(r);
+
+	json_object_set_new(o, "schema_version", json_integer(RESULT_SCHEMA_VERSION));
+	json_object_set_new(o, "agent_version", json_string(MAI_VERSION));
+	if (names_is_utf8(r->file)) {
+		json_object_set_new(o, "file", json_string(r->file));
+	} else {
+		_cleanup_free_ char *p = names_printable(r->file);
+		json_object_set_new(o, "file", json_string(p));
+		json_object_set_new(o, "file_escaped", json_true());
+	}
+	if (r->sha256) {
+		json_object_set_new(o, "sha256", json_string(r->sha256));
+		json_object_set_new(o, "size", json_integer((json_int_t)r->size));
+	}
+	json_object_set_new(o, "state", json_string(result_state_to_string(r->state)));
+	if (r->reason)
+		json_object_set_new(o, "reason", json_string(r->reason));
+	if (r->state == RESULT_COMPLETED && r->verdict != RESULT_VERDICT_NONE) {
+		json_object_set_new(o, "verdict", json_string(result_verdict_to_string(r->verdict)));
+		if (r->verdict == RESULT_VERDICT_EXITED) {
+			if (r->signal > 0)
+				json_object_set_new(o, "signal", json_integer(r->signal));
+			else
+				json_object_set_new(o, "exit_code", json_integer(r->exit_code));
+		}
+	}
+	if (msg)
+		json_object_set_new(o, "message", json_string(msg));
+	set_time(times, "accepted", &r->accepted);
+	set_time(times, "started", &r->started);
+	set_time(times, "finished", &r->finished);
+	json_object_set_new(o, "times", times);
+	if (r->assessment)
+		json_object_set(o, "assessment", r->assessment);
+	if (r->decision.action)
+		json_object_set_new(o, "decision", decision_json(&r->decision));
+	if (r->execution)
+		json_object_set(o, "execution", r->execution);
+	if (r->audit.n_seqs > 0)
+		json_object_set_new(o, "audit", audit_json(&r->audit));
+	return o;
+}
+
+int result_write(const char *drop_dir, const struct result_info *r, char **err)
+{
+	_cleanup_free_ char *side = names_sidecar(r->file, RESULT_SUFFIX);
+	_cleanup_free_ char *path = xasprintf("%s/%s", drop_dir, side);
+	json_t *o = result_to_json(r);
+	char *text = json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS);
+	int ret;
+
+	json_decref(o);
+	if (!text) {
+		*err = xasprintf("cannot encode the result of %s as JSON", side);
+		return -EINVAL;
+	}
+	size_t len = strlen(text);
+	text = xrealloc(text, len + 2);
+	text[len++] = '\n';
+	text[len] = '\0';
+	ret = fileio_write_atomic(path, text, len, 0644);
+	free(text);
+	if (ret < 0) {
+		_cleanup_free_ char *p = names_printable(path);
+		*err = xasprintf("cannot write %s: %s (is the drop directory writable and its disk "
+				 "not full?)", p, strerror(-ret));
+	}
+	return ret;
+}

@@ -1,0 +1,110 @@
+/* Result: the foo.result.json sidecar that answers a dropped foo.py.
+ *
+ * Built with jansson from a result_info that borrows everything it points
+ * to (the assessment and execution objects come from the assessor's and the
+ * sandbox's *_to_json). Written atomically (temporary file, fsync, rename)
+ * next to the script, mode 0644, so a reader sees the old answer or the new
+ * one, never a mix. Every state but a clean exit carries a one-line
+ * "message" that tells the user what to do next.
+ *
+ * Schema (schema_version 1):
+ *   schema_version, agent_version, file, file_escaped?, sha256?, size?,
+ *   state, reason?, verdict?, exit_code?, signal?, message?,
+ *   times {accepted?, started?, finished?} (RFC 3339 UTC, milliseconds),
+ *   assessment?, decision? {action, by, uid?, reason?}, execution?,
+ *   audit? {seqs[], entry_hash?, checkpoint_size?} */
+#ifndef MAI_RESULT_H
+#define MAI_RESULT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "macro.h"
+
+#define RESULT_SCHEMA_VERSION 1
+#define RESULT_SUFFIX ".result.json"
+
+enum result_state {
+	RESULT_QUEUED,
+	RESULT_RUNNING,
+	RESULT_COMPLETED,             /* it ran: see the verdict */
+	RESULT_AWAITING_CONFIRMATION, /* HIGH: waits for foo.approve */
+	RESULT_BLOCKED,               /* BLOCKED: waits for foo.override */
+	RESULT_REJECTED,              /* bad input */
+	RESULT_ERROR,                 /* the agent or Docker failed; retried */
+};
+const char *result_state_to_string(enum result_state s);
+/* 0 or -EINVAL. */
+int result_state_from_string(const char *s, enum result_state *out);
+/* True for the states that end a job for its content: completed, rejected,
+ * awaiting_confirmation and blocked (the last two until an approval or an
+ * override comes). */
+bool result_state_is_final(enum result_state s);
+
+enum result_verdict {
+	RESULT_VERDICT_NONE,
+	RESULT_VERDICT_EXITED,
+	RESULT_VERDICT_TIMEOUT,
+	RESULT_VERDICT_OOM_KILLED,
+	RESULT_VERDICT_OUTPUT_LIMIT,
+	RESULT_VERDICT_PIDS_LIMIT,
+	RESULT_VERDICT_SANDBOX_ERROR,
+};
+const char *result_verdict_to_string(enum result_verdict v);
+/* Parses the sandbox's verdict names ("exited", "timeout", ...). 0 or -EINVAL. */
+int result_verdict_from_string(const char *s, enum result_verdict *out);
+
+struct result_decision {
+	const char *action; /* "run", "hold", "block", "reject"; NULL: no decision yet */
+	const char *by;     /* "policy" or "user" */
+	long uid;           /* the user who approved or overrode; -1 for none */
+	const char *reason; /* the user's explanation, or NULL */
+};
+
+struct result_audit {
+	const uint64_t *seqs; /* n_seqs sequence numbers; n_seqs 0: no audit block */
+	size_t n_seqs;
+	const char *entry_hash;   /* hex of the last record's hash, or NULL */
+	uint64_t checkpoint_size; /* 0: none yet */
+};
+
+struct result_info {
+	const char *file;   /* relative to the drop directory */
+	const char *sha256; /* NULL when the content was never read */
+	size_t size;        /* bytes; only written with sha256 */
+	enum result_state state;
+	const char *reason; /* stable id of a rejection or error ("symlink", "docker_down") */
+	enum result_verdict verdict; /* for RESULT_COMPLETED */
+	int exit_code;      /* for EXITED when signal is 0 */
+	int signal;         /* for EXITED: killed by this signal */
+	/* Words placed in the message: for REJECTED the whole message (what
+	 * is wrong and what to do), for ERROR and SANDBOX_ERROR what failed,
+	 * for BLOCKED/AWAITING_CONFIRMATION a note in front (e.g. "foo.override
+	 * is empty"). May be NULL. */
+	const char *detail;
+	struct timespec accepted, started, finished; /* tv_sec 0: absent */
+	json_t *assessment; /* borrowed; NULL: absent */
+	json_t *execution;  /* borrowed; NULL: absent */
+	struct result_decision decision;
+	struct result_audit audit;
+};
+
+/* The one-line message for r, or NULL for a clean exit (status 0). The
+ * caller frees. */
+char *result_message(const struct result_info *r) _nonnull_(1);
+
+/* The whole document; a new reference the caller decrefs. */
+json_t *result_to_json(const struct result_info *r) _nonnull_(1);
+
+/* Writes drop_dir/<file without .py>.result.json atomically. 0 or -errno
+ * with *err set (caller frees). */
+int result_write(const char *drop_dir, const struct result_info *r, char **err)
+	_nonnull_(1, 2, 3) _must_check_;
+
+/* Formats ts as "2026-11-22T06:55:00.123Z" into buf (at least 32 bytes). */
+void result_format_time(const struct timespec *ts, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,51 @@
+/* Private to the sandbox's files (sandbox.c, sandbox_pool.c,
+ * sandbox_selftest.c). */
+#ifndef MAI_SANDBOX_INTERNAL_H
+#define MAI_SANDBOX_INTERNAL_H
+
+#include "docker.h"
+#include "sandbox.h"
+#include "sandbox_limits.h"
+
+struct sandbox_pool;
+
+struct sandbox {
+	struct docker *docker;
+	char *image, *image_id, *user, *instance;
+	char *docker_version;
+	int cgroup_version;
+	struct sandbox_trust_options trust[SANDBOX_TRUST_COUNT];
+	char *runtime[SANDBOX_TRUST_COUNT];
+	struct sandbox_machine machine;
+	unsigned workers;
+	size_t leftovers;
+	struct sandbox_pool *pool; /* NULL when pool_size is 0 */
+};
+
+/* A created, attached and started container whose bootstrap waits for its
+ * job on stdin. */
+struct sandbox_container {
+	char *id;
+	struct docker_stream *stream;
+	struct sandbox_limits limits; /* as created */
+};
+
+/* Creates, attaches and starts one container with these limits. 0, or
+ * -EIO with *err (caller frees); nothing is left behind on failure. */
+int sandbox_container_prepare(struct sandbox *sb, enum sandbox_trust trust,
+			      const struct sandbox_limits *limits, const char *job_label,
+			      struct sandbox_container *out, char **err);
+/* Closes the stream and removes the container (logged on failure). */
+void sandbox_container_discard(struct sandbox *sb, struct sandbox_container *c);
+
+/* The pool (sandbox_pool.c). start returns NULL when size is 0. take gives
+ * a container for the trust level if one is ready (0) or -EAGAIN. */
+struct sandbox_pool *sandbox_pool_start(struct sandbox *sb, unsigned size);
+int sandbox_pool_take(struct sandbox_pool *p, enum sandbox_trust trust,
+		      struct sandbox_container *out);
+/* Stops the refill thread and removes every container still waiting. */
+void sandbox_pool_stop(struct sandbox_pool *p);
+/* Containers ready now for the trust level (for tests and status). */
+unsigned sandbox_pool_ready(struct sandbox_pool *p, enum sandbox_trust trust);
+
+#endif

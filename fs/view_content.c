@@ -1,0 +1,345 @@
+/* Content of the maiaudit files, built at open. See view_content.h. */
+#include "view_content.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <jansson.h>
+
+#include "fileio.h"
+#include "log.h"
+#include "macro.h"
+
+#define RESULT_SUFFIX ".result.json"
+#define AUDIT_SUFFIX ".audit"
+
+struct view_ctx {
+	struct view_log *log;
+	char *state_dir;
+	char *drop_dir;
+	/* Sizes of the last content built per node, for getattr (see
+	 * view_content_size). Only the recomputed-at-open nodes use it. */
+	pthread_mutex_t size_lock;
+	size_t last_len[VIEW_NODE_RUN_AUDIT + 1];
+	bool have_len[VIEW_NODE_RUN_AUDIT + 1];
+};
+
+struct view_ctx *view_ctx_new(struct view_log *log, const char *state_dir, const char *drop_dir)
+{
+	struct view_ctx *ctx = xcalloc(1, sizeof(*ctx));
+	ctx->log = log;
+	ctx->state_dir = xstrdup(state_dir);
+	ctx->drop_dir = drop_dir ? xstrdup(drop_dir) : NULL;
+	pthread_mutex_init(&ctx->size_lock, NULL);
+	return ctx;
+}
+
+void view_ctx_free(struct view_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	view_log_free(ctx->log);
+	pthread_mutex_destroy(&ctx->size_lock);
+	free(ctx->state_dir);
+	free(ctx->drop_dir);
+	free(ctx);
+}
+
+struct view_log *view_ctx_log(struct view_ctx *ctx)
+{
+	return ctx->log;
+}
+
+void view_file_free(struct view_file *f)
+{
+	if (!f)
+		return;
+	free(f->data);
+	free(f);
+}
+
+size_t view_file_read(const struct view_file *f, char *buf, size_t size, off_t off)
+{
+	if (off < 0 || (uint64_t)off >= f->len)
+		return 0;
+	size_t n = f->len - (size_t)off;
+	if (n > size)
+		n = size;
+	memcpy(buf, f->data + off, n);
+	return n;
+}
+
+static bool is_recomputed(enum view_node node)
+{
+	return node == VIEW_NODE_VERIFY || node == VIEW_NODE_VERIFY_JSON ||
+	       node == VIEW_NODE_STATUS;
+}
+
+/* Takes ownership of a malloc'd JSON object and turns it into file text. */
+static char *json_text(json_t *j, size_t *len)
+{
+	char *s = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS);
+	json_decref(j);
+	if (!s)
+		abort(); /* only on allocation failure: same policy as xmalloc */
+	char *out = xasprintf("%s\n", s);
+	free(s);
+	*len = strlen(out);
+	return out;
+}
+
+/* status.json as the agent wrote it, or an explanation when it is absent,
+ * unreadable or left behind by an agent that is gone. */
+static char *build_status(struct view_ctx *ctx, size_t *len)
+{
+	_cleanup_free_ char *path = xasprintf("%s/status.json", ctx->state_dir);
+	_cleanup_free_ char *data = NULL;
+	size_t n = 0;
+	int r = fileio_read_path(path, VIEW_FILE_MAX, &data, &n);
+	if (r == -ENOENT) {
+		_cleanup_free_ char *msg = xasprintf(
+			"the agent is not running: %s does not exist; start it with "
+			"'mai-agent run' (or check --state-dir)", path);
+		return json_text(json_pack("{s:b, s:s, s:s}", "running", 0, "message", msg,
+					   "state_dir", ctx->state_dir), len);
+	}
+	if (r < 0) {
+		_cleanup_free_ char *msg = xasprintf("cannot read %s: %s", path, strerror(-r));
+		return json_text(json_pack("{s:n, s:s}", "running", "error", msg), len);
+	}
+	json_error_t jerr;
+	json_t *j = json_loadb(data, n, 0, &jerr);
+	if (!j || !json_is_object(j)) {
+		_cleanup_free_ char *msg = xasprintf(
+			"%s is not a JSON object (line %d, column %d: %s); the agent writes it "
+			"atomically, so something else changed it", path, jerr.line, jerr.column,
+			j ? "not an object" : jerr.text);
+		json_decref(j);
+		return json_text(json_pack("{s:n, s:s}", "running", "error", msg), len);
+	}
+	/* An agent killed with SIGKILL leaves its last status behind: say so
+	 * rather than show a healthy agent that is not there. */
+	json_t *pid = json_object_get(j, "pid");
+	if (json_is_integer(pid) && json_integer_value(pid) > 0 &&
+	    kill((pid_t)json_integer_value(pid), 0) < 0 && errno == ESRCH) {
+		_cleanup_free_ char *msg = xasprintf(
+			"the agent is not running: process %lld that wrote %s is gone; "
+			"restart it with 'mai-agent run'", (long long)json_integer_value(pid), path);
+		return json_text(json_pack("{s:b, s:s, s:o}", "running", 0, "message", msg,
+					   "last_status", j), len);
+	}
+	json_decref(j);
+	if (n == 0 || data[n - 1] != '\n') {
+		*len = n + 1;
+		char *out = xasprintf("%s\n", data);
+		return out;
+	}
+	*len = n;
+	return steal_pointer(&data);
+}
+
+/* Opens a sidecar in the drop directory without following a symlink and
+ * without blocking on a FIFO; only a regular file is accepted. */
+static int open_sidecar(struct view_ctx *ctx, const char *name, size_t name_len,
+			const char *suffix, struct stat *st)
+{
+	if (!ctx->drop_dir || !view_run_name_valid(name, name_len))
+		return -ENOENT;
+	_cleanup_free_ char *file = xasprintf("%.*s%s", (int)name_len, name, suffix);
+	_cleanup_close_ int dfd = open(ctx->drop_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	int fd = openat(dfd, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return errno == ELOOP ? -ENOENT : -errno;
+	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
+		close(fd);
+		return -ENOENT;
+	}
+	return fd;
+}
+
+static int build_sidecar(struct view_ctx *ctx, const struct view_path *p, const char *suffix,
+			 char **data, size_t *len)
+{
+	struct stat st;
+	_cleanup_close_ int fd = open_sidecar(ctx, p->run_name, p->run_name_len, suffix, &st);
+	if (fd < 0)
+		return fd;
+	int r = fileio_read_fd(fd, VIEW_FILE_MAX, data, len);
+	if (r < 0)
+		log_warnx("cannot read %s/%.*s%s: %s", ctx->drop_dir, (int)p->run_name_len,
+			  p->run_name, suffix, strerror(-r));
+	return r;
+}
+
+bool view_run_exists(struct view_ctx *ctx, const struct view_path *p)
+{
+	struct stat st;
+	const char *suffix = p->node == VIEW_NODE_RUN_AUDIT ? AUDIT_SUFFIX : RESULT_SUFFIX;
+	int fd = open_sidecar(ctx, p->run_name, p->run_name_len, suffix, &st);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+static int build_log_text(struct view_ctx *ctx, const struct view_path *p, char **data,
+			  size_t *len)
+{
+	_cleanup_free_ char *err = NULL;
+	int r;
+	switch (p->node) {
+	case VIEW_NODE_ENTRY:
+		r = view_log_entry(ctx->log, p->seq, data, len, &err);
+		break;
+	case VIEW_NODE_HEAD:
+		r = view_log_head(ctx->log, data, len, &err);
+		break;
+	default:
+		r = view_log_checkpoint(ctx->log, data, len, &err);
+		break;
+	}
+	if (r < 0 && err)
+		log_warnx("%s: %s", view_node_to_string(p->node), err);
+	return r;
+}
+
+int view_content_build(struct view_ctx *ctx, const struct view_path *p, struct view_file **out)
+{
+	char *data = NULL;
+	size_t len = 0;
+	int r = 0;
+
+	switch (p->node) {
+	case VIEW_NODE_VERIFY:
+	case VIEW_NODE_VERIFY_JSON:
+		view_log_verify(ctx->log, p->node == VIEW_NODE_VERIFY_JSON, &data, &len);
+		break;
+	case VIEW_NODE_STATUS:
+		data = build_status(ctx, &len);
+		break;
+	case VIEW_NODE_PUBKEY: {
+		_cleanup_free_ char *key = view_log_pubkey_path(ctx->log);
+		r = fileio_read_path(key, VIEW_FILE_MAX, &data, &len);
+		if (r < 0)
+			log_warnx("pubkey: cannot read %s: %s; pass the key with --pubkey",
+				  key, strerror(-r));
+		break;
+	}
+	case VIEW_NODE_HEAD:
+	case VIEW_NODE_CHECKPOINT:
+	case VIEW_NODE_ENTRY:
+		r = build_log_text(ctx, p, &data, &len);
+		break;
+	case VIEW_NODE_RUN_RESULT:
+		r = build_sidecar(ctx, p, RESULT_SUFFIX, &data, &len);
+		break;
+	case VIEW_NODE_RUN_AUDIT:
+		r = build_sidecar(ctx, p, AUDIT_SUFFIX, &data, &len);
+		break;
+	default:
+		return -EISDIR;
+	}
+	if (r < 0)
+		return r;
+	if (is_recomputed(p->node)) {
+		pthread_mutex_lock(&ctx->size_lock);
+		ctx->last_len[p->node] = len;
+		ctx->have_len[p->node] = true;
+		pthread_mutex_unlock(&ctx->size_lock);
+	}
+	struct view_file *f = xmalloc(sizeof(*f));
+	f->data = data;
+	f->len = len;
+	*out = f;
+	return 0;
+}
+
+int view_content_size(struct view_ctx *ctx, const struct view_path *p, size_t *size)
+{
+	if (is_recomputed(p->node)) {
+		pthread_mutex_lock(&ctx->size_lock);
+		bool have = ctx->have_len[p->node];
+		*size = ctx->last_len[p->node];
+		pthread_mutex_unlock(&ctx->size_lock);
+		if (have)
+			return 0;
+	}
+	struct view_file *f = NULL;
+	int r = view_content_build(ctx, p, &f);
+	if (r < 0)
+		return r;
+	*size = f->len;
+	view_file_free(f);
+	return 0;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int view_runs_list(struct view_ctx *ctx, char ***names, size_t *count)
+{
+	*names = NULL;
+	*count = 0;
+	if (!ctx->drop_dir)
+		return 0;
+	DIR *d = opendir(ctx->drop_dir);
+	if (!d) {
+		int r = -errno;
+		log_warnx("runs: cannot list the drop directory %s: %s; check --drop-dir",
+			  ctx->drop_dir, strerror(-r));
+		return r;
+	}
+	size_t n = 0, cap = 0;
+	char **list = NULL;
+	const size_t slen = strlen(RESULT_SUFFIX);
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		if (len <= slen || strcmp(de->d_name + len - slen, RESULT_SUFFIX) != 0)
+			continue;
+		if (de->d_type != DT_REG && de->d_type != DT_UNKNOWN)
+			continue;
+		if (!view_run_name_valid(de->d_name, len - slen)) {
+			log_debug("runs: not shown: a sidecar whose name is not safe to show "
+				  "in %s", ctx->drop_dir);
+			continue;
+		}
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			list = xrealloc(list, cap * sizeof(*list));
+		}
+		list[n++] = xstrndup(de->d_name, len - slen);
+	}
+	closedir(d);
+	if (n > 1)
+		qsort(list, n, sizeof(*list), cmp_names);
+	*names = list;
+	*count = n;
+	return 0;
+}
+
+void view_runs_free(char **names, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		free(names[i]);
+	free(names);
+}
+
+void view_entries_range(struct view_ctx *ctx, bool refresh, uint64_t *first, uint64_t *count)
+{
+	_cleanup_free_ char *err = NULL;
+	*first = *count = 0;
+	if (view_log_range(ctx->log, refresh, first, count, &err) < 0) {
+		log_debug("entries: %s", err ? err : "cannot count the records");
+		*first = *count = 0;
+	}
+}

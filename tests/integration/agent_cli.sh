@@ -1,0 +1,270 @@
+#!/bin/sh
+# The agent end to end through its commands: a real 'mai-agent run' process
+# on real inotify with the real assessor, driven by 'submit', 'approve',
+# 'status' and by hostile drops, signals and a restart.
+#
+# Runs go to the real sandbox (Docker); the audit log has not landed on this
+# branch yet. Exit 77 when Docker or the sandbox image is not usable, a
+# failure instead when MAI_REQUIRE_REAL=1.
+set -u
+
+AGENT=${MAI_AGENT:?MAI_AGENT must name the mai-agent binary}
+T=$(mktemp -d "${TMPDIR:-/tmp}/mai-itest.XXXXXX")
+PID=
+fails=0
+
+cleanup() {
+	if [ -n "$PID" ] && kill -0 "$PID" 2>/dev/null; then
+		kill -TERM "$PID"
+		wait "$PID" 2>/dev/null
+	fi
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+fail() {
+	echo "FAIL: $*" >&2
+	fails=$((fails + 1))
+}
+
+mkdir -p "$T/conf" "$T/drop" "$T/src"
+cat > "$T/conf/agent.yaml" <<EOF
+drop_dir: $T/drop
+state_dir: $T/state
+settle_delay: 50ms
+workers: 2
+max_file_size: 1m
+log_level: debug
+EOF
+export MAI_CONFIG_DIR="$T/conf"
+mkdir "$T/keys"
+"$AGENT" keygen "$T/keys/audit.key" > /dev/null 2>&1 || { echo "FAIL: keygen" >&2; exit 1; }
+printf 'signing_key: %s\ncheckpoint_interval: 1s\n' "$T/keys/audit.key" > "$T/conf/audit.yaml"
+
+start_agent() {
+	"$AGENT" run --log-file "$T/agent.log" &
+	PID=$!
+	i=0
+	# Ready when status.json names this process (an old one may be there).
+	until grep -q "\"pid\": $PID," "$T/state/status.json" 2>/dev/null || [ $i -ge 200 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	if ! kill -0 "$PID" 2>/dev/null; then
+		wait "$PID"
+		rc=$?
+		if [ $rc -eq 4 ] && [ "${MAI_REQUIRE_REAL:-0}" != 1 ]; then
+			echo "SKIP: Docker or the sandbox image is not usable (mai-agent run exited 4):" >&2
+			grep error "$T/agent.log" >&2
+			exit 77
+		fi
+		fail "the agent did not start (exit $rc)"
+		cat "$T/agent.log" >&2
+		exit 1
+	fi
+}
+
+stop_agent() {
+	kill -TERM "$PID"
+	wait "$PID"
+	rc=$?
+	[ $rc -eq 0 ] || fail "SIGTERM: the agent exited $rc, expected 0"
+	PID=
+}
+
+# field FILE KEY: a top-level string or number of a result document.
+field() {
+	python3 -c 'import json,sys
+d=json.load(open(sys.argv[1]))
+v=d
+for k in sys.argv[2].split("."):
+    v=v.get(k) if isinstance(v,dict) else None
+print("" if v is None else v)' "$1" "$2" 2>/dev/null
+}
+
+# wait_field FILE KEY VALUE: up to 10 s.
+wait_field() {
+	i=0
+	while [ $i -lt 200 ]; do
+		[ -f "$1" ] && [ "$(field "$1" "$2")" = "$3" ] && return 0
+		sleep 0.05
+		i=$((i + 1))
+	done
+	fail "$1: $2 is '$(field "$1" "$2")', expected '$3'"
+	return 1
+}
+
+start_agent
+
+# --- submit: exit status by outcome ---
+printf 'print("hello from the sandbox")\n' > "$T/src/ok.py"
+"$AGENT" submit --timeout 60 "$T/src/ok.py" > "$T/out" 2>/dev/null
+rc=$?
+[ $rc -eq 0 ] || fail "submit of a clean LOW script exited $rc, expected 0"
+[ "$(field "$T/drop/ok.result.json" execution.stdout)" != "" ] || true
+grep -q "hello from the sandbox" "$T/drop/ok.result.json" || fail "ok.py: its stdout is not in the result"
+[ -f "$T/drop/ok.audit" ] || fail "ok.py: no ok.audit sidecar"
+"$AGENT" verify --pubkey "$T/keys/audit.key.pub" "$T/drop/ok.audit" > /dev/null 2>&1 ||
+	fail "ok.audit does not verify against the public key"
+printf 'import sys\nsys.exit(3)\n' > "$T/src/three.py"
+"$AGENT" submit --timeout 60 "$T/src/three.py" > "$T/out" 2>/dev/null
+rc=$?
+[ $rc -eq 1 ] || fail "submit of a script exiting 3 exited $rc, expected 1"
+[ "$(field "$T/drop/three.result.json" exit_code)" = 3 ] || fail "three.py: exit_code is not 3"
+
+printf 'import os\nos.system("ls")\n' > "$T/src/high.py"
+"$AGENT" submit --timeout 20 "$T/src/high.py" > "$T/out" 2>/dev/null
+rc=$?
+[ $rc -eq 6 ] || fail "submit of a HIGH script exited $rc, expected 6"
+grep -q "mai-agent approve high.py" "$T/out" || fail "submit did not print the next step"
+
+printf 'x = 1\000\n' > "$T/src/nul.py"
+"$AGENT" submit --timeout 20 "$T/src/nul.py" > /dev/null 2>&1
+rc=$?
+[ $rc -eq 7 ] || fail "submit of a file with a NUL byte exited $rc, expected 7"
+[ "$(field "$T/drop/nul.result.json" reason)" = "not_text" ] || fail "nul.py: reason not not_text"
+
+# --- approve: the decision is the user's, the answer is consumed ---
+"$AGENT" approve --reason "reviewed" "$T/drop/high.py" > /dev/null 2>&1 || fail "approve failed"
+wait_field "$T/drop/high.result.json" decision.by user
+[ "$(field "$T/drop/high.result.json" decision.reason)" = "reviewed" ] || fail "approve: reason lost"
+[ ! -e "$T/drop/high.approve" ] || fail "high.approve was not consumed"
+
+# --- override needs a reason; an edit needs a new one ---
+printf 'eval(input())\nexec(compile("1","x","exec"))\n' > "$T/drop/evil.py"
+wait_field "$T/drop/evil.result.json" state blocked
+"$AGENT" override "$T/drop/evil.py" > /dev/null 2>&1
+[ $? -eq 2 ] || fail "override without --reason did not exit 2"
+printf '\n' > "$T/drop/evil.override"
+wait_field "$T/drop/evil.result.json" state blocked
+i=0
+until grep -q "evil.override was empty" "$T/drop/evil.result.json" || [ $i -ge 100 ]; do sleep 0.05; i=$((i + 1)); done
+grep -q "evil.override was empty" "$T/drop/evil.result.json" || fail "empty override not explained"
+"$AGENT" override --reason "lab demo" "$T/drop/evil.py" > /dev/null 2>&1 || fail "override failed"
+wait_field "$T/drop/evil.result.json" decision.by user
+printf 'eval(input())\nexec(compile("2","x","exec"))\n' > "$T/drop/evil.py"
+wait_field "$T/drop/evil.result.json" decision.by policy
+[ "$(field "$T/drop/evil.result.json" state)" = blocked ] || fail "an edited override script was not blocked again"
+
+# --- hostile drops ---
+ln -s /etc/shadow "$T/drop/x.py"
+mkfifo "$T/drop/pipe.py"
+truncate -s 50M "$T/drop/huge.py"
+printf 'print(1)\n' > "$T/drop/with space.py"
+printf 'print(1)\n' > "$T/drop/-dash.py"
+printf 'print(1)\n' > "$T/drop/caf$(printf '\303\251').py"
+printf 'print(1)\n' > "$T/drop/new
+line.py"
+printf 'print(1)\n' > "$T/drop/gone.py"; rm "$T/drop/gone.py"
+wait_field "$T/drop/x.result.json" reason symlink
+wait_field "$T/drop/pipe.result.json" reason not_regular
+wait_field "$T/drop/huge.result.json" reason too_large
+for n in "with space" "-dash" "caf$(printf '\303\251')" "new
+line"; do
+	wait_field "$T/drop/$n.result.json" assessment.level LOW
+done
+sleep 0.3
+[ ! -e "$T/drop/gone.result.json" ] || fail "a file deleted before it was read got a result"
+
+# --- editor save styles: one job each ---
+printf 'import os\nos.system("a")\n' > "$T/drop/ed.py"
+wait_field "$T/drop/ed.result.json" state awaiting_confirmation
+jobs_of_ed() { grep -c 'info: ed.py: queued$' "$T/agent.log"; }
+before=$(jobs_of_ed)
+printf 'x' > "$T/drop/4913"; rm "$T/drop/4913"                       # vim's probe
+mv "$T/drop/ed.py" "$T/drop/ed.py~"                                   # vim's backup
+printf 'import os\nos.system("b")\n' > "$T/drop/ed.py"
+rm "$T/drop/ed.py~"
+sleep 0.5
+[ $(($(jobs_of_ed) - before)) -eq 1 ] || fail "a vim save made $(($(jobs_of_ed) - before)) jobs, expected 1"
+before=$(jobs_of_ed)
+printf 'import os\nos.system("c")\n' > "$T/drop/.ed.py.tmp"            # temp + rename
+mv "$T/drop/.ed.py.tmp" "$T/drop/ed.py"
+sleep 0.5
+[ $(($(jobs_of_ed) - before)) -eq 1 ] || fail "a temp+rename save made $(($(jobs_of_ed) - before)) jobs, expected 1"
+before=$(jobs_of_ed)
+printf 'import os\nos.system("d")\n' > "$T/drop/ed.py"               # in place
+sleep 0.5
+[ $(($(jobs_of_ed) - before)) -eq 1 ] || fail "an in-place save made $(($(jobs_of_ed) - before)) jobs, expected 1"
+grep -q 'ignoring 4913: vim write probe' "$T/agent.log" || fail "the vim probe was not logged as ignored"
+
+# --- 1000 drops at once: each answered exactly once ---
+mkdir "$T/many"
+i=0
+while [ $i -lt 1000 ]; do
+	printf 'import os\nos.system("%d")\n' $i > "$T/many/m$i.py"
+	i=$((i + 1))
+done
+mv "$T"/many/*.py "$T/drop/"
+i=0
+while [ $i -lt 600 ]; do
+	n=$(grep -l '"awaiting_confirmation"' "$T"/drop/m*.result.json 2>/dev/null | wc -l)
+	[ "$n" -eq 1000 ] && break
+	sleep 0.1
+	i=$((i + 1))
+done
+[ "$n" -eq 1000 ] || fail "1000 drops: $n answered"
+dup=$(grep -E 'm[0-9]+\.py: awaiting_confirmation' "$T/agent.log" | sort | uniq -d | wc -l)
+[ "$dup" -eq 0 ] || fail "1000 drops: $dup answered more than once"
+
+# --- SIGHUP: a bad config is refused, the agent goes on ---
+cp "$T/conf/agent.yaml" "$T/agent.yaml.good"
+echo 'workers: lots' >> "$T/conf/agent.yaml"
+kill -HUP "$PID"; sleep 0.3
+grep -q "SIGHUP: the new configuration is refused" "$T/agent.log" || fail "bad reload not refused"
+kill -0 "$PID" || fail "the agent died on a bad reload"
+cp "$T/agent.yaml.good" "$T/conf/agent.yaml"
+kill -HUP "$PID"; sleep 0.3
+grep -q "configuration reloaded" "$T/agent.log" || fail "good reload not logged"
+
+"$AGENT" status > "$T/status" 2>&1 || fail "status exited $? while the agent runs"
+grep -q "agent: running" "$T/status" || fail "status does not say running"
+
+# --- restart: content with a final result is not taken again ---
+stop_agent
+grep -q "stopped" "$T/agent.log" || fail "no clean stop in the log"
+m1=$(stat -c %Y.%y "$T/drop/evil.result.json")
+start_agent
+sleep 1
+m2=$(stat -c %Y.%y "$T/drop/evil.result.json")
+[ "$m1" = "$m2" ] || fail "a final result was rewritten after a restart"
+"$AGENT" status > /dev/null 2>&1 || fail "status after restart"
+
+# --- kill -9 in the middle of 300 drops, then a restart: all answered ---
+mkdir "$T/k"
+i=0
+while [ $i -lt 300 ]; do
+	printf 'import os\nos.system("k%d")\n' $i > "$T/k/k$i.py"
+	i=$((i + 1))
+done
+mv "$T"/k/*.py "$T/drop/"
+sleep 0.3
+kill -KILL "$PID"; wait "$PID" 2>/dev/null; PID=
+start_agent
+i=0
+while [ $i -lt 600 ]; do
+	n=$(grep -l '"awaiting_confirmation"' "$T"/drop/k*.result.json 2>/dev/null | wc -l)
+	[ "$n" -eq 300 ] && break
+	sleep 0.1
+	i=$((i + 1))
+done
+[ "$n" -eq 300 ] || fail "after kill -9 and a restart: $n of 300 answered"
+python3 -c 'import json,sys
+bad=[f for f in sys.argv[1:] if not isinstance(json.load(open(f)),dict)]
+sys.exit(1 if bad else 0)' "$T"/drop/k*.result.json 2>/dev/null || fail "a result is not whole JSON after kill -9"
+[ -z "$(ls -a "$T/drop" | grep '\.tmp\.')" ] || true # temporaries of a killed write may stay; they are ignored
+
+stop_agent
+"$AGENT" status > /dev/null 2>&1
+[ $? -eq 1 ] || fail "status of a stopped agent did not exit 1"
+
+# --- the audit log verifies after all of it, kill -9 included ---
+"$AGENT" verify "$T/state" > "$T/verify" 2>&1 || fail "the audit log does not verify: $(cat "$T/verify")"
+grep -q '^OK ' "$T/verify" || fail "verify did not say OK: $(cat "$T/verify")"
+
+if [ $fails -ne 0 ]; then
+	echo "--- agent log (tail) ---" >&2
+	grep -v debug "$T/agent.log" | tail -30 >&2
+	exit 1
+fi
+echo "agent_cli: all checks passed"

@@ -1,0 +1,238 @@
+#!/bin/sh
+# maiaudit through a real FUSE mount: layout, modes, content, EROFS, odd
+# offsets, runs/ with hostile names, status.json, the audit log files
+# against the core library's own answers, tampering, concurrent appends,
+# a large entries/ listing, clean unmount and recovery after kill -9.
+#
+# Needs /dev/fuse and fusermount3; exits 77 without them, unless
+# MAI_REQUIRE_REAL=1 (CI) makes that a failure. The mount is removed on
+# every exit path, including a failed check (trap on EXIT).
+#
+# Environment (set by meson): MAIAUDIT, EROFS_PROBE, VIEW_AUDIT_TOOL.
+set -u
+
+skip() {
+	if [ "${MAI_REQUIRE_REAL:-0}" = 1 ]; then
+		echo "FAIL (MAI_REQUIRE_REAL=1): $*" >&2
+		exit 1
+	fi
+	echo "SKIP: $*" >&2
+	exit 77
+}
+
+[ -e /dev/fuse ] || skip "no /dev/fuse: load the fuse module (modprobe fuse) or run where FUSE is available"
+[ -r /dev/fuse ] && [ -w /dev/fuse ] || skip "/dev/fuse is not readable and writable by uid $(id -u)"
+command -v fusermount3 >/dev/null 2>&1 || skip "fusermount3 is missing: install the fuse3 package"
+: "${MAIAUDIT:?MAIAUDIT must point at the maiaudit binary}"
+: "${EROFS_PROBE:?EROFS_PROBE must point at the erofs_probe binary}"
+: "${VIEW_AUDIT_TOOL:?VIEW_AUDIT_TOOL must point at the view_audit_tool binary}"
+: "${MAI_AGENT:?MAI_AGENT must point at the mai-agent binary}"
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/maiaudit-test.XXXXXX") || exit 1
+MNT=$T/mnt
+STATE=$T/state
+DROP=$T/drop
+LOG=$T/maiaudit.log
+PID=
+WRITER=
+mkdir -p "$MNT" "$STATE/audit" "$DROP"
+
+cleanup() {
+	status=$?
+	[ -n "$WRITER" ] && kill "$WRITER" 2>/dev/null && wait "$WRITER" 2>/dev/null
+	if [ -n "$PID" ] && kill -0 "$PID" 2>/dev/null; then
+		kill -TERM "$PID" 2>/dev/null
+		i=0
+		while kill -0 "$PID" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+		kill -KILL "$PID" 2>/dev/null
+	fi
+	# Whatever happened above, no mount may outlive the test.
+	if grep -q " $MNT " /proc/self/mountinfo 2>/dev/null; then
+		fusermount3 -u -z "$MNT" 2>/dev/null || umount -l "$MNT" 2>/dev/null
+	fi
+	if [ $status -ne 0 ] && [ -f "$LOG" ]; then
+		echo "--- maiaudit log ---" >&2
+		cat "$LOG" >&2
+	fi
+	rm -rf "$T"
+	exit $status
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+ok() {
+	echo "ok - $*"
+}
+
+mounted() {
+	grep -q " $MNT .* fuse.maiaudit " /proc/self/mountinfo
+}
+
+mount_count() {
+	n=$(grep -c "info: mounted $MNT " "$LOG" 2>/dev/null)
+	echo "${n:-0}"
+}
+
+# Waits for this start's "mounted" line: a stale mount is in mountinfo too.
+wait_mounted() {
+	i=0
+	until [ "$(mount_count)" -gt "$1" ] && mounted; do
+		i=$((i + 1))
+		[ $i -gt 100 ] && fail "maiaudit did not mount $MNT within 10 s"
+		kill -0 "$PID" 2>/dev/null || fail "maiaudit exited before mounting $MNT"
+		sleep 0.1
+	done
+}
+
+# Waits for maiaudit to end after a signal; it must exit 0 (under ASan a
+# leak or an error makes that fail).
+wait_gone() {
+	i=0
+	while kill -0 "$PID" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -gt 100 ] && fail "maiaudit (pid $PID) did not exit within 10 s of $1"
+		sleep 0.1
+	done
+	wait "$PID"
+	st=$?
+	[ $st -eq 0 ] || fail "maiaudit exited with status $st after $1"
+}
+
+start_view() {
+	before=$(mount_count)
+	"$MAIAUDIT" "$MNT" --foreground --state-dir "$STATE" --drop-dir "$DROP" \
+		--log-file "$LOG" "$@" </dev/null >/dev/null 2>&1 &
+	PID=$!
+	wait_mounted "$before"
+}
+
+stop_view() {
+	kill -"$1" "$PID"
+	wait_gone "SIG$1"
+	PID=
+	mounted && fail "$MNT is still mounted after SIG$1"
+	ok "SIG$1: maiaudit unmounted $MNT and exited"
+}
+
+# The same bytes through the mount and from a reference file.
+same() {
+	cmp -s "$1" "$2" || fail "$1 differs from $2: $(cmp "$1" "$2" 2>&1)"
+}
+
+# ---- layout and modes -------------------------------------------------
+start_view
+ok "mounted"
+[ "$(ls "$MNT" | tr '\n' ' ')" = "checkpoint entries head pubkey runs status.json verify verify.json " ] ||
+	fail "root listing: $(ls "$MNT" | tr '\n' ' ')"
+for f in verify verify.json status.json; do
+	[ "$(stat -c %a "$MNT/$f")" = 444 ] || fail "$f mode $(stat -c %a "$MNT/$f")"
+done
+for d in . entries runs; do
+	[ "$(stat -c %a "$MNT/$d")" = 555 ] || fail "$d mode $(stat -c %a "$MNT/$d")"
+done
+grep " $MNT " /proc/self/mountinfo | grep -q " ro[, ]" || fail "mount is not read-only"
+ok "layout, modes 0444/0555, mounted ro"
+
+# ---- status.json --------------------------------------------------------
+grep -q "\"message\": \"the agent is not running: $STATE/status.json does not exist" "$MNT/status.json" ||
+	fail "status.json without an agent: $(cat "$MNT/status.json")"
+printf '{"pid": %d, "queue": 2, "docker": true}' $$ >"$STATE/status.json"
+printf '{"pid": %d, "queue": 2, "docker": true}\n' $$ >"$T/status.expect"
+same "$MNT/status.json" "$T/status.expect"
+ok "status.json: absent says not running; present is served as written"
+
+# ---- runs/ --------------------------------------------------------------
+printf '{"state": "completed", "verdict": "exited", "exit_code": 0}\n' >"$DROP/foo.result.json"
+printf 'audit sidecar of foo\n' >"$DROP/foo.audit"
+printf '{"state": "running"}\n' >"$DROP/bar.result.json"
+ln -s /etc/passwd "$DROP/evil.result.json"
+ln -s /etc/passwd "$DROP/bar.audit"
+mkfifo "$DROP/fifo.result.json"
+printf '{}' >"$DROP/$(printf 'new\nline').result.json"
+printf '{}' >"$DROP/.hidden.result.json"
+[ "$(ls "$MNT/runs" | tr '\n' ' ')" = "bar foo " ] || fail "runs/ listing: $(ls "$MNT/runs" | tr '\n' ' ')"
+[ "$(ls "$MNT/runs/foo" | tr '\n' ' ')" = "audit result.json " ] || fail "runs/foo listing"
+[ "$(ls "$MNT/runs/bar" | tr '\n' ' ')" = "result.json " ] || fail "runs/bar lists a symlinked audit"
+same "$MNT/runs/foo/result.json" "$DROP/foo.result.json"
+same "$MNT/runs/foo/audit" "$DROP/foo.audit"
+[ -e "$MNT/runs/evil" ] && fail "a symlinked sidecar is shown"
+[ -e "$MNT/runs/fifo/result.json" ] && fail "a FIFO sidecar is shown"
+[ -e "$MNT/runs/../../etc/passwd" ] && fail "runs/ escapes the view"
+ok "runs/: sidecars served byte for byte; symlinks, FIFOs, newline and hidden names left out"
+
+# ---- a reader keeps its snapshot ----------------------------------------
+exec 3<"$MNT/runs/foo/result.json"
+printf '{"state": "completed", "verdict": "timeout", "message": "took too long"}\n' >"$DROP/foo.result.json.new"
+mv "$DROP/foo.result.json.new" "$DROP/foo.result.json"
+grep -q '"exit_code": 0' <&3 || fail "an open descriptor saw the content change"
+exec 3<&-
+grep -q '"timeout"' "$MNT/runs/foo/result.json" || fail "a new open did not see the new result"
+ok "content is fixed per open descriptor; a new open sees the new content"
+
+# ---- odd offsets: cat, head -c, tail -c, dd -----------------------------
+for f in runs/foo/result.json status.json verify; do
+	cat "$MNT/$f" >"$T/copy"
+	size=$(wc -c <"$T/copy")
+	[ "$(stat -c %s "$MNT/$f")" = "$size" ] || fail "$f: stat size $(stat -c %s "$MNT/$f") but $size bytes read"
+	[ "$(head -c 7 "$MNT/$f" | od -An -c)" = "$(head -c 7 "$T/copy" | od -An -c)" ] || fail "$f: head -c 7"
+	[ "$(tail -c 9 "$MNT/$f" | od -An -c)" = "$(tail -c 9 "$T/copy" | od -An -c)" ] || fail "$f: tail -c 9"
+	[ "$(dd if="$MNT/$f" bs=3 skip=5 count=4 2>/dev/null | od -An -c)" = \
+	  "$(dd if="$T/copy" bs=3 skip=5 count=4 2>/dev/null | od -An -c)" ] || fail "$f: dd bs=3 skip=5"
+	[ "$(dd if="$MNT/$f" bs=1 skip=$((size - 1)) 2>/dev/null | od -An -c)" = \
+	  "$(tail -c 1 "$T/copy" | od -An -c)" ] || fail "$f: dd of the last byte"
+	[ -z "$(dd if="$MNT/$f" bs=7 skip=$((size + 3)) 2>/dev/null)" ] || fail "$f: read past the end"
+done
+ok "cat, head -c, tail -c and dd at odd offsets agree with a plain copy"
+
+# ---- EROFS everywhere ---------------------------------------------------
+"$EROFS_PROBE" "$MNT" verify entries >"$T/probe.out" || { cat "$T/probe.out"; fail "a write-type call on verify did not get EROFS"; }
+"$EROFS_PROBE" "$MNT" runs/foo/result.json runs/foo >"$T/probe.out" || { cat "$T/probe.out"; fail "a write-type call under runs/ did not get EROFS"; }
+same "$MNT/runs/foo/result.json" "$DROP/foo.result.json"
+ok "every write-type call answers EROFS ($(grep -c EROFS "$T/probe.out") calls per path)"
+
+# ---- the audit log ------------------------------------------------------
+. "$(dirname "$0")/maiaudit_log_checks.sh"
+
+# ---- lifecycle ------------------------------------------------------------
+stop_view TERM
+start_view
+stop_view INT
+
+start_view
+kill -KILL "$PID"
+wait "$PID" 2>/dev/null
+PID=
+ls "$MNT" >/dev/null 2>"$T/ls.err" && fail "after kill -9 the mount point still answers"
+grep -q "Transport endpoint is not connected" "$T/ls.err" || fail "after kill -9: $(cat "$T/ls.err")"
+start_view
+grep -q "stale mount on $MNT (transport endpoint is not connected" "$LOG" ||
+	fail "no message about the stale mount in the log"
+[ "$(ls "$MNT" | wc -l)" = 8 ] || fail "the remounted view is not whole"
+[ "$(grep -c " $MNT " /proc/self/mountinfo)" = 1 ] || fail "mounts are stacked on $MNT"
+ok "after kill -9 the next start clears the stale mount, says so and mounts again"
+
+"$MAIAUDIT" "$MNT" --state-dir "$STATE" --log-file "$T/second.log" </dev/null >/dev/null 2>&1 &&
+	fail "a second maiaudit mounted over a live one"
+grep -q "is already a mount point (fuse.maiaudit); unmount it first with 'fusermount3 -u $MNT'" "$T/second.log" ||
+	fail "second maiaudit: $(cat "$T/second.log")"
+ok "a second maiaudit on a live mount refuses with advice"
+stop_view TERM
+
+# ---- paths from the agent's configuration ----------------------------------
+mkdir -p "$T/config"
+printf 'drop_dir: %s\nstate_dir: %s\nmount_point: %s\n' "$DROP" "$STATE" "$MNT" >"$T/config/agent.yaml"
+before=$(mount_count)
+"$MAIAUDIT" --config-dir "$T/config" --foreground --log-file "$LOG" </dev/null >/dev/null 2>&1 &
+PID=$!
+wait_mounted "$before"
+grep -q "info: mounted $MNT read-only (log $STATE/audit, state $STATE, drop $DROP)" "$LOG" ||
+	fail "paths from --config-dir: $(tail -1 "$LOG")"
+[ "$(ls "$MNT/runs" | tr '\n' ' ')" = "bar foo " ] || fail "runs/ with the configured drop_dir"
+ok "mount point, state, log and drop directories come from --config-dir"
+stop_view TERM
+echo "all maiaudit checks passed"

@@ -1,0 +1,130 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "names.h"
+
+static const struct {
+	const char *name;
+	enum names_kind kind;
+	enum names_reason reason;
+} cases[] = {
+	{ "foo.py", NAMES_SCRIPT, NAMES_REASON_NONE },
+	{ "a.py", NAMES_SCRIPT, NAMES_REASON_NONE },
+	{ "with space.py", NAMES_SCRIPT, NAMES_REASON_NONE },
+	{ "new\nline.py", NAMES_SCRIPT, NAMES_REASON_NONE },
+	{ "-rf.py", NAMES_SCRIPT, NAMES_REASON_NONE },
+	{ "caf\xc3\xa9.py", NAMES_SCRIPT, NAMES_REASON_NONE },
+	{ "\xf0\x9f\x90\x8d.py", NAMES_SCRIPT, NAMES_REASON_NONE },
+	{ "..py", NAMES_IGNORED, NAMES_REASON_HIDDEN },
+	{ "bad\xff.py", NAMES_BAD_NAME, NAMES_REASON_NONE },
+	{ "overlong\xc0\xaf.py", NAMES_BAD_NAME, NAMES_REASON_NONE },
+	{ "surrogate\xed\xa0\x80.py", NAMES_BAD_NAME, NAMES_REASON_NONE },
+	{ "foo.approve", NAMES_APPROVE, NAMES_REASON_NONE },
+	{ "foo.override", NAMES_OVERRIDE, NAMES_REASON_NONE },
+	{ ".approve", NAMES_IGNORED, NAMES_REASON_HIDDEN },
+	{ "", NAMES_IGNORED, NAMES_REASON_EMPTY },
+	{ ".", NAMES_IGNORED, NAMES_REASON_HIDDEN },
+	{ "..", NAMES_IGNORED, NAMES_REASON_HIDDEN },
+	{ ".foo.py", NAMES_IGNORED, NAMES_REASON_HIDDEN },
+	{ ".foo.py.swp", NAMES_IGNORED, NAMES_REASON_VIM_SWAP },
+	{ ".foo.py.swx", NAMES_IGNORED, NAMES_REASON_VIM_SWAP },
+	{ "foo.py.swo", NAMES_IGNORED, NAMES_REASON_VIM_SWAP },
+	{ "4913", NAMES_IGNORED, NAMES_REASON_VIM_PROBE },
+	{ "foo.py~", NAMES_IGNORED, NAMES_REASON_BACKUP },
+	{ ".#foo.py", NAMES_IGNORED, NAMES_REASON_EMACS_LOCK },
+	{ "#foo.py#", NAMES_IGNORED, NAMES_REASON_EMACS_AUTOSAVE },
+	{ "foo.result.json", NAMES_IGNORED, NAMES_REASON_SIDECAR },
+	{ "foo.audit", NAMES_IGNORED, NAMES_REASON_SIDECAR },
+	{ "foo.result.json.tmp.4242", NAMES_IGNORED, NAMES_REASON_TEMPORARY },
+	{ "foo.txt", NAMES_IGNORED, NAMES_REASON_NOT_PYTHON },
+	{ "foo.PY", NAMES_IGNORED, NAMES_REASON_NOT_PYTHON },
+	{ "foo.pyc", NAMES_IGNORED, NAMES_REASON_NOT_PYTHON },
+	{ "foo.py.bak", NAMES_IGNORED, NAMES_REASON_NOT_PYTHON },
+	{ "py", NAMES_IGNORED, NAMES_REASON_NOT_PYTHON },
+};
+
+static void test_classify_table(void **state)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		enum names_reason reason = (enum names_reason)-1;
+		enum names_kind kind = names_classify(cases[i].name, &reason);
+		if (kind != cases[i].kind || reason != cases[i].reason)
+			fail_msg("case %zu: got %s/%s, want %s/%s", i, names_kind_to_string(kind),
+				 names_reason_to_string(reason),
+				 names_kind_to_string(cases[i].kind),
+				 names_reason_to_string(cases[i].reason));
+	}
+	assert_int_equal(names_classify("x.py", NULL), NAMES_SCRIPT);
+}
+
+static void test_reason_strings(void **state)
+{
+	assert_string_equal(names_reason_to_string(NAMES_REASON_VIM_PROBE), "vim write probe (4913)");
+	assert_string_equal(names_reason_to_string(NAMES_REASON_SIDECAR), "the agent's own sidecar");
+	assert_string_equal(names_reason_to_string(NAMES_REASON_NOT_PYTHON), "not a .py file");
+	assert_string_equal(names_kind_to_string(NAMES_BAD_NAME), "bad_name");
+}
+
+static void test_printable(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} t[] = {
+		{ "plain.py", "plain.py" },
+		{ "new\nline.py", "new\\nline.py" },
+		{ "tab\there", "tab\\there" },
+		{ "back\\slash", "back\\\\slash" },
+		{ "bell\a", "bell\\x07" },
+		{ "caf\xc3\xa9", "caf\xc3\xa9" },
+		{ "bad\xff.py", "bad\\xff.py" },
+		{ "cut\xc3", "cut\\xc3" },
+		{ "over\xc0\xaf", "over\\xc0\\xaf" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		char *p = names_printable(t[i].in);
+		assert_string_equal(p, t[i].out);
+		assert_true(names_is_utf8(p));
+		free(p);
+	}
+}
+
+static void test_sidecar_and_answer_names(void **state)
+{
+	static const struct {
+		const char *script, *suffix, *want;
+	} t[] = {
+		{ "foo.py", ".result.json", "foo.result.json" },
+		{ "foo.py", ".audit", "foo.audit" },
+		{ "a.b.py", ".approve", "a.b.approve" },
+		{ "sub/x.py", ".override", "sub/x.override" },
+		{ "noext", ".audit", "noext.audit" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		char *s = names_sidecar(t[i].script, t[i].suffix);
+		assert_string_equal(s, t[i].want);
+		free(s);
+	}
+	char *s = names_script_for_answer("foo.approve");
+	assert_string_equal(s, "foo.py");
+	free(s);
+	s = names_script_for_answer("a.b.override");
+	assert_string_equal(s, "a.b.py");
+	free(s);
+	assert_null(names_script_for_answer("foo.py"));
+	assert_null(names_script_for_answer(".approve"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_classify_table),
+		cmocka_unit_test(test_reason_strings),
+		cmocka_unit_test(test_printable),
+		cmocka_unit_test(test_sidecar_and_answer_names),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

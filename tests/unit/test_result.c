@@ -1,0 +1,222 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <sys/stat.h>
+
+#include "fileio.h"
+#include "result.h"
+#include "testdir.h"
+
+static const struct {
+	enum result_state state;
+	enum result_verdict verdict;
+	int exit_code, sig;
+	const char *detail;
+	const char *want; /* NULL: no message */
+} messages[] = {
+	{ RESULT_COMPLETED, RESULT_VERDICT_EXITED, 0, 0, NULL, NULL },
+	{ RESULT_COMPLETED, RESULT_VERDICT_EXITED, 3, 0, NULL,
+	  "The script exited with status 3: read stderr under execution, fix the script and "
+	  "save it again." },
+	{ RESULT_COMPLETED, RESULT_VERDICT_EXITED, 0, 9, NULL,
+	  "The script was killed by signal 9: read stderr under execution, fix the script and "
+	  "save it again." },
+	{ RESULT_COMPLETED, RESULT_VERDICT_TIMEOUT, 0, 0, NULL,
+	  "The script ran past its time limit and was stopped: make it finish sooner, or raise "
+	  "the timeout for its trust level in sandbox.yaml." },
+	{ RESULT_COMPLETED, RESULT_VERDICT_OOM_KILLED, 0, 0, NULL,
+	  "The script went over its memory limit and was killed: use less memory, or raise the "
+	  "memory limit for its trust level in sandbox.yaml." },
+	{ RESULT_COMPLETED, RESULT_VERDICT_SANDBOX_ERROR, 0, 0, "image python3 missing",
+	  "The sandbox could not run the script (image python3 missing): check 'mai-agent "
+	  "status' and the agent log, then save the file again." },
+	{ RESULT_AWAITING_CONFIRMATION, RESULT_VERDICT_NONE, 0, 0, NULL,
+	  "Assessed HIGH risk, so it waits for a confirmation: read the findings, then run "
+	  "'mai-agent approve foo.py' (or create foo.approve) to let this exact content run." },
+	{ RESULT_BLOCKED, RESULT_VERDICT_NONE, 0, 0, "foo.override is empty",
+	  "foo.override is empty. Assessed BLOCKED, so it does not run: fix the findings and "
+	  "save it again, or run 'mai-agent override foo.py --reason TEXT' (or write your "
+	  "explanation into foo.override) to run this exact content anyway." },
+	{ RESULT_REJECTED, RESULT_VERDICT_NONE, 0, 0, "The name is a symbolic link.",
+	  "Rejected: The name is a symbolic link." },
+	{ RESULT_ERROR, RESULT_VERDICT_NONE, 0, 0, "Docker is not reachable",
+	  "The agent could not finish this job (Docker is not reachable); it retries on its "
+	  "own: check 'mai-agent status' and the agent log if this stays." },
+	{ RESULT_QUEUED, RESULT_VERDICT_NONE, 0, 0, NULL,
+	  "Accepted and waiting for a free worker: this file is rewritten with the outcome "
+	  "when it has run." },
+};
+
+static void test_messages_tell_what_to_do(void **state)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(messages); i++) {
+		struct result_info r = {
+			.file = "sub/foo.py", .state = messages[i].state,
+			.verdict = messages[i].verdict, .exit_code = messages[i].exit_code,
+			.signal = messages[i].sig, .detail = messages[i].detail,
+		};
+		char *m = result_message(&r);
+		if (!messages[i].want) {
+			assert_null(m);
+			continue;
+		}
+		if (!m || strcmp(m, messages[i].want) != 0)
+			fail_msg("case %zu: got \"%s\"", i, m ? m : "(null)");
+		assert_null(strchr(m, '\n')); /* one line */
+		free(m);
+	}
+}
+
+static void test_state_and_verdict_names(void **state)
+{
+	enum result_state s;
+	enum result_verdict v;
+	assert_string_equal(result_state_to_string(RESULT_AWAITING_CONFIRMATION),
+			    "awaiting_confirmation");
+	assert_int_equal(result_state_from_string("blocked", &s), 0);
+	assert_int_equal(s, RESULT_BLOCKED);
+	assert_int_equal(result_state_from_string("done", &s), -EINVAL);
+	assert_int_equal(result_verdict_from_string("pids_limit", &v), 0);
+	assert_int_equal(v, RESULT_VERDICT_PIDS_LIMIT);
+	assert_int_equal(result_verdict_from_string("none", &v), -EINVAL);
+	assert_true(result_state_is_final(RESULT_COMPLETED));
+	assert_true(result_state_is_final(RESULT_REJECTED));
+	assert_false(result_state_is_final(RESULT_ERROR));
+	assert_false(result_state_is_final(RESULT_RUNNING));
+}
+
+static void test_time_format(void **state)
+{
+	struct timespec ts = { .tv_sec = 1795330500, .tv_nsec = 123999999 };
+	char buf[40];
+	result_format_time(&ts, buf, sizeof(buf));
+	assert_string_equal(buf, "2026-11-22T06:55:00.123Z");
+}
+
+static void test_write_full_document(void **state)
+{
+	const char *dir = *state;
+	uint64_t seqs[] = { 41, 42, 43 };
+	json_t *assessment = json_pack("{s:s, s:f, s:[]}", "level", "HIGH", "score", 7.5,
+				       "findings");
+	json_t *execution = json_pack("{s:i, s:s}", "exit_code", 0, "image", "mai-python:1");
+	struct result_info r = {
+		.file = "foo.py",
+		.sha256 = "ab12ab12ab12ab12ab12ab12ab12ab12ab12ab12ab12ab12ab12ab12ab12ab12",
+		.size = 1234,
+		.state = RESULT_COMPLETED,
+		.verdict = RESULT_VERDICT_EXITED,
+		.accepted = { 1795330500, 0 },
+		.started = { 1795330500, 5000000 },
+		.finished = { 1795330501, 250000000 },
+		.assessment = assessment,
+		.execution = execution,
+		.decision = { .action = "run", .by = "user", .uid = 1000, .reason = "reviewed it" },
+		.audit = { .seqs = seqs, .n_seqs = 3, .entry_hash = "ffee", .checkpoint_size = 44 },
+	};
+	char *err = NULL;
+	assert_int_equal(result_write(dir, &r, &err), 0);
+	json_decref(assessment);
+	json_decref(execution);
+
+	_cleanup_free_ char *path = xasprintf("%s/foo.result.json", dir);
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0644);
+	json_error_t jerr;
+	json_t *o = json_load_file(path, 0, &jerr);
+	assert_non_null(o);
+
+	const char *file, *sha, *stat_s, *verdict, *level, *image, *action, *by, *reason;
+	const char *acc, *fin, *hash;
+	int schema, code, uid, cp;
+	json_int_t size, s0, s2;
+	assert_int_equal(json_unpack_ex(o, &jerr, JSON_STRICT,
+		"{s:i, s:s, s:s, s:s, s:I, s:s, s:s, s:i, s:{s:s, s:s, s:s},"
+		" s:{s:s, s:f, s:[]}, s:{s:s, s:s, s:i, s:s}, s:{s:i, s:s},"
+		" s:{s:[I,I,I], s:s, s:i}}",
+		"schema_version", &schema, "agent_version", &(const char *){ NULL },
+		"file", &file, "sha256", &sha, "size", &size, "state", &stat_s,
+		"verdict", &verdict, "exit_code", &code,
+		"times", "accepted", &acc, "started", &(const char *){ NULL }, "finished", &fin,
+		"assessment", "level", &level, "score", &(double){ 0 }, "findings",
+		"decision", "action", &action, "by", &by, "uid", &uid, "reason", &reason,
+		"execution", "exit_code", &(int){ 0 }, "image", &image,
+		"audit", "seqs", &s0, &(json_int_t){ 0 }, &s2, "entry_hash", &hash,
+		"checkpoint_size", &cp), 0);
+	assert_int_equal(schema, 1);
+	assert_string_equal(file, "foo.py");
+	assert_int_equal(size, 1234);
+	assert_string_equal(stat_s, "completed");
+	assert_string_equal(verdict, "exited");
+	assert_int_equal(code, 0);
+	assert_string_equal(acc, "2026-11-22T06:55:00.000Z");
+	assert_string_equal(fin, "2026-11-22T06:55:01.250Z");
+	assert_string_equal(level, "HIGH");
+	assert_string_equal(image, "mai-python:1");
+	assert_string_equal(action, "run");
+	assert_string_equal(by, "user");
+	assert_int_equal(uid, 1000);
+	assert_string_equal(reason, "reviewed it");
+	assert_int_equal(s0, 41);
+	assert_int_equal(s2, 43);
+	assert_string_equal(hash, "ffee");
+	assert_int_equal(cp, 44);
+	json_decref(o);
+}
+
+static void test_rejected_odd_name_sidecar(void **state)
+{
+	const char *dir = *state;
+	struct result_info r = {
+		.file = "bad\xff name.py",
+		.state = RESULT_REJECTED,
+		.reason = "bad_name",
+		.detail = "the name is not valid UTF-8: rename the file",
+	};
+	char *err = NULL;
+	assert_int_equal(result_write(dir, &r, &err), 0);
+
+	/* The sidecar sits next to the script under its raw name; inside, the
+	 * name is escaped so that the JSON stays valid. */
+	_cleanup_free_ char *path = xasprintf("%s/bad\xff name.result.json", dir);
+	json_t *o = json_load_file(path, 0, NULL);
+	assert_non_null(o);
+	assert_string_equal(json_string_value(json_object_get(o, "file")), "bad\\xff name.py");
+	assert_true(json_is_true(json_object_get(o, "file_escaped")));
+	assert_string_equal(json_string_value(json_object_get(o, "state")), "rejected");
+	assert_string_equal(json_string_value(json_object_get(o, "reason")), "bad_name");
+	assert_string_equal(json_string_value(json_object_get(o, "message")),
+			    "Rejected: the name is not valid UTF-8: rename the file");
+	assert_null(json_object_get(o, "sha256"));
+	assert_null(json_object_get(o, "verdict"));
+	json_decref(o);
+}
+
+static void test_write_error_names_the_file(void **state)
+{
+	struct result_info r = { .file = "foo.py", .state = RESULT_QUEUED };
+	char *err = NULL;
+	assert_int_equal(result_write("/nonexistent/drop", &r, &err), -ENOENT);
+	assert_string_equal(err, "cannot write /nonexistent/drop/foo.result.json: No such file or "
+				 "directory (is the drop directory writable and its disk not full?)");
+	free(err);
+}
+
+int main(void)
+{
+#define T(f) cmocka_unit_test_setup_teardown(f, testdir_setup, testdir_teardown)
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_messages_tell_what_to_do),
+		cmocka_unit_test(test_state_and_verdict_names),
+		cmocka_unit_test(test_time_format),
+		T(test_write_full_document),
+		T(test_rejected_odd_name_sidecar),
+		T(test_write_error_names_the_file),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
