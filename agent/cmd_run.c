@@ -13,6 +13,7 @@
 #include "fileio.h"
 #include "log.h"
 #include "sandbox.h"
+#include "viewproc.h"
 
 _Static_assert((int)ASSESS_LOW == (int)POLICY_LEVEL_LOW &&
 	       (int)ASSESS_BLOCKED == (int)POLICY_LEVEL_BLOCKED,
@@ -23,7 +24,7 @@ _Static_assert((int)CONFIG_TRUST_UNTRUSTED == (int)POLICY_TRUST_UNTRUSTED,
 static void run_usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: mai-agent run [--config-dir DIR] [--log-file FILE]\n"
+		"Usage: mai-agent run [--config-dir DIR] [--log-file FILE] [--mount[=DIR]]\n"
 		"\n"
 		"Watches agent.drop_dir and answers every .py file dropped there with a\n"
 		"foo.result.json next to it. Runs until SIGTERM or SIGINT; SIGHUP reloads\n"
@@ -31,6 +32,9 @@ static void run_usage(FILE *out)
 		"\n"
 		"  -c, --config-dir DIR  configuration directory (default $%s, else %s)\n"
 		"  -l, --log-file FILE   append the log to FILE instead of stderr\n"
+		"  -m, --mount[=DIR]     also mount the read-only audit view (maiaudit) on\n"
+		"                        DIR, by default agent.mount_point; it is unmounted\n"
+		"                        when the agent stops\n"
 		"\n"
 		"Exit status: 0 stopped cleanly; 2 bad arguments; 3 invalid configuration;\n"
 		"4 Docker or the sandbox not usable; 1 the agent could not start otherwise.\n",
@@ -168,10 +172,13 @@ int cmd_run(int argc, char **argv)
 	static const struct option options[] = {
 		{ "config-dir", required_argument, NULL, 'c' },
 		{ "log-file", required_argument, NULL, 'l' },
+		{ "mount", optional_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *dir_arg = NULL, *log_file = NULL;
+	const char *dir_arg = NULL, *log_file = NULL, *mount_arg = NULL;
+	bool mount = false;
+	pid_t view_pid = -1;
 	_cleanup_free_ char *dir = NULL, *err = NULL;
 	struct mai_config *cfg = NULL;
 	struct assess_rules *rules = NULL;
@@ -180,10 +187,11 @@ int cmd_run(int argc, char **argv)
 	struct audit_log *log = NULL;
 	int c, rc = MAI_EXIT_FAILURE;
 
-	while ((c = getopt_long(argc, argv, "c:l:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:l:m::h", options, NULL)) != -1) {
 		switch (c) {
 		case 'c': dir_arg = optarg; break;
 		case 'l': log_file = optarg; break;
+		case 'm': mount = true; mount_arg = optarg; break;
 		case 'h': run_usage(stdout); return MAI_EXIT_OK;
 		default: run_usage(stderr); return MAI_EXIT_USAGE;
 		}
@@ -258,10 +266,24 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	log_info("configuration %s (sha256 %.12s)", dir, cfg->sha256);
+	if (mount) {
+		const char *mp = mount_arg ? mount_arg : cfg->agent.mount_point;
+		free(err);
+		err = NULL;
+		r = fileio_mkdir_p(mp, 0755);
+		if (r < 0)
+			err = xstrdup(strerror(-r));
+		if (r < 0 || viewproc_start(mp, dir, log_file, &view_pid, &err) < 0) {
+			log_errorx("cannot mount the audit view on %s: %s (agent.mount_point in "
+				   "agent.yaml, or --mount=DIR)", mp, err);
+			goto out;
+		}
+	}
 	rc = daemon_run(d) < 0 ? MAI_EXIT_FAILURE : MAI_EXIT_OK;
 	if (audit_append(log, "agent_stop", NULL, NULL) < 0)
 		log_errorx("cannot record agent_stop in the audit log %s", cfg->audit.log_dir);
 out:
+	viewproc_stop(view_pid);
 	daemon_free(d);
 	if (log)
 		audit_close(log);

@@ -281,8 +281,8 @@ void sandbox_container_discard(struct sandbox *sb, struct sandbox_container *c)
 }
 
 /* A warm container for the job, with the job's limits applied, or -EAGAIN. */
-static int take_warm(struct sandbox *sb, enum sandbox_trust trust, const struct sandbox_limits *want,
-		     struct sandbox_container *c)
+static int take_warm(struct sandbox *sb, enum sandbox_trust trust,
+		     const struct sandbox_limits *want, struct sandbox_container *c)
 {
 	char *err = NULL;
 
@@ -325,6 +325,12 @@ static uint8_t *job_input(const struct sandbox_job *job, size_t *len)
 
 int sandbox_run(struct sandbox *sb, const struct sandbox_job *job, struct sandbox_result *out)
 {
+	return sandbox_run_internal(sb, job, 0, out);
+}
+
+int sandbox_run_internal(struct sandbox *sb, const struct sandbox_job *job, int64_t min_timeout_ms,
+			 struct sandbox_result *out)
+{
 	struct sandbox_container c = { 0 };
 	struct docker_container_state st = { 0 };
 	struct sandbox_usage usage = { 0 };
@@ -343,6 +349,8 @@ int sandbox_run(struct sandbox *sb, const struct sandbox_job *job, struct sandbo
 	out->trust = job->trust;
 	sandbox_limits_compute(&sb->trust[job->trust].base, &job->metrics,
 			       !sb->trust[job->trust].no_scale, &sb->machine, sb->workers, &want);
+	if (want.timeout_ms < min_timeout_ms)
+		want.timeout_ms = min_timeout_ms;
 	out->limits = want;
 	out->runtime = xstrdup(sb->runtime[job->trust]);
 	out->image = xstrdup(sb->image);

@@ -81,6 +81,13 @@ struct sandbox_code_metrics {
 	size_t bytes, lines, loops, imports, max_nesting;
 };
 
+/* The bridge from the assessor (assess.h): its metrics, and the trust level
+ * of an assessed level (LOW trusted, MEDIUM standard, HIGH and BLOCKED that
+ * a user let through untrusted). */
+struct assess_metrics;
+void sandbox_metrics_from_assess(const struct assess_metrics *in, struct sandbox_code_metrics *out);
+enum sandbox_trust sandbox_trust_for_level(int assess_level);
+
 struct sandbox_job {
 	const char *job_id;     /* goes into the mai.job label */
 	const char *file_name;  /* what tracebacks show, e.g. "foo.py" */

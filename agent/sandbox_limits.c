@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "assess.h"
 #include "config.h"
 #include "fileio.h"
 #include "macro.h"
@@ -158,6 +159,23 @@ void sandbox_options_from_config(const struct mai_config *cfg, const char *insta
 		to->runtime = l->runtime;
 		to->no_scale = !l->scale;
 		to->network_allowlist = l->network == CONFIG_NETWORK_ALLOWLIST;
+	}
+}
+
+void sandbox_metrics_from_assess(const struct assess_metrics *in, struct sandbox_code_metrics *out)
+{
+	*out = (struct sandbox_code_metrics){
+		.bytes = in->bytes, .lines = in->lines, .loops = in->loops,
+		.imports = in->imports, .max_nesting = in->max_nesting,
+	};
+}
+
+enum sandbox_trust sandbox_trust_for_level(int assess_level)
+{
+	switch (assess_level) {
+	case ASSESS_LOW: return SANDBOX_TRUSTED;
+	case ASSESS_MEDIUM: return SANDBOX_STANDARD;
+	default: return SANDBOX_UNTRUSTED; /* HIGH, BLOCKED, anything unknown */
 	}
 }
 

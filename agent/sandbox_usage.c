@@ -122,9 +122,16 @@ static void sample(struct sandbox_usage *u)
 static void *sampler(void *arg)
 {
 	struct sandbox_usage *u = arg;
-	struct timespec ts = { 0, SAMPLE_INTERVAL_NS };
 
-	while (!atomic_load(&u->stop)) {
+	for (;;) {
+		struct timespec until;
+		bool stop;
+
+		pthread_mutex_lock(&u->lock);
+		stop = u->stop;
+		pthread_mutex_unlock(&u->lock);
+		if (stop)
+			break;
 		/* The cgroup appears at start; look again until it does. */
 		if (!u->from_cgroup_files) {
 			u->memory_dir = find_dir(u->cgroup_version, "memory", u->id);
@@ -135,7 +142,16 @@ static void *sampler(void *arg)
 			}
 		}
 		sample(u);
-		nanosleep(&ts, NULL);
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		until.tv_nsec += SAMPLE_INTERVAL_NS;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		pthread_mutex_lock(&u->lock);
+		if (!u->stop)
+			pthread_cond_timedwait(&u->wake, &u->lock, &until);
+		pthread_mutex_unlock(&u->lock);
 	}
 	return NULL;
 }
@@ -143,21 +159,32 @@ static void *sampler(void *arg)
 void sandbox_usage_start(struct sandbox_usage *u, struct docker *d, const char *container_id,
 			 int cgroup_version)
 {
+	pthread_condattr_t attr;
+
 	memset(u, 0, sizeof(*u));
 	u->docker = d;
 	u->id = xstrdup(container_id);
 	u->cgroup_version = cgroup_version;
-	atomic_init(&u->stop, false);
+	pthread_mutex_init(&u->lock, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&u->wake, &attr);
+	pthread_condattr_destroy(&attr);
 	u->started = pthread_create(&u->thread, NULL, sampler, u) == 0;
 }
 
 void sandbox_usage_stop(struct sandbox_usage *u)
 {
 	if (u->started) {
-		atomic_store(&u->stop, true);
+		pthread_mutex_lock(&u->lock);
+		u->stop = true;
+		pthread_cond_signal(&u->wake);
+		pthread_mutex_unlock(&u->lock);
 		pthread_join(u->thread, NULL);
 		u->started = false;
 	}
+	pthread_mutex_destroy(&u->lock);
+	pthread_cond_destroy(&u->wake);
 	if (u->from_cgroup_files)
 		sample_files(u);
 	free(u->id);

@@ -8,7 +8,6 @@
 #define MAI_SANDBOX_USAGE_H
 
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -27,7 +26,9 @@ struct sandbox_usage {
 	char *id;
 	char *memory_dir, *cpu_dir, *pids_dir; /* NULL when not found */
 	int cgroup_version;
-	atomic_bool stop;
+	bool stop;
+	pthread_mutex_t lock; /* with wake: stop interrupts the sampling pause */
+	pthread_cond_t wake;
 	pthread_t thread;
 	bool started;
 };

@@ -18,6 +18,9 @@ cleanup() {
 		kill -TERM "$PID"
 		wait "$PID" 2>/dev/null
 	fi
+	if grep -q " $T/mnt " /proc/mounts 2>/dev/null; then
+		fusermount3 -u -z "$T/mnt" 2>/dev/null || umount -l "$T/mnt"
+	fi
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -41,8 +44,9 @@ mkdir "$T/keys"
 "$AGENT" keygen "$T/keys/audit.key" > /dev/null 2>&1 || { echo "FAIL: keygen" >&2; exit 1; }
 printf 'signing_key: %s\ncheckpoint_interval: 1s\n' "$T/keys/audit.key" > "$T/conf/audit.yaml"
 
+# start_agent [ARGS...]: extra arguments go to 'mai-agent run'.
 start_agent() {
-	"$AGENT" run --log-file "$T/agent.log" &
+	"$AGENT" run --log-file "$T/agent.log" "$@" &
 	PID=$!
 	i=0
 	# Ready when status.json names this process (an old one may be there).
@@ -131,7 +135,7 @@ wait_field "$T/drop/high.result.json" decision.by user
 [ ! -e "$T/drop/high.approve" ] || fail "high.approve was not consumed"
 
 # --- override needs a reason; an edit needs a new one ---
-printf 'eval(input())\nexec(compile("1","x","exec"))\n' > "$T/drop/evil.py"
+printf 'import base64\nexec(base64.b64decode("cHJpbnQoMSk="))\n' > "$T/drop/evil.py"
 wait_field "$T/drop/evil.result.json" state blocked
 "$AGENT" override "$T/drop/evil.py" > /dev/null 2>&1
 [ $? -eq 2 ] || fail "override without --reason did not exit 2"
@@ -142,7 +146,7 @@ until grep -q "evil.override was empty" "$T/drop/evil.result.json" || [ $i -ge 1
 grep -q "evil.override was empty" "$T/drop/evil.result.json" || fail "empty override not explained"
 "$AGENT" override --reason "lab demo" "$T/drop/evil.py" > /dev/null 2>&1 || fail "override failed"
 wait_field "$T/drop/evil.result.json" decision.by user
-printf 'eval(input())\nexec(compile("2","x","exec"))\n' > "$T/drop/evil.py"
+printf 'import base64\nexec(base64.b64decode("cHJpbnQoMik="))\n' > "$T/drop/evil.py"
 wait_field "$T/drop/evil.result.json" decision.by policy
 [ "$(field "$T/drop/evil.result.json" state)" = blocked ] || fail "an edited override script was not blocked again"
 
@@ -261,6 +265,21 @@ stop_agent
 # --- the audit log verifies after all of it, kill -9 included ---
 "$AGENT" verify "$T/state" > "$T/verify" 2>&1 || fail "the audit log does not verify: $(cat "$T/verify")"
 grep -q '^OK ' "$T/verify" || fail "verify did not say OK: $(cat "$T/verify")"
+
+# --- run --mount: the audit view beside the agent, gone when it stops ---
+if [ -e /dev/fuse ] && command -v fusermount3 > /dev/null; then
+	start_agent --mount="$T/mnt"
+	i=0
+	until [ -f "$T/mnt/verify" ] || [ $i -ge 100 ]; do sleep 0.05; i=$((i + 1)); done
+	"$AGENT" verify "$T/state" > "$T/verify" 2>&1
+	head -c 3 "$T/mnt/verify" | grep -q '^OK ' || fail "cat verify on the mount: $(cat "$T/mnt/verify")"
+	cmp -s "$T/mnt/runs/evil/result.json" "$T/drop/evil.result.json" ||
+		fail "runs/evil/result.json differs from the sidecar in the drop directory"
+	stop_agent
+	! grep -q " $T/mnt " /proc/mounts || fail "the audit view is still mounted after the agent stopped"
+elif [ "${MAI_REQUIRE_REAL:-0}" = 1 ]; then
+	fail "run --mount not tested: /dev/fuse or fusermount3 is missing"
+fi
 
 if [ $fails -ne 0 ]; then
 	echo "--- agent log (tail) ---" >&2

@@ -1,0 +1,184 @@
+/* Sandbox benchmark (not part of the test suite; run through run.sh):
+ *   bench_sandbox latency warm|cold N    p50/p95 of a trivial script
+ *   bench_sandbox throughput N WORKERS   runs/s through sandbox_run (pooled)
+ *   bench_sandbox churn N WORKERS        runs/s of a bare create/start/wait/
+ *                                        remove loop: the engine's churn limit
+ * Output: one line "name value..." per measure, for run.sh to tabulate. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "docker.h"
+#include "sandbox.h"
+#include "sandbox_attach.h"
+#include "sandbox_internal.h"
+
+static const char trivial[] = "print('ok')\n";
+
+static const char *image(void)
+{
+	const char *s = getenv("MAI_SANDBOX_IMAGE");
+	return s && *s ? s : "mai-sandbox:latest";
+}
+
+static struct sandbox *open_sandbox(unsigned pool, unsigned workers)
+{
+	struct sandbox_options o;
+	struct sandbox *sb = NULL;
+	char *err = NULL, inst[64];
+
+	snprintf(inst, sizeof(inst), "bench-%ld", (long)getpid());
+	sandbox_options_defaults(&o);
+	o.image = image();
+	o.instance_id = inst;
+	o.pool_size = pool;
+	o.workers = workers;
+	if (sandbox_new(&o, &sb, &err) < 0) {
+		fprintf(stderr, "bench: %s\n", err);
+		exit(1);
+	}
+	return sb;
+}
+
+static int one_run(struct sandbox *sb)
+{
+	struct sandbox_job job = { .job_id = "bench", .file_name = "bench.py",
+				   .code = (const uint8_t *)trivial, .len = sizeof(trivial) - 1,
+				   .trust = SANDBOX_STANDARD };
+	struct sandbox_result r;
+	int ok;
+
+	sandbox_run(sb, &job, &r);
+	ok = r.verdict == SANDBOX_VERDICT_EXITED && r.exit_code == 0 && strcmp(r.out.data, "ok\n") == 0;
+	if (!ok)
+		fprintf(stderr, "bench: run failed: %s\n", r.message ? r.message : "wrong output");
+	sandbox_result_clear(&r);
+	return ok ? 0 : -1;
+}
+
+static int cmp64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int latency(bool warm, int n)
+{
+	struct sandbox *sb = open_sandbox(warm ? 1 : 0, 1);
+	int64_t *ms = calloc((size_t)n, sizeof(*ms));
+
+	for (int i = 0; i < n; i++) {
+		int64_t t;
+		/* Warm: measure a job that finds its container ready, as a job
+		 * arriving at an idle agent does. */
+		while (warm && sandbox_pool_ready(sb->pool, SANDBOX_STANDARD) == 0)
+			usleep(10000);
+		t = sandbox_now_ms();
+		if (one_run(sb) < 0)
+			return 1;
+		ms[i] = sandbox_now_ms() - t;
+	}
+	qsort(ms, (size_t)n, sizeof(*ms), cmp64);
+	printf("%s_latency_ms p50 %lld p95 %lld\n", warm ? "warm" : "cold",
+	       (long long)ms[n / 2], (long long)ms[(n * 95 + 99) / 100 - 1]);
+	free(ms);
+	sandbox_free(sb);
+	return 0;
+}
+
+struct worker_ctx {
+	struct sandbox *sb;
+	struct docker *d;
+	atomic_int left;
+	atomic_int failed;
+};
+
+static void *sandbox_worker(void *arg)
+{
+	struct worker_ctx *c = arg;
+
+	while (atomic_fetch_sub(&c->left, 1) > 0)
+		if (one_run(c->sb) < 0)
+			atomic_fetch_add(&c->failed, 1);
+	return NULL;
+}
+
+static void *churn_worker(void *arg)
+{
+	struct worker_ctx *c = arg;
+	const char *cmd[] = { "python3", "-c", "print('ok')", NULL };
+	char inst[64];
+	struct docker_label labels[] = { { "mai.agent", "1" }, { "mai.instance", inst } };
+	struct docker_create_params p = {
+		.image = image(), .cmd = cmd, .user = "1000:1000", .workdir = "/tmp",
+		.labels = labels, .n_labels = 2, .memory_bytes = 256 << 20,
+		.nano_cpus = 1000000000, .pids_limit = 64, .tmpfs_bytes = 32 << 20, .nofile = 128,
+		.fsize_bytes = 16 << 20,
+	};
+
+	snprintf(inst, sizeof(inst), "bench-%ld", (long)getpid());
+	while (atomic_fetch_sub(&c->left, 1) > 0) {
+		char *id = NULL, *err = NULL;
+		int64_t code;
+		if (docker_container_create(c->d, &p, &id, &err) ||
+		    docker_container_start(c->d, id, &err) ||
+		    docker_container_wait(c->d, id, 60000, &code, &err) ||
+		    docker_container_remove(c->d, id, &err)) {
+			fprintf(stderr, "bench: churn: %s\n", err);
+			free(err);
+			atomic_fetch_add(&c->failed, 1);
+			if (id)
+				docker_container_remove(c->d, id, &err);
+		}
+		free(id);
+	}
+	return NULL;
+}
+
+static int parallel(bool churn, int n, int workers)
+{
+	struct worker_ctx c = { 0 };
+	pthread_t th[64];
+	int64_t t;
+
+	if (workers < 1 || workers > 64)
+		workers = 1;
+	atomic_init(&c.left, n);
+	atomic_init(&c.failed, 0);
+	if (churn) {
+		c.d = docker_new(NULL);
+	} else {
+		c.sb = open_sandbox((unsigned)workers, (unsigned)workers);
+		sleep(2); /* let the pool fill, as it would between bursts */
+	}
+	t = sandbox_now_ms();
+	for (int i = 0; i < workers; i++)
+		pthread_create(&th[i], NULL, churn ? churn_worker : sandbox_worker, &c);
+	for (int i = 0; i < workers; i++)
+		pthread_join(th[i], NULL);
+	t = sandbox_now_ms() - t;
+	printf("%s_runs_per_s %.2f runs %d workers %d failed %d seconds %.1f\n",
+	       churn ? "churn" : "sandbox", n * 1000.0 / (double)t, n, workers,
+	       atomic_load(&c.failed), t / 1000.0);
+	if (c.sb)
+		sandbox_free(c.sb);
+	if (c.d)
+		docker_free(c.d);
+	return atomic_load(&c.failed) ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 4 && strcmp(argv[1], "latency") == 0)
+		return latency(strcmp(argv[2], "warm") == 0, atoi(argv[3]));
+	if (argc >= 4 && strcmp(argv[1], "throughput") == 0)
+		return parallel(false, atoi(argv[2]), atoi(argv[3]));
+	if (argc >= 4 && strcmp(argv[1], "churn") == 0)
+		return parallel(true, atoi(argv[2]), atoi(argv[3]));
+	fprintf(stderr, "usage: bench_sandbox latency warm|cold N | throughput N WORKERS | "
+			"churn N WORKERS\n");
+	return 2;
+}

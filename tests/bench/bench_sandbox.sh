@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Sandbox benchmark, side by side in one run (issue #4 point 9):
+#  - latency p50/p95 of a trivial script: warm pool, cold path, and the
+#    baseline `docker run --rm` with the same hardening;
+#  - throughput of N trivial runs with W workers through sandbox_run against
+#    a bare Engine API create/start/wait/remove loop (the churn limit).
+# Targets: warm p50 <= 60 ms and <= 15% of docker run; throughput >= 90% of
+# the churn limit. Uses its own build directory without sanitizers.
+#   tests/bench/bench_sandbox.sh [LATENCY_RUNS (30)] [THROUGHPUT_RUNS (200)] [WORKERS (2)]
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+n_lat=${1:-30}
+n_thr=${2:-200}
+workers=${3:-2}
+image=${MAI_SANDBOX_IMAGE:-mai-sandbox:latest}
+build=$root/build-bench
+
+if [ ! -f "$build/build.ninja" ]; then
+	meson setup "$build" "$root" --buildtype=release -Db_sanitize=none -Dtests=enabled -Dbench=true >/dev/null
+fi
+ninja -C "$build" tests/bench/bench_sandbox >/dev/null
+bench=$build/tests/bench/bench_sandbox
+
+ms() { date +%s%3N; }
+
+# The baseline: the docker CLI with the sandbox's hardening (the benchmark is
+# the one place where the CLI is the thing measured).
+docker_run_latency() {
+	local times=() t
+	for _ in $(seq 1 "$n_lat"); do
+		t=$(ms)
+		echo "print('ok')" | docker run --rm -i --label mai.bench=1 --user 1000:1000 \
+			--read-only --tmpfs /tmp:rw,noexec,nosuid,nodev,size=32m --cap-drop ALL \
+			--security-opt no-new-privileges --network none --memory 256m \
+			--memory-swap 256m --cpus 1 --pids-limit 64 --ulimit nofile=128:128 \
+			--ulimit fsize=16777216:16777216 --ulimit core=0:0 --init --log-driver none \
+			"$image" python3 -I -u -B - >/dev/null
+		times+=($(( $(ms) - t )))
+	done
+	printf '%s\n' "${times[@]}" | sort -n | awk -v n="$n_lat" '
+		{ v[NR] = $1 }
+		END { p95 = int((n * 95 + 99) / 100); printf "docker_run_latency_ms p50 %d p95 %d\n", v[int(n / 2) + 1], v[p95] }'
+}
+
+echo "bench: $n_lat latency runs each, $n_thr throughput runs, $workers workers, image $image"
+warm=$("$bench" latency warm "$n_lat")
+cold=$("$bench" latency cold "$n_lat")
+base=$(docker_run_latency)
+thr=$("$bench" throughput "$n_thr" "$workers")
+churn=$("$bench" churn "$n_thr" "$workers")
+
+field() { echo "$1" | awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'; }
+wp50=$(field "$warm" p50); wp95=$(field "$warm" p95)
+cp50=$(field "$cold" p50); cp95=$(field "$cold" p95)
+bp50=$(field "$base" p50); bp95=$(field "$base" p95)
+trate=$(echo "$thr" | awk '{ print $2 }'); crate=$(echo "$churn" | awk '{ print $2 }')
+
+printf '\n%-28s %8s %8s %12s\n' "latency (trivial script)" "p50 ms" "p95 ms" "p50 vs base"
+printf '%-28s %8s %8s %11s%%\n' "warm pool" "$wp50" "$wp95" "$(awk -v a="$wp50" -v b="$bp50" 'BEGIN { printf "%.1f", 100 * a / b }')"
+printf '%-28s %8s %8s %11s%%\n' "cold path" "$cp50" "$cp95" "$(awk -v a="$cp50" -v b="$bp50" 'BEGIN { printf "%.1f", 100 * a / b }')"
+printf '%-28s %8s %8s %12s\n' "docker run --rm (baseline)" "$bp50" "$bp95" "100%"
+printf '\n%-28s %10s\n' "throughput ($n_thr runs)" "runs/s"
+printf '%-28s %10s\n' "sandbox_run, $workers workers" "$trate"
+printf '%-28s %10s\n' "bare API churn, $workers workers" "$crate"
+printf '%-28s %9s%%\n' "ratio" "$(awk -v a="$trate" -v b="$crate" 'BEGIN { printf "%.1f", 100 * a / b }')"
+printf '\ntargets: warm p50 <= 60 ms and <= 15%% of baseline; throughput >= 90%% of churn\n'
