@@ -30,6 +30,7 @@ struct audit_log {
 	unsigned ckpt_interval_s;
 	uint64_t rotate_size;
 	unsigned rotate_age_s;
+	unsigned retention_age_s;
 
 	int lock_fd;
 	int seg_fd, idx_fd;
@@ -197,12 +198,25 @@ static int recover(struct audit_log *log, json_t **torn_event, char **err)
 		*err = xasprintf("%s: cannot list the audit log: %s", log->dir, strerror(-r));
 		return r;
 	}
+	struct merkle_compact base;
+	r = audit_base_read(log->dir, log->prev, &base);
+	int have_base = r == 0;
+	if (r == 0) {
+		merkle_tree_seed(log->tree, &base);
+		log->next_seq = base.size;
+	} else if (r != -ENOENT) {
+		*err = xasprintf("%s/base: the retention anchor is damaged (%s); run 'mai-agent verify %s'",
+				 log->dir, strerror(-r), log->dir);
+		return r;
+	}
 	_cleanup_free_ uint64_t *offs = NULL;
 	size_t noffs = 0, cap = 0;
 	for (size_t i = 0; i < nseg; i++) {
 		_cleanup_free_ char *path = audit_segment_path(log->dir, firsts[i], "log");
 		_cleanup_free_ char *data = NULL;
 		size_t len = 0, pos = 0;
+		if (have_base && i + 1 < nseg && firsts[i + 1] <= log->next_seq)
+			continue; /* below the retention anchor: left over from a crash */
 		if (firsts[i] != log->next_seq) {
 			*err = xasprintf("%s: segment starts at seq %llu, expected %llu; run 'mai-agent "
 					 "verify %s'", path, (unsigned long long)firsts[i],
@@ -252,7 +266,7 @@ static int recover(struct audit_log *log, json_t **torn_event, char **err)
 		}
 	}
 	log->durable = log->next_seq;
-	return open_segment(log, nseg ? firsts[nseg - 1] : 0, offs, noffs, err);
+	return open_segment(log, nseg ? firsts[nseg - 1] : log->next_seq, offs, noffs, err);
 }
 
 static int read_ckpt_size(struct audit_log *log)
@@ -295,7 +309,7 @@ static void maybe_rotate(struct audit_log *log)
 	if (!by_size && !by_age)
 		return;
 	_cleanup_free_ char *err = NULL;
-	if (open_segment(log, log->next_seq, NULL, 0, &err) < 0)
+	if (open_segment(log, log->durable, NULL, 0, &err) < 0)
 		log_warnx("cannot rotate: %s", err);
 }
 
@@ -333,8 +347,9 @@ int audit_append(struct audit_log *log, const char *type, json_t *fields, struct
 		log->offs_cap = log->offs_cap ? log->offs_cap * 2 : 256;
 		log->offs = xrealloc(log->offs, log->offs_cap * sizeof(uint64_t));
 	}
-	log->offs[log->offs_n++] = log->seg_bytes;
-	log->seg_bytes += len;
+	/* The length for now; the flushing thread turns it into an offset once
+	 * it knows which segment the batch goes to. */
+	log->offs[log->offs_n++] = len;
 	merkle_tree_append(log->tree, h);
 	memcpy(log->prev, h, AUDIT_HASH_LEN);
 	log->next_seq++;
@@ -353,6 +368,14 @@ int audit_append(struct audit_log *log, const char *type, json_t *fields, struct
 			nanosleep(&d, NULL);
 			pthread_mutex_lock(&log->mu);
 		}
+		/* Rotation happens between batches, so that a new segment's name is
+		 * the first record it holds (everything before is durable). */
+		maybe_rotate(log);
+		for (size_t k = 0; k < log->offs_n; k++) {
+			uint64_t l = log->offs[k];
+			log->offs[k] = log->seg_bytes;
+			log->seg_bytes += l;
+		}
 		char *buf = steal_pointer(&log->buf);
 		uint64_t *offs = steal_pointer(&log->offs);
 		size_t blen = log->buf_len, n = log->offs_n;
@@ -370,7 +393,6 @@ int audit_append(struct audit_log *log, const char *type, json_t *fields, struct
 				   log->dir, strerror(-r));
 		} else {
 			log->durable = upto;
-			maybe_rotate(log);
 		}
 		pthread_cond_broadcast(&log->cond);
 	}
@@ -414,6 +436,59 @@ int audit_checkpoint_now(struct audit_log *log)
 	return 0;
 }
 
+int audit_retention_now(struct audit_log *log, time_t now)
+{
+	if (!log->retention_age_s)
+		return 0;
+	_cleanup_free_ uint64_t *firsts = NULL;
+	size_t nseg = 0;
+	int r = audit_segments_list(log->dir, &firsts, &nseg);
+	if (r < 0)
+		return r;
+	pthread_mutex_lock(&log->mu);
+	uint64_t covered = log->ckpt_size, current = log->seg_first;
+	pthread_mutex_unlock(&log->mu);
+	/* A segment goes when it is old enough, not the one being written, and
+	 * every record in it is under the signed checkpoint. */
+	size_t drop = 0;
+	while (drop + 1 < nseg && firsts[drop] != current && firsts[drop + 1] <= covered) {
+		_cleanup_free_ char *path = audit_segment_path(log->dir, firsts[drop], "log");
+		struct stat st;
+		if (stat(path, &st) < 0 || st.st_mtime + (time_t)log->retention_age_s > now)
+			break;
+		drop++;
+	}
+	if (drop == 0)
+		return 0;
+	uint64_t cut = firsts[drop];
+	struct merkle_compact c;
+	uint8_t prev[AUDIT_HASH_LEN];
+	pthread_mutex_lock(&log->mu);
+	r = merkle_tree_compact(log->tree, cut, &c);
+	const uint8_t *leaf = merkle_tree_leaf(log->tree, cut - 1);
+	if (leaf)
+		memcpy(prev, leaf, AUDIT_HASH_LEN);
+	pthread_mutex_unlock(&log->mu);
+	if (r < 0 || !leaf)
+		return r < 0 ? r : -EINVAL;
+	/* The anchor first, durably: a crash between the two steps leaves
+	 * segments below the anchor, which the writer and the verifier skip;
+	 * never a gap. */
+	if ((r = audit_base_write(log->dir, prev, &c)) < 0)
+		return r;
+	for (size_t i = 0; i < drop; i++) {
+		_cleanup_free_ char *path = audit_segment_path(log->dir, firsts[i], "log");
+		_cleanup_free_ char *idx = audit_segment_path(log->dir, firsts[i], "idx");
+		if (unlink(path) < 0)
+			log_warn("%s: cannot remove an expired segment", path);
+		(void)unlink(idx);
+	}
+	json_t *f = json_pack("{s:I, s:I}", "dropped_before_seq", (json_int_t)cut, "segments", (json_int_t)drop);
+	r = audit_append(log, "audit_retention", f, NULL);
+	json_decref(f);
+	return r;
+}
+
 static void *timer_main(void *arg)
 {
 	struct audit_log *log = arg;
@@ -426,7 +501,8 @@ static void *timer_main(void *arg)
 		if (log->stopping || log->durable == log->ckpt_size)
 			continue;
 		pthread_mutex_unlock(&log->mu);
-		(void)audit_checkpoint_now(log);
+		if (audit_checkpoint_now(log) == 0)
+			(void)audit_retention_now(log, time(NULL));
 		pthread_mutex_lock(&log->mu);
 	}
 	pthread_mutex_unlock(&log->mu);
@@ -453,6 +529,7 @@ int audit_open(const struct audit_options *opt, struct audit_log **out, char **e
 	log->ckpt_interval_s = opt->checkpoint_interval_s;
 	log->rotate_size = opt->rotate_size;
 	log->rotate_age_s = opt->rotate_age_s;
+	log->retention_age_s = opt->retention_age_s;
 	log->lock_fd = log->seg_fd = log->idx_fd = -1;
 	log->tree = merkle_tree_new();
 	pthread_mutex_init(&log->mu, NULL);

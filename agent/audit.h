@@ -7,6 +7,7 @@
 #include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 /* Until the config loader lands, callers fill this; keys mirror audit.yaml. */
 struct audit_options {
@@ -49,10 +50,23 @@ int audit_checkpoint_now(struct audit_log *log);
  * against a fresh checkpoint) atomically to path. 0 or -errno. */
 int audit_sidecar_write(struct audit_log *log, const uint64_t *seqs, size_t n, const char *path);
 
+/* Removes segments older than retention_age that lie wholly under the signed
+ * checkpoint, after writing the anchor that keeps the rest verifiable
+ * (audit_format.h, "base"), and records that as an event. The checkpoint
+ * timer calls it; now is a parameter for tests. 0 or -errno. */
+int audit_retention_now(struct audit_log *log, time_t now);
+
 /* Number of records and the head entry hash. */
 uint64_t audit_size(struct audit_log *log);
 
 /* Checkpoints, flushes and releases the lock. NULL is fine. */
 void audit_close(struct audit_log *log);
+
+
+struct config_audit;
+/* Fills opt from the loaded audit.yaml (paths already resolved by the
+ * config loader). opt borrows cfg's strings: keep cfg alive while opt is in
+ * use. An empty public_key means the default, log_dir/pubkey. */
+void audit_options_from_config(const struct config_audit *cfg, struct audit_options *opt);
 
 #endif

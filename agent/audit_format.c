@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fileio.h"
 #include "hash.h"
 #include "macro.h"
 #include "merkle.h"
@@ -143,4 +144,55 @@ int audit_segments_list(const char *dir, uint64_t **firsts, size_t *n)
 char *audit_segment_path(const char *dir, uint64_t first, const char *ext)
 {
 	return xasprintf("%s/seg-%012llu.%s", dir, (unsigned long long)first, ext);
+}
+
+int audit_base_write(const char *dir, const uint8_t prev[AUDIT_HASH_LEN], const struct merkle_compact *c)
+{
+	char hex[65];
+	hash_to_hex(prev, AUDIT_HASH_LEN, hex);
+	char *text = xasprintf("mai-audit-base/1\n%llu\n%s\n", (unsigned long long)c->size, hex);
+	for (unsigned i = 0; i < c->n; i++) {
+		hash_to_hex(c->stack[i], AUDIT_HASH_LEN, hex);
+		char *more = xasprintf("%s%s\n", text, hex);
+		free(text);
+		text = more;
+	}
+	_cleanup_free_ char *path = xasprintf("%s/base", dir);
+	int r = fileio_write_atomic(path, text, strlen(text), 0644);
+	free(text);
+	return r;
+}
+
+int audit_base_read(const char *dir, uint8_t prev[AUDIT_HASH_LEN], struct merkle_compact *c)
+{
+	_cleanup_free_ char *path = xasprintf("%s/base", dir), *text = NULL;
+	size_t len;
+	int r = fileio_read_path(path, 8192, &text, &len);
+	if (r < 0)
+		return r;
+	merkle_compact_init(c);
+	char *save = NULL, *line = strtok_r(text, "\n", &save);
+	if (!line || strcmp(line, "mai-audit-base/1") != 0)
+		return -EBADMSG;
+	line = strtok_r(NULL, "\n", &save);
+	char *end = NULL;
+	if (!line || !*line || *line == '-')
+		return -EBADMSG;
+	errno = 0;
+	unsigned long long k = strtoull(line, &end, 10);
+	if (errno || *end || k == 0 || k > AUDIT_SEQ_MAX)
+		return -EBADMSG;
+	line = strtok_r(NULL, "\n", &save);
+	if (!line || hash_from_hex(line, prev, AUDIT_HASH_LEN) < 0)
+		return -EBADMSG;
+	unsigned want = (unsigned)__builtin_popcountll(k);
+	while ((line = strtok_r(NULL, "\n", &save))) {
+		if (c->n >= want || hash_from_hex(line, c->stack[c->n], AUDIT_HASH_LEN) < 0)
+			return -EBADMSG;
+		c->n++;
+	}
+	if (c->n != want)
+		return -EBADMSG;
+	c->size = k;
+	return 0;
 }

@@ -43,6 +43,16 @@ void audit_format_line(const uint8_t prev[AUDIT_HASH_LEN], uint64_t seq, uint64_
 int audit_format_check(const char *line, size_t len, const uint8_t *prev, uint64_t seq,
 		       uint8_t hash[AUDIT_HASH_LEN], uint64_t *ckpt, const char **why);
 
+/* The retention anchor, log_dir/base, written before old segments are
+ * removed: what a verifier needs to go on from record k without records
+ * 0..k-1 (their Merkle subtrees and the last entry hash). Unsigned on
+ * purpose: a forged anchor cannot produce the signed checkpoint's root.
+ *   mai-audit-base/1\n<k>\n<entry hash of k-1>\n<subtree hash>\n...  */
+struct merkle_compact;
+int audit_base_write(const char *dir, const uint8_t prev[AUDIT_HASH_LEN], const struct merkle_compact *c);
+/* 0, -ENOENT (no retention yet) or -EBADMSG. */
+int audit_base_read(const char *dir, uint8_t prev[AUDIT_HASH_LEN], struct merkle_compact *c);
+
 /* Sorted first sequence numbers of the segments in dir. Caller frees
  * *firsts. 0 or -errno. */
 int audit_segments_list(const char *dir, uint64_t **firsts, size_t *n);

@@ -286,11 +286,30 @@ static int verify(const char *log_dir, const char *pubkey_path, const char *sinc
 	st.targets[0] = &ck_t;
 	st.targets[1] = &since_t;
 	stream_reach(&st); /* size 0 */
-	uint64_t first = nseg ? firsts[0] : 0;
-	st.seq = first;
-	if (first != 0)
-		fail(rep, 0, xasprintf("%s: records before seq %" PRIu64 " are missing", log_dir, first));
-	for (size_t i = 0; i < nseg && rep->ok; i++) {
+	/* After retention the log goes on from the anchor's compact range. */
+	struct merkle_compact base;
+	int br = audit_base_read(log_dir, st.prev, &base);
+	if (br == 0) {
+		st.compact = base;
+		st.seq = base.size;
+		if (ckr == 0 && ck.size < base.size)
+			fail(rep, base.size, xasprintf("%s/base: the log was cut at seq %" PRIu64 " beyond its signed "
+						       "checkpoint (%" PRIu64 ")", log_dir, base.size, ck.size));
+		if (since_t.want && since.size < base.size)
+			fail(rep, 0, xasprintf("%s is older than the retention cut (seq %" PRIu64 "): it cannot be "
+					       "checked against this log", since_path, base.size));
+	} else if (br != -ENOENT) {
+		fail(rep, 0, xasprintf("%s/base: the retention anchor is damaged", log_dir));
+	}
+	size_t skip = 0;
+	while (br == 0 && skip + 1 < nseg && firsts[skip + 1] <= st.seq)
+		skip++; /* segments below the anchor, left over from a crash */
+	if (br == 0 && skip < nseg && firsts[skip] < st.seq)
+		skip++;
+	if (nseg > skip && firsts[skip] != st.seq)
+		fail(rep, st.seq, xasprintf("%s: records from seq %" PRIu64 " to %" PRIu64 " are missing", log_dir,
+					    st.seq, firsts[skip] - 1));
+	for (size_t i = skip; i < nseg && rep->ok; i++) {
 		_cleanup_free_ char *path = audit_segment_path(log_dir, firsts[i], "log");
 		if (firsts[i] != st.seq) {
 			fail(rep, st.seq, xasprintf("%s starts at seq %" PRIu64 ", expected %" PRIu64

@@ -9,7 +9,7 @@
 #include "log.h"
 #include "macro.h"
 
-#define VERIFY_DEFAULT_STATE_DIR "/var/lib/mai-agent"
+#define VERIFY_DEFAULT_STATE_DIR "/var/lib/mai/state"
 
 static void verify_usage(FILE *out)
 {

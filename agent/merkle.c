@@ -73,6 +73,7 @@ void merkle_compact_root(const struct merkle_compact *c, uint8_t out[MERKLE_HASH
 
 struct merkle_tree {
 	uint64_t size;
+	uint64_t base;  /* leaves below were dropped; only their subtrees remain */
 	/* level[k][i]: hash of the perfect subtree of 2^k leaves starting at i<<k. */
 	uint8_t (*level[64])[MERKLE_HASH_LEN];
 	uint64_t cap[64];
@@ -96,6 +97,8 @@ static void level_put(struct merkle_tree *t, int k, uint64_t i, const uint8_t h[
 {
 	if (i >= t->cap[k]) {
 		uint64_t cap = t->cap[k] ? t->cap[k] * 2 : 64;
+		while (cap <= i)
+			cap *= 2;
 		t->level[k] = xrealloc(t->level[k], cap * MERKLE_HASH_LEN);
 		t->cap[k] = cap;
 	}
@@ -115,6 +118,37 @@ void merkle_tree_append(struct merkle_tree *t, const uint8_t leaf_hash[MERKLE_HA
 	}
 }
 
+void merkle_tree_seed(struct merkle_tree *t, const struct merkle_compact *c)
+{
+	uint64_t start = 0;
+	unsigned i = 0;
+	/* The compact range lists the perfect subtrees left to right, one per set
+	 * bit of the size, largest first. */
+	for (int h = 63; h >= 0 && i < c->n; h--) {
+		if (!(c->size >> h & 1))
+			continue;
+		level_put(t, h, start >> h, c->stack[i++]);
+		start += UINT64_C(1) << h;
+	}
+	t->size = t->base = c->size;
+}
+
+int merkle_tree_compact(const struct merkle_tree *t, uint64_t size, struct merkle_compact *out)
+{
+	if (size > t->size)
+		return -EINVAL;
+	merkle_compact_init(out);
+	uint64_t start = 0;
+	for (int h = 63; h >= 0; h--) {
+		if (!(size >> h & 1))
+			continue;
+		memcpy(out->stack[out->n++], t->level[h][start >> h], MERKLE_HASH_LEN);
+		start += UINT64_C(1) << h;
+	}
+	out->size = size;
+	return 0;
+}
+
 uint64_t merkle_tree_size(const struct merkle_tree *t)
 {
 	return t->size;
@@ -122,7 +156,7 @@ uint64_t merkle_tree_size(const struct merkle_tree *t)
 
 const uint8_t *merkle_tree_leaf(const struct merkle_tree *t, uint64_t index)
 {
-	return index < t->size ? t->level[0][index] : NULL;
+	return index < t->size && index >= t->base ? t->level[0][index] : NULL;
 }
 
 /* Largest power of two strictly below n (n >= 2). */
@@ -182,7 +216,7 @@ int merkle_tree_inclusion_proof(const struct merkle_tree *t, uint64_t index, uin
 				uint8_t proof[][MERKLE_HASH_LEN], size_t *n)
 {
 	*n = 0;
-	if (size > t->size || index >= size)
+	if (size > t->size || index >= size || index < t->base)
 		return -EINVAL;
 	inclusion_path(t, index, 0, size, proof, n);
 	return 0;
@@ -211,7 +245,7 @@ int merkle_tree_consistency_proof(const struct merkle_tree *t, uint64_t m, uint6
 				  uint8_t proof[][MERKLE_HASH_LEN], size_t *count)
 {
 	*count = 0;
-	if (n > t->size || m > n)
+	if (n > t->size || m > n || (m && m < t->base))
 		return -EINVAL;
 	if (m == 0 || m == n)
 		return 0;

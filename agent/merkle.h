@@ -34,7 +34,13 @@ struct merkle_tree *merkle_tree_new(void);
 void merkle_tree_free(struct merkle_tree *t);
 void merkle_tree_append(struct merkle_tree *t, const uint8_t leaf_hash[MERKLE_HASH_LEN]);
 uint64_t merkle_tree_size(const struct merkle_tree *t);
-/* Leaf hash at index (< size). */
+/* Starts a tree whose first c->size leaves were dropped (log retention): only
+ * the perfect subtrees of the compact range are kept; proofs of later leaves
+ * still work, leaves below c->size are gone. The tree must be empty. */
+void merkle_tree_seed(struct merkle_tree *t, const struct merkle_compact *c);
+/* The compact range (perfect subtrees) of the first size leaves. 0 or -EINVAL. */
+int merkle_tree_compact(const struct merkle_tree *t, uint64_t size, struct merkle_compact *out);
+/* Leaf hash at index (< size); NULL when out of range or dropped. */
 const uint8_t *merkle_tree_leaf(const struct merkle_tree *t, uint64_t index);
 /* Root of the first size leaves. 0 or -EINVAL when size > tree size. */
 int merkle_tree_root(const struct merkle_tree *t, uint64_t size, uint8_t out[MERKLE_HASH_LEN]);

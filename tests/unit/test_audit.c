@@ -8,10 +8,12 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "audit.h"
+#include "audit_event.h"
 #include "audit_format.h"
 #include "audit_fixture.h"
 #include "audit_reader.h"
@@ -196,6 +198,7 @@ static void test_group_commit_from_threads(void **state)
 	for (int i = 0; i < 8; i++)
 		pthread_join(th[i], NULL);
 	static uint8_t seen[1600];
+
 	memset(seen, 0, sizeof(seen));
 	for (int i = 0; i < 8; i++)
 		for (int j = 0; j < 200; j++) {
@@ -210,6 +213,43 @@ static void test_group_commit_from_threads(void **state)
 	audit_close(log);
 	_cleanup_free_ char *line = verify_line(dir, "k");
 	assert_true(strncmp(line, "OK n=1600 ", 10) == 0);
+}
+
+/* Threads appending while segments rotate: every segment is named by its
+ * first record, and every record is found by number. */
+static void test_rotation_under_concurrent_appends(void **state)
+{
+	const char *dir = *state;
+	fixture_keys(dir, "k", "mai.test/audit");
+	struct audit_options o = fixture_options(dir, "k", 0);
+	o.rotate_size = 8192;
+	o.group_commit_delay_us = 100;
+	struct audit_log *log = NULL;
+	_cleanup_free_ char *err = NULL;
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	pthread_t th[8];
+	static struct thread_arg args[8];
+	for (int i = 0; i < 8; i++) {
+		args[i].log = log;
+		assert_int_equal(pthread_create(&th[i], NULL, appender, &args[i]), 0);
+	}
+	for (int i = 0; i < 8; i++)
+		pthread_join(th[i], NULL);
+	audit_close(log);
+	_cleanup_free_ char *line = verify_line(dir, "k");
+	assert_true(strncmp(line, "OK n=1600 ", 10) == 0);
+	_cleanup_free_ char *log_dir = xasprintf("%s/audit", dir);
+	struct audit_reader *r = NULL;
+	assert_int_equal(audit_reader_open(log_dir, &r, &err), 0);
+	assert_int_equal(audit_reader_count(r), 1600);
+	for (uint64_t seq = 0; seq < 1600; seq++) {
+		_cleanup_free_ char *json = NULL;
+		size_t len;
+		assert_int_equal(audit_reader_get_json(r, seq, &json, &len), 0);
+		_cleanup_free_ char *want = xasprintf("},\"seq\":%llu,", (unsigned long long)seq);
+		assert_non_null(strstr(json, want));
+	}
+	audit_reader_close(r);
 }
 
 static void test_rotation_keeps_one_chain(void **state)
@@ -246,6 +286,98 @@ static void test_rotation_keeps_one_chain(void **state)
 	assert_true(strncmp(bad, want, strlen(want)) == 0);
 }
 
+/* Retention drops old segments only under the signed checkpoint, and what
+ * remains (plus what is appended later) still verifies, also by sidecar. */
+static void test_retention_keeps_the_rest_verifiable(void **state)
+{
+	const char *dir = *state;
+	fixture_keys(dir, "k", "mai.test/audit");
+	struct audit_options o = fixture_options(dir, "k", 0);
+	o.rotate_size = 4096;
+	o.retention_age_s = 3600;
+	struct audit_log *log = NULL;
+	_cleanup_free_ char *err = NULL, *log_dir = xasprintf("%s/audit", dir);
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	fixture_append(log, 100);
+	/* Nothing is old enough yet; then everything is, but only up to the
+	 * checkpoint (none yet: nothing goes). */
+	assert_int_equal(audit_retention_now(log, time(NULL)), 0);
+	assert_int_equal(audit_retention_now(log, time(NULL) + 7200), 0);
+	_cleanup_free_ uint64_t *before = NULL;
+	size_t nbefore = 0;
+	assert_int_equal(audit_segments_list(log_dir, &before, &nbefore), 0);
+	assert_true(nbefore >= 4);
+	assert_int_equal(before[0], 0);
+	assert_int_equal(audit_checkpoint_now(log), 0);
+	assert_int_equal(audit_retention_now(log, time(NULL) + 7200), 0);
+	_cleanup_free_ uint64_t *after = NULL;
+	size_t nafter = 0;
+	assert_int_equal(audit_segments_list(log_dir, &after, &nafter), 0);
+	assert_int_equal(nafter, 1); /* only the segment being written */
+	fixture_append(log, 20);
+	audit_close(log);
+
+	_cleanup_free_ char *line = verify_line(dir, "k");
+	assert_true(strncmp(line, "OK n=121 ", 9) == 0); /* 100 + retention event + 20 */
+
+	/* The writer reopens on the anchor and goes on; proofs still work. */
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	fixture_append(log, 5);
+	uint64_t seqs[2] = { 110, 125 };
+	_cleanup_free_ char *sc = xasprintf("%s/job.audit", dir), *pub = xasprintf("%s/k.pub", dir);
+	assert_int_equal(audit_sidecar_write(log, seqs, 2, sc), 0);
+	uint64_t dropped[1] = { 3 };
+	assert_int_equal(audit_sidecar_write(log, dropped, 1, sc), -ENOENT);
+	assert_int_equal(audit_sidecar_write(log, seqs, 2, sc), 0);
+	audit_close(log);
+	_cleanup_free_ char *line2 = verify_line(dir, "k");
+	assert_true(strncmp(line2, "OK n=126 ", 9) == 0);
+	struct audit_verify_report rep;
+	assert_int_equal(audit_verify_sidecar(sc, pub, &rep), 0);
+	assert_true(rep.ok);
+	audit_verify_report_clear(&rep);
+
+	/* A forged anchor cannot match the signed root. */
+	_cleanup_free_ char *base = xasprintf("%s/base", log_dir);
+	size_t len;
+	_cleanup_free_ char *text = fixture_read(base, &len);
+	char *last = strrchr(text, '\n');
+	last[-1] = last[-1] == '0' ? '1' : '0';
+	fixture_write(base, text, len);
+	_cleanup_free_ char *bad = verify_line(dir, "k");
+	assert_true(strncmp(bad, "FAIL seq=0: records 0..", 23) == 0);
+}
+
+static void test_event_fields_checked(void **state)
+{
+	const char *dir = *state;
+	fixture_keys(dir, "k", "mai.test/audit");
+	struct audit_options o = fixture_options(dir, "k", 0);
+	struct audit_log *log = NULL;
+	_cleanup_free_ char *err = NULL;
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	json_t *f = json_pack("{s:s, s:s}", "job", "j1", "explanation", "");
+	assert_int_equal(audit_event_append(log, AUDIT_EVENT_OVERRIDE, f, NULL, &err), -EINVAL);
+	assert_string_equal(err, "audit event override needs the field \"uid\"");
+	free(err);
+	err = NULL;
+	json_object_set_new(f, "uid", json_integer(1000));
+	assert_int_equal(audit_event_append(log, AUDIT_EVENT_OVERRIDE, f, NULL, &err), -EINVAL);
+	assert_string_equal(err, "audit event override needs a non-empty explanation");
+	free(err);
+	err = NULL;
+	json_object_set_new(f, "explanation", json_string("reviewed: needs network-free numpy"));
+	struct audit_position pos;
+	assert_int_equal(audit_event_append(log, AUDIT_EVENT_OVERRIDE, f, &pos, &err), 0);
+	assert_int_equal(pos.seq, 0);
+	json_decref(f);
+	json_t *cfg = json_pack("{s:s}", "config_sha256", "ab");
+	assert_int_equal(audit_event_append(log, AUDIT_EVENT_CONFIG_LOADED, cfg, &pos, &err), 0);
+	json_decref(cfg);
+	assert_string_equal(audit_event_to_string(AUDIT_EVENT_SCRIPT_DIFF), "script_diff");
+	audit_close(log);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -255,6 +387,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_torn_tail_quarantined_and_recorded, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_group_commit_from_threads, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_rotation_keeps_one_chain, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_rotation_under_concurrent_appends, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_event_fields_checked, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_retention_keeps_the_rest_verifiable, testdir_setup, testdir_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

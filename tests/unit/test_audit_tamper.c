@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "audit.h"
+#include "audit_format.h"
 #include "audit_fixture.h"
 #include "audit_verify.h"
 #include "fileio.h"
@@ -407,6 +408,68 @@ static void test_two_thread_halves(void **state)
 	}
 }
 
+/* The same over a rotated log: a flip in any segment is caught at its record,
+ * and a record moved across a segment boundary is caught too. */
+static void test_rotated_log(void **state)
+{
+	const char *dir = *state;
+	fixture_keys(dir, "k", "mai.test/audit");
+	struct audit_options o = fixture_options(dir, "k", 0);
+	o.rotate_size = 32768;
+	struct audit_log *log = NULL;
+	_cleanup_free_ char *err = NULL;
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	fixture_append(log, N_RECORDS);
+	audit_close(log);
+	_cleanup_free_ char *log_dir = xasprintf("%s/audit", dir), *pub = xasprintf("%s/k.pub", dir);
+	_cleanup_free_ uint64_t *firsts = NULL;
+	size_t nseg = 0;
+	assert_int_equal(audit_segments_list(log_dir, &firsts, &nseg), 0);
+	assert_true(nseg >= 5);
+	struct audit_verify_report rep;
+	assert_int_equal(audit_verify_log(log_dir, pub, &rep), 0);
+	assert_true(rep.ok);
+	assert_int_equal(rep.entries, N_RECORDS);
+	audit_verify_report_clear(&rep);
+	srandom(99);
+	for (int trial = 0; trial < 200; trial++) {
+		size_t si = (size_t)random() % nseg;
+		_cleanup_free_ char *seg = audit_segment_path(log_dir, firsts[si], "log");
+		size_t len;
+		_cleanup_free_ char *data = fixture_read(seg, &len), *copy = xmalloc(len);
+		size_t off = (size_t)random() % len, want = firsts[si];
+		for (size_t i = 0; i < off; i++)
+			want += data[i] == '\n';
+		memcpy(copy, data, len);
+		copy[off] ^= (char)(1 << (random() % 8));
+		fixture_write(seg, copy, len);
+		assert_int_equal(audit_verify_log(log_dir, pub, &rep), 0);
+		if (rep.ok || rep.first_bad_seq != want)
+			fail_msg("trial %d: segment %zu byte %zu (record %zu): seq=%llu %s", trial, si, off, want,
+				 (unsigned long long)rep.first_bad_seq, rep.reason ? rep.reason : "OK");
+		audit_verify_report_clear(&rep);
+		fixture_write(seg, data, len);
+	}
+	/* Move the first record of segment 2 to the end of segment 1: the records
+	 * still chain, but segment 2's name no longer says where it starts, which
+	 * is reported at the first record that segment should have held next. */
+	_cleanup_free_ char *s1 = audit_segment_path(log_dir, firsts[1], "log");
+	_cleanup_free_ char *s2 = audit_segment_path(log_dir, firsts[2], "log");
+	size_t l1, l2;
+	_cleanup_free_ char *d1 = fixture_read(s1, &l1), *d2 = fixture_read(s2, &l2);
+	size_t cut = (size_t)(strchr(d2, '\n') - d2) + 1;
+	_cleanup_free_ char *n1 = xmalloc(l1 + cut);
+	memcpy(n1, d1, l1);
+	memcpy(n1 + l1, d2, cut);
+	fixture_write(s1, n1, l1 + cut);
+	fixture_write(s2, d2 + cut, l2 - cut);
+	assert_int_equal(audit_verify_log(log_dir, pub, &rep), 0);
+	assert_false(rep.ok);
+	assert_int_equal(rep.first_bad_seq, firsts[2] + 1);
+	assert_non_null(strstr(rep.reason, "(segment missing or inserted)"));
+	audit_verify_report_clear(&rep);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -417,6 +480,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_old_checkpoint_swapped_in, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_since_checkpoint, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_two_thread_halves, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_rotated_log, testdir_setup, testdir_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
