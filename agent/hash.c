@@ -23,7 +23,7 @@ void hash_to_hex(const uint8_t *in, size_t len, char *out)
 	out[2 * len] = '\0';
 }
 
-static int hex_value(char c)
+int hash_hex_digit_value(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -37,8 +37,8 @@ static int hex_value(char c)
 int hash_from_hex(const char *hex, uint8_t *out, size_t len)
 {
 	for (size_t i = 0; i < len; i++) {
-		int hi = hex_value(hex[2 * i]);
-		int lo = hi < 0 ? -1 : hex_value(hex[2 * i + 1]);
+		int hi = hash_hex_digit_value(hex[2 * i]);
+		int lo = hi < 0 ? -1 : hash_hex_digit_value(hex[2 * i + 1]);
 		if (hi < 0 || lo < 0)
 			return -EINVAL;
 		out[i] = (uint8_t)(hi << 4 | lo);

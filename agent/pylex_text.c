@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "hash.h"
 #include "pylex.h"
 #include "pynfkc.h"
 
@@ -263,17 +264,6 @@ int pylex_detect_encoding(struct pylex *lx, const uint8_t *data, size_t len,
 	return 0;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Escapes as Python decodes them; bytes' \xNN become U+00NN so that a folded
  * bytes literal reads like its latin-1 text. Unknown escapes stay as written. */
 char *pylex_unescape(const char *s, size_t n, unsigned flags, size_t *out_len)
@@ -322,7 +312,7 @@ char *pylex_unescape(const char *s, size_t n, unsigned flags, size_t *out_len)
 		if (digits > 0 && base == 16) {
 			int ok = 1;
 			for (int k = 0; k < digits; k++) {
-				int h = i < n ? hexval(s[i]) : -1;
+				int h = i < n ? hash_hex_digit_value(s[i]) : -1;
 				if (h < 0) {
 					ok = 0;
 					break;
