@@ -4,9 +4,11 @@
 (defun mai-submit-buffer ()
   "Submit the current .py file with `mai-agent submit' and show the outcome."
   (when (and buffer-file-name (string-suffix-p ".py" buffer-file-name))
-    (let ((out (with-temp-buffer
+    ;; Bind the name first: inside the temp buffer buffer-file-name is nil.
+    (let* ((file buffer-file-name)
+           (out (with-temp-buffer
                  (call-process "mai-agent" nil t nil "submit" "--timeout" "60"
-                               buffer-file-name)
+                               file)
                  (string-trim (buffer-string)))))
       (message "mai-agent: %s" out))))
 
