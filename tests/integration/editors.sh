@@ -81,6 +81,25 @@ timeout 60 emacs --batch -Q -l "$SRC/examples/editors/mai.el" "$W/work/from_emac
 	--eval '(progn (goto-char (point-max)) (insert "# saved by emacs\n") (save-buffer))' > /dev/null 2>&1
 expect_state from_emacs awaiting_confirmation "emacs after-save-hook"
 
+# The shell function and example scripts through the real agent: the exit
+# status of 'maidrop' and the final state in each sidecar.
+. "$SRC/examples/editors/maidrop.sh"
+# maidrop_expect SCRIPT RC STATE [EXIT_CODE]
+maidrop_expect() {
+	cp "$SRC/examples/scripts/$1.py" "$W/work/"
+	(cd "$W/work" && maidrop "$1.py") > /dev/null 2>&1
+	rc=$?
+	[ $rc -eq "$2" ] || { echo "FAIL: maidrop $1.py exited $rc, expected $2" >&2; fails=$((fails + 1)); }
+	expect_state "$1" "$3" "maidrop $1.py"
+	if [ $# -ge 4 ]; then
+		code=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("exit_code",""))' "$W/drop/$1.result.json" 2>/dev/null)
+		[ "$code" = "$4" ] || { echo "FAIL: $1: exit_code '$code', expected $4" >&2; fails=$((fails + 1)); }
+	fi
+}
+maidrop_expect low_hello 0 completed 0
+maidrop_expect exit_nonzero 1 completed 3
+maidrop_expect blocked_decode_exec 6 blocked
+
 # git pre-commit: HIGH refused with the finding shown, LOW committed.
 R="$W/repo"
 git init -q "$R" && git -C "$R" config user.email t@example.invalid && git -C "$R" config user.name t
