@@ -1,0 +1,5 @@
+# expect: level MEDIUM, state completed (runs with warnings and tighter limits)
+# Unpickling is worth a warning; here the data is a constant, so it is harmless.
+import pickle
+
+print(pickle.loads(b"N."))
