@@ -119,6 +119,12 @@ static const enum result_verdict verdict_map[] = {
 	[SANDBOX_VERDICT_SANDBOX_ERROR] = RESULT_VERDICT_SANDBOX_ERROR,
 };
 
+/* SIGTERM/SIGINT: running containers are killed and removed. */
+static void stage_cancel_all(void *ctx)
+{
+	sandbox_cancel_all(((struct stage_ctx *)ctx)->sb);
+}
+
 /* The real sandbox as the daemon's execute stage. */
 static int stage_execute(void *ctx, const char *name, const struct intake_snapshot *snap,
 			 const struct daemon_assessment *a, enum policy_trust trust,
@@ -249,7 +255,8 @@ int cmd_run(int argc, char **argv)
 	struct stage_ctx sc = { .rules = rules, .sb = sb, .log = log };
 	struct daemon_stages stages = { .assess = stage_assess, .execute = stage_execute,
 					.audit = stage_audit,
-					.audit_sidecar = stage_audit_sidecar, .ctx = &sc };
+					.audit_sidecar = stage_audit_sidecar,
+					.cancel_all = stage_cancel_all, .ctx = &sc };
 	json_t *f = json_pack("{s:s, s:s, s:s}", "version", MAI_VERSION, "config_sha256",
 			      cfg->sha256, "drop_dir", cfg->agent.drop_dir);
 	r = audit_append(log, "agent_start", f, NULL);

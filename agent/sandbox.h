@@ -135,6 +135,10 @@ size_t sandbox_leftovers_removed(const struct sandbox *sb);
  * returns 0 when the script ran (whatever its verdict), or a negative value
  * when the sandbox could not run it (then verdict is sandbox_error). */
 int sandbox_run(struct sandbox *sb, const struct sandbox_job *job, struct sandbox_result *out);
+/* Makes every sandbox_run() in flight (and every later one) kill its
+ * container, remove it and return -ECANCELED within about a second: the
+ * agent is stopping. Thread-safe. */
+void sandbox_cancel_all(struct sandbox *sb);
 
 /* The "execution" object of result.json; the caller owns the reference. */
 json_t *sandbox_result_to_json(const struct sandbox_result *r);
