@@ -108,7 +108,11 @@ int sandbox_new(const struct sandbox_options *opts, struct sandbox **out, char *
 	}
 	sandbox_machine_probe(&sb->machine);
 
-	if (docker_ping(sb->docker, err) || docker_version(sb->docker, &v, err) ||
+	if (docker_ping(sb->docker, err)) {
+		r = -EHOSTDOWN; /* the caller may wait for Docker to come */
+		goto fail;
+	}
+	if (docker_version(sb->docker, &v, err) ||
 	    docker_info(sb->docker, &info, err))
 		goto fail;
 	sb->docker_version = xstrdup(v.version);

@@ -124,7 +124,8 @@ struct sandbox;
 /* Connects to Docker, checks the image and the runtime of every trust level
  * (a missing runtime is an error here, not at the first job), removes the
  * leftovers of this instance and, when asked, runs the self-test. On failure
- * returns a negative value and *err (caller frees) says what to do. *out is
+ * returns a negative value (-EHOSTDOWN when Docker does not answer at all)
+ * and *err (caller frees) says what to do. *out is
  * freed with sandbox_free(). */
 int sandbox_new(const struct sandbox_options *opts, struct sandbox **out, char **err);
 void sandbox_free(struct sandbox *sb);
