@@ -1,6 +1,7 @@
 /* mai-agent run: the daemon, wired to what this build has. */
 #include <fcntl.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -43,9 +44,35 @@ static void run_usage(FILE *out)
 
 struct stage_ctx {
 	struct assess_rules *rules;
-	struct sandbox *sb;
 	struct audit_log *log;
+	/* NULL while Docker has not answered yet: the first job that needs it
+	 * (each retry of it, with the daemon's backoff) tries again. */
+	struct sandbox *sb;
+	struct sandbox_options so;
+	const char *socket; /* borrowed from the config, for messages */
+	pthread_mutex_t lock; /* guards sb and stopping */
+	bool stopping;
 };
+
+/* The sandbox, set up now if Docker did not answer before. NULL with
+ * *detail (caller frees) when Docker still does not answer. */
+static struct sandbox *stage_sandbox(struct stage_ctx *sc, char **detail)
+{
+	_cleanup_free_ char *e = NULL;
+	struct sandbox *sb;
+
+	pthread_mutex_lock(&sc->lock);
+	if (!sc->sb && !sc->stopping && sandbox_new(&sc->so, &sc->sb, &e) == 0)
+		log_info("Docker answers at %s: sandbox ready", sc->socket);
+	sb = sc->stopping ? NULL : sc->sb;
+	pthread_mutex_unlock(&sc->lock);
+	if (!sb)
+		*detail = xasprintf("Docker is not usable at %s: %s; start Docker, or fix "
+				    "docker.socket in agent.yaml; the agent retries with backoff "
+				    "and runs the script when Docker answers", sc->socket,
+				    e ? e : "the agent is stopping");
+	return sb;
+}
 
 static int stage_audit(void *ctx, const char *type, json_t *fields, uint64_t *seq)
 {
@@ -119,12 +146,26 @@ static const enum result_verdict verdict_map[] = {
 	[SANDBOX_VERDICT_SANDBOX_ERROR] = RESULT_VERDICT_SANDBOX_ERROR,
 };
 
+/* SIGTERM/SIGINT: running containers are killed and removed. */
+static void stage_cancel_all(void *ctx)
+{
+	struct stage_ctx *sc = ctx;
+
+	pthread_mutex_lock(&sc->lock);
+	sc->stopping = true;
+	if (sc->sb)
+		sandbox_cancel_all(sc->sb);
+	pthread_mutex_unlock(&sc->lock);
+}
+
 /* The real sandbox as the daemon's execute stage. */
 static int stage_execute(void *ctx, const char *name, const struct intake_snapshot *snap,
 			 const struct daemon_assessment *a, enum policy_trust trust,
 			 struct daemon_execution *out, char **detail)
 {
-	struct sandbox *sb = ((struct stage_ctx *)ctx)->sb;
+	struct sandbox *sb = stage_sandbox(ctx, detail);
+	if (!sb)
+		return -EHOSTDOWN;
 	const char *slash = strrchr(name, '/');
 	struct sandbox_job job = {
 		.job_id = snap->sha256,
@@ -183,7 +224,7 @@ int cmd_run(int argc, char **argv)
 	struct mai_config *cfg = NULL;
 	struct assess_rules *rules = NULL;
 	struct daemon *d = NULL;
-	struct sandbox *sb = NULL;
+	struct stage_ctx sc = { .lock = PTHREAD_MUTEX_INITIALIZER };
 	struct audit_log *log = NULL;
 	int c, rc = MAI_EXIT_FAILURE;
 
@@ -234,22 +275,30 @@ int cmd_run(int argc, char **argv)
 
 	/* One agent per state directory: its path names this instance's
 	 * containers, so a restarted agent removes what a killed one left. */
-	struct sandbox_options so;
-	sandbox_options_from_config(cfg, cfg->agent.state_dir, &so);
-	if (sandbox_new(&so, &sb, &err) < 0) {
+	sandbox_options_from_config(cfg, cfg->agent.state_dir, &sc.so);
+	sc.socket = cfg->agent.docker.socket;
+	r = sandbox_new(&sc.so, &sc.sb, &err);
+	if (r == -EHOSTDOWN) {
+		/* Docker down is a state the agent lives through: drops are
+		 * answered with "error" and run once it answers. */
+		log_warnx("%s; the agent starts anyway and retries with backoff", err);
+	} else if (r < 0) {
 		log_errorx("%s", err);
 		rc = MAI_EXIT_DOCKER;
 		goto out;
+	} else {
+		log_info("sandbox ready: image %s, %zu leftover container(s) removed",
+			 cfg->sandbox.image, sandbox_leftovers_removed(sc.sb));
 	}
-	log_info("sandbox ready: image %s, %zu leftover container(s) removed", cfg->sandbox.image,
-		 sandbox_leftovers_removed(sb));
 
 	if (open_audit(cfg, &log) < 0)
 		goto out;
-	struct stage_ctx sc = { .rules = rules, .sb = sb, .log = log };
+	sc.rules = rules;
+	sc.log = log;
 	struct daemon_stages stages = { .assess = stage_assess, .execute = stage_execute,
 					.audit = stage_audit,
-					.audit_sidecar = stage_audit_sidecar, .ctx = &sc };
+					.audit_sidecar = stage_audit_sidecar,
+					.cancel_all = stage_cancel_all, .ctx = &sc };
 	json_t *f = json_pack("{s:s, s:s, s:s}", "version", MAI_VERSION, "config_sha256",
 			      cfg->sha256, "drop_dir", cfg->agent.drop_dir);
 	r = audit_append(log, "agent_start", f, NULL);
@@ -287,7 +336,7 @@ out:
 	daemon_free(d);
 	if (log)
 		audit_close(log);
-	sandbox_free(sb);
+	sandbox_free(sc.sb);
 	assess_rules_free(rules);
 	config_free(cfg);
 	return rc;

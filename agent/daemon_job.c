@@ -225,6 +225,15 @@ static void run_content(struct job_ctx *c, const struct policy_decision *pd,
 		free(ex.detail);
 		if (strcmp(pd->by, "user") == 0)
 			grant_keep(c->d, c->job->name, c->job->snap.sha256, answer);
+		if (rc == -ECANCELED) {
+			/* The agent stops: the run is recorded as killed by it, and
+			 * the state stays non-final so the next start runs it again. */
+			json_t *f = json_pack("{s:s, s:s, s:s}", "state", "error", "reason",
+					      "agent_stopped", "detail", msg);
+			(void)audit(c, "execution", f);
+			finish_error(c, "agent_stopped", msg, false);
+			return;
+		}
 		finish_error(c, "sandbox_unavailable", msg, true);
 		return;
 	}

@@ -61,6 +61,8 @@ const char *sandbox_verdict_to_string(enum sandbox_verdict v)
 
 size_t sandbox_leftovers_removed(const struct sandbox *sb) { return sb->leftovers; }
 
+void sandbox_cancel_all(struct sandbox *sb) { atomic_store(&sb->cancelled, true); }
+
 static int remove_leftovers(struct sandbox *sb, char **err)
 {
 	char **ids = NULL;
@@ -106,7 +108,11 @@ int sandbox_new(const struct sandbox_options *opts, struct sandbox **out, char *
 	}
 	sandbox_machine_probe(&sb->machine);
 
-	if (docker_ping(sb->docker, err) || docker_version(sb->docker, &v, err) ||
+	if (docker_ping(sb->docker, err)) {
+		r = -EHOSTDOWN; /* the caller may wait for Docker to come */
+		goto fail;
+	}
+	if (docker_version(sb->docker, &v, err) ||
 	    docker_info(sb->docker, &info, err))
 		goto fail;
 	sb->docker_version = xstrdup(v.version);
@@ -347,6 +353,13 @@ int sandbox_run_internal(struct sandbox *sb, const struct sandbox_job *job, int6
 
 	memset(out, 0, sizeof(*out));
 	out->trust = job->trust;
+	if (atomic_load(&sb->cancelled)) {
+		out->verdict = SANDBOX_VERDICT_SANDBOX_ERROR;
+		out->exit_code = -1;
+		set_message(out, xstrdup("the agent is stopping; the script runs when the agent "
+					 "next starts"));
+		return -ECANCELED;
+	}
 	sandbox_limits_compute(&sb->trust[job->trust].base, &job->metrics,
 			       !sb->trust[job->trust].no_scale, &sb->machine, sb->workers, &want);
 	if (want.timeout_ms < min_timeout_ms)
@@ -373,7 +386,7 @@ int sandbox_run_internal(struct sandbox *sb, const struct sandbox_job *job, int6
 	input = job_input(job, &input_len);
 	sandbox_usage_start(&usage, sb->docker, c.id, sb->cgroup_version);
 	end = sandbox_attach_pump(c.stream, &demux, input, input_len, t0 + want.timeout_ms, true,
-				  &io_error);
+				  &sb->cancelled, &io_error);
 	/* Close the stream before a kill: while dockerd blocks writing output
 	 * that nobody reads, it cannot finish the container's exit, and the kill
 	 * call would wait for that. */
@@ -414,6 +427,13 @@ int sandbox_run_internal(struct sandbox *sb, const struct sandbox_job *job, int6
 	if (de != DOCKER_OK) {
 		fail_result(out, err);
 		r = -EIO;
+	} else if (end == SANDBOX_ATTACH_CANCELLED) {
+		out->verdict = SANDBOX_VERDICT_SANDBOX_ERROR;
+		out->exit_code = -1;
+		set_message(out, xstrdup("the agent stopped (SIGTERM or SIGINT) while the script "
+					 "ran and killed it; it runs again when the agent next "
+					 "starts"));
+		r = -ECANCELED;
 	} else if (end == SANDBOX_ATTACH_ERROR) {
 		fail_result(out, xasprintf("the attach stream broke: %s", strerror(-io_error)));
 		r = -EIO;

@@ -124,7 +124,8 @@ struct sandbox;
 /* Connects to Docker, checks the image and the runtime of every trust level
  * (a missing runtime is an error here, not at the first job), removes the
  * leftovers of this instance and, when asked, runs the self-test. On failure
- * returns a negative value and *err (caller frees) says what to do. *out is
+ * returns a negative value (-EHOSTDOWN when Docker does not answer at all)
+ * and *err (caller frees) says what to do. *out is
  * freed with sandbox_free(). */
 int sandbox_new(const struct sandbox_options *opts, struct sandbox **out, char **err);
 void sandbox_free(struct sandbox *sb);
@@ -135,6 +136,10 @@ size_t sandbox_leftovers_removed(const struct sandbox *sb);
  * returns 0 when the script ran (whatever its verdict), or a negative value
  * when the sandbox could not run it (then verdict is sandbox_error). */
 int sandbox_run(struct sandbox *sb, const struct sandbox_job *job, struct sandbox_result *out);
+/* Makes every sandbox_run() in flight (and every later one) kill its
+ * container, remove it and return -ECANCELED within about a second: the
+ * agent is stopping. Thread-safe. */
+void sandbox_cancel_all(struct sandbox *sb);
 
 /* The "execution" object of result.json; the caller owns the reference. */
 json_t *sandbox_result_to_json(const struct sandbox_result *r);

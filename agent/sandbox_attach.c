@@ -19,6 +19,7 @@ const char *sandbox_attach_end_to_string(enum sandbox_attach_end e)
 	switch (e) {
 	case SANDBOX_ATTACH_EOF: return "eof";
 	case SANDBOX_ATTACH_DEADLINE: return "deadline";
+	case SANDBOX_ATTACH_CANCELLED: return "cancelled";
 	case SANDBOX_ATTACH_OUTPUT_LIMIT: return "output_limit";
 	case SANDBOX_ATTACH_ERROR: return "error";
 	}
@@ -102,7 +103,8 @@ static bool over_limit(const struct sandbox_demux *d)
 
 enum sandbox_attach_end sandbox_attach_pump(struct docker_stream *s, struct sandbox_demux *d,
 					    const uint8_t *input, size_t input_len,
-					    int64_t deadline_ms, bool stop_at_limit, int *error)
+					    int64_t deadline_ms, bool stop_at_limit,
+					    const atomic_bool *cancel, int *error)
 {
 	uint8_t buf[65536];
 	size_t sent = 0;
@@ -138,6 +140,8 @@ enum sandbox_attach_end sandbox_attach_pump(struct docker_stream *s, struct sand
 		}
 		if (left <= 0)
 			return SANDBOX_ATTACH_DEADLINE;
+		if (cancel && atomic_load(cancel))
+			return SANDBOX_ATTACH_CANCELLED;
 		if (stdin_open)
 			p.events |= POLLOUT;
 		if (poll(&p, 1, left > 1000 ? 1000 : (int)left) < 0 && errno != EINTR) {

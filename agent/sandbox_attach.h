@@ -6,6 +6,7 @@
 #ifndef MAI_SANDBOX_ATTACH_H
 #define MAI_SANDBOX_ATTACH_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -40,6 +41,7 @@ enum sandbox_attach_end {
 	SANDBOX_ATTACH_DEADLINE,     /* the wall-clock deadline passed */
 	SANDBOX_ATTACH_OUTPUT_LIMIT, /* stdout or stderr went past its cap */
 	SANDBOX_ATTACH_ERROR,        /* the stream broke; see errno-style code */
+	SANDBOX_ATTACH_CANCELLED,    /* *cancel became true (the agent stops) */
 };
 
 const char *sandbox_attach_end_to_string(enum sandbox_attach_end e);
@@ -47,10 +49,12 @@ const char *sandbox_attach_end_to_string(enum sandbox_attach_end e);
 /* Writes input (then half-closes stdin) and reads output into d until end of
  * stream, the deadline (CLOCK_MONOTONIC, ms) or an output cap. When
  * stop_at_limit is false, output past the caps is counted and discarded.
- * *error gets a -errno for SANDBOX_ATTACH_ERROR. */
+ * *error gets a -errno for SANDBOX_ATTACH_ERROR. cancel (may be NULL) is
+ * checked at least once a second. */
 enum sandbox_attach_end sandbox_attach_pump(struct docker_stream *s, struct sandbox_demux *d,
 					    const uint8_t *input, size_t input_len,
-					    int64_t deadline_ms, bool stop_at_limit, int *error);
+					    int64_t deadline_ms, bool stop_at_limit,
+					    const atomic_bool *cancel, int *error);
 
 /* CLOCK_MONOTONIC in milliseconds. */
 int64_t sandbox_now_ms(void);

@@ -3,6 +3,8 @@
 #ifndef MAI_SANDBOX_INTERNAL_H
 #define MAI_SANDBOX_INTERNAL_H
 
+#include <stdatomic.h>
+
 #include "docker.h"
 #include "sandbox.h"
 #include "sandbox_limits.h"
@@ -20,6 +22,7 @@ struct sandbox {
 	unsigned workers;
 	size_t leftovers;
 	struct sandbox_pool *pool; /* NULL when pool_size is 0 */
+	atomic_bool cancelled;     /* set by sandbox_cancel_all() */
 };
 
 /* A created, attached and started container whose bootstrap waits for its

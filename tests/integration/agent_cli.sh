@@ -30,6 +30,16 @@ fail() {
 	fails=$((fails + 1))
 }
 
+# The agent starts without Docker (it waits for it), so ask the engine first.
+if ! curl -sf --unix-socket /var/run/docker.sock http://localhost/_ping > /dev/null 2>&1; then
+	if [ "${MAI_REQUIRE_REAL:-0}" = 1 ]; then
+		echo "FAIL: the Docker engine does not answer at /var/run/docker.sock" >&2
+		exit 1
+	fi
+	echo "SKIP: the Docker engine does not answer at /var/run/docker.sock" >&2
+	exit 77
+fi
+
 mkdir -p "$T/conf" "$T/drop" "$T/src"
 cat > "$T/conf/agent.yaml" <<EOF
 drop_dir: $T/drop
@@ -40,6 +50,9 @@ max_file_size: 1m
 log_level: debug
 EOF
 export MAI_CONFIG_DIR="$T/conf"
+# Long enough for the 30 s sleeper of the SIGTERM case at every level.
+printf 'trusted:\n  timeout: 60s\nstandard:\n  timeout: 60s\nuntrusted:\n  timeout: 60s\n' \
+	> "$T/conf/sandbox.yaml"
 mkdir "$T/keys"
 "$AGENT" keygen "$T/keys/audit.key" > /dev/null 2>&1 || { echo "FAIL: keygen" >&2; exit 1; }
 printf 'signing_key: %s\ncheckpoint_interval: 1s\n' "$T/keys/audit.key" > "$T/conf/audit.yaml"
@@ -233,6 +246,49 @@ sleep 1
 m2=$(stat -c %Y.%y "$T/drop/evil.result.json")
 [ "$m1" = "$m2" ] || fail "a final result was rewritten after a restart"
 "$AGENT" status > /dev/null 2>&1 || fail "status after restart"
+
+# --- SIGTERM while a script runs: killed, recorded, no container left, run again ---
+# containers_of_instance: how many containers (any state) carry this agent's
+# mai.instance label (its state directory), asked of the Engine API.
+containers_of_instance() {
+	filt=$(python3 -c 'import json,sys,urllib.parse
+print(urllib.parse.quote(json.dumps({"label": ["mai.instance=" + sys.argv[1]]})))' "$T/state")
+	curl -s --unix-socket /var/run/docker.sock \
+		"http://localhost/containers/json?all=1&filters=$filt" |
+		python3 -c 'import json,sys; print(len(json.load(sys.stdin)))'
+}
+printf 'import time\ntime.sleep(30)\nprint("slept")\n' > "$T/src/sleeper.py"
+cp "$T/src/sleeper.py" "$T/drop/sleeper.py"
+wait_field "$T/drop/sleeper.result.json" state running
+sleep 1
+t0=$(date +%s%N)
+kill -TERM "$PID"
+wait "$PID"
+rc=$?
+t1=$(date +%s%N)
+PID=
+[ $rc -eq 0 ] || fail "SIGTERM during a run: the agent exited $rc, expected 0"
+ms=$(( (t1 - t0) / 1000000 ))
+[ $ms -lt 5000 ] || fail "SIGTERM during a run: the agent took $ms ms to stop (expected < 5 s)"
+[ "$(field "$T/drop/sleeper.result.json" state)" = error ] ||
+	fail "SIGTERM during a run: state is '$(field "$T/drop/sleeper.result.json" state)', expected error"
+[ "$(field "$T/drop/sleeper.result.json" reason)" = agent_stopped ] ||
+	fail "SIGTERM during a run: reason is '$(field "$T/drop/sleeper.result.json" reason)'"
+grep -q "runs again when the agent next starts" "$T/drop/sleeper.result.json" ||
+	fail "SIGTERM during a run: the result does not say it runs again: $(cat "$T/drop/sleeper.result.json")"
+n=$(containers_of_instance)
+[ "$n" = 0 ] || fail "SIGTERM during a run: $n container(s) of this agent left"
+"$AGENT" verify "$T/state" > "$T/verify" 2>&1 || fail "the audit log does not verify after SIGTERM"
+start_agent
+i=0
+until [ "$(field "$T/drop/sleeper.result.json" state)" = completed ] || [ $i -ge 900 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+[ "$(field "$T/drop/sleeper.result.json" state)" = completed ] ||
+	fail "after SIGTERM and a restart, sleeper.py has no final result: $(cat "$T/drop/sleeper.result.json")"
+[ "$(field "$T/drop/sleeper.result.json" exit_code)" = 0 ] ||
+	fail "after a restart, sleeper.py did not exit 0: $(cat "$T/drop/sleeper.result.json")"
 
 # --- kill -9 in the middle of 300 drops, then a restart: all answered ---
 mkdir "$T/k"
