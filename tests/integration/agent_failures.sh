@@ -1,5 +1,8 @@
 #!/bin/sh
 # The agent through the failures DESIGN.md names, for real:
+#  - A full audit disk: the audit log directory is a 256 KiB tmpfs (root
+#    only; 77 otherwise unless MAI_REQUIRE_REAL=1); filled up, a drop must
+#    not run (state error about the audit log, no execution); freed, it runs.
 #  - Docker not reachable when the agent starts: docker.socket names a Unix
 #    socket path that does not exist yet; the agent starts anyway, answers
 #    a drop with state error naming the socket, and once the path becomes a
@@ -18,6 +21,9 @@ cleanup() {
 	if [ -n "$PID" ] && kill -0 "$PID" 2>/dev/null; then
 		kill -TERM "$PID"
 		wait "$PID" 2>/dev/null
+	fi
+	if grep -q " $T/state/audit " /proc/mounts 2>/dev/null; then
+		umount "$T/state/audit" || umount -l "$T/state/audit"
 	fi
 	rm -rf "$T"
 }
@@ -71,6 +77,10 @@ docker:
   socket: $LATE_SOCK
 EOF
 export MAI_CONFIG_DIR="$T/conf"
+[ "$(id -u)" = 0 ] || skip "mounting a small tmpfs for the full-audit-disk case needs root"
+mkdir -p "$T/state/audit"
+mount -t tmpfs -o size=256k,mode=0700 mai-itest-audit "$T/state/audit" ||
+	skip "cannot mount a tmpfs on $T/state/audit"
 "$AGENT" keygen "$T/keys/audit.key" > /dev/null 2>&1 || { echo "FAIL: keygen" >&2; exit 1; }
 printf 'signing_key: %s\n' "$T/keys/audit.key" > "$T/conf/audit.yaml"
 
@@ -99,11 +109,36 @@ wait_field "$T/drop/late.result.json" state completed 90
 	fail "late.py did not exit 0: $(cat "$T/drop/late.result.json")"
 grep -q "Docker answers at $LATE_SOCK" "$T/agent.log" || fail "the log does not say Docker came back"
 
+# --- a full audit disk: nothing runs without its records ---
+dd if=/dev/zero of="$T/state/audit/filler" bs=4k > /dev/null 2>&1 # until ENOSPC
+printf 'print("audited")\n' > "$T/drop/full.py"
+wait_field "$T/drop/full.result.json" state error 20
+[ "$(field "$T/drop/full.result.json" reason)" = audit_unwritable ] ||
+	fail "full audit disk: reason is '$(field "$T/drop/full.result.json" reason)', expected audit_unwritable"
+grep -q "the audit log cannot be written: No space left on device" "$T/drop/full.result.json" ||
+	fail "full audit disk: the message does not name the audit log: $(cat "$T/drop/full.result.json")"
+python3 -c 'import json,sys; sys.exit("execution" in json.load(open(sys.argv[1])))' \
+	"$T/drop/full.result.json" || fail "full audit disk: the script ran: $(cat "$T/drop/full.result.json")"
+rm -f "$T/state/audit/filler"
+# The audit log refuses every record after a failed write (audit.c keeps it
+# broken, so no record is ever half-written in memory and on disk): the
+# agent must be restarted once there is room again.
+grep -q "no further records are accepted" "$T/agent.log" || fail "the log does not say the audit log stopped"
+kill -TERM "$PID"
+wait "$PID"
+PID=
+"$AGENT" run --log-file "$T/agent.log" &
+PID=$!
+wait_field "$T/drop/full.result.json" state completed 90
+[ "$(field "$T/drop/full.result.json" exit_code)" = 0 ] ||
+	fail "full.py did not exit 0 once the disk had room: $(cat "$T/drop/full.result.json")"
+
 kill -TERM "$PID"
 wait "$PID"
 rc=$?
 PID=
 [ $rc -eq 0 ] || fail "SIGTERM: the agent exited $rc, expected 0"
+"$AGENT" verify "$T/state" > "$T/verify" 2>&1 || fail "the audit log does not verify: $(cat "$T/verify")"
 
 if [ $fails -ne 0 ]; then
 	echo "--- agent log (tail) ---" >&2
