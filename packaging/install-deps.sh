@@ -10,6 +10,7 @@ packages=(
 	libjansson-dev libcmocka-dev
 	docker.io debootstrap debian-archive-keyring gpgv curl ca-certificates
 	gcovr python3-jsonschema bandit
+	debhelper devscripts dpkg-dev
 )
 
 missing=()
