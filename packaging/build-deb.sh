@@ -14,6 +14,7 @@ cp -r "$root/packaging/debian" "$tmp/mai-agent-0.1.0/debian"
 (cd "$tmp/mai-agent-0.1.0" && dpkg-buildpackage -us -uc -b >"$tmp/build.log" 2>&1) || {
 	echo "build-deb.sh: dpkg-buildpackage failed; its log:" >&2
 	tail -40 "$tmp/build.log" >&2
+	find "$tmp/mai-agent-0.1.0/debian/tmp" -type f >&2 || true
 	exit 1
 }
 deb=$(ls "$tmp"/mai-agent_*.deb)
