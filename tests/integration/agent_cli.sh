@@ -337,6 +337,10 @@ elif [ "${MAI_REQUIRE_REAL:-0}" = 1 ]; then
 	fail "run --mount not tested: /dev/fuse or fusermount3 is missing"
 fi
 
+# Every sidecar this run produced must match schemas/ (issue 8).
+python3 "$(dirname "$0")/../tools/validate_sidecars.py" "$T/drop" >&2 ||
+	fail "sidecars in the drop directory do not match schemas/ (see above)"
+
 if [ $fails -ne 0 ]; then
 	echo "--- agent log (tail) ---" >&2
 	grep -v debug "$T/agent.log" | tail -30 >&2

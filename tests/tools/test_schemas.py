@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""The schemas are valid JSON Schemas, a well-formed result and sidecar pass,
+and hand-made bad ones are refused with the failing field named."""
+import copy
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import jsonschema
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCHEMAS = os.path.join(HERE, "..", "..", "schemas")
+VALIDATE = os.path.join(HERE, "validate_sidecars.py")
+
+GOOD_RESULT = {
+    "schema_version": 1, "agent_version": "0.1.0", "file": "three.py",
+    "sha256": "ab" * 32, "size": 21, "state": "completed", "verdict": "exited",
+    "exit_code": 3, "message": "three.py exited with code 3.",
+    "times": {"accepted": "2026-11-22T08:00:00.000Z", "finished": "2026-11-22T08:00:01.250Z"},
+    "assessment": {"level": "LOW", "score": 0, "findings": []},
+    "decision": {"action": "run", "by": "policy"},
+    "audit": {"seqs": [4, 5, 6], "entry_hash": "cd" * 32, "checkpoint_size": 7},
+}
+GOOD_AUDIT = {
+    "format": "mai-audit-sidecar/1",
+    "checkpoint": "mai-agent/example\n7\nq83vEjRWeJCrze8SNFZ4kKvN7xI0VniQq83vEjRWeJA=\n\n\u2014 mai-agent/example AAAAAA==\n",
+    "records": [{"seq": 4, "record": "{\"type\":\"job\"}", "proof": ["ef" * 32]}],
+}
+
+fails = 0
+
+
+def expect(cond, what):
+    global fails
+    if not cond:
+        fails += 1
+        print("FAIL:", what)
+
+
+def load(name):
+    with open(os.path.join(SCHEMAS, name), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def errors(schema, doc):
+    v = jsonschema.validators.validator_for(schema)(schema)
+    return [(list(e.absolute_path), e.message) for e in v.iter_errors(doc)]
+
+
+def main():
+    rs, aus = load("result.schema.json"), load("audit-sidecar.schema.json")
+    for s in (rs, aus):
+        jsonschema.validators.validator_for(s).check_schema(s)
+    expect(errors(rs, GOOD_RESULT) == [], "good result refused: %s" % errors(rs, GOOD_RESULT))
+    expect(errors(aus, GOOD_AUDIT) == [], "good sidecar refused: %s" % errors(aus, GOOD_AUDIT))
+
+    bad = copy.deepcopy(GOOD_RESULT); bad["state"] = "finished"
+    e = errors(rs, bad)
+    expect(any(p == ["state"] and "is not one of" in m for p, m in e), "state enum not enforced: %s" % e)
+    bad = copy.deepcopy(GOOD_RESULT); del bad["file"]
+    e = errors(rs, bad)
+    expect(any("'file' is a required property" in m for _p, m in e), "missing file accepted: %s" % e)
+    bad = copy.deepcopy(GOOD_RESULT); bad["state"] = "blocked"; del bad["message"]; del bad["verdict"]; del bad["exit_code"]
+    e = errors(rs, bad)
+    expect(any("'message' is a required property" in m for _p, m in e), "blocked without message accepted: %s" % e)
+    bad = copy.deepcopy(GOOD_RESULT); bad["assessment"]["level"] = "low"
+    expect(errors(rs, bad) != [], "lower-case level accepted")
+    bad = copy.deepcopy(GOOD_RESULT); bad["extra"] = 1
+    expect(errors(rs, bad) != [], "unknown top-level key accepted")
+    bad = copy.deepcopy(GOOD_AUDIT); bad["records"][0]["proof"] = ["xyz"]
+    expect(errors(aus, bad) != [], "non-hex proof accepted")
+
+    # The checker over a directory: names the file and the field, exits 1.
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, "ok.result.json"), "w") as f:
+            json.dump(GOOD_RESULT, f)
+        with open(os.path.join(d, "ok.audit"), "w") as f:
+            json.dump(GOOD_AUDIT, f)
+        p = subprocess.run([sys.executable, VALIDATE, d], capture_output=True, text=True)
+        expect(p.returncode == 0, "validator refused good files: %s" % p.stdout)
+        bad = copy.deepcopy(GOOD_RESULT); bad["state"] = "finished"
+        with open(os.path.join(d, "bad.result.json"), "w") as f:
+            json.dump(bad, f)
+        p = subprocess.run([sys.executable, VALIDATE, d], capture_output=True, text=True)
+        expect(p.returncode == 1, "validator exit %d on a bad file" % p.returncode)
+        expect(os.path.join(d, "bad.result.json") + ": /state: 'finished' is not one of" in p.stdout,
+               "validator output does not name file and field: %r" % p.stdout)
+    if fails:
+        return 1
+    print("test_schemas: all checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""Validate every *.result.json and *.audit under the given directories
+against the JSON Schemas in schemas/.  Prints each failure as
+'path: json-pointer: message' and exits 1 if any file fails, 0 otherwise.
+Usage: validate_sidecars.py [--schemas DIR] DIR..."""
+import argparse
+import json
+import os
+import sys
+
+import jsonschema
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT_SCHEMAS = os.path.join(HERE, "..", "..", "schemas")
+
+
+def load_validators(schema_dir):
+    out = {}
+    for suffix, name in ((".result.json", "result.schema.json"),
+                         (".audit", "audit-sidecar.schema.json")):
+        path = os.path.join(schema_dir, name)
+        with open(path, encoding="utf-8") as f:
+            schema = json.load(f)
+        cls = jsonschema.validators.validator_for(schema)
+        cls.check_schema(schema)
+        out[suffix] = cls(schema)
+    return out
+
+
+def check_file(path, validator):
+    """Return a list of error strings for one sidecar."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        return ["%s: not readable JSON: %s" % (path, e)]
+    errs = []
+    for e in sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path)):
+        ptr = "/" + "/".join(str(p) for p in e.absolute_path)
+        errs.append("%s: %s: %s" % (path, ptr, e.message))
+    return errs
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--schemas", default=DEFAULT_SCHEMAS, help="directory holding the schemas")
+    ap.add_argument("dirs", nargs="+", help="directories to search (recursively)")
+    args = ap.parse_args(argv)
+    validators = load_validators(args.schemas)
+    n_files = n_bad = 0
+    for top in args.dirs:
+        if not os.path.isdir(top):
+            print("%s: not a directory" % top, file=sys.stderr)
+            return 2
+        for root, _dirs, files in os.walk(top):
+            for name in sorted(files):
+                for suffix, v in validators.items():
+                    if name.endswith(suffix) and not name.startswith("."):
+                        n_files += 1
+                        errs = check_file(os.path.join(root, name), v)
+                        if errs:
+                            n_bad += 1
+                            print("\n".join(errs))
+    print("validate_sidecars: %d file(s) checked, %d invalid" % (n_files, n_bad),
+          file=sys.stderr)
+    return 1 if n_bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
