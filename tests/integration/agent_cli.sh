@@ -50,7 +50,7 @@ max_file_size: 1m
 log_level: debug
 EOF
 export MAI_CONFIG_DIR="$T/conf"
-# Long enough for the 30 s sleeper of the SIGTERM case at every level.
+# Longer than the 6 s sleeper of the SIGTERM case, at every level.
 printf 'trusted:\n  timeout: 60s\nstandard:\n  timeout: 60s\nuntrusted:\n  timeout: 60s\n' \
 	> "$T/conf/sandbox.yaml"
 mkdir "$T/keys"
@@ -257,7 +257,7 @@ print(urllib.parse.quote(json.dumps({"label": ["mai.instance=" + sys.argv[1]]}))
 		"http://localhost/containers/json?all=1&filters=$filt" |
 		python3 -c 'import json,sys; print(len(json.load(sys.stdin)))'
 }
-printf 'import time\ntime.sleep(30)\nprint("slept")\n' > "$T/src/sleeper.py"
+printf 'import time\ntime.sleep(6)\nprint("slept")\n' > "$T/src/sleeper.py"
 cp "$T/src/sleeper.py" "$T/drop/sleeper.py"
 wait_field "$T/drop/sleeper.result.json" state running
 sleep 1
