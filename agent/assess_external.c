@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "assess_external.h"
+#include "assess_rules.h"
 #include "fileio.h"
 #include "log.h"
 
@@ -37,21 +38,33 @@ static enum assess_severity level_of(const char *s)
 	return ASSESS_SEV_LOW;
 }
 
-static const double sev_factor[] = { 0, 1, 4, 7, 10 };
-static const double conf_factor[] = { 0, 3, 6, 10, 10 };
+/* The "results" list of a tool's JSON report; *doc keeps it alive (caller
+ * decrefs). NULL with *err when the text is not such a report. */
+static json_t *report_results(const char *tool, const char *text, size_t len, json_t **doc,
+			      char **err)
+{
+	json_error_t je;
+	json_t *results;
+
+	*doc = json_loadb(text, len, 0, &je);
+	results = json_object_get(*doc, "results");
+	if (!json_is_array(results)) {
+		*err = xasprintf("not a %s JSON report (%s)", tool, *doc ? "no results list" : je.text);
+		json_decref(*doc);
+		*doc = NULL;
+		return NULL;
+	}
+	return results;
+}
 
 int assess_bandit_parse(const char *text, size_t len, struct assess_result *r, char **err)
 {
-	json_error_t je;
-	json_t *doc = json_loadb(text, len, 0, &je), *results, *it;
+	json_t *doc, *it;
+	json_t *results = report_results("Bandit", text, len, &doc, err);
 	size_t i;
 
-	results = json_object_get(doc, "results");
-	if (!json_is_array(results)) {
-		*err = xasprintf("not a Bandit JSON report (%s)", doc ? "no results list" : je.text);
-		json_decref(doc);
+	if (!results)
 		return -EINVAL;
-	}
 	json_array_foreach(results, i, it) {
 		const char *id = json_string_value(json_object_get(it, "test_id"));
 		if (!id)
@@ -66,7 +79,7 @@ int assess_bandit_parse(const char *text, size_t len, struct assess_result *r, c
 			.message = (char *)json_string_value(json_object_get(it, "issue_text")),
 			.source = "bandit",
 		};
-		f.score = sev_factor[f.severity] * conf_factor[f.confidence];
+		f.score = assess_score(f.severity, f.confidence);
 		assess_result_add(r, &f);
 	}
 	json_decref(doc);
@@ -75,16 +88,12 @@ int assess_bandit_parse(const char *text, size_t len, struct assess_result *r, c
 
 int assess_semgrep_parse(const char *text, size_t len, struct assess_result *r, char **err)
 {
-	json_error_t je;
-	json_t *doc = json_loadb(text, len, 0, &je), *results, *it;
+	json_t *doc, *it;
+	json_t *results = report_results("Semgrep", text, len, &doc, err);
 	size_t i;
 
-	results = json_object_get(doc, "results");
-	if (!json_is_array(results)) {
-		*err = xasprintf("not a Semgrep JSON report (%s)", doc ? "no results list" : je.text);
-		json_decref(doc);
+	if (!results)
 		return -EINVAL;
-	}
 	json_array_foreach(results, i, it) {
 		json_t *extra = json_object_get(it, "extra"), *start = json_object_get(it, "start");
 		json_t *meta = json_object_get(extra, "metadata"), *cwe = json_object_get(meta, "cwe");
@@ -106,7 +115,7 @@ int assess_semgrep_parse(const char *text, size_t len, struct assess_result *r, 
 			f.confidence = ASSESS_SEV_MEDIUM;
 		if (cwe_text && !strncasecmp(cwe_text, "CWE-", 4))
 			f.cwe = (unsigned)strtoul(cwe_text + 4, NULL, 10);
-		f.score = sev_factor[f.severity] * conf_factor[f.confidence];
+		f.score = assess_score(f.severity, f.confidence);
 		assess_result_add(r, &f);
 	}
 	json_decref(doc);

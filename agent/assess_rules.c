@@ -330,9 +330,14 @@ void assess_rules_set_thresholds(struct assess_rules *rules, double medium, doub
 static const double severity_factor[] = { 0, 1, 4, 7, 10 };
 static const double confidence_factor[] = { 0, 3, 6, 10, 10 };
 
+double assess_score(enum assess_severity severity, enum assess_severity confidence)
+{
+	return severity_factor[severity] * confidence_factor[confidence];
+}
+
 double assess_rule_score(const struct assess_rule *rule)
 {
-	return severity_factor[rule->severity] * confidence_factor[rule->confidence] * rule->weight;
+	return assess_score(rule->severity, rule->confidence) * rule->weight;
 }
 
 /* Patterns are mostly exact names or "prefix.*": those are compared

@@ -45,6 +45,9 @@ int assess_rules_apply(struct assess_rules *rules, const char *name, const struc
 		       char **err) _must_check_;
 /* Does the event satisfy the rule's match? */
 int assess_rule_matches(const struct assess_rule *rule, const struct pya_event *ev);
+/* severity x confidence factors, the score of one finding of weight 1; the
+ * same scale for native rules and for Bandit's and Semgrep's findings. */
+double assess_score(enum assess_severity severity, enum assess_severity confidence);
 double assess_rule_score(const struct assess_rule *rule);
 
 #endif

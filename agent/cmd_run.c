@@ -267,11 +267,7 @@ int cmd_run(int argc, char **argv)
 	 * log start their threads: a thread without the mask would take
 	 * SIGHUP with its default action and end the agent. */
 	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	daemon_block_signals(&set);
 
 	/* One agent per state directory: its path names this instance's
 	 * containers, so a restarted agent removes what a killed one left. */

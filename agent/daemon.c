@@ -389,6 +389,15 @@ static int epoll_add(int epfd, int fd)
 
 static void retry_free(void *p) { free(p); }
 
+void daemon_block_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGHUP);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGINT);
+	pthread_sigmask(SIG_BLOCK, set, NULL);
+}
+
 int daemon_new(const struct daemon_options *o, struct daemon **out, char **err)
 {
 	struct daemon *d = xcalloc(1, sizeof(*d));
@@ -414,12 +423,8 @@ int daemon_new(const struct daemon_options *o, struct daemon **out, char **err)
 	}
 	if (o->handle_signals) {
 		sigset_t set;
-		sigemptyset(&set);
-		sigaddset(&set, SIGHUP);
-		sigaddset(&set, SIGTERM);
-		sigaddset(&set, SIGINT);
 		/* Blocked before the workers start, so that they inherit it. */
-		pthread_sigmask(SIG_BLOCK, &set, NULL);
+		daemon_block_signals(&set);
 		d->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 		if (d->sigfd < 0) {
 			r = -errno;

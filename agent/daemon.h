@@ -11,6 +11,7 @@
 #ifndef MAI_DAEMON_H
 #define MAI_DAEMON_H
 
+#include <signal.h>
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -81,6 +82,9 @@ int daemon_new(const struct daemon_options *o, struct daemon **out, char **err) 
 int daemon_run(struct daemon *d);
 /* Thread- and signal-safe. */
 void daemon_request_stop(struct daemon *d);
+/* Blocks SIGHUP, SIGTERM and SIGINT in the calling thread (threads started
+ * afterwards inherit it) and returns them in *set for a signalfd. */
+void daemon_block_signals(sigset_t *set);
 void daemon_free(struct daemon *d);
 
 /* Path of status.json in the state directory. */
