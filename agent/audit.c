@@ -105,7 +105,12 @@ static int load_signer(struct audit_log *log, const struct audit_options *opt, c
 		path = def = xasprintf("%s/audit-signing.key", dirname(dircopy));
 	if (access(path, F_OK) < 0 && errno == ENOENT) {
 		_cleanup_free_ char *priv = NULL, *pub = NULL;
-		int r = note_keygen(log->origin, &priv, &pub);
+		_cleanup_free_ char *keydir = xstrdup(path);
+		/* On a fresh machine the key's own directory (kept apart from
+		 * the log) does not exist yet: make it, readable by root only. */
+		int r = fileio_mkdir_p(dirname(keydir), 0700);
+		if (r == 0)
+			r = note_keygen(log->origin, &priv, &pub);
 		if (r == 0)
 			r = fileio_write_atomic(path, priv, strlen(priv), 0600);
 		explicit_bzero(priv ? priv : (char *)"", priv ? strlen(priv) : 0);

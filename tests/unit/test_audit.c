@@ -120,6 +120,29 @@ static void test_first_start_makes_a_key(void **state)
 	audit_verify_report_clear(&rep);
 }
 
+/* The configured key lives in a directory of its own that a fresh machine
+ * does not have yet (the shipped default, /var/lib/mai/keys): the first
+ * start makes the directory, private, and the key in it. */
+static void test_first_start_makes_the_key_directory(void **state)
+{
+	const char *dir = *state;
+	_cleanup_free_ char *log_dir = xasprintf("%s/state/audit", dir), *err = NULL;
+	_cleanup_free_ char *key_dir = xasprintf("%s/keys/mai", dir);
+	_cleanup_free_ char *key = xasprintf("%s/audit.key", key_dir);
+	struct audit_options o = { .log_dir = log_dir, .signing_key = key, .origin = "mai.test/keys" };
+	struct audit_log *log = NULL;
+	struct stat st;
+
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	assert_null(err);
+	fixture_append(log, 1);
+	audit_close(log);
+	assert_int_equal(stat(key_dir, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0700);
+	assert_int_equal(stat(key, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+}
+
 static void test_torn_tail_quarantined_and_recorded(void **state)
 {
 	const char *dir = *state;
@@ -384,6 +407,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_append_reopen_read_verify, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_second_writer_refused, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_first_start_makes_a_key, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_first_start_makes_the_key_directory, testdir_setup,
+						testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_torn_tail_quarantined_and_recorded, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_group_commit_from_threads, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_rotation_keeps_one_chain, testdir_setup, testdir_teardown),
