@@ -237,6 +237,20 @@ static void fail_result(struct sandbox_result *r, char *err)
 	free(err);
 }
 
+/* gVisor's own kernel (the Sentry) and file proxy run as host threads inside
+ * the container's pids cgroup, about 40 at rest and more under load, while
+ * the script's processes are the Sentry's tasks. Under runsc the host-side
+ * PidsLimit therefore gets this allowance on top of the configured pids, so
+ * that the configured number stays what the script may start. */
+#define RUNSC_PIDS_ALLOWANCE 128
+
+static int64_t host_pids_limit(const struct sandbox *sb, enum sandbox_trust trust, int64_t pids)
+{
+	return sb->runtime[trust] && strcmp(sb->runtime[trust], "runsc") == 0
+		       ? pids + RUNSC_PIDS_ALLOWANCE
+		       : pids;
+}
+
 int sandbox_container_prepare(struct sandbox *sb, enum sandbox_trust trust,
 			      const struct sandbox_limits *limits, const char *job_label,
 			      struct sandbox_container *out, char **err)
@@ -253,7 +267,8 @@ int sandbox_container_prepare(struct sandbox *sb, enum sandbox_trust trust,
 		.image = sb->image, .cmd = cmd, .env = env, .user = sb->user, .workdir = "/tmp",
 		.labels = labels, .n_labels = ARRAY_SIZE(labels), .open_stdin = true,
 		.memory_bytes = limits->memory_bytes, .nano_cpus = limits->nano_cpus,
-		.pids_limit = limits->pids, .tmpfs_bytes = limits->tmpfs_bytes,
+		.pids_limit = host_pids_limit(sb, trust, limits->pids),
+		.tmpfs_bytes = limits->tmpfs_bytes,
 		.nofile = limits->nofile, .fsize_bytes = limits->fsize_bytes,
 		.runtime = sb->runtime[trust],
 	};
@@ -300,7 +315,7 @@ static int take_warm(struct sandbox *sb, enum sandbox_trust trust,
 	/* Scaled limits: memory, CPUs and pids can change on a running
 	 * container; tmpfs and ulimits stay as created (reported as applied). */
 	if (docker_container_update(sb->docker, c->id, want->memory_bytes, want->nano_cpus,
-				    want->pids, &err) != DOCKER_OK) {
+				    host_pids_limit(sb, trust, want->pids), &err) != DOCKER_OK) {
 		log_warnx("updating the limits of pooled container %.12s failed (%s); using a cold "
 			  "one", c->id, err);
 		free(err);

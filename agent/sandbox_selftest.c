@@ -1,6 +1,8 @@
 /* The self-test: probes run in a real container with the untrusted level's
  * settings. If confinement is weaker than configured, no job may run. */
+#include <stdbool.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 #include "log.h"
 #include "macro.h"
@@ -16,32 +18,43 @@ static const char probe_script[] =
 	"import os, socket\n"
 	"def probe(name, ok, seen):\n"
 	"    print(name, 'ok' if ok else seen)\n"
-	"try:\n"
-	"    open('/mai-selftest', 'w'); probe('root_readonly', False, 'wrote /mai-selftest')\n"
-	"except OSError as e:\n"
-	"    probe('root_readonly', e.errno == 30, e.strerror)\n"
+	"root = [l.split()[3].split(',') for l in open('/proc/self/mounts') if l.split()[1] == '/']\n"
+	"probe('root_readonly', bool(root) and 'ro' in root[-1], 'the root is mounted ' + ','.join(root[-1] if root else ['nowhere']))\n"
 	"ifs = sorted(n for _, n in socket.if_nameindex())\n"
 	"probe('no_network', ifs == ['lo'], 'interfaces ' + ','.join(ifs))\n"
 	"st = dict(l.split(':\\t', 1) for l in open('/proc/self/status').read().splitlines() if ':\\t' in l)\n"
 	"caps = [k + '=' + st[k].strip() for k in ('CapEff', 'CapPrm', 'CapBnd') if int(st[k], 16)]\n"
 	"probe('no_capabilities', not caps, ' '.join(caps))\n"
-	"probe('no_new_privileges', st['NoNewPrivs'].strip() == '1', 'NoNewPrivs ' + st['NoNewPrivs'].strip())\n"
-	"probe('seccomp', st['Seccomp'].strip() == '2', 'Seccomp mode ' + st['Seccomp'].strip())\n"
 	"probe('non_root_user', os.getuid() != 0 and os.getgid() != 0, 'uid %d gid %d' % (os.getuid(), os.getgid()))\n";
+
+/* Under runc the script meets the host kernel, confined by no-new-privileges
+ * and Docker's seccomp filter. */
+static const char host_kernel_probes[] =
+	"probe('no_new_privileges', st.get('NoNewPrivs', '').strip() == '1', 'NoNewPrivs ' + st.get('NoNewPrivs', 'absent').strip())\n"
+	"probe('seccomp', st.get('Seccomp', '').strip() == '2', 'Seccomp mode ' + st.get('Seccomp', 'absent').strip())\n";
+static const char *const host_kernel_names[] = { "no_new_privileges", "seccomp" };
+
+/* Under runsc it meets gVisor's kernel instead (which keeps its own seccomp
+ * filter on the host side and has no NoNewPrivs to show): the probe checks
+ * that the kernel answering is not the host's. Its format takes the host's
+ * release. */
+static const char gvisor_kernel_probe[] =
+	"probe('gvisor_kernel', os.uname().release != '%s', 'the host kernel %s answers')\n";
+static const char *const gvisor_kernel_names[] = { "gvisor_kernel" };
+
+static const char *const common_names[] = {
+	"root_readonly", "no_network", "no_capabilities", "non_root_user",
+};
 
 static const char memory_script[] =
 	"chunks = []\n"
 	"while True:\n"
 	"    chunks.append(bytearray(64 << 20))\n";
 
-static const char *const probes[] = {
-	"root_readonly", "no_network", "no_capabilities", "no_new_privileges", "seccomp",
-	"non_root_user",
-};
-
-static int check_probes(const struct sandbox_result *r, char **err)
+static int check_probes(const struct sandbox_result *r, const char *const *probes, size_t n,
+			char **err)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(probes); i++) {
+	for (size_t i = 0; i < n; i++) {
 		_cleanup_free_ char *want = xasprintf("%s ok\n", probes[i]);
 		const char *line = r->out.data ? strstr(r->out.data, probes[i]) : NULL;
 		const char *seen, *nl;
@@ -63,14 +76,28 @@ static int check_probes(const struct sandbox_result *r, char **err)
 
 int sandbox_selftest_run(struct sandbox *sb, char **err)
 {
+	const bool gvisor = strcmp(sb->runtime[SANDBOX_UNTRUSTED], "runsc") == 0;
+	struct utsname host;
+	_cleanup_free_ char *script = NULL;
 	struct sandbox_job job = {
-		.job_id = "self-test", .file_name = "selftest.py",
-		.code = (const uint8_t *)probe_script, .len = sizeof(probe_script) - 1,
-		.trust = SANDBOX_UNTRUSTED,
+		.job_id = "self-test", .file_name = "selftest.py", .trust = SANDBOX_UNTRUSTED,
 	};
 	struct sandbox_result r;
 	int rc;
 
+	if (gvisor) {
+		if (uname(&host) < 0 || strchr(host.release, '\'')) {
+			*err = xasprintf("sandbox self-test failed: cannot read the host's kernel "
+					 "release to tell gVisor's kernel from it");
+			return -EPERM;
+		}
+		_cleanup_free_ char *kernel = xasprintf(gvisor_kernel_probe, host.release, host.release);
+		script = xasprintf("%s%s", probe_script, kernel);
+	} else {
+		script = xasprintf("%s%s", probe_script, host_kernel_probes);
+	}
+	job.code = (const uint8_t *)script;
+	job.len = strlen(script);
 	if (sandbox_run_internal(sb, &job, SELFTEST_TIMEOUT_MS, &r) < 0 ||
 	    r.verdict != SANDBOX_VERDICT_EXITED || r.exit_code) {
 		*err = xasprintf("sandbox self-test failed: the probe did not run cleanly (%s: %s; "
@@ -79,7 +106,11 @@ int sandbox_selftest_run(struct sandbox *sb, char **err)
 		sandbox_result_clear(&r);
 		return -EPERM;
 	}
-	rc = check_probes(&r, err);
+	rc = check_probes(&r, common_names, ARRAY_SIZE(common_names), err);
+	if (rc == 0 && gvisor)
+		rc = check_probes(&r, gvisor_kernel_names, ARRAY_SIZE(gvisor_kernel_names), err);
+	else if (rc == 0)
+		rc = check_probes(&r, host_kernel_names, ARRAY_SIZE(host_kernel_names), err);
 	sandbox_result_clear(&r);
 	if (rc < 0)
 		return rc;
@@ -99,6 +130,7 @@ int sandbox_selftest_run(struct sandbox *sb, char **err)
 	}
 	sandbox_result_clear(&r);
 	log_info("sandbox self-test passed: root read-only, no network, no capabilities, "
-		 "no-new-privileges, seccomp, non-root user, memory limit enforced");
+		 "%s, non-root user, memory limit enforced",
+		 gvisor ? "gVisor's kernel (runsc)" : "no-new-privileges, seccomp");
 	return 0;
 }

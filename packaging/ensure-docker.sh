@@ -6,7 +6,10 @@
 #    this script's stdout/stderr (a CI runner would wait on the open pipe);
 #  - records the pid of a dockerd it started in the pid file, so that the
 #    caller can stop exactly that one afterwards;
-#  - waits for /_ping with a timeout and names the log file on failure.
+#  - waits for /_ping with a timeout and names the log file on failure;
+#  - registers gVisor's runsc (when installed) as the Docker runtime "runsc"
+#    in /etc/docker/daemon.json, with its own network stack off
+#    (--network=none), and makes a running dockerd reload it (SIGHUP).
 #
 # Usage: ensure-docker.sh [--pid-file FILE]
 #        ensure-docker.sh --stop-if-started [--pid-file FILE]
@@ -35,6 +38,34 @@ ping() {
 	[ "$(curl -s --max-time 3 --unix-socket "$socket" http://docker/_ping 2>/dev/null)" = OK ]
 }
 
+# Adds runsc to daemon.json's "runtimes", keeping every other setting; prints
+# "changed" when the file was written.
+register_runsc() {
+	command -v runsc >/dev/null || return 0
+	[ "$(id -u)" -eq 0 ] || return 0
+	mkdir -p /etc/docker
+	python3 - "$(command -v runsc)" /etc/docker/daemon.json <<'PY'
+import json, os, sys
+path, conf = sys.argv[1], sys.argv[2]
+try:
+    with open(conf) as f:
+        cfg = json.load(f)
+except FileNotFoundError:
+    cfg = {}
+except ValueError as e:
+    sys.exit("ensure-docker.sh: %s is not valid JSON (%s); fix or remove it" % (conf, e))
+want = {"path": path, "runtimeArgs": ["--network=none"]}
+if cfg.get("runtimes", {}).get("runsc") != want:
+    cfg.setdefault("runtimes", {})["runsc"] = want
+    tmp = conf + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(cfg, f, indent=2)
+        f.write("\n")
+    os.replace(tmp, conf)
+    print("changed")
+PY
+}
+
 if [ "$mode" = stop ]; then
 	[ -s "$pid_file" ] || exit 0
 	pid=$(cat "$pid_file")
@@ -53,8 +84,15 @@ if [ "$mode" = stop ]; then
 	exit 0
 fi
 
+runsc_changed=$(register_runsc)
 if ping; then
 	echo "ensure-docker.sh: Docker answers at unix://$socket"
+	if [ "$runsc_changed" = changed ]; then
+		# dockerd rereads its runtimes on SIGHUP; running containers are untouched.
+		echo "ensure-docker.sh: registered the gVisor runtime runsc in /etc/docker/daemon.json; reloading dockerd"
+		pkill -HUP -x dockerd || true
+		sleep 1
+	fi
 	exit 0
 fi
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -21,6 +22,8 @@
 #define OUTPUT_MAX (64 << 10)
 
 static struct docker *docker;
+static const char fork_bomb[] = "import os\nwhile True:\n    try:\n        os.fork()\n"
+				"    except OSError:\n        pass\n";
 static struct sandbox *sb;
 
 static void test_options(struct sandbox_options *o)
@@ -162,8 +165,7 @@ static void test_fork_bomb(void **state)
 {
 	struct sandbox_result r;
 
-	run("forkbomb.py", "import os\nwhile True:\n    try:\n        os.fork()\n"
-			   "    except OSError:\n        pass\n", &r);
+	run("forkbomb.py", fork_bomb, &r);
 	assert_string_equal(sandbox_verdict_to_string(r.verdict), "pids_limit");
 	assert_non_null(strstr(r.message, "more than 32 processes or threads"));
 	assert_true(r.pids_peak <= 32);
@@ -447,6 +449,54 @@ static void test_missing_runtime_refused_at_start(void **state)
 	free(err);
 }
 
+/* gVisor for real: a trust level set to runtime runsc passes the self-test
+ * (it probes the untrusted level) and runs its jobs under gVisor's own
+ * kernel, which reports a release other than the host's. ensure-docker.sh
+ * registers runsc with dockerd. */
+static void test_gvisor_runtime(void **state)
+{
+	struct sandbox_options o;
+	struct sandbox *gv = NULL;
+	struct sandbox_result r;
+	struct utsname host;
+	char *err = NULL;
+	const char code[] = "import os\nprint(os.uname().release)\n";
+	struct sandbox_job job = {
+		.job_id = "gvisor.py", .file_name = "gvisor.py", .code = (const uint8_t *)code,
+		.len = sizeof(code) - 1, .trust = SANDBOX_UNTRUSTED,
+	};
+
+	test_options(&o);
+	o.self_test = true;
+	o.trust[SANDBOX_UNTRUSTED].runtime = "runsc";
+	o.trust[SANDBOX_UNTRUSTED].base.pids = 512;
+	if (sandbox_new(&o, &gv, &err) < 0)
+		fail_msg("runsc: %s", err);
+	sandbox_run(gv, &job, &r);
+	expect_exit(&r, 0);
+	assert_string_equal(r.runtime, "runsc");
+	assert_int_equal(uname(&host), 0);
+	assert_true(r.out.len > 1);
+	if (strncmp(r.out.data, host.release, strlen(host.release)) == 0)
+		fail_msg("the job saw the host's kernel %s: not running under gVisor", host.release);
+	sandbox_result_clear(&r);
+
+	/* A fork bomb under gVisor: the script's processes are tasks of gVisor's
+	 * kernel, so it is the memory limit (or the host-side pids limit with
+	 * its allowance for gVisor's own threads) that ends it, never the host. */
+	job.job_id = job.file_name = "forkbomb.py";
+	job.code = (const uint8_t *)fork_bomb;
+	job.len = strlen(fork_bomb);
+	sandbox_run(gv, &job, &r);
+	if (r.verdict != SANDBOX_VERDICT_OOM_KILLED && r.verdict != SANDBOX_VERDICT_PIDS_LIMIT)
+		fail_msg("fork bomb under gVisor: verdict %s (%s)", sandbox_verdict_to_string(r.verdict),
+			 r.message ? r.message : "-");
+	assert_true(r.pids_peak <= 32 + 128);
+	sandbox_result_clear(&r);
+	sandbox_free(gv);
+	assert_int_equal(docker_env_count_ours(docker), 0);
+}
+
 struct thread_arg {
 	int index;
 	int ok;
@@ -561,6 +611,7 @@ int main(void)
 		cmocka_unit_test(test_self_test_passes),
 		cmocka_unit_test(test_self_test_names_failed_probe),
 		cmocka_unit_test(test_missing_runtime_refused_at_start),
+		cmocka_unit_test(test_gvisor_runtime),
 		cmocka_unit_test(test_warm_pool),
 		cmocka_unit_test(test_concurrent_runs),
 	};
