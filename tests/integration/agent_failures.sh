@@ -37,7 +37,8 @@ printf 'print("docker came back")\n' > "$T/drop/late.py"
 wait_field "$T/drop/late.result.json" state error 20
 grep -q "Docker is not usable at $LATE_SOCK" "$T/drop/late.result.json" ||
 	fail "the error does not name the socket: $(cat "$T/drop/late.result.json")"
-grep -q "start Docker, or fix docker.socket in agent.yaml" "$T/drop/late.result.json" ||
+grep -q "start dockerd (packaging/ensure-docker.sh) or set docker.socket in config/agent.yaml" \
+	"$T/drop/late.result.json" ||
 	fail "the error does not say what to do: $(cat "$T/drop/late.result.json")"
 kill -0 "$PID" 2>/dev/null || fail "the agent exited while Docker was down"
 
