@@ -4,7 +4,8 @@
 #
 # Sets AGENT, T (removed at exit), PID (the running agent, or empty) and
 # fails. A script that needs more at exit defines on_exit(); it runs after
-# the agent is stopped, before T is removed. Not executable on its own.
+# the agent is stopped, before T is removed (kept when MAI_ITEST_KEEP is set,
+# for a post-mortem). Not executable on its own.
 
 AGENT=${MAI_AGENT:?MAI_AGENT must name the mai-agent binary}
 T=$(mktemp -d "${TMPDIR:-/tmp}/mai-itest.XXXXXX")
@@ -19,7 +20,11 @@ lib_cleanup() {
 	if command -v on_exit > /dev/null 2>&1; then
 		on_exit
 	fi
-	rm -rf "$T"
+	if [ -n "${MAI_ITEST_KEEP:-}" ]; then
+		echo "kept $T (MAI_ITEST_KEEP)" >&2
+	else
+		rm -rf "$T"
+	fi
 }
 trap lib_cleanup EXIT
 # A signal ends the script through the EXIT trap, so cleanup runs once.
