@@ -29,7 +29,7 @@ BUILD_SH="${MAI_SOURCE_ROOT:-$(dirname "$0")/../..}/packaging/sandbox-image/buil
 # containerd's shims) name its exec root on their command line.
 engine_pids() {
 	for p in /proc/[0-9]*; do
-		cmd=$(tr '\0' ' ' < "$p/cmdline" 2>/dev/null) || continue
+		cmd=$({ tr '\0' ' ' < "$p/cmdline"; } 2>/dev/null) || continue
 		case "$cmd" in
 		*"$D/"*) echo "${p#/proc/}" ;;
 		esac
@@ -45,7 +45,18 @@ dockerd_stop_all() {
 		wait "$DPID" 2>/dev/null
 	fi
 	DPID=
-	for p in $(engine_pids); do kill -KILL "$p" 2>/dev/null; done
+	# A shim left by a killed containerd, and its container's processes
+	# (in the cgroups named after the container id, which the shim names).
+	for p in $(engine_pids); do
+		id=$({ tr '\0' '\n' < "/proc/$p/cmdline"; } 2>/dev/null | sed -n '/^-id$/{n;p}')
+		kill -KILL "$p" 2>/dev/null
+		[ -n "$id" ] || continue
+		for c in /sys/fs/cgroup/*/docker/"$id" /sys/fs/cgroup/docker/"$id"; do
+			[ -f "$c/cgroup.procs" ] && xargs -r kill -KILL < "$c/cgroup.procs" 2>/dev/null
+			sleep 0.1
+			rmdir "$c" 2>/dev/null
+		done
+	done
 	# Overlay and network namespace mounts of the engine, deepest first.
 	awk -v d="$D/" 'index($2, d) == 1 { print $2 }' /proc/mounts | sort -r |
 		while read -r m; do umount -l "$m"; done
@@ -140,7 +151,7 @@ wait_more() {
 outage() {
 	sig=$1 name=$2
 	r="$T/drop/$name.result.json"
-	printf 'import time\ntime.sleep(3)\nprint("slept through %s")\n' "$sig" > "$T/drop/$name.py"
+	printf 'import time\ntime.sleep(2)\nprint("slept through %s")\n' "$sig" > "$T/drop/$name.py"
 	wait_field "$r" state running 20 || return
 	sleep 0.5
 	errors=$(count_lines "$name.py: error")
