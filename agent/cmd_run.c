@@ -54,6 +54,14 @@ struct stage_ctx {
 	bool stopping;
 };
 
+/* The detail of an "error" result while Docker is down; why says what to
+ * do (Docker's client names the setting), the result adds that the agent
+ * retries. */
+static char *docker_down_message(const struct stage_ctx *sc, const char *why)
+{
+	return xasprintf("Docker is not usable at %s: %s", sc->socket, why);
+}
+
 /* The sandbox, set up now if Docker did not answer before. NULL with
  * *detail (caller frees) when Docker still does not answer. */
 static struct sandbox *stage_sandbox(struct stage_ctx *sc, char **detail)
@@ -67,10 +75,7 @@ static struct sandbox *stage_sandbox(struct stage_ctx *sc, char **detail)
 	sb = sc->stopping ? NULL : sc->sb;
 	pthread_mutex_unlock(&sc->lock);
 	if (!sb)
-		*detail = xasprintf("Docker is not usable at %s: %s; start Docker, or fix "
-				    "docker.socket in agent.yaml; the agent retries with backoff "
-				    "and runs the script when Docker answers", sc->socket,
-				    e ? e : "the agent is stopping");
+		*detail = docker_down_message(sc, e ? e : "the agent is stopping");
 	return sb;
 }
 
@@ -179,8 +184,17 @@ static int stage_execute(void *ctx, const char *name, const struct intake_snapsh
 	int r = sandbox_run(sb, &job, &res);
 
 	if (r < 0) {
-		/* Docker could not run it: the daemon answers "error" and retries. */
-		*detail = xstrdup(res.message ? res.message : "the sandbox could not start the run");
+		/* Docker could not run it: the daemon answers "error" and retries.
+		 * A run broken off because dockerd went away says so (the
+		 * sandbox's own message names whichever call failed first). */
+		_cleanup_free_ char *e = NULL;
+		const char *m = res.message ? res.message : "the sandbox could not start the run";
+		if (r == -ECANCELED)
+			*detail = xstrdup(m);
+		else if (sandbox_ping(sb, &e) < 0)
+			*detail = docker_down_message(ctx, e);
+		else
+			*detail = xstrdup(m);
 		sandbox_result_clear(&res);
 		return r;
 	}

@@ -14,7 +14,6 @@
 #include "log.h"
 #include "names.h"
 
-#define RETRY_MAX_MS 30000u
 #define STATUS_EVERY_MS 1000u
 
 uint64_t daemon_now_ms(void)
@@ -49,7 +48,11 @@ void daemon_write_result(struct daemon *d, const struct result_info *r)
 		d->counts_state[r->state]++;
 	d->status_dirty = true;
 	pthread_mutex_unlock(&d->lock);
-	if (log_get_level() >= LOG_LEVEL_INFO) {
+	if (r->state == RESULT_ERROR) {
+		/* The operator sees why, not only that. */
+		_cleanup_free_ char *p = names_printable(r->file);
+		log_warnx("%s: error: %s", p, r->detail ? r->detail : "(no detail)");
+	} else if (log_get_level() >= LOG_LEVEL_INFO) {
 		_cleanup_free_ char *p = names_printable(r->file);
 		log_info("%s: %s%s%s", p, result_state_to_string(r->state),
 			 r->state == RESULT_COMPLETED ? " " : "",
@@ -65,9 +68,10 @@ void daemon_schedule_retry(struct daemon *d, const char *name)
 		rt = xcalloc(1, sizeof(*rt));
 		strmap_put(d->retries, name, rt);
 	}
-	unsigned delay = d->retry_base_ms << (rt->attempts < 5 ? rt->attempts : 5);
-	if (delay > RETRY_MAX_MS)
-		delay = RETRY_MAX_MS;
+	/* Doubling from the base, capped by docker.retry_backoff_max. */
+	uint64_t delay = (uint64_t)d->retry_base_ms << (rt->attempts < 20 ? rt->attempts : 20);
+	if (delay > d->cfg->agent.docker.retry_backoff_max_ms)
+		delay = d->cfg->agent.docker.retry_backoff_max_ms;
 	rt->attempts++;
 	rt->due_ms = daemon_now_ms() + delay;
 	pthread_mutex_unlock(&d->lock);

@@ -55,7 +55,7 @@ static enum docker_error map_curl_error(CURLcode rc, const char *socket_path, co
 		return DOCKER_ERR_UNREACHABLE;
 	case CURLE_OPERATION_TIMEDOUT:
 		*err = xasprintf("Docker at unix://%s did not answer in time (%s): check that dockerd "
-				 "is not overloaded or hung (its log), or raise docker.timeout in "
+				 "is not overloaded or hung (its log), or raise docker.api_timeout in "
 				 "config/agent.yaml", socket_path, what);
 		return DOCKER_ERR_TIMEOUT;
 	case CURLE_GOT_NOTHING:

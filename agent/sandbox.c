@@ -61,6 +61,11 @@ const char *sandbox_verdict_to_string(enum sandbox_verdict v)
 
 size_t sandbox_leftovers_removed(const struct sandbox *sb) { return sb->leftovers; }
 
+int sandbox_ping(struct sandbox *sb, char **err)
+{
+	return docker_ping(sb->docker, err) == DOCKER_OK ? 0 : -EHOSTDOWN;
+}
+
 void sandbox_cancel_all(struct sandbox *sb) { atomic_store(&sb->cancelled, true); }
 
 static int remove_leftovers(struct sandbox *sb, char **err)
@@ -86,6 +91,45 @@ static int remove_leftovers(struct sandbox *sb, char **err)
 	return 0;
 }
 
+/* Removes the containers an earlier run could not remove (Docker was
+ * down); those that still cannot be removed stay on the list. The list is
+ * taken whole, so Docker is called without the lock. */
+static void remove_orphans(struct sandbox *sb)
+{
+	char **ids;
+	size_t n, kept = 0;
+
+	pthread_mutex_lock(&sb->orphans_lock);
+	ids = sb->orphans;
+	n = sb->n_orphans;
+	sb->orphans = NULL;
+	sb->n_orphans = 0;
+	pthread_mutex_unlock(&sb->orphans_lock);
+	for (size_t i = 0; i < n; i++) {
+		char *err = NULL;
+		if (docker_container_remove(sb->docker, ids[i], &err) == DOCKER_OK) {
+			log_info("removed container %.12s left by a run that Docker broke off",
+				 ids[i]);
+			free(ids[i]);
+		} else {
+			free(err);
+			ids[kept++] = ids[i];
+		}
+	}
+	if (kept == 0) {
+		free(ids);
+		return;
+	}
+	pthread_mutex_lock(&sb->orphans_lock);
+	ids = xrealloc(ids, (kept + sb->n_orphans) * sizeof(*ids));
+	for (size_t i = 0; i < sb->n_orphans; i++)
+		ids[kept + i] = sb->orphans[i];
+	free(sb->orphans);
+	sb->orphans = ids;
+	sb->n_orphans += kept;
+	pthread_mutex_unlock(&sb->orphans_lock);
+}
+
 int sandbox_new(const struct sandbox_options *opts, struct sandbox **out, char **err)
 {
 	struct docker_options dopts = { .socket_path = opts->socket_path };
@@ -101,6 +145,7 @@ int sandbox_new(const struct sandbox_options *opts, struct sandbox **out, char *
 	sb->user = xstrdup(opts->user ? opts->user : "1000:1000");
 	sb->instance = xstrdup(opts->instance_id ? opts->instance_id : "default");
 	sb->workers = opts->workers ? opts->workers : 1;
+	pthread_mutex_init(&sb->orphans_lock, NULL);
 	for (int t = 0; t < SANDBOX_TRUST_COUNT; t++) {
 		sb->trust[t] = opts->trust[t];
 		sb->runtime[t] = xstrdup(opts->trust[t].runtime ? opts->trust[t].runtime : "runc");
@@ -167,6 +212,15 @@ void sandbox_free(struct sandbox *sb)
 	if (!sb)
 		return;
 	sandbox_pool_stop(sb->pool);
+	remove_orphans(sb);
+	for (size_t i = 0; i < sb->n_orphans; i++) {
+		/* Found by label at the next start (remove_leftovers). */
+		log_warnx("container %.12s is left in Docker: it could not be removed",
+			  sb->orphans[i]);
+		free(sb->orphans[i]);
+	}
+	free(sb->orphans);
+	pthread_mutex_destroy(&sb->orphans_lock);
 	docker_free(sb->docker);
 	free(sb->image);
 	free(sb->image_id);
@@ -293,9 +347,14 @@ void sandbox_container_discard(struct sandbox *sb, struct sandbox_container *c)
 	if (c->stream)
 		docker_stream_close(c->stream);
 	if (c->id && docker_container_remove(sb->docker, c->id, &err)) {
-		/* Left for the next start's leftover sweep, which finds it by label. */
-		log_warnx("removing container %.12s failed: %s", c->id, err);
+		log_warnx("removing container %.12s failed: %s; trying again before the next run",
+			  c->id, err);
 		free(err);
+		pthread_mutex_lock(&sb->orphans_lock);
+		sb->orphans = xrealloc(sb->orphans, (sb->n_orphans + 1) * sizeof(*sb->orphans));
+		sb->orphans[sb->n_orphans++] = c->id;
+		pthread_mutex_unlock(&sb->orphans_lock);
+		c->id = NULL;
 	}
 	free(c->id);
 	memset(c, 0, sizeof(*c));
@@ -375,6 +434,7 @@ int sandbox_run_internal(struct sandbox *sb, const struct sandbox_job *job, int6
 					 "next starts"));
 		return -ECANCELED;
 	}
+	remove_orphans(sb);
 	sandbox_limits_compute(&sb->trust[job->trust].base, &job->metrics,
 			       !sb->trust[job->trust].no_scale, &sb->machine, sb->workers, &want);
 	if (want.timeout_ms < min_timeout_ms)

@@ -129,6 +129,8 @@ struct sandbox;
  * freed with sandbox_free(). */
 int sandbox_new(const struct sandbox_options *opts, struct sandbox **out, char **err);
 void sandbox_free(struct sandbox *sb);
+/* 0 when Docker answers; -EHOSTDOWN with *err (caller frees) when not. */
+int sandbox_ping(struct sandbox *sb, char **err);
 /* How many leftover containers sandbox_new() removed. */
 size_t sandbox_leftovers_removed(const struct sandbox *sb);
 

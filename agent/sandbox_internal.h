@@ -3,6 +3,7 @@
 #ifndef MAI_SANDBOX_INTERNAL_H
 #define MAI_SANDBOX_INTERNAL_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 
 #include "docker.h"
@@ -23,6 +24,11 @@ struct sandbox {
 	size_t leftovers;
 	struct sandbox_pool *pool; /* NULL when pool_size is 0 */
 	atomic_bool cancelled;     /* set by sandbox_cancel_all() */
+	/* Containers whose removal failed (Docker went away mid-run): removed
+	 * before the next run, and at sandbox_free. Under orphans_lock. */
+	pthread_mutex_t orphans_lock;
+	char **orphans;
+	size_t n_orphans;
 };
 
 /* A created, attached and started container whose bootstrap waits for its
@@ -38,7 +44,8 @@ struct sandbox_container {
 int sandbox_container_prepare(struct sandbox *sb, enum sandbox_trust trust,
 			      const struct sandbox_limits *limits, const char *job_label,
 			      struct sandbox_container *out, char **err);
-/* Closes the stream and removes the container (logged on failure). */
+/* Closes the stream and removes the container; when Docker cannot remove
+ * it now (logged), it is kept as an orphan that the next run removes. */
 void sandbox_container_discard(struct sandbox *sb, struct sandbox_container *c);
 
 /* sandbox_run with a floor under the wall-clock timeout: the self-test's

@@ -9,7 +9,9 @@
 #
 # Environment: DOCKER_SOCKET (default /var/run/docker.sock),
 #              MAI_CACHE_DIR (default /var/cache/mai), MAI_IMAGE_REPO
-#              (default mai-sandbox). Option --print-tag prints the tag and exits.
+#              (default mai-sandbox). Option --print-tag prints the tag and exits;
+#              --print-cache prints the path of the cached root filesystem
+#              tarball (which may not exist yet) and exits.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -19,10 +21,11 @@ repo=${MAI_IMAGE_REPO:-mai-sandbox}
 
 hash=$(cat "$here/recipe.env" "$here/trim.sh" | sha256sum | cut -c1-12)
 tag="$repo:$hash"
-if [ "${1:-}" = "--print-tag" ]; then
-	echo "$tag"
-	exit 0
-fi
+tarball="$cache/sandbox-$hash.tar"
+case "${1:-}" in
+--print-tag) echo "$tag"; exit 0 ;;
+--print-cache) echo "$tarball"; exit 0 ;;
+esac
 
 step() { echo "build.sh: [$1/4] $2"; }
 die() { echo "build.sh: error: $*" >&2; exit 1; }
@@ -45,7 +48,6 @@ fi
 
 # shellcheck source=recipe.env
 . "$here/recipe.env"
-tarball="$cache/sandbox-$hash.tar"
 mkdir -p "$cache"
 
 if [ -s "$tarball" ]; then

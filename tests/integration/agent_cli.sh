@@ -3,113 +3,26 @@
 # on real inotify with the real assessor, driven by 'submit', 'approve',
 # 'status' and by hostile drops, signals and a restart.
 #
-# Runs go to the real sandbox (Docker); the audit log has not landed on this
-# branch yet. Exit 77 when Docker or the sandbox image is not usable, a
+# Runs go to the real sandbox (Docker), records to a real audit log. Exit 77 when Docker or the sandbox image is not usable, a
 # failure instead when MAI_REQUIRE_REAL=1.
 set -u
 
-AGENT=${MAI_AGENT:?MAI_AGENT must name the mai-agent binary}
-T=$(mktemp -d "${TMPDIR:-/tmp}/mai-itest.XXXXXX")
-PID=
-fails=0
+. "$(dirname "$0")/agent_lib.sh"
 
-cleanup() {
-	if [ -n "$PID" ] && kill -0 "$PID" 2>/dev/null; then
-		kill -TERM "$PID"
-		wait "$PID" 2>/dev/null
-	fi
+on_exit() {
 	if grep -q " $T/mnt " /proc/mounts 2>/dev/null; then
 		fusermount3 -u -z "$T/mnt" 2>/dev/null || umount -l "$T/mnt"
 	fi
-	rm -rf "$T"
-}
-trap cleanup EXIT
-
-fail() {
-	echo "FAIL: $*" >&2
-	fails=$((fails + 1))
 }
 
 # The agent starts without Docker (it waits for it), so ask the engine first.
-if ! curl -sf --unix-socket /var/run/docker.sock http://localhost/_ping > /dev/null 2>&1; then
-	if [ "${MAI_REQUIRE_REAL:-0}" = 1 ]; then
-		echo "FAIL: the Docker engine does not answer at /var/run/docker.sock" >&2
-		exit 1
-	fi
-	echo "SKIP: the Docker engine does not answer at /var/run/docker.sock" >&2
-	exit 77
-fi
-
-mkdir -p "$T/conf" "$T/drop" "$T/src"
-cat > "$T/conf/agent.yaml" <<EOF
-drop_dir: $T/drop
-state_dir: $T/state
-settle_delay: 50ms
-workers: 2
-max_file_size: 1m
-log_level: debug
-EOF
-export MAI_CONFIG_DIR="$T/conf"
+require_docker /var/run/docker.sock
+mkdir -p "$T/src"
+write_agent_config "$T/drop" "$T/state" "workers: 2
+max_file_size: 1m"
 # Longer than the 6 s sleeper of the SIGTERM case, at every level.
 printf 'trusted:\n  timeout: 60s\nstandard:\n  timeout: 60s\nuntrusted:\n  timeout: 60s\n' \
 	> "$T/conf/sandbox.yaml"
-mkdir "$T/keys"
-"$AGENT" keygen "$T/keys/audit.key" > /dev/null 2>&1 || { echo "FAIL: keygen" >&2; exit 1; }
-printf 'signing_key: %s\ncheckpoint_interval: 1s\n' "$T/keys/audit.key" > "$T/conf/audit.yaml"
-
-# start_agent [ARGS...]: extra arguments go to 'mai-agent run'.
-start_agent() {
-	"$AGENT" run --log-file "$T/agent.log" "$@" &
-	PID=$!
-	i=0
-	# Ready when status.json names this process (an old one may be there).
-	until grep -q "\"pid\": $PID," "$T/state/status.json" 2>/dev/null || [ $i -ge 200 ]; do
-		sleep 0.05
-		i=$((i + 1))
-	done
-	if ! kill -0 "$PID" 2>/dev/null; then
-		wait "$PID"
-		rc=$?
-		if [ $rc -eq 4 ] && [ "${MAI_REQUIRE_REAL:-0}" != 1 ]; then
-			echo "SKIP: Docker or the sandbox image is not usable (mai-agent run exited 4):" >&2
-			grep error "$T/agent.log" >&2
-			exit 77
-		fi
-		fail "the agent did not start (exit $rc)"
-		cat "$T/agent.log" >&2
-		exit 1
-	fi
-}
-
-stop_agent() {
-	kill -TERM "$PID"
-	wait "$PID"
-	rc=$?
-	[ $rc -eq 0 ] || fail "SIGTERM: the agent exited $rc, expected 0"
-	PID=
-}
-
-# field FILE KEY: a top-level string or number of a result document.
-field() {
-	python3 -c 'import json,sys
-d=json.load(open(sys.argv[1]))
-v=d
-for k in sys.argv[2].split("."):
-    v=v.get(k) if isinstance(v,dict) else None
-print("" if v is None else v)' "$1" "$2" 2>/dev/null
-}
-
-# wait_field FILE KEY VALUE: up to 10 s.
-wait_field() {
-	i=0
-	while [ $i -lt 200 ]; do
-		[ -f "$1" ] && [ "$(field "$1" "$2")" = "$3" ] && return 0
-		sleep 0.05
-		i=$((i + 1))
-	done
-	fail "$1: $2 is '$(field "$1" "$2")', expected '$3'"
-	return 1
-}
 
 start_agent
 
@@ -118,7 +31,6 @@ printf 'print("hello from the sandbox")\n' > "$T/src/ok.py"
 "$AGENT" submit --timeout 60 "$T/src/ok.py" > "$T/out" 2>/dev/null
 rc=$?
 [ $rc -eq 0 ] || fail "submit of a clean LOW script exited $rc, expected 0"
-[ "$(field "$T/drop/ok.result.json" execution.stdout)" != "" ] || true
 grep -q "hello from the sandbox" "$T/drop/ok.result.json" || fail "ok.py: its stdout is not in the result"
 [ -f "$T/drop/ok.audit" ] || fail "ok.py: no ok.audit sidecar"
 "$AGENT" verify --pubkey "$T/keys/audit.key.pub" "$T/drop/ok.audit" > /dev/null 2>&1 ||
@@ -248,15 +160,6 @@ m2=$(stat -c %Y.%y "$T/drop/evil.result.json")
 "$AGENT" status > /dev/null 2>&1 || fail "status after restart"
 
 # --- SIGTERM while a script runs: killed, recorded, no container left, run again ---
-# containers_of_instance: how many containers (any state) carry this agent's
-# mai.instance label (its state directory), asked of the Engine API.
-containers_of_instance() {
-	filt=$(python3 -c 'import json,sys,urllib.parse
-print(urllib.parse.quote(json.dumps({"label": ["mai.instance=" + sys.argv[1]]})))' "$T/state")
-	curl -s --unix-socket /var/run/docker.sock \
-		"http://localhost/containers/json?all=1&filters=$filt" |
-		python3 -c 'import json,sys; print(len(json.load(sys.stdin)))'
-}
 printf 'import time\ntime.sleep(6)\nprint("slept")\n' > "$T/src/sleeper.py"
 cp "$T/src/sleeper.py" "$T/drop/sleeper.py"
 wait_field "$T/drop/sleeper.result.json" state running
@@ -341,9 +244,4 @@ fi
 python3 "$(dirname "$0")/../tools/validate_sidecars.py" "$T/drop" >&2 ||
 	fail "sidecars in the drop directory do not match schemas/ (see above)"
 
-if [ $fails -ne 0 ]; then
-	echo "--- agent log (tail) ---" >&2
-	grep -v debug "$T/agent.log" | tail -30 >&2
-	exit 1
-fi
-echo "agent_cli: all checks passed"
+lib_finish agent_cli

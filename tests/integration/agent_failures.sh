@@ -11,94 +11,34 @@
 # MAI_REQUIRE_REAL=1.
 set -u
 
-AGENT=${MAI_AGENT:?MAI_AGENT must name the mai-agent binary}
+. "$(dirname "$0")/agent_lib.sh"
 DOCKER_SOCK=/var/run/docker.sock
-T=$(mktemp -d "${TMPDIR:-/tmp}/mai-itest.XXXXXX")
-PID=
-fails=0
 
-cleanup() {
-	if [ -n "$PID" ] && kill -0 "$PID" 2>/dev/null; then
-		kill -TERM "$PID"
-		wait "$PID" 2>/dev/null
-	fi
+on_exit() {
 	if grep -q " $T/state/audit " /proc/mounts 2>/dev/null; then
 		umount "$T/state/audit" || umount -l "$T/state/audit"
 	fi
-	rm -rf "$T"
-}
-trap cleanup EXIT
-
-fail() {
-	echo "FAIL: $*" >&2
-	fails=$((fails + 1))
 }
 
-skip() {
-	if [ "${MAI_REQUIRE_REAL:-0}" = 1 ]; then
-		echo "FAIL: $* (MAI_REQUIRE_REAL=1)" >&2
-		exit 1
-	fi
-	echo "SKIP: $*" >&2
-	exit 77
-}
-
-[ -S "$DOCKER_SOCK" ] && curl -sf --unix-socket "$DOCKER_SOCK" http://localhost/_ping > /dev/null ||
-	skip "the Docker engine does not answer at $DOCKER_SOCK"
-
-field() {
-	python3 -c 'import json,sys
-d=json.load(open(sys.argv[1]))
-v=d.get(sys.argv[2])
-print("" if v is None else v)' "$1" "$2" 2>/dev/null
-}
-
-# wait_field FILE KEY VALUE SECONDS
-wait_field() {
-	i=0
-	while [ $i -lt $(($4 * 10)) ]; do
-		[ -f "$1" ] && [ "$(field "$1" "$2")" = "$3" ] && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	fail "$1: $2 is '$(field "$1" "$2")', expected '$3'"
-	return 1
-}
-
-mkdir -p "$T/conf" "$T/drop" "$T/keys"
+require_docker "$DOCKER_SOCK"
 LATE_SOCK="$T/late-docker.sock"
-cat > "$T/conf/agent.yaml" <<EOF
-drop_dir: $T/drop
-state_dir: $T/state
-settle_delay: 50ms
-workers: 1
-log_level: debug
+write_agent_config "$T/drop" "$T/state" "workers: 1
 docker:
-  socket: $LATE_SOCK
-EOF
-export MAI_CONFIG_DIR="$T/conf"
+  socket: $LATE_SOCK"
 [ "$(id -u)" = 0 ] || skip "mounting a small tmpfs for the full-audit-disk case needs root"
 mkdir -p "$T/state/audit"
 mount -t tmpfs -o size=256k,mode=0700 mai-itest-audit "$T/state/audit" ||
 	skip "cannot mount a tmpfs on $T/state/audit"
-"$AGENT" keygen "$T/keys/audit.key" > /dev/null 2>&1 || { echo "FAIL: keygen" >&2; exit 1; }
-printf 'signing_key: %s\n' "$T/keys/audit.key" > "$T/conf/audit.yaml"
 
 # --- Docker not there at start: the agent runs and answers with error ---
-"$AGENT" run --log-file "$T/agent.log" &
-PID=$!
-i=0
-until grep -q "\"pid\": $PID," "$T/state/status.json" 2>/dev/null || [ $i -ge 200 ]; do
-	sleep 0.05
-	i=$((i + 1))
-done
-kill -0 "$PID" 2>/dev/null || { wait "$PID"; echo "FAIL: the agent exited $? with Docker down" >&2; cat "$T/agent.log" >&2; PID=; exit 1; }
+start_agent
 
 printf 'print("docker came back")\n' > "$T/drop/late.py"
 wait_field "$T/drop/late.result.json" state error 20
 grep -q "Docker is not usable at $LATE_SOCK" "$T/drop/late.result.json" ||
 	fail "the error does not name the socket: $(cat "$T/drop/late.result.json")"
-grep -q "start Docker, or fix docker.socket in agent.yaml" "$T/drop/late.result.json" ||
+grep -q "start dockerd (packaging/ensure-docker.sh) or set docker.socket in config/agent.yaml" \
+	"$T/drop/late.result.json" ||
 	fail "the error does not say what to do: $(cat "$T/drop/late.result.json")"
 kill -0 "$PID" 2>/dev/null || fail "the agent exited while Docker was down"
 
@@ -124,25 +64,13 @@ rm -f "$T/state/audit/filler"
 # broken, so no record is ever half-written in memory and on disk): the
 # agent must be restarted once there is room again.
 grep -q "no further records are accepted" "$T/agent.log" || fail "the log does not say the audit log stopped"
-kill -TERM "$PID"
-wait "$PID"
-PID=
-"$AGENT" run --log-file "$T/agent.log" &
-PID=$!
+stop_agent
+start_agent
 wait_field "$T/drop/full.result.json" state completed 90
 [ "$(field "$T/drop/full.result.json" exit_code)" = 0 ] ||
 	fail "full.py did not exit 0 once the disk had room: $(cat "$T/drop/full.result.json")"
 
-kill -TERM "$PID"
-wait "$PID"
-rc=$?
-PID=
-[ $rc -eq 0 ] || fail "SIGTERM: the agent exited $rc, expected 0"
+stop_agent
 "$AGENT" verify "$T/state" > "$T/verify" 2>&1 || fail "the audit log does not verify: $(cat "$T/verify")"
 
-if [ $fails -ne 0 ]; then
-	echo "--- agent log (tail) ---" >&2
-	grep -v debug "$T/agent.log" | tail -30 >&2
-	exit 1
-fi
-echo "agent_failures: all checks passed"
+lib_finish agent_failures

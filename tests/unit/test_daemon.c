@@ -39,6 +39,7 @@ struct ctx {
 	unsigned executed, assessed, audited;
 	bool audit_fails;
 	unsigned execute_failures; /* fail this many runs as if Docker were down */
+	unsigned retry_base_ms;    /* 0: 50 */
 };
 
 static void sleep_ms(unsigned ms)
@@ -148,7 +149,7 @@ static void *loop_main(void *arg)
 static void start(struct ctx *c, bool with_stages)
 {
 	struct daemon_options o = { .cfg = c->cfg, .stages = with_stages ? &c->stages : NULL,
-				    .retry_base_ms = 50 };
+				    .retry_base_ms = c->retry_base_ms ? c->retry_base_ms : 50 };
 	char *err = NULL;
 	assert_int_equal(daemon_new(&o, &c->d, &err), 0);
 	assert_int_equal(pthread_create(&c->thread, NULL, loop_main, c->d), 0);
@@ -177,11 +178,18 @@ static int teardown(void **state)
 	return testdir_teardown(state);
 }
 
-/* Waits (up to 5 s) until the sidecar of script says state; returns it. */
-static json_t *wait_state(struct ctx *c, const char *sidecar, const char *state)
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* Waits (up to ms) until the sidecar of script says state; returns it. */
+static json_t *wait_state_for(struct ctx *c, const char *sidecar, const char *state, int ms)
 {
 	_cleanup_free_ char *path = xasprintf("%s/%s", c->drop, sidecar);
-	for (int i = 0; i < 500; i++) {
+	for (int i = 0; i < ms / 10; i++) {
 		json_t *o = json_load_file(path, 0, NULL);
 		const char *s = o ? json_string_value(json_object_get(o, "state")) : NULL;
 		if (s && strcmp(s, state) == 0)
@@ -193,6 +201,11 @@ static json_t *wait_state(struct ctx *c, const char *sidecar, const char *state)
 	fail_msg("%s never reached state %s (now: %s)", sidecar, state,
 		 o ? json_string_value(json_object_get(o, "state")) : "no sidecar");
 	return NULL;
+}
+
+static json_t *wait_state(struct ctx *c, const char *sidecar, const char *state)
+{
+	return wait_state_for(c, sidecar, state, 5000);
 }
 
 static const char *str(json_t *o, const char *key)
@@ -336,6 +349,32 @@ static void test_approved_run_survives_a_docker_outage(void **state)
 	assert_int_equal(c->executed, 1);
 }
 
+/* Retries double from the base and stop growing at docker.retry_backoff_max:
+ * with a 400 ms base and a 1 s cap, four failures pause 0.4 + 0.8 + 1 + 1 s
+ * (3.2 s), not 6 s uncapped nor 1.6 s without a backoff. */
+static void test_retry_pauses_grow_up_to_retry_backoff_max(void **state)
+{
+	struct ctx *c = *state;
+	char *err = NULL;
+	_cleanup_free_ char *yaml = xasprintf("drop_dir: %s\nstate_dir: %s\nsettle_delay: 40ms\n"
+					      "log_level: warn\ndocker:\n  retry_backoff_max: 1s\n",
+					      c->drop, c->state);
+	put(c->conf, "agent.yaml", yaml);
+	config_free(c->cfg);
+	assert_int_equal(config_load(c->conf, &c->cfg, &err), 0);
+	c->retry_base_ms = 400;
+	c->execute_failures = 4;
+	start(c, true);
+	uint64_t t0 = now_ms();
+	put(c->drop, "r.py", "# level: LOW\n");
+	json_decref(wait_state(c, "r.result.json", "error"));
+	json_decref(wait_state_for(c, "r.result.json", "completed", 8000));
+	uint64_t ms = now_ms() - t0;
+	assert_int_equal(c->executed, 1);
+	if (ms < 3000 || ms > 4800)
+		fail_msg("four retries took %llu ms, expected about 3200", (unsigned long long)ms);
+}
+
 static void test_many_drops_each_answered_once_and_not_again_after_restart(void **state)
 {
 	struct ctx *c = *state;
@@ -399,6 +438,7 @@ int main(void)
 		T(test_this_build_rejects_hostile_drops_and_says_what_is_missing),
 		T(test_levels_answers_and_edits),
 		T(test_approved_run_survives_a_docker_outage),
+		T(test_retry_pauses_grow_up_to_retry_backoff_max),
 		T(test_many_drops_each_answered_once_and_not_again_after_restart),
 		T(test_audit_failure_means_nothing_runs),
 	};

@@ -1,0 +1,198 @@
+#!/bin/sh
+# dockerd stopped while a script runs, then started again (issue 6, points
+# 7 and 8), and a drop directory removed and re-created, for real.
+#
+# The shared engine is never touched: the test starts its own dockerd (its
+# own socket, data root, exec root and managed containerd under the test's
+# temporary directory, no bridge, no iptables rules) and loads the sandbox
+# image into it from the root filesystem tarball that
+# packaging/sandbox-image/build.sh caches. Then, with a script running:
+#  - dockerd is stopped with SIGTERM; later dockerd and its containerd are
+#    killed with SIGKILL (the container's shim lives on);
+#  - the result must say state error with a message that says what to do,
+#    the agent must keep running and retry with growing pauses;
+#  - dockerd is started again on the same data root: the script runs again
+#    and ends with exactly one final result, no container of the agent is
+#    left in the engine, and the audit log verifies.
+# Needs root and dockerd; exit 77 without them, a failure instead when
+# MAI_REQUIRE_REAL=1.
+set -u
+
+. "$(dirname "$0")/agent_lib.sh"
+
+D="$T/d" # the private engine: socket, data root, exec root, log
+DSOCK="$D/docker.sock"
+DPID=
+BUILD_SH="${MAI_SOURCE_ROOT:-$(dirname "$0")/../..}/packaging/sandbox-image/build.sh"
+
+# The processes of the private engine that outlive it (a killed
+# containerd's shims) name its exec root on their command line.
+engine_pids() {
+	for p in /proc/[0-9]*; do
+		cmd=$({ tr '\0' ' ' < "$p/cmdline"; } 2>/dev/null) || continue
+		case "$cmd" in
+		*"$D/"*) echo "${p#/proc/}" ;;
+		esac
+	done
+}
+
+dockerd_stop_all() {
+	if [ -n "$DPID" ] && kill -0 "$DPID" 2>/dev/null; then
+		kill -TERM "$DPID"
+		i=0
+		while kill -0 "$DPID" 2>/dev/null && [ $i -lt 300 ]; do sleep 0.05; i=$((i + 1)); done
+		kill -KILL "$DPID" 2>/dev/null
+		wait "$DPID" 2>/dev/null
+	fi
+	DPID=
+	# A shim left by a killed containerd, and its container's processes
+	# (in the cgroups named after the container id, which the shim names).
+	for p in $(engine_pids); do
+		id=$({ tr '\0' '\n' < "/proc/$p/cmdline"; } 2>/dev/null | sed -n '/^-id$/{n;p}')
+		kill -KILL "$p" 2>/dev/null
+		[ -n "$id" ] || continue
+		for c in /sys/fs/cgroup/*/docker/"$id" /sys/fs/cgroup/docker/"$id"; do
+			[ -f "$c/cgroup.procs" ] && xargs -r kill -KILL < "$c/cgroup.procs" 2>/dev/null
+			sleep 0.1
+			rmdir "$c" 2>/dev/null
+		done
+	done
+	# Overlay and network namespace mounts of the engine, deepest first.
+	awk -v d="$D/" 'index($2, d) == 1 { print $2 }' /proc/mounts | sort -r |
+		while read -r m; do umount -l "$m"; done
+}
+
+on_exit() {
+	dockerd_stop_all
+}
+
+# dockerd_start: the private engine on the same data root each time;
+# returns once it answers (up to 20 s).
+dockerd_start() {
+	dockerd --config-file "$D/daemon.json" --host "unix://$DSOCK" \
+		--data-root "$D/data" --exec-root "$D/exec" --pidfile "$D/docker.pid" \
+		--bridge=none --iptables=false --ip6tables=false --ip-masq=false \
+		--shutdown-timeout=5 >> "$D/dockerd.log" 2>&1 &
+	DPID=$!
+	i=0
+	until curl -sf --unix-socket "$DSOCK" http://localhost/_ping > /dev/null 2>&1; do
+		if ! kill -0 "$DPID" 2>/dev/null || [ $i -ge 400 ]; then
+			tail -20 "$D/dockerd.log" >&2
+			skip "the private dockerd did not start (its log above)"
+		fi
+		sleep 0.05
+		i=$((i + 1))
+	done
+}
+
+# dockerd_kill SIGNAL: SIGTERM stops dockerd (and its containers) cleanly;
+# KILL kills dockerd and its containerd at once, leaving the shims. Does
+# not wait: dockerd_reap does.
+dockerd_kill() {
+	if [ "$1" = KILL ]; then
+		kill -KILL "$(cat "$D/exec/containerd/containerd.pid")" "$DPID"
+	else
+		kill -TERM "$DPID"
+	fi
+}
+
+dockerd_reap() {
+	wait "$DPID"
+	DPID=
+}
+
+[ "$(id -u)" = 0 ] || skip "a private dockerd needs root"
+command -v dockerd > /dev/null || skip "dockerd is not installed"
+TARBALL=$("$BUILD_SH" --print-cache)
+[ -s "$TARBALL" ] || skip "no cached sandbox root filesystem $TARBALL: run $BUILD_SH once"
+
+mkdir -p "$D"
+echo '{}' > "$D/daemon.json" # not the shared engine's /etc/docker/daemon.json
+dockerd_start
+DOCKER_SOCKET="$DSOCK" "$BUILD_SH" > "$D/build.log" 2>&1 ||
+	{ cat "$D/build.log" >&2; fail "cannot load the sandbox image into the private engine"; exit 1; }
+
+write_agent_config "$T/drop" "$T/state" "workers: 1
+docker:
+  socket: $DSOCK
+  retry_backoff_max: 2s"
+start_agent
+grep -q "sandbox ready" "$T/agent.log" || fail "the agent did not take the private engine"
+
+# --- the drop directory removed and re-created: watched again ---
+rm -rf "$T/drop"
+mkdir "$T/drop"
+i=0
+until grep -q "drop directory $T/drop is back" "$T/agent.log" || [ $i -ge 100 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+printf 'print("in the new directory")\n' > "$T/drop/again.py"
+wait_field "$T/drop/again.result.json" state completed 20
+grep -q "in the new directory" "$T/drop/again.result.json" ||
+	fail "again.py: its output is not in the result: $(cat "$T/drop/again.result.json")"
+
+# count_lines PATTERN: lines of the agent log that match.
+count_lines() { grep -c "$1" "$T/agent.log"; }
+
+# wait_more PATTERN N SECONDS: until more than N lines match; prints the
+# time (ns) it saw them. Polls with grep only, so the time is close.
+wait_more() {
+	i=0
+	while [ "$(count_lines "$1")" -le "$2" ] && [ $i -lt $(($3 * 100)) ]; do
+		sleep 0.01
+		i=$((i + 1))
+	done
+	date +%s%N
+	[ "$(count_lines "$1")" -gt "$2" ]
+}
+
+# outage SIGNAL NAME: NAME runs, dockerd goes down with SIGNAL, comes back.
+outage() {
+	sig=$1 name=$2
+	r="$T/drop/$name.result.json"
+	printf 'import time\ntime.sleep(2)\nprint("slept through %s")\n' "$sig" > "$T/drop/$name.py"
+	wait_field "$r" state running 20 || return
+	sleep 0.5
+	errors=$(count_lines "$name.py: error")
+	retries=$(count_lines "retrying $name.py\$")
+	dockerd_kill "$sig"
+	# Backoff: from the error to the first retry is the base (1 s), to the
+	# second twice that.
+	t0=$(wait_more "$name.py: error" "$errors" 15) || fail "$sig: no error logged for $name.py"
+	t1=$(wait_more "retrying $name.py\$" "$retries" 5) || fail "$sig: no retry in 5 s"
+	t2=$(wait_more "retrying $name.py\$" $((retries + 1)) 5) || fail "$sig: no second retry"
+	gap1=$(((t1 - t0) / 1000000)) gap2=$(((t2 - t1) / 1000000))
+	[ $gap1 -ge 800 ] && [ $gap2 -ge $((gap1 + 600)) ] ||
+		fail "$sig: no backoff: $gap1 ms then $gap2 ms between retries"
+	dockerd_reap
+	[ "$(field "$r" state)" = error ] || fail "$sig: state is '$(field "$r" state)', expected error"
+	[ "$(field "$r" reason)" = sandbox_unavailable ] ||
+		fail "$sig: reason is '$(field "$r" reason)', expected sandbox_unavailable: $(cat "$r")"
+	msg=$(field "$r" message)
+	case "$msg" in
+	*"Docker is not usable at $DSOCK: Docker not reachable at unix://$DSOCK"*"start dockerd"*"it retries on its own"*) ;;
+	*) fail "$sig: the message does not name the socket and what to do: $msg" ;;
+	esac
+	kill -0 "$PID" 2>/dev/null || { fail "$sig: the agent exited while Docker was down"; return; }
+
+	dockerd_start
+	wait_field "$r" state completed 20 || return
+	[ "$(field "$r" exit_code)" = 0 ] || fail "$sig: $name.py did not exit 0: $(cat "$r")"
+	grep -q "slept through $sig" "$r" || fail "$sig: $name.py's output is not in the result"
+	n=$(count_lines "$name.py: completed")
+	[ "$n" -eq 1 ] || fail "$sig: $name.py has $n final results, expected 1"
+	n=$(containers_of_instance "$DSOCK")
+	[ "$n" = 0 ] || fail "$sig: $n container(s) of this agent left in the engine"
+}
+
+outage TERM sleeper
+outage KILL killed
+
+stop_agent
+n=$(containers_of_instance "$DSOCK")
+[ "$n" = 0 ] || fail "after the agent stopped: $n container(s) of this agent left in the engine"
+"$AGENT" verify "$T/state" > "$T/verify" 2>&1 || fail "the audit log does not verify: $(cat "$T/verify")"
+grep -q '^OK ' "$T/verify" || fail "verify did not say OK: $(cat "$T/verify")"
+
+lib_finish agent_dockerd

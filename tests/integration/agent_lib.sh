@@ -1,0 +1,145 @@
+# Sourced by the agent's integration scripts (agent_cli.sh, agent_failures.sh,
+# agent_dockerd.sh): the temporary directory, failure counting, skipping,
+# reading result.json fields, starting and stopping a 'mai-agent run'.
+#
+# Sets AGENT, T (removed at exit), PID (the running agent, or empty) and
+# fails. A script that needs more at exit defines on_exit(); it runs after
+# the agent is stopped, before T is removed (kept when MAI_ITEST_KEEP is set,
+# for a post-mortem). Not executable on its own.
+
+AGENT=${MAI_AGENT:?MAI_AGENT must name the mai-agent binary}
+T=$(mktemp -d "${TMPDIR:-/tmp}/mai-itest.XXXXXX")
+PID=
+fails=0
+
+lib_cleanup() {
+	if [ -n "$PID" ] && kill -0 "$PID" 2>/dev/null; then
+		kill -TERM "$PID"
+		wait "$PID" 2>/dev/null
+	fi
+	if command -v on_exit > /dev/null 2>&1; then
+		on_exit
+	fi
+	if [ -n "${MAI_ITEST_KEEP:-}" ]; then
+		echo "kept $T (MAI_ITEST_KEEP)" >&2
+	else
+		rm -rf "$T"
+	fi
+}
+trap lib_cleanup EXIT
+# A signal ends the script through the EXIT trap, so cleanup runs once.
+trap 'exit 130' INT TERM HUP
+
+fail() {
+	echo "FAIL: $*" >&2
+	fails=$((fails + 1))
+}
+
+# skip REASON: exit 77, or fail when MAI_REQUIRE_REAL=1.
+skip() {
+	if [ "${MAI_REQUIRE_REAL:-0}" = 1 ]; then
+		echo "FAIL: $* (MAI_REQUIRE_REAL=1)" >&2
+		exit 1
+	fi
+	echo "SKIP: $*" >&2
+	exit 77
+}
+
+# require_docker SOCKET: the engine must answer there.
+require_docker() {
+	curl -sf --unix-socket "$1" http://localhost/_ping > /dev/null 2>&1 ||
+		skip "the Docker engine does not answer at $1"
+}
+
+# field FILE KEY: a string or number of a result document; KEY may be
+# dotted (decision.by).
+field() {
+	python3 -c 'import json,sys
+d=json.load(open(sys.argv[1]))
+v=d
+for k in sys.argv[2].split("."):
+    v=v.get(k) if isinstance(v,dict) else None
+print("" if v is None else v)' "$1" "$2" 2>/dev/null
+}
+
+# wait_field FILE KEY VALUE [SECONDS]: up to SECONDS (default 10).
+wait_field() {
+	i=0
+	while [ $i -lt $((${4:-10} * 20)) ]; do
+		[ -f "$1" ] && [ "$(field "$1" "$2")" = "$3" ] && return 0
+		sleep 0.05
+		i=$((i + 1))
+	done
+	fail "$1: $2 is '$(field "$1" "$2")', expected '$3'"
+	return 1
+}
+
+# write_agent_config DIR STATE [EXTRA-YAML]: agent.yaml for a drop directory
+# DIR and a state directory STATE, a fresh signing key and audit.yaml;
+# exports MAI_CONFIG_DIR.
+write_agent_config() {
+	mkdir -p "$T/conf" "$T/keys" "$1"
+	cat > "$T/conf/agent.yaml" <<EOF
+drop_dir: $1
+state_dir: $2
+settle_delay: 50ms
+log_level: debug
+${3:-}
+EOF
+	"$AGENT" keygen "$T/keys/audit.key" > /dev/null 2>&1 || { echo "FAIL: keygen" >&2; exit 1; }
+	printf 'signing_key: %s\ncheckpoint_interval: 1s\n' "$T/keys/audit.key" > "$T/conf/audit.yaml"
+	export MAI_CONFIG_DIR="$T/conf"
+}
+
+# start_agent [ARGS...]: extra arguments go to 'mai-agent run'. Returns
+# once status.json names the new process (an old one may be there).
+start_agent() {
+	"$AGENT" run --log-file "$T/agent.log" "$@" &
+	PID=$!
+	i=0
+	until grep -q "\"pid\": $PID," "$T/state/status.json" 2>/dev/null || [ $i -ge 200 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	if ! kill -0 "$PID" 2>/dev/null; then
+		wait "$PID"
+		rc=$?
+		PID=
+		if [ $rc -eq 4 ]; then
+			grep error "$T/agent.log" >&2
+			skip "Docker or the sandbox image is not usable (mai-agent run exited 4)"
+		fi
+		fail "the agent did not start (exit $rc)"
+		cat "$T/agent.log" >&2
+		exit 1
+	fi
+}
+
+# stop_agent: SIGTERM, and the agent must exit 0.
+stop_agent() {
+	kill -TERM "$PID"
+	wait "$PID"
+	rc=$?
+	[ $rc -eq 0 ] || fail "SIGTERM: the agent exited $rc, expected 0"
+	PID=
+}
+
+# containers_of_instance [SOCKET]: how many containers (any state) carry this
+# agent's mai.instance label (its state directory), asked of the Engine API.
+containers_of_instance() {
+	filt=$(python3 -c 'import json,sys,urllib.parse
+print(urllib.parse.quote(json.dumps({"label": ["mai.instance=" + sys.argv[1]]})))' "$T/state")
+	curl -s --unix-socket "${1:-/var/run/docker.sock}" \
+		"http://localhost/containers/json?all=1&filters=$filt" |
+		python3 -c 'import json,sys; print(len(json.load(sys.stdin)))'
+}
+
+# lib_finish NAME: the verdict of the script.
+lib_finish() {
+	if [ $fails -ne 0 ]; then
+		echo "--- agent log (tail) ---" >&2
+		grep -v debug "$T/agent.log" | tail -30 >&2
+		exit 1
+	fi
+	echo "$1: all checks passed"
+}
