@@ -58,27 +58,20 @@ mkdir "$T/keys"
 printf 'signing_key: %s\ncheckpoint_interval: 1s\n' "$T/keys/audit.key" > "$T/conf/audit.yaml"
 
 # start_agent [ARGS...]: extra arguments go to 'mai-agent run'.
+. "$(dirname "$0")/agent_start.sh"
 start_agent() {
-	"$AGENT" run --log-file "$T/agent.log" "$@" &
-	PID=$!
-	i=0
-	# Ready when status.json names this process (an old one may be there).
-	until grep -q "\"pid\": $PID," "$T/state/status.json" 2>/dev/null || [ $i -ge 200 ]; do
-		sleep 0.05
-		i=$((i + 1))
-	done
-	if ! kill -0 "$PID" 2>/dev/null; then
-		wait "$PID"
-		rc=$?
-		if [ $rc -eq 4 ] && [ "${MAI_REQUIRE_REAL:-0}" != 1 ]; then
-			echo "SKIP: Docker or the sandbox image is not usable (mai-agent run exited 4):" >&2
-			grep error "$T/agent.log" >&2
-			exit 77
-		fi
-		fail "the agent did not start (exit $rc)"
-		cat "$T/agent.log" >&2
-		exit 1
+	agent_start "$T" "$@"
+	rc=$?
+	PID=$AGENT_PID
+	[ $rc -eq 0 ] && return
+	if [ $rc -eq 4 ] && [ "${MAI_REQUIRE_REAL:-0}" != 1 ]; then
+		echo "SKIP: Docker or the sandbox image is not usable (mai-agent run exited 4):" >&2
+		grep error "$T/agent.log" >&2
+		exit 77
 	fi
+	fail "the agent did not start (exit $rc)"
+	cat "$T/agent.log" >&2
+	exit 1
 }
 
 stop_agent() {

@@ -85,14 +85,9 @@ mount -t tmpfs -o size=256k,mode=0700 mai-itest-audit "$T/state/audit" ||
 printf 'signing_key: %s\n' "$T/keys/audit.key" > "$T/conf/audit.yaml"
 
 # --- Docker not there at start: the agent runs and answers with error ---
-"$AGENT" run --log-file "$T/agent.log" &
-PID=$!
-i=0
-until grep -q "\"pid\": $PID," "$T/state/status.json" 2>/dev/null || [ $i -ge 200 ]; do
-	sleep 0.05
-	i=$((i + 1))
-done
-kill -0 "$PID" 2>/dev/null || { wait "$PID"; echo "FAIL: the agent exited $? with Docker down" >&2; cat "$T/agent.log" >&2; PID=; exit 1; }
+. "$(dirname "$0")/agent_start.sh"
+agent_start "$T" || { echo "FAIL: the agent exited $? with Docker down" >&2; cat "$T/agent.log" >&2; exit 1; }
+PID=$AGENT_PID
 
 printf 'print("docker came back")\n' > "$T/drop/late.py"
 wait_field "$T/drop/late.result.json" state error 20

@@ -1,5 +1,5 @@
 # Sourced by the shell tests that need a real agent on a temp drop directory
-# (editors.sh, examples_run.sh). Needs AGENT (the mai-agent binary).
+# (agent_cli.sh, agent_failures.sh, editors.sh, examples_run.sh). Needs AGENT (the mai-agent binary).
 
 # agent_setup DIR: a configuration in DIR/conf (drop directory DIR/drop,
 # state DIR/state, a fresh signing key DIR/audit.key, 1 s checkpoints) and
@@ -15,16 +15,18 @@ agent_setup() {
 	export MAI_CONFIG_DIR
 }
 
-# agent_start DIR: 'mai-agent run' in the background, its log in
-# DIR/agent.log, and waits until DIR/state/status.json names this process
+# agent_start DIR [ARGS...]: 'mai-agent run ARGS' in the background, its
+# log in DIR/agent.log, and waits until DIR/state/status.json names this process
 # (an older one may be there). Sets AGENT_PID and returns 0 while it runs;
 # when it ended, returns its exit status (4: Docker or the sandbox image
 # is not usable; 1 for an exit 0) with AGENT_PID empty.
 agent_start() {
-	"$AGENT" run --log-file "$1/agent.log" &
+	_dir=$1
+	shift
+	"$AGENT" run --log-file "$_dir/agent.log" "$@" &
 	AGENT_PID=$!
 	_i=0
-	until grep -q "\"pid\": $AGENT_PID," "$1/state/status.json" 2>/dev/null || [ $_i -ge 200 ]; do
+	until grep -q "\"pid\": $AGENT_PID," "$_dir/state/status.json" 2>/dev/null || [ $_i -ge 200 ]; do
 		sleep 0.05
 		_i=$((_i + 1))
 	done
