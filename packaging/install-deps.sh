@@ -11,7 +11,7 @@ packages=(
 	docker.io runsc debootstrap debian-archive-keyring gpgv curl ca-certificates
 	gcovr python3-jsonschema bandit
 	vim-nox neovim emacs-nox
-	debhelper devscripts dpkg-dev
+	debhelper devscripts dpkg-dev systemd man-db
 )
 
 missing=()

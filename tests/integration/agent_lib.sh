@@ -91,28 +91,24 @@ EOF
 	export MAI_CONFIG_DIR="$T/conf"
 }
 
+# shellcheck source=agent_start.sh
+. "$(dirname "$0")/agent_start.sh"
+
 # start_agent [ARGS...]: extra arguments go to 'mai-agent run'. Returns
-# once status.json names the new process (an old one may be there).
+# once status.json names the new process (an old one may be there); skips
+# when Docker or the sandbox image is not usable.
 start_agent() {
-	"$AGENT" run --log-file "$T/agent.log" "$@" &
-	PID=$!
-	i=0
-	until grep -q "\"pid\": $PID," "$T/state/status.json" 2>/dev/null || [ $i -ge 200 ]; do
-		sleep 0.05
-		i=$((i + 1))
-	done
-	if ! kill -0 "$PID" 2>/dev/null; then
-		wait "$PID"
-		rc=$?
-		PID=
-		if [ $rc -eq 4 ]; then
-			grep error "$T/agent.log" >&2
-			skip "Docker or the sandbox image is not usable (mai-agent run exited 4)"
-		fi
-		fail "the agent did not start (exit $rc)"
-		cat "$T/agent.log" >&2
-		exit 1
+	agent_start "$T" "$@"
+	rc=$?
+	PID=$AGENT_PID
+	[ $rc -eq 0 ] && return 0
+	if [ $rc -eq 4 ]; then
+		grep error "$T/agent.log" >&2
+		skip "Docker or the sandbox image is not usable (mai-agent run exited 4)"
 	fi
+	fail "the agent did not start (exit $rc)"
+	cat "$T/agent.log" >&2
+	exit 1
 }
 
 # stop_agent: SIGTERM, and the agent must exit 0.

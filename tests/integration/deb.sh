@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds the Debian package (packaging/build-deb.sh), installs it with dpkg,
-# runs the installed mai-agent --version and config check (/etc/mai), and
-# purges the package on every exit path. Needs root: skips (77) without it
-# unless MAI_REQUIRE_REAL=1.
+# runs the installed mai-agent --version and config check (/etc/mai), has
+# systemd check the installed units offline ('systemd-analyze verify': the
+# programs and man pages they name must exist, every directive must parse),
+# and purges the package on every exit path. Needs root: skips (77) without
+# it unless MAI_REQUIRE_REAL=1.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 if [ "$(id -u)" -ne 0 ]; then
@@ -22,11 +24,44 @@ cleanup() {
 trap cleanup EXIT
 deb=$("$root/packaging/build-deb.sh" "$out" | tail -1)
 dpkg -i "$deb" >"$out/dpkg.log" 2>&1 || apt-get -f install -y -q >>"$out/dpkg.log" 2>&1
+want=$("$root/packaging/version.sh")
 version=$(/usr/bin/mai-agent --version)
-[ "$version" = "mai-agent 0.1.0" ] || { echo "deb: FAIL: --version said '$version'" >&2; exit 1; }
+[ "$version" = "mai-agent $want" ] || { echo "deb: FAIL: --version said '$version', meson.build says $want" >&2; exit 1; }
+[ "$(dpkg-query -W -f='${Version}' mai-agent)" = "$want" ] || {
+	echo "deb: FAIL: the package's version is not meson.build's $want" >&2; exit 1; }
 check=$(/usr/bin/mai-agent config check)
 grep -qx '# effective configuration from /etc/mai' <<<"$check" || {
 	echo "deb: FAIL: config check did not read /etc/mai:" >&2; echo "$check" >&2; exit 1; }
 grep -q '^  drop_dir: "/var/lib/mai/drop"$' <<<"$check" || {
 	echo "deb: FAIL: config check lacks the default drop_dir" >&2; exit 1; }
-echo "deb: installed $deb; --version and config check passed"
+
+# The units as installed, checked by systemd itself without a running
+# systemd. Any message about them fails the test (verify also exits 0 on
+# some warnings).
+units=$(dpkg -L mai-agent | grep -E '/systemd/system/(mai-agent|maiaudit)\.service$' || true)
+[ "$(echo "$units" | wc -w)" = 2 ] || { echo "deb: FAIL: the package lacks its two units: $units" >&2; exit 1; }
+command -v systemd-analyze >/dev/null || { echo "deb: FAIL: systemd-analyze is missing (package systemd)" >&2; exit 1; }
+rc=0
+# shellcheck disable=SC2086 # two paths without spaces
+systemd-analyze verify $units >"$out/verify.log" 2>&1 || rc=$?
+if [ $rc -ne 0 ] || grep -qE '(mai-agent|maiaudit)\.service' "$out/verify.log"; then
+	echo "deb: FAIL: systemd-analyze verify $units (exit $rc):" >&2
+	cat "$out/verify.log" >&2
+	exit 1
+fi
+notify=$(grep -l '^Type=notify$' $units || true)
+if [ "${notify##*/}" != mai-agent.service ]; then
+	echo "deb: FAIL: mai-agent.service must be Type=notify (readiness through sd_notify)" >&2
+	exit 1
+fi
+if grep -n -- '^ExecStart=.*--allow-other' $units >&2; then
+	echo "deb: FAIL: a unit turns allow_other on; it is off by default" >&2
+	exit 1
+fi
+page=$(man -w maiaudit)
+text=$(zcat -f "$page")
+if ! grep -q "^\.TH MAIAUDIT 1 .*\"mai-agent $want\"" <<<"$text"; then
+	echo "deb: FAIL: $page does not carry version $want" >&2
+	exit 1
+fi
+echo "deb: installed $deb; --version, config check, systemd-analyze verify and man pages passed"

@@ -11,15 +11,15 @@ set -u
 AGENT=${MAI_AGENT:?MAI_AGENT must name the mai-agent binary}
 SRC=${MAI_SOURCE_ROOT:?MAI_SOURCE_ROOT must name the source tree}
 W=$(mktemp -d "${TMPDIR:-/tmp}/mai-editors.XXXXXX")
-AGENT_PID=
 fails=0
 skip() {
 	if [ "${MAI_REQUIRE_REAL:-0}" = 1 ]; then echo "FAIL: $*" >&2; exit 1; fi
 	echo "SKIP: $*" >&2
 	exit 77
 }
+. "$SRC/tests/integration/agent_start.sh"
 cleanup() {
-	[ -n "$AGENT_PID" ] && kill -TERM "$AGENT_PID" 2>/dev/null && wait "$AGENT_PID"
+	agent_stop
 	rm -rf "$W"
 }
 trap cleanup EXIT
@@ -28,27 +28,14 @@ for e in vim nvim emacs git; do
 done
 
 # The hooks call 'mai-agent' from PATH and find the agent through MAI_CONFIG_DIR.
-mkdir -p "$W/bin" "$W/conf" "$W/drop" "$W/work"
+mkdir -p "$W/bin" "$W/work"
 ln -s "$AGENT" "$W/bin/mai-agent"
 PATH="$W/bin:$PATH"
 export PATH
-export MAI_CONFIG_DIR="$W/conf"
-printf 'drop_dir: %s\nstate_dir: %s\nsettle_delay: 50ms\nlog_level: debug\n' \
-	"$W/drop" "$W/state" > "$W/conf/agent.yaml"
-"$AGENT" keygen "$W/audit.key" > /dev/null 2>&1 || { echo "FAIL: keygen" >&2; exit 1; }
-printf 'signing_key: %s\ncheckpoint_interval: 1s\n' "$W/audit.key" > "$W/conf/audit.yaml"
-
-"$AGENT" run --log-file "$W/agent.log" &
-AGENT_PID=$!
-i=0
-until grep -q "\"pid\": $AGENT_PID," "$W/state/status.json" 2>/dev/null || [ $i -ge 200 ]; do
-	sleep 0.05
-	i=$((i + 1))
-done
-if ! kill -0 "$AGENT_PID" 2>/dev/null; then
-	wait "$AGENT_PID"
-	rc=$?
-	AGENT_PID=
+agent_setup "$W" || exit 1
+agent_start "$W"
+rc=$?
+if [ $rc -ne 0 ]; then
 	[ $rc -eq 4 ] && skip "Docker or the sandbox image is not usable for the agent"
 	echo "FAIL: the agent did not start (exit $rc)" >&2
 	cat "$W/agent.log" >&2

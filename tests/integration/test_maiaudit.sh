@@ -235,4 +235,49 @@ grep -q "info: mounted $MNT read-only (log $STATE/audit, state $STATE, drop $DRO
 [ "$(ls "$MNT/runs" | tr '\n' ' ')" = "bar foo " ] || fail "runs/ with the configured drop_dir"
 ok "mount point, state, log and drop directories come from --config-dir"
 stop_view TERM
+# ---- a non-root user through fusermount3 -----------------------------------
+# The user (nobody) mounts its own copy of a small log: libfuse opens
+# /dev/fuse as that user and fusermount3 (setuid root) does the mount.
+# Debian's udev makes /dev/fuse mode 0666; a container's node is often 0600,
+# and then the user gets a 0666 node of the same device in a private mount
+# namespace (unshare -m) so the host's node is not changed.
+user_mount() {
+	if [ "$(id -u)" -ne 0 ]; then
+		ok "non-root mount: the whole test already runs as uid $(id -u)"
+		return
+	fi
+	uid=$(id -u nobody 2>/dev/null) || skip "no user 'nobody' to mount the view as"
+	gid=$(id -g nobody)
+	U=$T/user
+	mkdir -p "$U/mnt" "$U/state/audit"
+	tool fill "$U/state/audit" "$T/keys/user.key" 20
+	"$MAI_AGENT" verify "$U/state" --pubkey "$U/state/audit/pubkey" >"$U/verify.expect" || fail "mai-agent verify on the user's log"
+	chown -R "$uid:$gid" "$U"
+	chmod 0711 "$T"
+	setpriv --reuid="$uid" --regid="$gid" --clear-groups test -x "$MAIAUDIT" ||
+		skip "$MAIAUDIT is not executable by nobody: build in a directory others can read"
+	node=0
+	[ "$(stat -c %a /dev/fuse)" = 666 ] || node=1
+	if [ $node = 1 ]; then
+		FUSE_NODE=1 MAIAUDIT=$MAIAUDIT USER_UID=$uid USER_GID=$gid DIR=$U \
+			unshare -m sh "$(dirname "$0")/maiaudit_user_mount.sh" >"$U/out" 2>&1
+	else
+		MAIAUDIT=$MAIAUDIT USER_UID=$uid USER_GID=$gid DIR=$U \
+			sh "$(dirname "$0")/maiaudit_user_mount.sh" >"$U/out" 2>&1
+	fi
+	st=$?
+	[ $st -eq 77 ] && skip "non-root mount: $(tail -1 "$U/out")"
+	[ $st -eq 0 ] || fail "non-root mount: exit $st: $(cat "$U/out")"
+	grep -q "^mountinfo: .* $U/mnt .* fuse.maiaudit .*user_id=$uid," "$U/out" ||
+		fail "not mounted as uid $uid: $(cat "$U/out") $(cat "$U/maiaudit.log")"
+	[ "$(sed -n 's/^user-verify: //p' "$U/out")" = "$(cat "$U/verify.expect")" ] ||
+		fail "cat verify as uid $uid: $(cat "$U/out")"
+	grep -q "^root-read: .*Permission denied" "$U/out" ||
+		fail "without --allow-other root could read the user's view: $(cat "$U/out")"
+	grep -qx "unmount: 0" "$U/out" || fail "fusermount3 -u as uid $uid: $(cat "$U/out")"
+	grep -qx "maiaudit-exit: 0" "$U/out" || fail "maiaudit after fusermount3 -u: $(cat "$U/out")"
+	ok "uid $uid mounted the view through fusermount3$([ $node = 1 ] && echo " (0666 /dev/fuse node in a private mount namespace: this one is $(stat -c %a /dev/fuse))"), read verify, others could not (no allow_other), and fusermount3 -u unmounted it"
+}
+user_mount
+
 echo "all maiaudit checks passed"

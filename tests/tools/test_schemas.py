@@ -21,6 +21,18 @@ GOOD_RESULT = {
     "times": {"accepted": "2026-11-22T08:00:00.000Z", "finished": "2026-11-22T08:00:01.250Z"},
     "assessment": {"level": "LOW", "score": 0, "findings": []},
     "decision": {"action": "run", "by": "policy"},
+    "execution": {
+        "verdict": "exited", "exit_code": 3, "signal": None,
+        "stdout": {"text": "", "bytes_kept": 0, "bytes": 0, "truncated": False},
+        "stderr": {"text": "boom\n", "bytes_kept": 5, "bytes": 5, "truncated": False},
+        "wall_ms": 412, "cpu_ms": 35, "peak_memory_bytes": 9437184, "pids_peak": 2,
+        "limits": {"memory_bytes": 536870912, "nano_cpus": 1000000000, "pids": 128,
+                   "tmpfs_bytes": 67108864, "nofile": 256, "fsize_bytes": 67108864,
+                   "timeout_ms": 30000, "stdout_max": 1048576, "stderr_max": 1048576},
+        "trust": "trusted", "runtime": "runc", "image": "mai-sandbox:latest",
+        "image_id": "sha256:" + "01" * 32, "docker_version": "20.10.24", "cgroup_version": 2,
+        "message": "the script exited with code 3",
+    },
     "audit": {"seqs": [4, 5, 6], "entry_hash": "cd" * 32, "checkpoint_size": 7},
 }
 GOOD_AUDIT = {
@@ -69,6 +81,38 @@ def main():
     expect(errors(rs, bad) != [], "lower-case level accepted")
     bad = copy.deepcopy(GOOD_RESULT); bad["extra"] = 1
     expect(errors(rs, bad) != [], "unknown top-level key accepted")
+
+    # The execution object is held to what agent/sandbox_result.c writes.
+    def bad_execution(change, path, words, what):
+        bad = copy.deepcopy(GOOD_RESULT)
+        change(bad)
+        e = errors(rs, bad)
+        expect(any(p[:len(path)] == path and words in m for p, m in e),
+               "%s accepted (want %s at %s): %s" % (what, words, path, e))
+    bad_execution(lambda d: d["execution"].pop("limits"), ["execution"],
+                  "'limits' is a required property", "execution without limits")
+    bad_execution(lambda d: d["execution"].update(verdict="crashed"), ["execution", "verdict"],
+                  "is not one of", "unknown execution verdict")
+    bad_execution(lambda d: d["execution"]["stdout"].update(truncated="no"),
+                  ["execution", "stdout", "truncated"], "is not of type 'boolean'",
+                  "truncated flag as a string")
+    bad_execution(lambda d: d["execution"].update(wall_ms=-1), ["execution", "wall_ms"],
+                  "less than the minimum", "negative wall time")
+    bad_execution(lambda d: d["execution"]["limits"].update(memory_bytes="512m"),
+                  ["execution", "limits", "memory_bytes"], "is not of type 'integer'",
+                  "a limit as a size string")
+    bad_execution(lambda d: d["execution"].update(trust="LOW"), ["execution", "trust"],
+                  "is not one of", "a level where the trust level belongs")
+    bad_execution(lambda d: d["execution"].update(cgroup_version=3), ["execution", "cgroup_version"],
+                  "is not one of", "cgroup version 3")
+    bad_execution(lambda d: d["execution"].update(verdict="timeout", exit_code=None),
+                  [], "is not valid under any of the given schemas",
+                  "execution verdict that differs from the top-level verdict")
+    bad_execution(lambda d: d.pop("execution"), [], "'execution' is a required property",
+                  "completed without execution")
+    bad_execution(lambda d: d.update(state="blocked", verdict=None) or d.pop("verdict")
+                  or d.pop("exit_code"), ["state"], "was expected", "execution on a blocked file")
+
     bad = copy.deepcopy(GOOD_AUDIT); bad["records"][0]["proof"] = ["xyz"]
     expect(errors(aus, bad) != [], "non-hex proof accepted")
 

@@ -1,0 +1,45 @@
+# Sourced by the shell tests that need a real agent on a temp drop directory
+# (agent_cli.sh, agent_failures.sh, editors.sh, examples_run.sh). Needs AGENT (the mai-agent binary).
+
+# agent_setup DIR: a configuration in DIR/conf (drop directory DIR/drop,
+# state DIR/state, a fresh signing key DIR/audit.key, 1 s checkpoints) and
+# MAI_CONFIG_DIR pointing at it. More files (sandbox.yaml) may be added to
+# DIR/conf before agent_start.
+agent_setup() {
+	mkdir -p "$1/conf" "$1/drop" || return 1
+	printf 'drop_dir: %s\nstate_dir: %s\nsettle_delay: 50ms\nlog_level: debug\n' \
+		"$1/drop" "$1/state" > "$1/conf/agent.yaml"
+	"$AGENT" keygen "$1/audit.key" > /dev/null 2>&1 || { echo "FAIL: mai-agent keygen" >&2; return 1; }
+	printf 'signing_key: %s\ncheckpoint_interval: 1s\n' "$1/audit.key" > "$1/conf/audit.yaml"
+	MAI_CONFIG_DIR="$1/conf"
+	export MAI_CONFIG_DIR
+}
+
+# agent_start DIR [ARGS...]: 'mai-agent run ARGS' in the background, its
+# log in DIR/agent.log, and waits until DIR/state/status.json names this process
+# (an older one may be there). Sets AGENT_PID and returns 0 while it runs;
+# when it ended, returns its exit status (4: Docker or the sandbox image
+# is not usable; 1 for an exit 0) with AGENT_PID empty.
+agent_start() {
+	_dir=$1
+	shift
+	"$AGENT" run --log-file "$_dir/agent.log" "$@" &
+	AGENT_PID=$!
+	_i=0
+	until grep -q "\"pid\": $AGENT_PID," "$_dir/state/status.json" 2>/dev/null || [ $_i -ge 200 ]; do
+		sleep 0.05
+		_i=$((_i + 1))
+	done
+	kill -0 "$AGENT_PID" 2>/dev/null && return 0
+	wait "$AGENT_PID"
+	_rc=$?
+	AGENT_PID=
+	[ $_rc -eq 0 ] && _rc=1
+	return $_rc
+}
+
+# agent_stop: SIGTERM, and wait until the agent has ended.
+agent_stop() {
+	[ -n "${AGENT_PID:-}" ] && kill -TERM "$AGENT_PID" 2>/dev/null && wait "$AGENT_PID"
+	AGENT_PID=
+}
