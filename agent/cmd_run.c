@@ -13,6 +13,7 @@
 #include "daemon.h"
 #include "fileio.h"
 #include "log.h"
+#include "pep723.h"
 #include "sandbox.h"
 #include "viewproc.h"
 
@@ -118,6 +119,75 @@ static int open_audit(const struct mai_config *cfg, struct audit_log **log)
 	return 0;
 }
 
+static void reject(struct daemon_assessment *out, const char *reason, char *detail)
+{
+	out->rejected = true;
+	out->reject_reason = reason;
+	free(out->detail);
+	out->detail = detail;
+}
+
+/* PEP 723 inline metadata: the block located in C, its TOML parsed by
+ * tomllib in a container, its dependencies shown in the assessment. A
+ * script with dependencies at a level without network is rejected, saying
+ * which setting allows it. 0, or -errno when the parse must be retried. */
+static int assess_inline_metadata(struct stage_ctx *sc, const char *name,
+				  const struct intake_snapshot *snap, struct daemon_assessment *out)
+{
+	_cleanup_free_ char *toml = NULL, *err = NULL;
+	const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+	json_t *table = NULL, *meta, *list;
+	char **deps = NULL;
+	size_t line = 0, n = 0;
+	int r = pep723_locate((const char *)snap->data, snap->len, &toml, &line, &err);
+
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0) {
+		reject(out, "bad_metadata", xasprintf("%s: %s", base, err));
+		return 0;
+	}
+	struct sandbox *sb = stage_sandbox(sc, &err);
+	if (!sb) {
+		log_warnx("%s: its PEP 723 block waits for Docker: %s", base, err);
+		return -EHOSTDOWN;
+	}
+	r = sandbox_parse_toml(sb, toml, strlen(toml), &table, &err);
+	if (r == -EINVAL || r == -ENOENT) {
+		reject(out, "bad_metadata", xasprintf("%s, line %zu: %s", base, line, err));
+		return 0;
+	}
+	if (r < 0) {
+		log_warnx("%s: %s", base, err);
+		return r;
+	}
+	if (pep723_dependencies(table, &deps, &n, &err) < 0) {
+		json_decref(table);
+		reject(out, "bad_metadata", xasprintf("%s, line %zu: %s", base, line, err));
+		return 0;
+	}
+	list = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(list, json_string(deps[i]));
+	meta = json_pack("{s:I, s:o}", "line", (json_int_t)line, "dependencies", list);
+	if (json_is_string(json_object_get(table, "requires-python")))
+		json_object_set(meta, "requires_python", json_object_get(table, "requires-python"));
+	json_object_set_new(out->json, "inline_metadata", meta);
+	json_decref(table);
+	enum sandbox_trust t = sandbox_trust_for_level((int)out->level);
+	if (n > 0 && !out->rejected && !sandbox_trust_has_network(sb, t)) {
+		const char *level = sandbox_trust_to_string(t);
+		reject(out, "network_required",
+		       xasprintf("%s declares %zu PEP 723 dependencies (%s%s) but its trust level "
+				 "%s has network: none, so they cannot be installed; to allow it, "
+				 "set network: allowlist under %s: in config/sandbox.yaml and list "
+				 "the package index's host in network.allowed_hosts there",
+				 base, n, deps[0], n > 1 ? ", ..." : "", level, level));
+	}
+	pep723_strv_free(deps);
+	return 0;
+}
+
 /* The real assessor as the daemon's assess stage. */
 static int stage_assess(void *ctx, const char *name, const struct intake_snapshot *snap,
 			struct daemon_assessment *out)
@@ -139,6 +209,11 @@ static int stage_assess(void *ctx, const char *name, const struct intake_snapsho
 	out->imports = res.metrics.imports;
 	out->max_nesting = res.metrics.max_nesting;
 	assess_result_clear(&res);
+	if (!out->rejected && (r = assess_inline_metadata(ctx, name, snap, out)) < 0) {
+		json_decref(out->json);
+		out->json = NULL;
+		return r;
+	}
 	return 0;
 }
 
@@ -181,8 +256,15 @@ static int stage_execute(void *ctx, const char *name, const struct intake_snapsh
 		.metrics = { a->bytes, a->lines, a->loops, a->imports, a->max_nesting },
 	};
 	struct sandbox_result res;
+	json_t *deps = json_object_get(json_object_get(a->json, "inline_metadata"), "dependencies");
+	const char **dv = xcalloc(json_array_size(deps) + 1, sizeof(char *));
+	for (size_t i = 0; i < json_array_size(deps); i++)
+		dv[i] = json_string_value(json_array_get(deps, i));
+	job.dependencies = dv;
+	job.n_dependencies = json_array_size(deps);
 	int r = sandbox_run(sb, &job, &res);
 
+	free(dv);
 	if (r < 0) {
 		/* Docker could not run it: the daemon answers "error" and retries.
 		 * A run broken off because dockerd went away says so (the
@@ -203,6 +285,8 @@ static int stage_execute(void *ctx, const char *name, const struct intake_snapsh
 	out->exit_code = res.exit_code;
 	out->signal = res.signal;
 	out->detail = res.message ? xstrdup(res.message) : NULL;
+	if (res.dependencies && !json_is_true(json_object_get(res.dependencies, "ok")))
+		out->reason = "dependencies_failed";
 	out->json = sandbox_result_to_json(&res);
 	sandbox_result_clear(&res);
 	return 0;

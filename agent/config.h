@@ -104,6 +104,9 @@ struct config_sandbox {
 		struct config_strv allowed_hosts;
 		char *index_url;
 		int64_t proxy_port;
+		char *image;                 /* image with pip, for PEP 723 dependencies */
+		uint64_t install_timeout_ms; /* one pip install */
+		uint64_t install_size;       /* tmpfs the dependencies go to */
 	} network;
 	struct config_trust_limits levels[CONFIG_TRUST_COUNT];
 };

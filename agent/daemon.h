@@ -24,7 +24,8 @@
 
 struct daemon_assessment {
 	enum policy_level level;
-	bool rejected;   /* not valid source text */
+	bool rejected;   /* not valid source text, or inline metadata that cannot be honoured */
+	const char *reject_reason; /* static id of the rejection; NULL: "not_text" */
 	char *detail;    /* for a rejection: what is wrong and what to do; freed by the daemon */
 	json_t *json;    /* new reference, taken over by the daemon */
 	/* The shape of the code, for the sandbox's limits. */
@@ -34,6 +35,9 @@ struct daemon_assessment {
 struct daemon_execution {
 	enum result_verdict verdict;
 	int exit_code, signal;
+	/* Static id when the run ended for a reason of its own (the script's
+	 * dependencies could not be installed); NULL otherwise. */
+	const char *reason;
 	char *detail;    /* for sandbox_error; freed by the daemon */
 	json_t *json;    /* new reference, taken over by the daemon */
 };

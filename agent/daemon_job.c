@@ -242,6 +242,7 @@ static void run_content(struct job_ctx *c, const struct policy_decision *pd,
 	c->r.verdict = ex.verdict;
 	c->r.exit_code = ex.exit_code;
 	c->r.signal = ex.signal;
+	c->r.reason = ex.reason;
 	c->r.execution = ex.json;
 	free(c->detail);
 	c->detail = ex.detail;
@@ -315,7 +316,7 @@ void daemon_job_run(void *arg, const struct jobs_item *item)
 	switch (pd.action) {
 	case POLICY_REJECT:
 		c.r.state = RESULT_REJECTED;
-		c.r.reason = "not_text";
+		c.r.reason = a.reject_reason ? a.reject_reason : "not_text";
 		c.r.detail = a.detail;
 		finish_final(&c);
 		break;

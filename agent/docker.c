@@ -353,6 +353,64 @@ enum docker_error docker_container_list_by_label(struct docker *d, const char *k
 	return e;
 }
 
+enum docker_error docker_network_create_internal(struct docker *d, const char *name,
+						 const struct docker_label *labels,
+						 size_t n_labels, char **id, char **err)
+{
+	_cleanup_free_ char *body = docker_codec_network_create_body(name, labels, n_labels);
+	struct docker_http_reply r;
+	enum docker_error e = call(d, "POST", "/networks/create", body, 0, &r, err);
+
+	*id = NULL;
+	if (e)
+		return e;
+	e = r.status == 201 ? docker_codec_parse_network_create(r.body, r.len, id, err)
+			    : status_error("create the network", &r, err);
+	docker_http_reply_clear(&r);
+	return e;
+}
+
+enum docker_error docker_network_inspect(struct docker *d, const char *name,
+					 struct docker_network *out, char **err)
+{
+	_cleanup_free_ char *esc = escape(name);
+	_cleanup_free_ char *path = xasprintf("/networks/%s", esc);
+	struct docker_http_reply r;
+	enum docker_error e = call(d, "GET", path, NULL, 0, &r, err);
+
+	memset(out, 0, sizeof(*out));
+	if (e)
+		return e;
+	e = r.status == 200 ? docker_codec_parse_network(r.body, r.len, out, err)
+			    : status_error("inspect the network", &r, err);
+	docker_http_reply_clear(&r);
+	return e;
+}
+
+enum docker_error docker_network_remove(struct docker *d, const char *name, char **err)
+{
+	_cleanup_free_ char *esc = escape(name);
+	_cleanup_free_ char *path = xasprintf("/networks/%s", esc);
+	struct docker_http_reply r;
+	enum docker_error e = call(d, "DELETE", path, NULL, 0, &r, err);
+
+	if (e)
+		return e;
+	if (r.status != 204 && r.status != 404)
+		e = status_error("remove the network", &r, err);
+	docker_http_reply_clear(&r);
+	return e;
+}
+
+void docker_network_clear(struct docker_network *n)
+{
+	free(n->id);
+	free(n->name);
+	free(n->subnet);
+	free(n->gateway);
+	memset(n, 0, sizeof(*n));
+}
+
 void docker_version_clear(struct docker_version *v)
 {
 	free(v->version);

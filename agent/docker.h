@@ -89,6 +89,23 @@ struct docker_create_params {
 	int64_t fsize_bytes;
 	const char *runtime;    /* NULL: "runc" */
 	bool open_stdin;        /* keep stdin open for the attach stream */
+	/* NULL: no network at all (NetworkMode "none", NetworkDisabled).
+	 * Else the name of the (internal) network the container joins. */
+	const char *network;
+	/* Size of a second tmpfs at DOCKER_DEPS_DIR (exec allowed: installed
+	 * packages may hold compiled modules); 0: none. */
+	int64_t deps_tmpfs_bytes;
+};
+
+/* Where a job's dependencies are installed (see deps_tmpfs_bytes). */
+#define DOCKER_DEPS_DIR "/mai-deps"
+
+/* A network as inspected: its id, whether it is internal (no route out),
+ * and its first IPAM subnet and gateway ("" when Docker reports none). */
+struct docker_network {
+	char *id, *name;
+	bool internal;
+	char *subnet, *gateway;
 };
 
 enum docker_error docker_ping(struct docker *d, char **err);
@@ -128,6 +145,19 @@ enum docker_error docker_container_stats(struct docker *d, const char *id, struc
 enum docker_error docker_container_list_by_label(struct docker *d, const char *key,
 						 const char *value, char ***ids, size_t *n,
 						 char **err);
+
+/* Creates a bridge network with Internal: true (containers on it reach one
+ * another and the host's address on its bridge, nothing beyond) and these
+ * labels. *id (caller frees). An existing name gives DOCKER_ERR_CONFLICT. */
+enum docker_error docker_network_create_internal(struct docker *d, const char *name,
+						 const struct docker_label *labels,
+						 size_t n_labels, char **id, char **err);
+/* name or id. DOCKER_ERR_NOT_FOUND when there is none. */
+enum docker_error docker_network_inspect(struct docker *d, const char *name,
+					 struct docker_network *out, char **err);
+/* A network already gone is not an error. */
+enum docker_error docker_network_remove(struct docker *d, const char *name, char **err);
+void docker_network_clear(struct docker_network *n);
 
 void docker_version_clear(struct docker_version *v);
 void docker_info_clear(struct docker_info *i);

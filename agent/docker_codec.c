@@ -132,6 +132,15 @@ static json_t *strv_to_json(const char *const *v)
 	return a;
 }
 
+static json_t *labels_to_json(const struct docker_label *labels, size_t n)
+{
+	json_t *o = json_object();
+
+	for (size_t i = 0; i < n; i++)
+		json_object_set_new(o, labels[i].key, json_string(labels[i].value));
+	return o;
+}
+
 static json_t *ulimit(const char *name, int64_t value)
 {
 	return json_pack("{s:s, s:I, s:I}", "Name", name, "Soft", (json_int_t)value, "Hard",
@@ -140,13 +149,11 @@ static json_t *ulimit(const char *name, int64_t value)
 
 char *docker_codec_create_body(const struct docker_create_params *p)
 {
-	json_t *labels = json_object(), *host, *body;
+	json_t *labels = labels_to_json(p->labels, p->n_labels), *host, *body;
 	json_t *ulimits = json_array();
 	char *tmpfs_opts = xasprintf("rw,noexec,nosuid,nodev,size=%lld", (long long)p->tmpfs_bytes);
 	char *s;
 
-	for (size_t i = 0; i < p->n_labels; i++)
-		json_object_set_new(labels, p->labels[i].key, json_string(p->labels[i].value));
 	json_array_append_new(ulimits, ulimit("nofile", p->nofile));
 	json_array_append_new(ulimits, ulimit("fsize", p->fsize_bytes));
 	json_array_append_new(ulimits, ulimit("core", 0));
@@ -158,7 +165,7 @@ char *docker_codec_create_body(const struct docker_create_params *p)
 			 "CapDrop", "ALL",
 			 "SecurityOpt", "no-new-privileges",
 			 "Privileged", 0,
-			 "NetworkMode", "none",
+			 "NetworkMode", p->network ? p->network : "none",
 			 "Memory", (json_int_t)p->memory_bytes,
 			 "MemorySwap", (json_int_t)p->memory_bytes,
 			 "NanoCpus", (json_int_t)p->nano_cpus,
@@ -182,11 +189,18 @@ char *docker_codec_create_body(const struct docker_create_params *p)
 			 "OpenStdin", p->open_stdin,
 			 "StdinOnce", p->open_stdin,
 			 "Tty", 0,
-			 "NetworkDisabled", 1,
+			 "NetworkDisabled", !p->network,
 			 "HostConfig", host);
 	free(tmpfs_opts);
 	if (!body || !host)
 		abort(); /* a json_pack format error is a programming error */
+	if (p->deps_tmpfs_bytes > 0) {
+		char *deps_opts = xasprintf("rw,exec,nosuid,nodev,size=%lld",
+					    (long long)p->deps_tmpfs_bytes);
+		json_object_set_new(json_object_get(host, "Tmpfs"), DOCKER_DEPS_DIR,
+				    json_string(deps_opts));
+		free(deps_opts);
+	}
 	s = json_dumps(body, JSON_COMPACT);
 	json_decref(body);
 	if (!s)
@@ -199,6 +213,20 @@ char *docker_codec_update_body(int64_t memory_bytes, int64_t nano_cpus, int64_t 
 	json_t *j = json_pack("{s:I, s:I, s:I, s:I}", "Memory", (json_int_t)memory_bytes,
 			      "MemorySwap", (json_int_t)memory_bytes, "NanoCpus",
 			      (json_int_t)nano_cpus, "PidsLimit", (json_int_t)pids_limit);
+	char *s = j ? json_dumps(j, JSON_COMPACT) : NULL;
+
+	json_decref(j);
+	if (!s)
+		abort();
+	return s;
+}
+
+char *docker_codec_network_create_body(const char *name, const struct docker_label *labels,
+				       size_t n_labels)
+{
+	json_t *j = json_pack("{s:s, s:s, s:b, s:b, s:b, s:o}", "Name", name, "Driver", "bridge",
+			      "Internal", 1, "CheckDuplicate", 1, "Attachable", 0, "Labels",
+			      labels_to_json(labels, n_labels));
 	char *s = j ? json_dumps(j, JSON_COMPACT) : NULL;
 
 	json_decref(j);
@@ -238,22 +266,70 @@ char *docker_codec_error_message(const char *body, size_t len)
 	return s;
 }
 
-enum docker_error docker_codec_parse_create(const char *body, size_t len, char **id, char **err)
+/* {"Id": "<64 hex digits>", ...}: the reply of a create call. */
+static enum docker_error parse_id(const char *body, size_t len, const char *what,
+				  const char *expected, char **id, char **err)
 {
-	json_t *j = load_object(body, len, "container create", err);
+	json_t *j = load_object(body, len, what, err);
 	int r;
 
 	if (!j)
 		return DOCKER_ERR_PROTOCOL;
-	r = get_string(j, "Id", true, id, "container create", err);
+	r = get_string(j, "Id", true, id, what, err);
 	if (r == 0 && strlen(*id) != 64) {
 		free(*id);
 		*id = NULL;
 		r = -1;
-		shape_error(err, "container create", "Id", "is not a 64-digit container id");
+		shape_error(err, what, "Id", expected);
 	}
 	json_decref(j);
 	return r < 0 ? DOCKER_ERR_PROTOCOL : DOCKER_OK;
+}
+
+enum docker_error docker_codec_parse_create(const char *body, size_t len, char **id, char **err)
+{
+	return parse_id(body, len, "container create", "is not a 64-digit container id", id, err);
+}
+
+enum docker_error docker_codec_parse_network_create(const char *body, size_t len, char **id,
+						    char **err)
+{
+	return parse_id(body, len, "network create", "is not a 64-digit network id", id, err);
+}
+
+enum docker_error docker_codec_parse_network(const char *body, size_t len,
+					     struct docker_network *out, char **err)
+{
+	const char *w = "network inspect";
+	json_t *j = load_object(body, len, w, err), *ipam, *cfg, *first;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	if (!j)
+		return DOCKER_ERR_PROTOCOL;
+	r = get_string(j, "Id", true, &out->id, w, err);
+	r = r ?: get_string(j, "Name", true, &out->name, w, err);
+	r = r ?: get_bool(j, "Internal", false, &out->internal, w, err);
+	ipam = r ? NULL : get_object(j, "IPAM", false, w, err);
+	cfg = ipam ? json_object_get(ipam, "Config") : NULL;
+	if (r == 0 && cfg && !json_is_null(cfg) && !json_is_array(cfg))
+		r = shape_fail(err, w, "IPAM.Config", "is not an array");
+	first = r == 0 && json_is_array(cfg) ? json_array_get(cfg, 0) : NULL;
+	if (r == 0 && first && !json_is_object(first))
+		r = shape_fail(err, w, "IPAM.Config[0]", "is not an object");
+	if (r == 0 && first) {
+		r = get_string(first, "Subnet", false, &out->subnet, w, err);
+		r = r ?: get_string(first, "Gateway", false, &out->gateway, w, err);
+	} else if (r == 0) {
+		out->subnet = xstrdup("");
+		out->gateway = xstrdup("");
+	}
+	json_decref(j);
+	if (r < 0) {
+		docker_network_clear(out);
+		return DOCKER_ERR_PROTOCOL;
+	}
+	return DOCKER_OK;
 }
 
 enum docker_error docker_codec_parse_wait(const char *body, size_t len, int64_t *status_code,

@@ -12,6 +12,10 @@ char *docker_codec_create_body(const struct docker_create_params *p);
 /* The body of POST /containers/ID/update for the limits that can change on
  * a running container; caller frees. */
 char *docker_codec_update_body(int64_t memory_bytes, int64_t nano_cpus, int64_t pids_limit);
+/* The body of POST /networks/create for an internal bridge network; caller
+ * frees. */
+char *docker_codec_network_create_body(const char *name, const struct docker_label *labels,
+				       size_t n_labels);
 /* URL-ready (not yet escaped) value of ?filters= for a label match; caller frees. */
 char *docker_codec_label_filter(const char *key, const char *value);
 
@@ -20,6 +24,12 @@ char *docker_codec_label_filter(const char *key, const char *value);
 char *docker_codec_error_message(const char *body, size_t len);
 
 enum docker_error docker_codec_parse_create(const char *body, size_t len, char **id, char **err);
+/* The reply of POST /networks/create. */
+enum docker_error docker_codec_parse_network_create(const char *body, size_t len, char **id,
+						    char **err);
+/* The reply of GET /networks/NAME. */
+enum docker_error docker_codec_parse_network(const char *body, size_t len,
+					     struct docker_network *out, char **err);
 enum docker_error docker_codec_parse_wait(const char *body, size_t len, int64_t *status_code,
 					  char **err);
 enum docker_error docker_codec_parse_version(const char *body, size_t len,

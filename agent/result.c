@@ -79,6 +79,10 @@ static char *completed_message(const struct result_info *r)
 					 "execution, fix the script and save it again.", r->signal);
 		if (r->exit_code == 0)
 			return NULL;
+		/* The run ended before the script did (its dependencies failed):
+		 * the sandbox's own words say what to fix. */
+		if (r->reason && r->detail)
+			return xstrdup(r->detail);
 		return xasprintf("The script exited with status %d: read stderr under execution, "
 				 "fix the script and save it again.", r->exit_code);
 	case RESULT_VERDICT_TIMEOUT:

@@ -13,16 +13,61 @@
 #include "sandbox_usage.h"
 
 /* Runs inside the container as `python3 -I -u -B -c BOOTSTRAP`: reads from
- * stdin a header line with the length of the file name, the name, then the
- * script (so a pooled container, started before its job is known, learns
- * the name too); compiles it under its own file name (tracebacks say
- * "foo.py", not "<stdin>"), registers its lines with linecache (so they show
- * the source) and runs it as __main__. The bootstrap's frame is cut from
- * tracebacks. */
+ * stdin a header line with the length of the file name (and, for a job with
+ * PEP 723 dependencies, the length of a JSON spec of them), the name, the
+ * spec, then the script (so a pooled container, started before its job is
+ * known, learns the name too). With a spec it first installs the
+ * dependencies with pip through the proxy into their own tmpfs, with its own
+ * time limit, and writes what pip installed (from its --report) as the first
+ * line of stdout, before a byte of the script runs: the agent takes that
+ * line off (sandbox_deps.c). A failed install ends the run with status 97.
+ * Then it compiles the script under its own file name (tracebacks say
+ * "foo.py", not "<stdin>"), registers its lines with linecache (so they
+ * show the source) and runs it as __main__. The bootstrap's frame is cut
+ * from tracebacks. */
 static const char sandbox_bootstrap[] =
 	"import sys, linecache, traceback\n"
-	"n = int(sys.stdin.buffer.readline())\n"
+	"def mai_install(spec):\n"
+	"    import json, subprocess\n"
+	"    report = '/tmp/.mai-pip-report.json'\n"
+	"    cmd = [sys.executable, '-m', 'pip', 'install', '--no-input', '--disable-pip-version-check',\n"
+	"           '--no-cache-dir', '--only-binary', ':all:', '--retries', '1', '--timeout', '15',\n"
+	"           '--target', spec['target'], '--report', report, '--index-url', spec['index_url']]\n"
+	"    if spec.get('trusted_host'):\n"
+	"        cmd += ['--trusted-host', spec['trusted_host']]\n"
+	"    cmd += ['--'] + spec['dependencies']\n"
+	"    rep = {'ok': False, 'installed': []}\n"
+	"    try:\n"
+	"        p = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,\n"
+	"                           stderr=subprocess.STDOUT, timeout=spec['timeout'])\n"
+	"        out, rep['status'] = p.stdout, p.returncode\n"
+	"    except subprocess.TimeoutExpired as e:\n"
+	"        out, rep['status'] = e.output or b'', 'timeout'\n"
+	"    if rep['status'] == 0:\n"
+	"        rep['ok'] = True\n"
+	"        for i in json.load(open(report)).get('install', []):\n"
+	"            m, d = i.get('metadata', {}), i.get('download_info', {})\n"
+	"            a = d.get('archive_info', {})\n"
+	"            h = dict(a.get('hashes') or {})\n"
+	"            if not h and '=' in a.get('hash', ''):\n"
+	"                k, v = a['hash'].split('=', 1)\n"
+	"                h[k] = v\n"
+	"            rep['installed'].append({'name': m.get('name'), 'version': m.get('version'),\n"
+	"                                     'url': d.get('url'), 'hashes': h})\n"
+	"    else:\n"
+	"        rep['log'] = out.decode('utf-8', 'replace')[-4000:]\n"
+	"    sys.stdout.write('\\x1eMAI-DEPS ' + json.dumps(rep) + '\\n')\n"
+	"    sys.stdout.flush()\n"
+	"    if not rep['ok']:\n"
+	"        sys.exit(97)\n"
+	"    sys.path.insert(0, spec['target'])\n"
+	"h = sys.stdin.buffer.readline().split()\n"
+	"n = int(h[0])\n"
 	"name = sys.stdin.buffer.read(n).decode('utf-8', 'replace')\n"
+	"if len(h) > 1:\n"
+	"    import json\n"
+	"    mai_install(json.loads(sys.stdin.buffer.read(int(h[1]))))\n"
+	"del mai_install\n"
 	"src = sys.stdin.buffer.read()\n"
 	"sys.argv = [name]\n"
 	"linecache.cache[name] = (len(src), None, src.decode('utf-8', 'replace').splitlines(True), name)\n"
@@ -163,15 +208,6 @@ int sandbox_new(const struct sandbox_options *opts, struct sandbox **out, char *
 	sb->docker_version = xstrdup(v.version);
 	sb->cgroup_version = info.cgroup_version;
 	for (int t = 0; t < SANDBOX_TRUST_COUNT; t++) {
-		if (sb->trust[t].network_allowlist) {
-			*err = xasprintf("trust level %s asks for network: allowlist, but this build "
-					 "has no filtering proxy; set network: none for %s in "
-					 "config/sandbox.yaml",
-					 sandbox_trust_to_string((enum sandbox_trust)t),
-					 sandbox_trust_to_string((enum sandbox_trust)t));
-			r = -EOPNOTSUPP;
-			goto fail;
-		}
 		if (!docker_info_has_runtime(&info, sb->runtime[t])) {
 			*err = xasprintf("the runtime '%s' of trust level %s is not known to Docker "
 					 "%s: install it and register it in dockerd's daemon.json, or set "
@@ -187,6 +223,9 @@ int sandbox_new(const struct sandbox_options *opts, struct sandbox **out, char *
 	sb->image_id = xstrdup(img.id);
 	if (remove_leftovers(sb, err) < 0)
 		goto fail;
+	if ((r = sandbox_net_start(sb, &opts->network, err)) < 0)
+		goto fail;
+	r = -EIO;
 	if (opts->self_test && sandbox_selftest_run(sb, err) < 0) {
 		r = -EPERM;
 		goto fail;
@@ -221,6 +260,7 @@ void sandbox_free(struct sandbox *sb)
 	}
 	free(sb->orphans);
 	pthread_mutex_destroy(&sb->orphans_lock);
+	sandbox_net_stop(sb);
 	docker_free(sb->docker);
 	free(sb->image);
 	free(sb->image_id);
@@ -307,24 +347,33 @@ static int64_t host_pids_limit(const struct sandbox *sb, enum sandbox_trust trus
 
 int sandbox_container_prepare(struct sandbox *sb, enum sandbox_trust trust,
 			      const struct sandbox_limits *limits, const char *job_label,
+			      const struct sandbox_container_spec *spec,
 			      struct sandbox_container *out, char **err)
 {
-	const char *cmd[] = { "python3", "-I", "-u", "-B", "-c", sandbox_bootstrap, NULL };
-	const char *env[] = { "HOME=/tmp", "LANG=C.UTF-8", "PATH=/usr/local/bin:/usr/bin:/bin",
-			      NULL };
+	const char *cmd[] = { "python3", "-I", "-u", "-B", "-c",
+			      spec->program ? spec->program : sandbox_bootstrap, NULL };
+	/* The allowlist mode adds the proxy's variables (sandbox_net.c). */
+	const char *env[16] = { "HOME=/tmp", "LANG=C.UTF-8", "PATH=/usr/local/bin:/usr/bin:/bin" };
+	size_t n_env = 3;
 	const struct docker_label labels[] = {
 		{ "mai.agent", "1" },
 		{ "mai.instance", sb->instance },
 		{ "mai.job", job_label ? job_label : "" },
 	};
+	bool network = spec->network && sb->net_name;
+	for (char **v = network ? sb->net_env : NULL; v && *v && n_env + 1 < ARRAY_SIZE(env); v++)
+		env[n_env++] = *v;
 	struct docker_create_params p = {
-		.image = sb->image, .cmd = cmd, .env = env, .user = sb->user, .workdir = "/tmp",
+		.image = spec->image ? spec->image : sb->image, .cmd = cmd, .env = env,
+		.user = sb->user, .workdir = "/tmp",
 		.labels = labels, .n_labels = ARRAY_SIZE(labels), .open_stdin = true,
 		.memory_bytes = limits->memory_bytes, .nano_cpus = limits->nano_cpus,
 		.pids_limit = host_pids_limit(sb, trust, limits->pids),
 		.tmpfs_bytes = limits->tmpfs_bytes,
 		.nofile = limits->nofile, .fsize_bytes = limits->fsize_bytes,
 		.runtime = sb->runtime[trust],
+		.network = network ? sb->net_name : NULL,
+		.deps_tmpfs_bytes = spec->deps_tmpfs_bytes,
 	};
 
 	memset(out, 0, sizeof(*out));
@@ -387,30 +436,52 @@ static int take_warm(struct sandbox *sb, enum sandbox_trust trust,
 	return 0;
 }
 
-/* stdin of the bootstrap: "<length of name>\n" name code. */
-static uint8_t *job_input(const struct sandbox_job *job, size_t *len)
+/* stdin of the bootstrap: "<length of name>[ <length of spec>]\n" name
+ * spec code. */
+static uint8_t *job_input(const struct sandbox_job *job, const char *spec, size_t *len)
 {
 	const char *name = job->file_name ? job->file_name : "script.py";
-	char head[32];
-	int h = snprintf(head, sizeof(head), "%zu\n", strlen(name));
-	uint8_t *buf = xmalloc((size_t)h + strlen(name) + job->len + 1);
+	size_t nl = strlen(name), sl = spec ? strlen(spec) : 0;
+	char head[48];
+	int h = spec ? snprintf(head, sizeof(head), "%zu %zu\n", nl, sl)
+		     : snprintf(head, sizeof(head), "%zu\n", nl);
+	uint8_t *buf = xmalloc((size_t)h + nl + sl + job->len + 1);
+	uint8_t *w = buf;
 
-	memcpy(buf, head, (size_t)h);
-	memcpy(buf + h, name, strlen(name));
+	memcpy(w, head, (size_t)h);
+	w += h;
+	memcpy(w, name, nl);
+	w += nl;
+	if (sl)
+		memcpy(w, spec, sl);
+	w += sl;
 	if (job->len)
-		memcpy(buf + (size_t)h + strlen(name), job->code, job->len);
-	*len = (size_t)h + strlen(name) + job->len;
+		memcpy(w, job->code, job->len);
+	*len = (size_t)h + nl + sl + job->len;
 	return buf;
 }
 
 int sandbox_run(struct sandbox *sb, const struct sandbox_job *job, struct sandbox_result *out)
 {
-	return sandbox_run_internal(sb, job, 0, out);
+	static const struct sandbox_run_mode plain = { 0 };
+
+	return sandbox_run_internal(sb, job, &plain, out);
 }
 
-int sandbox_run_internal(struct sandbox *sb, const struct sandbox_job *job, int64_t min_timeout_ms,
-			 struct sandbox_result *out)
+int sandbox_run_internal(struct sandbox *sb, const struct sandbox_job *job,
+			 const struct sandbox_run_mode *mode, struct sandbox_result *out)
 {
+	bool deps = job->n_dependencies > 0;
+	bool network = !mode->no_network && sandbox_trust_has_network(sb, job->trust);
+	/* A level with network runs in the pip image: it has pip and the
+	 * whole standard library (http.client, ssl) that network code needs. */
+	struct sandbox_container_spec spec = {
+		.image = mode->image ? mode->image : (deps || network ? sb->pip_image : NULL),
+		.program = mode->program,
+		.network = network,
+		.deps_tmpfs_bytes = deps ? sb->install_size : 0,
+	};
+	_cleanup_free_ char *deps_spec = NULL;
 	struct sandbox_container c = { 0 };
 	struct docker_container_state st = { 0 };
 	struct sandbox_usage usage = { 0 };
@@ -437,18 +508,35 @@ int sandbox_run_internal(struct sandbox *sb, const struct sandbox_job *job, int6
 	remove_orphans(sb);
 	sandbox_limits_compute(&sb->trust[job->trust].base, &job->metrics,
 			       !sb->trust[job->trust].no_scale, &sb->machine, sb->workers, &want);
-	if (want.timeout_ms < min_timeout_ms)
-		want.timeout_ms = min_timeout_ms;
+	if (want.timeout_ms < mode->min_timeout_ms)
+		want.timeout_ms = mode->min_timeout_ms;
 	out->limits = want;
 	out->runtime = xstrdup(sb->runtime[job->trust]);
-	out->image = xstrdup(sb->image);
-	out->image_id = xstrdup(sb->image_id);
+	out->image = xstrdup(spec.image ? spec.image : sb->image);
+	out->image_id = xstrdup(spec.image && sb->pip_image_id ? sb->pip_image_id : sb->image_id);
 	out->docker_version = xstrdup(sb->docker_version);
 	out->cgroup_version = sb->cgroup_version;
 	sandbox_demux_init(&demux, (size_t)want.stdout_max, (size_t)want.stderr_max);
 
-	if (take_warm(sb, job->trust, &want, &c) < 0 &&
-	    sandbox_container_prepare(sb, job->trust, &want, job->job_id, &c, &err) < 0) {
+	if (deps && !(spec.network && sb->pip_image_id)) {
+		fail_result(out, xasprintf("the script has PEP 723 dependencies but trust level %s "
+					   "has no network to install them with; set network: "
+					   "allowlist for %s in config/sandbox.yaml",
+					   sandbox_trust_to_string(job->trust),
+					   sandbox_trust_to_string(job->trust)));
+		out->out = (struct sandbox_output){ demux.out.data, 0, 0, false };
+		out->err = (struct sandbox_output){ demux.err.data, 0, 0, false };
+		return -EINVAL;
+	}
+	if (deps) {
+		deps_spec = sandbox_deps_spec(sb, job);
+		/* The install has its own time limit on top of the script's. */
+		want.timeout_ms += sb->install_timeout_ms;
+	}
+	/* Warm containers are plain: default image, the level's network. */
+	bool plain = !deps && !mode->image && !mode->program && !mode->no_network;
+	if ((!plain || take_warm(sb, job->trust, &want, &c) < 0) &&
+	    sandbox_container_prepare(sb, job->trust, &want, job->job_id, &spec, &c, &err) < 0) {
 		fail_result(out, err);
 		out->out = (struct sandbox_output){ demux.out.data, 0, 0, false };
 		out->err = (struct sandbox_output){ demux.err.data, 0, 0, false };
@@ -458,7 +546,7 @@ int sandbox_run_internal(struct sandbox *sb, const struct sandbox_job *job, int6
 	out->limits.timeout_ms = want.timeout_ms;
 	out->container_id = xstrdup(c.id);
 	t0 = sandbox_now_ms();
-	input = job_input(job, &input_len);
+	input = job_input(job, deps_spec, &input_len);
 	sandbox_usage_start(&usage, sb->docker, c.id, sb->cgroup_version);
 	end = sandbox_attach_pump(c.stream, &demux, input, input_len, t0 + want.timeout_ms, true,
 				  &sb->cancelled, &io_error);
@@ -521,6 +609,10 @@ int sandbox_run_internal(struct sandbox *sb, const struct sandbox_job *job, int6
 					     demux.out.truncated };
 	out->err = (struct sandbox_output){ demux.err.data, demux.err.len, demux.err.total,
 					     demux.err.truncated };
+	if (deps) {
+		out->limits.timeout_ms -= sb->install_timeout_ms;
+		sandbox_deps_collect(out);
+	}
 	return r;
 }
 
@@ -534,5 +626,6 @@ void sandbox_result_clear(struct sandbox_result *r)
 	free(r->docker_version);
 	free(r->container_id);
 	free(r->message);
+	json_decref(r->dependencies);
 	memset(r, 0, sizeof(*r));
 }

@@ -49,7 +49,23 @@ struct sandbox_trust_options {
 	struct sandbox_limits base; /* before scaling and clamping */
 	const char *runtime;        /* "runc" (default) or "runsc" */
 	bool no_scale;              /* keep base as is (still clamped by the machine) */
-	bool network_allowlist;     /* refused by sandbox_new: no filtering proxy yet */
+	/* Joins the internal sandbox network whose only way out is the
+	 * filtering proxy; PEP 723 dependencies are installed at this level. */
+	bool network_allowlist;
+};
+
+/* The allowlist mode (network.* in config/sandbox.yaml). Used only when a
+ * trust level has network_allowlist. */
+struct sandbox_network_options {
+	const char *state_dir;            /* the proxy's files go to state_dir/proxy */
+	const char *const *allowed_hosts; /* exact host names */
+	size_t n_hosts;
+	const char *index_url;            /* pip's --index-url */
+	int proxy_port;
+	const char *image;                /* with python3-pip; NULL: "mai-sandbox-pip:latest" */
+	int64_t install_timeout_ms;       /* one pip install; 0: 120 s */
+	int64_t install_size;             /* tmpfs of the dependencies; 0: 256 MiB */
+	const char *proxy_program;        /* NULL: "tinyproxy" */
 };
 
 struct sandbox_options {
@@ -64,6 +80,7 @@ struct sandbox_options {
 	unsigned pool_size;       /* warm containers per trust level; 0: none */
 	bool self_test;           /* run the confinement probes in sandbox_new */
 	struct sandbox_trust_options trust[SANDBOX_TRUST_COUNT];
+	struct sandbox_network_options network;
 };
 
 /* Fills opts with the built-in defaults. */
@@ -95,6 +112,11 @@ struct sandbox_job {
 	size_t len;
 	enum sandbox_trust trust;
 	struct sandbox_code_metrics metrics;
+	/* PEP 723 dependencies (requirement strings, checked by
+	 * pep723_check_dependencies) installed with pip before the script runs;
+	 * only at a trust level with network_allowlist. */
+	const char *const *dependencies;
+	size_t n_dependencies;
 };
 
 struct sandbox_output {
@@ -117,6 +139,9 @@ struct sandbox_result {
 	char *runtime, *image, *image_id, *docker_version, *container_id;
 	int cgroup_version;
 	char *message;      /* one line; NULL for a clean exit 0 */
+	/* For a job with dependencies: what pip did ({"ok", "installed": [{name,
+	 * version, url, hashes}], ...}); NULL otherwise. Owned. */
+	json_t *dependencies;
 };
 
 struct sandbox;
@@ -142,6 +167,17 @@ int sandbox_run(struct sandbox *sb, const struct sandbox_job *job, struct sandbo
  * container, remove it and return -ECANCELED within about a second: the
  * agent is stopping. Thread-safe. */
 void sandbox_cancel_all(struct sandbox *sb);
+
+/* Whether trust level t joins the sandbox network (network: allowlist). */
+bool sandbox_trust_has_network(const struct sandbox *sb, enum sandbox_trust t);
+
+/* Parses the TOML of a PEP 723 block (pep723_locate) with Python's tomllib
+ * in a container of the pip image without any network. 0 with *table (the
+ * TOML table as JSON; caller decrefs); -EINVAL with *err (caller frees)
+ * saying what is wrong with the TOML; -ENOENT when the pip image is missing;
+ * another -errno when the container could not run (then retry). */
+int sandbox_parse_toml(struct sandbox *sb, const char *toml, size_t len, json_t **table,
+		       char **err);
 
 /* The "execution" object of result.json; the caller owns the reference. */
 json_t *sandbox_result_to_json(const struct sandbox_result *r);

@@ -29,6 +29,21 @@ struct sandbox {
 	pthread_mutex_t orphans_lock;
 	char **orphans;
 	size_t n_orphans;
+	/* The allowlist mode (sandbox_net.c). net_name NULL: no level uses it. */
+	char *net_name;
+	struct netproxy *proxy;
+	char **net_env;            /* NULL-terminated container env for that mode */
+	char *pip_image, *pip_image_id; /* pip_image_id NULL: the image is missing */
+	char *index_url;
+	int64_t install_timeout_ms, install_size;
+};
+
+/* What a container is created with beyond its limits. */
+struct sandbox_container_spec {
+	const char *image;        /* NULL: sb->image */
+	const char *program;      /* python source run with -I -u -B -c; NULL: the bootstrap */
+	bool network;             /* join the sandbox network (allowlist levels) */
+	int64_t deps_tmpfs_bytes; /* a tmpfs for dependencies; 0: none */
 };
 
 /* A created, attached and started container whose bootstrap waits for its
@@ -43,15 +58,37 @@ struct sandbox_container {
  * -EIO with *err (caller frees); nothing is left behind on failure. */
 int sandbox_container_prepare(struct sandbox *sb, enum sandbox_trust trust,
 			      const struct sandbox_limits *limits, const char *job_label,
+			      const struct sandbox_container_spec *spec,
 			      struct sandbox_container *out, char **err);
 /* Closes the stream and removes the container; when Docker cannot remove
  * it now (logged), it is kept as an orphan that the next run removes. */
 void sandbox_container_discard(struct sandbox *sb, struct sandbox_container *c);
 
-/* sandbox_run with a floor under the wall-clock timeout: the self-test's
- * probes must not fail because a loaded machine starts python slowly. */
-int sandbox_run_internal(struct sandbox *sb, const struct sandbox_job *job, int64_t min_timeout_ms,
-			 struct sandbox_result *out);
+/* How sandbox_run_internal runs a job beyond what the job says. */
+struct sandbox_run_mode {
+	/* A floor under the wall-clock timeout: the self-test's probes must not
+	 * fail because a loaded machine starts python slowly. */
+	int64_t min_timeout_ms;
+	/* No network whatever the level says (self-test probes, TOML parsing). */
+	bool no_network;
+	const char *image;   /* NULL: the image the job calls for */
+	const char *program; /* NULL: the bootstrap */
+};
+
+int sandbox_run_internal(struct sandbox *sb, const struct sandbox_job *job,
+			 const struct sandbox_run_mode *mode, struct sandbox_result *out);
+
+/* The allowlist mode (sandbox_net.c): creates the internal network, starts
+ * the proxy on its gateway and checks the pip image. 0, or -errno with *err. */
+int sandbox_net_start(struct sandbox *sb, const struct sandbox_network_options *o, char **err);
+/* Stops the proxy and removes the network. */
+void sandbox_net_stop(struct sandbox *sb);
+
+/* Dependencies (sandbox_deps.c): the JSON spec the bootstrap reads before
+ * the script (caller frees), and taking pip's report off the front of the
+ * script's stdout into r->dependencies (with a message when it failed). */
+char *sandbox_deps_spec(const struct sandbox *sb, const struct sandbox_job *job);
+void sandbox_deps_collect(struct sandbox_result *r);
 
 /* The pool (sandbox_pool.c). start returns NULL when size is 0. take gives
  * a container for the trust level if one is ready (0) or -EAGAIN. */

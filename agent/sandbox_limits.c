@@ -147,6 +147,16 @@ void sandbox_options_from_config(const struct mai_config *cfg, const char *insta
 	o->workers = cfg->agent.workers > 0 ? (unsigned)cfg->agent.workers : 1;
 	o->pool_size = c->pool_size > 0 ? (unsigned)c->pool_size : 0;
 	o->self_test = c->self_test;
+	o->network = (struct sandbox_network_options){
+		.state_dir = cfg->agent.state_dir,
+		.allowed_hosts = (const char *const *)c->network.allowed_hosts.items,
+		.n_hosts = c->network.allowed_hosts.n,
+		.index_url = c->network.index_url,
+		.proxy_port = (int)c->network.proxy_port,
+		.image = c->network.image,
+		.install_timeout_ms = (int64_t)c->network.install_timeout_ms,
+		.install_size = (int64_t)c->network.install_size,
+	};
 	for (int t = 0; t < SANDBOX_TRUST_COUNT; t++) {
 		const struct config_trust_limits *l = &c->levels[t];
 		struct sandbox_trust_options *to = &o->trust[t];

@@ -63,7 +63,12 @@ static void *pool_refill(void *arg)
 		pthread_mutex_unlock(&p->lock);
 		pool_limits(p->sb, (enum sandbox_trust)t, &l);
 		label = xasprintf("pool-%s", sandbox_trust_to_string((enum sandbox_trust)t));
-		r = sandbox_container_prepare(p->sb, (enum sandbox_trust)t, &l, label, &c, &err);
+		bool network = sandbox_trust_has_network(p->sb, (enum sandbox_trust)t);
+		struct sandbox_container_spec spec = {
+			.image = network ? p->sb->pip_image : NULL, .network = network,
+		};
+		r = sandbox_container_prepare(p->sb, (enum sandbox_trust)t, &l, label, &spec, &c,
+					      &err);
 		free(label);
 		pthread_mutex_lock(&p->lock);
 		if (r < 0) {

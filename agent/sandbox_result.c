@@ -106,5 +106,7 @@ json_t *sandbox_result_to_json(const struct sandbox_result *r)
 			      "message", str_or_null(r->message));
 	if (!j)
 		abort(); /* a json_pack format error is a programming error */
+	if (r->dependencies)
+		json_object_set(j, "dependencies", r->dependencies);
 	return j;
 }

@@ -82,6 +82,10 @@ int sandbox_selftest_run(struct sandbox *sb, char **err)
 	struct sandbox_job job = {
 		.job_id = "self-test", .file_name = "selftest.py", .trust = SANDBOX_UNTRUSTED,
 	};
+	/* The probes check the no-network confinement of the none levels; an
+	 * allowlist level's network is checked by its own tests. */
+	const struct sandbox_run_mode mode = { .min_timeout_ms = SELFTEST_TIMEOUT_MS,
+					       .no_network = true };
 	struct sandbox_result r;
 	int rc;
 
@@ -98,7 +102,7 @@ int sandbox_selftest_run(struct sandbox *sb, char **err)
 	}
 	job.code = (const uint8_t *)script;
 	job.len = strlen(script);
-	if (sandbox_run_internal(sb, &job, SELFTEST_TIMEOUT_MS, &r) < 0 ||
+	if (sandbox_run_internal(sb, &job, &mode, &r) < 0 ||
 	    r.verdict != SANDBOX_VERDICT_EXITED || r.exit_code) {
 		*err = xasprintf("sandbox self-test failed: the probe did not run cleanly (%s: %s; "
 				 "stderr: %.200s)", sandbox_verdict_to_string(r.verdict),
@@ -118,7 +122,7 @@ int sandbox_selftest_run(struct sandbox *sb, char **err)
 	job.file_name = "selftest_memory.py";
 	job.code = (const uint8_t *)memory_script;
 	job.len = sizeof(memory_script) - 1;
-	sandbox_run_internal(sb, &job, SELFTEST_TIMEOUT_MS, &r);
+	sandbox_run_internal(sb, &job, &mode, &r);
 	if (r.verdict != SANDBOX_VERDICT_OOM_KILLED) {
 		*err = xasprintf("sandbox self-test failed: probe memory_limit: a script allocating "
 				 "without end ended with '%s' instead of oom_killed (limit %lld MiB); "

@@ -6,6 +6,8 @@ setup_environment() {
 	"$root/packaging/install-deps.sh"
 	"$root/packaging/ensure-docker.sh" --pid-file "$dockerd_pid_file"
 	"$root/packaging/sandbox-image/build.sh"
+	# The image of the network allowlist mode (python3-pip, tomllib).
+	"$root/packaging/sandbox-image/build.sh" --variant pip
 }
 
 # meson setup, or reconfigure when the directory exists; then ninja.

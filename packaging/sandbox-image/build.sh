@@ -4,28 +4,54 @@
 #   the Docker Engine API (POST /images/create?fromSrc=-).
 # Tags: mai-sandbox:<first 12 hex of sha256(recipe.env + trim.sh)> and
 # mai-sandbox:latest. Does nothing when the hash-tagged image exists.
+# --variant pip builds the image of the network allowlist mode from
+# recipe-pip.env instead (adds Debian's python3-pip), tagged
+# mai-sandbox-pip:<hash> and mai-sandbox-pip:latest the same way.
 # The debootstrap tarball is cached (MAI_CACHE_DIR, default /var/cache/mai) so
 # that a rebuild after the image was removed needs no download.
 #
 # Environment: DOCKER_SOCKET (default /var/run/docker.sock),
 #              MAI_CACHE_DIR (default /var/cache/mai), MAI_IMAGE_REPO
-#              (default mai-sandbox). Option --print-tag prints the tag and exits;
-#              --print-cache prints the path of the cached root filesystem
-#              tarball (which may not exist yet) and exits.
+#              (default mai-sandbox, or mai-sandbox-pip for --variant pip).
+# Options: --variant pip; --print-tag prints the tag and exits;
+#          --print-cache prints the path of the cached root filesystem
+#          tarball (which may not exist yet) and exits.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 socket=${DOCKER_SOCKET:-/var/run/docker.sock}
 cache=${MAI_CACHE_DIR:-/var/cache/mai}
-repo=${MAI_IMAGE_REPO:-mai-sandbox}
+recipe=$here/recipe.env
+default_repo=mai-sandbox
+cache_name=sandbox
+print_tag=0
+print_cache=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--variant)
+		[ "${2:-}" = pip ] || { echo "build.sh: --variant takes 'pip'" >&2; exit 2; }
+		recipe=$here/recipe-pip.env
+		default_repo=mai-sandbox-pip
+		cache_name=sandbox-pip
+		shift 2 ;;
+	--print-tag) print_tag=1; shift ;;
+	--print-cache) print_cache=1; shift ;;
+	*) echo "build.sh: unknown argument '$1' (--variant pip, --print-tag, --print-cache)" >&2; exit 2 ;;
+	esac
+done
+repo=${MAI_IMAGE_REPO:-$default_repo}
 
-hash=$(cat "$here/recipe.env" "$here/trim.sh" | sha256sum | cut -c1-12)
+hash=$(cat "$recipe" "$here/trim.sh" | sha256sum | cut -c1-12)
 tag="$repo:$hash"
-tarball="$cache/sandbox-$hash.tar"
-case "${1:-}" in
---print-tag) echo "$tag"; exit 0 ;;
---print-cache) echo "$tarball"; exit 0 ;;
-esac
+tarball="$cache/$cache_name-$hash.tar"
+if [ "$print_tag" = 1 ]; then
+	echo "$tag"
+	exit 0
+fi
+if [ "$print_cache" = 1 ]; then
+	echo "$tarball"
+	exit 0
+fi
 
 step() { echo "build.sh: [$1/4] $2"; }
 die() { echo "build.sh: error: $*" >&2; exit 1; }
@@ -47,7 +73,7 @@ if api GET "/images/$tag/json" >/dev/null 2>&1; then
 fi
 
 # shellcheck source=recipe.env
-. "$here/recipe.env"
+. "$recipe"
 mkdir -p "$cache"
 
 if [ -s "$tarball" ]; then
@@ -64,7 +90,7 @@ else
 		die "debootstrap failed; see $work/root/debootstrap/debootstrap.log"
 	step 2 "trim: apt lists, docs, man pages, locales"
 	"$here/trim.sh" "$work/root"
-	[ -x "$work/root/usr/bin/python3" ] || die "the image has no /usr/bin/python3; check INCLUDE in $here/recipe.env"
+	[ -x "$work/root/usr/bin/python3" ] || die "the image has no /usr/bin/python3; check INCLUDE in $recipe"
 	tar --numeric-owner -C "$work/root" -cf "$tarball.tmp" .
 	mv "$tarball.tmp" "$tarball"
 	rm -rf "$work"

@@ -272,9 +272,69 @@ static void test_create_body_hardening(void **state)
 	free(s);
 }
 
+/* GET /networks/NAME of an internal network, and the create bodies of the
+ * allowlist mode (issue 9). */
+static void test_network_and_network_create_body(void **state)
+{
+	static const char net_reply[] =
+		"{\"Name\":\"mai-net-0123456789ab\",\"Id\":\"f00d\",\"Driver\":\"bridge\","
+		"\"Internal\":true,\"IPAM\":{\"Driver\":\"default\",\"Config\":[{\"Subnet\":"
+		"\"172.21.0.0/16\",\"Gateway\":\"172.21.0.1\"}]},\"Labels\":{\"mai.agent\":\"1\"}}";
+	static const char bad_ipam[] = "{\"Name\":\"n\",\"Id\":\"f\",\"IPAM\":{\"Config\":{}}}";
+	const struct docker_label labels[] = { { "mai.agent", "1" } };
+	const char *cmd[] = { "python3", NULL };
+	struct docker_create_params p = { .image = "i", .cmd = cmd, .network = "mai-net-x",
+					  .deps_tmpfs_bytes = 1 << 20, .tmpfs_bytes = 1 << 20 };
+	struct docker_network n;
+	char *err = NULL, *body;
+	json_t *j;
+
+	assert_int_equal(docker_codec_parse_network(net_reply, LEN(net_reply), &n, &err), DOCKER_OK);
+	assert_true(n.internal);
+	assert_string_equal(n.gateway, "172.21.0.1");
+	assert_string_equal(n.subnet, "172.21.0.0/16");
+	docker_network_clear(&n);
+	assert_int_equal(docker_codec_parse_network(bad_ipam, LEN(bad_ipam), &n, &err),
+			 DOCKER_ERR_PROTOCOL);
+	assert_non_null(strstr(err, "IPAM.Config"));
+	free(err);
+
+	body = docker_codec_network_create_body("mai-net-x", labels, 1);
+	j = json_loads(body, 0, NULL);
+	assert_true(json_is_true(json_object_get(j, "Internal")));
+	assert_string_equal(json_string_value(json_object_get(j, "Driver")), "bridge");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "Labels"),
+							      "mai.agent")), "1");
+	json_decref(j);
+	free(body);
+
+	body = docker_codec_create_body(&p);
+	j = json_loads(body, 0, NULL);
+	json_t *host = json_object_get(j, "HostConfig");
+	assert_string_equal(json_string_value(json_object_get(host, "NetworkMode")), "mai-net-x");
+	assert_true(json_is_false(json_object_get(j, "NetworkDisabled")));
+	assert_string_equal(json_string_value(json_object_get(json_object_get(host, "Tmpfs"),
+							      "/mai-deps")),
+			    "rw,exec,nosuid,nodev,size=1048576");
+	json_decref(j);
+	free(body);
+	/* Without a network: none at all, as before. */
+	p.network = NULL;
+	p.deps_tmpfs_bytes = 0;
+	body = docker_codec_create_body(&p);
+	j = json_loads(body, 0, NULL);
+	host = json_object_get(j, "HostConfig");
+	assert_string_equal(json_string_value(json_object_get(host, "NetworkMode")), "none");
+	assert_true(json_is_true(json_object_get(j, "NetworkDisabled")));
+	assert_null(json_object_get(json_object_get(host, "Tmpfs"), "/mai-deps"));
+	json_decref(j);
+	free(body);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_network_and_network_create_body),
 		cmocka_unit_test(test_info_recorded),
 		cmocka_unit_test(test_info_bad),
 		cmocka_unit_test(test_container_inspect),

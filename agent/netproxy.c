@@ -1,0 +1,366 @@
+#include "netproxy.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "log.h"
+#include "macro.h"
+
+#define NETPROXY_READY_MS 10000
+#define NETPROXY_RESTART_DELAY_MS 1000
+#define NETPROXY_STOP_MS 3000
+
+struct netproxy {
+	char *program, *conf_path, *log_path, *url, *listen;
+	int port;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	pid_t pid;        /* under lock */
+	bool stopping;    /* under lock */
+	unsigned restarts; /* under lock */
+	unsigned spawned;  /* under lock */
+};
+
+/* A value that goes between double quotes on one line of tinyproxy.conf. */
+static bool quotable(const char *s)
+{
+	return !strpbrk(s, "\"\n\r\\");
+}
+
+static bool host_ok(const char *h)
+{
+	return *h && strlen(h) <= 253 &&
+	       h[strspn(h, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-")] ==
+		       '\0';
+}
+
+/* "^pypi\.org$": the host and nothing else (tinyproxy matches the regular
+ * expression against the host name of each request, CONNECT included). */
+static void append_host_rule(FILE *f, const char *host)
+{
+	fputc('^', f);
+	for (const char *c = host; *c; c++) {
+		if (*c == '.')
+			fputc('\\', f);
+		fputc(*c, f);
+	}
+	fputs("$\n", f);
+}
+
+int netproxy_render(const struct netproxy_options *o, char **conf, char **filter, char **err)
+{
+	char *cbuf = NULL, *fbuf = NULL;
+	size_t clen = 0, flen = 0;
+	FILE *cf, *ff;
+	const char *user = o->run_as_user ? o->run_as_user : (geteuid() == 0 ? "nobody" : NULL);
+	const char *group = o->run_as_group ? o->run_as_group : (geteuid() == 0 ? "nogroup" : NULL);
+
+	*conf = *filter = NULL;
+	if (!quotable(o->dir)) {
+		*err = xasprintf("the proxy directory %s has a quote, backslash or line break; "
+				 "choose another agent.state_dir in agent.yaml", o->dir);
+		return -EINVAL;
+	}
+	if (o->n_hosts == 0) {
+		*err = xstrdup("network.allowed_hosts in config/sandbox.yaml is empty: the proxy "
+			       "would refuse everything; list the package index's host");
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < o->n_hosts; i++) {
+		if (!host_ok(o->allowed_hosts[i])) {
+			*err = xasprintf("'%s' in network.allowed_hosts (config/sandbox.yaml) is not "
+					 "a host name such as pypi.org", o->allowed_hosts[i]);
+			return -EINVAL;
+		}
+	}
+	if (!host_ok(o->listen) || !o->client_subnet || strpbrk(o->client_subnet, " \n\r\"")) {
+		*err = xasprintf("the sandbox network's gateway '%s' or subnet '%s' is not an "
+				 "address tinyproxy can use", o->listen,
+				 o->client_subnet ? o->client_subnet : "");
+		return -EINVAL;
+	}
+	cf = open_memstream(&cbuf, &clen);
+	ff = open_memstream(&fbuf, &flen);
+	if (!cf || !ff)
+		abort();
+	fprintf(cf,
+		"# Written by mai-agent from network.* in config/sandbox.yaml at each start;\n"
+		"# edits here are lost.\n"
+		"Port %d\n"
+		"Listen %s\n"
+		"Timeout 60\n"
+		"MaxClients 64\n"
+		"# No LogFile: it logs to stderr, which the agent opened on\n"
+		"# tinyproxy.log before the proxy dropped its privileges.\n"
+		"LogLevel Info\n",
+		o->port, o->listen);
+	if (user)
+		fprintf(cf, "User %s\n", user);
+	if (group)
+		fprintf(cf, "Group %s\n", group);
+	fprintf(cf,
+		"# Only the sandbox network may use it.\n"
+		"Allow %s\n"
+		"# Default deny: only hosts matched by the filter are reachable.\n"
+		"Filter \"%s/filter\"\n"
+		"FilterType ere\n"
+		"FilterURLs No\n"
+		"FilterDefaultDeny Yes\n"
+		"# CONNECT (HTTPS) only to the HTTPS port.\n"
+		"ConnectPort 443\n"
+		"DisableViaHeader Yes\n"
+		"XTinyproxy No\n",
+		o->client_subnet, o->dir);
+	fputs("# Hosts from network.allowed_hosts (config/sandbox.yaml), exact names.\n", ff);
+	for (size_t i = 0; i < o->n_hosts; i++)
+		append_host_rule(ff, o->allowed_hosts[i]);
+	if (fclose(cf) != 0 || fclose(ff) != 0)
+		abort();
+	*conf = cbuf;
+	*filter = fbuf;
+	return 0;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* fork + exec with the log file as stdout and stderr, all signals
+ * unblocked (the agent's threads block the ones its loop reads), and
+ * SIGTERM when the supervising thread goes away. */
+static pid_t spawn(struct netproxy *p)
+{
+	const char *argv[] = { p->program, "-d", "-c", p->conf_path, NULL };
+	int logfd = open(p->log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	int nullfd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	sigset_t all;
+	pid_t pid;
+
+	if (logfd < 0 || nullfd < 0) {
+		log_warn("cannot open %s for the proxy", p->log_path);
+		if (logfd >= 0)
+			close(logfd);
+		if (nullfd >= 0)
+			close(nullfd);
+		return -1;
+	}
+	sigemptyset(&all);
+	pid = fork();
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		sigprocmask(SIG_SETMASK, &all, NULL);
+		dup2(nullfd, 0);
+		dup2(logfd, 1);
+		dup2(logfd, 2);
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	close(logfd);
+	close(nullfd);
+	if (pid < 0)
+		log_warn("cannot start %s", p->program);
+	return pid;
+}
+
+static void describe_exit(int status, char *buf, size_t n)
+{
+	if (WIFEXITED(status))
+		snprintf(buf, n, "exited with status %d", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		snprintf(buf, n, "was killed by signal %d", WTERMSIG(status));
+	else
+		snprintf(buf, n, "ended (status %d)", status);
+}
+
+static void *supervise(void *arg)
+{
+	struct netproxy *p = arg;
+
+	for (;;) {
+		pid_t pid = spawn(p);
+		int status = 0;
+		char why[64];
+
+		pthread_mutex_lock(&p->lock);
+		if (pid > 0) {
+			p->pid = pid;
+			p->spawned++;
+			if (p->stopping)
+				kill(pid, SIGTERM);
+		}
+		pthread_mutex_unlock(&p->lock);
+		if (pid > 0) {
+			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+				;
+			describe_exit(status, why, sizeof(why));
+		} else {
+			snprintf(why, sizeof(why), "could not be started");
+		}
+		pthread_mutex_lock(&p->lock);
+		p->pid = -1;
+		pthread_cond_broadcast(&p->cond);
+		if (p->stopping) {
+			pthread_mutex_unlock(&p->lock);
+			break;
+		}
+		p->restarts++;
+		pthread_mutex_unlock(&p->lock);
+		log_warnx("the filtering proxy %s (pid %d) %s; restarting it (its log: %s)",
+			  p->program, (int)pid, why, p->log_path);
+		/* A proxy that dies at once must not spin. */
+		sleep_ms(NETPROXY_RESTART_DELAY_MS);
+		pthread_mutex_lock(&p->lock);
+		bool stop = p->stopping;
+		pthread_mutex_unlock(&p->lock);
+		if (stop)
+			break;
+	}
+	return NULL;
+}
+
+static bool accepts(const char *addr, int port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	_cleanup_close_ int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0 || inet_pton(AF_INET, addr, &sa.sin_addr) != 1)
+		return false;
+	return connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+}
+
+static int write_file(const char *path, const char *text, char **err)
+{
+	int r = fileio_write_atomic(path, text, strlen(text), 0644);
+	if (r < 0)
+		*err = xasprintf("cannot write %s: %s (check agent.state_dir in agent.yaml)", path,
+				 strerror(-r));
+	return r;
+}
+
+static void free_struct(struct netproxy *p)
+{
+	free(p->program);
+	free(p->conf_path);
+	free(p->log_path);
+	free(p->url);
+	free(p->listen);
+	pthread_mutex_destroy(&p->lock);
+	pthread_cond_destroy(&p->cond);
+	free(p);
+}
+
+int netproxy_start(const struct netproxy_options *o, struct netproxy **out, char **err)
+{
+	_cleanup_free_ char *conf = NULL, *filter = NULL, *filter_path = NULL;
+	struct netproxy *p;
+	int r;
+
+	*out = NULL;
+	r = netproxy_render(o, &conf, &filter, err);
+	if (r < 0)
+		return r;
+	r = fileio_mkdir_p(o->dir, 0755);
+	if (r < 0) {
+		*err = xasprintf("cannot create %s: %s (check agent.state_dir in agent.yaml)", o->dir,
+				 strerror(-r));
+		return r;
+	}
+	p = xcalloc(1, sizeof(*p));
+	p->program = xstrdup(o->program ? o->program : "tinyproxy");
+	p->conf_path = xasprintf("%s/tinyproxy.conf", o->dir);
+	p->log_path = xasprintf("%s/tinyproxy.log", o->dir);
+	p->url = xasprintf("http://%s:%d", o->listen, o->port);
+	p->listen = xstrdup(o->listen);
+	p->port = o->port;
+	p->pid = -1;
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->cond, NULL);
+	filter_path = xasprintf("%s/filter", o->dir);
+	if ((r = write_file(p->conf_path, conf, err)) < 0 ||
+	    (r = write_file(filter_path, filter, err)) < 0)
+		goto fail;
+	if (accepts(o->listen, o->port)) {
+		*err = xasprintf("something already listens on %s:%d; stop it or choose another "
+				 "network.proxy_port in config/sandbox.yaml", o->listen, o->port);
+		r = -EADDRINUSE;
+		goto fail;
+	}
+	if (pthread_create(&p->thread, NULL, supervise, p) != 0)
+		abort();
+	for (int waited = 0; waited < NETPROXY_READY_MS; waited += 50) {
+		if (accepts(o->listen, o->port)) {
+			log_info("filtering proxy %s listening on %s:%d for %zu allowed host(s); "
+				 "log %s", p->program, o->listen, o->port, o->n_hosts, p->log_path);
+			*out = p;
+			return 0;
+		}
+		sleep_ms(50);
+	}
+	*err = xasprintf("the filtering proxy %s did not start listening on %s:%d within %d s; "
+			 "see %s (is tinyproxy installed? packaging/install-deps.sh installs it)",
+			 p->program, o->listen, o->port, NETPROXY_READY_MS / 1000, p->log_path);
+	netproxy_stop(p);
+	return -EIO;
+fail:
+	free_struct(p);
+	return r;
+}
+
+void netproxy_stop(struct netproxy *p)
+{
+	struct timespec deadline;
+
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->lock);
+	p->stopping = true;
+	if (p->pid > 0)
+		kill(p->pid, SIGTERM);
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += NETPROXY_STOP_MS / 1000;
+	while (p->pid > 0) {
+		if (pthread_cond_timedwait(&p->cond, &p->lock, &deadline) == ETIMEDOUT) {
+			if (p->pid > 0)
+				kill(p->pid, SIGKILL);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&p->lock);
+	pthread_join(p->thread, NULL);
+	free_struct(p);
+}
+
+pid_t netproxy_pid(struct netproxy *p)
+{
+	pthread_mutex_lock(&p->lock);
+	pid_t pid = p->pid;
+	pthread_mutex_unlock(&p->lock);
+	return pid;
+}
+
+unsigned netproxy_restarts(struct netproxy *p)
+{
+	pthread_mutex_lock(&p->lock);
+	unsigned n = p->restarts;
+	pthread_mutex_unlock(&p->lock);
+	return n;
+}
+
+const char *netproxy_url(const struct netproxy *p) { return p->url; }

@@ -1,0 +1,312 @@
+#!/bin/sh
+# The network allowlist mode end to end with real Docker and no internet
+# (issue 9): a tiny wheel built here, a PEP 503 simple index served on
+# loopback, the agent's tinyproxy on the internal sandbox network's gateway.
+#  - a script with PEP 723 dependencies gets them installed through the
+#    proxy, imports the package and prints from it (completed, exit 0), and
+#    the wheel's sha256 is in its audit records;
+#  - a host not on the allow-list is refused by the proxy (HTTP 403) and a
+#    dependency from such a host fails the run with a message saying so;
+#  - a direct connection that bypasses the proxy fails (no route out);
+#  - a script with dependencies at a level whose network is none is
+#    rejected, naming the setting that allows it;
+#  - the proxy is restarted when it dies; network and proxy go with the agent.
+# Exit 77 when Docker, the pip image or tinyproxy is missing, a failure
+# instead when MAI_REQUIRE_REAL=1.
+set -u
+
+AGENT=${MAI_AGENT:?MAI_AGENT must name the mai-agent binary}
+SOCK=/var/run/docker.sock
+T=$(mktemp -d "${TMPDIR:-/tmp}/mai-net.XXXXXX")
+PID=
+HTTP_PID=
+fails=0
+
+cleanup() {
+	if [ -n "$PID" ] && kill -0 "$PID" 2>/dev/null; then
+		kill -TERM "$PID"
+		wait "$PID" 2>/dev/null
+	fi
+	if [ -n "$HTTP_PID" ]; then
+		kill "$HTTP_PID" 2>/dev/null
+		wait "$HTTP_PID" 2>/dev/null
+	fi
+	[ "${MAI_NET_KEEP:-0}" = 1 ] || rm -rf "$T"
+}
+trap cleanup EXIT
+
+fail() {
+	echo "FAIL: $*" >&2
+	fails=$((fails + 1))
+}
+
+skip() {
+	if [ "${MAI_REQUIRE_REAL:-0}" = 1 ]; then
+		echo "FAIL: $*" >&2
+		exit 1
+	fi
+	echo "SKIP: $*" >&2
+	exit 77
+}
+
+api() { curl -sf --unix-socket "$SOCK" "http://localhost$1"; }
+
+api /_ping > /dev/null 2>&1 || skip "the Docker engine does not answer at $SOCK"
+api /images/mai-sandbox:latest/json > /dev/null 2>&1 ||
+	skip "no mai-sandbox:latest image: run packaging/sandbox-image/build.sh"
+api /images/mai-sandbox-pip:latest/json > /dev/null 2>&1 ||
+	skip "no mai-sandbox-pip:latest image: run packaging/sandbox-image/build.sh --variant pip"
+command -v tinyproxy > /dev/null || skip "tinyproxy is not installed: run packaging/install-deps.sh"
+
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# --- a wheel (a zip with a dist-info) and a PEP 503 index of it ---
+mkdir -p "$T/index/simple/maipkg-hello" "$T/index/files"
+python3 - "$T/index" <<'PY'
+import base64, hashlib, os, sys, zipfile
+root = sys.argv[1]
+name = "maipkg_hello-1.0-py3-none-any.whl"
+files = {
+    "maipkg_hello/__init__.py": b'GREETING = "hello from a wheel"\n',
+    "maipkg_hello-1.0.dist-info/METADATA": b"Metadata-Version: 2.1\nName: maipkg-hello\nVersion: 1.0\n",
+    "maipkg_hello-1.0.dist-info/WHEEL": b"Wheel-Version: 1.0\nGenerator: mai-test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+}
+record = ""
+for path, data in files.items():
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    record += "%s,sha256=%s,%d\n" % (path, digest, len(data))
+record += "maipkg_hello-1.0.dist-info/RECORD,,\n"
+files["maipkg_hello-1.0.dist-info/RECORD"] = record.encode()
+whl = os.path.join(root, "files", name)
+with zipfile.ZipFile(whl, "w") as z:
+    for path, data in files.items():
+        z.writestr(path, data)
+sha = hashlib.sha256(open(whl, "rb").read()).hexdigest()
+open(os.path.join(root, "wheel.sha256"), "w").write(sha)
+page = '<!DOCTYPE html><html><body><a href="../../files/%s#sha256=%s">%s</a></body></html>\n'
+open(os.path.join(root, "simple", "maipkg-hello", "index.html"), "w").write(page % (name, sha, name))
+open(os.path.join(root, "simple", "index.html"), "w").write(
+    '<!DOCTYPE html><html><body><a href="maipkg-hello/">maipkg-hello</a></body></html>\n')
+PY
+WHEEL_SHA=$(cat "$T/index/wheel.sha256")
+INDEX_PORT=$(free_port)
+python3 -m http.server "$INDEX_PORT" --bind 127.0.0.1 --directory "$T/index" \
+	> "$T/index.log" 2>&1 &
+HTTP_PID=$!
+i=0
+until curl -sf "http://127.0.0.1:$INDEX_PORT/simple/" > /dev/null 2>&1 || [ $i -ge 100 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+
+# --- the agent: trusted (LOW) and untrusted (HIGH let through) may fetch
+#     from localhost; standard (MEDIUM) has no network ---
+PROXY_PORT=$(free_port)
+mkdir -p "$T/conf" "$T/drop" "$T/keys"
+cat > "$T/conf/agent.yaml" <<YAML
+drop_dir: $T/drop
+state_dir: $T/state
+settle_delay: 50ms
+workers: 2
+log_level: debug
+YAML
+cat > "$T/conf/sandbox.yaml" <<YAML
+network:
+  allowed_hosts: [localhost]
+  index_url: http://localhost:$INDEX_PORT/simple
+  proxy_port: $PROXY_PORT
+  install_timeout: 60s
+trusted:
+  network: allowlist
+  timeout: 60s
+standard:
+  timeout: 60s
+untrusted:
+  network: allowlist
+  timeout: 60s
+YAML
+export MAI_CONFIG_DIR="$T/conf"
+"$AGENT" keygen "$T/keys/audit.key" > /dev/null 2>&1 || { echo "FAIL: keygen" >&2; exit 1; }
+printf 'signing_key: %s\ncheckpoint_interval: 1s\n' "$T/keys/audit.key" > "$T/conf/audit.yaml"
+
+"$AGENT" run --log-file "$T/agent.log" &
+PID=$!
+i=0
+until grep -q "\"pid\": $PID," "$T/state/status.json" 2>/dev/null || [ $i -ge 600 ]; do
+	kill -0 "$PID" 2>/dev/null || break
+	sleep 0.05
+	i=$((i + 1))
+done
+if ! kill -0 "$PID" 2>/dev/null; then
+	wait "$PID"
+	echo "FAIL: the agent did not start (exit $?); its log:" >&2
+	cat "$T/agent.log" >&2
+	PID=
+	exit 1
+fi
+
+field() {
+	python3 -c 'import json,sys
+v=json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("."):
+    v=v[int(k)] if isinstance(v,list) else (v.get(k) if isinstance(v,dict) else None)
+print("" if v is None else v)' "$1" "$2" 2>/dev/null
+}
+
+# wait_final FILE: until the result has a final state (up to 120 s).
+wait_final() {
+	i=0
+	while [ $i -lt 1200 ]; do
+		case $(field "$1" state) in
+		completed|rejected|blocked|awaiting_confirmation) return 0 ;;
+		esac
+		sleep 0.1
+		i=$((i + 1))
+	done
+	fail "$1: no final state (state '$(field "$1" state)')"
+	return 1
+}
+
+drop() { # NAME: the script comes on stdin
+	cat > "$T/$1.tmp"
+	mv "$T/$1.tmp" "$T/drop/$1"
+}
+
+# --- dependencies installed through the proxy, imported by the script ---
+drop deps_ok.py <<'PY'
+# /// script
+# dependencies = ["maipkg-hello==1.0"]
+# ///
+import maipkg_hello
+print(maipkg_hello.GREETING)
+PY
+R=$T/drop/deps_ok.result.json
+if wait_final "$R"; then
+	[ "$(field "$R" state)" = completed ] || fail "deps_ok.py: state $(field "$R" state): $(field "$R" message)"
+	[ "$(field "$R" exit_code)" = 0 ] || fail "deps_ok.py: exit $(field "$R" exit_code): $(field "$R" message) $(field "$R" execution.stderr.text)"
+	grep -q "hello from a wheel" "$R" || fail "deps_ok.py: the package's greeting is not in its stdout"
+	[ "$(field "$R" assessment.inline_metadata.dependencies.0)" = "maipkg-hello==1.0" ] ||
+		fail "deps_ok.py: the assessment does not show its dependency"
+	[ "$(field "$R" execution.dependencies.installed.0.name)" = maipkg-hello ] ||
+		fail "deps_ok.py: execution.dependencies does not name maipkg-hello"
+	[ "$(field "$R" execution.dependencies.installed.0.hashes.sha256)" = "$WHEEL_SHA" ] ||
+		fail "deps_ok.py: the installed wheel's sha256 is not recorded"
+	grep -q "$WHEEL_SHA" "$T/drop/deps_ok.audit" 2>/dev/null ||
+		fail "deps_ok.py: the wheel's sha256 is not in its audit records (deps_ok.audit)"
+fi
+grep -q "GET /simple/maipkg-hello/" "$T/index.log" || fail "the index saw no request for maipkg-hello"
+
+# --- a host not on the list: refused by the proxy, and a direct
+#     connection without the proxy has no route ---
+drop probe.py <<PY
+import os, socket, urllib.request, urllib.error
+try:
+    urllib.request.urlopen("http://127.0.0.1:$INDEX_PORT/simple/", timeout=20)
+    print("unlisted: fetched")
+except urllib.error.HTTPError as e:
+    print("unlisted: refused", e.code)
+except OSError as e:
+    print("unlisted: error", e)
+for host, port in (("1.1.1.1", 80), ("127.0.0.1", $INDEX_PORT)):
+    try:
+        socket.create_connection((host, port), timeout=5).close()
+        print("direct %s: connected" % host)
+    except OSError as e:
+        print("direct %s: failed" % host)
+print("proxy:", os.environ.get("HTTP_PROXY", "none"))
+PY
+R=$T/drop/probe.result.json
+# It opens sockets and URLs: HIGH, so it waits for a user's approval.
+wait_final "$R"
+"$AGENT" approve --reason "network probe of the test" "$T/drop/probe.py" > /dev/null 2>&1 ||
+	fail "approving probe.py failed (state $(field "$R" state))"
+i=0
+until [ "$(field "$R" state)" = completed ] || [ $i -ge 1200 ]; do sleep 0.1; i=$((i + 1)); done
+if [ "$(field "$R" state)" = completed ]; then
+	out=$(field "$R" execution.stdout.text)
+	echo "$out" | grep -q "unlisted: refused 403" || fail "probe.py: an unlisted host was not refused with 403: $out"
+	echo "$out" | grep -q "direct 1.1.1.1: failed" || fail "probe.py: a direct connection out did not fail: $out"
+	echo "$out" | grep -q "direct 127.0.0.1: failed" || fail "probe.py: the host's loopback index answered directly: $out"
+	echo "$out" | grep -q "proxy: http://.*:$PROXY_PORT" || fail "probe.py: HTTP_PROXY is not the agent's proxy: $out"
+fi
+grep -qi "filtered" "$T/state/proxy/tinyproxy.log" || fail "the proxy's log does not report the refused host"
+
+# --- a dependency from an unlisted host fails the run, and says so ---
+drop deps_refused.py <<PY
+# /// script
+# dependencies = ["maipkg-hello @ http://127.0.0.1:$INDEX_PORT/files/maipkg_hello-1.0-py3-none-any.whl"]
+# ///
+print("must not run")
+PY
+R=$T/drop/deps_refused.result.json
+if wait_final "$R"; then
+	[ "$(field "$R" exit_code)" = 97 ] || fail "deps_refused.py: exit $(field "$R" exit_code), expected 97 (install failed)"
+	field "$R" message | grep -q "network.allowed_hosts" || fail "deps_refused.py: the message does not name network.allowed_hosts: $(field "$R" message)"
+	grep -q "must not run" "$R" && fail "deps_refused.py: the script ran although its dependency was refused"
+fi
+
+# --- dependencies at a level whose network is none: rejected ---
+drop deps_none.py <<'PY'
+# /// script
+# dependencies = ["maipkg-hello"]
+# ///
+import marshal, pickle
+print(pickle.loads(marshal.loads(marshal.dumps(pickle.dumps(1)))))
+PY
+R=$T/drop/deps_none.result.json
+if wait_final "$R"; then
+	[ "$(field "$R" state)" = rejected ] || fail "deps_none.py: state $(field "$R" state), expected rejected"
+	[ "$(field "$R" reason)" = network_required ] || fail "deps_none.py: reason $(field "$R" reason)"
+	field "$R" message | grep -q "network: allowlist under standard: in config/sandbox.yaml" ||
+		fail "deps_none.py: the message does not say how to allow it: $(field "$R" message)"
+fi
+
+# --- malformed TOML: rejected by tomllib's word ---
+drop bad_toml.py <<'PY'
+# /// script
+# dependencies = ["a",
+# ///
+print(1)
+PY
+R=$T/drop/bad_toml.result.json
+if wait_final "$R"; then
+	[ "$(field "$R" reason)" = bad_metadata ] || fail "bad_toml.py: reason $(field "$R" reason), expected bad_metadata"
+fi
+
+# --- the proxy is restarted when it dies ---
+PROXY_PID=$(pgrep -f "tinyproxy -d -c $T/state/proxy/tinyproxy.conf" | head -1)
+if [ -z "$PROXY_PID" ]; then
+	fail "no tinyproxy process with this test's configuration"
+else
+	kill -KILL "$PROXY_PID"
+	i=0
+	until grep -q "restarting it" "$T/agent.log" || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
+	grep -q "restarting it" "$T/agent.log" || fail "the agent did not restart the killed proxy"
+	sleep 2
+	sed 's/deps_ok/deps_again/' "$T/drop/deps_ok.py" | drop deps_again.py
+	R=$T/drop/deps_again.result.json
+	if wait_final "$R"; then
+		[ "$(field "$R" exit_code)" = 0 ] || fail "after the proxy restart: exit $(field "$R" exit_code): $(field "$R" message)"
+	fi
+fi
+
+# --- agent stop: proxy and network go ---
+NET=$(python3 -c 'import hashlib,sys; print("mai-net-" + hashlib.sha256(sys.argv[1].encode()).hexdigest()[:12])' "$T/state")
+api "/networks/$NET" > /dev/null 2>&1 || fail "the sandbox network $NET does not exist while the agent runs"
+kill -TERM "$PID"
+wait "$PID" || fail "the agent did not stop cleanly"
+PID=
+api "/networks/$NET" > /dev/null 2>&1 && fail "the sandbox network $NET is still there after the agent stopped"
+pgrep -f "tinyproxy -d -c $T/state/proxy/tinyproxy.conf" > /dev/null && fail "tinyproxy still runs after the agent stopped"
+"$AGENT" verify "$T/state" > "$T/verify" 2>&1 || fail "the audit log does not verify: $(cat "$T/verify")"
+
+if [ $fails -ne 0 ]; then
+	echo "--- agent log (tail) ---" >&2
+	tail -n 40 "$T/agent.log" >&2
+	echo "--- proxy log (tail) ---" >&2
+	tail -n 20 "$T/state/proxy/tinyproxy.log" >&2 2>/dev/null
+	exit 1
+fi
+echo "network: all checks passed"
