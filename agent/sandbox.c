@@ -295,6 +295,11 @@ static void classify(struct sandbox_result *r, enum sandbox_attach_end end, bool
 					 (long long)r->limits.stderr_max, level));
 	} else if (st->oom_killed) {
 		r->verdict = SANDBOX_VERDICT_OOM_KILLED;
+		/* The kernel kills at the limit: usage reached it, even when the
+		 * last sample came before the final allocations (the cgroup is
+		 * gone once the container has died, so there is no later read). */
+		if (r->peak_memory_bytes < r->limits.memory_bytes)
+			r->peak_memory_bytes = r->limits.memory_bytes;
 		set_message(r, xasprintf("the script went past its memory limit of %lld MiB and was "
 					 "killed; use less memory, or raise memory for %s in "
 					 "config/sandbox.yaml", (long long)(r->limits.memory_bytes >> 20),
