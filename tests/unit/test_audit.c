@@ -47,22 +47,24 @@ static void test_append_reopen_read_verify(void **state)
 	assert_int_equal(pos.seq, 10);
 	audit_close(log);
 
+	/* Closing records the checkpoint it signs (seq 11) and signs once more
+	 * so that the checkpoint beside the log covers that record too. */
 	_cleanup_free_ char *line = verify_line(dir, "k");
-	_cleanup_free_ char *want = xasprintf("OK n=11 head=%s checkpoint=ok", pos.entry_hex);
-	assert_string_equal(line, want);
+	assert_true(strncmp(line, "OK n=12 head=", 13) == 0);
+	assert_non_null(strstr(line, " checkpoint=ok"));
 
 	/* Reopening continues the chain. */
 	assert_int_equal(audit_open(&o, &log, &err), 0);
 	fixture_append(log, 4);
 	audit_close(log);
 	_cleanup_free_ char *line2 = verify_line(dir, "k");
-	assert_true(strncmp(line2, "OK n=15 head=", 13) == 0);
+	assert_true(strncmp(line2, "OK n=17 head=", 13) == 0);
 
 	/* Random access by number; the body is canonical JSON (sorted keys). */
 	struct audit_reader *r = NULL;
 	_cleanup_free_ char *log_dir = xasprintf("%s/audit", dir);
 	assert_int_equal(audit_reader_open(log_dir, &r, &err), 0);
-	assert_int_equal(audit_reader_count(r), 15);
+	assert_int_equal(audit_reader_count(r), 17);
 	_cleanup_free_ char *json = NULL;
 	size_t len;
 	assert_int_equal(audit_reader_get_json(r, 10, &json, &len), 0);
@@ -71,10 +73,15 @@ static void test_append_reopen_read_verify(void **state)
 	_cleanup_free_ char *rec = NULL;
 	assert_int_equal(audit_reader_get(r, 10, &rec, &len), 0);
 	assert_memory_equal(rec, pos.entry_hex, 64);
-	assert_int_equal(audit_reader_get(r, 15, &rec, &len), -ENOENT);
+	free(json);
+	assert_int_equal(audit_reader_get_json(r, 11, &json, &len), 0);
+	assert_true(strncmp(json, "{\"fields\":{\"root\":\"", 19) == 0);
+	assert_non_null(strstr(json, "\"size\":11},\"seq\":11,"));
+	assert_non_null(strstr(json, "\"type\":\"checkpoint\"}"));
+	assert_int_equal(audit_reader_get(r, 17, &rec, &len), -ENOENT);
 	_cleanup_free_ char *ck = NULL;
 	assert_int_equal(audit_reader_checkpoint(r, &ck), 0);
-	assert_true(strncmp(ck, "mai.test/audit\n15\n", 18) == 0);
+	assert_true(strncmp(ck, "mai.test/audit\n17\n", 18) == 0);
 	assert_non_null(strstr(ck, "\n\n\xe2\x80\x94 mai.test/audit "));
 	audit_reader_close(r);
 
@@ -116,7 +123,7 @@ static void test_first_start_makes_a_key(void **state)
 	struct audit_verify_report rep;
 	assert_int_equal(audit_verify_log(log_dir, NULL, &rep), 0);
 	assert_true(rep.ok);
-	assert_int_equal(rep.entries, 3);
+	assert_int_equal(rep.entries, 4); /* and the checkpoint record */
 	audit_verify_report_clear(&rep);
 }
 
@@ -136,18 +143,18 @@ static void test_torn_tail_quarantined_and_recorded(void **state)
 	fputs("0123456789abcdef half a record", f);
 	fclose(f);
 	_cleanup_free_ char *before = verify_line(dir, "k");
-	assert_true(strncmp(before, "OK n=5 ", 7) == 0); /* the partial line is not part of the log */
+	assert_true(strncmp(before, "OK n=6 ", 7) == 0); /* the partial line is not part of the log */
 
 	assert_int_equal(audit_open(&o, &log, &err), 0);
 	audit_close(log);
 	_cleanup_free_ char *after = verify_line(dir, "k");
-	assert_true(strncmp(after, "OK n=6 ", 7) == 0);
+	assert_true(strncmp(after, "OK n=8 ", 7) == 0);
 
 	struct audit_reader *r = NULL;
 	_cleanup_free_ char *log_dir = xasprintf("%s/audit", dir), *json = NULL;
 	size_t len;
 	assert_int_equal(audit_reader_open(log_dir, &r, &err), 0);
-	assert_int_equal(audit_reader_get_json(r, 5, &json, &len), 0);
+	assert_int_equal(audit_reader_get_json(r, 6, &json, &len), 0);
 	audit_reader_close(r);
 	json_t *j = json_loads(json, 0, NULL);
 	assert_string_equal(json_string_value(json_object_get(j, "type")), "audit_torn_tail");
@@ -212,7 +219,7 @@ static void test_group_commit_from_threads(void **state)
 	assert_int_equal(audit_size(log), 1600);
 	audit_close(log);
 	_cleanup_free_ char *line = verify_line(dir, "k");
-	assert_true(strncmp(line, "OK n=1600 ", 10) == 0);
+	assert_true(strncmp(line, "OK n=1601 ", 10) == 0); /* and the checkpoint record */
 }
 
 /* Threads appending while segments rotate: every segment is named by its
@@ -237,11 +244,11 @@ static void test_rotation_under_concurrent_appends(void **state)
 		pthread_join(th[i], NULL);
 	audit_close(log);
 	_cleanup_free_ char *line = verify_line(dir, "k");
-	assert_true(strncmp(line, "OK n=1600 ", 10) == 0);
+	assert_true(strncmp(line, "OK n=1601 ", 10) == 0);
 	_cleanup_free_ char *log_dir = xasprintf("%s/audit", dir);
 	struct audit_reader *r = NULL;
 	assert_int_equal(audit_reader_open(log_dir, &r, &err), 0);
-	assert_int_equal(audit_reader_count(r), 1600);
+	assert_int_equal(audit_reader_count(r), 1601);
 	for (uint64_t seq = 0; seq < 1600; seq++) {
 		_cleanup_free_ char *json = NULL;
 		size_t len;
@@ -266,14 +273,14 @@ static void test_rotation_keeps_one_chain(void **state)
 	_cleanup_free_ char *log_dir = xasprintf("%s/audit", dir);
 	struct audit_reader *r = NULL;
 	assert_int_equal(audit_reader_open(log_dir, &r, &err), 0);
-	assert_int_equal(audit_reader_count(r), 200);
+	assert_int_equal(audit_reader_count(r), 201);
 	_cleanup_free_ char *json = NULL;
 	size_t len;
 	assert_int_equal(audit_reader_get_json(r, 150, &json, &len), 0);
 	assert_non_null(strstr(json, "\"seq\":150,"));
 	audit_reader_close(r);
 	_cleanup_free_ char *line = verify_line(dir, "k");
-	assert_true(strncmp(line, "OK n=200 ", 9) == 0);
+	assert_true(strncmp(line, "OK n=201 ", 9) == 0);
 	/* More than one segment, and removing one in the middle is caught. */
 	_cleanup_free_ uint64_t *firsts = NULL;
 	size_t n = 0;
@@ -318,7 +325,8 @@ static void test_retention_keeps_the_rest_verifiable(void **state)
 	audit_close(log);
 
 	_cleanup_free_ char *line = verify_line(dir, "k");
-	assert_true(strncmp(line, "OK n=121 ", 9) == 0); /* 100 + retention event + 20 */
+	/* 100 + the checkpoint's record + retention event + 20 + close's checkpoint record */
+	assert_true(strncmp(line, "OK n=123 ", 9) == 0);
 
 	/* The writer reopens on the anchor and goes on; proofs still work. */
 	assert_int_equal(audit_open(&o, &log, &err), 0);
@@ -331,7 +339,7 @@ static void test_retention_keeps_the_rest_verifiable(void **state)
 	assert_int_equal(audit_sidecar_write(log, seqs, 2, sc), 0);
 	audit_close(log);
 	_cleanup_free_ char *line2 = verify_line(dir, "k");
-	assert_true(strncmp(line2, "OK n=126 ", 9) == 0);
+	assert_true(strncmp(line2, "OK n=129 ", 9) == 0); /* 5 more and the sidecar's checkpoint record */
 	struct audit_verify_report rep;
 	assert_int_equal(audit_verify_sidecar(sc, pub, &rep), 0);
 	assert_true(rep.ok);
