@@ -12,6 +12,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include <signal.h>
+#include <sys/resource.h>
+
 #include "audit.h"
 #include "audit_event.h"
 #include "audit_format.h"
@@ -356,6 +359,60 @@ static void test_retention_keeps_the_rest_verifiable(void **state)
 	assert_true(strncmp(bad, "FAIL seq=0: records 0..", 23) == 0);
 }
 
+/* A write that fails part way (a full disk) leaves nothing torn, and the next
+ * append, once there is room again, succeeds without reopening the log.
+ * RLIMIT_FSIZE stands in for the full disk: the kernel really cuts the write
+ * short at the limit and fails the rest with EFBIG, which is what a full
+ * disk does but cannot be arranged in an unprivileged unit test (the real
+ * full tmpfs is in tests/integration/agent_failures.sh). */
+static void test_failed_write_recovers(void **state)
+{
+	const char *dir = *state;
+	fixture_keys(dir, "k", "mai.test/audit");
+	struct audit_options o = fixture_options(dir, "k", 1);
+	struct audit_log *log = NULL;
+	_cleanup_free_ char *err = NULL, *seg = xasprintf("%s/audit/seg-000000000000.log", dir);
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	fixture_append(log, 10);
+	struct stat st;
+	assert_int_equal(stat(seg, &st), 0);
+	off_t good = st.st_size;
+
+	char big[600];
+	memset(big, 'z', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	json_t *f = json_pack("{s:s}", "pad", big);
+	struct rlimit saved, lim;
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &saved), 0);
+	void (*old_handler)(int) = signal(SIGXFSZ, SIG_IGN);
+	lim = saved;
+	lim.rlim_cur = (rlim_t)good + 100; /* room for part of the record only */
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	struct audit_position pos;
+	assert_int_equal(audit_append(log, "execution", f, &pos), -EFBIG);
+	assert_int_equal(stat(seg, &st), 0);
+	assert_int_equal(st.st_size, good); /* the partial record was cut back */
+	assert_int_equal(audit_append(log, "execution", f, &pos), -EFBIG); /* still full: still refused */
+	assert_int_equal(audit_size(log), 10);
+
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &saved), 0); /* room again */
+	signal(SIGXFSZ, old_handler);
+	assert_int_equal(audit_append(log, "execution", f, &pos), 0);
+	assert_int_equal(pos.seq, 10); /* the failed records took no number */
+	json_decref(f);
+	fixture_append(log, 2);
+	audit_close(log);
+	_cleanup_free_ char *line = verify_line(dir, "k");
+	assert_true(strncmp(line, "OK n=14 ", 8) == 0); /* 10, the new one, 2, the checkpoint record */
+	struct audit_reader *r = NULL;
+	_cleanup_free_ char *log_dir = xasprintf("%s/audit", dir), *json = NULL;
+	size_t len;
+	assert_int_equal(audit_reader_open(log_dir, &r, &err), 0);
+	assert_int_equal(audit_reader_get_json(r, 10, &json, &len), 0);
+	assert_non_null(strstr(json, "\"type\":\"execution\""));
+	audit_reader_close(r);
+}
+
 static void test_event_fields_checked(void **state)
 {
 	const char *dir = *state;
@@ -396,6 +453,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_group_commit_from_threads, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_rotation_keeps_one_chain, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_rotation_under_concurrent_appends, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_failed_write_recovers, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_event_fields_checked, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_retention_keeps_the_rest_verifiable, testdir_setup, testdir_teardown),
 	};
