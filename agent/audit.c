@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -21,6 +22,8 @@
 #include "note_sign.h"
 
 #define SEGMENT_READ_MAX ((size_t)1 << 34)
+/* How many failed batches back a waiter can still learn its outcome. */
+#define EPOCH_RING 64
 
 struct audit_log {
 	char *dir;
@@ -42,10 +45,23 @@ struct audit_log {
 	pthread_cond_t cond;     /* a group commit finished */
 	pthread_cond_t timer_cond; /* wakes the checkpoint timer to stop */
 	int flushing;
-	int broken;              /* -errno after a failed write: nothing more is accepted */
+	int broken;              /* -errno when a failed write could not be undone */
+	/* A failed batch ends an epoch: the records not yet durable are dropped
+	 * and their seqs reused, so a waiter learns from the ring whether its
+	 * record was durable before its epoch ended. */
+	uint64_t epoch;
+	uint64_t epoch_end[EPOCH_RING]; /* durable when that epoch ended */
+	int epoch_err[EPOCH_RING];
 	uint64_t next_seq;       /* records formatted (in the tree) */
 	uint64_t durable;        /* records on disk */
+	uint8_t durable_prev[AUDIT_HASH_LEN]; /* entry hash of record durable - 1 */
+	uint64_t idx_bytes;      /* size of the current index file */
 	uint64_t ckpt_size;      /* size of the latest signed checkpoint */
+	/* One after the "checkpoint" record of the latest recorded checkpoint:
+	 * when the log has grown by nothing but that record, the next checkpoint
+	 * is signed without a record of its own (or each would need another). */
+	uint64_t ckpt_recorded_end;
+	pthread_mutex_t ckpt_mu; /* one checkpoint at a time: the file only grows */
 	uint8_t prev[AUDIT_HASH_LEN];
 	struct merkle_tree *tree;
 	char *buf;               /* formatted, not yet written */
@@ -161,6 +177,7 @@ static int open_segment(struct audit_log *log, uint64_t first, uint64_t *offsets
 		return -errno;
 	log->seg_first = first;
 	log->seg_bytes = (uint64_t)st.st_size;
+	log->idx_bytes = n * sizeof(uint64_t);
 	log->seg_started = time(NULL);
 	if (n == 0 && fileio_fsync_parent(path) < 0)
 		log_warn("%s: cannot fsync the log directory", path);
@@ -271,6 +288,7 @@ static int recover(struct audit_log *log, json_t **torn_event, char **err)
 		}
 	}
 	log->durable = log->next_seq;
+	memcpy(log->durable_prev, log->prev, AUDIT_HASH_LEN);
 	return open_segment(log, nseg ? firsts[nseg - 1] : log->next_seq, offs, noffs, err);
 }
 
@@ -293,17 +311,54 @@ static int read_ckpt_size(struct audit_log *log)
 	return 0;
 }
 
-/* Writes what is in buf. Called by the one flushing thread, without the
- * mutex; buf and offs were taken from the log. */
-static int flush_batch(struct audit_log *log, const char *buf, size_t len, const uint64_t *offs, size_t n)
+/* Writes what is in buf (index entries offs) at segment offset seg_at.
+ * Called by the one flushing thread, without the mutex. On failure the
+ * segment and the index are cut back to where the batch began, so that no
+ * torn record stays and the next batch starts on a whole line; *fatal when
+ * even that fails. */
+static int flush_batch(struct audit_log *log, const char *buf, size_t len, const uint64_t *offs, size_t n,
+		       uint64_t seg_at, bool *fatal)
 {
 	int r = fileio_write_all(log->seg_fd, buf, len);
 	if (r == 0 && log->fsync && fdatasync(log->seg_fd) < 0)
 		r = -errno;
-	/* The index is derived (rebuilt at open), so it needs no fsync. */
-	if (r == 0 && fileio_write_all(log->idx_fd, offs, n * sizeof(*offs)) < 0)
-		log_warn("%s: cannot extend the audit index", log->dir);
+	/* The index is derived (rebuilt at open) and needs no fsync, but readers
+	 * use it, so it must not fall behind the segment. */
+	if (r == 0)
+		r = fileio_write_all(log->idx_fd, offs, n * sizeof(*offs));
+	if (r == 0)
+		return 0;
+	*fatal = ftruncate(log->seg_fd, (off_t)seg_at) < 0 || ftruncate(log->idx_fd, (off_t)log->idx_bytes) < 0;
+	if (*fatal)
+		log_warn("audit log %s: cannot cut a failed write back to offset %llu", log->dir,
+			 (unsigned long long)seg_at);
+	else if (log->fsync && fdatasync(log->seg_fd) < 0)
+		log_warn("audit log %s: cannot sync the cut", log->dir); /* a torn tail at worst: quarantined at open */
 	return r;
+}
+
+/* After a failed batch (mutex held): every record not yet durable is
+ * dropped, the tree and the chain go back to the last durable record, and
+ * the epoch ends so that their waiters get the error. */
+static void drop_undurable(struct audit_log *log, uint64_t seg_at, int r, bool fatal)
+{
+	log->epoch_end[log->epoch % EPOCH_RING] = log->durable;
+	log->epoch_err[log->epoch % EPOCH_RING] = r;
+	log->epoch++;
+	if (fatal) {
+		log->broken = r;
+		log_errorx("audit log %s: write failed (%s) and could not be undone; no further records are "
+			   "accepted until the agent restarts", log->dir, strerror(-r));
+		return;
+	}
+	(void)merkle_tree_truncate(log->tree, log->durable);
+	memcpy(log->prev, log->durable_prev, AUDIT_HASH_LEN);
+	log->next_seq = log->durable;
+	log->seg_bytes = seg_at;
+	log->buf_len = log->offs_n = 0;
+	log_errorx("audit log %s: write failed (%s); the records not yet on disk were dropped and cut "
+		   "from the segment; the next record tries again (free space on the disk of audit.log_dir)",
+		   log->dir, strerror(-r));
 }
 
 static void maybe_rotate(struct audit_log *log)
@@ -332,7 +387,7 @@ int audit_append(struct audit_log *log, const char *type, json_t *fields, struct
 		pthread_mutex_unlock(&log->mu);
 		return -EOVERFLOW;
 	}
-	uint64_t seq = log->next_seq;
+	uint64_t seq = log->next_seq, epoch = log->epoch;
 	_cleanup_free_ char *body = audit_format_body(seq, type, fields, t);
 	if (!body) {
 		pthread_mutex_unlock(&log->mu);
@@ -360,8 +415,18 @@ int audit_append(struct audit_log *log, const char *type, json_t *fields, struct
 	log->next_seq++;
 
 	/* Group commit: the first waiter flushes everything queued so far; the
-	 * others sleep until their record is covered. */
-	while (log->durable <= seq && !log->broken) {
+	 * others sleep until their record is covered or its epoch ends. */
+	int r;
+	for (;;) {
+		if (log->epoch != epoch) {
+			r = log->epoch - epoch <= EPOCH_RING && seq < log->epoch_end[epoch % EPOCH_RING]
+				    ? 0 : log->epoch_err[epoch % EPOCH_RING];
+			break;
+		}
+		if (log->durable > seq) {
+			r = 0;
+			break;
+		}
 		if (log->flushing) {
 			pthread_cond_wait(&log->cond, &log->mu);
 			continue;
@@ -376,6 +441,7 @@ int audit_append(struct audit_log *log, const char *type, json_t *fields, struct
 		/* Rotation happens between batches, so that a new segment's name is
 		 * the first record it holds (everything before is durable). */
 		maybe_rotate(log);
+		uint64_t seg_at = log->seg_bytes;
 		for (size_t k = 0; k < log->offs_n; k++) {
 			uint64_t l = log->offs[k];
 			log->offs[k] = log->seg_bytes;
@@ -385,23 +451,25 @@ int audit_append(struct audit_log *log, const char *type, json_t *fields, struct
 		uint64_t *offs = steal_pointer(&log->offs);
 		size_t blen = log->buf_len, n = log->offs_n;
 		uint64_t upto = log->next_seq;
+		uint8_t upto_prev[AUDIT_HASH_LEN];
+		memcpy(upto_prev, log->prev, AUDIT_HASH_LEN);
 		log->buf_len = log->buf_cap = log->offs_n = log->offs_cap = 0;
 		pthread_mutex_unlock(&log->mu);
-		int r = flush_batch(log, buf, blen, offs, n);
+		bool fatal = false;
+		int fr = flush_batch(log, buf, blen, offs, n, seg_at, &fatal);
 		free(buf);
 		free(offs);
 		pthread_mutex_lock(&log->mu);
 		log->flushing = 0;
-		if (r < 0) {
-			log->broken = r;
-			log_errorx("audit log %s: write failed (%s); no further records are accepted",
-				   log->dir, strerror(-r));
+		if (fr < 0) {
+			drop_undurable(log, seg_at, fr, fatal);
 		} else {
 			log->durable = upto;
+			log->idx_bytes += n * sizeof(uint64_t);
+			memcpy(log->durable_prev, upto_prev, AUDIT_HASH_LEN);
 		}
 		pthread_cond_broadcast(&log->cond);
 	}
-	int r = log->durable > seq ? 0 : log->broken;
 	pthread_mutex_unlock(&log->mu);
 	if (r == 0 && pos) {
 		pos->seq = seq;
@@ -413,9 +481,11 @@ int audit_append(struct audit_log *log, const char *type, json_t *fields, struct
 int audit_checkpoint_now(struct audit_log *log)
 {
 	uint8_t root[MERKLE_HASH_LEN];
+	pthread_mutex_lock(&log->ckpt_mu);
 	pthread_mutex_lock(&log->mu);
 	uint64_t size = log->durable;
 	merkle_tree_root(log->tree, size, root);
+	bool record = size != log->ckpt_recorded_end;
 	pthread_mutex_unlock(&log->mu);
 	_cleanup_free_ char *note = NULL;
 	_cleanup_free_ char *path = xasprintf("%s/checkpoint", log->dir);
@@ -431,6 +501,7 @@ int audit_checkpoint_now(struct audit_log *log)
 			r = -errno;
 	}
 	if (r < 0) {
+		pthread_mutex_unlock(&log->ckpt_mu);
 		log_warnx("%s: cannot write the checkpoint: %s", path, strerror(-r));
 		return r;
 	}
@@ -438,6 +509,26 @@ int audit_checkpoint_now(struct audit_log *log)
 	if (size > log->ckpt_size)
 		log->ckpt_size = size;
 	pthread_mutex_unlock(&log->mu);
+	/* The log records the checkpoint it signed (and, like every later record,
+	 * cites its size), so that the checkpoint file cannot be swapped for an
+	 * older one unnoticed while the log stays as it is. */
+	if (record) {
+		char hex[2 * MERKLE_HASH_LEN + 1];
+		struct audit_position pos;
+		hash_to_hex(root, MERKLE_HASH_LEN, hex);
+		json_t *f = json_pack("{s:I, s:s}", "size", (json_int_t)size, "root", hex);
+		int ar = audit_append(log, "checkpoint", f, &pos);
+		json_decref(f);
+		if (ar == 0) {
+			pthread_mutex_lock(&log->mu);
+			log->ckpt_recorded_end = pos.seq + 1;
+			pthread_mutex_unlock(&log->mu);
+		} else {
+			log_warnx("audit log %s: cannot record the checkpoint of %llu records: %s", log->dir,
+				  (unsigned long long)size, strerror(-ar));
+		}
+	}
+	pthread_mutex_unlock(&log->ckpt_mu);
 	return 0;
 }
 
@@ -538,6 +629,7 @@ int audit_open(const struct audit_options *opt, struct audit_log **out, char **e
 	log->lock_fd = log->seg_fd = log->idx_fd = -1;
 	log->tree = merkle_tree_new();
 	pthread_mutex_init(&log->mu, NULL);
+	pthread_mutex_init(&log->ckpt_mu, NULL);
 	pthread_cond_init(&log->cond, NULL);
 	pthread_cond_init(&log->timer_cond, NULL);
 
@@ -602,8 +694,11 @@ void audit_close(struct audit_log *log)
 		pthread_mutex_unlock(&log->mu);
 		pthread_join(log->timer, NULL);
 	}
-	if (log->signer && log->seg_fd >= 0 && !log->broken && log->durable > log->ckpt_size)
-		(void)audit_checkpoint_now(log);
+	/* Twice: the first is recorded in the log, the second covers that record,
+	 * so the checkpoint left beside the log matches its size. */
+	for (int i = 0; i < 2; i++)
+		if (log->signer && log->seg_fd >= 0 && !log->broken && log->durable > log->ckpt_size)
+			(void)audit_checkpoint_now(log);
 	if (log->seg_fd >= 0)
 		close(log->seg_fd);
 	if (log->idx_fd >= 0)
@@ -613,6 +708,7 @@ void audit_close(struct audit_log *log)
 	note_signer_free(log->signer);
 	merkle_tree_free(log->tree);
 	pthread_mutex_destroy(&log->mu);
+	pthread_mutex_destroy(&log->ckpt_mu);
 	pthread_cond_destroy(&log->cond);
 	pthread_cond_destroy(&log->timer_cond);
 	free(log->buf);

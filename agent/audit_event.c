@@ -12,20 +12,21 @@
 
 static const struct {
 	const char *name;
-	const char *required[5];
+	const char *required[6];
 } events[AUDIT_EVENT_COUNT] = {
 	[AUDIT_EVENT_AGENT_START] = { "agent_start", { NULL } },
 	[AUDIT_EVENT_AGENT_STOP] = { "agent_stop", { NULL } },
 	[AUDIT_EVENT_CONFIG_LOADED] = { "config_loaded", { "config_sha256" } },
-	[AUDIT_EVENT_JOB_ACCEPTED] = { "job_accepted", { "job", "file", "sha256" } },
-	[AUDIT_EVENT_ASSESSMENT] = { "assessment", { "job", "level", "score", "findings" } },
-	[AUDIT_EVENT_DECISION] = { "decision", { "job", "decision", "by" } },
+	[AUDIT_EVENT_JOB_ACCEPTED] = { "job_accepted", { "file", "sha256", "history" } },
+	[AUDIT_EVENT_ASSESSMENT] = { "assessment", { "job", "level", "rejected" } },
+	[AUDIT_EVENT_DECISION] = { "decision", { "job", "action", "by" } },
 	[AUDIT_EVENT_APPROVAL] = { "approval", { "job", "explanation", "uid" } },
 	[AUDIT_EVENT_OVERRIDE] = { "override", { "job", "explanation", "uid" } },
-	[AUDIT_EVENT_EXECUTION] = { "execution", { "job", "verdict", "usage", "limits" } },
-	[AUDIT_EVENT_SCRIPT_DIFF] = { "script_diff", { "file", "previous_sha256", "sha256", "diff", "truncated" } },
+	[AUDIT_EVENT_EXECUTION] = { "execution", { "job", "verdict" } },
+	[AUDIT_EVENT_SCRIPT_DIFF] = { "script_diff", { "job", "file", "previous_sha256", "sha256", "diff", "truncated" } },
 	[AUDIT_EVENT_VERIFICATION] = { "verification", { "ok", "entries", "head", "checkpoint" } },
 	[AUDIT_EVENT_TORN_TAIL] = { "audit_torn_tail", { "segment", "offset", "bytes", "quarantine" } },
+	[AUDIT_EVENT_CHECKPOINT] = { "checkpoint", { "size", "root" } },
 };
 
 const char *audit_event_to_string(enum audit_event e)
@@ -33,8 +34,7 @@ const char *audit_event_to_string(enum audit_event e)
 	return e < AUDIT_EVENT_COUNT ? events[e].name : "unknown";
 }
 
-int audit_event_append(struct audit_log *log, enum audit_event e, json_t *fields, struct audit_position *pos,
-		       char **err)
+int audit_event_check(enum audit_event e, const json_t *fields, char **err)
 {
 	if (e >= AUDIT_EVENT_COUNT) {
 		*err = xstrdup("unknown audit event type");
@@ -53,41 +53,77 @@ int audit_event_append(struct audit_log *log, enum audit_event e, json_t *fields
 			return -EINVAL;
 		}
 	}
-	return audit_append(log, events[e].name, fields, pos);
+	return 0;
 }
 
-int audit_script_history(const char *state_dir, const char *name, const char *content, size_t len,
-			 size_t diff_max, json_t **fields, char **err)
+int audit_event_append(struct audit_log *log, enum audit_event e, json_t *fields, struct audit_position *pos,
+		       char **err)
+{
+	int r = audit_event_check(e, fields, err);
+	return r < 0 ? r : audit_append(log, events[e].name, fields, pos);
+}
+
+const char *audit_script_history_to_string(enum audit_script_history h)
+{
+	switch (h) {
+	case AUDIT_SCRIPT_NEW: return "new";
+	case AUDIT_SCRIPT_UNCHANGED: return "unchanged";
+	case AUDIT_SCRIPT_CHANGED: return "changed";
+	case AUDIT_SCRIPT_UNKNOWN: return "unknown";
+	}
+	return "unknown";
+}
+
+int audit_script_compare(const char *state_dir, const char *name, const char *content, size_t len,
+			 size_t diff_max, enum audit_script_history *history, json_t **fields, char **err)
 {
 	struct blobstore *store = NULL;
 	char prev_hex[HASH_SHA256_HEX_LEN + 1], new_hex[HASH_SHA256_HEX_LEN + 1];
 	_cleanup_free_ char *prev = NULL;
 	size_t plen = 0;
 	*fields = NULL;
+	*history = AUDIT_SCRIPT_UNKNOWN;
 	int r = blobstore_open(state_dir, &store, err);
 	if (r < 0)
 		return r;
 	r = blobstore_previous(store, name, prev_hex, err);
-	int have_prev = r == 0;
-	if (r == -ENOENT)
-		r = 0;
-	/* The previous version is read before the new one replaces it as latest. */
-	if (r == 0 && have_prev && (r = blobstore_get(store, prev_hex, SCRIPT_MAX, &prev, &plen, err)) < 0)
-		have_prev = 0;
-	if (r == 0)
-		r = blobstore_put(store, name, content, len, new_hex, err);
-	if (r == 0 && have_prev && strcmp(prev_hex, new_hex) != 0) {
+	if (r == -ENOENT) {
+		*history = AUDIT_SCRIPT_NEW;
+		blobstore_free(store);
+		return 0;
+	}
+	hash_sha256_hex(content, len, new_hex);
+	if (r == 0 && strcmp(prev_hex, new_hex) == 0) {
+		*history = AUDIT_SCRIPT_UNCHANGED;
+	} else if (r == 0 && (r = blobstore_get(store, prev_hex, SCRIPT_MAX, &prev, &plen, err)) == 0) {
 		struct diff_options opts;
 		struct diff_result d;
 		diff_options_init(&opts, name);
 		opts.max_bytes = diff_max;
 		diff_unified(prev, plen, content, len, &opts, &d);
-		*fields = json_pack("{s:s, s:s, s:s, s:s%, s:b, s:I, s:I}", "file", name, "previous_sha256", prev_hex,
-				    "sha256", new_hex, "diff", d.text, d.len, "truncated", d.truncated || d.capped,
-				    "lines_added", (json_int_t)d.lines_added, "lines_removed",
-				    (json_int_t)d.lines_removed);
+		*fields = json_pack("{s:s, s:s, s:s%, s:b, s:b, s:I, s:I}", "previous_sha256",
+				    prev_hex, "sha256", new_hex, "diff", d.text, d.len, "truncated", d.truncated,
+				    "whole_replaced", d.capped, "lines_added", (json_int_t)d.lines_added,
+				    "lines_removed", (json_int_t)d.lines_removed);
+		if (!*fields) /* not UTF-8: the hashes still name both versions */
+			*fields = json_pack("{s:s, s:s, s:s, s:b, s:s}", "previous_sha256",
+					    prev_hex, "sha256", new_hex, "diff", "", "truncated", 1, "omitted",
+					    "the script is not UTF-8 text");
 		diff_result_clear(&d);
+		*history = AUDIT_SCRIPT_CHANGED;
 	}
+	blobstore_free(store);
+	return r;
+}
+
+int audit_script_remember(const char *state_dir, const char *name, const char *content, size_t len,
+			  char **err)
+{
+	struct blobstore *store = NULL;
+	char hex[HASH_SHA256_HEX_LEN + 1];
+	int r = blobstore_open(state_dir, &store, err);
+	if (r == 0)
+		r = blobstore_put(store, name, content, len, hex, err);
 	blobstore_free(store);
 	return r;
 }

@@ -8,37 +8,63 @@
 
 #include "audit.h"
 
+/* A job's records after job_accepted carry "job": the sequence number of its
+ * job_accepted record, so that the records of one attempt are found together
+ * (a retry of the same content is a new job). */
 enum audit_event {
 	AUDIT_EVENT_AGENT_START,
 	AUDIT_EVENT_AGENT_STOP,
-	AUDIT_EVENT_CONFIG_LOADED,  /* config_sha256 */
-	AUDIT_EVENT_JOB_ACCEPTED,   /* job, file, sha256 */
-	AUDIT_EVENT_ASSESSMENT,     /* job, level, score, findings */
-	AUDIT_EVENT_DECISION,       /* job, decision, by */
+	AUDIT_EVENT_CONFIG_LOADED,  /* config_sha256 (and reload: true on SIGHUP) */
+	AUDIT_EVENT_JOB_ACCEPTED,   /* file, sha256, history ("new", "unchanged", "changed") */
+	AUDIT_EVENT_ASSESSMENT,     /* job, level, rejected (and the assessment) */
+	AUDIT_EVENT_DECISION,       /* job, action, by */
 	AUDIT_EVENT_APPROVAL,       /* job, explanation, uid */
 	AUDIT_EVENT_OVERRIDE,       /* job, explanation (non-empty), uid */
-	AUDIT_EVENT_EXECUTION,      /* job, verdict, usage, limits */
-	AUDIT_EVENT_SCRIPT_DIFF,    /* file, previous_sha256, sha256, diff, truncated */
+	AUDIT_EVENT_EXECUTION,      /* job, verdict (and the execution: usage, limits) */
+	AUDIT_EVENT_SCRIPT_DIFF,    /* job, file, previous_sha256, sha256, diff, truncated */
 	AUDIT_EVENT_VERIFICATION,   /* ok, entries, head, checkpoint */
 	AUDIT_EVENT_TORN_TAIL,      /* written by the log itself at open */
+	AUDIT_EVENT_CHECKPOINT,     /* size, root: written by the log after it signs one */
 	AUDIT_EVENT_COUNT,
 };
 
 /* "agent_start", "job_accepted", ... Static string. */
 const char *audit_event_to_string(enum audit_event e);
 
-/* Checks that fields has what this event type must carry (see above), then
- * appends. 0, -EINVAL with *err naming the missing field (caller frees), or
- * what audit_append returns. fields is borrowed. */
+/* Checks that fields has what this event type must carry (see above). 0, or
+ * -EINVAL with *err naming the missing field (caller frees). */
+int audit_event_check(enum audit_event e, const json_t *fields, char **err);
+
+/* audit_event_check, then audit_append. 0, -EINVAL with *err, or what
+ * audit_append returns (then *err stays NULL). fields is borrowed. */
 int audit_event_append(struct audit_log *log, enum audit_event e, json_t *fields, struct audit_position *pos,
 		       char **err);
 
-/* Keeps every version of a script in the content-addressed store
- * (blobstore.h, under state_dir/blobs). When name was seen before with other
- * content, *fields gets the script_diff fields (a unified diff capped at
- * diff_max bytes, diff.h; caller decrefs); else NULL. Stores the new version
- * either way. 0 or -errno with *err (caller frees). */
-int audit_script_history(const char *state_dir, const char *name, const char *content, size_t len,
-			 size_t diff_max, json_t **fields, char **err);
+/* What a script's content is to the history of its name. */
+enum audit_script_history {
+	AUDIT_SCRIPT_NEW,        /* the name was never seen */
+	AUDIT_SCRIPT_UNCHANGED,  /* the same content as the latest version */
+	AUDIT_SCRIPT_CHANGED,    /* other content: a script_diff record follows */
+	AUDIT_SCRIPT_UNKNOWN,    /* the store could not be read (see the message) */
+};
+
+/* "new", "unchanged", "changed", "unknown". Static string. */
+const char *audit_script_history_to_string(enum audit_script_history h);
+
+/* Compares content with the latest version of name kept in the
+ * content-addressed store (blobstore.h, under state_dir/blobs); stores
+ * nothing. For CHANGED, *fields gets the script_diff fields but "file" and
+ * "job" (previous_sha256, sha256, a unified diff of the previous version
+ * against content capped at diff_max bytes (diff.h), truncated; caller
+ * decrefs); else NULL. 0, or -errno with *err (caller frees). */
+int audit_script_compare(const char *state_dir, const char *name, const char *content, size_t len,
+			 size_t diff_max, enum audit_script_history *history, json_t **fields, char **err);
+
+/* Keeps content as the latest version of name. Called once the records that
+ * cite the comparison are durable, so that a job that could not record its
+ * diff compares against the same previous version when it is retried. 0 or
+ * -errno with *err (caller frees). */
+int audit_script_remember(const char *state_dir, const char *name, const char *content, size_t len,
+			  char **err);
 
 #endif

@@ -63,8 +63,13 @@ struct target {
 struct stream {
 	uint64_t seq;
 	uint8_t prev[AUDIT_HASH_LEN];
-	uint64_t max_cited, cited_at;
+	/* The first record that cites a checkpoint larger than cite_limit (the
+	 * one beside the log): proof that a newer one was signed. */
+	uint64_t cite_limit;
+	int above;
+	uint64_t above_at, above_cited;
 	struct merkle_compact compact;
+	struct merkle_tree *tree; /* the whole tree, kept only for --since */
 	struct target *targets[2];
 };
 
@@ -94,8 +99,10 @@ struct chunk {
 	int bad;                 /* record n failed */
 	const char *why;
 	size_t bad_off;
-	uint64_t max_cited;
-	size_t cited_idx;
+	uint64_t cite_limit;
+	int above;
+	uint64_t above_cited;
+	size_t above_idx;
 };
 
 static void *chunk_check(void *p)
@@ -120,9 +127,10 @@ static void *chunk_check(void *p)
 			c->bad_off = pos;
 			break;
 		}
-		if (cited > c->max_cited) {
-			c->max_cited = cited;
-			c->cited_idx = c->n;
+		if (cited > c->cite_limit && !c->above) {
+			c->above = 1;
+			c->above_cited = cited;
+			c->above_idx = c->n;
 		}
 		c->n++;
 		pos += len + 1;
@@ -144,12 +152,15 @@ static int chunk_merge(const char *path, const struct chunk *c, struct stream *s
 			return -1;
 		}
 	}
-	if (c->max_cited > st->max_cited) {
-		st->max_cited = c->max_cited;
-		st->cited_at = st->seq + c->cited_idx;
+	if (c->above && !st->above) {
+		st->above = 1;
+		st->above_cited = c->above_cited;
+		st->above_at = st->seq + c->above_idx;
 	}
 	for (size_t i = 0; i < c->n; i++) {
 		merkle_compact_append(&st->compact, c->hash[i]);
+		if (st->tree)
+			merkle_tree_append(st->tree, c->hash[i]);
 		st->seq++;
 		stream_reach(st);
 	}
@@ -191,7 +202,8 @@ static int stream_segment(const char *path, int last, struct stream *st, struct 
 			const char *nl = memrchr(data + pos, '\n', WINDOW_BYTES);
 			end = nl ? (size_t)(nl - data) + 1 : whole;
 		}
-		struct chunk c[2] = { { .data = data, .start = pos, .end = end, .hash = hashes } };
+		struct chunk c[2] = { { .data = data, .start = pos, .end = end, .hash = hashes,
+					.cite_limit = st->cite_limit } };
 		int parts = 1;
 		if (end - pos >= PARALLEL_MIN) {
 			const char *mid = memchr(data + pos + (end - pos) / 2, '\n', end - pos - (end - pos) / 2);
@@ -199,7 +211,8 @@ static int stream_segment(const char *path, int last, struct stream *st, struct 
 			if (split < end) {
 				c[0].end = split;
 				c[1] = (struct chunk){ .data = data, .start = split, .end = end,
-						       .hash = hashes + (split - pos) / (AUDIT_JSON_OFFSET + 2) + 1 };
+						       .hash = hashes + (split - pos) / (AUDIT_JSON_OFFSET + 2) + 1,
+						       .cite_limit = st->cite_limit };
 				parts = 2;
 			}
 		}
@@ -232,6 +245,46 @@ static int load_checkpoint(const char *path, const struct note_verifier *v, stru
 		return r;
 	}
 	return checkpoint_open(v, note, len, ck, err);
+}
+
+/* The kept checkpoint against the log's own (already checked against the
+ * records): an RFC 9162 consistency proof computed from the tree, verified
+ * against the two signed roots. */
+static void check_consistency(const char *since_path, const struct checkpoint *since, const struct checkpoint *ck,
+			      uint64_t entries, const struct merkle_tree *tree, struct audit_verify_report *rep)
+{
+	if (since->size > entries) {
+		fail(rep, entries, xasprintf("%s covers %" PRIu64 " records but the log has only %" PRIu64
+					     ": records were cut", since_path, since->size, entries));
+		return;
+	}
+	if (rep->checkpoint != AUDIT_CKPT_OK && rep->checkpoint != AUDIT_CKPT_STALE) {
+		fail(rep, 0, xasprintf("the log has no signed checkpoint to prove %s against", since_path));
+		return;
+	}
+	if (since->size > ck->size) {
+		fail(rep, ck->size, xasprintf("the log's checkpoint covers %" PRIu64 " records, fewer than the %"
+					      PRIu64 " of %s: an older checkpoint was put back", ck->size,
+					      since->size, since_path));
+		return;
+	}
+	rep->consistency_from = since->size;
+	rep->consistency_to = ck->size;
+	if (merkle_tree_consistency_proof(tree, since->size, ck->size, rep->consistency_proof,
+					  &rep->consistency_proof_n) < 0) {
+		fail(rep, since->size, xasprintf("no consistency proof from %" PRIu64 " to %" PRIu64 " records "
+						 "can be made from this log", since->size, ck->size));
+		return;
+	}
+	rep->consistency_checked = 1;
+	rep->consistency_ok = merkle_verify_consistency(since->size, ck->size, since->root, ck->root,
+							(const uint8_t(*)[MERKLE_HASH_LEN])rep->consistency_proof,
+							rep->consistency_proof_n) == 0;
+	if (!rep->consistency_ok)
+		fail(rep, 0, xasprintf("the consistency proof from %s (%" PRIu64 " records) to the log's "
+				       "checkpoint (%" PRIu64 ") does not verify: the first %" PRIu64 " records are "
+				       "not the ones that checkpoint signed (history rewritten)",
+				       since_path, since->size, ck->size, since->size));
 }
 
 static int verify(const char *log_dir, const char *pubkey_path, const char *since_path,
@@ -281,10 +334,11 @@ static int verify(const char *log_dir, const char *pubkey_path, const char *sinc
 		}
 	}
 
-	struct stream st = { 0 };
+	struct stream st = { .cite_limit = ckr == 0 ? ck.size : UINT64_MAX };
 	merkle_compact_init(&st.compact);
+	if (since_t.want)
+		st.tree = merkle_tree_new();
 	st.targets[0] = &ck_t;
-	st.targets[1] = &since_t;
 	stream_reach(&st); /* size 0 */
 	/* After retention the log goes on from the anchor's compact range. */
 	struct merkle_compact base;
@@ -292,6 +346,8 @@ static int verify(const char *log_dir, const char *pubkey_path, const char *sinc
 	if (br == 0) {
 		st.compact = base;
 		st.seq = base.size;
+		if (st.tree)
+			merkle_tree_seed(st.tree, &base);
 		if (ckr == 0 && ck.size < base.size)
 			fail(rep, base.size, xasprintf("%s/base: the log was cut at seq %" PRIu64 " beyond its signed "
 						       "checkpoint (%" PRIu64 ")", log_dir, base.size, ck.size));
@@ -342,23 +398,18 @@ static int verify(const char *log_dir, const char *pubkey_path, const char *sinc
 			rep->checkpoint = AUDIT_CKPT_MISMATCH;
 			fail(rep, 0, xasprintf("records 0..%" PRIu64 " do not match the root of the signed "
 					       "checkpoint (log rewritten)", ck.size ? ck.size - 1 : 0));
-		} else if (ck.size < st.max_cited) {
+		} else if (st.above) {
 			rep->checkpoint = AUDIT_CKPT_MISMATCH;
-			fail(rep, st.cited_at, xasprintf("the checkpoint covers %" PRIu64 " records but this record "
+			fail(rep, st.above_at, xasprintf("the checkpoint covers %" PRIu64 " records but this record "
 							 "cites a later checkpoint of %" PRIu64 ": an older "
-							 "checkpoint was put back", ck.size, st.max_cited));
+							 "checkpoint was put back", ck.size, st.above_cited));
 		} else {
 			rep->checkpoint = ck.size < st.seq ? AUDIT_CKPT_STALE : AUDIT_CKPT_OK;
 		}
 	}
-	if (since_t.want && rep->ok) {
-		if (since.size > st.seq)
-			fail(rep, st.seq, xasprintf("%s covers %" PRIu64 " records but the log has only %" PRIu64
-						    ": the log shrank", since_path, since.size, st.seq));
-		else if (memcmp(since_t.root, since.root, MERKLE_HASH_LEN) != 0)
-			fail(rep, 0, xasprintf("%s: the first %" PRIu64 " records are not the ones that "
-					       "checkpoint signed (history rewritten)", since_path, since.size));
-	}
+	if (since_t.want && rep->ok)
+		check_consistency(since_path, &since, &ck, st.seq, st.tree, rep);
+	merkle_tree_free(st.tree);
 	checkpoint_clear(&ck);
 	checkpoint_clear(&since);
 	note_verifier_free(v);
@@ -442,21 +493,37 @@ int audit_verify_sidecar(const char *sidecar_path, const char *pubkey_path, stru
 
 char *audit_verify_report_line(const struct audit_verify_report *rep)
 {
-	if (rep->ok)
-		return xasprintf("OK n=%" PRIu64 " head=%s checkpoint=%s", rep->entries,
-				 rep->head_hex[0] ? rep->head_hex : "none",
-				 audit_checkpoint_status_to_string(rep->checkpoint));
-	return xasprintf("FAIL seq=%" PRIu64 ": %s", rep->first_bad_seq, rep->reason ? rep->reason : "unknown");
+	if (!rep->ok)
+		return xasprintf("FAIL seq=%" PRIu64 ": %s", rep->first_bad_seq, rep->reason ? rep->reason : "unknown");
+	_cleanup_free_ char *since = rep->consistency_checked
+		? xasprintf(" consistency=ok from=%" PRIu64 " to=%" PRIu64 " proof=%zu", rep->consistency_from,
+			    rep->consistency_to, rep->consistency_proof_n)
+		: xstrdup("");
+	return xasprintf("OK n=%" PRIu64 " head=%s checkpoint=%s%s", rep->entries,
+			 rep->head_hex[0] ? rep->head_hex : "none", audit_checkpoint_status_to_string(rep->checkpoint),
+			 since);
 }
 
 json_t *audit_verify_report_json(const struct audit_verify_report *rep)
 {
-	return json_pack("{s:b, s:I, s:s?, s:s, s:I, s:o, s:o}", "ok", rep->ok, "entries",
-			 (json_int_t)rep->entries, "head", rep->head_hex[0] ? rep->head_hex : NULL,
-			 "checkpoint", audit_checkpoint_status_to_string(rep->checkpoint), "checkpoint_size",
-			 (json_int_t)rep->checkpoint_size, "first_bad_seq",
-			 rep->ok ? json_null() : json_integer((json_int_t)rep->first_bad_seq), "reason",
-			 rep->reason && !rep->ok ? json_string(rep->reason) : json_null());
+	json_t *o = json_pack("{s:b, s:I, s:s?, s:s, s:I, s:o, s:o}", "ok", rep->ok, "entries",
+			      (json_int_t)rep->entries, "head", rep->head_hex[0] ? rep->head_hex : NULL,
+			      "checkpoint", audit_checkpoint_status_to_string(rep->checkpoint), "checkpoint_size",
+			      (json_int_t)rep->checkpoint_size, "first_bad_seq",
+			      rep->ok ? json_null() : json_integer((json_int_t)rep->first_bad_seq), "reason",
+			      rep->reason && !rep->ok ? json_string(rep->reason) : json_null());
+	if (rep->consistency_checked) {
+		json_t *proof = json_array();
+		for (size_t i = 0; i < rep->consistency_proof_n; i++) {
+			char hex[2 * MERKLE_HASH_LEN + 1];
+			hash_to_hex(rep->consistency_proof[i], MERKLE_HASH_LEN, hex);
+			json_array_append_new(proof, json_string(hex));
+		}
+		json_object_set_new(o, "consistency", json_pack("{s:b, s:I, s:I, s:o}", "ok", rep->consistency_ok,
+								"from", (json_int_t)rep->consistency_from, "to",
+								(json_int_t)rep->consistency_to, "proof", proof));
+	}
+	return o;
 }
 
 void audit_verify_report_clear(struct audit_verify_report *rep)

@@ -6,6 +6,8 @@
 #include <jansson.h>
 #include <stdint.h>
 
+#include "merkle.h"
+
 enum audit_checkpoint_status {
 	AUDIT_CKPT_OK,            /* signed, and its root matches the log at its size */
 	AUDIT_CKPT_MISSING,       /* no checkpoint file next to the log */
@@ -25,6 +27,14 @@ struct audit_verify_report {
 	uint64_t checkpoint_size; /* tree size the checkpoint signs, 0 when none */
 	uint64_t first_bad_seq;   /* valid when !ok */
 	char *reason;             /* NULL when ok; owned by the report */
+	/* --since: the RFC 9162 consistency proof from the kept checkpoint to
+	 * the log's own signed checkpoint, computed from the log and checked
+	 * against both signed roots. */
+	int consistency_checked;  /* a proof was computed and checked */
+	int consistency_ok;
+	uint64_t consistency_from, consistency_to;
+	size_t consistency_proof_n;
+	uint8_t consistency_proof[MERKLE_MAX_PROOF][MERKLE_HASH_LEN];
 };
 
 /* Verifies the whole log in log_dir against the public key (a signed-note
@@ -34,7 +44,9 @@ struct audit_verify_report {
 int audit_verify_log(const char *log_dir, const char *pubkey_path, struct audit_verify_report *rep);
 
 /* As audit_verify_log, and also proves that the log extends the signed
- * checkpoint in since_path (consistency proof). */
+ * checkpoint in since_path: a consistency proof from its size to the size of
+ * the log's checkpoint, computed from the log's records, must lead from the
+ * kept root to the log's signed root (rep->consistency_*). */
 int audit_verify_log_since(const char *log_dir, const char *pubkey_path, const char *since_path,
 			   struct audit_verify_report *rep);
 
@@ -42,7 +54,8 @@ int audit_verify_log_since(const char *log_dir, const char *pubkey_path, const c
 int audit_verify_sidecar(const char *sidecar_path, const char *pubkey_path,
 			 struct audit_verify_report *rep);
 
-/* "OK n=... head=... checkpoint=ok" or "FAIL seq=N: reason". Caller frees. */
+/* "OK n=... head=... checkpoint=ok" (then " consistency=ok from=M to=N
+ * proof=K" after --since) or "FAIL seq=N: reason". Caller frees. */
 char *audit_verify_report_line(const struct audit_verify_report *rep);
 /* The same as a new JSON object; caller decrefs. */
 json_t *audit_verify_report_json(const struct audit_verify_report *rep);

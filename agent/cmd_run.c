@@ -8,6 +8,7 @@
 
 #include "assess.h"
 #include "audit.h"
+#include "audit_event.h"
 #include "cmd.h"
 #include "config.h"
 #include "daemon.h"
@@ -80,10 +81,13 @@ static struct sandbox *stage_sandbox(struct stage_ctx *sc, char **detail)
 	return sb;
 }
 
-static int stage_audit(void *ctx, const char *type, json_t *fields, uint64_t *seq)
+static int stage_audit(void *ctx, enum audit_event e, json_t *fields, uint64_t *seq)
 {
 	struct audit_position pos;
-	int r = audit_append(((struct stage_ctx *)ctx)->log, type, fields, &pos);
+	_cleanup_free_ char *err = NULL;
+	int r = audit_event_append(((struct stage_ctx *)ctx)->log, e, fields, &pos, &err);
+	if (err) /* a record without a field its type needs: a bug, named here */
+		log_errorx("audit: %s", err);
 	if (r == 0)
 		*seq = pos.seq;
 	return r;
@@ -318,7 +322,7 @@ int cmd_run(int argc, char **argv)
 	const char *dir_arg = NULL, *log_file = NULL, *mount_arg = NULL;
 	bool mount = false;
 	pid_t view_pid = -1;
-	_cleanup_free_ char *dir = NULL, *err = NULL;
+	_cleanup_free_ char *dir = NULL, *err = NULL, *aerr = NULL;
 	struct mai_config *cfg = NULL;
 	struct assess_rules *rules = NULL;
 	struct daemon *d = NULL;
@@ -395,11 +399,15 @@ int cmd_run(int argc, char **argv)
 					.cancel_all = stage_cancel_all, .ctx = &sc };
 	json_t *f = json_pack("{s:s, s:s, s:s}", "version", MAI_VERSION, "config_sha256",
 			      cfg->sha256, "drop_dir", cfg->agent.drop_dir);
-	r = audit_append(log, "agent_start", f, NULL);
+	json_t *cf = json_pack("{s:s, s:s}", "config_sha256", cfg->sha256, "config_dir", dir);
+	r = audit_event_append(log, AUDIT_EVENT_AGENT_START, f, NULL, &aerr);
+	if (r == 0)
+		r = audit_event_append(log, AUDIT_EVENT_CONFIG_LOADED, cf, NULL, &aerr);
 	json_decref(f);
+	json_decref(cf);
 	if (r < 0) {
 		log_errorx("cannot record agent_start in the audit log %s: %s; nothing may run "
-			   "without its records", cfg->audit.log_dir, strerror(-r));
+			   "without its records", cfg->audit.log_dir, aerr ? aerr : strerror(-r));
 		goto out;
 	}
 	struct daemon_options o = { .cfg = cfg, .config_dir = dir, .stages = &stages,
@@ -423,7 +431,7 @@ int cmd_run(int argc, char **argv)
 		}
 	}
 	rc = daemon_run(d) < 0 ? MAI_EXIT_FAILURE : MAI_EXIT_OK;
-	if (audit_append(log, "agent_stop", NULL, NULL) < 0)
+	if (audit_event_append(log, AUDIT_EVENT_AGENT_STOP, NULL, NULL, &aerr) < 0)
 		log_errorx("cannot record agent_stop in the audit log %s", cfg->audit.log_dir);
 out:
 	viewproc_stop(view_pid);

@@ -297,9 +297,9 @@ static void reload(struct daemon *d)
 	    cfg->agent.workers != d->cfg->agent.workers)
 		log_warnx("SIGHUP: agent.drop_dir and agent.workers take effect at the next start");
 	if (d->stages && d->stages->audit) {
-		json_t *f = json_pack("{s:s}", "config_sha256", cfg->sha256);
+		json_t *f = json_pack("{s:s, s:b}", "config_sha256", cfg->sha256, "reload", 1);
 		uint64_t seq;
-		if (d->stages->audit(d->stages->ctx, "config_reloaded", f, &seq) < 0)
+		if (d->stages->audit(d->stages->ctx, AUDIT_EVENT_CONFIG_LOADED, f, &seq) < 0)
 			log_errorx("SIGHUP: cannot audit the reload");
 		json_decref(f);
 	}

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "audit_event.h"
 #include "config.h"
 #include "intake.h"
 #include "macro.h"
@@ -53,9 +54,10 @@ struct daemon_stages {
 	int (*execute)(void *ctx, const char *name, const struct intake_snapshot *snap,
 		       const struct daemon_assessment *a, enum policy_trust trust,
 		       struct daemon_execution *out, char **detail_out);
-	/* Appends one audit record (fields borrowed) and returns its sequence
-	 * number; durable on return. -errno means nothing may run. */
-	int (*audit)(void *ctx, const char *type, json_t *fields, uint64_t *seq);
+	/* Appends one audit record of type e (fields borrowed; they must carry
+	 * what audit_event_check asks of e) and returns its sequence number;
+	 * durable on return. -errno means nothing may run. */
+	int (*audit)(void *ctx, enum audit_event e, json_t *fields, uint64_t *seq);
 	/* Writes the .audit sidecar of a job (its records plus an inclusion
 	 * proof) to path. May be NULL. 0 or -errno. */
 	int (*audit_sidecar)(void *ctx, const uint64_t *seqs, size_t n, const char *path);

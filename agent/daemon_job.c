@@ -16,6 +16,8 @@ struct job_ctx {
 	const struct daemon_job *job;
 	struct result_info r;
 	uint64_t seqs[MAX_SEQS];
+	uint64_t job_seq; /* of job_accepted: the "job" field of the later records */
+	bool accepted;    /* job_seq is set */
 	char *detail; /* owned text behind r.detail */
 };
 
@@ -76,9 +78,9 @@ static void now_ts(struct timespec *ts)
 	clock_gettime(CLOCK_REALTIME, ts);
 }
 
-/* Appends one record; false (and an error result) when the log refuses:
- * then nothing may run. */
-static bool audit(struct job_ctx *c, const char *type, json_t *fields)
+/* Appends one record (takes fields); false (and an error result) when the
+ * log refuses: then nothing may run. */
+static bool audit(struct job_ctx *c, enum audit_event e, json_t *fields)
 {
 	const struct daemon_stages *st = c->d->stages;
 	uint64_t seq = 0;
@@ -87,11 +89,13 @@ static bool audit(struct job_ctx *c, const char *type, json_t *fields)
 	json_object_set_new(fields, "file", json_string(c->r.file));
 	if (c->r.sha256)
 		json_object_set_new(fields, "sha256", json_string(c->r.sha256));
+	if (c->accepted)
+		json_object_set_new(fields, "job", json_integer((json_int_t)c->job_seq));
 	if (!st || !st->audit) {
 		json_decref(fields);
 		return true; /* the audit log is not part of this build: nothing to cite */
 	}
-	r = st->audit(st->ctx, type, fields, &seq);
+	r = st->audit(st->ctx, e, fields, &seq);
 	json_decref(fields);
 	if (r < 0) {
 		free(c->detail);
@@ -100,8 +104,48 @@ static bool audit(struct job_ctx *c, const char *type, json_t *fields)
 		log_errorx("%s: %s", c->r.file, c->detail);
 		return false;
 	}
+	if (e == AUDIT_EVENT_JOB_ACCEPTED) {
+		c->job_seq = seq;
+		c->accepted = true;
+	}
 	if (c->r.audit.n_seqs < MAX_SEQS)
 		c->seqs[c->r.audit.n_seqs++] = seq;
+	return true;
+}
+
+/* job_accepted, with what the content is to the history of its name, and
+ * for a known name with new content the script_diff record (capped at
+ * audit.diff_max). The content becomes the latest version of its name only
+ * once these records are durable, so that a retry diffs against the same
+ * previous version. false when the log refuses. */
+static bool audit_accept(struct job_ctx *c)
+{
+	const struct mai_config *cfg = c->d->cfg;
+	const struct intake_snapshot *snap = &c->job->snap;
+	enum audit_script_history h;
+	json_t *diff = NULL;
+	_cleanup_free_ char *err = NULL;
+
+	if (audit_script_compare(cfg->agent.state_dir, c->job->name, (const char *)snap->data, snap->len,
+				 (size_t)cfg->audit.diff_max, &h, &diff, &err) < 0)
+		log_warnx("%s: no diff against the previous version: %s", c->r.file, err);
+	json_t *f = json_pack("{s:I, s:i, s:s}", "size", (json_int_t)snap->len, "uid", (int)snap->uid,
+			      "history", audit_script_history_to_string(h));
+	if (err)
+		json_object_set_new(f, "history_error", json_string(err));
+	bool ok = audit(c, AUDIT_EVENT_JOB_ACCEPTED, f);
+	if (diff && ok)
+		ok = audit(c, AUDIT_EVENT_SCRIPT_DIFF, diff);
+	else
+		json_decref(diff);
+	if (!ok)
+		return false;
+	if (h == AUDIT_SCRIPT_NEW || h == AUDIT_SCRIPT_CHANGED) {
+		free(err);
+		err = NULL;
+		if (audit_script_remember(cfg->agent.state_dir, c->job->name, (const char *)snap->data, snap->len, &err) < 0)
+			log_warnx("%s: this version is not kept for the next diff: %s", c->r.file, err);
+	}
 	return true;
 }
 
@@ -230,7 +274,8 @@ static void run_content(struct job_ctx *c, const struct policy_decision *pd,
 			 * the state stays non-final so the next start runs it again. */
 			json_t *f = json_pack("{s:s, s:s, s:s}", "state", "error", "reason",
 					      "agent_stopped", "detail", msg);
-			(void)audit(c, "execution", f);
+			json_object_set_new(f, "verdict", json_string("agent_stopped"));
+			(void)audit(c, AUDIT_EVENT_EXECUTION, f);
 			finish_error(c, "agent_stopped", msg, false);
 			return;
 		}
@@ -250,7 +295,7 @@ static void run_content(struct job_ctx *c, const struct policy_decision *pd,
 	json_t *f = json_pack("{s:s}", "verdict", result_verdict_to_string(ex.verdict));
 	if (ex.json)
 		json_object_set(f, "execution", ex.json);
-	if (!audit(c, "execution", f)) {
+	if (!audit(c, AUDIT_EVENT_EXECUTION, f)) {
 		finish_error(c, "audit_unwritable", c->detail, true);
 		return;
 	}
@@ -273,8 +318,7 @@ void daemon_job_run(void *arg, const struct jobs_item *item)
 	c.r.decision.uid = -1;
 	c.r.audit.seqs = c.seqs;
 
-	if (!audit(&c, "job_accepted", json_pack("{s:I, s:i}", "size", (json_int_t)c.job->snap.len,
-						  "uid", (int)c.job->snap.uid))) {
+	if (!audit_accept(&c)) {
 		finish_error(&c, "audit_unwritable", c.detail, true);
 		goto out;
 	}
@@ -307,8 +351,8 @@ void daemon_job_run(void *arg, const struct jobs_item *item)
 	json_t *af = json_pack("{s:i, s:b}", "level", (int)a.level, "rejected", a.rejected);
 	if (a.json)
 		json_object_set(af, "assessment", a.json);
-	if (!audit(&c, "assessment", af) ||
-	    !audit(&c, "decision", decision_fields(&pd, &answer, ap, ov))) {
+	if (!audit(&c, AUDIT_EVENT_ASSESSMENT, af) ||
+	    !audit(&c, AUDIT_EVENT_DECISION, decision_fields(&pd, &answer, ap, ov))) {
 		finish_error(&c, "audit_unwritable", c.detail, true);
 		goto out;
 	}

@@ -149,6 +149,17 @@ int merkle_tree_compact(const struct merkle_tree *t, uint64_t size, struct merkl
 	return 0;
 }
 
+int merkle_tree_truncate(struct merkle_tree *t, uint64_t size)
+{
+	if (size > t->size || size < t->base)
+		return -EINVAL;
+	/* Every perfect subtree that ends at or below size stays valid; those
+	 * beyond are written again before anything reads them (append fills a
+	 * subtree when its last leaf arrives, and reads only complete ones). */
+	t->size = size;
+	return 0;
+}
+
 uint64_t merkle_tree_size(const struct merkle_tree *t)
 {
 	return t->size;

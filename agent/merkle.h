@@ -34,6 +34,9 @@ struct merkle_tree *merkle_tree_new(void);
 void merkle_tree_free(struct merkle_tree *t);
 void merkle_tree_append(struct merkle_tree *t, const uint8_t leaf_hash[MERKLE_HASH_LEN]);
 uint64_t merkle_tree_size(const struct merkle_tree *t);
+/* Forgets the leaves from size on (size >= the seeded base, <= the size):
+ * the log writer drops records whose write failed. 0 or -EINVAL. */
+int merkle_tree_truncate(struct merkle_tree *t, uint64_t size);
 /* Starts a tree whose first c->size leaves were dropped (log retention): only
  * the perfect subtrees of the compact range are kept; proofs of later leaves
  * still work, leaves below c->size are gone. The tree must be empty. */

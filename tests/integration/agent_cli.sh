@@ -23,6 +23,8 @@ max_file_size: 1m"
 # Longer than the 6 s sleeper of the SIGTERM case, at every level.
 printf 'trusted:\n  timeout: 60s\nstandard:\n  timeout: 60s\nuntrusted:\n  timeout: 60s\n' \
 	> "$T/conf/sandbox.yaml"
+# Diffs of edited scripts are capped at 2 KiB (the v3 case below).
+echo 'diff_max: 2k' >> "$T/conf/audit.yaml"
 
 start_agent
 
@@ -40,6 +42,41 @@ printf 'import sys\nsys.exit(3)\n' > "$T/src/three.py"
 rc=$?
 [ $rc -eq 1 ] || fail "submit of a script exiting 3 exited $rc, expected 1"
 [ "$(field "$T/drop/three.result.json" exit_code)" = 3 ] || fail "three.py: exit_code is not 3"
+
+# --- a new version of a known name: its diff is in the audit log ---
+# log_records TYPE: the fields of every record of TYPE about hist.py, one JSON
+# document a line, read straight from the segments.
+log_records() {
+	python3 -c 'import json,sys,glob
+for seg in sorted(glob.glob(sys.argv[1] + "/seg-*.log")):
+    for line in open(seg, encoding="utf-8"):
+        rec = json.loads(line[156:])
+        if rec["type"] == sys.argv[2] and rec["fields"].get("file") == "hist.py":
+            print(json.dumps(rec["fields"]))' "$T/state/audit" "$1"
+}
+printf 'x = 1\nprint("version", x)\n' > "$T/src/hist.py"
+"$AGENT" submit --timeout 60 "$T/src/hist.py" > /dev/null 2>&1 || fail "hist.py v1: submit failed"
+log_records job_accepted | grep -q '"history": "new"' || fail "hist.py v1: job_accepted does not say the name is new"
+printf 'x = 2\nprint("version", x)\n' > "$T/src/hist.py"
+"$AGENT" submit --timeout 60 "$T/src/hist.py" > /dev/null 2>&1 || fail "hist.py v2: submit failed"
+log_records job_accepted | tail -1 | grep -q '"history": "changed"' || fail "hist.py v2: job_accepted does not say changed"
+log_records script_diff > "$T/diffs"
+python3 -c 'import json,sys
+d = json.loads(open(sys.argv[1]).readline())
+assert "-x = 1\n+x = 2\n" in d["diff"] and d["diff"].startswith("--- a/hist.py\n+++ b/hist.py\n"), d
+assert not d["truncated"]' "$T/diffs" || fail "hist.py v2: no script_diff with the changed lines: $(cat "$T/diffs")"
+grep -q 'script_diff' "$T/drop/hist.audit" || fail "hist.py v2: hist.audit does not carry the script_diff record"
+"$AGENT" verify --pubkey "$T/keys/audit.key.pub" "$T/drop/hist.audit" > "$T/verify" 2>&1 ||
+	fail "hist.audit with its diff does not verify: $(cat "$T/verify")"
+# v3 rewrites 300 lines: the diff is cut at diff_max (2k in audit.yaml).
+python3 -c 'import sys; sys.stdout.write("".join("y%d = %d\n" % (i, i) for i in range(300)))' > "$T/src/hist.py"
+"$AGENT" submit --timeout 60 "$T/src/hist.py" > /dev/null 2>&1 || fail "hist.py v3: submit failed"
+log_records script_diff | tail -1 > "$T/diffs"
+python3 -c 'import json,sys
+d = json.loads(open(sys.argv[1]).readline())
+assert d["truncated"] and len(d["diff"].encode()) <= 2048 and "+y0 = 0\n" in d["diff"], d' "$T/diffs" ||
+	fail "hist.py v3: the diff is not capped at audit.diff_max: $(head -c 300 "$T/diffs")"
+"$AGENT" verify "$T/state" > "$T/verify" 2>&1 || fail "the log with script diffs does not verify: $(cat "$T/verify")"
 
 printf 'import os\nos.system("ls")\n' > "$T/src/high.py"
 "$AGENT" submit --timeout 20 "$T/src/high.py" > "$T/out" 2>/dev/null

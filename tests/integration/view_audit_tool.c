@@ -2,8 +2,9 @@
  * against them in test_maiaudit.sh and in the benchmark. Every subcommand
  * goes through the core library (agent/audit*.h), never through the mount.
  *
- *   fill LOG_DIR KEY N [DELAY_US]  append N records (creating the log), then
- *                                  sign a checkpoint; DELAY_US between appends
+ *   fill LOG_DIR KEY N [DELAY_US]  grow the log (creating it) by N records, the
+ *                                  last the record of the checkpoint it then
+ *                                  signs; DELAY_US between appends
  *   verify LOG_DIR PUBKEY          the verify line, as maiaudit's verify
  *   verify-json LOG_DIR PUBKEY     the same as JSON
  *   dump LOG_DIR OUTDIR            every record's JSON into OUTDIR/NNNNNNNNNNNN.json
@@ -54,7 +55,11 @@ static int cmd_fill(const char *dir, const char *key, unsigned long long n, unsi
 	int r = audit_open(&opt, &log, &err);
 	if (r < 0)
 		return die("audit_open", r, err);
-	for (unsigned long long i = 0; i < n; i++) {
+	/* The log grows by n records in all: the writer records each checkpoint
+	 * it signs, so the last job record is at target - 2 and the final
+	 * checkpoint's record at target - 1 (closing then signs without one). */
+	uint64_t target = audit_size(log) + n;
+	for (unsigned long long i = 0; audit_size(log) + 1 < target; i++) {
 		json_t *f = json_pack("{s:s, s:I, s:s}", "file", "bench.py", "index", (json_int_t)i,
 				      "note", "a record written by view_audit_tool");
 		r = audit_append(log, "job_accepted", f, NULL);
@@ -66,7 +71,8 @@ static int cmd_fill(const char *dir, const char *key, unsigned long long n, unsi
 		if (delay_us)
 			usleep(delay_us);
 		/* A signed checkpoint now and then, as the agent's timer would. */
-		if (delay_us && i % 50 == 49 && (r = audit_checkpoint_now(log)) < 0) {
+		if (delay_us && i % 50 == 49 && audit_size(log) + 2 < target &&
+		    (r = audit_checkpoint_now(log)) < 0) {
 			audit_close(log);
 			return die("audit_checkpoint_now", r, NULL);
 		}

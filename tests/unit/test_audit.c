@@ -12,6 +12,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include <signal.h>
+#include <sys/resource.h>
+
 #include "audit.h"
 #include "audit_event.h"
 #include "audit_format.h"
@@ -47,22 +50,24 @@ static void test_append_reopen_read_verify(void **state)
 	assert_int_equal(pos.seq, 10);
 	audit_close(log);
 
+	/* Closing records the checkpoint it signs (seq 11) and signs once more
+	 * so that the checkpoint beside the log covers that record too. */
 	_cleanup_free_ char *line = verify_line(dir, "k");
-	_cleanup_free_ char *want = xasprintf("OK n=11 head=%s checkpoint=ok", pos.entry_hex);
-	assert_string_equal(line, want);
+	assert_true(strncmp(line, "OK n=12 head=", 13) == 0);
+	assert_non_null(strstr(line, " checkpoint=ok"));
 
 	/* Reopening continues the chain. */
 	assert_int_equal(audit_open(&o, &log, &err), 0);
 	fixture_append(log, 4);
 	audit_close(log);
 	_cleanup_free_ char *line2 = verify_line(dir, "k");
-	assert_true(strncmp(line2, "OK n=15 head=", 13) == 0);
+	assert_true(strncmp(line2, "OK n=17 head=", 13) == 0);
 
 	/* Random access by number; the body is canonical JSON (sorted keys). */
 	struct audit_reader *r = NULL;
 	_cleanup_free_ char *log_dir = xasprintf("%s/audit", dir);
 	assert_int_equal(audit_reader_open(log_dir, &r, &err), 0);
-	assert_int_equal(audit_reader_count(r), 15);
+	assert_int_equal(audit_reader_count(r), 17);
 	_cleanup_free_ char *json = NULL;
 	size_t len;
 	assert_int_equal(audit_reader_get_json(r, 10, &json, &len), 0);
@@ -71,10 +76,15 @@ static void test_append_reopen_read_verify(void **state)
 	_cleanup_free_ char *rec = NULL;
 	assert_int_equal(audit_reader_get(r, 10, &rec, &len), 0);
 	assert_memory_equal(rec, pos.entry_hex, 64);
-	assert_int_equal(audit_reader_get(r, 15, &rec, &len), -ENOENT);
+	free(json);
+	assert_int_equal(audit_reader_get_json(r, 11, &json, &len), 0);
+	assert_true(strncmp(json, "{\"fields\":{\"root\":\"", 19) == 0);
+	assert_non_null(strstr(json, "\"size\":11},\"seq\":11,"));
+	assert_non_null(strstr(json, "\"type\":\"checkpoint\"}"));
+	assert_int_equal(audit_reader_get(r, 17, &rec, &len), -ENOENT);
 	_cleanup_free_ char *ck = NULL;
 	assert_int_equal(audit_reader_checkpoint(r, &ck), 0);
-	assert_true(strncmp(ck, "mai.test/audit\n15\n", 18) == 0);
+	assert_true(strncmp(ck, "mai.test/audit\n17\n", 18) == 0);
 	assert_non_null(strstr(ck, "\n\n\xe2\x80\x94 mai.test/audit "));
 	audit_reader_close(r);
 
@@ -116,7 +126,7 @@ static void test_first_start_makes_a_key(void **state)
 	struct audit_verify_report rep;
 	assert_int_equal(audit_verify_log(log_dir, NULL, &rep), 0);
 	assert_true(rep.ok);
-	assert_int_equal(rep.entries, 3);
+	assert_int_equal(rep.entries, 4); /* and the checkpoint record */
 	audit_verify_report_clear(&rep);
 }
 
@@ -159,18 +169,18 @@ static void test_torn_tail_quarantined_and_recorded(void **state)
 	fputs("0123456789abcdef half a record", f);
 	fclose(f);
 	_cleanup_free_ char *before = verify_line(dir, "k");
-	assert_true(strncmp(before, "OK n=5 ", 7) == 0); /* the partial line is not part of the log */
+	assert_true(strncmp(before, "OK n=6 ", 7) == 0); /* the partial line is not part of the log */
 
 	assert_int_equal(audit_open(&o, &log, &err), 0);
 	audit_close(log);
 	_cleanup_free_ char *after = verify_line(dir, "k");
-	assert_true(strncmp(after, "OK n=6 ", 7) == 0);
+	assert_true(strncmp(after, "OK n=8 ", 7) == 0);
 
 	struct audit_reader *r = NULL;
 	_cleanup_free_ char *log_dir = xasprintf("%s/audit", dir), *json = NULL;
 	size_t len;
 	assert_int_equal(audit_reader_open(log_dir, &r, &err), 0);
-	assert_int_equal(audit_reader_get_json(r, 5, &json, &len), 0);
+	assert_int_equal(audit_reader_get_json(r, 6, &json, &len), 0);
 	audit_reader_close(r);
 	json_t *j = json_loads(json, 0, NULL);
 	assert_string_equal(json_string_value(json_object_get(j, "type")), "audit_torn_tail");
@@ -235,7 +245,7 @@ static void test_group_commit_from_threads(void **state)
 	assert_int_equal(audit_size(log), 1600);
 	audit_close(log);
 	_cleanup_free_ char *line = verify_line(dir, "k");
-	assert_true(strncmp(line, "OK n=1600 ", 10) == 0);
+	assert_true(strncmp(line, "OK n=1601 ", 10) == 0); /* and the checkpoint record */
 }
 
 /* Threads appending while segments rotate: every segment is named by its
@@ -260,11 +270,11 @@ static void test_rotation_under_concurrent_appends(void **state)
 		pthread_join(th[i], NULL);
 	audit_close(log);
 	_cleanup_free_ char *line = verify_line(dir, "k");
-	assert_true(strncmp(line, "OK n=1600 ", 10) == 0);
+	assert_true(strncmp(line, "OK n=1601 ", 10) == 0);
 	_cleanup_free_ char *log_dir = xasprintf("%s/audit", dir);
 	struct audit_reader *r = NULL;
 	assert_int_equal(audit_reader_open(log_dir, &r, &err), 0);
-	assert_int_equal(audit_reader_count(r), 1600);
+	assert_int_equal(audit_reader_count(r), 1601);
 	for (uint64_t seq = 0; seq < 1600; seq++) {
 		_cleanup_free_ char *json = NULL;
 		size_t len;
@@ -289,14 +299,14 @@ static void test_rotation_keeps_one_chain(void **state)
 	_cleanup_free_ char *log_dir = xasprintf("%s/audit", dir);
 	struct audit_reader *r = NULL;
 	assert_int_equal(audit_reader_open(log_dir, &r, &err), 0);
-	assert_int_equal(audit_reader_count(r), 200);
+	assert_int_equal(audit_reader_count(r), 201);
 	_cleanup_free_ char *json = NULL;
 	size_t len;
 	assert_int_equal(audit_reader_get_json(r, 150, &json, &len), 0);
 	assert_non_null(strstr(json, "\"seq\":150,"));
 	audit_reader_close(r);
 	_cleanup_free_ char *line = verify_line(dir, "k");
-	assert_true(strncmp(line, "OK n=200 ", 9) == 0);
+	assert_true(strncmp(line, "OK n=201 ", 9) == 0);
 	/* More than one segment, and removing one in the middle is caught. */
 	_cleanup_free_ uint64_t *firsts = NULL;
 	size_t n = 0;
@@ -341,7 +351,8 @@ static void test_retention_keeps_the_rest_verifiable(void **state)
 	audit_close(log);
 
 	_cleanup_free_ char *line = verify_line(dir, "k");
-	assert_true(strncmp(line, "OK n=121 ", 9) == 0); /* 100 + retention event + 20 */
+	/* 100 + the checkpoint's record + retention event + 20 + close's checkpoint record */
+	assert_true(strncmp(line, "OK n=123 ", 9) == 0);
 
 	/* The writer reopens on the anchor and goes on; proofs still work. */
 	assert_int_equal(audit_open(&o, &log, &err), 0);
@@ -354,7 +365,7 @@ static void test_retention_keeps_the_rest_verifiable(void **state)
 	assert_int_equal(audit_sidecar_write(log, seqs, 2, sc), 0);
 	audit_close(log);
 	_cleanup_free_ char *line2 = verify_line(dir, "k");
-	assert_true(strncmp(line2, "OK n=126 ", 9) == 0);
+	assert_true(strncmp(line2, "OK n=129 ", 9) == 0); /* 5 more and the sidecar's checkpoint record */
 	struct audit_verify_report rep;
 	assert_int_equal(audit_verify_sidecar(sc, pub, &rep), 0);
 	assert_true(rep.ok);
@@ -369,6 +380,60 @@ static void test_retention_keeps_the_rest_verifiable(void **state)
 	fixture_write(base, text, len);
 	_cleanup_free_ char *bad = verify_line(dir, "k");
 	assert_true(strncmp(bad, "FAIL seq=0: records 0..", 23) == 0);
+}
+
+/* A write that fails part way (a full disk) leaves nothing torn, and the next
+ * append, once there is room again, succeeds without reopening the log.
+ * RLIMIT_FSIZE stands in for the full disk: the kernel really cuts the write
+ * short at the limit and fails the rest with EFBIG, which is what a full
+ * disk does but cannot be arranged in an unprivileged unit test (the real
+ * full tmpfs is in tests/integration/agent_failures.sh). */
+static void test_failed_write_recovers(void **state)
+{
+	const char *dir = *state;
+	fixture_keys(dir, "k", "mai.test/audit");
+	struct audit_options o = fixture_options(dir, "k", 1);
+	struct audit_log *log = NULL;
+	_cleanup_free_ char *err = NULL, *seg = xasprintf("%s/audit/seg-000000000000.log", dir);
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	fixture_append(log, 10);
+	struct stat st;
+	assert_int_equal(stat(seg, &st), 0);
+	off_t good = st.st_size;
+
+	char big[600];
+	memset(big, 'z', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	json_t *f = json_pack("{s:s}", "pad", big);
+	struct rlimit saved, lim;
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &saved), 0);
+	void (*old_handler)(int) = signal(SIGXFSZ, SIG_IGN);
+	lim = saved;
+	lim.rlim_cur = (rlim_t)good + 100; /* room for part of the record only */
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	struct audit_position pos;
+	assert_int_equal(audit_append(log, "execution", f, &pos), -EFBIG);
+	assert_int_equal(stat(seg, &st), 0);
+	assert_int_equal(st.st_size, good); /* the partial record was cut back */
+	assert_int_equal(audit_append(log, "execution", f, &pos), -EFBIG); /* still full: still refused */
+	assert_int_equal(audit_size(log), 10);
+
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &saved), 0); /* room again */
+	signal(SIGXFSZ, old_handler);
+	assert_int_equal(audit_append(log, "execution", f, &pos), 0);
+	assert_int_equal(pos.seq, 10); /* the failed records took no number */
+	json_decref(f);
+	fixture_append(log, 2);
+	audit_close(log);
+	_cleanup_free_ char *line = verify_line(dir, "k");
+	assert_true(strncmp(line, "OK n=14 ", 8) == 0); /* 10, the new one, 2, the checkpoint record */
+	struct audit_reader *r = NULL;
+	_cleanup_free_ char *log_dir = xasprintf("%s/audit", dir), *json = NULL;
+	size_t len;
+	assert_int_equal(audit_reader_open(log_dir, &r, &err), 0);
+	assert_int_equal(audit_reader_get_json(r, 10, &json, &len), 0);
+	assert_non_null(strstr(json, "\"type\":\"execution\""));
+	audit_reader_close(r);
 }
 
 static void test_event_fields_checked(void **state)
@@ -413,6 +478,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_group_commit_from_threads, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_rotation_keeps_one_chain, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_rotation_under_concurrent_appends, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_failed_write_recovers, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_event_fields_checked, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_retention_keeps_the_rest_verifiable, testdir_setup, testdir_teardown),
 	};

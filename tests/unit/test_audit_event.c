@@ -14,17 +14,28 @@
 #include "macro.h"
 #include "testdir.h"
 
+/* Compares and, as the daemon does once the records are durable, keeps the
+ * version. */
+static enum audit_script_history drop(const char *dir, const char *name, const char *text, size_t cap,
+				      json_t **f)
+{
+	enum audit_script_history h;
+	_cleanup_free_ char *err = NULL, *err2 = NULL;
+	assert_int_equal(audit_script_compare(dir, name, text, strlen(text), cap, &h, f, &err), 0);
+	assert_int_equal(audit_script_remember(dir, name, text, strlen(text), &err2), 0);
+	return h;
+}
+
 static void test_script_history(void **state)
 {
 	const char *dir = *state;
 	json_t *f = NULL;
-	_cleanup_free_ char *err = NULL;
 	const char *v1 = "import os\nprint(1)\n", *v2 = "import os\nprint(2)\n";
-	assert_int_equal(audit_script_history(dir, "drop/foo.py", v1, strlen(v1), 4096, &f, &err), 0);
+	assert_int_equal(drop(dir, "drop/foo.py", v1, 4096, &f), AUDIT_SCRIPT_NEW);
 	assert_null(f); /* first time: nothing to compare with */
-	assert_int_equal(audit_script_history(dir, "drop/foo.py", v1, strlen(v1), 4096, &f, &err), 0);
-	assert_null(f); /* same content */
-	assert_int_equal(audit_script_history(dir, "drop/foo.py", v2, strlen(v2), 4096, &f, &err), 0);
+	assert_int_equal(drop(dir, "drop/foo.py", v1, 4096, &f), AUDIT_SCRIPT_UNCHANGED);
+	assert_null(f);
+	assert_int_equal(drop(dir, "drop/foo.py", v2, 4096, &f), AUDIT_SCRIPT_CHANGED);
 	assert_non_null(f);
 	assert_string_equal(json_string_value(json_object_get(f, "diff")),
 			    "--- a/drop/foo.py\n+++ b/drop/foo.py\n@@ -1,2 +1,2 @@\n import os\n-print(1)\n+print(2)\n");
@@ -42,15 +53,51 @@ static void test_script_history(void **state)
 	memset(big, 'x', sizeof(big) - 2);
 	big[sizeof(big) - 2] = '\n';
 	big[sizeof(big) - 1] = '\0';
-	assert_int_equal(audit_script_history(dir, "drop/foo.py", big, strlen(big), 200, &f, &err), 0);
-	assert_non_null(f);
+	assert_int_equal(drop(dir, "drop/foo.py", big, 200, &f), AUDIT_SCRIPT_CHANGED);
 	assert_true(json_is_true(json_object_get(f, "truncated")));
 	assert_true(strlen(json_string_value(json_object_get(f, "diff"))) <= 200);
 	json_decref(f);
 
 	/* Another name is another history. */
-	assert_int_equal(audit_script_history(dir, "drop/bar.py", v2, strlen(v2), 4096, &f, &err), 0);
+	assert_int_equal(drop(dir, "drop/bar.py", v2, 4096, &f), AUDIT_SCRIPT_NEW);
 	assert_null(f);
+}
+
+/* A job whose records could not be written is retried: until its version is
+ * kept, the retry still diffs against the same previous version. */
+static void test_compare_keeps_nothing(void **state)
+{
+	const char *dir = *state;
+	json_t *f = NULL;
+	enum audit_script_history h;
+	_cleanup_free_ char *err = NULL;
+	const char *v1 = "a = 1\n", *v2 = "a = 2\n";
+	assert_int_equal(drop(dir, "x.py", v1, 4096, &f), AUDIT_SCRIPT_NEW);
+	for (int attempt = 0; attempt < 2; attempt++) {
+		assert_int_equal(audit_script_compare(dir, "x.py", v2, strlen(v2), 4096, &h, &f, &err), 0);
+		assert_int_equal(h, AUDIT_SCRIPT_CHANGED);
+		assert_non_null(strstr(json_string_value(json_object_get(f, "diff")), "-a = 1\n+a = 2\n"));
+		json_decref(f);
+	}
+}
+
+/* The fields each type must carry; override needs a real explanation. */
+static void test_event_check(void **state)
+{
+	(void)state;
+	_cleanup_free_ char *err = NULL;
+	json_t *f = json_pack("{s:s, s:s}", "file", "a.py", "sha256", "00");
+	assert_int_equal(audit_event_check(AUDIT_EVENT_JOB_ACCEPTED, f, &err), -EINVAL);
+	assert_non_null(strstr(err, "\"history\""));
+	json_object_set_new(f, "history", json_string("new"));
+	assert_int_equal(audit_event_check(AUDIT_EVENT_JOB_ACCEPTED, f, &err), 0);
+	json_decref(f);
+	free(err);
+	err = NULL;
+	f = json_pack("{s:I, s:s, s:i}", "job", (json_int_t)3, "explanation", "", "uid", 1000);
+	assert_int_equal(audit_event_check(AUDIT_EVENT_OVERRIDE, f, &err), -EINVAL);
+	assert_non_null(strstr(err, "non-empty explanation"));
+	json_decref(f);
 }
 
 /* The shipped config/audit.yaml maps onto the writer's options. */
@@ -77,6 +124,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_script_history, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_compare_keeps_nothing, testdir_setup, testdir_teardown),
+		cmocka_unit_test(test_event_check),
 		cmocka_unit_test(test_options_from_config),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

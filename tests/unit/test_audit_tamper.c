@@ -16,6 +16,10 @@
 #include "audit_format.h"
 #include "audit_fixture.h"
 #include "audit_verify.h"
+#include "checkpoint.h"
+#include "hash.h"
+#include "merkle.h"
+#include "note_sign.h"
 #include "fileio.h"
 #include "macro.h"
 #include "testdir.h"
@@ -29,8 +33,10 @@ struct logfile {
 	size_t offs[N_RECORDS + 1]; /* start of each record, and the end */
 };
 
-/* A 1,000-record log with a checkpoint made at 500 (kept aside as old.ckpt)
- * and records after it citing that checkpoint, then a final checkpoint. */
+/* A 1,000-record log with a checkpoint made at 499 (kept aside as old.ckpt,
+ * recorded in the log at seq 499) and records after it citing that
+ * checkpoint; closing records the checkpoint of 999 at seq 999 and signs the
+ * final one of 1000. */
 static void make_log(const char *dir, struct logfile *lf)
 {
 	fixture_keys(dir, "k", "mai.test/audit");
@@ -38,14 +44,14 @@ static void make_log(const char *dir, struct logfile *lf)
 	struct audit_log *log = NULL;
 	_cleanup_free_ char *err = NULL;
 	assert_int_equal(audit_open(&o, &log, &err), 0);
-	fixture_append(log, 500);
+	fixture_append(log, 499);
 	assert_int_equal(audit_checkpoint_now(log), 0);
 	lf->log_dir = xasprintf("%s/audit", dir);
 	_cleanup_free_ char *ck = xasprintf("%s/checkpoint", lf->log_dir), *old = xasprintf("%s/old.ckpt", dir);
 	size_t cl;
 	_cleanup_free_ char *ckdata = fixture_read(ck, &cl);
 	fixture_write(old, ckdata, cl);
-	fixture_append(log, N_RECORDS - 500);
+	fixture_append(log, N_RECORDS - 501);
 	audit_close(log);
 
 	lf->dir = xstrdup(dir);
@@ -269,10 +275,39 @@ static void test_old_checkpoint_swapped_in(void **state)
 	size_t l;
 	_cleanup_free_ char *data = fixture_read(old, &l);
 	fixture_write(ck, data, l);
-	/* Records 500.. cite the checkpoint of 500 and none cites the final one
-	 * (made at close): from the log alone this is a checkpoint that lags
-	 * behind the log, which is legitimate ("stale"), not tampering. */
+	/* The log is untouched but its checkpoint is the one of 499: the record of
+	 * the checkpoint of 999 (seq 999, written by the writer after it signed
+	 * it) shows that a newer one was signed. */
 	struct audit_verify_report rep;
+	verify(&lf, lf.pub, &rep);
+	assert_false(rep.ok);
+	assert_int_equal(rep.first_bad_seq, 999);
+	assert_int_equal(rep.checkpoint, AUDIT_CKPT_MISMATCH);
+	assert_non_null(strstr(rep.reason, "cites a later checkpoint of 999: an older checkpoint was put back"));
+	audit_verify_report_clear(&rep);
+
+	/* The final checkpoint (1000) swapped for the recorded one (999) is the one
+	 * step the log cannot show: they differ only by that checkpoint record,
+	 * and the verdict says the checkpoint lags ("stale"). */
+	_cleanup_free_ char *sig = xasprintf("%s/k.key", dir);
+	struct note_signer *signer = NULL;
+	_cleanup_free_ char *serr = NULL, *note = NULL, *seg = xasprintf("%s/seg-000000000000.log", lf.log_dir);
+	assert_int_equal(note_signer_load(sig, &signer, &serr), 0);
+	struct merkle_compact mc;
+	merkle_compact_init(&mc);
+	for (size_t i = 0; i < 999; i++) {
+		uint8_t h[32];
+		char hex[65];
+		memcpy(hex, lf.data + lf.offs[i], 64);
+		hex[64] = '\0';
+		assert_int_equal(hash_from_hex(hex, h, 32), 0);
+		merkle_compact_append(&mc, h);
+	}
+	uint8_t root[32];
+	merkle_compact_root(&mc, root);
+	assert_int_equal(checkpoint_sign(signer, "mai.test/audit", 999, root, &note), 0);
+	note_signer_free(signer);
+	fixture_write(ck, note, strlen(note));
 	verify(&lf, lf.pub, &rep);
 	assert_true(rep.ok);
 	assert_int_equal(rep.checkpoint, AUDIT_CKPT_STALE);
@@ -299,10 +334,21 @@ static void test_old_checkpoint_swapped_in(void **state)
 	_cleanup_free_ char *pub = xasprintf("%s/k.pub", dir);
 	assert_int_equal(audit_verify_log(log_dir, pub, &rep), 0);
 	assert_false(rep.ok);
-	assert_int_equal(rep.first_bad_seq, 200);
+	assert_int_equal(rep.first_bad_seq, 201); /* the record of the second checkpoint */
 	assert_int_equal(rep.checkpoint, AUDIT_CKPT_MISMATCH);
 	assert_non_null(strstr(rep.reason, "an older checkpoint was put back"));
 	audit_verify_report_clear(&rep);
+}
+
+static void load_ckpt(const char *path, const char *pub, struct checkpoint *ck)
+{
+	struct note_verifier *v = NULL;
+	_cleanup_free_ char *err = NULL, *note = NULL;
+	size_t len;
+	assert_int_equal(note_verifier_load(pub, &v, &err), 0);
+	note = fixture_read(path, &len);
+	assert_int_equal(checkpoint_open(v, note, len, ck, &err), 0);
+	note_verifier_free(v);
 }
 
 static void test_since_checkpoint(void **state)
@@ -312,8 +358,38 @@ static void test_since_checkpoint(void **state)
 	make_log(dir, &lf);
 	_cleanup_free_ char *old = xasprintf("%s/old.ckpt", dir);
 	struct audit_verify_report rep;
+	/* The log only grew: a consistency proof from 499 to 1000 records,
+	 * computed from the log, leads from the kept root to the log's. */
 	assert_int_equal(audit_verify_log_since(lf.log_dir, lf.pub, old, &rep), 0);
 	assert_true(rep.ok);
+	assert_true(rep.consistency_checked && rep.consistency_ok);
+	assert_int_equal(rep.consistency_from, 499);
+	assert_int_equal(rep.consistency_to, N_RECORDS);
+	assert_true(rep.consistency_proof_n > 0);
+	_cleanup_free_ char *line = audit_verify_report_line(&rep);
+	assert_non_null(strstr(line, " consistency=ok from=499 to=1000 proof="));
+	json_t *j = audit_verify_report_json(&rep);
+	json_t *cj = json_object_get(j, "consistency");
+	assert_true(json_is_true(json_object_get(cj, "ok")));
+	assert_int_equal(json_array_size(json_object_get(cj, "proof")), rep.consistency_proof_n);
+	json_decref(j);
+	/* The proof is what is checked: one flipped bit in it and it fails. */
+	uint8_t kept_root[32], log_root[32];
+	struct checkpoint kc, lc;
+	load_ckpt(old, lf.pub, &kc);
+	_cleanup_free_ char *ckpath = xasprintf("%s/checkpoint", lf.log_dir);
+	load_ckpt(ckpath, lf.pub, &lc);
+	memcpy(kept_root, kc.root, 32);
+	memcpy(log_root, lc.root, 32);
+	assert_int_equal(merkle_verify_consistency(499, N_RECORDS, kept_root, log_root,
+						   (const uint8_t(*)[32])rep.consistency_proof,
+						   rep.consistency_proof_n), 0);
+	rep.consistency_proof[0][7] ^= 0x10;
+	assert_int_equal(merkle_verify_consistency(499, N_RECORDS, kept_root, log_root,
+						   (const uint8_t(*)[32])rep.consistency_proof,
+						   rep.consistency_proof_n), -EBADMSG);
+	checkpoint_clear(&kc);
+	checkpoint_clear(&lc);
 	audit_verify_report_clear(&rep);
 	/* Shrunk below the kept checkpoint. */
 	static size_t order[N_RECORDS];
@@ -339,6 +415,8 @@ static void test_since_checkpoint(void **state)
 	audit_verify_report_clear(&rep);
 	assert_int_equal(audit_verify_log_since(lf.log_dir, lf.pub, old, &rep), 0);
 	assert_false(rep.ok);
+	assert_true(rep.consistency_checked && !rep.consistency_ok);
+	assert_non_null(strstr(rep.reason, "the consistency proof from"));
 	assert_non_null(strstr(rep.reason, "history rewritten"));
 	audit_verify_report_clear(&rep);
 	/* An unreadable --since file is an error, not a verdict. */
@@ -359,8 +437,8 @@ static void test_two_thread_halves(void **state)
 	struct audit_log *log = NULL;
 	_cleanup_free_ char *err = NULL;
 	assert_int_equal(audit_open(&o, &log, &err), 0);
-	fixture_append(log, 4000);
-	audit_close(log);
+	fixture_append(log, 3999);
+	audit_close(log); /* and the record of the checkpoint made at close */
 	_cleanup_free_ char *log_dir = xasprintf("%s/audit", dir), *pub = xasprintf("%s/k.pub", dir);
 	_cleanup_free_ char *seg = xasprintf("%s/seg-000000000000.log", log_dir);
 	size_t len;
@@ -419,8 +497,8 @@ static void test_rotated_log(void **state)
 	struct audit_log *log = NULL;
 	_cleanup_free_ char *err = NULL;
 	assert_int_equal(audit_open(&o, &log, &err), 0);
-	fixture_append(log, N_RECORDS);
-	audit_close(log);
+	fixture_append(log, N_RECORDS - 1);
+	audit_close(log); /* and the record of the checkpoint made at close */
 	_cleanup_free_ char *log_dir = xasprintf("%s/audit", dir), *pub = xasprintf("%s/k.pub", dir);
 	_cleanup_free_ uint64_t *firsts = NULL;
 	size_t nseg = 0;

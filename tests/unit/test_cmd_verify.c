@@ -75,14 +75,14 @@ static void test_keygen_then_verify(void **state)
 
 	/* STATE_DIR finds audit/ inside it. */
 	assert_int_equal(run(&out4, "verify '%s/state' --pubkey '%s'", dir, pub), 0);
-	assert_true(strncmp(out4, "OK n=20 head=", 13) == 0);
+	assert_true(strncmp(out4, "OK n=21 head=", 13) == 0); /* 20 and the sidecar's checkpoint record */
 	assert_non_null(strstr(out4, " checkpoint=ok\n"));
 	free(out4);
 	assert_int_equal(run(&out4, "verify --json '%s'", log_dir), 0);
 	json_t *j = json_loads(out4, 0, NULL);
 	assert_non_null(j);
 	assert_true(json_is_true(json_object_get(j, "ok")));
-	assert_int_equal(json_integer_value(json_object_get(j, "entries")), 20);
+	assert_int_equal(json_integer_value(json_object_get(j, "entries")), 21);
 	assert_string_equal(json_string_value(json_object_get(j, "checkpoint")), "ok");
 	assert_true(json_is_null(json_object_get(j, "first_bad_seq")));
 	json_decref(j);
@@ -120,10 +120,59 @@ static void test_keygen_then_verify(void **state)
 	assert_int_equal(run(&out4, "verify '%s' --pubkey '%s/nokey'", log_dir, dir), 2);
 }
 
+/* --since: the log only grew since a kept checkpoint (a consistency proof
+ * shown on the line and in the JSON), or its history was rewritten (exit 1). */
+static void test_since(void **state)
+{
+	const char *dir = *state;
+	fixture_keys(dir, "k", "mai.test/audit");
+	struct audit_options o = fixture_options(dir, "k", 0);
+	struct audit_log *log = NULL;
+	_cleanup_free_ char *err = NULL, *out = NULL, *log_dir = xasprintf("%s/audit", dir);
+	_cleanup_free_ char *pub = xasprintf("%s/k.pub", dir), *kept = xasprintf("%s/kept.ckpt", dir);
+	_cleanup_free_ char *ck = xasprintf("%s/checkpoint", log_dir);
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	fixture_append(log, 20);
+	assert_int_equal(audit_checkpoint_now(log), 0); /* signs 20, recorded as seq 20 */
+	size_t len;
+	_cleanup_free_ char *note = fixture_read(ck, &len);
+	fixture_write(kept, note, len);
+	fixture_append(log, 30);
+	audit_close(log); /* 20 + 1 + 30 + 1 records */
+
+	assert_int_equal(run(&out, "verify '%s' --pubkey '%s' --since '%s'", log_dir, pub, kept), 0);
+	assert_true(strncmp(out, "OK n=52 head=", 13) == 0);
+	assert_non_null(strstr(out, " checkpoint=ok consistency=ok from=20 to=52 proof="));
+	free(out);
+	assert_int_equal(run(&out, "verify '%s' --json --since '%s'", log_dir, kept), 0);
+	json_t *j = json_loads(out, 0, NULL);
+	json_t *c = json_object_get(j, "consistency");
+	assert_true(json_is_true(json_object_get(c, "ok")));
+	assert_int_equal(json_integer_value(json_object_get(c, "from")), 20);
+	assert_int_equal(json_integer_value(json_object_get(c, "to")), 52);
+	assert_true(json_array_size(json_object_get(c, "proof")) > 0);
+	json_decref(j);
+	free(out);
+
+	/* The same key writes another history from scratch. */
+	_cleanup_free_ char *rm = xasprintf("rm -rf '%s'", log_dir);
+	assert_int_equal(system(rm), 0);
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	fixture_append(log, 3);
+	fixture_append(log, 60);
+	audit_close(log);
+	assert_int_equal(run(&out, "verify '%s' --pubkey '%s'", log_dir, pub), 0); /* consistent in itself */
+	free(out);
+	assert_int_equal(run(&out, "verify '%s' --pubkey '%s' --since '%s'", log_dir, pub, kept), 1);
+	assert_true(strncmp(out, "FAIL seq=0: the consistency proof from ", 39) == 0);
+	assert_non_null(strstr(out, "history rewritten"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_keygen_then_verify, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_since, testdir_setup, testdir_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -100,9 +100,13 @@ static int stage_execute(void *arg, const char *name, const struct intake_snapsh
 	return 0;
 }
 
-static int stage_audit(void *arg, const char *type, json_t *fields, uint64_t *seq)
+/* The records are checked as the real log's event API checks them. */
+static int stage_audit(void *arg, enum audit_event e, json_t *fields, uint64_t *seq)
 {
 	struct ctx *c = arg;
+	_cleanup_free_ char *err = NULL;
+	if (audit_event_check(e, fields, &err) < 0)
+		fail_msg("the daemon wrote a %s record without a field it needs: %s", audit_event_to_string(e), err);
 	pthread_mutex_lock(&c->lock);
 	int r = c->audit_fails ? -ENOSPC : 0;
 	if (!r)
