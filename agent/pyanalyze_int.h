@@ -69,7 +69,8 @@ void pya_resolve_name(struct pya_ctx *c, const struct pytok *t, struct pya_val *
 void pya_emit(struct pya_ctx *c, struct pya_event *ev, const struct pytok *at);
 /* Analyzes text (exec'd constant strings) as code with dynamic events. */
 void pya_analyze_text(struct pya_ctx *c, const char *s, size_t n, const struct pytok *at);
-static inline int pya_tok_is(const struct pya_ctx *c, size_t i, enum pytok_kind k, const char *s)
+static inline __attribute__((always_inline)) int pya_tok_is(const struct pya_ctx *c, size_t i,
+							    enum pytok_kind k, const char *s)
 {
 	return i < c->n && pytok_is(&c->t[i], k, s);
 }
