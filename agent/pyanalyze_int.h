@@ -52,7 +52,16 @@ struct pya_ctx {
 	struct assess_metrics *m;
 };
 
-void pya_val_clear(struct pya_val *v);
+/* Frees what v holds and zeroes it. */
+void pya_val_release(struct pya_val *v);
+/* The same; inline because most values cleared hold nothing. */
+static inline void pya_val_clear(struct pya_val *v)
+{
+	if (v->s || v->meth || v->items)
+		pya_val_release(v);
+	else
+		*v = (struct pya_val){ 0 };
+}
 void pya_val_copy(struct pya_val *dst, const struct pya_val *src);
 /* Folding helpers (pyfold_str.c): new strings, or NULL when not constant. */
 char *pya_format_str(const char *fmt, const struct pya_val *args, size_t n);

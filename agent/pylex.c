@@ -288,10 +288,13 @@ static size_t lex_string(struct pylex *lx, struct pytok_vec *v, size_t start, si
 		(void)t;
 		return i;
 	}
-	t = emit(lx, v, PYT_STRING, start, NULL, 0);
+	t = emit(lx, v, PYT_STRING, start, b + body, body_end - body);
 	t->flags = flags;
-	t->s = pylex_unescape(b + body, body_end - body, flags, &t->n);
-	t->owned = 1;
+	/* Most literals have no escape: their value is their text. */
+	if (!(flags & PYT_F_RAW) && memchr(b + body, '\\', body_end - body)) {
+		t->s = pylex_unescape(b + body, body_end - body, flags, &t->n);
+		t->owned = 1;
+	}
 	return i;
 }
 
