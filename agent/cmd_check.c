@@ -189,7 +189,7 @@ struct check_run {
 	/* Output side, touched by check_done only. */
 	enum assess_level worst;
 	int unreadable;
-	json_t *all;
+	size_t json_items;        /* elements of the JSON array printed */
 	struct assess_sarif sarif;
 };
 
@@ -221,6 +221,26 @@ static void check_work(void *p, size_t i)
 	}
 }
 
+/* Prints one element of the --format json array exactly as json_dumpf()
+ * of the whole array would: the array is streamed, so output starts while
+ * files are still being assessed and only one file's JSON is held. */
+static void print_json_element(const json_t *j, int first)
+{
+	char *s = json_dumps(j, JSON_INDENT(2) | JSON_ENSURE_ASCII);
+
+	fputs(first ? "[\n  " : ",\n  ", stdout);
+	for (const char *p = s, *nl; *p; p = nl + 1) {
+		nl = strchr(p, '\n');
+		if (!nl) {
+			fputs(p, stdout);
+			break;
+		}
+		fwrite(p, 1, (size_t)(nl - p) + 1, stdout);
+		fputs("  ", stdout); /* one level deeper inside the array */
+	}
+	free(s);
+}
+
 /* Prints one assessed file and frees what it held; in file order. */
 static void check_done(void *p, size_t i)
 {
@@ -242,7 +262,8 @@ static void check_done(void *p, size_t i)
 	} else if (run->format == FORMAT_JSON) {
 		json_t *j = assess_result_to_json(res);
 		json_object_set_new(j, "path", json_string(path));
-		json_array_append_new(run->all, j);
+		print_json_element(j, run->json_items++ == 0);
+		json_decref(j);
 	} else {
 		assess_sarif_add(&run->sarif, path, res);
 	}
@@ -365,8 +386,6 @@ int cmd_check(int argc, char **argv)
 	}
 	struct check_run run = { .files = &files, .rules = rules, .cfg = cfg,
 				 .native_only = native_only, .format = format, .worst = ASSESS_LOW };
-	if (format == FORMAT_JSON)
-		run.all = json_array();
 	if (format == FORMAT_SARIF)
 		assess_sarif_init(&run.sarif);
 	if (!jobs)
@@ -379,9 +398,10 @@ int cmd_check(int argc, char **argv)
 	ordered_pool_run(files.n, jobs, window, check_work, check_done, &run);
 	free(run.slots);
 	unreadable |= run.unreadable;
-	json_t *doc = format == FORMAT_JSON ? run.all
-		    : format == FORMAT_SARIF ? assess_sarif_finish(&run.sarif) : NULL;
-	if (doc) {
+	if (format == FORMAT_JSON)
+		fputs(run.json_items ? "\n]\n" : "[]\n", stdout);
+	if (format == FORMAT_SARIF) {
+		json_t *doc = assess_sarif_finish(&run.sarif);
 		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_ENSURE_ASCII);
 		putchar('\n');
 		json_decref(doc);

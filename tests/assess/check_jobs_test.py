@@ -44,6 +44,12 @@ with tempfile.TemporaryDirectory() as d:
             check(par.stderr == seq.stderr, "%s: stderr differs from --jobs 1:\n%s\n---\n%s"
                   % (what, par.stderr.decode(), seq.stderr.decode()))
 
+    # The JSON array is streamed file by file: no file is still an array.
+    empty = os.path.join(d, "empty")
+    os.mkdir(empty)
+    p = run("--native-only", "--config-dir", cfg, "--format", "json", empty)
+    check(p.returncode == 0 and p.stdout == b"[]\n", "no file gives []: %r" % p.stdout)
+
     for bad in ("0", "x", "65", ""):
         p = run("--jobs", bad, corpus)
         check(p.returncode == 2 and b"bad --jobs" in p.stderr,
