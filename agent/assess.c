@@ -84,22 +84,23 @@ struct match_ctx {
 	struct assess_result *out;
 };
 
+static void add_finding(void *p, const struct assess_rule *r, const struct pya_event *ev)
+{
+	struct assess_result *out = p;
+	struct assess_finding f = {
+		.rule_id = r->id, .bandit_id = r->bandit_id, .severity = r->severity,
+		.confidence = r->confidence, .cwe = r->cwe, .line = ev->line, .col = ev->col,
+		.message = r->message, .source = "mai", .score = assess_rule_score(r),
+		.block = r->block,
+	};
+	assess_result_add(out, &f);
+}
+
 static void on_event(void *p, const struct pya_event *ev)
 {
 	struct match_ctx *m = p;
 
-	for (size_t i = 0; i < m->rules->n; i++) {
-		const struct assess_rule *r = &m->rules->r[i];
-		if (!assess_rule_matches(r, ev))
-			continue;
-		struct assess_finding f = {
-			.rule_id = r->id, .bandit_id = r->bandit_id, .severity = r->severity,
-			.confidence = r->confidence, .cwe = r->cwe, .line = ev->line, .col = ev->col,
-			.message = r->message, .source = "mai", .score = assess_rule_score(r),
-			.block = r->block,
-		};
-		assess_result_add(m->out, &f);
-	}
+	assess_rules_each_match(m->rules, ev, add_finding, m->out);
 }
 
 static int finding_cmp(const void *a, const void *b)

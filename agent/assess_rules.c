@@ -145,6 +145,7 @@ void assess_rules_free(struct assess_rules *rules)
 		rule_clear(&rules->r[i]);
 	free(rules->r);
 	free(rules->source);
+	assess_rules_index_free(rules);
 	free(rules);
 }
 
@@ -239,12 +240,11 @@ int assess_rules_apply(struct assess_rules *rules, const char *name, const struc
 		return 0;
 	if (seq->kind != YT_SEQUENCE)
 		return fail(err, name, seq, "rules is not a list", "a list of rules (- id: ...)");
-	for (size_t i = 0; i < seq->n_items; i++) {
-		int rc = apply_one(rules, name, seq->items[i], err);
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	int rc = 0;
+	for (size_t i = 0; i < seq->n_items && rc == 0; i++)
+		rc = apply_one(rules, name, seq->items[i], err);
+	assess_rules_index_build(rules);
+	return rc;
 }
 
 static int apply_thresholds(struct assess_rules *rules, const char *name,

@@ -12,6 +12,7 @@
 #include "config.h"
 #include "fileio.h"
 #include "log.h"
+#include "ordered_pool.h"
 
 /* Exit statuses of check, by the highest level among the files. */
 enum {
@@ -24,13 +25,18 @@ enum {
 /* Larger files are refused as the daemon's intake would refuse them. */
 #define CHECK_MAX_FILE (256u * 1024 * 1024)
 
+/* Default and largest --jobs: a few threads saturate the CPUs; more only
+ * add memory (each has files in flight and its own malloc arena). */
+#define CHECK_JOBS_DEFAULT_MAX 8u
+#define CHECK_JOBS_MAX 64u
+
 enum format { FORMAT_TEXT, FORMAT_JSON, FORMAT_SARIF };
 
 static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: mai-agent check [--format text|json|sarif] [--config-dir DIR] [--native-only]\n"
-		"                       FILE|DIR...\n"
+		"                       [--jobs N] FILE|DIR...\n"
 		"\n"
 		"Assesses Python files without running them: findings, metrics and a level\n"
 		"(LOW, MEDIUM, HIGH, BLOCKED) per file, as the agent would before a run.\n"
@@ -46,12 +52,15 @@ static void usage(FILE *out)
 		"                       alone when the directory has no security.yaml\n"
 		"  -n, --native-only    do not run Bandit or Semgrep even when security.yaml\n"
 		"                       enables them (analyzers.bandit.enabled, ...)\n"
+		"  -j, --jobs N         assess N files at a time (1 to %u; default: the\n"
+		"                       CPUs this process may use, at most %u); the output\n"
+		"                       is the same, in the same order, for every N\n"
 		"  -h, --help           this help\n"
 		"\n"
 		"Exit status: 0 every file is LOW; 10 the worst is MEDIUM; 11 HIGH;\n"
 		"12 BLOCKED (a rejected file, e.g. invalid UTF-8, is BLOCKED);\n"
 		"2 usage error or a file that cannot be read; 3 invalid security.yaml.\n",
-		CONFIG_DEFAULT_DIR);
+		CONFIG_DEFAULT_DIR, CHECK_JOBS_MAX, CHECK_JOBS_DEFAULT_MAX);
 }
 
 struct check_files {
@@ -160,6 +169,109 @@ static void print_text(const char *path, const char *data, size_t len, const str
 	       r->n_findings == 1 ? "" : "s", r->metrics.lines);
 }
 
+/* One file between its assessment (a worker thread) and its output (the
+ * calling thread, in the order of the file list). */
+struct check_slot {
+	char *data;
+	size_t len;
+	int read_error;       /* -errno from reading the file, or 0 */
+	struct assess_result res;
+};
+
+struct check_run {
+	const struct check_files *files;
+	const struct assess_rules *rules;
+	const struct mai_config *cfg;
+	int native_only;
+	enum format format;
+	struct check_slot *slots; /* indexed by file % window */
+	size_t window;
+	/* Output side, touched by check_done only. */
+	enum assess_level worst;
+	int unreadable;
+	size_t json_items;        /* elements of the JSON array printed */
+	struct assess_sarif sarif;
+};
+
+/* Reads and assesses one file; runs on a worker thread. */
+static void check_work(void *p, size_t i)
+{
+	struct check_run *run = p;
+	struct check_slot *sl = &run->slots[i % run->window];
+	const char *path = run->files->v[i];
+
+	memset(sl, 0, sizeof(*sl));
+	sl->read_error = fileio_read_path(path, CHECK_MAX_FILE, &sl->data, &sl->len);
+	if (sl->read_error < 0)
+		return;
+	const uint8_t *data = (const uint8_t *)sl->data;
+	struct assess_result *res = &sl->res;
+	if (assess_source(run->rules, path, data, sl->len, res) == 0 && !run->native_only) {
+		const struct config_analyzer *b = &run->cfg->security.analyzers.bandit;
+		const struct config_analyzer *s = &run->cfg->security.analyzers.semgrep;
+		if (b->enabled) {
+			struct assess_external x = { b->path, NULL, (unsigned)b->timeout_ms };
+			assess_bandit_run(&x, data, sl->len, res);
+		}
+		if (s->enabled) {
+			struct assess_external x = { s->path, s->rules, (unsigned)s->timeout_ms };
+			assess_semgrep_run(&x, data, sl->len, res);
+		}
+		assess_result_finish(run->rules, res);
+	}
+}
+
+/* Prints one element of the --format json array exactly as json_dumpf()
+ * of the whole array would: the array is streamed, so output starts while
+ * files are still being assessed and only one file's JSON is held. */
+static void print_json_element(const json_t *j, int first)
+{
+	char *s = json_dumps(j, JSON_INDENT(2) | JSON_ENSURE_ASCII);
+
+	fputs(first ? "[\n  " : ",\n  ", stdout);
+	for (const char *p = s, *nl; *p; p = nl + 1) {
+		nl = strchr(p, '\n');
+		if (!nl) {
+			fputs(p, stdout);
+			break;
+		}
+		fwrite(p, 1, (size_t)(nl - p) + 1, stdout);
+		fputs("  ", stdout); /* one level deeper inside the array */
+	}
+	free(s);
+}
+
+/* Prints one assessed file and frees what it held; in file order. */
+static void check_done(void *p, size_t i)
+{
+	struct check_run *run = p;
+	struct check_slot *sl = &run->slots[i % run->window];
+	const char *path = run->files->v[i];
+	struct assess_result *res = &sl->res;
+
+	if (sl->read_error < 0) {
+		log_errorx("%s: cannot read: %s", path,
+			   sl->read_error == -EFBIG ? "larger than 256 MiB" : strerror(-sl->read_error));
+		run->unreadable = 1;
+		return;
+	}
+	if (res->level > run->worst)
+		run->worst = res->level;
+	if (run->format == FORMAT_TEXT) {
+		print_text(path, sl->data, sl->len, res);
+	} else if (run->format == FORMAT_JSON) {
+		json_t *j = assess_result_to_json(res);
+		json_object_set_new(j, "path", json_string(path));
+		print_json_element(j, run->json_items++ == 0);
+		json_decref(j);
+	} else {
+		assess_sarif_add(&run->sarif, path, res);
+	}
+	assess_result_clear(res);
+	free(sl->data);
+	sl->data = NULL;
+}
+
 static int load_rules(const char *config_dir, struct assess_rules **rules,
 		      struct mai_config **cfg, int native_only)
 {
@@ -203,6 +315,7 @@ int cmd_check(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "config-dir", required_argument, NULL, 'c' },
 		{ "native-only", no_argument, NULL, 'n' },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -210,11 +323,11 @@ int cmd_check(int argc, char **argv)
 	const char *config_dir = NULL;
 	struct assess_rules *rules = NULL;
 	struct check_files files = { 0 };
-	enum assess_level worst = ASSESS_LOW;
 	struct mai_config *cfg = NULL;
 	int c, rc = 0, unreadable = 0, native_only = 0;
+	unsigned jobs = 0;
 
-	while ((c = getopt_long(argc, argv, "f:c:nh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:c:nj:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (!strcmp(optarg, "text")) format = FORMAT_TEXT;
@@ -231,6 +344,17 @@ int cmd_check(int argc, char **argv)
 		case 'n':
 			native_only = 1;
 			break;
+		case 'j': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (*end || !optarg[0] || v < 1 || v > CHECK_JOBS_MAX) {
+				log_errorx("bad --jobs '%s'; use a number from 1 to %u", optarg,
+					   CHECK_JOBS_MAX);
+				return MAI_EXIT_USAGE;
+			}
+			jobs = (unsigned)v;
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return MAI_EXIT_OK;
@@ -260,50 +384,24 @@ int cmd_check(int argc, char **argv)
 			files_add(&files, xstrdup(argv[i]));
 		}
 	}
-	json_t *all = format == FORMAT_JSON ? json_array() : NULL;
-	struct assess_sarif sarif;
+	struct check_run run = { .files = &files, .rules = rules, .cfg = cfg,
+				 .native_only = native_only, .format = format, .worst = ASSESS_LOW };
 	if (format == FORMAT_SARIF)
-		assess_sarif_init(&sarif);
-	for (size_t i = 0; i < files.n; i++) {
-		_cleanup_free_ char *data = NULL;
-		size_t len = 0;
-		struct assess_result res;
-		int r = fileio_read_path(files.v[i], CHECK_MAX_FILE, &data, &len);
-		if (r < 0) {
-			log_errorx("%s: cannot read: %s", files.v[i],
-				   r == -EFBIG ? "larger than 256 MiB" : strerror(-r));
-			unreadable = 1;
-			continue;
-		}
-		if (assess_source(rules, files.v[i], (const uint8_t *)data, len, &res) == 0 &&
-		    !native_only) {
-			const struct config_analyzer *b = &cfg->security.analyzers.bandit;
-			const struct config_analyzer *s = &cfg->security.analyzers.semgrep;
-			if (b->enabled) {
-				struct assess_external x = { b->path, NULL, (unsigned)b->timeout_ms };
-				assess_bandit_run(&x, (const uint8_t *)data, len, &res);
-			}
-			if (s->enabled) {
-				struct assess_external x = { s->path, s->rules, (unsigned)s->timeout_ms };
-				assess_semgrep_run(&x, (const uint8_t *)data, len, &res);
-			}
-			assess_result_finish(rules, &res);
-		}
-		if (res.level > worst)
-			worst = res.level;
-		if (format == FORMAT_TEXT) {
-			print_text(files.v[i], data, len, &res);
-		} else if (format == FORMAT_JSON) {
-			json_t *j = assess_result_to_json(&res);
-			json_object_set_new(j, "path", json_string(files.v[i]));
-			json_array_append_new(all, j);
-		} else {
-			assess_sarif_add(&sarif, files.v[i], &res);
-		}
-		assess_result_clear(&res);
-	}
-	json_t *doc = format == FORMAT_JSON ? all : format == FORMAT_SARIF ? assess_sarif_finish(&sarif) : NULL;
-	if (doc) {
+		assess_sarif_init(&run.sarif);
+	if (!jobs)
+		jobs = ordered_pool_cpus(CHECK_JOBS_DEFAULT_MAX);
+	/* Two files per thread in flight: one being assessed, one waiting to
+	 * be printed; memory stays a few files whatever the tree. */
+	size_t window = 2 * (size_t)jobs;
+	run.slots = xcalloc(window, sizeof(*run.slots));
+	run.window = window;
+	ordered_pool_run(files.n, jobs, window, check_work, check_done, &run);
+	free(run.slots);
+	unreadable |= run.unreadable;
+	if (format == FORMAT_JSON)
+		fputs(run.json_items ? "\n]\n" : "[]\n", stdout);
+	if (format == FORMAT_SARIF) {
+		json_t *doc = assess_sarif_finish(&run.sarif);
 		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_ENSURE_ASCII);
 		putchar('\n');
 		json_decref(doc);
@@ -318,5 +416,5 @@ int cmd_check(int argc, char **argv)
 		return MAI_EXIT_USAGE;
 	static const int by_level[] = { CHECK_EXIT_LOW, CHECK_EXIT_MEDIUM, CHECK_EXIT_HIGH,
 					CHECK_EXIT_BLOCKED };
-	return by_level[worst];
+	return by_level[run.worst];
 }

@@ -256,11 +256,15 @@ static void statement(struct pya_ctx *c, const struct pytok *t, size_t n, size_t
 			off = 1;
 		const struct pytok *kw = &t[off];
 		if (kw->kind == PYT_NAME) {
-			static const char *const heads[] = { "if", "elif", "else", "while", "for", "try",
-							     "except", "finally", "with", "def", "class" };
-			for (size_t h = 0; h < ARRAY_SIZE(heads); h++)
-				if (pytok_is(kw, PYT_NAME, heads[h]))
-					compound = 1;
+#define HEAD(s) { s, sizeof(s) - 1 }
+			static const struct { const char *s; size_t n; } heads[] = {
+				HEAD("if"), HEAD("elif"), HEAD("else"), HEAD("while"), HEAD("for"),
+				HEAD("try"), HEAD("except"), HEAD("finally"), HEAD("with"), HEAD("def"),
+				HEAD("class"),
+			};
+#undef HEAD
+			for (size_t h = 0; h < ARRAY_SIZE(heads) && !compound; h++)
+				compound = pytok_is_n(kw, PYT_NAME, heads[h].s, heads[h].n);
 			is_loop = pytok_is(kw, PYT_NAME, "while") || pytok_is(kw, PYT_NAME, "for");
 			is_def = pytok_is(kw, PYT_NAME, "def");
 			is_class = pytok_is(kw, PYT_NAME, "class");

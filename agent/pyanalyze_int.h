@@ -52,7 +52,16 @@ struct pya_ctx {
 	struct assess_metrics *m;
 };
 
-void pya_val_clear(struct pya_val *v);
+/* Frees what v holds and zeroes it. */
+void pya_val_release(struct pya_val *v);
+/* The same; inline because most values cleared hold nothing. */
+static inline void pya_val_clear(struct pya_val *v)
+{
+	if (v->s || v->meth || v->items)
+		pya_val_release(v);
+	else
+		*v = (struct pya_val){ 0 };
+}
 void pya_val_copy(struct pya_val *dst, const struct pya_val *src);
 /* Folding helpers (pyfold_str.c): new strings, or NULL when not constant. */
 char *pya_format_str(const char *fmt, const struct pya_val *args, size_t n);
@@ -69,7 +78,8 @@ void pya_resolve_name(struct pya_ctx *c, const struct pytok *t, struct pya_val *
 void pya_emit(struct pya_ctx *c, struct pya_event *ev, const struct pytok *at);
 /* Analyzes text (exec'd constant strings) as code with dynamic events. */
 void pya_analyze_text(struct pya_ctx *c, const char *s, size_t n, const struct pytok *at);
-static inline int pya_tok_is(const struct pya_ctx *c, size_t i, enum pytok_kind k, const char *s)
+static inline __attribute__((always_inline)) int pya_tok_is(const struct pya_ctx *c, size_t i,
+							    enum pytok_kind k, const char *s)
 {
 	return i < c->n && pytok_is(&c->t[i], k, s);
 }

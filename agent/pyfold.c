@@ -23,8 +23,9 @@ static void set_ref(struct pya_val *v, char *s, int dynamic)
 	v->dynamic = dynamic;
 }
 
-/* Python 3.11's builtins: with a star import in the file, any other bare
- * name may come from the star-imported module. */
+/* Python 3.11's builtins, in strcmp order (is_builtin searches them): with
+ * a star import in the file, any other bare name may come from the
+ * star-imported module. */
 static const char *const builtin_names[] = {
 	"__build_class__", "__import__", "abs", "aiter", "all", "anext", "any", "ascii", "bin",
 	"bool", "breakpoint", "bytearray", "bytes", "callable", "chr", "classmethod", "compile",
@@ -36,6 +37,27 @@ static const char *const builtin_names[] = {
 	"set", "setattr", "slice", "sorted", "staticmethod", "str", "sum", "super", "tuple", "type",
 	"vars", "zip",
 };
+
+/* Binary search of the sorted table above: asked for most names. */
+static int is_builtin(const char *s, size_t n)
+{
+	size_t lo = 0, hi = ARRAY_SIZE(builtin_names);
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const char *b = builtin_names[mid];
+		int c = strncmp(b, s, n);
+		if (c == 0)
+			c = b[n] != '\0';
+		if (c == 0)
+			return 1;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
 
 static int is_keyword_value(const struct pytok *t)
 {
@@ -83,12 +105,10 @@ void pya_resolve_name(struct pya_ctx *c, const struct pytok *t, struct pya_val *
 		set_ref(out, xstrdup("builtins"), hidden);
 		return;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(builtin_names) && t->n <= 16; i++)
-		if (builtin_names[i][0] == t->s[0] && strlen(builtin_names[i]) == t->n &&
-		    memcmp(builtin_names[i], t->s, t->n) == 0) {
-			set_ref(out, dotted_join("builtins", 8, t->s, t->n), hidden);
-			return;
-		}
+	if (is_builtin(t->s, t->n)) {
+		set_ref(out, dotted_join("builtins", 8, t->s, t->n), hidden);
+		return;
+	}
 	if (c->n_star)
 		set_ref(out, dotted_join(c->star[c->n_star - 1], strlen(c->star[c->n_star - 1]), t->s, t->n), hidden);
 }
@@ -647,15 +667,19 @@ static void postfix(struct pya_ctx *c, size_t *i, struct pya_val *v)
 
 static int binary_op(const struct pytok *t)
 {
-	static const char *const ops[] = {
-		"+", "-", "*", "/", "%", "//", "**", "|", "&", "^", "<<", ">>", "==", "!=", "<",
-		">", "<=", ">=", "@", "and", "or", "in", "not", "is", "if", "else", ":=",
+#define OP(s) { s, sizeof(s) - 1 }
+	static const struct { const char *s; size_t n; } ops[] = {
+		OP("+"), OP("-"), OP("*"), OP("/"), OP("%"), OP("//"), OP("**"), OP("|"), OP("&"),
+		OP("^"), OP("<<"), OP(">>"), OP("=="), OP("!="), OP("<"), OP(">"), OP("<="),
+		OP(">="), OP("@"), OP("and"), OP("or"), OP("in"), OP("not"), OP("is"), OP("if"),
+		OP("else"), OP(":="),
 	};
-	if (t->kind != PYT_OP && t->kind != PYT_NAME)
+#undef OP
+	if ((t->kind != PYT_OP && t->kind != PYT_NAME) || t->n > 4)
 		return 0;
 	for (size_t k = 0; k < ARRAY_SIZE(ops); k++)
-		if (pytok_is(t, t->kind, ops[k]))
-			return (t->kind == PYT_NAME) == (ops[k][0] >= 'a');
+		if (pytok_is_n(t, t->kind, ops[k].s, ops[k].n))
+			return (t->kind == PYT_NAME) == (ops[k].s[0] >= 'a');
 	return 0;
 }
 

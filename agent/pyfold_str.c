@@ -12,7 +12,7 @@ static void set_str(struct pya_val *v, char *s)
 	v->s = s;
 }
 
-void pya_val_clear(struct pya_val *v)
+void pya_val_release(struct pya_val *v)
 {
 	free(v->s);
 	free(v->meth);

@@ -57,26 +57,59 @@ void pylex_close(struct pylex *lx)
 	memset(lx, 0, sizeof(*lx));
 }
 
-/* Moves the position walker forward to off (offsets only grow). */
+/* Moves the position walker forward to off (offsets only grow). It sees
+ * every byte of the file once, so it is the lexer's innermost loop: eight
+ * bytes at a time while they are all printable ASCII (each one a column),
+ * byte by byte for line ends and UTF-8. */
 static void walk_to(struct pylex *lx, size_t off)
 {
 	const unsigned char *b = (const unsigned char *)lx->buf;
+	const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
+	size_t i = lx->w_off;
+	unsigned line = lx->w_line, col = lx->w_col;
 
-	if (off < lx->w_off) {
+	if (off < i) {
 		/* Never expected; restart from the top rather than guess. */
-		lx->w_off = 0;
-		lx->w_line = 1;
-		lx->w_col = 1;
+		i = 0;
+		line = 1;
+		col = 1;
 	}
-	for (size_t i = lx->w_off; i < off; i++) {
-		if (b[i] == '\n' || (b[i] == '\r' && (i + 1 >= lx->len || b[i + 1] != '\n'))) {
-			lx->w_line++;
-			lx->w_col = 1;
-		} else if ((b[i] & 0xC0) != 0x80 && b[i] != '\r') {
-			lx->w_col++;
+	while (i < off) {
+		uint64_t w;
+		if (off - i >= 8) {
+			memcpy(&w, b + i, 8);
+			/* No byte below 14 ('\r' is 13) and none of 0x80 or more. */
+			if ((((w - 14 * ones) | w) & high) == 0) {
+				i += 8;
+				col += 8;
+				continue;
+			}
 		}
+		unsigned char c = b[i];
+		if ((unsigned char)(c - 14) < 0x80 - 14) { /* ASCII, no line end */
+			col++;
+			i++;
+			continue;
+		}
+		if (c == '\n' || (c == '\r' && (i + 1 >= lx->len || b[i + 1] != '\n'))) {
+			line++;
+			col = 1;
+		} else if ((c & 0xC0) != 0x80 && c != '\r') {
+			col++;
+		}
+		i++;
 	}
 	lx->w_off = off;
+	lx->w_line = line;
+	lx->w_col = col;
+}
+
+/* Steps the walker, which emit() left at the start of the token, over the
+ * rest of it: printable ASCII bytes, one column each, no line end. */
+static void walk_past_ascii(struct pylex *lx, size_t end)
+{
+	lx->w_col += (unsigned)(end - lx->w_off);
+	lx->w_off = end;
 }
 
 static void set_error(struct pylex *lx, size_t off, const char *msg)
@@ -102,14 +135,19 @@ static struct pytok *emit(struct pylex *lx, struct pytok_vec *v, enum pytok_kind
 	return t;
 }
 
+/* 1: may start a name (letters, '_', any non-ASCII byte), 2: digits. */
+static const unsigned char name_class[256] = {
+	['a' ... 'z'] = 1, ['A' ... 'Z'] = 1, ['_'] = 1, [0x80 ... 0xFF] = 1, ['0' ... '9'] = 2,
+};
+
 static int is_name_start(unsigned char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80;
+	return name_class[c] == 1;
 }
 
 static int is_name_char(unsigned char c)
 {
-	return is_name_start(c) || (c >= '0' && c <= '9');
+	return name_class[c] != 0;
 }
 
 static int is_newline(char c)
@@ -250,10 +288,13 @@ static size_t lex_string(struct pylex *lx, struct pytok_vec *v, size_t start, si
 		(void)t;
 		return i;
 	}
-	t = emit(lx, v, PYT_STRING, start, NULL, 0);
+	t = emit(lx, v, PYT_STRING, start, b + body, body_end - body);
 	t->flags = flags;
-	t->s = pylex_unescape(b + body, body_end - body, flags, &t->n);
-	t->owned = 1;
+	/* Most literals have no escape: their value is their text. */
+	if (!(flags & PYT_F_RAW) && memchr(b + body, '\\', body_end - body)) {
+		t->s = pylex_unescape(b + body, body_end - body, flags, &t->n);
+		t->owned = 1;
+	}
 	return i;
 }
 
@@ -275,26 +316,27 @@ static size_t lex_number(const char *b, size_t p, size_t end)
 	return p;
 }
 
-static const char *const operators[] = {
-	"**=", "//=", ">>=", "<<=", "...", "!=", "%=", "&=", "**", "*=", "+=", "-=", "->",
-	"//", "/=", ":=", "<<", "<=", "==", ">=", ">>", "@=", "^=", "|=",
-};
-
+/* Python's operators of two and three bytes: "**=", "//=", ">>=", "<<=",
+ * "...", "->", "**", "//", "<<", ">>", and '=' after any of the bytes
+ * below but '.' ("!=", "%=", ":=", "==", ...). Returns the length of the
+ * operator at p. */
 static size_t lex_operator(const char *b, size_t p, size_t end)
 {
-	/* Every operator longer than one byte starts with one of these. */
 	static const char multi[256] = { ['*'] = 1, ['/'] = 1, ['>'] = 1, ['<'] = 1, ['.'] = 1,
 					 ['!'] = 1, ['%'] = 1, ['&'] = 1, ['-'] = 1, ['+'] = 1,
 					 [':'] = 1, ['='] = 1, ['@'] = 1, ['^'] = 1, ['|'] = 1 };
-	if (multi[(unsigned char)b[p]])
-		for (size_t i = 0; i < ARRAY_SIZE(operators); i++) {
-			size_t n = operators[i][2] ? 3 : 2;
-			if (operators[i][0] == b[p] && p + n <= end &&
-			    memcmp(b + p, operators[i], n) == 0)
-				return n;
-		}
+	char c = b[p];
+
+	if (multi[(unsigned char)c]) {
+		char c1 = p + 1 < end ? b[p + 1] : 0, c2 = p + 2 < end ? b[p + 2] : 0;
+		int doubled = c1 == c && (c == '*' || c == '/' || c == '<' || c == '>');
+		if ((doubled && c2 == '=') || (c == '.' && c1 == '.' && c2 == '.'))
+			return 3;
+		if ((c1 == '=' && c != '.') || doubled || (c == '-' && c1 == '>'))
+			return 2;
+	}
 	/* A lone byte, or a whole code point when it is not ASCII. */
-	if ((unsigned char)b[p] < 0x80)
+	if ((unsigned char)c < 0x80)
 		return 1;
 	size_t k = p + 1;
 	while (k < end && ((unsigned char)b[k] & 0xC0) == 0x80)
@@ -315,20 +357,23 @@ static size_t lex_token(struct pylex *lx, struct pytok_vec *v, size_t p, size_t 
 
 	if (is_name_start(c)) {
 		size_t s = p, n;
-		unsigned flags;
+		unsigned flags, wide = 0;
 		while (p < end && is_name_char((unsigned char)b[p]))
-			p++;
+			wide |= (unsigned char)b[p++] & 0x80;
 		n = p - s;
 		if (p < end && (b[p] == '\'' || b[p] == '"') && string_prefix(b + s, n, &flags))
 			return lex_string(lx, v, s, p, end, flags, fdepth);
 		struct pytok *t = emit(lx, v, PYT_NAME, s, b + s, n);
 		size_t nn;
-		char *norm = pylex_normalize_name(b + s, n, &nn);
+		/* NFKC leaves ASCII as it is. */
+		char *norm = wide ? pylex_normalize_name(b + s, n, &nn) : NULL;
 		if (norm) {
 			t->s = norm;
 			t->n = nn;
 			t->owned = 1;
 		}
+		if (!wide)
+			walk_past_ascii(lx, p);
 		return p;
 	}
 	if ((c >= '0' && c <= '9') || (c == '.' && p + 1 < end && b[p + 1] >= '0' && b[p + 1] <= '9')) {
@@ -344,6 +389,8 @@ static size_t lex_token(struct pylex *lx, struct pytok_vec *v, size_t p, size_t 
 	else if (n == 1 && (c == ')' || c == ']' || c == '}') && *depth > 0)
 		(*depth)--;
 	emit(lx, v, PYT_OP, p, b + p, n);
+	if (c > '\r' && c < 0x80)
+		walk_past_ascii(lx, p + n);
 	return p + n;
 }
 

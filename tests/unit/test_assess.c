@@ -139,6 +139,47 @@ static void test_user_rules_change_the_defaults(void **state)
 	assess_rules_free(rules);
 }
 
+/* Call patterns of every shape (exact, prefix, prefix without a module,
+ * real globs) in user rules: each rule matches exactly the calls its
+ * patterns name, once per call however many of its patterns match. */
+static void test_call_patterns_of_every_shape(void **state)
+{
+	char *err = NULL;
+	struct assess_result r;
+	struct assess_rules *rules = load(*state,
+		"rules:\n"
+		"  - {id: P1, match: {call: [getpass.getpass]}, severity: LOW, message: exact}\n"
+		"  - {id: P2, match: {call: [\"getpass.get*\"]}, severity: LOW, message: prefix}\n"
+		"  - {id: P3, match: {call: [\"getp*\"]}, severity: LOW, message: no module}\n"
+		"  - {id: P4, match: {call: [\"*.getpass\"]}, severity: LOW, message: glob}\n"
+		"  - {id: P5, match: {call: [\"getpass.getp?ss\"]}, severity: LOW, message: glob}\n"
+		"  - {id: P6, match: {call: [\"getpass.*\", getpass.getpass]}, severity: LOW,"
+		" message: twice}\n"
+		"  - {id: P7, match: {call: [\"getpassword.*\", getpass]}, severity: LOW,"
+		" message: near}\n", &err);
+	static const struct {
+		const char *src;
+		const char *ids;
+	} cases[] = {
+		{ "import getpass\ngetpass.getpass()\n", "P1 P2 P3 P4 P5 P6 " },
+		{ "import getpass\ngetpass.getuser()\n", "P2 P3 P6 " },
+		{ "import getpass as g\ng.getpassx()\n", "P2 P3 P6 " },
+		{ "import os\nos.getpid()\n", "" },
+	};
+
+	assert_non_null(rules);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char ids[64] = "";
+		assess(rules, cases[i].src, &r);
+		for (size_t k = 0; k < r.n_findings; k++)
+			if (r.findings[k].rule_id[0] == 'P' && strlen(ids) + 4 < sizeof(ids))
+				strcat(strcat(ids, r.findings[k].rule_id), " ");
+		assert_string_equal(ids, cases[i].ids);
+		assess_result_clear(&r);
+	}
+	assess_rules_free(rules);
+}
+
 static void expect_error(const char *dir, const char *yaml, const char *tail)
 {
 	char *err = NULL;
@@ -239,6 +280,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_levels_and_finding_fields, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_rejection_and_json, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_user_rules_change_the_defaults, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_call_patterns_of_every_shape, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_rule_errors_are_positioned, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_adversarial_inputs_stay_linear, testdir_setup, testdir_teardown),
 	};

@@ -51,6 +51,61 @@ static void test_tokens_positions_and_joining(void **state)
 	free(s);
 }
 
+/* Line and column of byte offset off, counted the plain way: '\n', '\r\n'
+ * and a lone '\r' end a line, every other code point is one column. */
+static void naive_position(const char *src, size_t off, unsigned *line, unsigned *col)
+{
+	*line = 1;
+	*col = 1;
+	for (size_t i = 0; i < off; i++) {
+		unsigned char c = (unsigned char)src[i];
+		if (c == '\n' || (c == '\r' && src[i + 1] != '\n'))
+			(*line)++, *col = 1;
+		else if ((c & 0xC0) != 0x80 && c != '\r')
+			(*col)++;
+	}
+}
+
+/* The lexer's position walker skips runs of ASCII a word at a time and
+ * steps over names and operators without looking: every token that points
+ * into the source must still have the position of its first byte. */
+static void test_positions_match_a_plain_count(void **state)
+{
+	static const char *const srcs[] = {
+		"# a comment that is long enough to span several words \xc3\xa9 done\r\n"
+		"abcdefghijklmnop = 'xxxxxxxxxxxxxxxxxxxxx\\\r\nyy' ; k\rm\t= \"\xc3\xa9\" + zz\n"
+		"\tif   x:\x0b y  =   \xe2\x80\x83 +  caf\xc3\xa9 +long_name_without_spaces_at_all\n",
+		"'''doc\r\nstring \xf0\x9f\x98\x80 over\rlines''' ; a=1\r\n\r\n  \f b  =  2 # \xc3\xa9\xc3\xa9\n"
+		"f'{x}{y!r}' + b\\\n  .c ** 2 >>= 3 -> ...\n",
+	};
+
+	for (size_t k = 0; k < ARRAY_SIZE(srcs); k++) {
+		const char *src = srcs[k];
+		struct pylex lx;
+		struct pytok_vec v = { 0 };
+		const char *reason;
+		size_t off, seen = 0;
+		assert_int_equal(pylex_open(&lx, (const uint8_t *)src, strlen(src), &reason, &off), 0);
+		while (pylex_statement(&lx, &v)) {
+			for (size_t i = 0; i < v.n; i++) {
+				const struct pytok *t = &v.t[i];
+				unsigned line, col;
+				if (t->owned || t->kind == PYT_STRING || t->kind == PYT_FSTRING_END ||
+				    t->s < src || t->s >= src + strlen(src))
+					continue;
+				naive_position(src, (size_t)(t->s - src), &line, &col);
+				if (t->line != line || t->col != col)
+					fail_msg("source %zu, token '%.*s': %u:%u, expected %u:%u", k,
+						 (int)t->n, t->s, t->line, t->col, line, col);
+				seen++;
+			}
+		}
+		assert_true(seen > 10);
+		pytok_vec_free(&v);
+		pylex_close(&lx);
+	}
+}
+
 static void test_string_prefixes_and_escapes(void **state)
 {
 	const char src[] = "a = rb'\\x41' + Br\"\\n\" + b'\\x6f\\x73' + u'\\u00e9\\N{DASH}' + '''x\ny''' + R'''\\\\'''\n";
@@ -172,6 +227,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tokens_positions_and_joining),
+		cmocka_unit_test(test_positions_match_a_plain_count),
 		cmocka_unit_test(test_string_prefixes_and_escapes),
 		cmocka_unit_test(test_fstring_fields_are_tokens),
 		cmocka_unit_test(test_nfkc_identifiers),

@@ -1,0 +1,170 @@
+/* The rules indexed by what an event can match, so that an event meets only
+ * the few rules that may apply instead of every rule: most call events name
+ * nothing any rule mentions, and string events concern no rule at all.
+ *
+ * Call patterns (the `call:` lists) are of three shapes, told apart as
+ * glob_one() in assess_rules.c tells them apart: an exact name, a prefix
+ * ("os.exec*") and a real glob. Exact names are keys of one map; prefixes
+ * whose fixed part holds a '.' are keys of another by their head (the text
+ * before the first '.'), since a name starting with the prefix has that
+ * same head; other patterns are tried for every call. The rules found are
+ * then checked in full by assess_rule_matches(), in rule order. */
+#include <string.h>
+
+#include "assess_rules.h"
+#include "strmap.h"
+
+/* Longer heads are not indexed: their patterns are tried for every call. */
+#define HEAD_MAX 64
+
+struct idx_list {
+	size_t *v;
+	size_t n, cap;
+};
+
+struct assess_rule_index {
+	struct idx_list imports, specials, calls; /* rules with such patterns */
+	struct strmap *exact;   /* full name -> struct idx_list of rules */
+	struct strmap *by_head; /* head of a prefix -> struct idx_list */
+	struct idx_list always; /* rules with call patterns of no key */
+};
+
+/* Appends rule i; rules come in order, so a list stays sorted and unique. */
+static void list_add(struct idx_list *l, size_t i)
+{
+	if (l->n && l->v[l->n - 1] == i)
+		return;
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 4;
+		l->v = xrealloc(l->v, l->cap * sizeof(*l->v));
+	}
+	l->v[l->n++] = i;
+}
+
+static void list_free(void *p)
+{
+	struct idx_list *l = p;
+	if (l)
+		free(l->v);
+	free(l);
+}
+
+static void map_add(struct strmap *m, const char *key, size_t i)
+{
+	struct idx_list *l = strmap_get(m, key);
+	if (!l) {
+		l = xcalloc(1, sizeof(*l));
+		strmap_put(m, key, l);
+	}
+	list_add(l, i);
+}
+
+static void index_call_pattern(struct assess_rule_index *x, const char *pat, size_t i)
+{
+	const char *star = strchr(pat, '*');
+
+	if (strpbrk(pat, "?[") || (star && star[1] != '\0')) {
+		list_add(&x->always, i);
+		return;
+	}
+	if (!star) {
+		map_add(x->exact, pat, i);
+		return;
+	}
+	const char *dot = memchr(pat, '.', (size_t)(star - pat));
+	if (!dot || dot - pat >= HEAD_MAX) {
+		list_add(&x->always, i);
+		return;
+	}
+	char head[HEAD_MAX];
+	memcpy(head, pat, (size_t)(dot - pat));
+	head[dot - pat] = '\0';
+	map_add(x->by_head, head, i);
+}
+
+void assess_rules_index_free(struct assess_rules *rules)
+{
+	struct assess_rule_index *x = rules->index;
+
+	if (!x)
+		return;
+	free(x->imports.v);
+	free(x->specials.v);
+	free(x->calls.v);
+	free(x->always.v);
+	strmap_free(x->exact);
+	strmap_free(x->by_head);
+	free(x);
+	rules->index = NULL;
+}
+
+void assess_rules_index_build(struct assess_rules *rules)
+{
+	struct assess_rule_index *x = xcalloc(1, sizeof(*x));
+
+	assess_rules_index_free(rules);
+	x->exact = strmap_new(list_free);
+	x->by_head = strmap_new(list_free);
+	for (size_t i = 0; i < rules->n; i++) {
+		const struct assess_rule *r = &rules->r[i];
+		if (r->import.n)
+			list_add(&x->imports, i);
+		if (r->special.n)
+			list_add(&x->specials, i);
+		if (r->call.n)
+			list_add(&x->calls, i);
+		for (size_t k = 0; k < r->call.n; k++)
+			index_call_pattern(x, r->call.v[k], i);
+	}
+	rules->index = x;
+}
+
+static void each_in(const struct assess_rules *rules, const struct idx_list *l,
+		    const struct pya_event *ev, assess_match_fn fn, void *ctx)
+{
+	for (size_t k = 0; k < l->n; k++) {
+		const struct assess_rule *r = &rules->r[l->v[k]];
+		if (assess_rule_matches(r, ev))
+			fn(ctx, r, ev);
+	}
+}
+
+void assess_rules_each_match(const struct assess_rules *rules, const struct pya_event *ev,
+			     assess_match_fn fn, void *ctx)
+{
+	const struct assess_rule_index *x = rules->index;
+	static const struct idx_list none;
+
+	if (ev->kind == PYA_IMPORT)
+		return each_in(rules, &x->imports, ev, fn, ctx);
+	if (ev->kind == PYA_SPECIAL)
+		return each_in(rules, &x->specials, ev, fn, ctx);
+	if (ev->kind != PYA_CALL)
+		return;
+	/* The candidates: three sorted lists, merged in rule order. */
+	const struct idx_list *exact = strmap_get(x->exact, ev->name), *head = NULL;
+	const char *dot = strchr(ev->name, '.');
+	size_t hn = dot ? (size_t)(dot - ev->name) : strlen(ev->name);
+	if (hn < HEAD_MAX) {
+		char key[HEAD_MAX];
+		memcpy(key, ev->name, hn);
+		key[hn] = '\0';
+		head = strmap_get(x->by_head, key);
+	}
+	const struct idx_list *lists[3] = { exact ? exact : &none, head ? head : &none, &x->always };
+	size_t at[3] = { 0 };
+	for (;;) {
+		size_t next = (size_t)-1;
+		for (int k = 0; k < 3; k++)
+			if (at[k] < lists[k]->n && lists[k]->v[at[k]] < next)
+				next = lists[k]->v[at[k]];
+		if (next == (size_t)-1)
+			break;
+		for (int k = 0; k < 3; k++)
+			if (at[k] < lists[k]->n && lists[k]->v[at[k]] == next)
+				at[k]++;
+		const struct assess_rule *r = &rules->r[next];
+		if (assess_rule_matches(r, ev))
+			fn(ctx, r, ev);
+	}
+}
