@@ -46,9 +46,17 @@ int audit_append(struct audit_log *log, const char *type, json_t *fields, struct
 /* Signs and writes a checkpoint of everything durable now. 0 or -errno. */
 int audit_checkpoint_now(struct audit_log *log);
 
+/* Where a job's records stand in the log, for its result.json. */
+struct audit_sidecar_info {
+	uint64_t checkpoint_size; /* the tree size of the checkpoint proved against */
+	char entry_hash[65];      /* hex entry hash of the last record */
+};
+
 /* Writes a sidecar for the records seqs[0..n) (each with an inclusion proof
- * against a fresh checkpoint) atomically to path. 0 or -errno. */
-int audit_sidecar_write(struct audit_log *log, const uint64_t *seqs, size_t n, const char *path);
+ * against a fresh checkpoint) atomically to path, and fills *pos when it is
+ * not NULL. 0 or -errno. */
+int audit_sidecar_write(struct audit_log *log, const uint64_t *seqs, size_t n, const char *path,
+			struct audit_sidecar_info *pos);
 
 /* Removes segments older than retention_age that lie wholly under the signed
  * checkpoint, after writing the anchor that keeps the rest verifiable

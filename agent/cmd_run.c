@@ -93,9 +93,10 @@ static int stage_audit(void *ctx, enum audit_event e, json_t *fields, uint64_t *
 	return r;
 }
 
-static int stage_audit_sidecar(void *ctx, const uint64_t *seqs, size_t n, const char *path)
+static int stage_audit_sidecar(void *ctx, const uint64_t *seqs, size_t n, const char *path,
+			       struct audit_sidecar_info *pos)
 {
-	return audit_sidecar_write(((struct stage_ctx *)ctx)->log, seqs, n, path);
+	return audit_sidecar_write(((struct stage_ctx *)ctx)->log, seqs, n, path, pos);
 }
 
 static int open_audit(const struct mai_config *cfg, struct audit_log **log)

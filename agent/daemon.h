@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "audit.h"
 #include "audit_event.h"
 #include "config.h"
 #include "intake.h"
@@ -59,8 +60,10 @@ struct daemon_stages {
 	 * durable on return. -errno means nothing may run. */
 	int (*audit)(void *ctx, enum audit_event e, json_t *fields, uint64_t *seq);
 	/* Writes the .audit sidecar of a job (its records plus an inclusion
-	 * proof) to path. May be NULL. 0 or -errno. */
-	int (*audit_sidecar)(void *ctx, const uint64_t *seqs, size_t n, const char *path);
+	 * proof) to path and fills *pos (the checkpoint size proved against,
+	 * the last record's entry hash). May be NULL. 0 or -errno. */
+	int (*audit_sidecar)(void *ctx, const uint64_t *seqs, size_t n, const char *path,
+			     struct audit_sidecar_info *pos);
 	/* Kills every running execution (SIGTERM/SIGINT); each worker then
 	 * records its job as ended. May be NULL. */
 	void (*cancel_all)(void *ctx);

@@ -16,6 +16,7 @@ struct job_ctx {
 	const struct daemon_job *job;
 	struct result_info r;
 	uint64_t seqs[MAX_SEQS];
+	struct audit_sidecar_info position; /* behind r.audit's entry hash */
 	uint64_t job_seq; /* of job_accepted: the "job" field of the later records */
 	bool accepted;    /* job_seq is set */
 	char *detail; /* owned text behind r.detail */
@@ -173,8 +174,11 @@ static void finish_final(struct job_ctx *c)
 	if (st && st->audit_sidecar && c->r.audit.n_seqs > 0) {
 		_cleanup_free_ char *side = names_sidecar(c->job->name, ".audit");
 		_cleanup_free_ char *path = xasprintf("%s/%s", c->d->cfg->agent.drop_dir, side);
-		int r = st->audit_sidecar(st->ctx, c->seqs, c->r.audit.n_seqs, path);
-		if (r < 0) {
+		int r = st->audit_sidecar(st->ctx, c->seqs, c->r.audit.n_seqs, path, &c->position);
+		if (r == 0) {
+			c->r.audit.checkpoint_size = c->position.checkpoint_size;
+			c->r.audit.entry_hash = c->position.entry_hash[0] ? c->position.entry_hash : NULL;
+		} else {
 			_cleanup_free_ char *p = names_printable(path);
 			log_warnx("cannot write %s: %s", p, strerror(-r));
 		}

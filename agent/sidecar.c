@@ -13,7 +13,8 @@
 #include "hash.h"
 #include "macro.h"
 
-int audit_sidecar_write(struct audit_log *log, const uint64_t *seqs, size_t n, const char *path)
+int audit_sidecar_write(struct audit_log *log, const uint64_t *seqs, size_t n, const char *path,
+			struct audit_sidecar_info *pos)
 {
 	int r = audit_checkpoint_now(log);
 	if (r < 0)
@@ -33,6 +34,10 @@ int audit_sidecar_write(struct audit_log *log, const uint64_t *seqs, size_t n, c
 	if (checkpoint_parse(body, &ck, &why) < 0)
 		return -EBADMSG;
 	checkpoint_clear(&ck);
+	if (pos) {
+		pos->checkpoint_size = ck.size;
+		pos->entry_hash[0] = '\0';
+	}
 
 	_cleanup_free_ struct audit_proof *proofs = xcalloc(n ? n : 1, sizeof(*proofs));
 	if ((r = audit_inclusion_proofs(log, seqs, n, ck.size, proofs)) < 0)
@@ -60,6 +65,9 @@ int audit_sidecar_write(struct audit_log *log, const uint64_t *seqs, size_t n, c
 		}
 		json_array_append_new(records, json_pack("{s:I, s:s%, s:o}", "seq", (json_int_t)seqs[i],
 							 "record", line, len, "proof", proof));
+		/* A line starts with its entry hash (audit_format.h). */
+		if (pos && i + 1 == n && len >= 64)
+			snprintf(pos->entry_hash, sizeof(pos->entry_hash), "%.64s", line);
 		free(line);
 	}
 	audit_reader_close(rd);

@@ -37,6 +37,17 @@ grep -q "hello from the sandbox" "$T/drop/ok.result.json" || fail "ok.py: its st
 [ -f "$T/drop/ok.audit" ] || fail "ok.py: no ok.audit sidecar"
 "$AGENT" verify --pubkey "$T/keys/audit.key.pub" "$T/drop/ok.audit" > /dev/null 2>&1 ||
 	fail "ok.audit does not verify against the public key"
+# The result cites where its records stand: the last one's entry hash and the
+# size of the checkpoint that ok.audit proves them against.
+python3 -c 'import json,sys
+res = json.load(open(sys.argv[1]))["audit"]
+side = json.load(open(sys.argv[2]))
+last = side["records"][-1]
+assert res["seqs"][-1] == last["seq"], (res, last["seq"])
+assert res["entry_hash"] == last["record"][:64], res
+assert "\n%d\n" % res["checkpoint_size"] in side["checkpoint"], res' \
+	"$T/drop/ok.result.json" "$T/drop/ok.audit" 2> "$T/err" ||
+	fail "ok.result.json's audit position does not match ok.audit: $(cat "$T/err")"
 printf 'import sys\nsys.exit(3)\n' > "$T/src/three.py"
 "$AGENT" submit --timeout 60 "$T/src/three.py" > "$T/out" 2>/dev/null
 rc=$?

@@ -359,10 +359,10 @@ static void test_retention_keeps_the_rest_verifiable(void **state)
 	fixture_append(log, 5);
 	uint64_t seqs[2] = { 110, 125 };
 	_cleanup_free_ char *sc = xasprintf("%s/job.audit", dir), *pub = xasprintf("%s/k.pub", dir);
-	assert_int_equal(audit_sidecar_write(log, seqs, 2, sc), 0);
+	assert_int_equal(audit_sidecar_write(log, seqs, 2, sc, NULL), 0);
 	uint64_t dropped[1] = { 3 };
-	assert_int_equal(audit_sidecar_write(log, dropped, 1, sc), -ENOENT);
-	assert_int_equal(audit_sidecar_write(log, seqs, 2, sc), 0);
+	assert_int_equal(audit_sidecar_write(log, dropped, 1, sc, NULL), -ENOENT);
+	assert_int_equal(audit_sidecar_write(log, seqs, 2, sc, NULL), 0);
 	audit_close(log);
 	_cleanup_free_ char *line2 = verify_line(dir, "k");
 	assert_true(strncmp(line2, "OK n=129 ", 9) == 0); /* 5 more and the sidecar's checkpoint record */

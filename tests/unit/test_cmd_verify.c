@@ -70,7 +70,7 @@ static void test_keygen_then_verify(void **state)
 	fixture_append(log, 20);
 	uint64_t seqs[2] = { 4, 5 };
 	_cleanup_free_ char *sidecar = xasprintf("%s/foo.audit", dir);
-	assert_int_equal(audit_sidecar_write(log, seqs, 2, sidecar), 0);
+	assert_int_equal(audit_sidecar_write(log, seqs, 2, sidecar, NULL), 0);
 	audit_close(log);
 
 	/* STATE_DIR finds audit/ inside it. */

@@ -1,5 +1,6 @@
 /* .audit sidecars, and the signed-note layer they rest on. */
 #include <errno.h>
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -86,8 +87,23 @@ static void make_sidecar(const char *dir, struct job_log *jl)
 	uint64_t seqs[3] = { 3, 4, 30 };
 	jl->sidecar = xasprintf("%s/foo.audit", dir);
 	jl->pub = xasprintf("%s/k.pub", dir);
-	assert_int_equal(audit_sidecar_write(log, seqs, 3, jl->sidecar), 0);
+	struct audit_sidecar_info pos;
+	assert_int_equal(audit_sidecar_write(log, seqs, 3, jl->sidecar, &pos), 0);
 	audit_close(log);
+
+	/* The position a result.json cites: the checkpoint the proofs are
+	 * against, and the entry hash that opens the last record's line. */
+	json_t *doc = json_load_file(jl->sidecar, 0, NULL);
+	assert_non_null(doc);
+	json_t *recs = json_object_get(doc, "records");
+	const char *last = json_string_value(json_object_get(json_array_get(recs, 2), "record"));
+	assert_int_equal(strlen(pos.entry_hash), 64);
+	assert_memory_equal(pos.entry_hash, last, 64);
+	const char *note = json_string_value(json_object_get(doc, "checkpoint"));
+	_cleanup_free_ char *size_line = xasprintf("\n%" PRIu64 "\n", pos.checkpoint_size);
+	assert_true(pos.checkpoint_size >= 37);
+	assert_non_null(strstr(note, size_line));
+	json_decref(doc);
 }
 
 static char *verify_sidecar_line(const char *path, const char *pub)
