@@ -22,7 +22,23 @@ cleanup() {
 	rm -rf "$out"
 }
 trap cleanup EXIT
-deb=$("$root/packaging/build-deb.sh" "$out" | tail -1)
+# The package of this exact tree (its files and its last commit's date, all
+# that goes into it) is built once and kept in the cache; a second run of
+# the suite on the same tree installs and checks that same package.
+cache=${MAI_CACHE_DIR:-/var/cache/mai}/deb
+key=$( (tar -C "$root" --exclude='./build*' --exclude=./.git --sort=name --mtime=@0 \
+	--owner=0 --group=0 --numeric-owner -cf - . && git -C "$root" log -1 --format=%aD 2>/dev/null) |
+	sha256sum | cut -c1-16)
+deb=$(ls "$cache/$key"/mai-agent_*.deb 2>/dev/null | head -n1 || true)
+if [ -n "$deb" ]; then
+	echo "deb: reusing $deb, built from this same tree"
+else
+	built=$("$root/packaging/build-deb.sh" "$out" | tail -1)
+	rm -rf "$cache"
+	mkdir -p "$cache/$key"
+	cp "$built" "$cache/$key/"
+	deb=$cache/$key/$(basename "$built")
+fi
 dpkg -i "$deb" >"$out/dpkg.log" 2>&1 || apt-get -f install -y -q >>"$out/dpkg.log" 2>&1
 want=$("$root/packaging/version.sh")
 version=$(/usr/bin/mai-agent --version)
