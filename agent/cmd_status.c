@@ -178,8 +178,7 @@ int cmd_status(int argc, char **argv)
 	bool alive = pid_alive && age >= 0 && age <= STATUS_STALE_S;
 	char seen[64] = "unknown", ago[24] = "?";
 	if (age >= 0) {
-		struct timespec ts = { .tv_sec = sst.st_mtime };
-		result_format_time(&ts, seen, sizeof(seen));
+		result_format_time(&sst.st_mtim, seen, sizeof(seen));
 		format_ago(age, ago, sizeof(ago));
 	}
 	if (as_json) {
@@ -195,9 +194,9 @@ int cmd_status(int argc, char **argv)
 			       pid_alive ? "NOT answering" : "not running", seen, ago,
 			       (long long)pid, pid_alive ? ", which is still alive" : "");
 			printf("drop directory: %s\n", drop ? drop : "?");
-			print_counts("answers of its last run: states",
+			print_counts("last run's states",
 				     json_object_get(st, "states"));
-			print_counts("answers of its last run: levels",
+			print_counts("last run's levels",
 				     json_object_get(st, "levels"));
 		} else {
 			printf("agent: running (pid %lld, up %llds)\n", (long long)pid,
