@@ -12,6 +12,7 @@
 #include "cmd.h"
 #include "config.h"
 #include "daemon.h"
+#include "docker_health.h"
 #include "fileio.h"
 #include "log.h"
 #include "pep723.h"
@@ -52,6 +53,7 @@ struct stage_ctx {
 	struct sandbox *sb;
 	struct sandbox_options so;
 	const char *socket; /* borrowed from the config, for messages */
+	struct docker_health *health; /* the outcomes of the calls below go there */
 	pthread_mutex_t lock; /* guards sb and stopping */
 	bool stopping;
 };
@@ -65,20 +67,39 @@ static char *docker_down_message(const struct stage_ctx *sc, const char *why)
 }
 
 /* The sandbox, set up now if Docker did not answer before. NULL with
- * *detail (caller frees) when Docker still does not answer. */
-static struct sandbox *stage_sandbox(struct stage_ctx *sc, char **detail)
+ * *detail (caller frees) and *rc: -ECANCELED when the agent is stopping,
+ * else -EHOSTDOWN (Docker still does not answer). */
+static struct sandbox *stage_sandbox(struct stage_ctx *sc, char **detail, int *rc)
 {
 	_cleanup_free_ char *e = NULL;
 	struct sandbox *sb;
+	bool stopping;
+	int r = 0;
 
 	pthread_mutex_lock(&sc->lock);
-	if (!sc->sb && !sc->stopping && sandbox_new(&sc->so, &sc->sb, &e) == 0)
-		log_info("Docker answers at %s: sandbox ready", sc->socket);
-	sb = sc->stopping ? NULL : sc->sb;
+	if (!sc->sb && !sc->stopping) {
+		r = sandbox_new(&sc->so, &sc->sb, &e);
+		if (r == 0)
+			log_info("Docker answers at %s: sandbox ready", sc->socket);
+		docker_health_note(sc->health, r != -EHOSTDOWN, e);
+	}
+	stopping = sc->stopping;
+	sb = stopping ? NULL : sc->sb;
 	pthread_mutex_unlock(&sc->lock);
-	if (!sb)
-		*detail = docker_down_message(sc, e ? e : "the agent is stopping");
+	if (stopping) {
+		*detail = xstrdup("the agent stopped (SIGTERM or SIGINT) before the script could "
+				  "run; it runs when the agent next starts");
+		*rc = -ECANCELED;
+	} else if (!sb) {
+		*detail = docker_down_message(sc, e ? e : "no detail");
+		*rc = -EHOSTDOWN;
+	}
 	return sb;
+}
+
+static bool stage_docker_health(void *ctx, bool *reachable, struct timespec *checked, char **why)
+{
+	return docker_health_get(((struct stage_ctx *)ctx)->health, reachable, checked, why);
 }
 
 static int stage_audit(void *ctx, enum audit_event e, json_t *fields, uint64_t *seq)
@@ -152,10 +173,11 @@ static int assess_inline_metadata(struct stage_ctx *sc, const char *name,
 		reject(out, "bad_metadata", xasprintf("%s: %s", base, err));
 		return 0;
 	}
-	struct sandbox *sb = stage_sandbox(sc, &err);
+	int src = 0;
+	struct sandbox *sb = stage_sandbox(sc, &err, &src);
 	if (!sb) {
 		log_warnx("%s: its PEP 723 block waits for Docker: %s", base, err);
-		return -EHOSTDOWN;
+		return src;
 	}
 	r = sandbox_parse_toml(sb, toml, strlen(toml), &table, &err);
 	if (r == -EINVAL || r == -ENOENT) {
@@ -248,9 +270,11 @@ static int stage_execute(void *ctx, const char *name, const struct intake_snapsh
 			 const struct daemon_assessment *a, enum policy_trust trust,
 			 struct daemon_execution *out, char **detail)
 {
-	struct sandbox *sb = stage_sandbox(ctx, detail);
+	struct stage_ctx *sc = ctx;
+	int rc = 0;
+	struct sandbox *sb = stage_sandbox(sc, detail, &rc);
 	if (!sb)
-		return -EHOSTDOWN;
+		return rc;
 	const char *slash = strrchr(name, '/');
 	struct sandbox_job job = {
 		.job_id = snap->sha256,
@@ -276,15 +300,19 @@ static int stage_execute(void *ctx, const char *name, const struct intake_snapsh
 		 * sandbox's own message names whichever call failed first). */
 		_cleanup_free_ char *e = NULL;
 		const char *m = res.message ? res.message : "the sandbox could not start the run";
-		if (r == -ECANCELED)
+		if (r == -ECANCELED) {
 			*detail = xstrdup(m);
-		else if (sandbox_ping(sb, &e) < 0)
-			*detail = docker_down_message(ctx, e);
-		else
+		} else if (sandbox_ping(sb, &e) < 0) {
+			*detail = docker_down_message(sc, e);
+			docker_health_note(sc->health, false, e);
+		} else {
 			*detail = xstrdup(m);
+			docker_health_note(sc->health, true, NULL);
+		}
 		sandbox_result_clear(&res);
 		return r;
 	}
+	docker_health_note(sc->health, true, NULL);
 	out->verdict = (size_t)res.verdict < ARRAY_SIZE(verdict_map) ? verdict_map[res.verdict]
 								    : RESULT_VERDICT_SANDBOX_ERROR;
 	out->exit_code = res.exit_code;
@@ -376,7 +404,16 @@ int cmd_run(int argc, char **argv)
 	 * containers, so a restarted agent removes what a killed one left. */
 	sandbox_options_from_config(cfg, cfg->agent.state_dir, &sc.so);
 	sc.socket = cfg->agent.docker.socket;
+	struct docker_health_options ho = {
+		.socket_path = cfg->agent.docker.socket,
+		.interval_ms = (unsigned)cfg->agent.docker.check_interval_ms,
+	};
+	if (docker_health_start(&ho, &sc.health, &err) < 0) {
+		log_errorx("%s", err);
+		goto out;
+	}
 	r = sandbox_new(&sc.so, &sc.sb, &err);
+	docker_health_note(sc.health, r != -EHOSTDOWN, r < 0 ? err : NULL);
 	if (r == -EHOSTDOWN) {
 		/* Docker down is a state the agent lives through: drops are
 		 * answered with "error" and run once it answers. */
@@ -397,7 +434,8 @@ int cmd_run(int argc, char **argv)
 	struct daemon_stages stages = { .assess = stage_assess, .execute = stage_execute,
 					.audit = stage_audit,
 					.audit_sidecar = stage_audit_sidecar,
-					.cancel_all = stage_cancel_all, .ctx = &sc };
+					.cancel_all = stage_cancel_all,
+					.docker_health = stage_docker_health, .ctx = &sc };
 	json_t *f = json_pack("{s:s, s:s, s:s}", "version", MAI_VERSION, "config_sha256",
 			      cfg->sha256, "drop_dir", cfg->agent.drop_dir);
 	json_t *cf = json_pack("{s:s, s:s}", "config_sha256", cfg->sha256, "config_dir", dir);
@@ -437,6 +475,7 @@ int cmd_run(int argc, char **argv)
 out:
 	viewproc_stop(view_pid);
 	daemon_free(d);
+	docker_health_stop(sc.health);
 	if (log)
 		audit_close(log);
 	sandbox_free(sc.sb);

@@ -56,6 +56,7 @@ struct config_agent {
 		char *socket;
 		uint64_t api_timeout_ms;
 		uint64_t retry_backoff_max_ms;
+		uint64_t check_interval_ms;
 	} docker;
 };
 

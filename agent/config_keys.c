@@ -149,6 +149,9 @@ const struct config_key config_keys[] = {
 	    "longest wait for one Docker API call", agent.docker.api_timeout_ms),
 	KEY(AGENT, "docker.retry_backoff_max", DURATION, "30s", 1 * SEC, 1 * HOUR, 0, NULL,
 	    "longest pause between retries while Docker is down", agent.docker.retry_backoff_max_ms),
+	KEY(AGENT, "docker.check_interval", DURATION, "5s", 1 * SEC, 1 * HOUR, 0, NULL,
+	    "how often the agent checks that Docker answers while no job talks to it (for "
+	    "'mai-agent status')", agent.docker.check_interval_ms),
 
 	/* security.yaml */
 	KEY(SECURITY, "thresholds.medium", INT, "20", 1, 10000, 0, NULL,

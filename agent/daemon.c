@@ -209,6 +209,26 @@ static int run_retries(struct daemon *d)
 	return c.next == UINT64_MAX ? -1 : (int)(c.next - c.now);
 }
 
+/* docker_reachable (null: not known), and when and why as checked. */
+static void set_docker_health(struct daemon *d, json_t *o)
+{
+	bool up = false;
+	struct timespec at;
+	_cleanup_free_ char *why = NULL;
+	char when[40];
+
+	if (!d->stages || !d->stages->docker_health ||
+	    !d->stages->docker_health(d->stages->ctx, &up, &at, &why)) {
+		json_object_set_new(o, "docker_reachable", json_null());
+		return;
+	}
+	result_format_time(&at, when, sizeof(when));
+	json_object_set_new(o, "docker_reachable", json_boolean(up));
+	json_object_set_new(o, "docker_checked", json_string(when));
+	if (why)
+		json_object_set_new(o, "docker_error", json_string(why));
+}
+
 static void write_status(struct daemon *d)
 {
 	struct jobs_stats js;
@@ -228,22 +248,19 @@ static void write_status(struct daemon *d)
 	d->status_dirty = false;
 	pthread_mutex_unlock(&d->lock);
 
-	json_t *docker = json_null();
-	if (d->stages && d->stages->docker_reachable)
-		docker = json_boolean(d->stages->docker_reachable(d->stages->ctx));
-	json_t *o = json_pack("{s:i, s:s, s:I, s:I, s:s, s:b, s:o,"
+	json_t *o = json_pack("{s:i, s:s, s:I, s:I, s:s, s:b,"
 			      " s:{s:i, s:i, s:i, s:I, s:I, s:I}, s:o, s:o, s:s}",
 		"schema_version", 1, "agent_version", MAI_VERSION,
 		"pid", (json_int_t)getpid(),
 		"uptime_s", (json_int_t)(now.tv_sec - d->started.tv_sec),
 		"drop_dir", d->cfg->agent.drop_dir,
 		"watching", watch_dir_present(d->watch),
-		"docker_reachable", docker,
 		"queue", "queued", js.queued, "running", js.running, "workers", js.workers,
 		"retrying", (json_int_t)retrying, "submitted", (json_int_t)js.submitted,
 		"superseded", (json_int_t)js.superseded,
 		"states", states, "levels", levels,
 		"config_sha256", d->reloaded ? d->reloaded->sha256 : d->cfg->sha256);
+	set_docker_health(d, o);
 	char *text = json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS);
 	json_decref(o);
 	_cleanup_free_ char *path = xasprintf("%s/%s", d->cfg->agent.state_dir, DAEMON_STATUS_NAME);

@@ -15,6 +15,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "audit.h"
 #include "audit_event.h"
@@ -67,8 +68,11 @@ struct daemon_stages {
 	/* Kills every running execution (SIGTERM/SIGINT); each worker then
 	 * records its job as ended. May be NULL. */
 	void (*cancel_all)(void *ctx);
-	/* Whether Docker answers, for status; NULL: unknown. */
-	bool (*docker_reachable)(void *ctx);
+	/* Whether Docker answered when last checked, for status.json; never
+	 * waits on Docker. false: not known (yet). Otherwise *reachable, when
+	 * (wall clock) and, when not reachable, *why (caller frees; may be
+	 * NULL). May be NULL: not known. */
+	bool (*docker_health)(void *ctx, bool *reachable, struct timespec *checked, char **why);
 	void *ctx;
 };
 

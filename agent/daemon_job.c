@@ -154,6 +154,9 @@ static void finish_error(struct job_ctx *c, const char *reason, const char *deta
 {
 	c->r.state = RESULT_ERROR;
 	c->r.reason = reason;
+	/* A stopping agent's job said so before (run_content). */
+	if (c->r.retry != RESULT_RETRY_NEXT_START)
+		c->r.retry = retry ? RESULT_RETRY_BACKOFF : RESULT_RETRY_NONE;
 	if (detail != c->detail) {
 		free(c->detail);
 		c->detail = xstrdup(detail);
@@ -280,6 +283,7 @@ static void run_content(struct job_ctx *c, const struct policy_decision *pd,
 					      "agent_stopped", "detail", msg);
 			json_object_set_new(f, "verdict", json_string("agent_stopped"));
 			(void)audit(c, AUDIT_EVENT_EXECUTION, f);
+			c->r.retry = RESULT_RETRY_NEXT_START;
 			finish_error(c, "agent_stopped", msg, false);
 			return;
 		}

@@ -92,7 +92,9 @@ static enum docker_error status_error(const char *what, const struct docker_http
 enum docker_error docker_ping(struct docker *d, char **err)
 {
 	struct docker_http_reply r;
-	enum docker_error e = call(d, "GET", "/_ping", NULL, 5000, &r, err);
+	/* A liveness probe: never longer than 5 s, shorter when the client is. */
+	enum docker_error e = call(d, "GET", "/_ping", NULL, d->timeout_ms < 5000 ? d->timeout_ms : 5000,
+				   &r, err);
 
 	if (e)
 		return e;

@@ -109,6 +109,26 @@ static char *completed_message(const struct result_info *r)
 	return xstrdup("The script ran but its outcome is unknown: see the agent log.");
 }
 
+static char *error_message(const struct result_info *r)
+{
+	const char *d = r->detail ? r->detail : "see the agent log";
+
+	switch (r->retry) {
+	case RESULT_RETRY_NEXT_START:
+		return xasprintf("The agent stopped before this job could finish (%s). Nothing to "
+				 "do if it is restarting; otherwise start it ('mai-agent run', or "
+				 "its service) and this file is answered then.", d);
+	case RESULT_RETRY_NONE:
+		return xasprintf("The agent cannot finish this job (%s) and does not retry it: "
+				 "fix that, then save the file again; 'mai-agent status' and the "
+				 "agent log say more.", d);
+	case RESULT_RETRY_BACKOFF:
+		break;
+	}
+	return xasprintf("The agent could not finish this job (%s); it retries on its own: "
+			 "check 'mai-agent status' and the agent log if this stays.", d);
+}
+
 char *result_message(const struct result_info *r)
 {
 	_cleanup_free_ char *name = user_name(r->file);
@@ -139,9 +159,7 @@ char *result_message(const struct result_info *r)
 		return xstrdup("Rejected: the file cannot be taken in; see reason and the agent "
 			       "log.");
 	case RESULT_ERROR:
-		return xasprintf("The agent could not finish this job (%s); it retries on its "
-				 "own: check 'mai-agent status' and the agent log if this stays.",
-				 r->detail ? r->detail : "see the agent log");
+		return error_message(r);
 	}
 	return xstrdup("Unknown state: see the agent log.");
 }

@@ -57,6 +57,13 @@ const char *result_verdict_to_string(enum result_verdict v);
 /* Parses the sandbox's verdict names ("exited", "timeout", ...). 0 or -EINVAL. */
 int result_verdict_from_string(const char *s, enum result_verdict *out);
 
+/* For RESULT_ERROR: what becomes of the job, which its message tells. */
+enum result_retry {
+	RESULT_RETRY_BACKOFF,    /* the agent retries it on its own, with backoff */
+	RESULT_RETRY_NEXT_START, /* the agent is stopping: its next start runs it */
+	RESULT_RETRY_NONE,       /* nothing retries it: the detail says what to fix */
+};
+
 struct result_decision {
 	const char *action; /* "run", "hold", "block", "reject"; NULL: no decision yet */
 	const char *by;     /* "policy" or "user" */
@@ -80,6 +87,7 @@ struct result_info {
 	enum result_verdict verdict; /* for RESULT_COMPLETED */
 	int exit_code;      /* for EXITED when signal is 0 */
 	int signal;         /* for EXITED: killed by this signal */
+	enum result_retry retry; /* for ERROR */
 	/* Words placed in the message: for REJECTED the whole message (what
 	 * is wrong and what to do), for ERROR and SANDBOX_ERROR what failed,
 	 * for BLOCKED/AWAITING_CONFIRMATION a note in front (e.g. "foo.override

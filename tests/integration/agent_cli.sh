@@ -196,6 +196,10 @@ grep -q "configuration reloaded" "$T/agent.log" || fail "good reload not logged"
 
 "$AGENT" status > "$T/status" 2>&1 || fail "status exited $? while the agent runs"
 grep -q "agent: running" "$T/status" || fail "status does not say running"
+grep -Eq '^docker: reachable \(checked [0-9]+ s ago\)$' "$T/status" ||
+	fail "status does not say Docker is reachable and when it was checked: $(cat "$T/status")"
+[ "$(field "$T/state/status.json" docker_reachable)" = True ] ||
+	fail "status.json: docker_reachable is not true: $(cat "$T/state/status.json")"
 
 # --- restart: content with a final result is not taken again ---
 stop_agent
@@ -225,8 +229,14 @@ ms=$(( (t1 - t0) / 1000000 ))
 	fail "SIGTERM during a run: state is '$(field "$T/drop/sleeper.result.json" state)', expected error"
 [ "$(field "$T/drop/sleeper.result.json" reason)" = agent_stopped ] ||
 	fail "SIGTERM during a run: reason is '$(field "$T/drop/sleeper.result.json" reason)'"
-grep -q "runs again when the agent next starts" "$T/drop/sleeper.result.json" ||
-	fail "SIGTERM during a run: the result does not say it runs again: $(cat "$T/drop/sleeper.result.json")"
+msg=$(field "$T/drop/sleeper.result.json" message)
+case "$msg" in
+*"runs again when the agent next starts"*"start it ('mai-agent run'"*) ;;
+*) fail "SIGTERM during a run: the message does not say it runs at the next start and how: $msg" ;;
+esac
+case "$msg" in
+*"retries on its own"*) fail "SIGTERM during a run: the message says the stopped agent retries: $msg" ;;
+esac
 n=$(containers_of_instance)
 [ "$n" = 0 ] || fail "SIGTERM during a run: $n container(s) of this agent left"
 "$AGENT" verify "$T/state" > "$T/verify" 2>&1 || fail "the audit log does not verify after SIGTERM"
@@ -266,8 +276,26 @@ sys.exit(1 if bad else 0)' "$T"/drop/k*.result.json 2>/dev/null || fail "a resul
 [ -z "$(ls -a "$T/drop" | grep '\.tmp\.')" ] || true # temporaries of a killed write may stay; they are ignored
 
 stop_agent
-"$AGENT" status > /dev/null 2>&1
+"$AGENT" status > "$T/status" 2> "$T/status.err"
 [ $? -eq 1 ] || fail "status of a stopped agent did not exit 1"
+grep -Eq '^agent: not running \(last seen [0-9T:.-]+Z, [0-9]+ s ago, as pid [0-9]+\)$' "$T/status" ||
+	fail "status of a stopped agent does not say it is not running and when it was last seen: $(cat "$T/status")"
+! grep -Eq '^(docker|pool):' "$T/status" ||
+	fail "status of a stopped agent shows Docker or the pool as if live: $(cat "$T/status")"
+grep -q "start it with 'mai-agent run'" "$T/status.err" ||
+	fail "status of a stopped agent does not say how to start it: $(cat "$T/status.err")"
+# A live pid whose status.json was not rewritten for minutes (a stuck agent,
+# or a pid reused by another process: this shell's stands in for it).
+python3 -c 'import json,sys
+p=sys.argv[1]; d=json.load(open(p)); d["pid"]=int(sys.argv[2]); json.dump(d,open(p,"w"))' \
+	"$T/state/status.json" $$
+touch -d '3 minutes ago' "$T/state/status.json"
+"$AGENT" status > "$T/status" 2> "$T/status.err"
+[ $? -eq 1 ] || fail "status with a stale status.json and a live pid did not exit 1"
+grep -Eq "^agent: NOT answering \(last seen .*, 3 min ago, as pid $$, which is still alive\)$" "$T/status" ||
+	fail "status with a stale status.json and a live pid: $(cat "$T/status")"
+grep -q "stuck or is not the agent" "$T/status.err" ||
+	fail "status with a stale status.json does not say why: $(cat "$T/status.err")"
 
 # --- the audit log verifies after all of it, kill -9 included ---
 "$AGENT" verify "$T/state" > "$T/verify" 2>&1 || fail "the audit log does not verify: $(cat "$T/verify")"

@@ -13,7 +13,10 @@
 #    the agent must keep running and retry with growing pauses;
 #  - dockerd is started again on the same data root: the script runs again
 #    and ends with exactly one final result, no container of the agent is
-#    left in the engine, and the audit log verifies.
+#    left in the engine, and the audit log verifies;
+#  - status.json and 'mai-agent status' say whether Docker answers: false
+#    while it is down (seen by a job, or by the agent's own check while
+#    idle), true again once it is back, each within seconds.
 # Needs root and dockerd; exit 77 without them, a failure instead when
 # MAI_REQUIRE_REAL=1.
 set -u
@@ -115,7 +118,8 @@ DOCKER_SOCKET="$DSOCK" "$BUILD_SH" > "$D/build.log" 2>&1 ||
 write_agent_config "$T/drop" "$T/state" "workers: 1
 docker:
   socket: $DSOCK
-  retry_backoff_max: 2s"
+  retry_backoff_max: 2s
+  check_interval: 1s"
 start_agent
 grep -q "sandbox ready" "$T/agent.log" || fail "the agent did not take the private engine"
 
@@ -131,6 +135,23 @@ printf 'print("in the new directory")\n' > "$T/drop/again.py"
 wait_field "$T/drop/again.result.json" state completed 20
 grep -q "in the new directory" "$T/drop/again.result.json" ||
 	fail "again.py: its output is not in the result: $(cat "$T/drop/again.result.json")"
+
+# wait_docker VALUE SECONDS: until status.json says docker_reachable VALUE
+# (True or False); prints how many ms that took.
+wait_docker() {
+	t0=$(date +%s%N)
+	while [ "$(field "$T/state/status.json" docker_reachable)" != "$1" ] &&
+		[ $(($(date +%s%N) - t0)) -lt $(($2 * 1000000000)) ]; do
+		sleep 0.05
+	done
+	echo $((($(date +%s%N) - t0) / 1000000))
+	[ "$(field "$T/state/status.json" docker_reachable)" = "$1" ]
+}
+
+ms=$(wait_docker True 3) || fail "status.json: docker_reachable is not true while the engine runs"
+"$AGENT" status > "$T/status" 2>&1
+grep -Eq '^docker: reachable \(checked [0-9] s ago\)$' "$T/status" ||
+	fail "status does not say Docker is reachable, checked seconds ago: $(cat "$T/status")"
 
 # count_lines PATTERN: lines of the agent log that match.
 count_lines() { grep -c "$1" "$T/agent.log"; }
@@ -175,6 +196,8 @@ outage() {
 	*) fail "$sig: the message does not name the socket and what to do: $msg" ;;
 	esac
 	kill -0 "$PID" 2>/dev/null || { fail "$sig: the agent exited while Docker was down"; return; }
+	wait_docker False 3 > /dev/null ||
+		fail "$sig: status.json does not say Docker is unreachable: $(cat "$T/state/status.json")"
 
 	dockerd_start
 	wait_field "$r" state completed 20 || return
@@ -188,6 +211,18 @@ outage() {
 
 outage TERM sleeper
 outage KILL killed
+
+# --- Docker reachability while idle: the agent's own check, not a job ---
+ms=$(wait_docker True 3) || fail "idle: docker_reachable is not true after the engine came back"
+dockerd_kill TERM
+dockerd_reap
+ms=$(wait_docker False 5) || fail "idle: status.json still says Docker is reachable 5 s after it stopped"
+[ "$ms" -le 3500 ] || fail "idle: $ms ms until status.json said Docker is unreachable (check_interval 1s)"
+"$AGENT" status > "$T/status" 2>&1
+grep -q "^docker: NOT reachable (checked [0-9] s ago): .*$DSOCK.*start dockerd" "$T/status" ||
+	fail "status does not say Docker is unreachable, when, and what to do: $(cat "$T/status")"
+dockerd_start
+ms=$(wait_docker True 5) || fail "idle: status.json does not say Docker is reachable again 5 s after it came back"
 
 stop_agent
 n=$(containers_of_instance "$DSOCK")

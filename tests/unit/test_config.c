@@ -57,7 +57,7 @@ static const struct {
 	{ "agent.yaml", "recursive: yes\n",
 	  "agent.yaml:1:12: recursive: 'yes' is not a boolean; expected true or false" },
 	{ "agent.yaml", "docker: 5\n",
-	  "agent.yaml:1:9: docker: got a scalar; expected a mapping with the keys socket, api_timeout, retry_backoff_max" },
+	  "agent.yaml:1:9: docker: got a scalar; expected a mapping with the keys socket, api_timeout, retry_backoff_max, check_interval" },
 	{ "agent.yaml", "drop_dir: drop\n",
 	  "agent.yaml:1:11: drop_dir: 'drop' is a relative path; expected an absolute path" },
 	{ "agent.yaml", "- drop_dir\n",

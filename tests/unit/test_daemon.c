@@ -255,9 +255,9 @@ static void test_this_build_rejects_hostile_drops_and_says_what_is_missing(void 
 	assert_string_equal(str(o, "reason"), "no_assessor");
 	assert_string_equal(str(o, "file"), "new\nline.py");
 	assert_string_equal(str(o, "message"),
-			    "The agent could not finish this job (the assessor is not part of this "
-			    "build of the agent); it retries on its own: check 'mai-agent status' "
-			    "and the agent log if this stays.");
+			    "The agent cannot finish this job (the assessor is not part of this "
+			    "build of the agent) and does not retry it: fix that, then save the "
+			    "file again; 'mai-agent status' and the agent log say more.");
 	json_decref(o);
 
 	stop(c);

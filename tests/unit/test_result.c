@@ -15,38 +15,47 @@ static const struct {
 	enum result_state state;
 	enum result_verdict verdict;
 	int exit_code, sig;
+	enum result_retry retry; /* for RESULT_ERROR */
 	const char *detail;
 	const char *want; /* NULL: no message */
 } messages[] = {
-	{ RESULT_COMPLETED, RESULT_VERDICT_EXITED, 0, 0, NULL, NULL },
-	{ RESULT_COMPLETED, RESULT_VERDICT_EXITED, 3, 0, NULL,
+	{ RESULT_COMPLETED, RESULT_VERDICT_EXITED, 0, 0, 0, NULL, NULL },
+	{ RESULT_COMPLETED, RESULT_VERDICT_EXITED, 3, 0, 0, NULL,
 	  "The script exited with status 3: read stderr under execution, fix the script and "
 	  "save it again." },
-	{ RESULT_COMPLETED, RESULT_VERDICT_EXITED, 0, 9, NULL,
+	{ RESULT_COMPLETED, RESULT_VERDICT_EXITED, 0, 9, 0, NULL,
 	  "The script was killed by signal 9: read stderr under execution, fix the script and "
 	  "save it again." },
-	{ RESULT_COMPLETED, RESULT_VERDICT_TIMEOUT, 0, 0, NULL,
+	{ RESULT_COMPLETED, RESULT_VERDICT_TIMEOUT, 0, 0, 0, NULL,
 	  "The script ran past its time limit and was stopped: make it finish sooner, or raise "
 	  "the timeout for its trust level in sandbox.yaml." },
-	{ RESULT_COMPLETED, RESULT_VERDICT_OOM_KILLED, 0, 0, NULL,
+	{ RESULT_COMPLETED, RESULT_VERDICT_OOM_KILLED, 0, 0, 0, NULL,
 	  "The script went over its memory limit and was killed: use less memory, or raise the "
 	  "memory limit for its trust level in sandbox.yaml." },
-	{ RESULT_COMPLETED, RESULT_VERDICT_SANDBOX_ERROR, 0, 0, "image python3 missing",
+	{ RESULT_COMPLETED, RESULT_VERDICT_SANDBOX_ERROR, 0, 0, 0, "image python3 missing",
 	  "The sandbox could not run the script (image python3 missing): check 'mai-agent "
 	  "status' and the agent log, then save the file again." },
-	{ RESULT_AWAITING_CONFIRMATION, RESULT_VERDICT_NONE, 0, 0, NULL,
+	{ RESULT_AWAITING_CONFIRMATION, RESULT_VERDICT_NONE, 0, 0, 0, NULL,
 	  "Assessed HIGH risk, so it waits for a confirmation: read the findings, then run "
 	  "'mai-agent approve foo.py' (or create foo.approve) to let this exact content run." },
-	{ RESULT_BLOCKED, RESULT_VERDICT_NONE, 0, 0, "foo.override is empty",
+	{ RESULT_BLOCKED, RESULT_VERDICT_NONE, 0, 0, 0, "foo.override is empty",
 	  "foo.override is empty. Assessed BLOCKED, so it does not run: fix the findings and "
 	  "save it again, or run 'mai-agent override foo.py --reason TEXT' (or write your "
 	  "explanation into foo.override) to run this exact content anyway." },
-	{ RESULT_REJECTED, RESULT_VERDICT_NONE, 0, 0, "The name is a symbolic link.",
+	{ RESULT_REJECTED, RESULT_VERDICT_NONE, 0, 0, 0, "The name is a symbolic link.",
 	  "Rejected: The name is a symbolic link." },
-	{ RESULT_ERROR, RESULT_VERDICT_NONE, 0, 0, "Docker is not reachable",
+	{ RESULT_ERROR, RESULT_VERDICT_NONE, 0, 0, 0, "Docker is not reachable",
 	  "The agent could not finish this job (Docker is not reachable); it retries on its "
 	  "own: check 'mai-agent status' and the agent log if this stays." },
-	{ RESULT_QUEUED, RESULT_VERDICT_NONE, 0, 0, NULL,
+	{ RESULT_ERROR, RESULT_VERDICT_NONE, 0, 0, RESULT_RETRY_NEXT_START, "killed on SIGTERM",
+	  "The agent stopped before this job could finish (killed on SIGTERM). Nothing to do "
+	  "if it is restarting; otherwise start it ('mai-agent run', or its service) and this "
+	  "file is answered then." },
+	{ RESULT_ERROR, RESULT_VERDICT_NONE, 0, 0, RESULT_RETRY_NONE, "no sandbox in this build",
+	  "The agent cannot finish this job (no sandbox in this build) and does not retry it: "
+	  "fix that, then save the file again; 'mai-agent status' and the agent log say "
+	  "more." },
+	{ RESULT_QUEUED, RESULT_VERDICT_NONE, 0, 0, 0, NULL,
 	  "Accepted and waiting for a free worker: this file is rewritten with the outcome "
 	  "when it has run." },
 };
@@ -57,7 +66,8 @@ static void test_messages_tell_what_to_do(void **state)
 		struct result_info r = {
 			.file = "sub/foo.py", .state = messages[i].state,
 			.verdict = messages[i].verdict, .exit_code = messages[i].exit_code,
-			.signal = messages[i].sig, .detail = messages[i].detail,
+			.signal = messages[i].sig, .retry = messages[i].retry,
+			.detail = messages[i].detail,
 		};
 		char *m = result_message(&r);
 		if (!messages[i].want) {
