@@ -1,6 +1,7 @@
 #include "audit_format.h"
 
 #include <dirent.h>
+#include <endian.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,33 +48,49 @@ void audit_format_line(const uint8_t prev[AUDIT_HASH_LEN], uint64_t seq, uint64_
 }
 
 /* Lower-case hex of a hash, compared as text: the writer only emits lower
- * case, so a flipped case bit is a change, and no decoding is needed. Two
- * digits per byte from a table: this runs for every record verified. */
-static const char hex_pairs[513] =
-	"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
-	"202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
-	"404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
-	"606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
-	"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
-	"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
-	"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
-	"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
-
+ * case, so a flipped case bit is a change, and no decoding is needed. This
+ * runs for every record verified, so four bytes at a time: each nibble is
+ * spread into a byte of a 64-bit word and turned into its digit there. */
 static void hex32(const uint8_t in[AUDIT_HASH_LEN], char out[64])
 {
-	for (int i = 0; i < AUDIT_HASH_LEN; i++)
-		memcpy(out + 2 * i, hex_pairs + 2 * in[i], 2);
+	for (int i = 0; i < AUDIT_HASH_LEN; i += 4) {
+		uint32_t w;
+		memcpy(&w, in + i, 4);
+		uint64_t x = be32toh(w);
+		x = (x | x << 16) & UINT64_C(0x0000ffff0000ffff);
+		x = (x | x << 8) & UINT64_C(0x00ff00ff00ff00ff);
+		x = (x | x << 4) & UINT64_C(0x0f0f0f0f0f0f0f0f);
+		/* '0' + n, and 'a' - '0' - 10 more where n > 9. */
+		uint64_t over9 = ((x + UINT64_C(0x0606060606060606)) >> 4) & UINT64_C(0x0101010101010101);
+		x += UINT64_C(0x3030303030303030) + over9 * ('a' - '0' - 10);
+		x = htobe64(x);
+		memcpy(out + 2 * i, &x, 8);
+	}
 }
 
+/* Twelve decimal digits, eight and four at a time: every byte is checked to
+ * be a digit, then pairs, quads and octets are folded by multiplication. */
 static int digits12(const char *s, uint64_t *out)
 {
-	uint64_t v = 0;
-	for (int i = 0; i < AUDIT_SEQ_DIGITS; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		v = v * 10 + (uint64_t)(s[i] - '0');
-	}
-	*out = v;
+	uint64_t a;
+	uint32_t b;
+	memcpy(&a, s, 8);
+	memcpy(&b, s + 8, 4);
+	a = le64toh(a);
+	b = le32toh(b);
+	const uint64_t hi = UINT64_C(0xf0f0f0f0f0f0f0f0), zero = UINT64_C(0x3030303030303030),
+		       six = UINT64_C(0x0606060606060606);
+	if ((a & hi) != zero || ((a + six) & hi) != zero || (b & (uint32_t)hi) != (uint32_t)zero ||
+	    ((b + (uint32_t)six) & (uint32_t)hi) != (uint32_t)zero)
+		return -1;
+	a -= zero;
+	a = (a * 10 + (a >> 8)) & UINT64_C(0x00ff00ff00ff00ff);
+	a = (a * 100 + (a >> 16)) & UINT64_C(0x0000ffff0000ffff);
+	a = (a * 10000 + (a >> 32)) & UINT64_C(0xffffffff);
+	b -= (uint32_t)zero;
+	b = (b * 10 + (b >> 8)) & 0x00ff00ffu;
+	b = (b * 100 + (b >> 16)) & 0xffffu;
+	*out = a * 10000 + b;
 	return 0;
 }
 
