@@ -1,6 +1,7 @@
 #include "audit_format.h"
 
 #include <dirent.h>
+#include <endian.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,30 +48,54 @@ void audit_format_line(const uint8_t prev[AUDIT_HASH_LEN], uint64_t seq, uint64_
 }
 
 /* Lower-case hex of a hash, compared as text: the writer only emits lower
- * case, so a flipped case bit is a change, and no decoding is needed. */
+ * case, so a flipped case bit is a change, and no decoding is needed. This
+ * runs for every record verified, so four bytes at a time: each nibble is
+ * spread into a byte of a 64-bit word and turned into its digit there. */
 static void hex32(const uint8_t in[AUDIT_HASH_LEN], char out[64])
 {
-	static const char digits[] = "0123456789abcdef";
-	for (int i = 0; i < AUDIT_HASH_LEN; i++) {
-		out[2 * i] = digits[in[i] >> 4];
-		out[2 * i + 1] = digits[in[i] & 0xf];
+	for (int i = 0; i < AUDIT_HASH_LEN; i += 4) {
+		uint32_t w;
+		memcpy(&w, in + i, 4);
+		uint64_t x = be32toh(w);
+		x = (x | x << 16) & UINT64_C(0x0000ffff0000ffff);
+		x = (x | x << 8) & UINT64_C(0x00ff00ff00ff00ff);
+		x = (x | x << 4) & UINT64_C(0x0f0f0f0f0f0f0f0f);
+		/* '0' + n, and 'a' - '0' - 10 more where n > 9. */
+		uint64_t over9 = ((x + UINT64_C(0x0606060606060606)) >> 4) & UINT64_C(0x0101010101010101);
+		x += UINT64_C(0x3030303030303030) + over9 * ('a' - '0' - 10);
+		x = htobe64(x);
+		memcpy(out + 2 * i, &x, 8);
 	}
 }
 
+/* Twelve decimal digits, eight and four at a time: every byte is checked to
+ * be a digit, then pairs, quads and octets are folded by multiplication. */
 static int digits12(const char *s, uint64_t *out)
 {
-	uint64_t v = 0;
-	for (int i = 0; i < AUDIT_SEQ_DIGITS; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		v = v * 10 + (uint64_t)(s[i] - '0');
-	}
-	*out = v;
+	uint64_t a;
+	uint32_t b;
+	memcpy(&a, s, 8);
+	memcpy(&b, s + 8, 4);
+	a = le64toh(a);
+	b = le32toh(b);
+	const uint64_t hi = UINT64_C(0xf0f0f0f0f0f0f0f0), zero = UINT64_C(0x3030303030303030),
+		       six = UINT64_C(0x0606060606060606);
+	if ((a & hi) != zero || ((a + six) & hi) != zero || (b & (uint32_t)hi) != (uint32_t)zero ||
+	    ((b + (uint32_t)six) & (uint32_t)hi) != (uint32_t)zero)
+		return -1;
+	a -= zero;
+	a = (a * 10 + (a >> 8)) & UINT64_C(0x00ff00ff00ff00ff);
+	a = (a * 100 + (a >> 16)) & UINT64_C(0x0000ffff0000ffff);
+	a = (a * 10000 + (a >> 32)) & UINT64_C(0xffffffff);
+	b -= (uint32_t)zero;
+	b = (b * 10 + (b >> 8)) & 0x00ff00ffu;
+	b = (b * 100 + (b >> 16)) & 0xffffu;
+	*out = a * 10000 + b;
 	return 0;
 }
 
-int audit_format_check(const char *line, size_t len, const uint8_t *prev, uint64_t seq,
-		       uint8_t hash[AUDIT_HASH_LEN], uint64_t *ckpt, const char **why)
+int audit_format_check_hex(const char *line, size_t len, const char *prev_hex, uint64_t seq,
+			   uint8_t hash[AUDIT_HASH_LEN], uint64_t *ckpt, const char **why)
 {
 	char hex[64];
 	uint64_t s, c;
@@ -92,9 +117,7 @@ int audit_format_check(const char *line, size_t len, const uint8_t *prev, uint64
 			       : "sequence number skips ahead (deleted record)";
 		return -EBADMSG;
 	}
-	if (prev)
-		hex32(prev, hex);
-	if (prev && memcmp(hex, line + 65, 64) != 0) {
+	if (prev_hex && memcmp(prev_hex, line + 65, 64) != 0) {
 		*why = "previous-hash link broken (record deleted, inserted or reordered before it)";
 		return -EBADMSG;
 	}
@@ -105,6 +128,15 @@ int audit_format_check(const char *line, size_t len, const uint8_t *prev, uint64
 	if (ckpt)
 		*ckpt = c;
 	return 0;
+}
+
+int audit_format_check(const char *line, size_t len, const uint8_t *prev, uint64_t seq,
+		       uint8_t hash[AUDIT_HASH_LEN], uint64_t *ckpt, const char **why)
+{
+	char prev_hex[64];
+	if (prev)
+		hex32(prev, prev_hex);
+	return audit_format_check_hex(line, len, prev ? prev_hex : NULL, seq, hash, ckpt, why);
 }
 
 static int cmp_u64(const void *a, const void *b)

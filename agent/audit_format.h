@@ -42,6 +42,11 @@ void audit_format_line(const uint8_t prev[AUDIT_HASH_LEN], uint64_t seq, uint64_
  * entry hash (and ckpt) filled, or -EBADMSG with a static reason in *why. */
 int audit_format_check(const char *line, size_t len, const uint8_t *prev, uint64_t seq,
 		       uint8_t hash[AUDIT_HASH_LEN], uint64_t *ckpt, const char **why);
+/* The same with the previous entry hash as its 64 lower-case hex digits (the
+ * previous line's first 64 bytes once that line passed): the chain link is
+ * then a comparison of text, with no encoding. */
+int audit_format_check_hex(const char *line, size_t len, const char *prev_hex, uint64_t seq,
+			   uint8_t hash[AUDIT_HASH_LEN], uint64_t *ckpt, const char **why);
 
 /* The retention anchor, log_dir/base, written before old segments are
  * removed: what a verifier needs to go on from record k without records

@@ -172,10 +172,35 @@ static void test_all_proofs_and_mutations(void **state)
 	merkle_tree_free(t);
 }
 
+/* The leaf and node hashes pad their own last blocks: every length around a
+ * block boundary, and past the size hashed through a copy, must give what
+ * plain SHA-256 of the prefixed bytes gives. */
+static void test_hashes_match_sha256_at_every_length(void **state)
+{
+	static uint8_t data[4200], prefixed[4201];
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(i * 131 + 7);
+	for (size_t len = 0; len < sizeof(data); len += len < 300 ? 1 : len < 2000 ? 61 : 1) {
+		uint8_t got[MERKLE_HASH_LEN], want[MERKLE_HASH_LEN];
+		prefixed[0] = 0x00;
+		memcpy(prefixed + 1, data, len);
+		hash_sha256(prefixed, len + 1, want);
+		merkle_leaf_hash(data, len, got);
+		assert_memory_equal(got, want, MERKLE_HASH_LEN);
+	}
+	uint8_t node[1 + 2 * MERKLE_HASH_LEN], got[MERKLE_HASH_LEN], want[MERKLE_HASH_LEN];
+	node[0] = 0x01;
+	memcpy(node + 1, data + 5, 2 * MERKLE_HASH_LEN);
+	hash_sha256(node, sizeof(node), want);
+	merkle_node_hash(data + 5, data + 5 + MERKLE_HASH_LEN, got);
+	assert_memory_equal(got, want, MERKLE_HASH_LEN);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roots_match_rfc6962),
+		cmocka_unit_test(test_hashes_match_sha256_at_every_length),
 		cmocka_unit_test(test_known_proofs),
 		cmocka_unit_test(test_all_proofs_and_mutations),
 	};
