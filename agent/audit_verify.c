@@ -7,12 +7,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <jansson.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "audit_format.h"
+#include "audit_reader.h"
 #include "checkpoint.h"
 #include "fileio.h"
 #include "hash.h"
@@ -291,6 +294,34 @@ static void check_consistency(const char *since_path, const struct checkpoint *s
 				       since_path, since->size, ck->size, since->size));
 }
 
+/* The writer records every checkpoint it signs as one more record (type
+ * "checkpoint", its size and root), which no checkpoint can cover. A log
+ * whose only record past the signed checkpoint is that record of that very
+ * checkpoint is as current as it can be: the status is ok, not stale. */
+static bool only_its_own_record(const char *log_dir, const struct checkpoint *ck, uint64_t entries)
+{
+	struct audit_reader *rd = NULL;
+	_cleanup_free_ char *err = NULL, *json = NULL;
+	char root[2 * MERKLE_HASH_LEN + 1];
+	size_t len = 0;
+	bool own = false;
+
+	if (entries != ck->size + 1 || audit_reader_open(log_dir, &rd, &err) < 0)
+		return false;
+	if (audit_reader_get_json(rd, entries - 1, &json, &len) == 0) {
+		json_t *rec = json_loadb(json, len, 0, NULL);
+		json_t *f = json_object_get(rec, "fields");
+		const char *type = json_string_value(json_object_get(rec, "type"));
+		const char *hex = json_string_value(json_object_get(f, "root"));
+		hash_to_hex(ck->root, MERKLE_HASH_LEN, root);
+		own = type && strcmp(type, "checkpoint") == 0 && hex && strcmp(hex, root) == 0 &&
+		      json_integer_value(json_object_get(f, "size")) == (json_int_t)ck->size;
+		json_decref(rec);
+	}
+	audit_reader_close(rd);
+	return own;
+}
+
 static int verify(const char *log_dir, const char *pubkey_path, const char *since_path,
 		  struct audit_verify_report *rep)
 {
@@ -407,8 +438,10 @@ static int verify(const char *log_dir, const char *pubkey_path, const char *sinc
 			fail(rep, st.above_at, xasprintf("the checkpoint covers %" PRIu64 " records but this record "
 							 "cites a later checkpoint of %" PRIu64 ": an older "
 							 "checkpoint was put back", ck.size, st.above_cited));
+		} else if (ck.size == st.seq || only_its_own_record(log_dir, &ck, st.seq)) {
+			rep->checkpoint = AUDIT_CKPT_OK;
 		} else {
-			rep->checkpoint = ck.size < st.seq ? AUDIT_CKPT_STALE : AUDIT_CKPT_OK;
+			rep->checkpoint = AUDIT_CKPT_STALE;
 		}
 	}
 	if (since_t.want && rep->ok)

@@ -153,6 +153,37 @@ static void test_first_start_makes_the_key_directory(void **state)
 	assert_int_equal(st.st_mode & 0777, 0600);
 }
 
+/* The checkpoint status of a live log: "ok" right after a checkpoint, whose
+ * own record is the one record it cannot cover; "stale" once records came
+ * after that (still intact: the next checkpoint will cover them). */
+static void test_checkpoint_status_while_open(void **state)
+{
+	const char *dir = *state;
+	fixture_keys(dir, "k", "mai.test/audit");
+	struct audit_options o = fixture_options(dir, "k", 0);
+	o.checkpoint_interval_s = 3600; /* only the explicit checkpoint below */
+	struct audit_log *log = NULL;
+	_cleanup_free_ char *err = NULL, *pub = xasprintf("%s/k.pub", dir);
+	struct audit_verify_report rep;
+
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	fixture_append(log, 5);
+	assert_int_equal(audit_checkpoint_now(log), 0);
+	assert_int_equal(audit_verify_log(o.log_dir, pub, &rep), 0);
+	assert_true(rep.ok);
+	assert_int_equal(rep.entries, 6); /* 5 and the checkpoint's record */
+	assert_int_equal(rep.checkpoint, AUDIT_CKPT_OK);
+	audit_verify_report_clear(&rep);
+
+	fixture_append(log, 2);
+	assert_int_equal(audit_verify_log(o.log_dir, pub, &rep), 0);
+	assert_true(rep.ok);
+	assert_int_equal(rep.entries, 8);
+	assert_int_equal(rep.checkpoint, AUDIT_CKPT_STALE);
+	audit_verify_report_clear(&rep);
+	audit_close(log);
+}
+
 static void test_torn_tail_quarantined_and_recorded(void **state)
 {
 	const char *dir = *state;
@@ -472,6 +503,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_append_reopen_read_verify, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_second_writer_refused, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_first_start_makes_a_key, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_checkpoint_status_while_open, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_first_start_makes_the_key_directory, testdir_setup,
 						testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_torn_tail_quarantined_and_recorded, testdir_setup, testdir_teardown),
