@@ -1,31 +1,18 @@
 /* Bandit and Semgrep adapters: spawn with a deadline, read the JSON report
  * from a pipe, map each result onto a finding. */
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/wait.h>
-#include <time.h>
+#include <unistd.h>
 
 #include "assess_external.h"
 #include "assess_rules.h"
 #include "fileio.h"
 #include "log.h"
-
-extern char **environ;
+#include "subprocess.h"
 
 /* Reports are small; a larger one is cut and refused as not JSON. */
 #define REPORT_MAX (16u << 20)
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static enum assess_severity level_of(const char *s)
 {
@@ -122,69 +109,6 @@ int assess_semgrep_parse(const char *text, size_t len, struct assess_result *r, 
 	return 0;
 }
 
-/* Runs argv with stdout into *out (capped), stderr discarded, killed at the
- * deadline. Returns the exit status (>= 0), -ENOENT, -ETIMEDOUT or -errno. */
-static int run_capture(char *const argv[], unsigned timeout_ms, char **out, size_t *out_len)
-{
-	int pipefd[2], devnull, status = 0;
-	posix_spawn_file_actions_t fa;
-	pid_t pid;
-	size_t len = 0, cap = 65536;
-	char *buf;
-	long long deadline = now_ms() + timeout_ms;
-	int rc;
-
-	if (pipe2(pipefd, O_CLOEXEC) < 0)
-		return -errno;
-	devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
-	if (devnull >= 0) {
-		posix_spawn_file_actions_adddup2(&fa, devnull, 0);
-		posix_spawn_file_actions_adddup2(&fa, devnull, 2);
-	}
-	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(pipefd[1]);
-	if (devnull >= 0)
-		close(devnull);
-	if (rc != 0) {
-		close(pipefd[0]);
-		return -rc;
-	}
-	buf = xmalloc(cap);
-	for (;;) {
-		long long left = deadline - now_ms();
-		struct pollfd p = { .fd = pipefd[0], .events = POLLIN };
-		if (left <= 0) {
-			kill(pid, SIGKILL);
-			waitpid(pid, NULL, 0);
-			close(pipefd[0]);
-			free(buf);
-			return -ETIMEDOUT;
-		}
-		if (poll(&p, 1, (int)left) <= 0)
-			continue;
-		if (len + 4096 > cap && cap < REPORT_MAX) {
-			cap *= 2;
-			buf = xrealloc(buf, cap);
-		}
-		ssize_t n = read(pipefd[0], buf + len, len + 4096 > cap ? 0 : cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	close(pipefd[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	buf[len] = '\0';
-	*out = buf;
-	*out_len = len;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 static char *write_snapshot(const uint8_t *data, size_t len)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -210,7 +134,7 @@ static int run_tool(const char *tool, char *const argv[], const struct assess_ex
 {
 	char *out = NULL, *err = NULL, *note = NULL;
 	size_t len = 0;
-	int rc = run_capture(argv, x->timeout_ms, &out, &len);
+	int rc = subprocess_capture(argv, x->timeout_ms, REPORT_MAX, false, &out, &len);
 
 	if (rc == -ENOENT)
 		note = xasprintf("%s: not installed ('%s' not found in PATH); native findings only",

@@ -356,10 +356,12 @@ enum docker_error docker_container_list_by_label(struct docker *d, const char *k
 }
 
 enum docker_error docker_network_create_internal(struct docker *d, const char *name,
+						 const char *bridge,
 						 const struct docker_label *labels,
 						 size_t n_labels, char **id, char **err)
 {
-	_cleanup_free_ char *body = docker_codec_network_create_body(name, labels, n_labels);
+	_cleanup_free_ char *body = docker_codec_network_create_body(name, bridge, labels,
+								     n_labels);
 	struct docker_http_reply r;
 	enum docker_error e = call(d, "POST", "/networks/create", body, 0, &r, err);
 
@@ -410,6 +412,7 @@ void docker_network_clear(struct docker_network *n)
 	free(n->name);
 	free(n->subnet);
 	free(n->gateway);
+	free(n->bridge);
 	memset(n, 0, sizeof(*n));
 }
 

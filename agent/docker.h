@@ -97,15 +97,20 @@ struct docker_create_params {
 	int64_t deps_tmpfs_bytes;
 };
 
+/* The network option that names a bridge network's interface on the host. */
+#define DOCKER_BRIDGE_NAME_OPTION "com.docker.network.bridge.name"
+
 /* Where a job's dependencies are installed (see deps_tmpfs_bytes). */
 #define DOCKER_DEPS_DIR "/mai-deps"
 
 /* A network as inspected: its id, whether it is internal (no route out),
- * and its first IPAM subnet and gateway ("" when Docker reports none). */
+ * its first IPAM subnet and gateway and its bridge interface's name ("" when
+ * Docker reports none). */
 struct docker_network {
 	char *id, *name;
 	bool internal;
 	char *subnet, *gateway;
+	char *bridge;
 };
 
 enum docker_error docker_ping(struct docker *d, char **err);
@@ -147,9 +152,11 @@ enum docker_error docker_container_list_by_label(struct docker *d, const char *k
 						 char **err);
 
 /* Creates a bridge network with Internal: true (containers on it reach one
- * another and the host's address on its bridge, nothing beyond) and these
- * labels. *id (caller frees). An existing name gives DOCKER_ERR_CONFLICT. */
+ * another and the host's address on its bridge, nothing beyond), its bridge
+ * interface named bridge (at most 15 characters) and these labels. *id
+ * (caller frees). An existing name gives DOCKER_ERR_CONFLICT. */
 enum docker_error docker_network_create_internal(struct docker *d, const char *name,
+						 const char *bridge,
 						 const struct docker_label *labels,
 						 size_t n_labels, char **id, char **err);
 /* name or id. DOCKER_ERR_NOT_FOUND when there is none. */

@@ -12,10 +12,10 @@ char *docker_codec_create_body(const struct docker_create_params *p);
 /* The body of POST /containers/ID/update for the limits that can change on
  * a running container; caller frees. */
 char *docker_codec_update_body(int64_t memory_bytes, int64_t nano_cpus, int64_t pids_limit);
-/* The body of POST /networks/create for an internal bridge network; caller
- * frees. */
-char *docker_codec_network_create_body(const char *name, const struct docker_label *labels,
-				       size_t n_labels);
+/* The body of POST /networks/create for an internal bridge network whose
+ * bridge interface is named bridge; caller frees. */
+char *docker_codec_network_create_body(const char *name, const char *bridge,
+				       const struct docker_label *labels, size_t n_labels);
 /* URL-ready (not yet escaped) value of ?filters= for a label match; caller frees. */
 char *docker_codec_label_filter(const char *key, const char *value);
 

@@ -31,6 +31,7 @@ struct sandbox {
 	size_t n_orphans;
 	/* The allowlist mode (sandbox_net.c). net_name NULL: no level uses it. */
 	char *net_name;
+	bool net_filtered;         /* its packet filter is installed (netfilter.h) */
 	struct netproxy *proxy;
 	char **net_env;            /* NULL-terminated container env for that mode */
 	char *pip_image, *pip_image_id; /* pip_image_id NULL: the image is missing */

@@ -1,11 +1,13 @@
 /* The allowlist mode of the sandbox: an internal Docker network (no route
- * out of it) and the filtering proxy listening on the host's address on that
- * network, its only way out. */
+ * out of it), a packet filter on its bridge that lets it reach nothing of
+ * the host but the proxy's port (netfilter.h), and the filtering proxy
+ * listening on the host's address on that network, its only way out. */
 #include <string.h>
 
 #include "hash.h"
 #include "log.h"
 #include "macro.h"
+#include "netfilter.h"
 #include "netproxy.h"
 #include "sandbox_internal.h"
 
@@ -15,13 +17,23 @@ bool sandbox_trust_has_network(const struct sandbox *sb, enum sandbox_trust t)
 }
 
 /* "mai-net-<12 hex of sha256(instance)>": stable across restarts of one
- * agent, distinct between agents. */
+ * agent, distinct between agents. It also tags the packet filter. */
 static char *network_name(const char *instance)
 {
 	char hex[HASH_SHA256_HEX_LEN + 1];
 
 	hash_sha256_hex(instance, strlen(instance), hex);
 	return xasprintf("mai-net-%.12s", hex);
+}
+
+/* "mai-<11 hex>", the same hash: an interface name has at most 15
+ * characters. */
+static char *bridge_name(const char *instance)
+{
+	char hex[HASH_SHA256_HEX_LEN + 1];
+
+	hash_sha256_hex(instance, strlen(instance), hex);
+	return xasprintf("mai-%.11s", hex);
 }
 
 static char **proxy_env(const char *url, const char *index_url)
@@ -44,18 +56,25 @@ static int create_network(struct sandbox *sb, struct docker_network *net, char *
 		{ "mai.agent", "1" },
 		{ "mai.instance", sb->instance },
 	};
-	_cleanup_free_ char *id = NULL;
+	_cleanup_free_ char *id = NULL, *bridge = bridge_name(sb->instance);
 	char *e = NULL;
 
 	if (docker_network_remove(sb->docker, sb->net_name, &e) != DOCKER_OK) {
 		log_warnx("removing the leftover network %s failed: %s", sb->net_name, e);
 		free(e);
 	}
-	if (docker_network_create_internal(sb->docker, sb->net_name, labels, ARRAY_SIZE(labels),
-					   &id, err))
+	if (docker_network_create_internal(sb->docker, sb->net_name, bridge, labels,
+					   ARRAY_SIZE(labels), &id, err))
 		return -EIO;
 	if (docker_network_inspect(sb->docker, id, net, err))
 		return -EIO;
+	if (strcmp(net->bridge, bridge) != 0) {
+		*err = xasprintf("Docker created the network %s on the bridge '%s', not %s as "
+				 "asked: its packet filter would not apply (set network: none in "
+				 "config/sandbox.yaml to run without the allowlist mode)",
+				 sb->net_name, net->bridge, bridge);
+		return -EIO;
+	}
 	if (!net->internal || !*net->gateway || !*net->subnet) {
 		*err = xasprintf("Docker created the network %s without %s; the allowlist mode "
 				 "needs an internal network with a gateway address (set network: "
@@ -64,6 +83,42 @@ static int create_network(struct sandbox *sb, struct docker_network *net, char *
 		return -EIO;
 	}
 	return 0;
+}
+
+/* The packet filter goes only with the network: while the network is
+ * there, containers may still be on it. What stays is removed at the next
+ * start. */
+static void remove_network(struct sandbox *sb, const char *name, bool filtered)
+{
+	char *e = NULL;
+
+	if (docker_network_remove(sb->docker, name, &e) != DOCKER_OK) {
+		log_warnx("removing the sandbox network %s failed: %s; its packet filter stays "
+			  "until the next start", name, e);
+		free(e);
+		return;
+	}
+	if (filtered && netfilter_guard_remove(name, &e) < 0) {
+		log_warnx("removing the packet filter of %s failed: %s", name, e);
+		free(e);
+	}
+}
+
+/* An earlier run with a network: allowlist level that ended without
+ * cleaning up left its network and packet filter: they go now. */
+static void remove_leftover(struct sandbox *sb)
+{
+	_cleanup_free_ char *name = network_name(sb->instance);
+	struct docker_network net;
+	char *e = NULL;
+
+	if (docker_network_inspect(sb->docker, name, &net, &e) != DOCKER_OK) {
+		free(e);
+		return;
+	}
+	docker_network_clear(&net);
+	log_info("removing the leftover sandbox network %s and its packet filter", name);
+	remove_network(sb, name, true);
 }
 
 int sandbox_net_start(struct sandbox *sb, const struct sandbox_network_options *o, char **err)
@@ -88,6 +143,7 @@ int sandbox_net_start(struct sandbox *sb, const struct sandbox_network_options *
 		wanted |= sb->trust[t].network_allowlist;
 	if (!wanted) {
 		free(e);
+		remove_leftover(sb);
 		return 0;
 	}
 	if (!sb->pip_image_id) {
@@ -100,6 +156,14 @@ int sandbox_net_start(struct sandbox *sb, const struct sandbox_network_options *
 	free(e);
 	sb->net_name = network_name(sb->instance);
 	r = create_network(sb, &net, err);
+	if (r == 0) {
+		struct netfilter_guard g = {
+			.bridge = net.bridge, .gateway = net.gateway, .port = o->proxy_port,
+			.tag = sb->net_name,
+		};
+		r = netfilter_guard_install(&g, err);
+		sb->net_filtered = r == 0;
+	}
 	if (r == 0) {
 		dir = xasprintf("%s/proxy", o->state_dir ? o->state_dir : ".");
 		struct netproxy_options po = {
@@ -120,14 +184,10 @@ int sandbox_net_start(struct sandbox *sb, const struct sandbox_network_options *
 
 void sandbox_net_stop(struct sandbox *sb)
 {
-	char *e = NULL;
-
 	netproxy_stop(sb->proxy);
 	sb->proxy = NULL;
-	if (sb->net_name && docker_network_remove(sb->docker, sb->net_name, &e) != DOCKER_OK) {
-		log_warnx("removing the sandbox network %s failed: %s", sb->net_name, e);
-		free(e);
-	}
+	if (sb->net_name)
+		remove_network(sb, sb->net_name, sb->net_filtered);
 	for (char **v = sb->net_env; v && *v; v++)
 		free(*v);
 	free(sb->net_env);
@@ -137,4 +197,5 @@ void sandbox_net_stop(struct sandbox *sb)
 	free(sb->index_url);
 	sb->net_env = NULL;
 	sb->net_name = sb->pip_image = sb->pip_image_id = sb->index_url = NULL;
+	sb->net_filtered = false;
 }

@@ -9,6 +9,7 @@ packages=(
 	libfuse3-dev fuse3 libyaml-dev libssl-dev libcurl4-openssl-dev
 	libjansson-dev libcmocka-dev
 	docker.io runsc debootstrap debian-archive-keyring gpgv curl ca-certificates tinyproxy
+	iptables
 	gcovr python3-jsonschema bandit
 	vim-nox neovim emacs-nox
 	debhelper devscripts dpkg-dev systemd man-db

@@ -7,7 +7,16 @@
 #    the wheel's sha256 is in its audit records;
 #  - a host not on the allow-list is refused by the proxy (HTTP 403) and a
 #    dependency from such a host fails the run with a message saying so;
-#  - a direct connection that bypasses the proxy fails (no route out);
+#  - a direct connection that bypasses the proxy fails: to the host's
+#    loopback, to a host service on another port of the network's gateway,
+#    to the gateway of an ordinary (not internal) Docker network and to a
+#    container on it, the last two reachable from that container (a control
+#    the test starts); the proxy port on the gateway is reachable;
+#  - the agent's packet filter (iptables rules tagged with the network's
+#    name) exists while it runs, is left by a crash, replaced (not doubled)
+#    at the next start and removed at stop;
+#  - without iptables, or without CAP_NET_ADMIN, the agent refuses to start
+#    the allowlist mode and says what to do;
 #  - a script with dependencies at a level whose network is none is
 #    rejected, naming the setting that allows it;
 #  - the proxy is restarted when it dies; network and proxy go with the agent.
@@ -20,6 +29,9 @@ SOCK=/var/run/docker.sock
 T=$(mktemp -d "${TMPDIR:-/tmp}/mai-net.XXXXXX")
 PID=
 HTTP_PID=
+LISTEN_PID=
+CONTROL=
+CONTROL_NET=
 fails=0
 
 cleanup() {
@@ -27,10 +39,14 @@ cleanup() {
 		kill -TERM "$PID"
 		wait "$PID" 2>/dev/null
 	fi
-	if [ -n "$HTTP_PID" ]; then
-		kill "$HTTP_PID" 2>/dev/null
-		wait "$HTTP_PID" 2>/dev/null
-	fi
+	for p in $HTTP_PID $LISTEN_PID; do
+		kill "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	[ -z "$CONTROL" ] || curl -s -X DELETE --unix-socket "$SOCK" \
+		"http://localhost/containers/$CONTROL?force=1" > /dev/null
+	[ -z "$CONTROL_NET" ] || curl -s -X DELETE --unix-socket "$SOCK" \
+		"http://localhost/networks/$CONTROL_NET" > /dev/null
 	[ "${MAI_NET_KEEP:-0}" = 1 ] || rm -rf "$T"
 }
 trap cleanup EXIT
@@ -57,6 +73,8 @@ api /images/mai-sandbox:latest/json > /dev/null 2>&1 ||
 api /images/mai-sandbox-pip:latest/json > /dev/null 2>&1 ||
 	skip "no mai-sandbox-pip:latest image: run packaging/sandbox-image/build.sh --variant pip"
 command -v tinyproxy > /dev/null || skip "tinyproxy is not installed: run packaging/install-deps.sh"
+command -v iptables > /dev/null || skip "iptables is not installed: run packaging/install-deps.sh"
+iptables -w -S INPUT > /dev/null 2>&1 || skip "iptables -S fails: the allowlist mode needs root"
 
 free_port() {
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
@@ -131,20 +149,99 @@ export MAI_CONFIG_DIR="$T/conf"
 "$AGENT" keygen "$T/keys/audit.key" > /dev/null 2>&1 || { echo "FAIL: keygen" >&2; exit 1; }
 printf 'signing_key: %s\ncheckpoint_interval: 1s\n' "$T/keys/audit.key" > "$T/conf/audit.yaml"
 
-"$AGENT" run --log-file "$T/agent.log" &
-PID=$!
+# start_agent: runs the agent in the background (PID) until its status
+# file names it; exits the test when it does not start.
+start_agent() {
+	"$AGENT" run --log-file "$T/agent.log" &
+	PID=$!
+	i=0
+	until grep -q "\"pid\": $PID," "$T/state/status.json" 2>/dev/null || [ $i -ge 600 ]; do
+		kill -0 "$PID" 2>/dev/null || break
+		sleep 0.05
+		i=$((i + 1))
+	done
+	if ! kill -0 "$PID" 2>/dev/null; then
+		wait "$PID"
+		echo "FAIL: the agent did not start (exit $?); its log:" >&2
+		cat "$T/agent.log" >&2
+		PID=
+		exit 1
+	fi
+}
+start_agent
+
+# The sandbox network, its bridge and its packet filter are named after the
+# agent's instance (its state directory).
+HASH=$(python3 -c 'import hashlib,sys; print(hashlib.sha256(sys.argv[1].encode()).hexdigest())' "$T/state")
+NET=mai-net-$(echo "$HASH" | cut -c1-12)
+BRIDGE=mai-$(echo "$HASH" | cut -c1-11)
+# filter_rules: the iptables rules tagged with the network's name.
+filter_rules() { iptables -w -S 2>/dev/null | grep -e "--comment $NET " -e "^-N $NET\$"; }
+gateway_of() {
+	api "/networks/$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["IPAM"]["Config"][0]["Gateway"])'
+}
+filter_rules | grep -q -- "-A INPUT -i $BRIDGE -m comment --comment $NET -j $NET" ||
+	fail "no INPUT rule for the bridge $BRIDGE tagged $NET while the agent runs: $(filter_rules)"
+
+# --- host services: a listener on the sandbox network's gateway and on the
+#     gateway of an ordinary network the test creates (host addresses), and
+#     a control container on that network that listens and checks that it
+#     reaches the host service ---
+CONTROL_NET=mai-test-$(echo "$HASH" | cut -c1-12)
+api_post() { # PATH [JSON-FILE]
+	curl -sf --unix-socket "$SOCK" -X POST -H 'Content-Type: application/json' \
+		--data-binary @"${2:-/dev/null}" "http://localhost$1"
+}
+printf '{"Name": "%s", "Driver": "bridge", "Labels": {"mai.test": "network %s"}}\n' \
+	"$CONTROL_NET" "$T" > "$T/control-net.json"
+api_post /networks/create "$T/control-net.json" > /dev/null ||
+	fail "the control network $CONTROL_NET could not be created"
+GW=$(gateway_of "$NET")
+OTHER_GW=$(gateway_of "$CONTROL_NET")
+HOST_PORT=$(free_port)
+python3 - "$HOST_PORT" "$GW" "$OTHER_GW" > "$T/listener.log" 2>&1 <<'PY' &
+import selectors, socket, sys
+sel = selectors.DefaultSelector()
+for addr in sys.argv[2:]:
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind((addr, int(sys.argv[1])))
+    s.listen(16)
+    sel.register(s, selectors.EVENT_READ)
+print("listening", flush=True)
+while True:
+    for key, _ in sel.select():
+        c, peer = key.fileobj.accept()
+        print("accepted", peer, flush=True)
+        c.sendall(b"host service\n")
+        c.close()
+PY
+LISTEN_PID=$!
 i=0
-until grep -q "\"pid\": $PID," "$T/state/status.json" 2>/dev/null || [ $i -ge 600 ]; do
-	kill -0 "$PID" 2>/dev/null || break
-	sleep 0.05
-	i=$((i + 1))
-done
-if ! kill -0 "$PID" 2>/dev/null; then
-	wait "$PID"
-	echo "FAIL: the agent did not start (exit $?); its log:" >&2
-	cat "$T/agent.log" >&2
-	PID=
-	exit 1
+until grep -q listening "$T/listener.log" 2>/dev/null || [ $i -ge 100 ]; do sleep 0.05; i=$((i + 1)); done
+grep -q listening "$T/listener.log" || fail "the host service did not start: $(cat "$T/listener.log")"
+cat > "$T/control.json" <<JSON
+{"Image": "mai-sandbox:latest", "Labels": {"mai.test": "network $T"},
+ "Cmd": ["python3", "-c", "import socket\ntry:\n    print('control:', socket.create_connection(('$OTHER_GW', $HOST_PORT), timeout=5).recv(64), flush=True)\nexcept OSError as e:\n    print('control: failed', e, flush=True)\ns = socket.socket()\ns.bind(('0.0.0.0', 8000))\ns.listen(16)\nwhile True:\n    s.accept()[0].close()\n"],
+ "HostConfig": {"NetworkMode": "$CONTROL_NET"}}
+JSON
+CONTROL=$(api_post /containers/create "$T/control.json" |
+	python3 -c 'import json,sys; print(json.load(sys.stdin)["Id"])')
+CONTROL_IP=
+if [ -z "$CONTROL" ] || ! api_post "/containers/$CONTROL/start" > /dev/null; then
+	fail "the control container on $CONTROL_NET could not be created or started"
+else
+	CONTROL_IP=$(api "/containers/$CONTROL/json" | python3 -c 'import json,sys
+print(json.load(sys.stdin)["NetworkSettings"]["Networks"][sys.argv[1]]["IPAddress"])' "$CONTROL_NET")
+	i=0
+	until api "/containers/$CONTROL/logs?stdout=1" | grep -q "control:" || [ $i -ge 200 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	api "/containers/$CONTROL/logs?stdout=1" | grep -q "control: b'host service" ||
+		fail "a normal container does not reach the host service at $OTHER_GW:$HOST_PORT (the check below would prove nothing): $(api "/containers/$CONTROL/logs?stdout=1&stderr=1")"
+	python3 -c 'import socket,sys; socket.create_connection((sys.argv[1], 8000), timeout=5)' \
+		"$CONTROL_IP" 2>/dev/null || fail "the control container's listener at $CONTROL_IP:8000 does not answer"
 fi
 
 field() {
@@ -209,12 +306,16 @@ except urllib.error.HTTPError as e:
     print("unlisted: refused", e.code)
 except OSError as e:
     print("unlisted: error", e)
-for host, port in (("1.1.1.1", 80), ("127.0.0.1", $INDEX_PORT)):
+for name, host, port in (("loopback", "127.0.0.1", $INDEX_PORT),
+                         ("gateway", "$GW", $HOST_PORT),
+                         ("other gateway", "$OTHER_GW", $HOST_PORT),
+                         ("control container", "$CONTROL_IP", 8000),
+                         ("proxy port", "$GW", $PROXY_PORT)):
     try:
-        socket.create_connection((host, port), timeout=5).close()
-        print("direct %s: connected" % host)
+        socket.create_connection((host, port), timeout=3).close()
+        print("direct %s: connected" % name)
     except OSError as e:
-        print("direct %s: failed" % host)
+        print("direct %s: failed" % name)
 print("proxy:", os.environ.get("HTTP_PROXY", "none"))
 PY
 R=$T/drop/probe.result.json
@@ -227,8 +328,17 @@ until [ "$(field "$R" state)" = completed ] || [ $i -ge 1200 ]; do sleep 0.1; i=
 if [ "$(field "$R" state)" = completed ]; then
 	out=$(field "$R" execution.stdout.text)
 	echo "$out" | grep -q "unlisted: refused 403" || fail "probe.py: an unlisted host was not refused with 403: $out"
-	echo "$out" | grep -q "direct 1.1.1.1: failed" || fail "probe.py: a direct connection out did not fail: $out"
-	echo "$out" | grep -q "direct 127.0.0.1: failed" || fail "probe.py: the host's loopback index answered directly: $out"
+	echo "$out" | grep -q "direct loopback: failed" || fail "probe.py: the host's loopback index answered directly: $out"
+	echo "$out" | grep -q "direct gateway: failed" ||
+		fail "probe.py: a host service on the gateway $GW:$HOST_PORT answered directly: $out"
+	echo "$out" | grep -q "direct other gateway: failed" ||
+		fail "probe.py: a host service on $CONTROL_NET's gateway $OTHER_GW:$HOST_PORT answered directly: $out"
+	echo "$out" | grep -q "direct control container: failed" ||
+		fail "probe.py: a container on $CONTROL_NET ($CONTROL_IP:8000) answered directly: $out"
+	echo "$out" | grep -q "direct proxy port: connected" ||
+		fail "probe.py: the proxy port $GW:$PROXY_PORT was not reachable: $out"
+	[ "$(grep -c accepted "$T/listener.log")" = 1 ] ||
+		fail "the host service saw a connection other than the control container's: $(cat "$T/listener.log")"
 	echo "$out" | grep -q "proxy: http://.*:$PROXY_PORT" || fail "probe.py: HTTP_PROXY is not the agent's proxy: $out"
 fi
 grep -qi "filtered" "$T/state/proxy/tinyproxy.log" || fail "the proxy's log does not report the refused host"
@@ -292,15 +402,53 @@ else
 	fi
 fi
 
-# --- agent stop: proxy and network go ---
-NET=$(python3 -c 'import hashlib,sys; print("mai-net-" + hashlib.sha256(sys.argv[1].encode()).hexdigest()[:12])' "$T/state")
+# --- agent stop: proxy, network and packet filter go ---
 api "/networks/$NET" > /dev/null 2>&1 || fail "the sandbox network $NET does not exist while the agent runs"
 kill -TERM "$PID"
 wait "$PID" || fail "the agent did not stop cleanly"
 PID=
 api "/networks/$NET" > /dev/null 2>&1 && fail "the sandbox network $NET is still there after the agent stopped"
 pgrep -f "tinyproxy -d -c $T/state/proxy/tinyproxy.conf" > /dev/null && fail "tinyproxy still runs after the agent stopped"
+[ -z "$(filter_rules)" ] || fail "iptables rules tagged $NET are left after the agent stopped: $(filter_rules)"
 "$AGENT" verify "$T/state" > "$T/verify" 2>&1 || fail "the audit log does not verify: $(cat "$T/verify")"
+
+# --- a crash leaves the filter; the next start replaces it, once ---
+start_agent
+kill -KILL "$PID"
+wait "$PID" 2>/dev/null
+PID=
+filter_rules | grep -q -- "-A INPUT -i $BRIDGE" || fail "no filter left after a crash (nothing to check below)"
+start_agent
+n=$(iptables -w -S INPUT 2>/dev/null | grep -c -- "--comment $NET ")
+[ "$n" = 1 ] || fail "after a crash and a restart INPUT has $n rules tagged $NET, expected 1"
+n=$(iptables -w -S "$NET" 2>/dev/null | grep -c -- "--comment $NET ")
+[ "$n" = 3 ] || fail "after a crash and a restart the chain $NET has $n rules, expected 3"
+kill -TERM "$PID"
+wait "$PID" || fail "the agent did not stop cleanly after the restart"
+PID=
+[ -z "$(filter_rules)" ] || fail "iptables rules tagged $NET are left after the second stop: $(filter_rules)"
+
+# --- no iptables, or no right to use it: the allowlist mode refuses to
+#     start (iptables missing is made real with a PATH without it) ---
+# refuses WHAT COMMAND...: the agent must exit non-zero, saying WHAT.
+refuses() {
+	what=$1
+	shift
+	timeout 120 "$@" run --log-file "$T/refused.log" > "$T/refused.out" 2>&1 &&
+		fail "the agent started without a usable iptables ($*)"
+	cat "$T/refused.log" "$T/refused.out" 2>/dev/null | grep -q "$what" ||
+		fail "the refusal does not say '$what': $(tail -n 5 "$T/refused.out")"
+	cat "$T/refused.log" "$T/refused.out" 2>/dev/null | grep -q "or set network: none" ||
+		fail "the refusal does not say what to do: $(tail -n 5 "$T/refused.out")"
+	api "/networks/$NET" > /dev/null 2>&1 && fail "the network $NET is left after a refused start ($*)"
+	rm -f "$T/refused.log" "$T/refused.out"
+}
+mkdir -p "$T/bin-without-iptables"
+ln -s "$(command -v tinyproxy)" "$T/bin-without-iptables/tinyproxy"
+refuses "iptables is not installed" env PATH="$T/bin-without-iptables" "$AGENT"
+if command -v setpriv > /dev/null; then
+	refuses "Permission denied" setpriv --bounding-set -net_admin "$AGENT"
+fi
 
 if [ $fails -ne 0 ]; then
 	echo "--- agent log (tail) ---" >&2

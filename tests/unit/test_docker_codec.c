@@ -279,7 +279,8 @@ static void test_network_and_network_create_body(void **state)
 	static const char net_reply[] =
 		"{\"Name\":\"mai-net-0123456789ab\",\"Id\":\"f00d\",\"Driver\":\"bridge\","
 		"\"Internal\":true,\"IPAM\":{\"Driver\":\"default\",\"Config\":[{\"Subnet\":"
-		"\"172.21.0.0/16\",\"Gateway\":\"172.21.0.1\"}]},\"Labels\":{\"mai.agent\":\"1\"}}";
+		"\"172.21.0.0/16\",\"Gateway\":\"172.21.0.1\"}]},\"Labels\":{\"mai.agent\":\"1\"},"
+		"\"Options\":{\"com.docker.network.bridge.name\":\"mai-0123456789a\"}}";
 	static const char bad_ipam[] = "{\"Name\":\"n\",\"Id\":\"f\",\"IPAM\":{\"Config\":{}}}";
 	const struct docker_label labels[] = { { "mai.agent", "1" } };
 	const char *cmd[] = { "python3", NULL };
@@ -293,14 +294,18 @@ static void test_network_and_network_create_body(void **state)
 	assert_true(n.internal);
 	assert_string_equal(n.gateway, "172.21.0.1");
 	assert_string_equal(n.subnet, "172.21.0.0/16");
+	assert_string_equal(n.bridge, "mai-0123456789a");
 	docker_network_clear(&n);
 	assert_int_equal(docker_codec_parse_network(bad_ipam, LEN(bad_ipam), &n, &err),
 			 DOCKER_ERR_PROTOCOL);
 	assert_non_null(strstr(err, "IPAM.Config"));
 	free(err);
 
-	body = docker_codec_network_create_body("mai-net-x", labels, 1);
+	body = docker_codec_network_create_body("mai-net-x", "mai-x", labels, 1);
 	j = json_loads(body, 0, NULL);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "Options"),
+							      "com.docker.network.bridge.name")),
+			    "mai-x");
 	assert_true(json_is_true(json_object_get(j, "Internal")));
 	assert_string_equal(json_string_value(json_object_get(j, "Driver")), "bridge");
 	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "Labels"),

@@ -1,0 +1,95 @@
+#include "subprocess.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "macro.h"
+
+extern char **environ;
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int subprocess_capture(char *const argv[], unsigned timeout_ms, size_t max, bool with_stderr,
+		       char **out, size_t *out_len)
+{
+	int pipefd[2], devnull, status = 0;
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	size_t len = 0, cap = 65536 < max + 1 ? 65536 : max + 1;
+	char *buf, sink[4096];
+	long long deadline = now_ms() + timeout_ms;
+	int rc;
+
+	*out = NULL;
+	*out_len = 0;
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		return -errno;
+	devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
+	if (with_stderr)
+		posix_spawn_file_actions_adddup2(&fa, pipefd[1], 2);
+	if (devnull >= 0) {
+		posix_spawn_file_actions_adddup2(&fa, devnull, 0);
+		if (!with_stderr)
+			posix_spawn_file_actions_adddup2(&fa, devnull, 2);
+	}
+	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(pipefd[1]);
+	if (devnull >= 0)
+		close(devnull);
+	if (rc != 0) {
+		close(pipefd[0]);
+		return -rc;
+	}
+	buf = xmalloc(cap);
+	for (;;) {
+		long long left = deadline - now_ms();
+		struct pollfd p = { .fd = pipefd[0], .events = POLLIN };
+		ssize_t n;
+
+		if (left <= 0) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			close(pipefd[0]);
+			free(buf);
+			return -ETIMEDOUT;
+		}
+		if (poll(&p, 1, (int)left) <= 0)
+			continue;
+		if (len + 1 == cap && cap < max + 1) {
+			cap = cap * 2 < max + 1 ? cap * 2 : max + 1;
+			buf = xrealloc(buf, cap);
+		}
+		if (len + 1 < cap)
+			n = read(pipefd[0], buf + len, cap - len - 1);
+		else
+			n = read(pipefd[0], sink, sizeof(sink));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (len + 1 < cap)
+			len += (size_t)n;
+	}
+	close(pipefd[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	buf[len] = '\0';
+	*out = buf;
+	*out_len = len;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}

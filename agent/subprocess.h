@@ -1,0 +1,18 @@
+/* Running a helper program to completion and reading what it prints. */
+#ifndef MAI_SUBPROCESS_H
+#define MAI_SUBPROCESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Runs argv (argv[0] looked up in PATH) with stdin from /dev/null, its
+ * stdout (and its stderr too when with_stderr, else /dev/null) read into
+ * *out, NUL-terminated, at most max bytes kept, the rest read and dropped;
+ * killed at timeout_ms. Returns its exit status (>= 0; 128 + the signal
+ * when killed by one) with *out and *out_len set (caller frees *out), or
+ * -ENOENT when the program is not found, -ETIMEDOUT, or -errno, with *out
+ * NULL. */
+int subprocess_capture(char *const argv[], unsigned timeout_ms, size_t max, bool with_stderr,
+		       char **out, size_t *out_len);
+
+#endif
