@@ -64,6 +64,15 @@ struct daemon_stages {
 	/* Kills every running execution (SIGTERM/SIGINT); each worker then
 	 * records its job as ended. May be NULL. */
 	void (*cancel_all)(void *ctx);
+	/* SIGHUP: applies what a newly loaded configuration changes in the
+	 * stages (the assessor's rules and thresholds from config_dir, the
+	 * sandbox's limits per trust level and output caps) to the jobs that
+	 * start afterwards; jobs already running finish with what they started
+	 * with. Values are copied: cfg is borrowed for the call only. 0, or
+	 * -errno with *err (caller frees): the reload is refused and nothing
+	 * changed. May be NULL. Called on the loop's thread. */
+	int (*reload)(void *ctx, const struct mai_config *cfg, const char *config_dir,
+		      char **err);
 	/* Whether Docker answers, for status; NULL: unknown. */
 	bool (*docker_reachable)(void *ctx);
 	void *ctx;
