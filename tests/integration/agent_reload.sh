@@ -54,17 +54,17 @@ printf 'print("third")\n' > "$T/drop/hello3.py"
 wait_field "$T/drop/hello3.result.json" state blocked 30
 cp "$T/security.good" "$T/conf/security.yaml"
 
-# --- lower thresholds: a LOW script with a small score becomes HIGH ---
+# --- lower thresholds: a MEDIUM script (a file write, score 40) becomes HIGH ---
 rm "$T/conf/security.yaml"
 reload 3
-printf 'import random\nprint(random.random())\n' > "$T/drop/rnd.py"
-wait_field "$T/drop/rnd.result.json" state completed 60
-[ "$(field "$T/drop/rnd.result.json" assessment.level)" = LOW ] ||
-	fail "rnd.py is not LOW under the shipped thresholds"
-printf 'thresholds:\n  medium: 2\n  high: 5\n  blocked: 9999\n' > "$T/conf/security.yaml"
+printf 'open("/tmp/x", "w").write("1")\n' > "$T/drop/write.py"
+wait_field "$T/drop/write.result.json" state completed 60
+[ "$(field "$T/drop/write.result.json" assessment.level)" = MEDIUM ] ||
+	fail "write.py is not MEDIUM under the shipped thresholds"
+printf 'thresholds:\n  medium: 10\n  high: 30\n  blocked: 9999\n' > "$T/conf/security.yaml"
 reload 4
-printf 'import random\nprint(random.random(), 2)\n' > "$T/drop/rnd2.py"
-wait_field "$T/drop/rnd2.result.json" state awaiting_confirmation 30
+printf 'open("/tmp/x", "w").write("2")\n' > "$T/drop/write2.py"
+wait_field "$T/drop/write2.result.json" state awaiting_confirmation 30
 
 # --- a shorter timeout: a sleeper started afterwards ends in timeout ---
 rm "$T/conf/security.yaml"
