@@ -45,8 +45,16 @@ static void run_usage(FILE *out)
 		CONFIG_DIR_ENV, CONFIG_DEFAULT_DIR);
 }
 
-struct stage_ctx {
+/* The assessor's rules, shared by the jobs that use them: a reload swaps in
+ * a new set for the jobs that start afterwards, and the old set is freed
+ * when its last job is done with it. */
+struct rules_ref {
 	struct assess_rules *rules;
+	unsigned refs; /* under stage_ctx.lock */
+};
+
+struct stage_ctx {
+	struct rules_ref *rules; /* the current set; holds one reference */
 	struct audit_log *log;
 	/* NULL while Docker has not answered yet: the first job that needs it
 	 * (each retry of it, with the daemon's backoff) tries again. */
@@ -54,9 +62,44 @@ struct stage_ctx {
 	struct sandbox_options so;
 	const char *socket; /* borrowed from the config, for messages */
 	struct docker_health *health; /* the outcomes of the calls below go there */
-	pthread_mutex_t lock; /* guards sb and stopping */
+	pthread_mutex_t lock; /* guards sb, so's limits, rules and stopping */
 	bool stopping;
 };
+
+static struct rules_ref *rules_get(struct stage_ctx *sc)
+{
+	pthread_mutex_lock(&sc->lock);
+	struct rules_ref *r = sc->rules;
+	r->refs++;
+	pthread_mutex_unlock(&sc->lock);
+	return r;
+}
+
+static void rules_put(struct stage_ctx *sc, struct rules_ref *r)
+{
+	if (!r)
+		return;
+	pthread_mutex_lock(&sc->lock);
+	bool last = --r->refs == 0;
+	pthread_mutex_unlock(&sc->lock);
+	if (last) {
+		assess_rules_free(r->rules);
+		free(r);
+	}
+}
+
+/* Makes rules the current set; the previous one goes when its jobs end. */
+static void rules_swap(struct stage_ctx *sc, struct assess_rules *rules)
+{
+	struct rules_ref *r = xcalloc(1, sizeof(*r));
+	r->rules = rules;
+	r->refs = 1;
+	pthread_mutex_lock(&sc->lock);
+	struct rules_ref *old = sc->rules;
+	sc->rules = r;
+	pthread_mutex_unlock(&sc->lock);
+	rules_put(sc, old);
+}
 
 /* The detail of an "error" result while Docker is down; why says what to
  * do (Docker's client names the setting), the result adds that the agent
@@ -219,10 +262,11 @@ static int assess_inline_metadata(struct stage_ctx *sc, const char *name,
 static int stage_assess(void *ctx, const char *name, const struct intake_snapshot *snap,
 			struct daemon_assessment *out)
 {
-	const struct assess_rules *rules = ((struct stage_ctx *)ctx)->rules;
+	struct rules_ref *rules = rules_get(ctx);
 	struct assess_result res = { 0 };
 
-	int r = assess_source(rules, name, snap->data, snap->len, &res);
+	int r = assess_source(rules->rules, name, snap->data, snap->len, &res);
+	rules_put(ctx, rules);
 	out->level = (enum policy_level)res.level;
 	out->rejected = r == -EINVAL && res.rejection;
 	if (out->rejected)
@@ -325,17 +369,46 @@ static int stage_execute(void *ctx, const char *name, const struct intake_snapsh
 	return 0;
 }
 
-static int load_rules(const char *dir, struct assess_rules **rules)
+/* The rules and thresholds of dir/security.yaml (the built-in ones when it
+ * is missing). 0, or -EINVAL with *err (caller frees). */
+static int load_rules(const char *dir, struct assess_rules **rules, char **err)
 {
 	_cleanup_free_ char *path = xasprintf("%s/security.yaml", dir);
-	_cleanup_free_ char *err = NULL;
+	_cleanup_free_ char *e = NULL;
 	struct stat st;
 	bool have = stat(path, &st) == 0;
 
-	if (assess_rules_load(have ? path : NULL, rules, &err) < 0) {
-		log_errorx("%s; fix the file or check it with 'mai-agent config check'", err);
+	if (assess_rules_load(have ? path : NULL, rules, &e) < 0) {
+		*err = xasprintf("%s; fix the file or check it with 'mai-agent config check'", e);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+/* SIGHUP: new rules and thresholds for the assessor, new limits for the
+ * sandbox (or for the one made when Docker answers); jobs running keep
+ * theirs. Invalid rules refuse the whole reload. */
+static int stage_reload(void *ctx, const struct mai_config *cfg, const char *dir, char **err)
+{
+	struct stage_ctx *sc = ctx;
+	struct assess_rules *rules = NULL;
+	struct sandbox_options so;
+
+	if (load_rules(dir, &rules, err) < 0)
+		return -EINVAL;
+	rules_swap(sc, rules);
+	sandbox_options_from_config(cfg, NULL, &so);
+	pthread_mutex_lock(&sc->lock);
+	for (int t = 0; t < SANDBOX_TRUST_COUNT; t++) {
+		sc->so.trust[t].base = so.trust[t].base;
+		sc->so.trust[t].no_scale = so.trust[t].no_scale;
+	}
+	struct sandbox *sb = sc->sb;
+	pthread_mutex_unlock(&sc->lock);
+	/* Outside the lock: emptying the warm pool talks to Docker. sb lives
+	 * until the agent ends. */
+	if (sb)
+		sandbox_set_limits(sb, &so);
 	return 0;
 }
 
@@ -383,7 +456,8 @@ int cmd_run(int argc, char **argv)
 		return MAI_EXIT_CONFIG;
 	}
 	log_set_level((enum log_level)cfg->agent.log_level);
-	if (load_rules(dir, &rules) < 0) {
+	if (load_rules(dir, &rules, &err) < 0) {
+		log_errorx("%s", err);
 		config_free(cfg);
 		return MAI_EXIT_CONFIG;
 	}
@@ -429,13 +503,15 @@ int cmd_run(int argc, char **argv)
 
 	if (open_audit(cfg, &log) < 0)
 		goto out;
-	sc.rules = rules;
+	rules_swap(&sc, rules);
+	rules = NULL;
 	sc.log = log;
 	struct daemon_stages stages = { .assess = stage_assess, .execute = stage_execute,
 					.audit = stage_audit,
 					.audit_sidecar = stage_audit_sidecar,
 					.cancel_all = stage_cancel_all,
-					.docker_health = stage_docker_health, .ctx = &sc };
+					.docker_health = stage_docker_health,
+					.reload = stage_reload, .ctx = &sc };
 	json_t *f = json_pack("{s:s, s:s, s:s}", "version", MAI_VERSION, "config_sha256",
 			      cfg->sha256, "drop_dir", cfg->agent.drop_dir);
 	json_t *cf = json_pack("{s:s, s:s}", "config_sha256", cfg->sha256, "config_dir", dir);
@@ -479,6 +555,7 @@ out:
 	if (log)
 		audit_close(log);
 	sandbox_free(sc.sb);
+	rules_put(&sc, sc.rules);
 	assess_rules_free(rules);
 	config_free(cfg);
 	return rc;

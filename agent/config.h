@@ -10,6 +10,7 @@
 #ifndef MAI_CONFIG_H
 #define MAI_CONFIG_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -153,6 +154,13 @@ int config_dir_resolve(const char *arg, char **dir, char **err) _must_check_;
 int config_load(const char *dir, struct mai_config **out, char **err) _must_check_;
 
 void config_free(struct mai_config *cfg);
+
+/* The keys whose value differs between the running configuration and a
+ * newly loaded one but that only take effect at the next start (the table's
+ * CONFIG_F_RESTART keys: agent.drop_dir, sandbox.image, audit.log_dir, ...),
+ * as a JSON array of "file.key" strings in table order; empty when a reload
+ * can apply everything. New reference; the caller decrefs. */
+json_t *config_restart_changes(const struct mai_config *running, const struct mai_config *loaded);
 
 /* The effective configuration as YAML, one section per file, every key, in
  * the order of the key table: the same values always give the same text.

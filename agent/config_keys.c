@@ -97,9 +97,14 @@ static const char *check_origin(const char *s)
 #define KEY(f, p, t, d, lo, hi, fl, chk, h, field)                                      \
 	{ .file = CONFIG_FILE_##f, .path = p, .type = CONFIG_##t, .def = d, .min = lo,   \
 	  .max = hi, .flags = fl, .check = chk, .help = h, .offset = OFF(field) }
-#define ENUM_KEY(f, p, d, vals, h, field)                                               \
+#define ENUM_KEY_F(f, p, d, vals, fl, h, field)                                         \
 	{ .file = CONFIG_FILE_##f, .path = p, .type = CONFIG_ENUM, .def = d,             \
-	  .values = vals, .help = h, .offset = OFF(field) }
+	  .values = vals, .flags = fl, .help = h, .offset = OFF(field) }
+#define ENUM_KEY(f, p, d, vals, h, field) ENUM_KEY_F(f, p, d, vals, 0, h, field)
+/* Keys that need a restart carry RESTART: what the running agent has built
+ * from them (the watch, the worker pool, the Docker client, the warm pool,
+ * the sandbox network, the open audit log) stays as it was started. */
+#define RESTART CONFIG_F_RESTART
 
 #define TRUST_KEYS(name, i, d_mem, d_cpus, d_pids, d_timeout, d_tmpfs, d_nofile, d_fsize)                  \
 	KEY(SANDBOX, name ".memory", SIZE, d_mem, 16 * MB, 1024 * GB, 0, NULL,                   \
@@ -116,9 +121,9 @@ static const char *check_origin(const char *s)
 	    "most open files (ulimit nofile)", sandbox.levels[i].nofile),                       \
 	KEY(SANDBOX, name ".fsize", SIZE, d_fsize, 1 * KB, 64 * GB, 0, NULL,                     \
 	    "largest file the script may write (ulimit fsize)", sandbox.levels[i].fsize),      \
-	KEY(SANDBOX, name ".runtime", STRING, "runc", 0, 0, 0, check_runtime,                  \
+	KEY(SANDBOX, name ".runtime", STRING, "runc", 0, 0, RESTART, check_runtime,             \
 	    "OCI runtime: runc, or runsc for gVisor", sandbox.levels[i].runtime),               \
-	ENUM_KEY(SANDBOX, name ".network", "none", network_modes,                              \
+	ENUM_KEY_F(SANDBOX, name ".network", "none", network_modes, RESTART,                   \
 		 "none, or allowlist (network.allowed_hosts through the filtering proxy)",     \
 		 sandbox.levels[i].network),                                                   \
 	KEY(SANDBOX, name ".scale", BOOL, "true", 0, 0, 0, NULL,                              \
@@ -127,15 +132,15 @@ static const char *check_origin(const char *s)
 
 const struct config_key config_keys[] = {
 	/* agent.yaml */
-	KEY(AGENT, "drop_dir", PATH, "/var/lib/mai/drop", 0, 0, 0, NULL,
+	KEY(AGENT, "drop_dir", PATH, "/var/lib/mai/drop", 0, 0, RESTART, NULL,
 	    "directory watched for .py files", agent.drop_dir),
-	KEY(AGENT, "state_dir", PATH, "/var/lib/mai/state", 0, 0, 0, NULL,
+	KEY(AGENT, "state_dir", PATH, "/var/lib/mai/state", 0, 0, RESTART, NULL,
 	    "the agent's own state (audit log by default)", agent.state_dir),
-	KEY(AGENT, "mount_point", PATH, "/mnt/maiaudit", 0, 0, 0, NULL,
+	KEY(AGENT, "mount_point", PATH, "/mnt/maiaudit", 0, 0, RESTART, NULL,
 	    "where the read-only audit view is mounted", agent.mount_point),
-	KEY(AGENT, "workers", INT, "2", 1, 64, 0, NULL,
+	KEY(AGENT, "workers", INT, "2", 1, 64, RESTART, NULL,
 	    "scripts run at the same time", agent.workers),
-	KEY(AGENT, "recursive", BOOL, "false", 0, 0, 0, NULL,
+	KEY(AGENT, "recursive", BOOL, "false", 0, 0, RESTART, NULL,
 	    "also watch subdirectories of drop_dir", agent.recursive),
 	KEY(AGENT, "settle_delay", DURATION, "150ms", 0, 60 * SEC, 0, NULL,
 	    "quiet time after the last write before a file is taken", agent.settle_delay_ms),
@@ -143,9 +148,9 @@ const struct config_key config_keys[] = {
 	    "larger scripts are rejected", agent.max_file_size),
 	ENUM_KEY(AGENT, "log_level", "info", log_levels,
 		 "error, warn, info or debug", agent.log_level),
-	KEY(AGENT, "docker.socket", PATH, "/var/run/docker.sock", 0, 0, 0, NULL,
+	KEY(AGENT, "docker.socket", PATH, "/var/run/docker.sock", 0, 0, RESTART, NULL,
 	    "Unix socket of the Docker Engine API", agent.docker.socket),
-	KEY(AGENT, "docker.api_timeout", DURATION, "30s", 1 * SEC, 10 * MIN, 0, NULL,
+	KEY(AGENT, "docker.api_timeout", DURATION, "30s", 1 * SEC, 10 * MIN, RESTART, NULL,
 	    "longest wait for one Docker API call", agent.docker.api_timeout_ms),
 	KEY(AGENT, "docker.retry_backoff_max", DURATION, "30s", 1 * SEC, 1 * HOUR, 0, NULL,
 	    "longest pause between retries while Docker is down", agent.docker.retry_backoff_max_ms),
@@ -181,32 +186,32 @@ const struct config_key config_keys[] = {
 	    "extra assessment rules; the format is the assessor's", security.rules),
 
 	/* sandbox.yaml */
-	KEY(SANDBOX, "image", STRING, "mai-sandbox:latest", 0, 0, 0, check_image,
+	KEY(SANDBOX, "image", STRING, "mai-sandbox:latest", 0, 0, RESTART, check_image,
 	    "image with python3 that runs the scripts", sandbox.image),
-	KEY(SANDBOX, "user", STRING, "\"1000:1000\"", 0, 0, 0, check_user,
+	KEY(SANDBOX, "user", STRING, "\"1000:1000\"", 0, 0, RESTART, check_user,
 	    "uid:gid inside the container, never root", sandbox.user),
-	KEY(SANDBOX, "pool_size", INT, "0", 0, 16, 0, NULL,
+	KEY(SANDBOX, "pool_size", INT, "0", 0, 16, RESTART, NULL,
 	    "containers created ahead of time (each still used once)", sandbox.pool_size),
-	KEY(SANDBOX, "self_test", BOOL, "true", 0, 0, 0, NULL,
+	KEY(SANDBOX, "self_test", BOOL, "true", 0, 0, RESTART, NULL,
 	    "run a probe container at start to check the hardening", sandbox.self_test),
 	KEY(SANDBOX, "stdout_max", SIZE, "1m", 1 * KB, 64 * MB, 0, NULL,
 	    "stdout kept per run; the rest is cut and marked truncated", sandbox.stdout_max),
 	KEY(SANDBOX, "stderr_max", SIZE, "1m", 1 * KB, 64 * MB, 0, NULL,
 	    "stderr kept per run", sandbox.stderr_max),
 	KEY(SANDBOX, "network.allowed_hosts", STRING_LIST, "[pypi.org, files.pythonhosted.org]",
-	    0, 0, 0, check_host, "hosts reachable in allowlist mode", sandbox.network.allowed_hosts),
-	KEY(SANDBOX, "network.index_url", STRING, "https://pypi.org/simple", 0, 0, 0, check_url,
+	    0, 0, RESTART, check_host, "hosts reachable in allowlist mode", sandbox.network.allowed_hosts),
+	KEY(SANDBOX, "network.index_url", STRING, "https://pypi.org/simple", 0, 0, RESTART, check_url,
 	    "package index used in allowlist mode", sandbox.network.index_url),
-	KEY(SANDBOX, "network.proxy_port", INT, "3128", 1, 65535, 0, NULL,
+	KEY(SANDBOX, "network.proxy_port", INT, "3128", 1, 65535, RESTART, NULL,
 	    "port of the filtering proxy on the sandbox network's gateway address",
 	    sandbox.network.proxy_port),
-	KEY(SANDBOX, "network.image", STRING, "mai-sandbox-pip:latest", 0, 0, 0, check_image,
+	KEY(SANDBOX, "network.image", STRING, "mai-sandbox-pip:latest", 0, 0, RESTART, check_image,
 	    "image with python3-pip for scripts with PEP 723 dependencies",
 	    sandbox.network.image),
-	KEY(SANDBOX, "network.install_timeout", DURATION, "120s", 1 * SEC, 1 * HOUR, 0, NULL,
+	KEY(SANDBOX, "network.install_timeout", DURATION, "120s", 1 * SEC, 1 * HOUR, RESTART, NULL,
 	    "wall-clock limit of installing one script's dependencies",
 	    sandbox.network.install_timeout_ms),
-	KEY(SANDBOX, "network.install_size", SIZE, "256m", 1 * MB, 64 * GB, 0, NULL,
+	KEY(SANDBOX, "network.install_size", SIZE, "256m", 1 * MB, 64 * GB, RESTART, NULL,
 	    "size of the tmpfs one script's dependencies are installed into",
 	    sandbox.network.install_size),
 	TRUST_KEYS("trusted", CONFIG_TRUST_TRUSTED, "512m", "1.0", "128", "30s", "64m", "256", "64m"),
@@ -214,25 +219,25 @@ const struct config_key config_keys[] = {
 	TRUST_KEYS("untrusted", CONFIG_TRUST_UNTRUSTED, "128m", "0.5", "32", "5s", "16m", "64", "4m"),
 
 	/* audit.yaml */
-	KEY(AUDIT, "log_dir", PATH, "audit", 0, 0, CONFIG_F_RELATIVE, NULL,
+	KEY(AUDIT, "log_dir", PATH, "audit", 0, 0, CONFIG_F_RELATIVE | RESTART, NULL,
 	    "audit log segments; relative to agent.state_dir", audit.log_dir),
-	KEY(AUDIT, "signing_key", PATH, "/var/lib/mai/keys/audit.key", 0, 0, 0, NULL,
+	KEY(AUDIT, "signing_key", PATH, "/var/lib/mai/keys/audit.key", 0, 0, RESTART, NULL,
 	    "Ed25519 private key; must be outside log_dir", audit.signing_key),
-	KEY(AUDIT, "public_key", PATH, "\"\"", 0, 0, CONFIG_F_RELATIVE | CONFIG_F_EMPTY, NULL,
+	KEY(AUDIT, "public_key", PATH, "\"\"", 0, 0, CONFIG_F_RELATIVE | CONFIG_F_EMPTY | RESTART, NULL,
 	    "published public key; empty: <log_dir>/audit.pub", audit.public_key),
-	KEY(AUDIT, "origin", STRING, "mai-agent/audit", 0, 0, 0, check_origin,
+	KEY(AUDIT, "origin", STRING, "mai-agent/audit", 0, 0, RESTART, check_origin,
 	    "first line of every signed checkpoint", audit.origin),
-	KEY(AUDIT, "fsync", BOOL, "true", 0, 0, 0, NULL,
+	KEY(AUDIT, "fsync", BOOL, "true", 0, 0, RESTART, NULL,
 	    "make every append durable before its sidecar is written", audit.fsync),
-	KEY(AUDIT, "group_commit_delay", DURATION, "2ms", 0, 1 * SEC, 0, NULL,
+	KEY(AUDIT, "group_commit_delay", DURATION, "2ms", 0, 1 * SEC, RESTART, NULL,
 	    "appends arriving within this window share one fsync", audit.group_commit_delay_ms),
-	KEY(AUDIT, "checkpoint_interval", DURATION, "10s", 1 * SEC, 1 * DAY, 0, NULL,
+	KEY(AUDIT, "checkpoint_interval", DURATION, "10s", 1 * SEC, 1 * DAY, RESTART, NULL,
 	    "sign a checkpoint at most this long after an append", audit.checkpoint_interval_ms),
-	KEY(AUDIT, "rotate_size", SIZE, "64m", 1 * MB, 64 * GB, 0, NULL,
+	KEY(AUDIT, "rotate_size", SIZE, "64m", 1 * MB, 64 * GB, RESTART, NULL,
 	    "start a new segment past this size", audit.rotate_size),
-	KEY(AUDIT, "rotate_age", DURATION, "24h", 0, 365 * DAY, 0, NULL,
+	KEY(AUDIT, "rotate_age", DURATION, "24h", 0, 365 * DAY, RESTART, NULL,
 	    "start a new segment past this age; 0: never by age", audit.rotate_age_ms),
-	KEY(AUDIT, "retention_age", DURATION, "0", 0, 3650 * DAY, 0, NULL,
+	KEY(AUDIT, "retention_age", DURATION, "0", 0, 3650 * DAY, RESTART, NULL,
 	    "drop segments older than this (behind a signed checkpoint); 0: keep all",
 	    audit.retention_age_ms),
 	KEY(AUDIT, "diff_max", SIZE, "64k", 0, 16 * MB, 0, NULL,

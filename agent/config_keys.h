@@ -35,6 +35,7 @@ enum config_flag {
 	CONFIG_F_RELATIVE = 1 << 0, /* PATH: may be relative (resolved against agent.state_dir) */
 	CONFIG_F_EMPTY = 1 << 1,    /* STRING, PATH: "" is allowed */
 	CONFIG_F_LIST = 1 << 2,     /* RAW: must be a list */
+	CONFIG_F_RESTART = 1 << 3,  /* a reload (SIGHUP) keeps the old value until the next start */
 };
 
 struct config_key {

@@ -70,8 +70,8 @@ void daemon_schedule_retry(struct daemon *d, const char *name)
 	}
 	/* Doubling from the base, capped by docker.retry_backoff_max. */
 	uint64_t delay = (uint64_t)d->retry_base_ms << (rt->attempts < 20 ? rt->attempts : 20);
-	if (delay > d->cfg->agent.docker.retry_backoff_max_ms)
-		delay = d->cfg->agent.docker.retry_backoff_max_ms;
+	if (delay > d->retry_backoff_max_ms)
+		delay = d->retry_backoff_max_ms;
 	rt->attempts++;
 	rt->due_ms = daemon_now_ms() + delay;
 	pthread_mutex_unlock(&d->lock);
@@ -103,7 +103,7 @@ static void take(struct daemon *d, const char *name, bool force)
 						     (int)(slash - name), name)
 					 : xstrdup(d->cfg->agent.drop_dir);
 	_cleanup_free_ char *printable = names_printable(name);
-	struct intake_options io = { .max_size = d->cfg->agent.max_file_size };
+	struct intake_options io = { .max_size = d->max_file_size };
 	struct daemon_job *job = xcalloc(1, sizeof(*job));
 	int err = 0;
 
@@ -293,6 +293,21 @@ static void notify(const char *state)
 		log_warn("cannot notify the service manager");
 }
 
+/* The settings of cfg that apply at once, to what starts afterwards. */
+static void apply_live(struct daemon *d, const struct mai_config *cfg)
+{
+	d->max_file_size = cfg->agent.max_file_size;
+	if (d->watch)
+		watch_set_settle_ms(d->watch, (unsigned)cfg->agent.settle_delay_ms);
+	atomic_store(&d->diff_max, cfg->audit.diff_max);
+	pthread_mutex_lock(&d->lock);
+	d->retry_backoff_max_ms = cfg->agent.docker.retry_backoff_max_ms;
+	pthread_mutex_unlock(&d->lock);
+}
+
+/* SIGHUP: everything that can change at run time changes for the jobs that
+ * start afterwards; the keys that need a restart keep the running value
+ * (d->cfg), each named in a warning and in the audit record. */
 static void reload(struct daemon *d)
 {
 	struct mai_config *cfg = NULL;
@@ -302,24 +317,33 @@ static void reload(struct daemon *d)
 		log_warnx("SIGHUP: no configuration directory to reload");
 		return;
 	}
-	if (config_load(d->config_dir, &cfg, &err) < 0) {
+	if (config_load(d->config_dir, &cfg, &err) < 0 ||
+	    (d->stages && d->stages->reload &&
+	     d->stages->reload(d->stages->ctx, cfg, d->config_dir, &err) < 0)) {
 		log_errorx("SIGHUP: the new configuration is refused, the running one stays: %s",
 			   err);
 		free(err);
+		config_free(cfg);
 		return;
 	}
-	/* What can change in place changes; the rest needs a restart. */
 	log_set_level((enum log_level)cfg->agent.log_level);
-	if (strcmp(cfg->agent.drop_dir, d->cfg->agent.drop_dir) != 0 ||
-	    cfg->agent.workers != d->cfg->agent.workers)
-		log_warnx("SIGHUP: agent.drop_dir and agent.workers take effect at the next start");
+	apply_live(d, cfg);
+	json_t *restart = config_restart_changes(d->cfg, cfg);
+	size_t i;
+	json_t *key;
+	json_array_foreach(restart, i, key)
+		log_warnx("SIGHUP: %s changed in %s; it takes effect at the next start (the "
+			  "running agent keeps the old value)", json_string_value(key),
+			  d->config_dir);
 	if (d->stages && d->stages->audit) {
-		json_t *f = json_pack("{s:s, s:b}", "config_sha256", cfg->sha256, "reload", 1);
+		json_t *f = json_pack("{s:s, s:b, s:O}", "config_sha256", cfg->sha256, "reload", 1,
+				      "restart_required", restart);
 		uint64_t seq;
 		if (d->stages->audit(d->stages->ctx, AUDIT_EVENT_CONFIG_LOADED, f, &seq) < 0)
 			log_errorx("SIGHUP: cannot audit the reload");
 		json_decref(f);
 	}
+	json_decref(restart);
 	log_info("configuration reloaded (sha256 %.12s)", cfg->sha256);
 	config_free(d->reloaded);
 	d->reloaded = cfg;
@@ -431,6 +455,7 @@ int daemon_new(const struct daemon_options *o, struct daemon **out, char **err)
 	d->retry_base_ms = o->retry_base_ms ? o->retry_base_ms : 1000;
 	d->epfd = d->sigfd = d->wakefd = -1;
 	pthread_mutex_init(&d->lock, NULL);
+	apply_live(d, o->cfg);
 	pthread_mutex_init(&d->result_lock, NULL);
 	d->retries = strmap_new(retry_free);
 	d->granted = strmap_new(daemon_grant_free);

@@ -73,6 +73,15 @@ struct daemon_stages {
 	 * (wall clock) and, when not reachable, *why (caller frees; may be
 	 * NULL). May be NULL: not known. */
 	bool (*docker_health)(void *ctx, bool *reachable, struct timespec *checked, char **why);
+	/* SIGHUP: applies what a newly loaded configuration changes in the
+	 * stages (the assessor's rules and thresholds from config_dir, the
+	 * sandbox's limits per trust level and output caps) to the jobs that
+	 * start afterwards; jobs already running finish with what they started
+	 * with. Values are copied: cfg is borrowed for the call only. 0, or
+	 * -errno with *err (caller frees): the reload is refused and nothing
+	 * changed. May be NULL. Called on the loop's thread. */
+	int (*reload)(void *ctx, const struct mai_config *cfg, const char *config_dir,
+		      char **err);
 	void *ctx;
 };
 

@@ -30,6 +30,9 @@ struct daemon {
 	atomic_bool stop;
 	unsigned retry_base_ms;
 	struct timespec started;
+	/* Settings a reload changes (the rest of cfg stays as started). */
+	uint64_t max_file_size;           /* read on the loop's thread only */
+	atomic_uint_least64_t diff_max;   /* read by the workers */
 
 	/* Everything below is shared with the workers: under lock. */
 	pthread_mutex_t lock;
@@ -41,6 +44,7 @@ struct daemon {
 	unsigned counts_state[RESULT_ERROR + 1];
 	unsigned counts_level[POLICY_LEVEL_BLOCKED + 1];
 	bool status_dirty;
+	uint64_t retry_backoff_max_ms;
 };
 
 struct daemon_grant {

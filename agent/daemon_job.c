@@ -128,7 +128,7 @@ static bool audit_accept(struct job_ctx *c)
 	_cleanup_free_ char *err = NULL;
 
 	if (audit_script_compare(cfg->agent.state_dir, c->job->name, (const char *)snap->data, snap->len,
-				 (size_t)cfg->audit.diff_max, &h, &diff, &err) < 0)
+				 (size_t)atomic_load(&c->d->diff_max), &h, &diff, &err) < 0)
 		log_warnx("%s: no diff against the previous version: %s", c->r.file, err);
 	json_t *f = json_pack("{s:I, s:i, s:s}", "size", (json_int_t)snap->len, "uid", (int)snap->uid,
 			      "history", audit_script_history_to_string(h));

@@ -191,6 +191,7 @@ int sandbox_new(const struct sandbox_options *opts, struct sandbox **out, char *
 	sb->instance = xstrdup(opts->instance_id ? opts->instance_id : "default");
 	sb->workers = opts->workers ? opts->workers : 1;
 	pthread_mutex_init(&sb->orphans_lock, NULL);
+	pthread_mutex_init(&sb->trust_lock, NULL);
 	for (int t = 0; t < SANDBOX_TRUST_COUNT; t++) {
 		sb->trust[t] = opts->trust[t];
 		sb->runtime[t] = xstrdup(opts->trust[t].runtime ? opts->trust[t].runtime : "runc");
@@ -260,6 +261,7 @@ void sandbox_free(struct sandbox *sb)
 	}
 	free(sb->orphans);
 	pthread_mutex_destroy(&sb->orphans_lock);
+	pthread_mutex_destroy(&sb->trust_lock);
 	sandbox_net_stop(sb);
 	docker_free(sb->docker);
 	free(sb->image);
@@ -511,8 +513,10 @@ int sandbox_run_internal(struct sandbox *sb, const struct sandbox_job *job,
 		return -ECANCELED;
 	}
 	remove_orphans(sb);
-	sandbox_limits_compute(&sb->trust[job->trust].base, &job->metrics,
-			       !sb->trust[job->trust].no_scale, &sb->machine, sb->workers, &want);
+	struct sandbox_limits base;
+	bool no_scale;
+	sandbox_trust_base(sb, job->trust, &base, &no_scale);
+	sandbox_limits_compute(&base, &job->metrics, !no_scale, &sb->machine, sb->workers, &want);
 	if (want.timeout_ms < mode->min_timeout_ms)
 		want.timeout_ms = mode->min_timeout_ms;
 	out->limits = want;

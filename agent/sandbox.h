@@ -168,6 +168,13 @@ int sandbox_run(struct sandbox *sb, const struct sandbox_job *job, struct sandbo
  * agent is stopping. Thread-safe. */
 void sandbox_cancel_all(struct sandbox *sb);
 
+/* A reload: takes the base limits and scaling of every trust level from
+ * opts (the rest of opts is ignored: image, runtime, network, pool size and
+ * socket need a new sandbox). Runs already started keep their limits; later
+ * ones, warm or cold, get the new ones. Returns whether anything changed.
+ * Thread-safe. */
+bool sandbox_set_limits(struct sandbox *sb, const struct sandbox_options *opts);
+
 /* Whether trust level t joins the sandbox network (network: allowlist). */
 bool sandbox_trust_has_network(const struct sandbox *sb, enum sandbox_trust t);
 

@@ -17,7 +17,10 @@ struct sandbox {
 	char *image, *image_id, *user, *instance;
 	char *docker_version;
 	int cgroup_version;
+	/* base and no_scale change on a reload (sandbox_set_limits): read them
+	 * with sandbox_trust_base(). The rest is fixed at sandbox_new(). */
 	struct sandbox_trust_options trust[SANDBOX_TRUST_COUNT];
+	pthread_mutex_t trust_lock;
 	char *runtime[SANDBOX_TRUST_COUNT];
 	struct sandbox_machine machine;
 	unsigned workers;
@@ -76,6 +79,11 @@ struct sandbox_run_mode {
 	const char *program; /* NULL: the bootstrap */
 };
 
+/* The current base limits of trust level t and whether they scale
+ * (sandbox_reload.c); no_scale may be NULL. Thread-safe. */
+void sandbox_trust_base(struct sandbox *sb, enum sandbox_trust t, struct sandbox_limits *base,
+			bool *no_scale);
+
 int sandbox_run_internal(struct sandbox *sb, const struct sandbox_job *job,
 			 const struct sandbox_run_mode *mode, struct sandbox_result *out);
 
@@ -96,6 +104,9 @@ void sandbox_deps_collect(struct sandbox_result *r);
 struct sandbox_pool *sandbox_pool_start(struct sandbox *sb, unsigned size);
 int sandbox_pool_take(struct sandbox_pool *p, enum sandbox_trust trust,
 		      struct sandbox_container *out);
+/* Removes every container waiting (created with limits a reload changed);
+ * the refill thread makes new ones. */
+void sandbox_pool_flush(struct sandbox_pool *p);
 /* Stops the refill thread and removes every container still waiting. */
 void sandbox_pool_stop(struct sandbox_pool *p);
 /* Containers ready now for the trust level (for tests and status). */

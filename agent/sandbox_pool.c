@@ -22,6 +22,7 @@ struct sandbox_pool {
 	pthread_cond_t wake;
 	bool stop;
 	pthread_t thread;
+	unsigned generation; /* bumped by a flush: what was being prepared is stale */
 	struct sandbox_container ready[SANDBOX_TRUST_COUNT][POOL_MAX];
 	unsigned n[SANDBOX_TRUST_COUNT];
 };
@@ -32,7 +33,10 @@ static void pool_limits(struct sandbox *sb, enum sandbox_trust t, struct sandbox
 {
 	struct sandbox_code_metrics none = { 0 };
 
-	sandbox_limits_compute(&sb->trust[t].base, &none, false, &sb->machine, sb->workers, l);
+	struct sandbox_limits base;
+
+	sandbox_trust_base(sb, t, &base, NULL);
+	sandbox_limits_compute(&base, &none, false, &sb->machine, sb->workers, l);
 }
 
 static int pool_missing(struct sandbox_pool *p)
@@ -60,6 +64,7 @@ static void *pool_refill(void *arg)
 			continue;
 		}
 		/* Docker calls without the lock: takers never wait for a refill. */
+		unsigned gen = p->generation;
 		pthread_mutex_unlock(&p->lock);
 		pool_limits(p->sb, (enum sandbox_trust)t, &l);
 		label = xasprintf("pool-%s", sandbox_trust_to_string((enum sandbox_trust)t));
@@ -81,7 +86,7 @@ static void *pool_refill(void *arg)
 			pthread_cond_timedwait(&p->wake, &p->lock, &until);
 			continue;
 		}
-		if (p->stop || p->n[t] >= p->size) {
+		if (p->stop || p->n[t] >= p->size || gen != p->generation) {
 			pthread_mutex_unlock(&p->lock);
 			sandbox_container_discard(p->sb, &c);
 			pthread_mutex_lock(&p->lock);
@@ -131,6 +136,25 @@ int sandbox_pool_take(struct sandbox_pool *p, enum sandbox_trust trust,
 	pthread_cond_signal(&p->wake);
 	pthread_mutex_unlock(&p->lock);
 	return r;
+}
+
+void sandbox_pool_flush(struct sandbox_pool *p)
+{
+	struct sandbox_container old[SANDBOX_TRUST_COUNT][POOL_MAX];
+	unsigned n[SANDBOX_TRUST_COUNT];
+
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->lock);
+	memcpy(old, p->ready, sizeof(old));
+	memcpy(n, p->n, sizeof(n));
+	memset(p->n, 0, sizeof(p->n));
+	p->generation++;
+	pthread_cond_signal(&p->wake);
+	pthread_mutex_unlock(&p->lock);
+	for (int t = 0; t < SANDBOX_TRUST_COUNT; t++)
+		for (unsigned i = 0; i < n[t]; i++)
+			sandbox_container_discard(p->sb, &old[t][i]);
 }
 
 unsigned sandbox_pool_ready(struct sandbox_pool *p, enum sandbox_trust trust)

@@ -478,6 +478,11 @@ void watch_free(struct watch *w)
 }
 
 int watch_fd(const struct watch *w) { return w->ifd; }
+void watch_set_settle_ms(struct watch *w, unsigned settle_ms)
+{
+	w->settle_ms = settle_ms;
+}
+
 unsigned watch_pending(const struct watch *w) { return (unsigned)strmap_size(w->pending); }
 bool watch_dir_present(const struct watch *w) { return w->present; }
 unsigned watch_overflows(const struct watch *w) { return w->overflows; }

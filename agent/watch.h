@@ -60,6 +60,12 @@ int watch_poll(struct watch *w, int timeout_ms);
 /* Schedules every existing name again (what an overflow does). */
 void watch_rescan(struct watch *w);
 
+/* Changes the settle delay for names scheduled from now on (a reload).
+ * Names already waiting keep their deadline, and a name waits at most until
+ * those ahead of it are due, so a shorter delay applies fully once the old
+ * deadlines have passed. */
+void watch_set_settle_ms(struct watch *w, unsigned settle_ms);
+
 /* Number of names waiting for their settle delay. */
 unsigned watch_pending(const struct watch *w);
 /* True while the drop directory exists and is watched. */

@@ -1,0 +1,106 @@
+#!/bin/sh
+# SIGHUP applies a changed configuration to the jobs that start afterwards,
+# with a real 'mai-agent run' on real inotify, the real assessor, the real
+# sandbox (Docker) and a real audit log: a new rule in security.yaml makes a
+# LOW script BLOCKED, a shorter timeout in sandbox.yaml ends a sleeper in
+# "timeout", invalid rules are refused (the running ones stay), and a changed
+# drop_dir is named as needing a restart while the old drop directory keeps
+# working. Exit 77 when Docker is not usable, a failure when MAI_REQUIRE_REAL=1.
+set -u
+
+. "$(dirname "$0")/agent_lib.sh"
+
+require_docker /var/run/docker.sock
+write_agent_config "$T/drop" "$T/state" "workers: 1"
+printf 'trusted:\n  timeout: 30s\n' > "$T/conf/sandbox.yaml"
+start_agent
+
+# reload: SIGHUP, then wait until the log says the reload number $1 is done.
+reload() {
+	kill -HUP "$PID"
+	i=0
+	until [ "$(grep -c -e 'configuration reloaded' -e 'configuration is refused' "$T/agent.log")" -ge "$1" ] ||
+		[ $i -ge 100 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+}
+
+# --- thresholds and rules: LOW before, BLOCKED after adding a rule ---
+printf 'print("hi")\n' > "$T/drop/hello.py"
+wait_field "$T/drop/hello.result.json" state completed 60
+[ "$(field "$T/drop/hello.result.json" assessment.level)" = LOW ] ||
+	fail "hello.py is not LOW under the shipped rules"
+cat > "$T/conf/security.yaml" <<'YAML'
+rules:
+  - id: LOCAL001
+    match: {call: [builtins.print]}
+    severity: HIGH
+    block: true
+    message: "prints"
+YAML
+reload 1
+printf 'print("hi again")\n' > "$T/drop/hello2.py"
+wait_field "$T/drop/hello2.result.json" state blocked 30
+grep -q LOCAL001 "$T/drop/hello2.result.json" || fail "hello2.py: the new rule's finding is not in the result"
+
+# --- invalid rules are refused; the rules of the last good reload stay ---
+cp "$T/conf/security.yaml" "$T/security.good"
+printf 'rules:\n  - id: LOCAL002\n    severity: BOGUS\n' > "$T/conf/security.yaml"
+reload 2
+grep -q "SIGHUP: the new configuration is refused.*security.yaml" "$T/agent.log" ||
+	fail "invalid rules: the refusal does not name security.yaml"
+printf 'print("third")\n' > "$T/drop/hello3.py"
+wait_field "$T/drop/hello3.result.json" state blocked 30
+cp "$T/security.good" "$T/conf/security.yaml"
+
+# --- lower thresholds: a MEDIUM script (a file write, score 40) becomes HIGH ---
+rm "$T/conf/security.yaml"
+reload 3
+printf 'open("/tmp/x", "w").write("1")\n' > "$T/drop/write.py"
+wait_field "$T/drop/write.result.json" state completed 60
+[ "$(field "$T/drop/write.result.json" assessment.level)" = MEDIUM ] ||
+	fail "write.py is not MEDIUM under the shipped thresholds"
+printf 'thresholds:\n  medium: 10\n  high: 30\n  blocked: 9999\n' > "$T/conf/security.yaml"
+reload 4
+printf 'open("/tmp/x", "w").write("2")\n' > "$T/drop/write2.py"
+wait_field "$T/drop/write2.result.json" state awaiting_confirmation 30
+
+# --- a shorter timeout: a sleeper started afterwards ends in timeout ---
+rm "$T/conf/security.yaml"
+printf 'trusted:\n  timeout: 1s\n  scale: false\n' > "$T/conf/sandbox.yaml"
+reload 5
+printf 'import time\ntime.sleep(8)\nprint("slept")\n' > "$T/drop/sleeper.py"
+wait_field "$T/drop/sleeper.result.json" state completed 60
+[ "$(field "$T/drop/sleeper.result.json" verdict)" = timeout ] ||
+	fail "sleeper.py: verdict '$(field "$T/drop/sleeper.result.json" verdict)' after the timeout was lowered, expected timeout"
+[ "$(field "$T/drop/sleeper.result.json" execution.limits.timeout_ms)" = 1000 ] ||
+	fail "sleeper.py: the limits applied are not the reloaded ones: $(field "$T/drop/sleeper.result.json" execution.limits)"
+
+# --- drop_dir needs a restart: warned, audited, the old one keeps working ---
+mkdir -p "$T/drop2"
+sed -i "s|^drop_dir: .*|drop_dir: $T/drop2|" "$T/conf/agent.yaml"
+reload 6
+grep -q "SIGHUP: agent.drop_dir changed in .*takes effect at the next start" "$T/agent.log" ||
+	fail "a changed drop_dir is not named as needing a restart"
+grep "SIGHUP:.*next start" "$T/agent.log" | grep -v agent.drop_dir >&2 &&
+	fail "keys that did not change are named as needing a restart"
+printf 'print("still here")\n' > "$T/drop/after.py"
+wait_field "$T/drop/after.result.json" state completed 60
+printf 'print("new dir")\n' > "$T/drop2/new.py"
+sleep 1
+[ ! -e "$T/drop2/new.result.json" ] || fail "the new drop_dir is watched before a restart"
+python3 -c 'import json,sys,glob
+recs = []
+for seg in sorted(glob.glob(sys.argv[1] + "/seg-*.log")):
+    for line in open(seg, encoding="utf-8"):
+        rec = json.loads(line[156:])
+        if rec["type"] == "config_loaded" and rec["fields"].get("reload"):
+            recs.append(rec["fields"])
+assert len(recs) == 5, "%d reload records, expected 5 (the refused one is not one)" % len(recs)
+assert recs[-1]["restart_required"] == ["agent.drop_dir"], recs[-1]
+assert all(r["restart_required"] == [] for r in recs[:-1]), recs' "$T/state/audit" ||
+	fail "the audit log's config_loaded records of the reloads are not as expected"
+
+stop_agent
+lib_finish agent_reload
