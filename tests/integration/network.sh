@@ -153,6 +153,9 @@ api_post /networks/create "$T/control-net.json" > /dev/null ||
 GW=$(gateway_of "$NET")
 OTHER_GW=$(gateway_of "$CONTROL_NET")
 HOST_PORT=$(free_port)
+# free_port asks loopback, where the proxy's port (bound on the gateway only)
+# is free: the listener must not take it.
+while [ "$HOST_PORT" = "$PROXY_PORT" ]; do HOST_PORT=$(free_port); done
 python3 - "$HOST_PORT" "$GW" "$OTHER_GW" > "$T/listener.log" 2>&1 <<'PY' &
 import selectors, socket, sys
 sel = selectors.DefaultSelector()
