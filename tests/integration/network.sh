@@ -45,6 +45,11 @@ on_exit() {
 		"http://localhost/containers/$CONTROL?force=1" > /dev/null
 	[ -z "$CONTROL_NET" ] || curl -s -X DELETE --unix-socket "$SOCK" \
 		"http://localhost/networks/$CONTROL_NET" > /dev/null
+	# The proxy of the agent killed below outlives it (tinyproxy changes
+	# its user, which clears the agent's PR_SET_PDEATHSIG).
+	for p in $(pgrep -f "tinyproxy -d -c $T/state/proxy/tinyproxy.conf"); do
+		kill "$p" 2>/dev/null
+	done
 }
 
 api() { curl -sf --unix-socket "$SOCK" "http://localhost$1"; }
