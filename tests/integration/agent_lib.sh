@@ -1,6 +1,7 @@
 # Sourced by the agent's integration scripts (agent_cli.sh, agent_failures.sh,
-# agent_dockerd.sh): the temporary directory, failure counting, skipping,
-# reading result.json fields, starting and stopping a 'mai-agent run'.
+# agent_dockerd.sh, network.sh): the temporary directory, failure counting,
+# skipping, reading result.json fields, starting and stopping a
+# 'mai-agent run'.
 #
 # Sets AGENT, T (removed at exit), PID (the running agent, or empty) and
 # fails. A script that needs more at exit defines on_exit(); it runs after
@@ -52,13 +53,12 @@ require_docker() {
 }
 
 # field FILE KEY: a string or number of a result document; KEY may be
-# dotted (decision.by).
+# dotted (decision.by), a number indexing a list (dependencies.0).
 field() {
 	python3 -c 'import json,sys
-d=json.load(open(sys.argv[1]))
-v=d
+v=json.load(open(sys.argv[1]))
 for k in sys.argv[2].split("."):
-    v=v.get(k) if isinstance(v,dict) else None
+    v=v[int(k)] if isinstance(v,list) else (v.get(k) if isinstance(v,dict) else None)
 print("" if v is None else v)' "$1" "$2" 2>/dev/null
 }
 
@@ -96,13 +96,15 @@ EOF
 
 # start_agent [ARGS...]: extra arguments go to 'mai-agent run'. Returns
 # once status.json names the new process (an old one may be there); skips
-# when Docker or the sandbox image is not usable.
+# when Docker or the sandbox image is not usable (exit 4), unless the script
+# has checked both itself and set DOCKER_CHECKED=1: then exit 4 is the
+# agent's own failure (a sandbox setup that went wrong) and fails the test.
 start_agent() {
 	agent_start "$T" "$@"
 	rc=$?
 	PID=$AGENT_PID
 	[ $rc -eq 0 ] && return 0
-	if [ $rc -eq 4 ]; then
+	if [ $rc -eq 4 ] && [ "${DOCKER_CHECKED:-0}" != 1 ]; then
 		grep error "$T/agent.log" >&2
 		skip "Docker or the sandbox image is not usable (mai-agent run exited 4)"
 	fi

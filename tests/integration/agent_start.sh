@@ -17,7 +17,8 @@ agent_setup() {
 
 # agent_start DIR [ARGS...]: 'mai-agent run ARGS' in the background, its
 # log in DIR/agent.log, and waits until DIR/state/status.json names this process
-# (an older one may be there). Sets AGENT_PID and returns 0 while it runs;
+# (an older one may be there), up to AGENT_START_WAIT seconds (default 10).
+# Sets AGENT_PID and returns 0 while it runs;
 # when it ended, returns its exit status (4: Docker or the sandbox image
 # is not usable; 1 for an exit 0) with AGENT_PID empty.
 agent_start() {
@@ -26,7 +27,9 @@ agent_start() {
 	"$AGENT" run --log-file "$_dir/agent.log" "$@" &
 	AGENT_PID=$!
 	_i=0
-	until grep -q "\"pid\": $AGENT_PID," "$_dir/state/status.json" 2>/dev/null || [ $_i -ge 200 ]; do
+	until grep -q "\"pid\": $AGENT_PID," "$_dir/state/status.json" 2>/dev/null ||
+		[ $_i -ge $((${AGENT_START_WAIT:-10} * 20)) ]; do
+		kill -0 "$AGENT_PID" 2>/dev/null || break
 		sleep 0.05
 		_i=$((_i + 1))
 	done

@@ -21,24 +21,22 @@
 #    rejected, naming the setting that allows it;
 #  - the proxy is restarted when it dies; network and proxy go with the agent.
 # Exit 77 when Docker, the pip image or tinyproxy is missing, a failure
-# instead when MAI_REQUIRE_REAL=1.
+# instead when MAI_REQUIRE_REAL=1. MAI_ITEST_KEEP=1 keeps the temporary
+# directory (agent_lib.sh).
 set -u
 
-AGENT=${MAI_AGENT:?MAI_AGENT must name the mai-agent binary}
+. "$(dirname "$0")/agent_lib.sh"
+
 SOCK=/var/run/docker.sock
-T=$(mktemp -d "${TMPDIR:-/tmp}/mai-net.XXXXXX")
-PID=
 HTTP_PID=
 LISTEN_PID=
 CONTROL=
 CONTROL_NET=
-fails=0
+# The allowlist mode creates a network and starts a proxy before it writes
+# its status.
+AGENT_START_WAIT=30
 
-cleanup() {
-	if [ -n "$PID" ] && kill -0 "$PID" 2>/dev/null; then
-		kill -TERM "$PID"
-		wait "$PID" 2>/dev/null
-	fi
+on_exit() {
 	for p in $HTTP_PID $LISTEN_PID; do
 		kill "$p" 2>/dev/null
 		wait "$p" 2>/dev/null
@@ -47,27 +45,16 @@ cleanup() {
 		"http://localhost/containers/$CONTROL?force=1" > /dev/null
 	[ -z "$CONTROL_NET" ] || curl -s -X DELETE --unix-socket "$SOCK" \
 		"http://localhost/networks/$CONTROL_NET" > /dev/null
-	[ "${MAI_NET_KEEP:-0}" = 1 ] || rm -rf "$T"
-}
-trap cleanup EXIT
-
-fail() {
-	echo "FAIL: $*" >&2
-	fails=$((fails + 1))
-}
-
-skip() {
-	if [ "${MAI_REQUIRE_REAL:-0}" = 1 ]; then
-		echo "FAIL: $*" >&2
-		exit 1
-	fi
-	echo "SKIP: $*" >&2
-	exit 77
+	# The proxy of the agent killed below outlives it (tinyproxy changes
+	# its user, which clears the agent's PR_SET_PDEATHSIG).
+	for p in $(pgrep -f "tinyproxy -d -c $T/state/proxy/tinyproxy.conf"); do
+		kill "$p" 2>/dev/null
+	done
 }
 
 api() { curl -sf --unix-socket "$SOCK" "http://localhost$1"; }
 
-api /_ping > /dev/null 2>&1 || skip "the Docker engine does not answer at $SOCK"
+require_docker "$SOCK"
 api /images/mai-sandbox:latest/json > /dev/null 2>&1 ||
 	skip "no mai-sandbox:latest image: run packaging/sandbox-image/build.sh"
 api /images/mai-sandbox-pip:latest/json > /dev/null 2>&1 ||
@@ -75,6 +62,8 @@ api /images/mai-sandbox-pip:latest/json > /dev/null 2>&1 ||
 command -v tinyproxy > /dev/null || skip "tinyproxy is not installed: run packaging/install-deps.sh"
 command -v iptables > /dev/null || skip "iptables is not installed: run packaging/install-deps.sh"
 iptables -w -S INPUT > /dev/null 2>&1 || skip "iptables -S fails: the allowlist mode needs root"
+# Checked above: an agent that exits 4 now failed to set up its sandbox.
+DOCKER_CHECKED=1
 
 free_port() {
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
@@ -122,14 +111,7 @@ done
 # --- the agent: trusted (LOW) and untrusted (HIGH let through) may fetch
 #     from localhost; standard (MEDIUM) has no network ---
 PROXY_PORT=$(free_port)
-mkdir -p "$T/conf" "$T/drop" "$T/keys"
-cat > "$T/conf/agent.yaml" <<YAML
-drop_dir: $T/drop
-state_dir: $T/state
-settle_delay: 50ms
-workers: 2
-log_level: debug
-YAML
+write_agent_config "$T/drop" "$T/state" "workers: 2"
 cat > "$T/conf/sandbox.yaml" <<YAML
 network:
   allowed_hosts: [localhost]
@@ -145,29 +127,6 @@ untrusted:
   network: allowlist
   timeout: 60s
 YAML
-export MAI_CONFIG_DIR="$T/conf"
-"$AGENT" keygen "$T/keys/audit.key" > /dev/null 2>&1 || { echo "FAIL: keygen" >&2; exit 1; }
-printf 'signing_key: %s\ncheckpoint_interval: 1s\n' "$T/keys/audit.key" > "$T/conf/audit.yaml"
-
-# start_agent: runs the agent in the background (PID) until its status
-# file names it; exits the test when it does not start.
-start_agent() {
-	"$AGENT" run --log-file "$T/agent.log" &
-	PID=$!
-	i=0
-	until grep -q "\"pid\": $PID," "$T/state/status.json" 2>/dev/null || [ $i -ge 600 ]; do
-		kill -0 "$PID" 2>/dev/null || break
-		sleep 0.05
-		i=$((i + 1))
-	done
-	if ! kill -0 "$PID" 2>/dev/null; then
-		wait "$PID"
-		echo "FAIL: the agent did not start (exit $?); its log:" >&2
-		cat "$T/agent.log" >&2
-		PID=
-		exit 1
-	fi
-}
 start_agent
 
 # The sandbox network, its bridge and its packet filter are named after the
@@ -199,6 +158,9 @@ api_post /networks/create "$T/control-net.json" > /dev/null ||
 GW=$(gateway_of "$NET")
 OTHER_GW=$(gateway_of "$CONTROL_NET")
 HOST_PORT=$(free_port)
+# free_port asks loopback, where the proxy's port (bound on the gateway only)
+# is free: the listener must not take it.
+while [ "$HOST_PORT" = "$PROXY_PORT" ]; do HOST_PORT=$(free_port); done
 python3 - "$HOST_PORT" "$GW" "$OTHER_GW" > "$T/listener.log" 2>&1 <<'PY' &
 import selectors, socket, sys
 sel = selectors.DefaultSelector()
@@ -243,14 +205,6 @@ print(json.load(sys.stdin)["NetworkSettings"]["Networks"][sys.argv[1]]["IPAddres
 	python3 -c 'import socket,sys; socket.create_connection((sys.argv[1], 8000), timeout=5)' \
 		"$CONTROL_IP" 2>/dev/null || fail "the control container's listener at $CONTROL_IP:8000 does not answer"
 fi
-
-field() {
-	python3 -c 'import json,sys
-v=json.load(open(sys.argv[1]))
-for k in sys.argv[2].split("."):
-    v=v[int(k)] if isinstance(v,list) else (v.get(k) if isinstance(v,dict) else None)
-print("" if v is None else v)' "$1" "$2" 2>/dev/null
-}
 
 # wait_final FILE: until the result has a final state (up to 120 s).
 wait_final() {
@@ -323,9 +277,7 @@ R=$T/drop/probe.result.json
 wait_final "$R"
 "$AGENT" approve --reason "network probe of the test" "$T/drop/probe.py" > /dev/null 2>&1 ||
 	fail "approving probe.py failed (state $(field "$R" state))"
-i=0
-until [ "$(field "$R" state)" = completed ] || [ $i -ge 1200 ]; do sleep 0.1; i=$((i + 1)); done
-if [ "$(field "$R" state)" = completed ]; then
+if wait_field "$R" state completed 120; then
 	out=$(field "$R" execution.stdout.text)
 	echo "$out" | grep -q "unlisted: refused 403" || fail "probe.py: an unlisted host was not refused with 403: $out"
 	echo "$out" | grep -q "direct loopback: failed" || fail "probe.py: the host's loopback index answered directly: $out"
@@ -404,9 +356,7 @@ fi
 
 # --- agent stop: proxy, network and packet filter go ---
 api "/networks/$NET" > /dev/null 2>&1 || fail "the sandbox network $NET does not exist while the agent runs"
-kill -TERM "$PID"
-wait "$PID" || fail "the agent did not stop cleanly"
-PID=
+stop_agent
 api "/networks/$NET" > /dev/null 2>&1 && fail "the sandbox network $NET is still there after the agent stopped"
 pgrep -f "tinyproxy -d -c $T/state/proxy/tinyproxy.conf" > /dev/null && fail "tinyproxy still runs after the agent stopped"
 [ -z "$(filter_rules)" ] || fail "iptables rules tagged $NET are left after the agent stopped: $(filter_rules)"
@@ -423,9 +373,7 @@ n=$(iptables -w -S INPUT 2>/dev/null | grep -c -- "--comment $NET ")
 [ "$n" = 1 ] || fail "after a crash and a restart INPUT has $n rules tagged $NET, expected 1"
 n=$(iptables -w -S "$NET" 2>/dev/null | grep -c -- "--comment $NET ")
 [ "$n" = 3 ] || fail "after a crash and a restart the chain $NET has $n rules, expected 3"
-kill -TERM "$PID"
-wait "$PID" || fail "the agent did not stop cleanly after the restart"
-PID=
+stop_agent
 [ -z "$(filter_rules)" ] || fail "iptables rules tagged $NET are left after the second stop: $(filter_rules)"
 
 # --- no iptables, or no right to use it: the allowlist mode refuses to
@@ -451,10 +399,7 @@ if command -v setpriv > /dev/null; then
 fi
 
 if [ $fails -ne 0 ]; then
-	echo "--- agent log (tail) ---" >&2
-	tail -n 40 "$T/agent.log" >&2
 	echo "--- proxy log (tail) ---" >&2
 	tail -n 20 "$T/state/proxy/tinyproxy.log" >&2 2>/dev/null
-	exit 1
 fi
-echo "network: all checks passed"
+lib_finish network
