@@ -21,11 +21,24 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+void subprocess_spawnattr_init(posix_spawnattr_t *attr)
+{
+	sigset_t none, all;
+
+	sigemptyset(&none);
+	sigfillset(&all);
+	posix_spawnattr_init(attr);
+	posix_spawnattr_setsigmask(attr, &none);
+	posix_spawnattr_setsigdefault(attr, &all);
+	posix_spawnattr_setflags(attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+}
+
 int subprocess_capture(char *const argv[], unsigned timeout_ms, size_t max, bool with_stderr,
 		       char **out, size_t *out_len)
 {
 	int pipefd[2], devnull, status = 0;
 	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
 	pid_t pid;
 	size_t len = 0, cap = 65536 < max + 1 ? 65536 : max + 1;
 	char *buf, sink[4096];
@@ -46,7 +59,9 @@ int subprocess_capture(char *const argv[], unsigned timeout_ms, size_t max, bool
 		if (!with_stderr)
 			posix_spawn_file_actions_adddup2(&fa, devnull, 2);
 	}
-	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	subprocess_spawnattr_init(&attr);
+	rc = posix_spawnp(&pid, argv[0], &fa, &attr, argv, environ);
+	posix_spawnattr_destroy(&attr);
 	posix_spawn_file_actions_destroy(&fa);
 	close(pipefd[1]);
 	if (devnull >= 0)

@@ -2,8 +2,15 @@
 #ifndef MAI_SUBPROCESS_H
 #define MAI_SUBPROCESS_H
 
+#include <spawn.h>
 #include <stdbool.h>
 #include <stddef.h>
+
+/* Initialises attr so that the child starts with no signal blocked and
+ * every signal at its default action: the agent blocks the signals its loop
+ * reads (signalfd), and a child would otherwise inherit that mask and
+ * ignore SIGTERM. The caller destroys attr. */
+void subprocess_spawnattr_init(posix_spawnattr_t *attr);
 
 /* Runs argv (argv[0] looked up in PATH) with stdin from /dev/null, its
  * stdout (and its stderr too when with_stderr, else /dev/null) read into

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "log.h"
+#include "subprocess.h"
 
 extern char **environ;
 
@@ -42,7 +43,6 @@ int viewproc_start(const char *mountpoint, const char *config_dir, const char *l
 {
 	_cleanup_free_ char *prog = viewproc_find_program();
 	posix_spawnattr_t attr;
-	sigset_t none, all;
 	int r;
 
 	if (!prog) {
@@ -53,14 +53,9 @@ int viewproc_start(const char *mountpoint, const char *config_dir, const char *l
 	char *argv[] = { prog, (char *)mountpoint, "--config-dir", (char *)config_dir,
 			 "--foreground", log_file ? "--log-file" : NULL, (char *)log_file, NULL };
 
-	/* The agent blocks the signals its loop reads; the view must get them
-	 * with their default meaning so that SIGTERM unmounts it. */
-	sigemptyset(&none);
-	sigfillset(&all);
-	posix_spawnattr_init(&attr);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &all);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	/* The view must get SIGTERM with its default meaning so that it
+	 * unmounts. */
+	subprocess_spawnattr_init(&attr);
 	r = posix_spawn(pid, prog, NULL, &attr, argv, environ);
 	posix_spawnattr_destroy(&attr);
 	if (r != 0) {
