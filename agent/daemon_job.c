@@ -23,6 +23,8 @@ struct job_ctx {
 	bool last_valid;
 	uint64_t answer_seq; /* of the approval/override record of the answer used */
 	bool answer_recorded; /* answer_seq is set */
+	uint64_t first_seq;   /* of that answer's first record (an earlier attempt's) */
+	bool first_recorded;
 	char *detail; /* owned text behind r.detail */
 };
 
@@ -244,6 +246,8 @@ static bool audit_answer(struct job_ctx *c, enum approval_kind kind, const struc
 	if (s == APPROVAL_OK) {
 		c->answer_recorded = c->last_valid;
 		c->answer_seq = c->last_seq;
+		c->first_recorded = reused && reused->recorded ? true : c->last_valid;
+		c->first_seq = reused && reused->recorded ? reused->seq : c->last_seq;
 	}
 	return true;
 }
@@ -343,8 +347,8 @@ static void run_content(struct job_ctx *c, const struct policy_decision *pd,
 		json_decref(ex.json);
 		free(ex.detail);
 		if (strcmp(pd->by, "user") == 0)
-			grant_keep(c->d, c->job->name, c->job->snap.sha256, answer, c->answer_recorded,
-				   c->answer_seq);
+			grant_keep(c->d, c->job->name, c->job->snap.sha256, answer, c->first_recorded,
+				   c->first_seq);
 		if (rc == -ECANCELED) {
 			/* The agent stops: the run is recorded as killed by it, and
 			 * the state stays non-final so the next start runs it again. */
