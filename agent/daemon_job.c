@@ -246,7 +246,7 @@ static bool audit_answer(struct job_ctx *c, enum approval_kind kind, const struc
 	if (s == APPROVAL_OK) {
 		c->answer_recorded = c->last_valid;
 		c->answer_seq = c->last_seq;
-		c->first_recorded = reused && reused->recorded ? true : c->last_valid;
+		c->first_recorded = (reused && reused->recorded) || c->last_valid;
 		c->first_seq = reused && reused->recorded ? reused->seq : c->last_seq;
 	}
 	return true;
