@@ -30,6 +30,20 @@ const char *approval_status_to_string(enum approval_status s)
 	return "unknown";
 }
 
+const char *approval_consumed_to_string(enum approval_status s)
+{
+	switch (s) {
+	case APPROVAL_OK: return "removed";
+	case APPROVAL_NONE: return "none";
+	case APPROVAL_EMPTY: return "refused: empty";
+	case APPROVAL_STALE: return "refused: stale content";
+	case APPROVAL_NOT_REGULAR: return "refused: not a regular file";
+	case APPROVAL_TOO_LARGE: return "refused: too large";
+	case APPROVAL_IO_ERROR: return "refused: unreadable";
+	}
+	return "refused";
+}
+
 static char *answer_name(const char *script, enum approval_kind k)
 {
 	_cleanup_free_ char *suffix = xasprintf(".%s", approval_kind_to_string(k));

@@ -41,6 +41,10 @@ enum approval_status {
 	APPROVAL_IO_ERROR,    /* errno in *err_out */
 };
 const char *approval_status_to_string(enum approval_status s);
+/* What approval_take() did with an answer of that status, for the audit
+ * record: "removed" (used), "refused: empty", "refused: stale content", ...
+ * Static string. */
+const char *approval_consumed_to_string(enum approval_status s);
 /* A sentence for the result's message about an unusable answer, naming the
  * answer file, e.g. "foo.override is empty: write why it must run into it".
  * Caller frees. */

@@ -12,7 +12,7 @@
 
 static const struct {
 	const char *name;
-	const char *required[6];
+	const char *required[7];
 } events[AUDIT_EVENT_COUNT] = {
 	[AUDIT_EVENT_AGENT_START] = { "agent_start", { NULL } },
 	[AUDIT_EVENT_AGENT_STOP] = { "agent_stop", { NULL } },
@@ -20,8 +20,8 @@ static const struct {
 	[AUDIT_EVENT_JOB_ACCEPTED] = { "job_accepted", { "file", "sha256", "history" } },
 	[AUDIT_EVENT_ASSESSMENT] = { "assessment", { "job", "level", "rejected" } },
 	[AUDIT_EVENT_DECISION] = { "decision", { "job", "action", "by" } },
-	[AUDIT_EVENT_APPROVAL] = { "approval", { "job", "explanation", "uid" } },
-	[AUDIT_EVENT_OVERRIDE] = { "override", { "job", "explanation", "uid" } },
+	[AUDIT_EVENT_APPROVAL] = { "approval", { "job", "file", "sha256", "uid", "explanation", "accepted", "consumed" } },
+	[AUDIT_EVENT_OVERRIDE] = { "override", { "job", "file", "sha256", "uid", "explanation", "accepted", "consumed" } },
 	[AUDIT_EVENT_EXECUTION] = { "execution", { "job", "verdict" } },
 	[AUDIT_EVENT_SCRIPT_DIFF] = { "script_diff", { "job", "file", "previous_sha256", "sha256", "diff", "truncated" } },
 	[AUDIT_EVENT_VERIFICATION] = { "verification", { "ok", "entries", "head", "checkpoint" } },
@@ -46,10 +46,18 @@ int audit_event_check(enum audit_event e, const json_t *fields, char **err)
 			return -EINVAL;
 		}
 	}
-	if (e == AUDIT_EVENT_OVERRIDE) {
+	if (e == AUDIT_EVENT_APPROVAL || e == AUDIT_EVENT_OVERRIDE) {
+		const json_t *accepted = json_object_get(fields, "accepted");
+		if (!json_is_boolean(accepted) || !json_is_string(json_object_get(fields, "explanation")) ||
+		    !json_is_string(json_object_get(fields, "consumed"))) {
+			*err = xasprintf("audit event %s needs accepted (a boolean), explanation and "
+					 "consumed (strings)", events[e].name);
+			return -EINVAL;
+		}
+		/* A refused, empty override is recorded too; an accepted one says why. */
 		const char *why = json_string_value(json_object_get(fields, "explanation"));
-		if (!why || !*why) {
-			*err = xstrdup("audit event override needs a non-empty explanation");
+		if (e == AUDIT_EVENT_OVERRIDE && json_is_true(accepted) && !*why) {
+			*err = xstrdup("audit event override needs a non-empty explanation when it is accepted");
 			return -EINVAL;
 		}
 	}

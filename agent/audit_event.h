@@ -10,7 +10,14 @@
 
 /* A job's records after job_accepted carry "job": the sequence number of its
  * job_accepted record, so that the records of one attempt are found together
- * (a retry of the same content is a new job). */
+ * (a retry of the same content is a new job).
+ *
+ * approval and override: one record per answer file the agent consumed (or
+ * an answer an earlier attempt at the same content consumed: "reused"),
+ * before the decision that rests on it. uid is the owner of the answer file
+ * (null when it could not be read), explanation its text ("" when none),
+ * accepted whether it counts, consumed what became of the file ("removed",
+ * or "refused: " and why, e.g. "refused: empty"). */
 enum audit_event {
 	AUDIT_EVENT_AGENT_START,
 	AUDIT_EVENT_AGENT_STOP,
@@ -18,8 +25,8 @@ enum audit_event {
 	AUDIT_EVENT_JOB_ACCEPTED,   /* file, sha256, history ("new", "unchanged", "changed") */
 	AUDIT_EVENT_ASSESSMENT,     /* job, level, rejected (and the assessment) */
 	AUDIT_EVENT_DECISION,       /* job, action, by */
-	AUDIT_EVENT_APPROVAL,       /* job, explanation, uid */
-	AUDIT_EVENT_OVERRIDE,       /* job, explanation (non-empty), uid */
+	AUDIT_EVENT_APPROVAL,       /* job, file, sha256, uid, explanation, accepted, consumed */
+	AUDIT_EVENT_OVERRIDE,       /* the same; explanation non-empty when accepted */
 	AUDIT_EVENT_EXECUTION,      /* job, verdict (and the execution: usage, limits) */
 	AUDIT_EVENT_SCRIPT_DIFF,    /* job, file, previous_sha256, sha256, diff, truncated */
 	AUDIT_EVENT_VERIFICATION,   /* ok, entries, head, checkpoint */

@@ -39,7 +39,8 @@ struct daemon {
 	pthread_mutex_t result_lock; /* one sidecar writer at a time (same temp names) */
 	struct strmap *retries;      /* name -> struct daemon_retry */
 	/* name -> struct daemon_grant: a user's answer already consumed for
-	 * content whose run failed (Docker down); the retry uses it. */
+	 * content whose run failed (Docker down) or whose record could not be
+	 * written; the retry uses it. */
 	struct strmap *granted;
 	unsigned counts_state[RESULT_ERROR + 1];
 	unsigned counts_level[POLICY_LEVEL_BLOCKED + 1];
@@ -50,6 +51,8 @@ struct daemon {
 struct daemon_grant {
 	char sha256[HASH_SHA256_HEX_LEN + 1];
 	struct approval answer;
+	bool recorded; /* its approval/override record is in the log, at seq */
+	uint64_t seq;
 };
 
 struct daemon_retry {

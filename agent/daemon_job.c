@@ -19,6 +19,12 @@ struct job_ctx {
 	struct audit_sidecar_info position; /* behind r.audit's entry hash */
 	uint64_t job_seq; /* of job_accepted: the "job" field of the later records */
 	bool accepted;    /* job_seq is set */
+	uint64_t last_seq; /* of the record audit() appended last, when last_valid */
+	bool last_valid;
+	uint64_t answer_seq; /* of the approval/override record of the answer used */
+	bool answer_recorded; /* answer_seq is set */
+	uint64_t first_seq;   /* of that answer's first record (an earlier attempt's) */
+	bool first_recorded;
 	char *detail; /* owned text behind r.detail */
 };
 
@@ -39,28 +45,32 @@ void daemon_grant_free(void *grant)
 	free(g);
 }
 
-/* Keeps a consumed answer for a retry of the same content. */
+/* Keeps a consumed answer for a retry of the same content, with the seq of
+ * its record when it has one. */
 static void grant_keep(struct daemon *d, const char *name, const char *sha,
-		       const struct approval *a)
+		       const struct approval *a, bool recorded, uint64_t seq)
 {
 	struct daemon_grant *g = xcalloc(1, sizeof(*g));
 	snprintf(g->sha256, sizeof(g->sha256), "%s", sha);
 	g->answer = *a;
 	g->answer.reason = a->reason ? xstrdup(a->reason) : NULL;
+	g->recorded = recorded;
+	g->seq = seq;
 	pthread_mutex_lock(&d->lock);
 	strmap_put(d->granted, name, g);
 	pthread_mutex_unlock(&d->lock);
 }
 
-/* The answer kept for name at sha, copied into *out; false when none. */
-static bool grant_find(struct daemon *d, const char *name, const char *sha, struct approval *out)
+/* The grant kept for name at sha, copied into *out (its answer's reason is
+ * the caller's); false when none. */
+static bool grant_find(struct daemon *d, const char *name, const char *sha, struct daemon_grant *out)
 {
 	bool found = false;
 	pthread_mutex_lock(&d->lock);
 	struct daemon_grant *g = strmap_get(d->granted, name);
 	if (g && strcmp(g->sha256, sha) == 0) {
-		*out = g->answer;
-		out->reason = g->answer.reason ? xstrdup(g->answer.reason) : NULL;
+		*out = *g;
+		out->answer.reason = g->answer.reason ? xstrdup(g->answer.reason) : NULL;
 		found = true;
 	}
 	pthread_mutex_unlock(&d->lock);
@@ -109,6 +119,8 @@ static bool audit(struct job_ctx *c, enum audit_event e, json_t *fields)
 		c->job_seq = seq;
 		c->accepted = true;
 	}
+	c->last_seq = seq;
+	c->last_valid = true;
 	if (c->r.audit.n_seqs < MAX_SEQS)
 		c->seqs[c->r.audit.n_seqs++] = seq;
 	return true;
@@ -194,8 +206,56 @@ static void finish_final(struct job_ctx *c)
 	grant_drop(c->d, c->job->name);
 }
 
-/* Consumes the answers the level calls for. */
-static void take_answers(struct job_ctx *c, enum policy_level level, enum approval_status *ap,
+/* The user's text as a JSON string: as written when it is UTF-8, else with
+ * the bytes escaped ("" for none). */
+static json_t *reason_json(const char *reason)
+{
+	if (!reason)
+		return json_string("");
+	if (names_is_utf8(reason))
+		return json_string(reason);
+	_cleanup_free_ char *p = names_printable(reason);
+	return json_string(p);
+}
+
+/* The approval or override record of an answer of kind that approval_take()
+ * consumed with status s (errno err), or, with reused, that an earlier
+ * attempt at this content consumed. false when the log refuses. */
+static bool audit_answer(struct job_ctx *c, enum approval_kind kind, const struct approval *a,
+			 enum approval_status s, int err, const struct daemon_grant *reused)
+{
+	/* approval_take() knows the owner only of an answer it could read. */
+	bool uid_known = s == APPROVAL_OK || s == APPROVAL_EMPTY || s == APPROVAL_STALE;
+	json_t *f = json_pack("{s:o, s:o, s:b, s:s, s:s}", "uid",
+			      uid_known ? json_integer(a->uid) : json_null(), "explanation",
+			      reason_json(a->reason), "accepted", s == APPROVAL_OK, "status",
+			      approval_status_to_string(s), "consumed", approval_consumed_to_string(s));
+	if (a->pinned_sha256[0])
+		json_object_set_new(f, "pinned_sha256", json_string(a->pinned_sha256));
+	if (err)
+		json_object_set_new(f, "error", json_string(strerror(err)));
+	if (reused) {
+		/* first_seq: the record the earlier attempt wrote (none when its
+		 * append failed: then this one is the first). */
+		json_object_set_new(f, "reused", json_true());
+		if (reused->recorded)
+			json_object_set_new(f, "first_seq", json_integer((json_int_t)reused->seq));
+	}
+	if (!audit(c, kind == APPROVAL_OVERRIDE ? AUDIT_EVENT_OVERRIDE : AUDIT_EVENT_APPROVAL, f))
+		return false;
+	if (s == APPROVAL_OK) {
+		c->answer_recorded = c->last_valid;
+		c->answer_seq = c->last_seq;
+		c->first_recorded = (reused && reused->recorded) || c->last_valid;
+		c->first_seq = reused && reused->recorded ? reused->seq : c->last_seq;
+	}
+	return true;
+}
+
+/* Consumes the answers the level calls for, each recorded before anything
+ * rests on it. false when the log refuses a record: then a usable answer is
+ * kept as a grant for the retry (nothing runs without its record). */
+static bool take_answers(struct job_ctx *c, enum policy_level level, enum approval_status *ap,
 			 enum approval_status *ov, struct approval *answer)
 {
 	const char *slash = strrchr(c->job->name, '/');
@@ -203,40 +263,52 @@ static void take_answers(struct job_ctx *c, enum policy_level level, enum approv
 						     (int)(slash - c->job->name), c->job->name)
 					 : xstrdup(c->d->cfg->agent.drop_dir);
 	const char *base = slash ? slash + 1 : c->job->name;
+	const char *sha = c->job->snap.sha256;
 	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct daemon_grant g;
 	struct approval tmp;
 	int err;
 
 	*ap = *ov = APPROVAL_NONE;
 	memset(answer, 0, sizeof(*answer));
 	if (dfd < 0 || level < POLICY_LEVEL_HIGH)
-		return;
+		return true;
 	/* An answer consumed by an earlier attempt at this very content. */
-	if (grant_find(c->d, c->job->name, c->job->snap.sha256, answer)) {
-		if (answer->kind == APPROVAL_APPROVE && level == POLICY_LEVEL_HIGH)
+	if (grant_find(c->d, c->job->name, sha, &g)) {
+		if (g.answer.kind == APPROVAL_APPROVE && level == POLICY_LEVEL_HIGH)
 			*ap = APPROVAL_OK;
-		else if (answer->kind == APPROVAL_OVERRIDE)
+		else if (g.answer.kind == APPROVAL_OVERRIDE)
 			*ov = APPROVAL_OK;
+		*answer = g.answer;
 		if (*ap == APPROVAL_OK || *ov == APPROVAL_OK)
-			return;
+			return audit_answer(c, answer->kind, answer, APPROVAL_OK, 0, &g);
 		approval_clear(answer);
 	}
 	if (level == POLICY_LEVEL_HIGH) {
-		*ap = approval_take(dfd, base, APPROVAL_APPROVE, c->job->snap.sha256, answer, &err);
+		*ap = approval_take(dfd, base, APPROVAL_APPROVE, sha, answer, &err);
+		if (*ap != APPROVAL_NONE && !audit_answer(c, APPROVAL_APPROVE, answer, *ap, err, NULL)) {
+			if (*ap == APPROVAL_OK)
+				grant_keep(c->d, c->job->name, sha, answer, false, 0);
+			return false;
+		}
 		if (*ap == APPROVAL_OK)
-			return;
+			return true;
 		approval_clear(answer);
 	}
-	*ov = approval_take(dfd, base, APPROVAL_OVERRIDE, c->job->snap.sha256, &tmp, &err);
+	*ov = approval_take(dfd, base, APPROVAL_OVERRIDE, sha, &tmp, &err);
+	bool recorded = *ov == APPROVAL_NONE || audit_answer(c, APPROVAL_OVERRIDE, &tmp, *ov, err, NULL);
+	if (!recorded && *ov == APPROVAL_OK)
+		grant_keep(c->d, c->job->name, sha, &tmp, false, 0);
 	if (*ov == APPROVAL_OK || *ap == APPROVAL_NONE || *ap == APPROVAL_OK) {
 		*answer = tmp;
 	} else {
 		approval_clear(&tmp);
 	}
+	return recorded;
 }
 
-static json_t *decision_fields(const struct policy_decision *pd, const struct approval *a,
-			       enum approval_status ap, enum approval_status ov)
+static json_t *decision_fields(const struct job_ctx *c, const struct policy_decision *pd,
+			       const struct approval *a, enum approval_status ap, enum approval_status ov)
 {
 	json_t *o = json_pack("{s:s, s:s, s:s, s:s}", "action", policy_action_to_string(pd->action),
 			      "by", pd->by, "approve", approval_status_to_string(ap),
@@ -244,11 +316,11 @@ static json_t *decision_fields(const struct policy_decision *pd, const struct ap
 	if (strcmp(pd->by, "user") == 0) {
 		json_object_set_new(o, "uid", json_integer(a->uid));
 		json_object_set_new(o, "answer", json_string(approval_kind_to_string(a->kind)));
-		if (a->reason) {
-			_cleanup_free_ char *p = names_printable(a->reason);
-			json_object_set_new(o, "reason", json_string(names_is_utf8(a->reason) ?
-								     a->reason : p));
-		}
+		if (a->reason)
+			json_object_set_new(o, "reason", reason_json(a->reason));
+		/* The approval or override record this decision rests on. */
+		if (c->answer_recorded)
+			json_object_set_new(o, "answer_seq", json_integer((json_int_t)c->answer_seq));
 	}
 	return o;
 }
@@ -275,7 +347,8 @@ static void run_content(struct job_ctx *c, const struct policy_decision *pd,
 		json_decref(ex.json);
 		free(ex.detail);
 		if (strcmp(pd->by, "user") == 0)
-			grant_keep(c->d, c->job->name, c->job->snap.sha256, answer);
+			grant_keep(c->d, c->job->name, c->job->snap.sha256, answer, c->first_recorded,
+				   c->first_seq);
 		if (rc == -ECANCELED) {
 			/* The agent stops: the run is recorded as killed by it, and
 			 * the state stays non-final so the next start runs it again. */
@@ -345,10 +418,20 @@ void daemon_job_run(void *arg, const struct jobs_item *item)
 		c.d->counts_level[a.level]++;
 	pthread_mutex_unlock(&c.d->lock);
 
-	if (!a.rejected)
-		take_answers(&c, a.level, &ap, &ov, &answer);
-	else
-		ap = ov = APPROVAL_NONE;
+	/* The assessment comes first: the answers' records follow it, and the
+	 * decision that rests on them. */
+	json_t *af = json_pack("{s:i, s:b}", "level", (int)a.level, "rejected", a.rejected);
+	if (a.json)
+		json_object_set(af, "assessment", a.json);
+	if (!audit(&c, AUDIT_EVENT_ASSESSMENT, af)) {
+		finish_error(&c, "audit_unwritable", c.detail, true);
+		goto out;
+	}
+	ap = ov = APPROVAL_NONE;
+	if (!a.rejected && !take_answers(&c, a.level, &ap, &ov, &answer)) {
+		finish_error(&c, "audit_unwritable", c.detail, true);
+		goto out;
+	}
 	policy_decide(a.level, a.rejected, ap, ov, &pd);
 	c.r.decision.action = policy_action_to_string(pd.action);
 	c.r.decision.by = pd.by;
@@ -356,11 +439,7 @@ void daemon_job_run(void *arg, const struct jobs_item *item)
 		c.r.decision.uid = answer.uid;
 		c.r.decision.reason = answer.reason;
 	}
-	json_t *af = json_pack("{s:i, s:b}", "level", (int)a.level, "rejected", a.rejected);
-	if (a.json)
-		json_object_set(af, "assessment", a.json);
-	if (!audit(&c, AUDIT_EVENT_ASSESSMENT, af) ||
-	    !audit(&c, AUDIT_EVENT_DECISION, decision_fields(&pd, &answer, ap, ov))) {
+	if (!audit(&c, AUDIT_EVENT_DECISION, decision_fields(&c, &pd, &answer, ap, ov))) {
 		finish_error(&c, "audit_unwritable", c.detail, true);
 		goto out;
 	}

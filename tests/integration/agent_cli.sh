@@ -55,15 +55,35 @@ rc=$?
 [ "$(field "$T/drop/three.result.json" exit_code)" = 3 ] || fail "three.py: exit_code is not 3"
 
 # --- a new version of a known name: its diff is in the audit log ---
-# log_records TYPE: the fields of every record of TYPE about hist.py, one JSON
-# document a line, read straight from the segments.
+# log_records TYPE [FILE]: the fields and seq of every record of TYPE about
+# FILE (default hist.py), one JSON document a line, read straight from the
+# segments; with FILE.audit instead of a name, from that job's sidecar.
 log_records() {
 	python3 -c 'import json,sys,glob
-for seg in sorted(glob.glob(sys.argv[1] + "/seg-*.log")):
-    for line in open(seg, encoding="utf-8"):
-        rec = json.loads(line[156:])
-        if rec["type"] == sys.argv[2] and rec["fields"].get("file") == "hist.py":
-            print(json.dumps(rec["fields"]))' "$T/state/audit" "$1"
+def lines():
+    if sys.argv[3].endswith(".audit"):
+        for r in json.load(open(sys.argv[3], encoding="utf-8"))["records"]:
+            yield r["record"]
+        return
+    for seg in sorted(glob.glob(sys.argv[1] + "/seg-*.log")):
+        yield from open(seg, encoding="utf-8")
+for line in lines():
+    rec = json.loads(line[156:])
+    name = sys.argv[3].rsplit("/", 1)[-1].replace(".audit", ".py")
+    if rec["type"] == sys.argv[2] and rec["fields"].get("file") == name:
+        print(json.dumps(dict(rec["fields"], seq=rec["seq"])))' "$T/state/audit" "$1" "${2:-hist.py}"
+}
+# check_answers FILE EXPR [ARG]: EXPR (Python) holds for recs, the fields of
+# FILE's approval and override records in log order, and dec, its decision
+# records (uid is the user's; ARG is sys.argv[5]).
+check_answers() {
+	{ log_records approval "$1"; log_records override "$1"; } > "$T/answers"
+	log_records decision "$1" > "$T/decisions"
+	python3 -c 'import json,sys
+recs = sorted((json.loads(l) for l in open(sys.argv[1])), key=lambda r: r["seq"])
+dec = [json.loads(l) for l in open(sys.argv[2])]
+uid = int(sys.argv[4])
+assert eval("(" + sys.argv[3] + ")"), json.dumps(recs + dec)' "$T/answers" "$T/decisions" "$2" "$(id -u)" "${3:-}" 2> "$T/err"
 }
 printf 'x = 1\nprint("version", x)\n' > "$T/src/hist.py"
 "$AGENT" submit --timeout 60 "$T/src/hist.py" > /dev/null 2>&1 || fail "hist.py v1: submit failed"
@@ -106,6 +126,15 @@ rc=$?
 wait_field "$T/drop/high.result.json" decision.by user
 [ "$(field "$T/drop/high.result.json" decision.reason)" = "reviewed" ] || fail "approve: reason lost"
 [ ! -e "$T/drop/high.approve" ] || fail "high.approve was not consumed"
+# The approval is a record of its own, in the log and in high.audit, and the
+# decision cites it.
+wait_field "$T/drop/high.result.json" state completed 60
+check_answers high.py 'len(recs) == 1 and recs[0]["accepted"] is True and recs[0]["uid"] == uid
+    and recs[0]["explanation"] == "reviewed" and recs[0]["consumed"] == "removed"
+    and dec[-1]["answer_seq"] == recs[0]["seq"] and dec[-1]["job"] == recs[0]["job"]' ||
+	fail "approve: no approval record with the reason and uid in the log: $(cat "$T/err")"
+log_records approval "$T/drop/high.audit" | grep -q '"explanation": "reviewed"' ||
+	fail "approve: high.audit does not carry the approval record"
 
 # --- override needs a reason; an edit needs a new one ---
 printf 'import base64\nexec(base64.b64decode("cHJpbnQoMSk="))\n' > "$T/drop/evil.py"
@@ -117,11 +146,38 @@ wait_field "$T/drop/evil.result.json" state blocked
 i=0
 until grep -q "evil.override was empty" "$T/drop/evil.result.json" || [ $i -ge 100 ]; do sleep 0.05; i=$((i + 1)); done
 grep -q "evil.override was empty" "$T/drop/evil.result.json" || fail "empty override not explained"
+check_answers evil.py 'len(recs) == 1 and recs[0]["accepted"] is False and recs[0]["explanation"] == ""
+    and recs[0]["consumed"] == "refused: empty" and recs[0]["uid"] == uid' ||
+	fail "the empty override is not recorded as refused: $(cat "$T/err")"
+log_records override "$T/drop/evil.audit" | grep -q '"consumed": "refused: empty"' ||
+	fail "evil.audit does not carry the refused override"
+evil_v1_sha=$(sha256sum "$T/drop/evil.py" | cut -d' ' -f1)
 "$AGENT" override --reason "lab demo" "$T/drop/evil.py" > /dev/null 2>&1 || fail "override failed"
 wait_field "$T/drop/evil.result.json" decision.by user
+wait_field "$T/drop/evil.result.json" state completed 60
+check_answers evil.py 'len(recs) == 2 and recs[1]["accepted"] is True and recs[1]["explanation"] == "lab demo"
+    and recs[1]["consumed"] == "removed" and recs[1]["uid"] == uid and recs[1]["pinned_sha256"] == sys.argv[5]
+    and dec[-1]["answer_seq"] == recs[1]["seq"]' "$evil_v1_sha" ||
+	fail "override: no override record with the explanation and uid: $(cat "$T/err")"
+log_records override "$T/drop/evil.audit" | grep -q '"explanation": "lab demo"' ||
+	fail "evil.audit does not carry the override record"
 printf 'import base64\nexec(base64.b64decode("cHJpbnQoMik="))\n' > "$T/drop/evil.py"
 wait_field "$T/drop/evil.result.json" decision.by policy
 [ "$(field "$T/drop/evil.result.json" state)" = blocked ] || fail "an edited override script was not blocked again"
+# An override written for the first version is consumed and recorded as
+# refused: the edited script needs a new one.
+printf 'sha256: %s\nlab demo, again\n' "$evil_v1_sha" > "$T/drop/evil.override"
+i=0
+until grep -q "evil.override was for other content" "$T/drop/evil.result.json" || [ $i -ge 200 ]; do sleep 0.05; i=$((i + 1)); done
+[ "$(field "$T/drop/evil.result.json" state)" = blocked ] || fail "a stale override let the edited script run"
+check_answers evil.py 'len(recs) == 3 and recs[2]["accepted"] is False
+    and recs[2]["consumed"] == "refused: stale content" and recs[2]["pinned_sha256"] == sys.argv[5]
+    and recs[2]["sha256"] != sys.argv[5] and recs[2]["explanation"] == "lab demo, again"' "$evil_v1_sha" ||
+	fail "the stale override is not recorded as refused: $(cat "$T/err")"
+log_records override "$T/drop/evil.audit" | grep -q '"consumed": "refused: stale content"' ||
+	fail "evil.audit does not carry the refused stale override"
+"$AGENT" verify --pubkey "$T/keys/audit.key.pub" "$T/drop/evil.audit" > "$T/verify" 2>&1 ||
+	fail "evil.audit with its override record does not verify: $(cat "$T/verify")"
 
 # --- hostile drops ---
 ln -s /etc/shadow "$T/drop/x.py"

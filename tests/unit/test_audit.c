@@ -475,14 +475,15 @@ static void test_event_fields_checked(void **state)
 	struct audit_log *log = NULL;
 	_cleanup_free_ char *err = NULL;
 	assert_int_equal(audit_open(&o, &log, &err), 0);
-	json_t *f = json_pack("{s:s, s:s}", "job", "j1", "explanation", "");
+	json_t *f = json_pack("{s:I, s:s, s:s, s:s, s:b, s:s}", "job", (json_int_t)1, "file", "a.py", "sha256",
+			      "00", "explanation", "", "accepted", 1, "consumed", "removed");
 	assert_int_equal(audit_event_append(log, AUDIT_EVENT_OVERRIDE, f, NULL, &err), -EINVAL);
 	assert_string_equal(err, "audit event override needs the field \"uid\"");
 	free(err);
 	err = NULL;
 	json_object_set_new(f, "uid", json_integer(1000));
 	assert_int_equal(audit_event_append(log, AUDIT_EVENT_OVERRIDE, f, NULL, &err), -EINVAL);
-	assert_string_equal(err, "audit event override needs a non-empty explanation");
+	assert_string_equal(err, "audit event override needs a non-empty explanation when it is accepted");
 	free(err);
 	err = NULL;
 	json_object_set_new(f, "explanation", json_string("reviewed: needs network-free numpy"));

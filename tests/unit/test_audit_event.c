@@ -96,7 +96,50 @@ static void test_event_check(void **state)
 	err = NULL;
 	f = json_pack("{s:I, s:s, s:i}", "job", (json_int_t)3, "explanation", "", "uid", 1000);
 	assert_int_equal(audit_event_check(AUDIT_EVENT_OVERRIDE, f, &err), -EINVAL);
+	assert_non_null(strstr(err, "\"file\""));
+	json_decref(f);
+}
+
+/* approval and override are records of their own: who answered, what they
+ * wrote and what became of the answer file. An empty override is recorded
+ * as refused; accepted, it would be a run nobody explained. */
+static void test_answer_records(void **state)
+{
+	(void)state;
+	static const enum audit_event kinds[] = { AUDIT_EVENT_APPROVAL, AUDIT_EVENT_OVERRIDE };
+	static const char *const fields[] = { "job", "file", "sha256", "uid", "explanation", "accepted",
+					      "consumed" };
+	assert_string_equal(audit_event_to_string(AUDIT_EVENT_APPROVAL), "approval");
+	assert_string_equal(audit_event_to_string(AUDIT_EVENT_OVERRIDE), "override");
+	for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
+		for (size_t i = 0; i < ARRAY_SIZE(fields); i++) {
+			_cleanup_free_ char *err = NULL;
+			json_t *f = json_pack("{s:I, s:s, s:s, s:i, s:s, s:b, s:s}", "job", (json_int_t)3,
+					      "file", "a.py", "sha256", "00", "uid", 1000, "explanation",
+					      "reviewed", "accepted", 1, "consumed", "removed");
+			assert_int_equal(audit_event_check(kinds[k], f, &err), 0);
+			json_object_del(f, fields[i]);
+			assert_int_equal(audit_event_check(kinds[k], f, &err), -EINVAL);
+			_cleanup_free_ char *want = xasprintf("\"%s\"", fields[i]);
+			assert_non_null(strstr(err, want));
+			json_decref(f);
+		}
+	}
+	_cleanup_free_ char *err = NULL;
+	json_t *f = json_pack("{s:I, s:s, s:s, s:n, s:s, s:b, s:s}", "job", (json_int_t)3, "file", "a.py",
+			      "sha256", "00", "uid", "explanation", "", "accepted", 0, "consumed",
+			      "refused: empty");
+	assert_int_equal(audit_event_check(AUDIT_EVENT_OVERRIDE, f, &err), 0);
+	assert_int_equal(audit_event_check(AUDIT_EVENT_APPROVAL, f, &err), 0);
+	json_object_set_new(f, "accepted", json_true());
+	assert_int_equal(audit_event_check(AUDIT_EVENT_APPROVAL, f, &err), 0); /* a bare approval */
+	assert_int_equal(audit_event_check(AUDIT_EVENT_OVERRIDE, f, &err), -EINVAL);
 	assert_non_null(strstr(err, "non-empty explanation"));
+	free(err);
+	err = NULL;
+	json_object_set_new(f, "accepted", json_string("yes"));
+	assert_int_equal(audit_event_check(AUDIT_EVENT_APPROVAL, f, &err), -EINVAL);
+	assert_non_null(strstr(err, "boolean"));
 	json_decref(f);
 }
 
@@ -126,6 +169,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_script_history, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_compare_keeps_nothing, testdir_setup, testdir_teardown),
 		cmocka_unit_test(test_event_check),
+		cmocka_unit_test(test_answer_records),
 		cmocka_unit_test(test_options_from_config),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

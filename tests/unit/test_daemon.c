@@ -38,6 +38,8 @@ struct ctx {
 	pthread_mutex_t lock;
 	unsigned executed, assessed, audited;
 	bool audit_fails;
+	int audit_fails_for;  /* 1 + an audit_event whose appends fail; 0: none */
+	json_t *records;      /* what was appended: the fields plus type and seq */
 	unsigned execute_failures; /* fail this many runs as if Docker were down */
 	unsigned retry_base_ms;    /* 0: 50 */
 };
@@ -108,11 +110,37 @@ static int stage_audit(void *arg, enum audit_event e, json_t *fields, uint64_t *
 	if (audit_event_check(e, fields, &err) < 0)
 		fail_msg("the daemon wrote a %s record without a field it needs: %s", audit_event_to_string(e), err);
 	pthread_mutex_lock(&c->lock);
-	int r = c->audit_fails ? -ENOSPC : 0;
-	if (!r)
+	int r = c->audit_fails || c->audit_fails_for == (int)e + 1 ? -ENOSPC : 0;
+	if (!r) {
 		*seq = ++c->audited;
+		json_t *rec = json_deep_copy(fields);
+		json_object_set_new(rec, "type", json_string(audit_event_to_string(e)));
+		json_object_set_new(rec, "seq", json_integer((json_int_t)*seq));
+		json_array_append_new(c->records, rec);
+	}
 	pthread_mutex_unlock(&c->lock);
 	return r;
+}
+
+/* The records of type about file, in the order they were appended (a new
+ * array). */
+static json_t *records_of(struct ctx *c, const char *file, const char *type)
+{
+	json_t *out = json_array(), *rec;
+	size_t i;
+	pthread_mutex_lock(&c->lock);
+	json_array_foreach(c->records, i, rec) {
+		if (strcmp(json_string_value(json_object_get(rec, "type")), type) == 0 &&
+		    strcmp(json_string_value(json_object_get(rec, "file")), file) == 0)
+			json_array_append_new(out, json_deep_copy(rec));
+	}
+	pthread_mutex_unlock(&c->lock);
+	return out;
+}
+
+static json_int_t num(json_t *o, const char *key)
+{
+	return json_integer_value(json_object_get(o, key));
 }
 
 /* --- fixture --- */
@@ -127,6 +155,7 @@ static int setup(void **state)
 	c->state = xasprintf("%s/state", c->root);
 	c->conf = xasprintf("%s/conf", c->root);
 	pthread_mutex_init(&c->lock, NULL);
+	c->records = json_array();
 	if (mkdir(c->drop, 0755) < 0 || mkdir(c->conf, 0755) < 0)
 		return -1;
 	_cleanup_free_ char *yaml = xasprintf("drop_dir: %s\nstate_dir: %s\nworkers: 2\n"
@@ -174,6 +203,7 @@ static int teardown(void **state)
 	struct ctx *c = *state;
 	stop(c);
 	config_free(c->cfg);
+	json_decref(c->records);
 	free(c->drop);
 	free(c->state);
 	free(c->conf);
@@ -298,10 +328,34 @@ static void test_levels_answers_and_edits(void **state)
 	assert_string_equal(str(dec, "reason"), "looked");
 	assert_int_equal(json_integer_value(json_object_get(dec, "uid")), getuid());
 	json_decref(o);
+	/* The approval is a record of its own, between the assessment and the
+	 * decision that cites it. */
+	json_t *recs = records_of(c, "high.py", "approval");
+	assert_int_equal(json_array_size(recs), 1);
+	json_t *ra = json_array_get(recs, 0);
+	assert_true(json_is_true(json_object_get(ra, "accepted")));
+	assert_string_equal(str(ra, "explanation"), "looked");
+	assert_string_equal(str(ra, "consumed"), "removed");
+	assert_int_equal(num(ra, "uid"), getuid());
+	assert_null(json_object_get(ra, "reused"));
+	json_t *decs = records_of(c, "high.py", "decision"), *ass = records_of(c, "high.py", "assessment");
+	json_t *last = json_array_get(decs, json_array_size(decs) - 1);
+	json_t *last_ass = json_array_get(ass, json_array_size(ass) - 1);
+	assert_string_equal(str(last, "by"), "user");
+	assert_int_equal(num(last, "answer_seq"), num(ra, "seq"));
+	assert_int_equal(num(last, "job"), num(ra, "job"));
+	assert_int_equal(num(last_ass, "job"), num(ra, "job"));
+	assert_true(num(last_ass, "seq") < num(ra, "seq") && num(ra, "seq") < num(last, "seq"));
+	json_decref(recs);
+	json_decref(decs);
+	json_decref(ass);
 
 	/* BLOCKED: an empty override is refused (and consumed), a real one
 	 * runs it, and an edit afterwards needs a new one. */
-	put(c->drop, "bad.py", "# level: BLOCKED\n");
+	const char *bad_v1 = "# level: BLOCKED\n";
+	char bad_v1_sha[HASH_SHA256_HEX_LEN + 1];
+	hash_sha256_hex(bad_v1, strlen(bad_v1), bad_v1_sha);
+	put(c->drop, "bad.py", bad_v1);
 	o = wait_state(c, "bad.result.json", "blocked");
 	json_decref(o);
 	put(c->drop, "bad.override", "\n");
@@ -327,6 +381,46 @@ static void test_levels_answers_and_edits(void **state)
 	_cleanup_free_ char *ov = xasprintf("%s/bad.override", c->drop);
 	struct stat st;
 	assert_int_equal(stat(ov, &st), -1); /* consumed */
+
+	/* Both overrides are recorded: the empty one refused, the real one
+	 * with its explanation and its author. */
+	recs = records_of(c, "bad.py", "override");
+	assert_int_equal(json_array_size(recs), 2);
+	json_t *r0 = json_array_get(recs, 0), *r1 = json_array_get(recs, 1);
+	assert_false(json_is_true(json_object_get(r0, "accepted")));
+	assert_string_equal(str(r0, "explanation"), "");
+	assert_string_equal(str(r0, "consumed"), "refused: empty");
+	assert_int_equal(num(r0, "uid"), getuid());
+	assert_true(json_is_true(json_object_get(r1, "accepted")));
+	assert_string_equal(str(r1, "explanation"), "demo of the sandbox, reviewed");
+	assert_string_equal(str(r1, "consumed"), "removed");
+	assert_string_equal(str(r1, "sha256"), bad_v1_sha);
+	json_decref(recs);
+
+	/* An override written for the first version does not run the edited
+	 * one: consumed, and recorded as refused with the content it named. */
+	assert_int_equal(approval_write(c->drop, "bad.py", APPROVAL_OVERRIDE, bad_v1_sha,
+					"reviewed the first version", &err), 0);
+	for (int i = 0; i < 300; i++) {
+		o = wait_state(c, "bad.result.json", "blocked");
+		bool said = str(o, "message") && strstr(str(o, "message"), "for other content");
+		json_decref(o);
+		if (said)
+			break;
+		sleep_ms(10);
+	}
+	o = wait_state(c, "bad.result.json", "blocked");
+	assert_non_null(strstr(str(o, "message"), "bad.override was for other content"));
+	json_decref(o);
+	recs = records_of(c, "bad.py", "override");
+	assert_int_equal(json_array_size(recs), 3);
+	json_t *r2 = json_array_get(recs, 2);
+	assert_false(json_is_true(json_object_get(r2, "accepted")));
+	assert_string_equal(str(r2, "consumed"), "refused: stale content");
+	assert_string_equal(str(r2, "pinned_sha256"), bad_v1_sha);
+	assert_string_equal(str(r2, "explanation"), "reviewed the first version");
+	assert_string_not_equal(str(r2, "sha256"), bad_v1_sha);
+	json_decref(recs);
 }
 
 /* Docker down after the user approved: the job is retried with the same
@@ -351,6 +445,63 @@ static void test_approved_run_survives_a_docker_outage(void **state)
 	assert_string_equal(str(json_object_get(o, "decision"), "reason"), "ok");
 	json_decref(o);
 	assert_int_equal(c->executed, 1);
+	/* Each attempt records the answer it rests on; the retries say that an
+	 * earlier attempt consumed it, and which record that was. */
+	json_t *recs = records_of(c, "h.py", "approval");
+	json_t *decs = records_of(c, "h.py", "decision");
+	assert_int_equal(json_array_size(recs), 3);
+	assert_int_equal(json_array_size(decs), 4); /* the hold, then three attempts */
+	for (size_t i = 0; i < 3; i++) {
+		json_t *ra = json_array_get(recs, i);
+		assert_true(json_is_true(json_object_get(ra, "accepted")));
+		assert_string_equal(str(ra, "explanation"), "ok");
+		assert_int_equal(num(json_array_get(decs, i + 1), "answer_seq"), num(ra, "seq"));
+		if (i == 0) {
+			assert_null(json_object_get(ra, "reused"));
+		} else {
+			assert_true(json_is_true(json_object_get(ra, "reused")));
+			assert_int_equal(num(ra, "first_seq"), num(json_array_get(recs, 0), "seq"));
+		}
+	}
+	json_decref(recs);
+	json_decref(decs);
+}
+
+/* An approval whose record cannot be written does not let anything run; it
+ * is not lost either: the retry records it, then runs. */
+static void test_unrecorded_approval_is_kept_for_the_retry(void **state)
+{
+	struct ctx *c = *state;
+	char *err = NULL;
+	start(c, true);
+	put(c->drop, "h.py", "# level: HIGH\n");
+	json_decref(wait_state(c, "h.result.json", "awaiting_confirmation"));
+	pthread_mutex_lock(&c->lock);
+	c->audit_fails_for = AUDIT_EVENT_APPROVAL + 1;
+	pthread_mutex_unlock(&c->lock);
+	assert_int_equal(approval_write(c->drop, "h.py", APPROVAL_APPROVE, NULL, "read it", &err), 0);
+	json_t *o = wait_state(c, "h.result.json", "error");
+	assert_string_equal(str(o, "reason"), "audit_unwritable");
+	json_decref(o);
+	assert_int_equal(c->executed, 0);
+	_cleanup_free_ char *ans = xasprintf("%s/h.approve", c->drop);
+	struct stat st;
+	assert_int_equal(stat(ans, &st), -1); /* consumed all the same */
+
+	pthread_mutex_lock(&c->lock);
+	c->audit_fails_for = 0;
+	pthread_mutex_unlock(&c->lock);
+	o = wait_state(c, "h.result.json", "completed");
+	assert_string_equal(str(json_object_get(o, "decision"), "reason"), "read it");
+	json_decref(o);
+	assert_int_equal(c->executed, 1);
+	json_t *recs = records_of(c, "h.py", "approval");
+	assert_int_equal(json_array_size(recs), 1);
+	json_t *ra = json_array_get(recs, 0);
+	assert_true(json_is_true(json_object_get(ra, "reused")));
+	assert_null(json_object_get(ra, "first_seq")); /* the first record there is */
+	assert_string_equal(str(ra, "explanation"), "read it");
+	json_decref(recs);
 }
 
 /* Retries double from the base and stop growing at docker.retry_backoff_max:
@@ -442,6 +593,7 @@ int main(void)
 		T(test_this_build_rejects_hostile_drops_and_says_what_is_missing),
 		T(test_levels_answers_and_edits),
 		T(test_approved_run_survives_a_docker_outage),
+		T(test_unrecorded_approval_is_kept_for_the_retry),
 		T(test_retry_pauses_grow_up_to_retry_backoff_max),
 		T(test_many_drops_each_answered_once_and_not_again_after_restart),
 		T(test_audit_failure_means_nothing_runs),
