@@ -189,3 +189,21 @@ int assess_semgrep_run(const struct assess_external *x, const uint8_t *data, siz
 	free(snap);
 	return rc;
 }
+
+void assess_external_add(const struct config_analyzers *a, const struct assess_rules *rules,
+			 const uint8_t *data, size_t len, struct assess_result *res)
+{
+	const struct config_analyzer *b = &a->bandit, *s = &a->semgrep;
+
+	if (!b->enabled && !s->enabled)
+		return;
+	if (b->enabled) {
+		struct assess_external x = { b->path, NULL, (unsigned)b->timeout_ms };
+		assess_bandit_run(&x, data, len, res);
+	}
+	if (s->enabled) {
+		struct assess_external x = { s->path, s->rules, (unsigned)s->timeout_ms };
+		assess_semgrep_run(&x, data, len, res);
+	}
+	assess_result_finish(rules, res);
+}

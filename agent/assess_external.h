@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "assess.h"
+#include "config.h"
 
 struct assess_external {
 	const char *program;   /* "bandit", "semgrep" or an absolute path */
@@ -24,6 +25,15 @@ int assess_bandit_run(const struct assess_external *x, const uint8_t *data, size
 /* The same for Semgrep (--json --config RULES). */
 int assess_semgrep_run(const struct assess_external *x, const uint8_t *data, size_t len,
 		       struct assess_result *r);
+
+/* What both `mai-agent check` and the daemon's assess stage do after
+ * assess_source() succeeded: runs each analyzer that a is enabled for
+ * (analyzers.bandit / analyzers.semgrep in security.yaml) on the snapshot,
+ * then merges and rescores with assess_result_finish(). A missing or timed
+ * out analyzer is a note in res, not an error. Nothing is done when none is
+ * enabled (res stays as assess_source() finished it). */
+void assess_external_add(const struct config_analyzers *a, const struct assess_rules *rules,
+			 const uint8_t *data, size_t len, struct assess_result *res);
 
 /* Adds the findings of a Bandit or Semgrep JSON report to r. 0, or -EINVAL
  * with *err (caller frees) when the text is not such a report. */

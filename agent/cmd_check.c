@@ -206,19 +206,8 @@ static void check_work(void *p, size_t i)
 		return;
 	const uint8_t *data = (const uint8_t *)sl->data;
 	struct assess_result *res = &sl->res;
-	if (assess_source(run->rules, path, data, sl->len, res) == 0 && !run->native_only) {
-		const struct config_analyzer *b = &run->cfg->security.analyzers.bandit;
-		const struct config_analyzer *s = &run->cfg->security.analyzers.semgrep;
-		if (b->enabled) {
-			struct assess_external x = { b->path, NULL, (unsigned)b->timeout_ms };
-			assess_bandit_run(&x, data, sl->len, res);
-		}
-		if (s->enabled) {
-			struct assess_external x = { s->path, s->rules, (unsigned)s->timeout_ms };
-			assess_semgrep_run(&x, data, sl->len, res);
-		}
-		assess_result_finish(run->rules, res);
-	}
+	if (assess_source(run->rules, path, data, sl->len, res) == 0 && !run->native_only)
+		assess_external_add(&run->cfg->security.analyzers, run->rules, data, sl->len, res);
 }
 
 /* Prints one element of the --format json array exactly as json_dumpf()

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "assess.h"
+#include "assess_external.h"
 #include "audit.h"
 #include "audit_event.h"
 #include "cmd.h"
@@ -45,11 +46,14 @@ static void run_usage(FILE *out)
 		CONFIG_DIR_ENV, CONFIG_DEFAULT_DIR);
 }
 
-/* The assessor's rules, shared by the jobs that use them: a reload swaps in
- * a new set for the jobs that start afterwards, and the old set is freed
- * when its last job is done with it. */
+/* The assessor's rules and the analyzers' settings (security.yaml), shared
+ * by the jobs that use them: a reload swaps in a new set for the jobs that
+ * start afterwards, and the old set is freed when its last job is done with
+ * it. The analyzers' settings are a copy: the configuration they were read
+ * from is freed by the next reload. */
 struct rules_ref {
 	struct assess_rules *rules;
+	struct config_analyzers analyzers;
 	unsigned refs; /* under stage_ctx.lock */
 };
 
@@ -84,15 +88,19 @@ static void rules_put(struct stage_ctx *sc, struct rules_ref *r)
 	pthread_mutex_unlock(&sc->lock);
 	if (last) {
 		assess_rules_free(r->rules);
+		config_analyzers_clear(&r->analyzers);
 		free(r);
 	}
 }
 
-/* Makes rules the current set; the previous one goes when its jobs end. */
-static void rules_swap(struct stage_ctx *sc, struct assess_rules *rules)
+/* Makes rules (taken) and a copy of analyzers the current set; the previous
+ * one goes when its jobs end. */
+static void rules_swap(struct stage_ctx *sc, struct assess_rules *rules,
+		       const struct config_analyzers *analyzers)
 {
 	struct rules_ref *r = xcalloc(1, sizeof(*r));
 	r->rules = rules;
+	config_analyzers_copy(&r->analyzers, analyzers);
 	r->refs = 1;
 	pthread_mutex_lock(&sc->lock);
 	struct rules_ref *old = sc->rules;
@@ -266,6 +274,8 @@ static int stage_assess(void *ctx, const char *name, const struct intake_snapsho
 	struct assess_result res = { 0 };
 
 	int r = assess_source(rules->rules, name, snap->data, snap->len, &res);
+	if (r == 0) /* Bandit, Semgrep: as `mai-agent check` runs them */
+		assess_external_add(&rules->analyzers, rules->rules, snap->data, snap->len, &res);
 	rules_put(ctx, rules);
 	out->level = (enum policy_level)res.level;
 	out->rejected = r == -EINVAL && res.rejection;
@@ -385,9 +395,9 @@ static int load_rules(const char *dir, struct assess_rules **rules, char **err)
 	return 0;
 }
 
-/* SIGHUP: new rules and thresholds for the assessor, new limits for the
- * sandbox (or for the one made when Docker answers); jobs running keep
- * theirs. Invalid rules refuse the whole reload. */
+/* SIGHUP: new rules, thresholds and analyzers' settings for the assessor,
+ * new limits for the sandbox (or for the one made when Docker answers);
+ * jobs running keep theirs. Invalid rules refuse the whole reload. */
 static int stage_reload(void *ctx, const struct mai_config *cfg, const char *dir, char **err)
 {
 	struct stage_ctx *sc = ctx;
@@ -396,7 +406,7 @@ static int stage_reload(void *ctx, const struct mai_config *cfg, const char *dir
 
 	if (load_rules(dir, &rules, err) < 0)
 		return -EINVAL;
-	rules_swap(sc, rules);
+	rules_swap(sc, rules, &cfg->security.analyzers);
 	sandbox_options_from_config(cfg, NULL, &so);
 	pthread_mutex_lock(&sc->lock);
 	for (int t = 0; t < SANDBOX_TRUST_COUNT; t++) {
@@ -503,7 +513,7 @@ int cmd_run(int argc, char **argv)
 
 	if (open_audit(cfg, &log) < 0)
 		goto out;
-	rules_swap(&sc, rules);
+	rules_swap(&sc, rules, &cfg->security.analyzers);
 	rules = NULL;
 	sc.log = log;
 	struct daemon_stages stages = { .assess = stage_assess, .execute = stage_execute,

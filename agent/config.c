@@ -730,6 +730,28 @@ void config_free(struct mai_config *cfg)
 	free(cfg);
 }
 
+static void analyzer_copy(struct config_analyzer *dst, const struct config_analyzer *src)
+{
+	*dst = *src;
+	dst->path = src->path ? xstrdup(src->path) : NULL;
+	dst->rules = src->rules ? xstrdup(src->rules) : NULL;
+}
+
+void config_analyzers_copy(struct config_analyzers *dst, const struct config_analyzers *src)
+{
+	analyzer_copy(&dst->bandit, &src->bandit);
+	analyzer_copy(&dst->semgrep, &src->semgrep);
+}
+
+void config_analyzers_clear(struct config_analyzers *a)
+{
+	free(a->bandit.path);
+	free(a->bandit.rules);
+	free(a->semgrep.path);
+	free(a->semgrep.rules);
+	memset(a, 0, sizeof(*a));
+}
+
 int config_dir_resolve(const char *arg, char **dir, char **err)
 {
 	const char *env = getenv(CONFIG_DIR_ENV);

@@ -68,14 +68,22 @@ struct config_analyzer {
 	uint64_t timeout_ms;
 };
 
+struct config_analyzers {
+	struct config_analyzer bandit;
+	struct config_analyzer semgrep;
+};
+
+/* Copies the analyzers' settings, strings included, so that they outlive
+ * the configuration they come from (a SIGHUP reload frees it). The copy is
+ * the caller's: release it with config_analyzers_clear(). */
+void config_analyzers_copy(struct config_analyzers *dst, const struct config_analyzers *src);
+void config_analyzers_clear(struct config_analyzers *a);
+
 struct config_security {
 	struct {
 		int64_t medium, high, blocked; /* score at or above which the level applies */
 	} thresholds;
-	struct {
-		struct config_analyzer bandit;
-		struct config_analyzer semgrep;
-	} analyzers;
+	struct config_analyzers analyzers;
 	int64_t max_findings;
 	/* The `rules:` list exactly as written (a YT_SEQUENCE, possibly empty);
 	 * its schema belongs to the assessor. Owned by the configuration. */

@@ -7,7 +7,9 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -24,7 +26,7 @@
 #define NETPROXY_STOP_MS 3000
 
 struct netproxy {
-	char *program, *conf_path, *log_path, *url, *listen;
+	char *program, *conf_path, *log_path, *pid_path, *url, *listen;
 	int port;
 	pthread_t thread;
 	pthread_mutex_t lock;
@@ -179,6 +181,76 @@ static pid_t spawn(struct netproxy *p)
 	return pid;
 }
 
+/* DIR/tinyproxy.pid: the running proxy's pid, written by the agent at each
+ * spawn (it knows the pid; tinyproxy's own PidFile would be handled by a
+ * process that may already run as nobody). PR_SET_PDEATHSIG does not
+ * outlive tinyproxy's change of user, so an agent killed with SIGKILL
+ * leaves its proxy running: the next start finds it through this file. */
+static void write_pid_file(const struct netproxy *p, pid_t pid)
+{
+	char buf[32];
+	int n = snprintf(buf, sizeof(buf), "%d\n", (int)pid);
+	int r = fileio_write_atomic(p->pid_path, buf, (size_t)n, 0644);
+
+	if (r < 0)
+		log_warnx("cannot write %s: %s; a proxy left by a crash of the agent will not be "
+			  "found at its next start (check agent.state_dir in agent.yaml)",
+			  p->pid_path, strerror(-r));
+}
+
+/* Whether pid's command line has "-c CONF": a proxy started with our
+ * configuration, not a process that got the pid since. */
+static bool runs_our_conf(pid_t pid, const char *conf)
+{
+	_cleanup_free_ char *path = xasprintf("/proc/%d/cmdline", (int)pid), *args = NULL;
+	size_t len;
+
+	if (fileio_read_path(path, 1 << 16, &args, &len) < 0)
+		return false;
+	for (size_t i = 0; i < len; i += strlen(args + i) + 1) {
+		size_t next = i + strlen(args + i) + 1;
+		if (!strcmp(args + i, "-c") && next < len && !strcmp(args + next, conf))
+			return true;
+	}
+	return false;
+}
+
+/* Waits up to ms for pid (not our child: no waitpid) to be gone. */
+static bool gone_within(pid_t pid, long ms)
+{
+	for (long waited = 0; waited < ms; waited += 20) {
+		if (kill(pid, 0) < 0 && errno == ESRCH)
+			return true;
+		sleep_ms(20);
+	}
+	return kill(pid, 0) < 0 && errno == ESRCH;
+}
+
+/* Stops the proxy that a killed agent left (named by the pid file and
+ * running our configuration), so that one proxy serves this directory. */
+static void stop_leftover(const struct netproxy *p)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+	char *end;
+
+	if (fileio_read_path(p->pid_path, 64, &text, &len) < 0)
+		return;
+	long pid = strtol(text, &end, 10);
+	if (pid <= 1 || pid > INT32_MAX || (*end && *end != '\n') ||
+	    !runs_our_conf((pid_t)pid, p->conf_path))
+		return;
+	log_info("stopping the filtering proxy (pid %ld) that an earlier agent left running "
+		 "with %s", pid, p->conf_path);
+	kill((pid_t)pid, SIGTERM);
+	if (gone_within((pid_t)pid, NETPROXY_STOP_MS))
+		return;
+	kill((pid_t)pid, SIGKILL);
+	if (!gone_within((pid_t)pid, NETPROXY_STOP_MS))
+		log_warnx("the filtering proxy (pid %ld) left by an earlier agent does not end",
+			  pid);
+}
+
 static void describe_exit(int status, char *buf, size_t n)
 {
 	if (WIFEXITED(status))
@@ -200,6 +272,7 @@ static void *supervise(void *arg)
 
 		pthread_mutex_lock(&p->lock);
 		if (pid > 0) {
+			write_pid_file(p, pid);
 			p->pid = pid;
 			p->spawned++;
 			if (p->stopping)
@@ -259,6 +332,7 @@ static void free_struct(struct netproxy *p)
 	free(p->program);
 	free(p->conf_path);
 	free(p->log_path);
+	free(p->pid_path);
 	free(p->url);
 	free(p->listen);
 	pthread_mutex_destroy(&p->lock);
@@ -286,6 +360,7 @@ int netproxy_start(const struct netproxy_options *o, struct netproxy **out, char
 	p->program = xstrdup(o->program ? o->program : "tinyproxy");
 	p->conf_path = xasprintf("%s/tinyproxy.conf", o->dir);
 	p->log_path = xasprintf("%s/tinyproxy.log", o->dir);
+	p->pid_path = xasprintf("%s/tinyproxy.pid", o->dir);
 	p->url = xasprintf("http://%s:%d", o->listen, o->port);
 	p->listen = xstrdup(o->listen);
 	p->port = o->port;
@@ -296,6 +371,7 @@ int netproxy_start(const struct netproxy_options *o, struct netproxy **out, char
 	if ((r = write_file(p->conf_path, conf, err)) < 0 ||
 	    (r = write_file(filter_path, filter, err)) < 0)
 		goto fail;
+	stop_leftover(p);
 	if (accepts(o->listen, o->port)) {
 		*err = xasprintf("something already listens on %s:%d; stop it or choose another "
 				 "network.proxy_port in config/sandbox.yaml", o->listen, o->port);
@@ -344,6 +420,8 @@ void netproxy_stop(struct netproxy *p)
 	}
 	pthread_mutex_unlock(&p->lock);
 	pthread_join(p->thread, NULL);
+	if (unlink(p->pid_path) < 0 && errno != ENOENT)
+		log_warn("cannot remove %s", p->pid_path);
 	free_struct(p);
 }
 

@@ -250,6 +250,53 @@ cp "$T/agent.yaml.good" "$T/conf/agent.yaml"
 kill -HUP "$PID"; sleep 0.3
 grep -q "configuration reloaded" "$T/agent.log" || fail "good reload not logged"
 
+# --- Bandit, turned on by a reload: its findings join the native ones ---
+# The one place the agent's tests pay for Bandit (AGENT_SECURITY_YAML keeps
+# it off elsewhere). hup_reloaded: SIGHUP, then wait for the next
+# "configuration reloaded".
+hup_reloaded() {
+	n=$(grep -c 'configuration reloaded' "$T/agent.log")
+	kill -HUP "$PID"
+	i=0
+	until [ "$(grep -c 'configuration reloaded' "$T/agent.log")" -gt "$n" ] || [ $i -ge 100 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+}
+if command -v bandit > /dev/null 2>&1; then
+	printf 'analyzers:\n  bandit:\n    enabled: true\n    timeout: 60s\n' > "$T/conf/security.yaml"
+	hup_reloaded
+	printf 'import subprocess\nsubprocess.run("ls", shell=True)\n' > "$T/drop/shell.py"
+	wait_field "$T/drop/shell.result.json" state awaiting_confirmation 60
+	# Native MAI005 and Bandit's B602 on line 2 are one finding, the native
+	# one; what only Bandit sees (B607, a partial executable path) is added.
+	python3 -c 'import json,sys
+a = json.load(open(sys.argv[1]))["assessment"]
+f = a["findings"]
+b602 = [(x["source"], x["line"]) for x in f if x["bandit_id"] == "B602"]
+assert b602 == [("mai", 2)], ("B602 not one native finding on line 2", b602, f)
+assert [(x["rule_id"], x["line"]) for x in f if x["source"] == "bandit"] == [("B607", 2)], f
+assert a["notes"] == [], a["notes"]' "$T/drop/shell.result.json" 2> "$T/err" ||
+		fail "shell.py: Bandit's findings are not merged into the native ones: $(cat "$T/err")"
+elif [ "${MAI_REQUIRE_REAL:-0}" = 1 ]; then
+	fail "bandit is not installed and MAI_REQUIRE_REAL=1 (packaging/install-deps.sh installs it)"
+else
+	echo "SKIP: the Bandit merge: bandit is not installed" >&2
+fi
+printf 'analyzers:\n  bandit:\n    enabled: true\n    path: %s/no-bandit\n' "$T" > "$T/conf/security.yaml"
+hup_reloaded
+printf 'import subprocess\nsubprocess.run("pwd", shell=True)\n' > "$T/drop/shell2.py"
+wait_field "$T/drop/shell2.result.json" state awaiting_confirmation 60
+grep -q "bandit: not installed ('$T/no-bandit' not found" "$T/drop/shell2.result.json" ||
+	fail "shell2.py: the result does not say Bandit is missing: $(field "$T/drop/shell2.result.json" assessment.notes)"
+python3 -c 'import json,sys
+f = json.load(open(sys.argv[1]))["assessment"]["findings"]
+assert "B602" in [x["bandit_id"] for x in f if x["source"] == "mai"], f
+assert all(x["source"] == "mai" for x in f), f' "$T/drop/shell2.result.json" 2> "$T/err" ||
+	fail "shell2.py: not the native findings alone when Bandit is missing: $(cat "$T/err")"
+printf '%s' "$AGENT_SECURITY_YAML" > "$T/conf/security.yaml"
+hup_reloaded
+
 "$AGENT" status > "$T/status" 2>&1 || fail "status exited $? while the agent runs"
 grep -q "agent: running" "$T/status" || fail "status does not say running"
 grep -Eq '^docker: reachable \(checked [0-9]+ s ago\)$' "$T/status" ||

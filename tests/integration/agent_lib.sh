@@ -75,8 +75,8 @@ wait_field() {
 }
 
 # write_agent_config DIR STATE [EXTRA-YAML]: agent.yaml for a drop directory
-# DIR and a state directory STATE, a fresh signing key and audit.yaml;
-# exports MAI_CONFIG_DIR.
+# DIR and a state directory STATE, a fresh signing key and audit.yaml,
+# security.yaml with Bandit off (AGENT_SECURITY_YAML); exports MAI_CONFIG_DIR.
 write_agent_config() {
 	mkdir -p "$T/conf" "$T/keys" "$1"
 	cat > "$T/conf/agent.yaml" <<EOF
@@ -88,6 +88,7 @@ ${3:-}
 EOF
 	"$AGENT" keygen "$T/keys/audit.key" > /dev/null 2>&1 || { echo "FAIL: keygen" >&2; exit 1; }
 	printf 'signing_key: %s\ncheckpoint_interval: 1s\n' "$T/keys/audit.key" > "$T/conf/audit.yaml"
+	printf '%s' "$AGENT_SECURITY_YAML" > "$T/conf/security.yaml"
 	export MAI_CONFIG_DIR="$T/conf"
 }
 

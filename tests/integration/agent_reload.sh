@@ -31,7 +31,7 @@ printf 'print("hi")\n' > "$T/drop/hello.py"
 wait_field "$T/drop/hello.result.json" state completed 60
 [ "$(field "$T/drop/hello.result.json" assessment.level)" = LOW ] ||
 	fail "hello.py is not LOW under the shipped rules"
-cat > "$T/conf/security.yaml" <<'YAML'
+{ printf '%s' "$AGENT_SECURITY_YAML"; cat <<'YAML'; } > "$T/conf/security.yaml"
 rules:
   - id: LOCAL001
     match: {call: [builtins.print]}
@@ -46,7 +46,7 @@ grep -q LOCAL001 "$T/drop/hello2.result.json" || fail "hello2.py: the new rule's
 
 # --- invalid rules are refused; the rules of the last good reload stay ---
 cp "$T/conf/security.yaml" "$T/security.good"
-printf 'rules:\n  - id: LOCAL002\n    severity: BOGUS\n' > "$T/conf/security.yaml"
+printf '%srules:\n  - id: LOCAL002\n    severity: BOGUS\n' "$AGENT_SECURITY_YAML" > "$T/conf/security.yaml"
 reload 2
 grep -q "SIGHUP: the new configuration is refused.*security.yaml" "$T/agent.log" ||
 	fail "invalid rules: the refusal does not name security.yaml"
@@ -55,19 +55,20 @@ wait_field "$T/drop/hello3.result.json" state blocked 30
 cp "$T/security.good" "$T/conf/security.yaml"
 
 # --- lower thresholds: a MEDIUM script (a file write, score 40) becomes HIGH ---
-rm "$T/conf/security.yaml"
+printf '%s' "$AGENT_SECURITY_YAML" > "$T/conf/security.yaml" # the shipped rules
 reload 3
 printf 'open("/tmp/x", "w").write("1")\n' > "$T/drop/write.py"
 wait_field "$T/drop/write.result.json" state completed 60
 [ "$(field "$T/drop/write.result.json" assessment.level)" = MEDIUM ] ||
 	fail "write.py is not MEDIUM under the shipped thresholds"
-printf 'thresholds:\n  medium: 10\n  high: 30\n  blocked: 9999\n' > "$T/conf/security.yaml"
+printf '%sthresholds:\n  medium: 10\n  high: 30\n  blocked: 9999\n' "$AGENT_SECURITY_YAML" \
+	> "$T/conf/security.yaml"
 reload 4
 printf 'open("/tmp/x", "w").write("2")\n' > "$T/drop/write2.py"
 wait_field "$T/drop/write2.result.json" state awaiting_confirmation 30
 
 # --- a shorter timeout: a sleeper started afterwards ends in timeout ---
-rm "$T/conf/security.yaml"
+printf '%s' "$AGENT_SECURITY_YAML" > "$T/conf/security.yaml" # the shipped rules
 printf 'trusted:\n  timeout: 1s\n  scale: false\n' > "$T/conf/sandbox.yaml"
 reload 5
 printf 'import time\ntime.sleep(8)\nprint("slept")\n' > "$T/drop/sleeper.py"

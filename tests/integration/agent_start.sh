@@ -1,6 +1,14 @@
 # Sourced by the shell tests that need a real agent on a temp drop directory
 # (agent_cli.sh, agent_failures.sh, editors.sh, examples_run.sh). Needs AGENT (the mai-agent binary).
 
+# security.yaml of every test configuration: Bandit (on by default, about
+# 0.3 s a job) stays off unless a test is about it; agent_cli.sh turns it on.
+# A test that writes its own security.yaml starts it with this text.
+AGENT_SECURITY_YAML='analyzers:
+  bandit:
+    enabled: false
+'
+
 # agent_setup DIR: a configuration in DIR/conf (drop directory DIR/drop,
 # state DIR/state, a fresh signing key DIR/audit.key, 1 s checkpoints) and
 # MAI_CONFIG_DIR pointing at it. More files (sandbox.yaml) may be added to
@@ -9,6 +17,7 @@ agent_setup() {
 	mkdir -p "$1/conf" "$1/drop" || return 1
 	printf 'drop_dir: %s\nstate_dir: %s\nsettle_delay: 50ms\nlog_level: debug\n' \
 		"$1/drop" "$1/state" > "$1/conf/agent.yaml"
+	printf '%s' "$AGENT_SECURITY_YAML" > "$1/conf/security.yaml"
 	"$AGENT" keygen "$1/audit.key" > /dev/null 2>&1 || { echo "FAIL: mai-agent keygen" >&2; return 1; }
 	printf 'signing_key: %s\ncheckpoint_interval: 1s\n' "$1/audit.key" > "$1/conf/audit.yaml"
 	MAI_CONFIG_DIR="$1/conf"

@@ -45,8 +45,9 @@ on_exit() {
 		"http://localhost/containers/$CONTROL?force=1" > /dev/null
 	[ -z "$CONTROL_NET" ] || curl -s -X DELETE --unix-socket "$SOCK" \
 		"http://localhost/networks/$CONTROL_NET" > /dev/null
-	# The proxy of the agent killed below outlives it (tinyproxy changes
-	# its user, which clears the agent's PR_SET_PDEATHSIG).
+	# A safety net only: the proxy of the agent killed below outlives it
+	# (tinyproxy changes its user, which clears PR_SET_PDEATHSIG); the
+	# agent's next start stops it and the crash step checks that.
 	for p in $(pgrep -f "tinyproxy -d -c $T/state/proxy/tinyproxy.conf"); do
 		kill "$p" 2>/dev/null
 	done
@@ -362,19 +363,29 @@ pgrep -f "tinyproxy -d -c $T/state/proxy/tinyproxy.conf" > /dev/null && fail "ti
 [ -z "$(filter_rules)" ] || fail "iptables rules tagged $NET are left after the agent stopped: $(filter_rules)"
 "$AGENT" verify "$T/state" > "$T/verify" 2>&1 || fail "the audit log does not verify: $(cat "$T/verify")"
 
-# --- a crash leaves the filter; the next start replaces it, once ---
+# --- a crash leaves the filter and the proxy; the next start replaces
+#     both, once ---
+proxies() { pgrep -f "tinyproxy -d -c $T/state/proxy/tinyproxy.conf" | wc -l; }
 start_agent
 kill -KILL "$PID"
 wait "$PID" 2>/dev/null
 PID=
 filter_rules | grep -q -- "-A INPUT -i $BRIDGE" || fail "no filter left after a crash (nothing to check below)"
+[ "$(proxies)" = 1 ] || fail "after a crash $(proxies) tinyproxy processes run, expected the one left (nothing to check below)"
+LEFT_PID=$(pgrep -f "tinyproxy -d -c $T/state/proxy/tinyproxy.conf")
 start_agent
+[ "$(proxies)" = 1 ] || fail "after a crash and a restart $(proxies) tinyproxy processes run with this test's configuration, expected 1"
+kill -0 "$LEFT_PID" 2>/dev/null && fail "the proxy left by the crashed agent (pid $LEFT_PID) still runs after the restart"
+grep -q "stopping the filtering proxy (pid $LEFT_PID) that an earlier agent left" "$T/agent.log" ||
+	fail "the restarted agent does not say it stopped the proxy pid $LEFT_PID"
 n=$(iptables -w -S INPUT 2>/dev/null | grep -c -- "--comment $NET ")
 [ "$n" = 1 ] || fail "after a crash and a restart INPUT has $n rules tagged $NET, expected 1"
 n=$(iptables -w -S "$NET" 2>/dev/null | grep -c -- "--comment $NET ")
 [ "$n" = 3 ] || fail "after a crash and a restart the chain $NET has $n rules, expected 3"
 stop_agent
 [ -z "$(filter_rules)" ] || fail "iptables rules tagged $NET are left after the second stop: $(filter_rules)"
+[ "$(proxies)" = 0 ] || fail "$(proxies) tinyproxy processes still run after the second stop"
+[ ! -e "$T/state/proxy/tinyproxy.pid" ] || fail "the proxy's pid file is left after the agent stopped"
 
 # --- no iptables, or no right to use it: the allowlist mode refuses to
 #     start (iptables missing is made real with a PATH without it) ---

@@ -78,6 +78,49 @@ static void test_bandit_missing_and_timeout_are_noted(void **state)
 	assess_result_clear(&r);
 }
 
+/* The step check and the daemon share: only enabled analyzers run, a
+ * missing one is a note, and the settings work from a copy that outlives
+ * the configuration it came from (a reload frees that). */
+static void test_external_add_follows_settings(void **state)
+{
+	struct assess_rules *rules = NULL;
+	char *err = NULL;
+	struct assess_result native, r;
+	struct config_analyzers from_config = {
+		.bandit = { false, xstrdup("/nonexistent/bandit"), NULL, 5000 },
+		.semgrep = { false, xstrdup("/nonexistent/semgrep"), xstrdup(""), 5000 },
+	}, copy;
+
+	assert_int_equal(assess_rules_load(NULL, &rules, &err), 0);
+	assert_int_equal(assess_source(rules, "t.py", (const uint8_t *)src, sizeof(src) - 1, &native), 0);
+
+	/* none enabled: the native result as it was */
+	assert_int_equal(assess_source(rules, "t.py", (const uint8_t *)src, sizeof(src) - 1, &r), 0);
+	assess_external_add(&from_config, rules, (const uint8_t *)src, sizeof(src) - 1, &r);
+	assert_int_equal(r.n_notes, 0);
+	assert_int_equal(r.n_findings, native.n_findings);
+	assert_int_equal(r.level, native.level);
+	assess_result_clear(&r);
+
+	from_config.bandit.enabled = from_config.semgrep.enabled = true;
+	config_analyzers_copy(&copy, &from_config);
+	config_analyzers_clear(&from_config);
+	assert_null(from_config.bandit.path);
+	assert_int_equal(assess_source(rules, "t.py", (const uint8_t *)src, sizeof(src) - 1, &r), 0);
+	assess_external_add(&copy, rules, (const uint8_t *)src, sizeof(src) - 1, &r);
+	assert_int_equal(r.n_notes, 2);
+	assert_string_equal(r.notes[0], "bandit: not installed ('/nonexistent/bandit' not found in "
+			    "PATH); native findings only");
+	assert_string_equal(r.notes[1], "semgrep: not installed ('/nonexistent/semgrep' not found "
+			    "in PATH); native findings only");
+	assert_int_equal(r.n_findings, native.n_findings);
+	assert_int_equal(r.level, native.level);
+	assess_result_clear(&r);
+	config_analyzers_clear(&copy);
+	assess_result_clear(&native);
+	assess_rules_free(rules);
+}
+
 /* Semgrep cannot be installed on these machines: this report is written in
  * Semgrep's documented --json format (results[].check_id, start.line/col,
  * extra.message/severity/metadata) and stands in for a recorded run. */
@@ -116,6 +159,7 @@ int main(void)
 		cmocka_unit_test(test_bandit_real_run_merges),
 		cmocka_unit_test(test_bandit_missing_and_timeout_are_noted),
 		cmocka_unit_test(test_semgrep_recorded_report),
+		cmocka_unit_test(test_external_add_follows_settings),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
