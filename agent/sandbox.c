@@ -8,6 +8,7 @@
 #include "macro.h"
 #include "sandbox_attach.h"
 #include "sandbox_limits.h"
+#include "sandbox_reap.h"
 #include "sandbox_selftest.h"
 #include "sandbox_internal.h"
 #include "sandbox_usage.h"
@@ -175,6 +176,14 @@ static void remove_orphans(struct sandbox *sb)
 	pthread_mutex_unlock(&sb->orphans_lock);
 }
 
+/* The reaper's removal, as discard does it (a failure keeps an orphan). */
+static void remove_container(void *arg, char *id)
+{
+	struct sandbox_container c = { .id = id };
+
+	sandbox_container_discard(arg, &c);
+}
+
 int sandbox_new(const struct sandbox_options *opts, struct sandbox **out, char **err)
 {
 	struct docker_options dopts = { .socket_path = opts->socket_path };
@@ -192,6 +201,9 @@ int sandbox_new(const struct sandbox_options *opts, struct sandbox **out, char *
 	sb->workers = opts->workers ? opts->workers : 1;
 	pthread_mutex_init(&sb->orphans_lock, NULL);
 	pthread_mutex_init(&sb->trust_lock, NULL);
+	sandbox_quiet_init(&sb->quiet);
+	/* A backlog beyond what the workers leave behind is removed at once. */
+	sb->reaper = sandbox_reaper_start(remove_container, sb, &sb->quiet, 2 * sb->workers);
 	for (int t = 0; t < SANDBOX_TRUST_COUNT; t++) {
 		sb->trust[t] = opts->trust[t];
 		sb->runtime[t] = xstrdup(opts->trust[t].runtime ? opts->trust[t].runtime : "runc");
@@ -251,7 +263,10 @@ void sandbox_free(struct sandbox *sb)
 {
 	if (!sb)
 		return;
+	sandbox_quiet_release(&sb->quiet);
 	sandbox_pool_stop(sb->pool);
+	/* Drains the removals still queued; those that fail become orphans. */
+	sandbox_reaper_stop(sb->reaper);
 	remove_orphans(sb);
 	for (size_t i = 0; i < sb->n_orphans; i++) {
 		/* Found by label at the next start (remove_leftovers). */
@@ -263,6 +278,7 @@ void sandbox_free(struct sandbox *sb)
 	pthread_mutex_destroy(&sb->orphans_lock);
 	pthread_mutex_destroy(&sb->trust_lock);
 	sandbox_net_stop(sb);
+	sandbox_quiet_destroy(&sb->quiet);
 	docker_free(sb->docker);
 	free(sb->image);
 	free(sb->image_id);
@@ -416,6 +432,15 @@ void sandbox_container_discard(struct sandbox *sb, struct sandbox_container *c)
 	memset(c, 0, sizeof(*c));
 }
 
+void sandbox_container_release(struct sandbox *sb, struct sandbox_container *c)
+{
+	if (c->id && sandbox_reaper_add(sb->reaper, c->id) == 0)
+		c->id = NULL;
+	sandbox_container_discard(sb, c); /* in place when the reaper has no thread */
+}
+
+void sandbox_wait_removed(struct sandbox *sb) { sandbox_reaper_wait(sb->reaper); }
+
 /* A warm container for the job, with the job's limits applied, or -EAGAIN. */
 static int take_warm(struct sandbox *sb, enum sandbox_trust trust,
 		     const struct sandbox_limits *want, struct sandbox_container *c)
@@ -500,7 +525,7 @@ int sandbox_run_internal(struct sandbox *sb, const struct sandbox_job *job,
 	size_t input_len;
 	char *err = NULL;
 	int64_t t0, code = -1;
-	bool killed = false;
+	bool killed = false, have_state = false;
 	int io_error = 0, r = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -544,11 +569,13 @@ int sandbox_run_internal(struct sandbox *sb, const struct sandbox_job *job,
 	}
 	/* Warm containers are plain: default image, the level's network. */
 	bool plain = !deps && !mode->image && !mode->program && !mode->no_network;
+	sandbox_quiet_enter(&sb->quiet);
 	if ((!plain || take_warm(sb, job->trust, &want, &c) < 0) &&
 	    sandbox_container_prepare(sb, job->trust, &want, job->job_id, &spec, &c, &err) < 0) {
 		fail_result(out, err);
 		out->out = (struct sandbox_output){ demux.out.data, 0, 0, false };
 		out->err = (struct sandbox_output){ demux.err.data, 0, 0, false };
+		sandbox_quiet_leave(&sb->quiet);
 		return -EIO;
 	}
 	out->limits = c.limits;
@@ -572,9 +599,22 @@ int sandbox_run_internal(struct sandbox *sb, const struct sandbox_job *job,
 		}
 		killed = true;
 	}
+	/* Usually the script has ended when its output does: then the state
+	 * already holds the exit code, and no wait is needed. */
+	if (!killed) {
+		de = docker_container_inspect(sb->docker, c.id, &st, &err);
+		if (de == DOCKER_OK && !st.running) {
+			code = st.exit_code;
+			have_state = true;
+		} else {
+			docker_container_state_clear(&st);
+			free(err);
+			err = NULL;
+		}
+	}
 	/* The output may close before the process ends (a script that closes
 	 * stdout and keeps running): the deadline still holds. */
-	{
+	if (!have_state) {
 		int64_t left = t0 + want.timeout_ms - sandbox_now_ms();
 		de = docker_container_wait(sb->docker, c.id,
 					   killed ? 30000 : (left > 0 ? left : 1) + 50, &code, &err);
@@ -594,7 +634,7 @@ int sandbox_run_internal(struct sandbox *sb, const struct sandbox_job *job,
 	out->peak_memory_bytes = usage.peak_memory_bytes;
 	out->cpu_ms = usage.cpu_ns / 1000000;
 	out->pids_peak = usage.pids_peak;
-	if (de == DOCKER_OK)
+	if (de == DOCKER_OK && !have_state)
 		de = docker_container_inspect(sb->docker, c.id, &st, &err);
 	if (de != DOCKER_OK) {
 		fail_result(out, err);
@@ -613,7 +653,9 @@ int sandbox_run_internal(struct sandbox *sb, const struct sandbox_job *job,
 		classify(out, end, killed, &st, &usage, code);
 	}
 	docker_container_state_clear(&st);
-	sandbox_container_discard(sb, &c);
+	/* Removed in the background: the result does not wait for it. */
+	sandbox_quiet_leave(&sb->quiet);
+	sandbox_container_release(sb, &c);
 	out->out = (struct sandbox_output){ demux.out.data, demux.out.len, demux.out.total,
 					     demux.out.truncated };
 	out->err = (struct sandbox_output){ demux.err.data, demux.err.len, demux.err.total,

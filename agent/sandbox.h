@@ -167,6 +167,10 @@ int sandbox_run(struct sandbox *sb, const struct sandbox_job *job, struct sandbo
  * container, remove it and return -ECANCELED within about a second: the
  * agent is stopping. Thread-safe. */
 void sandbox_cancel_all(struct sandbox *sb);
+/* A run's container is removed in the background once its result is known
+ * (and at the latest by sandbox_free()); this blocks until every container
+ * of a finished run is gone. */
+void sandbox_wait_removed(struct sandbox *sb);
 
 /* A reload: takes the base limits and scaling of every trust level from
  * opts (the rest of opts is ignored: image, runtime, network, pool size and

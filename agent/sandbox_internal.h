@@ -9,6 +9,7 @@
 #include "docker.h"
 #include "sandbox.h"
 #include "sandbox_limits.h"
+#include "sandbox_quiet.h"
 
 struct sandbox_pool;
 
@@ -26,6 +27,8 @@ struct sandbox {
 	unsigned workers;
 	size_t leftovers;
 	struct sandbox_pool *pool; /* NULL when pool_size is 0 */
+	struct sandbox_reaper *reaper; /* removes finished containers */
+	struct sandbox_quiet quiet;    /* runs in flight */
 	atomic_bool cancelled;     /* set by sandbox_cancel_all() */
 	/* Containers whose removal failed (Docker went away mid-run): removed
 	 * before the next run, and at sandbox_free. Under orphans_lock. */
@@ -67,6 +70,8 @@ int sandbox_container_prepare(struct sandbox *sb, enum sandbox_trust trust,
 /* Closes the stream and removes the container; when Docker cannot remove
  * it now (logged), it is kept as an orphan that the next run removes. */
 void sandbox_container_discard(struct sandbox *sb, struct sandbox_container *c);
+/* The same, with the removal left to the background (sandbox_reap.h). */
+void sandbox_container_release(struct sandbox *sb, struct sandbox_container *c);
 
 /* How sandbox_run_internal runs a job beyond what the job says. */
 struct sandbox_run_mode {

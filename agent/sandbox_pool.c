@@ -25,6 +25,9 @@ struct sandbox_pool {
 	unsigned generation; /* bumped by a flush: what was being prepared is stale */
 	struct sandbox_container ready[SANDBOX_TRUST_COUNT][POOL_MAX];
 	unsigned n[SANDBOX_TRUST_COUNT];
+	/* A job found the level's pool empty: demand outruns the pool, so
+	 * refills stop waiting for quiet moments until it is full again. */
+	bool starved[SANDBOX_TRUST_COUNT];
 };
 
 /* The limits a pooled container is created with: the level's base, clamped
@@ -65,7 +68,12 @@ static void *pool_refill(void *arg)
 		}
 		/* Docker calls without the lock: takers never wait for a refill. */
 		unsigned gen = p->generation;
+		bool starved = p->starved[t];
 		pthread_mutex_unlock(&p->lock);
+		/* Between runs where it can: a refill started beside a run slows
+		 * it down (on a small machine, by more than the run itself). */
+		if (!starved)
+			sandbox_quiet_wait(&p->sb->quiet, 1000);
 		pool_limits(p->sb, (enum sandbox_trust)t, &l);
 		label = xasprintf("pool-%s", sandbox_trust_to_string((enum sandbox_trust)t));
 		bool network = sandbox_trust_has_network(p->sb, (enum sandbox_trust)t);
@@ -93,6 +101,8 @@ static void *pool_refill(void *arg)
 			continue;
 		}
 		p->ready[t][p->n[t]++] = c;
+		if (p->n[t] >= p->size)
+			p->starved[t] = false;
 	}
 	pthread_mutex_unlock(&p->lock);
 	return NULL;
@@ -132,6 +142,8 @@ int sandbox_pool_take(struct sandbox_pool *p, enum sandbox_trust trust,
 			(p->n[trust] - 1) * sizeof(p->ready[trust][0]));
 		p->n[trust]--;
 		r = 0;
+	} else {
+		p->starved[trust] = true;
 	}
 	pthread_cond_signal(&p->wake);
 	pthread_mutex_unlock(&p->lock);

@@ -369,6 +369,8 @@ static void test_signal_exit(void **state)
 
 static void test_no_container_left(void **state)
 {
+	/* Removal happens in the background, after the result. */
+	sandbox_wait_removed(sb);
 	assert_int_equal(docker_env_count_ours(docker), 0);
 }
 
@@ -387,6 +389,7 @@ static void test_leftovers_removed_at_start(void **state)
 	char *id1 = NULL, *id2 = NULL, *err = NULL;
 
 	/* What a crashed agent leaves behind. */
+	sandbox_wait_removed(sb);
 	assert_int_equal(docker_container_create(docker, &p, &id1, &err), DOCKER_OK);
 	assert_int_equal(docker_container_create(docker, &p, &id2, &err), DOCKER_OK);
 	assert_int_equal(docker_env_count_ours(docker), 2);
@@ -532,6 +535,7 @@ static void test_concurrent_runs(void **state)
 		pthread_join(th[i], NULL);
 		assert_true(args[i].ok);
 	}
+	sandbox_wait_removed(sb);
 	assert_int_equal(docker_env_count_ours(docker), 0);
 }
 
@@ -562,6 +566,7 @@ static void test_warm_pool(void **state)
 	struct sandbox_result r1, r2;
 	char *err = NULL;
 
+	sandbox_wait_removed(sb);
 	test_options(&o);
 	o.pool_size = 1;
 	assert_int_equal(sandbox_new(&o, &p, &err), 0);
