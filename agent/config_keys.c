@@ -229,8 +229,9 @@ const struct config_key config_keys[] = {
 	    "first line of every signed checkpoint", audit.origin),
 	KEY(AUDIT, "fsync", BOOL, "true", 0, 0, RESTART, NULL,
 	    "make every append durable before its sidecar is written", audit.fsync),
-	KEY(AUDIT, "group_commit_delay", DURATION, "2ms", 0, 1 * SEC, RESTART, NULL,
-	    "appends arriving within this window share one fsync", audit.group_commit_delay_ms),
+	KEY(AUDIT, "group_commit_delay", DURATION, "0", 0, 1 * SEC, RESTART, NULL,
+	    "extra wait for company before an fsync (0: none; appends that arrive "
+	    "during an fsync share the next one anyway)", audit.group_commit_delay_ms),
 	KEY(AUDIT, "checkpoint_interval", DURATION, "10s", 1 * SEC, 1 * DAY, RESTART, NULL,
 	    "sign a checkpoint at most this long after an append", audit.checkpoint_interval_ms),
 	KEY(AUDIT, "rotate_size", SIZE, "64m", 1 * MB, 64 * GB, RESTART, NULL,
