@@ -142,7 +142,7 @@ const struct config_key config_keys[] = {
 	    "scripts run at the same time", agent.workers),
 	KEY(AGENT, "recursive", BOOL, "false", 0, 0, RESTART, NULL,
 	    "also watch subdirectories of drop_dir", agent.recursive),
-	KEY(AGENT, "settle_delay", DURATION, "150ms", 0, 60 * SEC, 0, NULL,
+	KEY(AGENT, "settle_delay", DURATION, "50ms", 0, 60 * SEC, 0, NULL,
 	    "quiet time after the last write before a file is taken", agent.settle_delay_ms),
 	KEY(AGENT, "max_file_size", SIZE, "1m", 1, 64 * MB, 0, NULL,
 	    "larger scripts are rejected", agent.max_file_size),

@@ -45,8 +45,9 @@ struct watch {
 	bool present;
 	uint64_t retry_at;
 	/* Pending names: a map for lookup and a list in deadline order. Every
-	 * (re)schedule sets now + settle_ms and appends at the tail, so the
-	 * list stays sorted and the head is always the next to fire. */
+	 * (re)schedule sets now + settle_ms and appends at the tail, or (a
+	 * rename into place) fires at once from the head, so the list stays
+	 * sorted and the head is always the next to fire. */
 	struct strmap *pending;
 	struct watch_pending *head, *tail;
 	unsigned overflows;
@@ -100,7 +101,20 @@ static void pending_free(void *v)
 	free(p);
 }
 
-static void schedule(struct watch *w, const char *rel, enum names_kind kind)
+static void list_prepend(struct watch *w, struct watch_pending *p)
+{
+	p->prev = NULL;
+	p->next = w->head;
+	if (w->head)
+		w->head->prev = p;
+	else
+		w->tail = p;
+	w->head = p;
+}
+
+/* settle: wait settle_ms of quiet (a write may be one step of several);
+ * otherwise the file is complete now (renamed into place). */
+static void schedule(struct watch *w, const char *rel, enum names_kind kind, bool settle)
 {
 	struct watch_pending *p = strmap_get(w->pending, rel);
 
@@ -112,15 +126,22 @@ static void schedule(struct watch *w, const char *rel, enum names_kind kind)
 		strmap_put(w->pending, rel, p);
 	}
 	p->kind = kind;
-	p->deadline = now_ms() + w->settle_ms;
-	list_append(w, p);
+	if (settle) {
+		p->deadline = now_ms() + w->settle_ms;
+		list_append(w, p);
+	} else {
+		p->deadline = now_ms();
+		if (w->head && w->head->deadline < p->deadline)
+			p->deadline = w->head->deadline;
+		list_prepend(w, p);
+	}
 }
 
 static void extend(struct watch *w, const char *rel)
 {
 	struct watch_pending *p = strmap_get(w->pending, rel);
 	if (p)
-		schedule(w, rel, p->kind);
+		schedule(w, rel, p->kind, true);
 }
 
 static void cancel(struct watch *w, const char *rel)
@@ -133,7 +154,7 @@ static void cancel(struct watch *w, const char *rel)
 }
 
 /* Schedules rel unless its name is one the agent ignores on purpose. */
-static void consider(struct watch *w, const char *rel, const char *name)
+static void consider(struct watch *w, const char *rel, const char *name, bool settle)
 {
 	enum names_reason reason;
 	enum names_kind kind = names_classify(name, &reason);
@@ -145,7 +166,7 @@ static void consider(struct watch *w, const char *rel, const char *name)
 		}
 		return;
 	}
-	schedule(w, rel, kind);
+	schedule(w, rel, kind, settle);
 }
 
 static struct watch_dir *find_dir(struct watch *w, int wd)
@@ -204,7 +225,7 @@ static void scan_dir(struct watch *w, const char *rel)
 				add_dir(w, child);
 			continue;
 		}
-		consider(w, child, de->d_name);
+		consider(w, child, de->d_name, true);
 	}
 	closedir(d);
 }
@@ -322,8 +343,12 @@ static void handle_event(struct watch *w, const struct inotify_event *ev)
 			drop_dirs_under(w, rel);
 		return;
 	}
-	if (ev->mask & (IN_CLOSE_WRITE | IN_MOVED_TO)) {
-		consider(w, rel, ev->name);
+	if (ev->mask & IN_MOVED_TO) {
+		/* A rename into place (write-temp-then-rename, mv, mai-agent
+		 * submit) brings a complete file in one step: no settle delay. */
+		consider(w, rel, ev->name, false);
+	} else if (ev->mask & IN_CLOSE_WRITE) {
+		consider(w, rel, ev->name, true);
 	} else if (ev->mask & IN_CREATE) {
 		/* A plain create is followed by IN_CLOSE_WRITE; report it now only
 		 * when it will not be: a hard link (content already there, or a
@@ -332,7 +357,7 @@ static void handle_event(struct watch *w, const struct inotify_event *ev)
 		struct stat st;
 		if (lstat(path, &st) == 0 &&
 		    (!S_ISREG(st.st_mode) || st.st_nlink > 1 || st.st_size > 0))
-			consider(w, rel, ev->name);
+			consider(w, rel, ev->name, true);
 	} else if (ev->mask & IN_MODIFY) {
 		extend(w, rel);
 	} else if (ev->mask & (IN_DELETE | IN_MOVED_FROM)) {

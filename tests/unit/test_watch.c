@@ -85,12 +85,17 @@ static int teardown(void **state)
 	return testdir_teardown(state);
 }
 
-static void start(struct ctx *c, bool recursive)
+static void start_settle(struct ctx *c, bool recursive, unsigned settle_ms)
 {
-	struct watch_options o = { .dir = c->drop, .recursive = recursive, .settle_ms = SETTLE_MS };
+	struct watch_options o = { .dir = c->drop, .recursive = recursive, .settle_ms = settle_ms };
 	char *err = NULL;
 	assert_int_equal(watch_new(&o, on_name, &c->seen, &c->w, &err), 0);
 	assert_null(err);
+}
+
+static void start(struct ctx *c, bool recursive)
+{
+	start_settle(c, recursive, SETTLE_MS);
 }
 
 static char *path_in(struct ctx *c, const char *name)
@@ -164,6 +169,31 @@ static void test_write_temp_then_rename(void **state)
 	pump(c, 3 * SETTLE_MS);
 	assert_int_equal(c->seen.n, 1);
 	assert_seen_once(c, "foo.py");
+}
+
+/* A file renamed into place is complete: it is taken at once, while a write
+ * in place (perhaps one step of several) waits for the settle delay. */
+static void test_rename_is_taken_without_settle(void **state)
+{
+	struct ctx *c = *state;
+	_cleanup_free_ char *tmp = path_in(c, ".fast.py.tmp1");
+	_cleanup_free_ char *dst = path_in(c, "fast.py");
+	uint64_t t0;
+
+	start_settle(c, false, 3000);
+	write_in_place(c, ".fast.py.tmp1", "print('renamed')\n");
+	assert_int_equal(rename(tmp, dst), 0);
+	write_in_place(c, "slow.py", "print('in place')\n");
+	t0 = ms_now();
+	while (c->seen.n == 0 && ms_now() - t0 < 2000)
+		assert_int_equal(watch_poll(c->w, 20), 0);
+	assert_int_equal(c->seen.n, 1);
+	assert_string_equal(c->seen.names[0], "fast.py");
+	assert_int_equal(watch_pending(c->w), 1); /* slow.py, still settling */
+	pump(c, 0);
+	assert_int_equal(c->seen.n, 2);
+	assert_string_equal(c->seen.names[1], "slow.py");
+	assert_true(ms_now() - t0 >= 2990); /* settled from when it was seen */
 }
 
 /* vim with 'backupcopy=no' and 'writebackup': probe 4913, rename the file
@@ -348,6 +378,7 @@ int main(void)
 		T(test_initial_scan_reports_existing_scripts),
 		T(test_write_in_place_repeated_is_one_report),
 		T(test_write_temp_then_rename),
+		T(test_rename_is_taken_without_settle),
 		T(test_vim_save_sequence),
 		T(test_hard_link_counts_as_drop),
 		T(test_symlink_and_fifo_are_reported_for_rejection),
