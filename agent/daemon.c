@@ -264,7 +264,8 @@ static void write_status(struct daemon *d)
 	char *text = json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS);
 	json_decref(o);
 	_cleanup_free_ char *path = xasprintf("%s/%s", d->cfg->agent.state_dir, DAEMON_STATUS_NAME);
-	int r = fileio_write_atomic(path, text, strlen(text), 0644);
+	/* Rewritten at every change and every second: not worth an fsync. */
+	int r = fileio_write_replace(path, text, strlen(text), 0644);
 	if (r < 0)
 		log_warnx("cannot write %s: %s", path, strerror(-r));
 	free(text);

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <libgen.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -76,7 +77,7 @@ int fileio_fsync_parent(const char *path)
 	return 0;
 }
 
-int fileio_write_atomic(const char *path, const void *buf, size_t len, mode_t mode)
+static int write_replace(const char *path, const void *buf, size_t len, mode_t mode, bool durable)
 {
 	_cleanup_free_ char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
@@ -87,7 +88,7 @@ int fileio_write_atomic(const char *path, const void *buf, size_t len, mode_t mo
 	r = fileio_write_all(fd, buf, len);
 	if (r == 0 && fchmod(fd, mode) < 0)
 		r = -errno;
-	if (r == 0 && fsync(fd) < 0)
+	if (r == 0 && durable && fsync(fd) < 0)
 		r = -errno;
 	if (close(fd) < 0 && r == 0)
 		r = -errno;
@@ -97,7 +98,17 @@ int fileio_write_atomic(const char *path, const void *buf, size_t len, mode_t mo
 		unlink(tmp);
 		return r;
 	}
-	return fileio_fsync_parent(path);
+	return durable ? fileio_fsync_parent(path) : 0;
+}
+
+int fileio_write_atomic(const char *path, const void *buf, size_t len, mode_t mode)
+{
+	return write_replace(path, buf, len, mode, true);
+}
+
+int fileio_write_replace(const char *path, const void *buf, size_t len, mode_t mode)
+{
+	return write_replace(path, buf, len, mode, false);
 }
 
 int fileio_mkdir_p(const char *path, mode_t mode)

@@ -21,6 +21,11 @@ int fileio_write_all(int fd, const void *buf, size_t len) _must_check_;
 /* Replaces path with buf atomically: path.tmp.PID, fsync, rename, fsync of
  * the directory. mode applies to the new file. 0 or -errno. */
 int fileio_write_atomic(const char *path, const void *buf, size_t len, mode_t mode) _must_check_;
+/* The same without the two fsyncs: readers see the old or the new content,
+ * but a crash of the machine may lose the change. For state that is
+ * rewritten anyway (status.json), where an fsync would only delay the
+ * durable writes beside it. */
+int fileio_write_replace(const char *path, const void *buf, size_t len, mode_t mode) _must_check_;
 
 /* mkdir -p with the given mode for the directories it creates. 0 or -errno. */
 int fileio_mkdir_p(const char *path, mode_t mode) _must_check_;
