@@ -1,0 +1,83 @@
+#!/bin/sh
+# Throughput and memory of the agent under a burst of drops (issue #6 point
+# 9): N trivial LOW scripts (default 1,000) renamed into the drop directory
+# at once, timed until each has its final result, against the bare churn
+# limit of the engine measured in the same run (bench_sandbox churn: an
+# Engine API create/start/wait/remove loop with as many workers as the
+# agent). The agent's RSS idle, and its peak (VmHWM) over the burst.
+# Targets: RSS idle < 16 MB, under the load < 48 MB. Needs Docker and the
+# sandbox image.
+#
+#   [MAI_BENCH_POOL=2] tests/bench/agent_load.sh BUILD_DIR [N (1000)] [CHURN_RUNS (200)]
+#
+# BUILD_DIR is configured with -Dbench=true (for bench_sandbox), e.g.
+# meson setup build-rel --buildtype=release -Dbench=true. The agent runs
+# with the shipped defaults (2 workers) but a warm pool of MAI_BENCH_POOL.
+set -eu
+BUILD=${1:?usage: agent_load.sh BUILD_DIR [N] [CHURN_RUNS]}
+N=${2:-1000}
+CHURN=${3:-200}
+AGENT="$BUILD/agent/mai-agent"
+BENCH="$BUILD/tests/bench/bench_sandbox"
+[ -x "$AGENT" ] || { echo "no mai-agent at $AGENT: build first (ninja -C $BUILD)" >&2; exit 2; }
+[ -x "$BENCH" ] || { echo "no bench_sandbox at $BENCH: configure $BUILD with -Dbench=true" >&2; exit 2; }
+T=$(mktemp -d "${TMPDIR:-/tmp}/mai-load.XXXXXX")
+PID=
+SAMPLER=
+trap '[ -n "$SAMPLER" ] && kill "$SAMPLER" 2>/dev/null; [ -n "$PID" ] && kill -TERM "$PID" 2>/dev/null; wait 2>/dev/null; rm -rf "$T"' EXIT
+
+mkdir -p "$T/conf" "$T/drop" "$T/keys" "$T/stage"
+"$AGENT" keygen "$T/keys/audit.key" > /dev/null 2>&1
+cat > "$T/conf/agent.yaml" <<EOF
+drop_dir: $T/drop
+state_dir: $T/state
+log_level: warn
+EOF
+printf 'signing_key: %s\n' "$T/keys/audit.key" > "$T/conf/audit.yaml"
+printf 'pool_size: %s\n' "${MAI_BENCH_POOL:-2}" > "$T/conf/sandbox.yaml"
+export MAI_CONFIG_DIR="$T/conf"
+"$AGENT" run --log-file "$T/agent.log" &
+PID=$!
+until grep -q "\"pid\": $PID," "$T/state/status.json" 2>/dev/null; do sleep 0.1; done
+sleep 2 # the warm pool fills
+kb() { awk -v k="$1:" '$1 == k { print $2 }' "/proc/$PID/status"; }
+idle=$(kb VmRSS)
+workers=$(awk '/"workers":/ { gsub(/[^0-9]/, ""); print }' "$T/state/status.json")
+
+i=0
+while [ $i -lt "$N" ]; do
+	printf 'print(%d)\n' $i > "$T/stage/load$i.py"
+	i=$((i + 1))
+done
+# RSS sampled through the burst, beside the kernel's own peak (VmHWM).
+( while :; do kb VmRSS >> "$T/rss"; sleep 0.2; done ) &
+SAMPLER=$!
+start=$(date +%s%N)
+mv "$T"/stage/*.py "$T/drop/"
+done_n=0
+while [ "$done_n" -lt "$N" ]; do
+	sleep 0.2
+	done_n=$(cat "$T"/drop/*.result.json 2>/dev/null | grep -cE '^  "state": "(completed|rejected|error)"' || true)
+	if ! kill -0 "$PID" 2>/dev/null; then
+		echo "the agent died under the load; see its log:" >&2
+		tail -20 "$T/agent.log" >&2
+		exit 1
+	fi
+done
+end=$(date +%s%N)
+kill "$SAMPLER" 2>/dev/null; wait "$SAMPLER" 2>/dev/null || true; SAMPLER=
+peak=$(kb VmHWM)
+sampled=$(sort -n "$T/rss" | tail -n1)
+completed=$(cat "$T"/drop/*.result.json | grep -c '^  "state": "completed"' || true)
+ok=$(cat "$T"/drop/*.result.json | grep -c '^  "exit_code": 0,\?$' || true)
+kill -TERM "$PID"; wait "$PID" || true; PID=
+
+churn=$("$BENCH" churn "$CHURN" "$workers")
+crate=$(echo "$churn" | awk '{ print $2 }')
+secs=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')
+rate=$(awk -v n="$N" -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", n / ((b - a) / 1e9) }')
+echo "$N drops at once: all answered in $secs s ($completed completed, $ok exit 0): $rate runs/s with $workers workers"
+echo "bare API churn ($CHURN create/start/wait/remove, $workers workers, same run): $crate runs/s"
+echo "ratio agent/churn: $(awk -v a="$rate" -v b="$crate" 'BEGIN { printf "%.1f%%", 100 * a / b }')"
+echo "agent RSS: idle $(awk -v k="$idle" 'BEGIN { printf "%.1f", k / 1024 }') MB (target < 16 MB); under the load: peak VmHWM $(awk -v k="$peak" 'BEGIN { printf "%.1f", k / 1024 }') MB, highest 0.2 s sample $(awk -v k="$sampled" 'BEGIN { printf "%.1f", k / 1024 }') MB (target < 48 MB)"
+[ "$completed" -eq "$N" ] || { echo "not every drop completed; see the agent log" >&2; exit 1; }
