@@ -72,8 +72,13 @@ static void *pool_refill(void *arg)
 		pthread_mutex_unlock(&p->lock);
 		/* Between runs where it can: a refill started beside a run slows
 		 * it down (on a small machine, by more than the run itself). */
-		if (!starved)
+		if (!starved) {
 			sandbox_quiet_wait(&p->sb->quiet, 1000);
+			pthread_mutex_lock(&p->lock);
+			if (p->stop)
+				continue; /* the agent stops: no new container */
+			pthread_mutex_unlock(&p->lock);
+		}
 		pool_limits(p->sb, (enum sandbox_trust)t, &l);
 		label = xasprintf("pool-%s", sandbox_trust_to_string((enum sandbox_trust)t));
 		bool network = sandbox_trust_has_network(p->sb, (enum sandbox_trust)t);
