@@ -2,7 +2,11 @@
 # Drop-to-final-result latency of the agent for a trivial script, and the
 # agent's RSS idle and after the load. Needs Docker and the sandbox image.
 #
-#   [MAI_BENCH_POOL=2] tests/bench/agent_latency.sh BUILD_DIR [N]   (warm pool size)
+#   [MAI_BENCH_POOL=2] [MAI_BENCH_BANDIT=0] tests/bench/agent_latency.sh BUILD_DIR [N]
+#
+# MAI_BENCH_POOL is the warm pool size; MAI_BENCH_BANDIT=0 turns off the
+# Bandit pass of the assessment (security.yaml analyzers.bandit.enabled, on
+# by default when Bandit is installed: it starts a Bandit process per job).
 #
 # A drop is a rename into the drop directory (mv, mai-agent submit, an
 # editor's write-temp-then-rename), taken at once; the same LOW script
@@ -34,6 +38,14 @@ log_level: warn
 EOF
 printf 'signing_key: %s\n' "$T/keys/audit.key" > "$T/conf/audit.yaml"
 printf 'pool_size: %s\n' "${MAI_BENCH_POOL:-2}" > "$T/conf/sandbox.yaml"
+if [ "${MAI_BENCH_BANDIT:-1}" = 0 ]; then
+	printf 'analyzers:\n  bandit:\n    enabled: false\n' > "$T/conf/security.yaml"
+	analysis="native rules only (MAI_BENCH_BANDIT=0)"
+elif command -v bandit > /dev/null; then
+	analysis="native rules + Bandit (shipped default: one Bandit process per job)"
+else
+	analysis="native rules (Bandit is not installed)"
+fi
 export MAI_CONFIG_DIR="$T/conf"
 "$AGENT" run --log-file "$T/agent.log" &
 PID=$!
@@ -115,6 +127,7 @@ r50=$(pct 50 < "$T/run.ms"); r95=$(pct 95 < "$T/run.ms")
 b50=$(pct 50 < "$T/base.ms"); b95=$(pct 95 < "$T/base.ms")
 c50=$(pct 50 < "$T/cp.ms"); c95=$(pct 95 < "$T/cp.ms")
 settle=$(awk '/^ *settle_delay:/ { print $2 }' "$(dirname "$0")/../../config/agent.yaml")
+echo "assessment: $analysis; warm pool ${MAI_BENCH_POOL:-2}"
 echo "drop-to-result, trivial LOW script run in the sandbox (n=$N): p50 ${r50} ms, p95 ${r95} ms"
 echo "baseline, HIGH script held without a run (n=$N):           p50 ${b50} ms, p95 ${b95} ms"
 echo "the LOW script written in place (cp; settle_delay $settle) (n=$N): p50 ${c50} ms, p95 ${c95} ms"

@@ -8,7 +8,10 @@
 # Targets: RSS idle < 16 MB, under the load < 48 MB. Needs Docker and the
 # sandbox image.
 #
-#   [MAI_BENCH_POOL=2] tests/bench/agent_load.sh BUILD_DIR [N (1000)] [CHURN_RUNS (200)]
+#   [MAI_BENCH_POOL=2] [MAI_BENCH_BANDIT=0] tests/bench/agent_load.sh BUILD_DIR [N (1000)] [CHURN_RUNS (200)]
+#
+# MAI_BENCH_BANDIT=0 turns off the Bandit pass of the assessment (one Bandit
+# process per job when Bandit is installed, as shipped).
 #
 # BUILD_DIR is configured with -Dbench=true (for bench_sandbox), e.g.
 # meson setup build-rel --buildtype=release -Dbench=true. The agent runs
@@ -35,6 +38,8 @@ log_level: warn
 EOF
 printf 'signing_key: %s\n' "$T/keys/audit.key" > "$T/conf/audit.yaml"
 printf 'pool_size: %s\n' "${MAI_BENCH_POOL:-2}" > "$T/conf/sandbox.yaml"
+[ "${MAI_BENCH_BANDIT:-1}" = 0 ] &&
+	printf 'analyzers:\n  bandit:\n    enabled: false\n' > "$T/conf/security.yaml"
 export MAI_CONFIG_DIR="$T/conf"
 "$AGENT" run --log-file "$T/agent.log" &
 PID=$!
@@ -76,6 +81,7 @@ churn=$("$BENCH" churn "$CHURN" "$workers")
 crate=$(echo "$churn" | awk '{ print $2 }')
 secs=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')
 rate=$(awk -v n="$N" -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", n / ((b - a) / 1e9) }')
+echo "Bandit pass: $([ "${MAI_BENCH_BANDIT:-1}" = 0 ] && echo off || echo "as shipped (on when installed)")"
 echo "$N drops at once: all answered in $secs s ($completed completed, $ok exit 0): $rate runs/s with $workers workers"
 echo "bare API churn ($CHURN create/start/wait/remove, $workers workers, same run): $crate runs/s"
 echo "ratio agent/churn: $(awk -v a="$rate" -v b="$crate" 'BEGIN { printf "%.1f%%", 100 * a / b }')"
