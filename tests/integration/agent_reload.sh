@@ -5,7 +5,7 @@
 # LOW script BLOCKED, a shorter timeout in sandbox.yaml ends a sleeper in
 # "timeout", invalid rules are refused (the running ones stay), and a changed
 # drop_dir is named as needing a restart while the old drop directory keeps
-# working. Exit 77 when Docker is not usable, a failure when MAI_REQUIRE_REAL=1.
+# working. Also the service manager's readiness protocol (NOTIFY_SOCKET). Exit 77 when Docker is not usable, a failure when MAI_REQUIRE_REAL=1.
 set -u
 
 . "$(dirname "$0")/agent_lib.sh"
@@ -13,7 +13,37 @@ set -u
 require_docker /var/run/docker.sock
 write_agent_config "$T/drop" "$T/state" "workers: 1"
 printf 'trusted:\n  timeout: 30s\n' > "$T/conf/sandbox.yaml"
+
+# --- readiness for a Type=notify service: READY=1 once the agent watches,
+#     STOPPING=1 when it stops, as datagrams to $NOTIFY_SOCKET ---
+NOTIFY_PID=
+on_exit() {
+	[ -n "$NOTIFY_PID" ] && kill "$NOTIFY_PID" 2>/dev/null
+}
+python3 - "$T/notify" "$T/notify.log" <<'PY' &
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+s.settimeout(300)
+with open(sys.argv[2], "a") as out:
+    while True:
+        m = s.recv(4096)
+        out.write(m.decode() + "\n")
+        out.flush()
+        if b"STOPPING=1" in m:
+            break
+PY
+NOTIFY_PID=$!
+i=0
+until [ -S "$T/notify" ] || [ $i -ge 100 ]; do sleep 0.05; i=$((i + 1)); done
+NOTIFY_SOCKET=$T/notify
+export NOTIFY_SOCKET
 start_agent
+unset NOTIFY_SOCKET
+i=0
+until grep -qx 'READY=1' "$T/notify.log" 2>/dev/null || [ $i -ge 100 ]; do sleep 0.05; i=$((i + 1)); done
+grep -qx 'READY=1' "$T/notify.log" 2>/dev/null ||
+	fail "no READY=1 on NOTIFY_SOCKET after the start: $(cat "$T/notify.log" 2>/dev/null)"
 
 # reload: SIGHUP, then wait until the log says the reload number $1 is done.
 reload() {
@@ -104,4 +134,8 @@ assert all(r["restart_required"] == [] for r in recs[:-1]), recs' "$T/state/audi
 	fail "the audit log's config_loaded records of the reloads are not as expected"
 
 stop_agent
+i=0
+until grep -qx 'STOPPING=1' "$T/notify.log" 2>/dev/null || [ $i -ge 100 ]; do sleep 0.05; i=$((i + 1)); done
+grep -qx 'STOPPING=1' "$T/notify.log" 2>/dev/null ||
+	fail "no STOPPING=1 on NOTIFY_SOCKET at the stop: $(cat "$T/notify.log" 2>/dev/null)"
 lib_finish agent_reload
