@@ -29,24 +29,8 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/mai-bench.XXXXXX")
 PID=
 trap '[ -n "$PID" ] && kill -TERM "$PID" 2>/dev/null; wait 2>/dev/null; rm -rf "$T"' EXIT
 
-mkdir -p "$T/conf" "$T/drop" "$T/keys"
-"$AGENT" keygen "$T/keys/audit.key" > /dev/null 2>&1
-cat > "$T/conf/agent.yaml" <<EOF
-drop_dir: $T/drop
-state_dir: $T/state
-log_level: warn
-EOF
-printf 'signing_key: %s\n' "$T/keys/audit.key" > "$T/conf/audit.yaml"
-printf 'pool_size: %s\n' "${MAI_BENCH_POOL:-2}" > "$T/conf/sandbox.yaml"
-if [ "${MAI_BENCH_BANDIT:-1}" = 0 ]; then
-	printf 'analyzers:\n  bandit:\n    enabled: false\n' > "$T/conf/security.yaml"
-	analysis="native rules only (MAI_BENCH_BANDIT=0)"
-elif command -v bandit > /dev/null; then
-	analysis="native rules + Bandit (shipped default: one Bandit process per job)"
-else
-	analysis="native rules (Bandit is not installed)"
-fi
-export MAI_CONFIG_DIR="$T/conf"
+. "$(dirname "$0")/agent_bench_config.sh"
+bench_agent_config
 "$AGENT" run --log-file "$T/agent.log" &
 PID=$!
 until grep -q "\"pid\": $PID," "$T/state/status.json" 2>/dev/null; do sleep 0.1; done
@@ -127,7 +111,7 @@ r50=$(pct 50 < "$T/run.ms"); r95=$(pct 95 < "$T/run.ms")
 b50=$(pct 50 < "$T/base.ms"); b95=$(pct 95 < "$T/base.ms")
 c50=$(pct 50 < "$T/cp.ms"); c95=$(pct 95 < "$T/cp.ms")
 settle=$(awk '/^ *settle_delay:/ { print $2 }' "$(dirname "$0")/../../config/agent.yaml")
-echo "assessment: $analysis; warm pool ${MAI_BENCH_POOL:-2}"
+echo "assessment: $ANALYSIS; warm pool ${MAI_BENCH_POOL:-2}"
 echo "drop-to-result, trivial LOW script run in the sandbox (n=$N): p50 ${r50} ms, p95 ${r95} ms"
 echo "baseline, HIGH script held without a run (n=$N):           p50 ${b50} ms, p95 ${b95} ms"
 echo "the LOW script written in place (cp; settle_delay $settle) (n=$N): p50 ${c50} ms, p95 ${c95} ms"

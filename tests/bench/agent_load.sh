@@ -29,18 +29,9 @@ PID=
 SAMPLER=
 trap '[ -n "$SAMPLER" ] && kill "$SAMPLER" 2>/dev/null; [ -n "$PID" ] && kill -TERM "$PID" 2>/dev/null; wait 2>/dev/null; rm -rf "$T"' EXIT
 
-mkdir -p "$T/conf" "$T/drop" "$T/keys" "$T/stage"
-"$AGENT" keygen "$T/keys/audit.key" > /dev/null 2>&1
-cat > "$T/conf/agent.yaml" <<EOF
-drop_dir: $T/drop
-state_dir: $T/state
-log_level: warn
-EOF
-printf 'signing_key: %s\n' "$T/keys/audit.key" > "$T/conf/audit.yaml"
-printf 'pool_size: %s\n' "${MAI_BENCH_POOL:-2}" > "$T/conf/sandbox.yaml"
-[ "${MAI_BENCH_BANDIT:-1}" = 0 ] &&
-	printf 'analyzers:\n  bandit:\n    enabled: false\n' > "$T/conf/security.yaml"
-export MAI_CONFIG_DIR="$T/conf"
+mkdir -p "$T/stage"
+. "$(dirname "$0")/agent_bench_config.sh"
+bench_agent_config
 "$AGENT" run --log-file "$T/agent.log" &
 PID=$!
 until grep -q "\"pid\": $PID," "$T/state/status.json" 2>/dev/null; do sleep 0.1; done
@@ -81,7 +72,7 @@ churn=$("$BENCH" churn "$CHURN" "$workers")
 crate=$(echo "$churn" | awk '{ print $2 }')
 secs=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')
 rate=$(awk -v n="$N" -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", n / ((b - a) / 1e9) }')
-echo "Bandit pass: $([ "${MAI_BENCH_BANDIT:-1}" = 0 ] && echo off || echo "as shipped (on when installed)")"
+echo "assessment: $ANALYSIS"
 echo "$N drops at once: all answered in $secs s ($completed completed, $ok exit 0): $rate runs/s with $workers workers"
 echo "bare API churn ($CHURN create/start/wait/remove, $workers workers, same run): $crate runs/s"
 echo "ratio agent/churn: $(awk -v a="$rate" -v b="$crate" 'BEGIN { printf "%.1f%%", 100 * a / b }')"
