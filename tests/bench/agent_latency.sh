@@ -6,7 +6,8 @@
 #
 # MAI_BENCH_POOL is the warm pool size; MAI_BENCH_BANDIT=0 turns off the
 # Bandit pass of the assessment (security.yaml analyzers.bandit.enabled, on
-# by default when Bandit is installed: it starts a Bandit process per job).
+# by default when Bandit is installed: the resident Bandit worker checks each
+# job).
 #
 # A drop is a rename into the drop directory (mv, mai-agent submit, an
 # editor's write-temp-then-rename), taken at once; the same LOW script
@@ -42,7 +43,7 @@ if [ "${MAI_BENCH_BANDIT:-1}" = 0 ]; then
 	printf 'analyzers:\n  bandit:\n    enabled: false\n' > "$T/conf/security.yaml"
 	analysis="native rules only (MAI_BENCH_BANDIT=0)"
 elif command -v bandit > /dev/null; then
-	analysis="native rules + Bandit (shipped default: one Bandit process per job)"
+	analysis="native rules + Bandit (shipped default: the resident Bandit worker)"
 else
 	analysis="native rules (Bandit is not installed)"
 fi
