@@ -7,6 +7,7 @@
 
 #include "assess_external.h"
 #include "assess_rules.h"
+#include "bandit_worker.h"
 #include "fileio.h"
 #include "log.h"
 #include "subprocess.h"
@@ -129,12 +130,12 @@ static char *write_snapshot(const uint8_t *data, size_t len)
 
 typedef int (*parse_fn)(const char *, size_t, struct assess_result *, char **);
 
-static int run_tool(const char *tool, char *const argv[], const struct assess_external *x,
-		    const char *snapshot, parse_fn parse, struct assess_result *r)
+/* What a run of the tool ended with (rc and out as subprocess_capture()
+ * gives them) becomes findings in r, or a note. */
+static int run_outcome(const char *tool, const struct assess_external *x, int rc,
+		       const char *out, size_t len, parse_fn parse, struct assess_result *r)
 {
-	char *out = NULL, *err = NULL, *note = NULL;
-	size_t len = 0;
-	int rc = subprocess_capture(argv, x->timeout_ms, REPORT_MAX, false, &out, &len);
+	char *err = NULL, *note = NULL;
 
 	if (rc == -ENOENT)
 		note = xasprintf("%s: not installed ('%s' not found in PATH); native findings only",
@@ -152,11 +153,21 @@ static int run_tool(const char *tool, char *const argv[], const struct assess_ex
 		assess_result_add_note(r, note);
 		log_debug("%s", note);
 	}
-	(void)snapshot;
 	free(note);
 	free(err);
-	free(out);
 	return rc == -ENOENT || rc == -ETIMEDOUT || rc == -EIO ? rc : rc < 0 ? -EIO : 0;
+}
+
+static int run_tool(const char *tool, char *const argv[], const struct assess_external *x,
+		    parse_fn parse, struct assess_result *r)
+{
+	char *out = NULL;
+	size_t len = 0;
+	int rc = subprocess_capture(argv, x->timeout_ms, REPORT_MAX, false, &out, &len);
+
+	rc = run_outcome(tool, x, rc, out, len, parse, r);
+	free(out);
+	return rc;
 }
 
 int assess_bandit_run(const struct assess_external *x, const uint8_t *data, size_t len,
@@ -168,10 +179,30 @@ int assess_bandit_run(const struct assess_external *x, const uint8_t *data, size
 		return -EIO;
 	}
 	char *argv[] = { (char *)x->program, "-q", "-f", "json", snap, NULL };
-	int rc = run_tool("bandit", argv, x, snap, assess_bandit_parse, r);
+	int rc = run_tool("bandit", argv, x, assess_bandit_parse, r);
 	unlink(snap);
 	free(snap);
 	return rc;
+}
+
+int assess_bandit_run_resident(struct bandit_worker *w, const struct assess_external *x,
+			       const uint8_t *data, size_t len, struct assess_result *r)
+{
+	_cleanup_free_ char *out = NULL, *err = NULL;
+	size_t out_len = 0;
+	int rc = bandit_worker_report(w, x->program, x->timeout_ms, data, len, REPORT_MAX, &out,
+				      &out_len);
+
+	if (rc == -ETIMEDOUT)
+		return run_outcome("bandit", x, rc, NULL, 0, assess_bandit_parse, r);
+	/* a report that does not parse adds nothing to r: the one-shot run
+	 * then says what is wrong, as it would have without the worker */
+	if (rc == 0 && assess_bandit_parse(out, out_len, r, &err) == 0)
+		return 0;
+	if (rc == 0)
+		log_warnx("bandit worker: its report does not parse (%s); a one-shot %s runs", err,
+			  x->program);
+	return assess_bandit_run(x, data, len, r);
 }
 
 int assess_semgrep_run(const struct assess_external *x, const uint8_t *data, size_t len,
@@ -184,14 +215,15 @@ int assess_semgrep_run(const struct assess_external *x, const uint8_t *data, siz
 	}
 	char *argv[] = { (char *)x->program, "--json", "--quiet", "--config",
 			 (char *)(x->rules && *x->rules ? x->rules : "auto"), snap, NULL };
-	int rc = run_tool("semgrep", argv, x, snap, assess_semgrep_parse, r);
+	int rc = run_tool("semgrep", argv, x, assess_semgrep_parse, r);
 	unlink(snap);
 	free(snap);
 	return rc;
 }
 
-void assess_external_add(const struct config_analyzers *a, const struct assess_rules *rules,
-			 const uint8_t *data, size_t len, struct assess_result *res)
+void assess_external_add(const struct config_analyzers *a, struct bandit_worker *bandit,
+			 const struct assess_rules *rules, const uint8_t *data, size_t len,
+			 struct assess_result *res)
 {
 	const struct config_analyzer *b = &a->bandit, *s = &a->semgrep;
 
@@ -199,7 +231,10 @@ void assess_external_add(const struct config_analyzers *a, const struct assess_r
 		return;
 	if (b->enabled) {
 		struct assess_external x = { b->path, NULL, (unsigned)b->timeout_ms };
-		assess_bandit_run(&x, data, len, res);
+		if (bandit)
+			assess_bandit_run_resident(bandit, &x, data, len, res);
+		else
+			assess_bandit_run(&x, data, len, res);
 	}
 	if (s->enabled) {
 		struct assess_external x = { s->path, s->rules, (unsigned)s->timeout_ms };

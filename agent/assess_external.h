@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "assess.h"
+#include "bandit_worker.h"
 #include "config.h"
 
 struct assess_external {
@@ -22,6 +23,11 @@ struct assess_external {
  * Call assess_result_finish() afterwards to merge and rescore. */
 int assess_bandit_run(const struct assess_external *x, const uint8_t *data, size_t len,
 		      struct assess_result *r);
+/* The same through the resident worker w (see bandit_worker.h), with the
+ * same findings and notes; where the worker cannot be started or fails on
+ * this snapshot, through assess_bandit_run(). */
+int assess_bandit_run_resident(struct bandit_worker *w, const struct assess_external *x,
+			       const uint8_t *data, size_t len, struct assess_result *r);
 /* The same for Semgrep (--json --config RULES). */
 int assess_semgrep_run(const struct assess_external *x, const uint8_t *data, size_t len,
 		       struct assess_result *r);
@@ -31,9 +37,12 @@ int assess_semgrep_run(const struct assess_external *x, const uint8_t *data, siz
  * (analyzers.bandit / analyzers.semgrep in security.yaml) on the snapshot,
  * then merges and rescores with assess_result_finish(). A missing or timed
  * out analyzer is a note in res, not an error. Nothing is done when none is
- * enabled (res stays as assess_source() finished it). */
-void assess_external_add(const struct config_analyzers *a, const struct assess_rules *rules,
-			 const uint8_t *data, size_t len, struct assess_result *res);
+ * enabled (res stays as assess_source() finished it). Bandit runs through
+ * the resident worker bandit (the daemon's) or, when NULL, as one process
+ * (`mai-agent check`). */
+void assess_external_add(const struct config_analyzers *a, struct bandit_worker *bandit,
+			 const struct assess_rules *rules, const uint8_t *data, size_t len,
+			 struct assess_result *res);
 
 /* Adds the findings of a Bandit or Semgrep JSON report to r. 0, or -EINVAL
  * with *err (caller frees) when the text is not such a report. */

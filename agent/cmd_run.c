@@ -10,6 +10,7 @@
 #include "assess_external.h"
 #include "audit.h"
 #include "audit_event.h"
+#include "bandit_worker.h"
 #include "cmd.h"
 #include "config.h"
 #include "daemon.h"
@@ -68,6 +69,8 @@ struct stage_ctx {
 	struct docker_health *health; /* the outcomes of the calls below go there */
 	pthread_mutex_t lock; /* guards sb, so's limits, rules and stopping */
 	bool stopping;
+	/* Bandit for every job, imported once (it has its own lock) */
+	struct bandit_worker *bandit;
 };
 
 static struct rules_ref *rules_get(struct stage_ctx *sc)
@@ -270,13 +273,15 @@ static int assess_inline_metadata(struct stage_ctx *sc, const char *name,
 static int stage_assess(void *ctx, const char *name, const struct intake_snapshot *snap,
 			struct daemon_assessment *out)
 {
-	struct rules_ref *rules = rules_get(ctx);
+	struct stage_ctx *sc = ctx;
+	struct rules_ref *rules = rules_get(sc);
 	struct assess_result res = { 0 };
 
 	int r = assess_source(rules->rules, name, snap->data, snap->len, &res);
 	if (r == 0) /* Bandit, Semgrep: as `mai-agent check` runs them */
-		assess_external_add(&rules->analyzers, rules->rules, snap->data, snap->len, &res);
-	rules_put(ctx, rules);
+		assess_external_add(&rules->analyzers, sc->bandit, rules->rules, snap->data,
+				    snap->len, &res);
+	rules_put(sc, rules);
 	out->level = (enum policy_level)res.level;
 	out->rejected = r == -EINVAL && res.rejection;
 	if (out->rejected)
@@ -516,6 +521,7 @@ int cmd_run(int argc, char **argv)
 	rules_swap(&sc, rules, &cfg->security.analyzers);
 	rules = NULL;
 	sc.log = log;
+	sc.bandit = bandit_worker_new();
 	struct daemon_stages stages = { .assess = stage_assess, .execute = stage_execute,
 					.audit = stage_audit,
 					.audit_sidecar = stage_audit_sidecar,
@@ -561,6 +567,7 @@ int cmd_run(int argc, char **argv)
 out:
 	viewproc_stop(view_pid);
 	daemon_free(d);
+	bandit_worker_free(sc.bandit);
 	docker_health_stop(sc.health);
 	if (log)
 		audit_close(log);

@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -13,7 +14,7 @@
 
 extern char **environ;
 
-static long long now_ms(void)
+long long subprocess_now_ms(void)
 {
 	struct timespec ts;
 
@@ -33,6 +34,46 @@ void subprocess_spawnattr_init(posix_spawnattr_t *attr)
 	posix_spawnattr_setflags(attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 }
 
+char *subprocess_find_program(const char *name)
+{
+	const char *path = getenv("PATH");
+
+	if (strchr(name, '/'))
+		return access(name, X_OK) == 0 ? xstrdup(name) : NULL;
+	if (!path)
+		path = "/bin:/usr/bin";
+	for (const char *p = path; *p; ) {
+		size_t n = strcspn(p, ":");
+		char *file = xasprintf("%.*s%s%s", (int)n, p, n ? "/" : "", name);
+
+		if (access(file, X_OK) == 0)
+			return file;
+		free(file);
+		p += n + (p[n] == ':');
+	}
+	return NULL;
+}
+
+int subprocess_start(char *const argv[], int fd, pid_t *pid)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC), rc;
+
+	if (devnull < 0)
+		return -errno;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fd, 0);
+	posix_spawn_file_actions_adddup2(&fa, fd, 1);
+	posix_spawn_file_actions_adddup2(&fa, devnull, 2);
+	subprocess_spawnattr_init(&attr);
+	rc = posix_spawn(pid, argv[0], &fa, &attr, argv, environ);
+	posix_spawnattr_destroy(&attr);
+	posix_spawn_file_actions_destroy(&fa);
+	close(devnull);
+	return -rc;
+}
+
 int subprocess_capture(char *const argv[], unsigned timeout_ms, size_t max, bool with_stderr,
 		       char **out, size_t *out_len)
 {
@@ -42,7 +83,7 @@ int subprocess_capture(char *const argv[], unsigned timeout_ms, size_t max, bool
 	pid_t pid;
 	size_t len = 0, cap = 65536 < max + 1 ? 65536 : max + 1;
 	char *buf, sink[4096];
-	long long deadline = now_ms() + timeout_ms;
+	long long deadline = subprocess_now_ms() + timeout_ms;
 	int rc;
 
 	*out = NULL;
@@ -72,7 +113,7 @@ int subprocess_capture(char *const argv[], unsigned timeout_ms, size_t max, bool
 	}
 	buf = xmalloc(cap);
 	for (;;) {
-		long long left = deadline - now_ms();
+		long long left = deadline - subprocess_now_ms();
 		struct pollfd p = { .fd = pipefd[0], .events = POLLIN };
 		ssize_t n;
 

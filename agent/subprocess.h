@@ -5,6 +5,7 @@
 #include <spawn.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /* Initialises attr so that the child starts with no signal blocked and
  * every signal at its default action: the agent blocks the signals its loop
@@ -21,5 +22,18 @@ void subprocess_spawnattr_init(posix_spawnattr_t *attr);
  * NULL. */
 int subprocess_capture(char *const argv[], unsigned timeout_ms, size_t max, bool with_stderr,
 		       char **out, size_t *out_len);
+
+/* Milliseconds on the monotonic clock, for deadlines. */
+long long subprocess_now_ms(void);
+
+/* The file posix_spawnp would run for name: name itself when it holds a
+ * '/', else the first executable NAME in $PATH's directories. NULL when
+ * there is none; caller frees. */
+char *subprocess_find_program(const char *name);
+
+/* Starts argv[0] (a path) with fd as its stdin and stdout, stderr on
+ * /dev/null, signals as subprocess_spawnattr_init() leaves them. 0 with
+ * *pid (the caller reaps it), or -errno. */
+int subprocess_start(char *const argv[], int fd, pid_t *pid);
 
 #endif

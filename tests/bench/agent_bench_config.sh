@@ -13,7 +13,7 @@ bench_agent_config() {
 		printf 'analyzers:\n  bandit:\n    enabled: false\n' > "$T/conf/security.yaml"
 		ANALYSIS="native rules only (MAI_BENCH_BANDIT=0)"
 	elif command -v bandit > /dev/null; then
-		ANALYSIS="native rules + Bandit (shipped default: one Bandit process per job)"
+		ANALYSIS="native rules + Bandit (shipped default: the resident Bandit worker)"
 	else
 		ANALYSIS="native rules (Bandit is not installed)"
 	fi

@@ -6,7 +6,8 @@
 #
 # MAI_BENCH_POOL is the warm pool size; MAI_BENCH_BANDIT=0 turns off the
 # Bandit pass of the assessment (security.yaml analyzers.bandit.enabled, on
-# by default when Bandit is installed: it starts a Bandit process per job).
+# by default when Bandit is installed: the resident Bandit worker checks each
+# job).
 #
 # A drop is a rename into the drop directory (mv, mai-agent submit, an
 # editor's write-temp-then-rename), taken at once; the same LOW script

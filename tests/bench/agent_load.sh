@@ -10,8 +10,8 @@
 #
 #   [MAI_BENCH_POOL=2] [MAI_BENCH_BANDIT=0] tests/bench/agent_load.sh BUILD_DIR [N (1000)] [CHURN_RUNS (200)]
 #
-# MAI_BENCH_BANDIT=0 turns off the Bandit pass of the assessment (one Bandit
-# process per job when Bandit is installed, as shipped).
+# MAI_BENCH_BANDIT=0 turns off the Bandit pass of the assessment (the resident
+# Bandit worker, one for all jobs, when Bandit is installed, as shipped).
 #
 # BUILD_DIR is configured with -Dbench=true (for bench_sandbox), e.g.
 # meson setup build-rel --buildtype=release -Dbench=true. The agent runs

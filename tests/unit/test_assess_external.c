@@ -5,9 +5,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <signal.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "assess_external.h"
+#include "bandit_worker.h"
 #include "fileio.h"
 
 static const char src[] = "import subprocess\nsubprocess.run('ls', shell=True)\neval(input())\n";
@@ -96,7 +99,7 @@ static void test_external_add_follows_settings(void **state)
 
 	/* none enabled: the native result as it was */
 	assert_int_equal(assess_source(rules, "t.py", (const uint8_t *)src, sizeof(src) - 1, &r), 0);
-	assess_external_add(&from_config, rules, (const uint8_t *)src, sizeof(src) - 1, &r);
+	assess_external_add(&from_config, NULL, rules, (const uint8_t *)src, sizeof(src) - 1, &r);
 	assert_int_equal(r.n_notes, 0);
 	assert_int_equal(r.n_findings, native.n_findings);
 	assert_int_equal(r.level, native.level);
@@ -107,7 +110,7 @@ static void test_external_add_follows_settings(void **state)
 	config_analyzers_clear(&from_config);
 	assert_null(from_config.bandit.path);
 	assert_int_equal(assess_source(rules, "t.py", (const uint8_t *)src, sizeof(src) - 1, &r), 0);
-	assess_external_add(&copy, rules, (const uint8_t *)src, sizeof(src) - 1, &r);
+	assess_external_add(&copy, NULL, rules, (const uint8_t *)src, sizeof(src) - 1, &r);
 	assert_int_equal(r.n_notes, 2);
 	assert_string_equal(r.notes[0], "bandit: not installed ('/nonexistent/bandit' not found in "
 			    "PATH); native findings only");
@@ -153,6 +156,177 @@ static void test_semgrep_recorded_report(void **state)
 	free(err);
 }
 
+/* The whole assessment of a corpus file with Bandit enabled, through the
+ * one-shot process (bw NULL) or the resident worker, as JSON. */
+static json_t *assess_corpus(const struct assess_rules *rules, struct bandit_worker *bw,
+			     const char *name, unsigned timeout_ms, size_t *n_bandit)
+{
+	_cleanup_free_ char *path = xasprintf("%s/tests/assess/corpus/%s",
+					      getenv("MAI_SOURCE_ROOT"), name);
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+	struct assess_result r;
+	struct config_analyzers a = { .bandit = { true, "bandit", NULL, timeout_ms } };
+
+	assert_int_equal(fileio_read_path(path, 1 << 20, &text, &len), 0);
+	assert_int_equal(assess_source(rules, name, (const uint8_t *)text, len, &r), 0);
+	assess_external_add(&a, bw, rules, (const uint8_t *)text, len, &r);
+	*n_bandit = 0;
+	for (size_t i = 0; i < r.n_findings; i++)
+		*n_bandit += !strcmp(r.findings[i].source, "bandit");
+	json_t *j = assess_result_to_json(&r);
+	assess_result_clear(&r);
+	return j;
+}
+
+/* The daemon's resident worker gives the same assessment as the one-shot
+ * `bandit` that `mai-agent check` runs, one snapshot after another. */
+static void test_resident_worker_matches_one_shot(void **state)
+{
+	static const char *const files[] = {
+		"mai005_shell_true.py", "mai040_pickle.py", "mai060_chmod.py",
+		"mai042_yaml_load.py", "benign_pure_math.py", "mai001_os_system.py",
+	};
+	struct assess_rules *rules = NULL;
+	char *err = NULL;
+	size_t bandit_findings = 0, n;
+
+	if (!have_bandit())
+		skip();
+	struct bandit_worker *bw = bandit_worker_new();
+	assert_int_equal(assess_rules_load(NULL, &rules, &err), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		json_t *one_shot = assess_corpus(rules, NULL, files[i], 60000, &n);
+		json_t *resident = assess_corpus(rules, bw, files[i], 60000, &n);
+		if (!json_equal(one_shot, resident)) {
+			char *a = json_dumps(one_shot, JSON_INDENT(1));
+			char *b = json_dumps(resident, JSON_INDENT(1));
+			fail_msg("%s: one-shot %s\nresident %s", files[i], a, b);
+		}
+		assert_int_equal(json_array_size(json_object_get(resident, "notes")), 0);
+		bandit_findings += n;
+		json_decref(one_shot);
+		json_decref(resident);
+	}
+	/* Bandit added findings of its own, so the comparison compared them */
+	assert_true(bandit_findings > 0);
+	/* and one worker served them all */
+	assert_true(bandit_worker_pid(bw) > 0);
+	bandit_worker_free(bw);
+	assess_rules_free(rules);
+}
+
+static void wait_zombie(pid_t pid)
+{
+	_cleanup_free_ char *path = xasprintf("/proc/%d/stat", (int)pid);
+
+	for (int i = 0; i < 5000; i++) {
+		_cleanup_free_ char *stat = NULL;
+		size_t len;
+		if (fileio_read_path(path, 4096, &stat, &len) < 0 || strstr(stat, ") Z "))
+			return;
+		usleep(1000);
+	}
+	fail_msg("worker %d did not die", (int)pid);
+}
+
+/* A worker killed between jobs is replaced by the next job; one that
+ * overruns analyzers.bandit.timeout is killed and the job says so, as
+ * the one-shot run does. */
+static void test_resident_worker_death_and_timeout(void **state)
+{
+	struct assess_rules *rules = NULL;
+	char *err = NULL;
+	size_t n;
+
+	if (!have_bandit())
+		skip();
+	struct bandit_worker *bw = bandit_worker_new();
+	assert_int_equal(assess_rules_load(NULL, &rules, &err), 0);
+	json_t *expected = assess_corpus(rules, NULL, "mai005_shell_true.py", 60000, &n);
+	json_t *j = assess_corpus(rules, bw, "mai005_shell_true.py", 60000, &n);
+	assert_true(json_equal(j, expected));
+	json_decref(j);
+	pid_t first = bandit_worker_pid(bw);
+	assert_true(first > 0);
+
+	kill(first, SIGKILL);
+	wait_zombie(first);
+	j = assess_corpus(rules, bw, "mai005_shell_true.py", 60000, &n);
+	assert_true(json_equal(j, expected));
+	json_decref(j);
+	pid_t second = bandit_worker_pid(bw);
+	assert_true(second > 0);
+	assert_int_not_equal(second, first);
+	assert_int_equal(kill(first, 0), -1); /* the dead one was reaped */
+
+	/* 4 MB of code cannot be checked in 1 ms */
+	struct assess_external hurried = { "bandit", NULL, 1 };
+	size_t big_len = 4u << 20;
+	_cleanup_free_ uint8_t *big = xmalloc(big_len);
+	for (size_t i = 0; i < big_len; i++)
+		big[i] = (uint8_t)src[i % (sizeof(src) - 1)];
+	struct assess_result r = { 0 };
+	assert_int_equal(assess_bandit_run_resident(bw, &hurried, big, big_len, &r), -ETIMEDOUT);
+	assert_int_equal(r.n_notes, 1);
+	assert_string_equal(r.notes[0], "bandit: timed out after 1 ms; native findings only (raise "
+			    "analyzers.bandit.timeout in security.yaml)");
+	assert_int_equal(r.n_findings, 0);
+	assess_result_clear(&r);
+	assert_int_equal(bandit_worker_pid(bw), -1);
+	assert_int_equal(kill(second, 0), -1);
+
+	/* the next job starts a new worker */
+	j = assess_corpus(rules, bw, "mai005_shell_true.py", 60000, &n);
+	assert_true(json_equal(j, expected));
+	json_decref(j);
+	assert_true(bandit_worker_pid(bw) > 0);
+	json_decref(expected);
+	bandit_worker_free(bw);
+	assess_rules_free(rules);
+}
+
+/* Where no worker can run (analyzers.bandit.path not found, or a wrapper
+ * script whose #! interpreter is not Python), each job runs the one-shot
+ * `bandit`, with its findings and notes. */
+static void test_resident_worker_falls_back(void **state)
+{
+	struct bandit_worker *bw = bandit_worker_new();
+	struct assess_result r = { 0 };
+	struct assess_external missing = { "/nonexistent/bandit", NULL, 5000 };
+
+	assert_int_equal(assess_bandit_run_resident(bw, &missing, (const uint8_t *)src,
+						    sizeof(src) - 1, &r), -ENOENT);
+	assert_int_equal(r.n_notes, 1);
+	assert_string_equal(r.notes[0], "bandit: not installed ('/nonexistent/bandit' not found in "
+			    "PATH); native findings only");
+	assess_result_clear(&r);
+	assert_int_equal(bandit_worker_pid(bw), -1);
+
+	if (!have_bandit()) {
+		bandit_worker_free(bw);
+		skip();
+	}
+	char dir[] = "/tmp/mai-bw-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	_cleanup_free_ char *wrapper = xasprintf("%s/bandit", dir);
+	static const char sh[] = "#!/bin/sh\nexec bandit \"$@\"\n";
+	assert_int_equal(fileio_write_atomic(wrapper, sh, sizeof(sh) - 1, 0755), 0);
+	struct assess_external wrapped = { wrapper, NULL, 60000 };
+	assert_int_equal(assess_bandit_run_resident(bw, &wrapped, (const uint8_t *)src,
+						    sizeof(src) - 1, &r), 0);
+	assert_int_equal(r.n_notes, 0);
+	size_t b607 = 0;
+	for (size_t i = 0; i < r.n_findings; i++)
+		b607 += !strcmp(r.findings[i].rule_id, "B607");
+	assert_int_equal(b607, 1);
+	assess_result_clear(&r);
+	assert_int_equal(bandit_worker_pid(bw), -1);
+	unlink(wrapper);
+	rmdir(dir);
+	bandit_worker_free(bw);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -160,6 +334,9 @@ int main(void)
 		cmocka_unit_test(test_bandit_missing_and_timeout_are_noted),
 		cmocka_unit_test(test_semgrep_recorded_report),
 		cmocka_unit_test(test_external_add_follows_settings),
+		cmocka_unit_test(test_resident_worker_matches_one_shot),
+		cmocka_unit_test(test_resident_worker_death_and_timeout),
+		cmocka_unit_test(test_resident_worker_falls_back),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
