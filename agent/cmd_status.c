@@ -41,7 +41,6 @@ static void status_usage(FILE *out)
 
 /* The agent rewrites status.json every second (daemon.c): older than this,
  * a live pid is not that agent, or it is stuck. */
-#define STATUS_STALE_S 30
 
 /* "42 s", "5 min", "3 h", "2 d": how long ago, for a person. */
 static void format_ago(long long s, char *buf, size_t size)
@@ -174,8 +173,9 @@ int cmd_status(int argc, char **argv)
 	json_int_t pid = json_integer_value(json_object_get(st, "pid"));
 	struct stat sst;
 	long long age = stat(path, &sst) == 0 ? (long long)(time(NULL) - sst.st_mtime) : -1;
-	bool pid_alive = pid > 0 && kill((pid_t)pid, 0) == 0;
-	bool alive = pid_alive && age >= 0 && age <= STATUS_STALE_S;
+	enum daemon_liveness live = daemon_liveness(pid, age);
+	bool pid_alive = live != DAEMON_GONE;
+	bool alive = live == DAEMON_RUNNING;
 	char seen[64] = "unknown", ago[24] = "?";
 	if (age >= 0) {
 		result_format_time(&sst.st_mtim, seen, sizeof(seen));

@@ -271,6 +271,13 @@ static void write_status(struct daemon *d)
 	free(text);
 }
 
+enum daemon_liveness daemon_liveness(long long pid, long long age_s)
+{
+	if (pid <= 0 || (kill((pid_t)pid, 0) < 0 && errno == ESRCH))
+		return DAEMON_GONE;
+	return age_s >= 0 && age_s <= DAEMON_STATUS_STALE_S ? DAEMON_RUNNING : DAEMON_STUCK;
+}
+
 /* sd_notify without libsystemd: one datagram to $NOTIFY_SOCKET. */
 static void notify(const char *state)
 {

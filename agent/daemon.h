@@ -112,4 +112,17 @@ void daemon_free(struct daemon *d);
 /* Path of status.json in the state directory. */
 #define DAEMON_STATUS_NAME "status.json"
 
+/* How alive the agent that wrote status.json is, from the pid in it and the
+ * file's age in seconds: it rewrites the file every second, so a file older
+ * than DAEMON_STATUS_STALE_S from a live pid means that process is stuck
+ * (or is not the agent). mai-agent status and the view's status.json both
+ * judge by this. */
+enum daemon_liveness {
+	DAEMON_RUNNING,
+	DAEMON_GONE,  /* no such process: killed, or ended without cleaning up */
+	DAEMON_STUCK, /* alive, but status.json is stale */
+};
+#define DAEMON_STATUS_STALE_S 30
+enum daemon_liveness daemon_liveness(long long pid, long long age_s);
+
 #endif

@@ -7,10 +7,12 @@
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 
 #include <jansson.h>
 
+#include "daemon.h"
 #include "fileio.h"
 #include "log.h"
 #include "macro.h"
@@ -122,14 +124,25 @@ static char *build_status(struct view_ctx *ctx, size_t *len)
 		json_decref(j);
 		return json_text(json_pack("{s:n, s:s}", "running", "error", msg), len);
 	}
-	/* An agent killed with SIGKILL leaves its last status behind: say so
-	 * rather than show a healthy agent that is not there. */
+	/* An agent killed with SIGKILL leaves its last status behind, and a
+	 * stuck one stops rewriting it: say so rather than show a healthy agent
+	 * that is not there (the same judgement as 'mai-agent status'). */
 	json_t *pid = json_object_get(j, "pid");
-	if (json_is_integer(pid) && json_integer_value(pid) > 0 &&
-	    kill((pid_t)json_integer_value(pid), 0) < 0 && errno == ESRCH) {
-		_cleanup_free_ char *msg = xasprintf(
-			"the agent is not running: process %lld that wrote %s is gone; "
-			"restart it with 'mai-agent run'", (long long)json_integer_value(pid), path);
+	struct stat st;
+	long long age = stat(path, &st) == 0 ? (long long)(time(NULL) - st.st_mtime) : -1;
+	enum daemon_liveness live = json_is_integer(pid) && json_integer_value(pid) > 0
+					    ? daemon_liveness(json_integer_value(pid), age)
+					    : DAEMON_RUNNING;
+	if (live != DAEMON_RUNNING) {
+		_cleanup_free_ char *msg =
+			live == DAEMON_GONE
+				? xasprintf("the agent is not running: process %lld that wrote %s is "
+					    "gone; restart it with 'mai-agent run'",
+					    (long long)json_integer_value(pid), path)
+				: xasprintf("the agent is not answering: process %lld that wrote %s "
+					    "is alive but has not rewritten it for %lld s (it does "
+					    "every second): it is stuck or is not the agent; see the "
+					    "agent log", (long long)json_integer_value(pid), path, age);
 		return json_text(json_pack("{s:b, s:s, s:o}", "running", 0, "message", msg,
 					   "last_status", j), len);
 	}

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
+#include <fcntl.h>
 #include <cmocka.h>
 
 #include <errno.h>
@@ -107,6 +109,30 @@ static void test_status_of_dead_agent(void **state)
 	json_t *j = build_json(ctx, "/status.json");
 	assert_true(json_is_false(json_object_get(j, "running")));
 	assert_non_null(strstr(json_string_value(json_object_get(j, "message")), "is gone"));
+	assert_int_equal(json_integer_value(json_object_get(
+				 json_object_get(j, "last_status"), "queue")), 3);
+	json_decref(j);
+	view_ctx_free(ctx);
+}
+
+/* A live process whose status.json is minutes old: the agent rewrites it
+ * every second, so it is stuck (or the pid is someone else's). */
+static void test_status_of_stuck_agent(void **state)
+{
+	const char *dir = *state;
+	struct view_ctx *ctx = make_ctx(dir, false);
+	_cleanup_free_ char *sdir = xasprintf("%s/state", dir);
+	_cleanup_free_ char *file = xasprintf("%s/status.json", sdir);
+	_cleanup_free_ char *text = xasprintf("{\"pid\": %d, \"queue\": 3}", (int)getpid());
+	write_file(sdir, "status.json", text);
+	struct timespec old[2] = { { .tv_sec = time(NULL) - 180 }, { .tv_sec = time(NULL) - 180 } };
+	assert_int_equal(utimensat(AT_FDCWD, file, old, 0), 0);
+
+	json_t *j = build_json(ctx, "/status.json");
+	assert_true(json_is_false(json_object_get(j, "running")));
+	const char *msg = json_string_value(json_object_get(j, "message"));
+	if (!strstr(msg, "the agent is not answering") || !strstr(msg, "it is stuck"))
+		fail_msg("%s", msg);
 	assert_int_equal(json_integer_value(json_object_get(
 				 json_object_get(j, "last_status"), "queue")), 3);
 	json_decref(j);
@@ -238,6 +264,7 @@ int main(void)
 		T(test_status_absent_says_not_running),
 		T(test_status_passed_through_verbatim),
 		T(test_status_of_dead_agent),
+		T(test_status_of_stuck_agent),
 		T(test_status_garbage),
 		T(test_runs_hostile_names_and_types),
 		T(test_content_is_held_while_open),
