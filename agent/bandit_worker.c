@@ -16,6 +16,7 @@
 
 #include "log.h"
 #include "macro.h"
+#include "monoclock.h"
 #include "subprocess.h"
 
 /* After a failed start, the one-shot `bandit` for this long. */
@@ -75,7 +76,7 @@ pid_t bandit_worker_pid(struct bandit_worker *w)
 static int wait_fd(int fd, short events, long long deadline)
 {
 	for (;;) {
-		long long left = deadline - subprocess_now_ms();
+		long long left = deadline - monoclock_ms();
 		struct pollfd p = { .fd = fd, .events = events };
 
 		if (left <= 0)
@@ -197,7 +198,7 @@ static int worker_start(struct bandit_worker *w, const char *program, unsigned t
 {
 	_cleanup_free_ char *path = subprocess_find_program(program);
 	_cleanup_free_ char *interp = NULL, *arg = NULL, *hello = NULL;
-	long long deadline = subprocess_now_ms() + timeout_ms;
+	long long deadline = monoclock_ms() + timeout_ms;
 	size_t hello_len;
 	int sv[2], r;
 
@@ -246,16 +247,16 @@ static int report_locked(struct bandit_worker *w, const char *program, unsigned 
 		w->retry_at = 0;
 	}
 	if (w->pid < 0) {
-		if (w->retry_at && subprocess_now_ms() < w->retry_at)
+		if (w->retry_at && monoclock_ms() < w->retry_at)
 			return -ENOEXEC;
 		free(w->program);
 		w->program = xstrdup(program);
 		r = worker_start(w, program, timeout_ms);
-		w->retry_at = r == -ENOEXEC ? subprocess_now_ms() + RETRY_AFTER_MS : 0;
+		w->retry_at = r == -ENOEXEC ? monoclock_ms() + RETRY_AFTER_MS : 0;
 		if (r < 0)
 			return r;
 	}
-	long long deadline = subprocess_now_ms() + timeout_ms;
+	long long deadline = monoclock_ms() + timeout_ms;
 	r = send_message(w->fd, data, len, deadline);
 	if (r == 0)
 		r = recv_message(w->fd, max, deadline, report, report_len);

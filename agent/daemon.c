@@ -12,16 +12,10 @@
 
 #include "fileio.h"
 #include "log.h"
+#include "monoclock.h"
 #include "names.h"
 
 #define STATUS_EVERY_MS 1000u
-
-uint64_t daemon_now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
 
 static void wake(struct daemon *d)
 {
@@ -73,7 +67,7 @@ void daemon_schedule_retry(struct daemon *d, const char *name)
 	if (delay > d->retry_backoff_max_ms)
 		delay = d->retry_backoff_max_ms;
 	rt->attempts++;
-	rt->due_ms = daemon_now_ms() + delay;
+	rt->due_ms = (uint64_t)monoclock_ms() + delay;
 	pthread_mutex_unlock(&d->lock);
 	wake(d);
 }
@@ -187,7 +181,7 @@ static void collect_due(const char *key, void *value, void *arg)
 /* Retakes the names whose retry is due; returns ms until the next one. */
 static int run_retries(struct daemon *d)
 {
-	struct due_ctx c = { .now = daemon_now_ms(), .next = UINT64_MAX };
+	struct due_ctx c = { .now = (uint64_t)monoclock_ms(), .next = UINT64_MAX };
 
 	pthread_mutex_lock(&d->lock);
 	strmap_foreach(d->retries, collect_due, &c);
@@ -411,7 +405,7 @@ int daemon_run(struct daemon *d)
 		int r = watch_process(d->watch);
 		if (r < 0)
 			log_warnx("reading inotify events: %s", strerror(-r));
-		uint64_t now = daemon_now_ms();
+		uint64_t now = (uint64_t)monoclock_ms();
 		if (d->status_dirty || now - last_status >= STATUS_EVERY_MS) {
 			write_status(d);
 			last_status = now;

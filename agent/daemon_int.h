@@ -70,6 +70,5 @@ void daemon_write_result(struct daemon *d, const struct result_info *r);
 void daemon_schedule_retry(struct daemon *d, const char *name);
 /* Forgets the retry state of name (it reached a final result). */
 void daemon_clear_retry(struct daemon *d, const char *name);
-uint64_t daemon_now_ms(void);
 
 #endif

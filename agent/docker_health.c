@@ -6,6 +6,7 @@
 
 #include "docker.h"
 #include "log.h"
+#include "monoclock.h"
 
 #define DEFAULT_INTERVAL_MS 5000u
 #define DEFAULT_PING_TIMEOUT_MS 2000L
@@ -24,20 +25,13 @@ struct docker_health {
 	char *why;
 };
 
-static uint64_t monotonic_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 void docker_health_note(struct docker_health *h, bool reachable, const char *why)
 {
 	pthread_mutex_lock(&h->lock);
 	bool changed = h->known && h->reachable != reachable;
 	h->known = true;
 	h->reachable = reachable;
-	h->noted_ms = monotonic_ms();
+	h->noted_ms = (uint64_t)monoclock_ms();
 	clock_gettime(CLOCK_REALTIME, &h->checked);
 	free(h->why);
 	h->why = !reachable && why ? xstrdup(why) : NULL;
@@ -71,7 +65,7 @@ static void *health_thread(void *arg)
 	pthread_mutex_lock(&h->lock);
 	while (!h->stop) {
 		uint64_t due = h->noted_ms + h->interval_ms;
-		if (h->noted_ms && monotonic_ms() < due) {
+		if (h->noted_ms && (uint64_t)monoclock_ms() < due) {
 			struct timespec ts = { .tv_sec = (time_t)(due / 1000u),
 					       .tv_nsec = (long)(due % 1000u) * 1000000L };
 			pthread_cond_timedwait(&h->cond, &h->lock, &ts);

@@ -6,11 +6,12 @@
 #include "docker.h"
 #include "log.h"
 #include "macro.h"
+#include "monoclock.h"
 #include "sandbox_attach.h"
+#include "sandbox_internal.h"
 #include "sandbox_limits.h"
 #include "sandbox_reap.h"
 #include "sandbox_selftest.h"
-#include "sandbox_internal.h"
 #include "sandbox_usage.h"
 
 /* Runs inside the container as `python3 -I -u -B -c BOOTSTRAP`: reads from
@@ -581,7 +582,7 @@ int sandbox_run_internal(struct sandbox *sb, const struct sandbox_job *job,
 	out->limits = c.limits;
 	out->limits.timeout_ms = want.timeout_ms;
 	out->container_id = xstrdup(c.id);
-	t0 = sandbox_now_ms();
+	t0 = monoclock_ms();
 	input = job_input(job, deps_spec, &input_len);
 	sandbox_usage_start(&usage, sb->docker, c.id, sb->cgroup_version);
 	end = sandbox_attach_pump(c.stream, &demux, input, input_len, t0 + want.timeout_ms, true,
@@ -615,7 +616,7 @@ int sandbox_run_internal(struct sandbox *sb, const struct sandbox_job *job,
 	/* The output may close before the process ends (a script that closes
 	 * stdout and keeps running): the deadline still holds. */
 	if (!have_state) {
-		int64_t left = t0 + want.timeout_ms - sandbox_now_ms();
+		int64_t left = t0 + want.timeout_ms - monoclock_ms();
 		de = docker_container_wait(sb->docker, c.id,
 					   killed ? 30000 : (left > 0 ? left : 1) + 50, &code, &err);
 		if (de == DOCKER_ERR_TIMEOUT && !killed) {
@@ -629,7 +630,7 @@ int sandbox_run_internal(struct sandbox *sb, const struct sandbox_job *job,
 			de = docker_container_wait(sb->docker, c.id, 30000, &code, &err);
 		}
 	}
-	out->wall_ms = sandbox_now_ms() - t0;
+	out->wall_ms = monoclock_ms() - t0;
 	sandbox_usage_stop(&usage);
 	out->peak_memory_bytes = usage.peak_memory_bytes;
 	out->cpu_ms = usage.cpu_ns / 1000000;

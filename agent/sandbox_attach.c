@@ -5,14 +5,7 @@
 #include <time.h>
 
 #include "macro.h"
-
-int64_t sandbox_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
+#include "monoclock.h"
 
 const char *sandbox_attach_end_to_string(enum sandbox_attach_end e)
 {
@@ -114,7 +107,7 @@ enum sandbox_attach_end sandbox_attach_pump(struct docker_stream *s, struct sand
 	*error = 0;
 	for (;;) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
-		int64_t left = deadline_ms - sandbox_now_ms();
+		int64_t left = deadline_ms - monoclock_ms();
 		ssize_t n;
 
 		if (stdin_open && sent == input_len) {

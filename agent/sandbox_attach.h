@@ -56,7 +56,4 @@ enum sandbox_attach_end sandbox_attach_pump(struct docker_stream *s, struct sand
 					    int64_t deadline_ms, bool stop_at_limit,
 					    const atomic_bool *cancel, int *error);
 
-/* CLOCK_MONOTONIC in milliseconds. */
-int64_t sandbox_now_ms(void);
-
 #endif

@@ -11,16 +11,9 @@
 #include <unistd.h>
 
 #include "macro.h"
+#include "monoclock.h"
 
 extern char **environ;
-
-long long subprocess_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 void subprocess_spawnattr_init(posix_spawnattr_t *attr)
 {
@@ -83,7 +76,7 @@ int subprocess_capture(char *const argv[], unsigned timeout_ms, size_t max, bool
 	pid_t pid;
 	size_t len = 0, cap = 65536 < max + 1 ? 65536 : max + 1;
 	char *buf, sink[4096];
-	long long deadline = subprocess_now_ms() + timeout_ms;
+	long long deadline = monoclock_ms() + timeout_ms;
 	int rc;
 
 	*out = NULL;
@@ -113,7 +106,7 @@ int subprocess_capture(char *const argv[], unsigned timeout_ms, size_t max, bool
 	}
 	buf = xmalloc(cap);
 	for (;;) {
-		long long left = deadline - subprocess_now_ms();
+		long long left = deadline - monoclock_ms();
 		struct pollfd p = { .fd = pipefd[0], .events = POLLIN };
 		ssize_t n;
 

@@ -23,9 +23,6 @@ void subprocess_spawnattr_init(posix_spawnattr_t *attr);
 int subprocess_capture(char *const argv[], unsigned timeout_ms, size_t max, bool with_stderr,
 		       char **out, size_t *out_len);
 
-/* Milliseconds on the monotonic clock, for deadlines. */
-long long subprocess_now_ms(void);
-
 /* The file posix_spawnp would run for name: name itself when it holds a
  * '/', else the first executable NAME in $PATH's directories. NULL when
  * there is none; caller frees. */

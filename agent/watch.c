@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "log.h"
+#include "monoclock.h"
 #include "strmap.h"
 
 #define WATCH_RETRY_MS 1000
@@ -52,13 +53,6 @@ struct watch {
 	struct watch_pending *head, *tail;
 	unsigned overflows;
 };
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
 
 static char *join(const char *rel, const char *name)
 {
@@ -127,10 +121,10 @@ static void schedule(struct watch *w, const char *rel, enum names_kind kind, boo
 	}
 	p->kind = kind;
 	if (settle) {
-		p->deadline = now_ms() + w->settle_ms;
+		p->deadline = (uint64_t)monoclock_ms() + w->settle_ms;
 		list_append(w, p);
 	} else {
-		p->deadline = now_ms();
+		p->deadline = (uint64_t)monoclock_ms();
 		if (w->head && w->head->deadline < p->deadline)
 			p->deadline = w->head->deadline;
 		list_prepend(w, p);
@@ -260,7 +254,7 @@ static void detach(struct watch *w)
 	while (w->ndirs > 0)
 		drop_dir_at(w, 0, true);
 	w->present = false;
-	w->retry_at = now_ms() + WATCH_RETRY_MS;
+	w->retry_at = (uint64_t)monoclock_ms() + WATCH_RETRY_MS;
 }
 
 static int attach(struct watch *w)
@@ -268,7 +262,7 @@ static int attach(struct watch *w)
 	int r = add_dir(w, "");
 	if (r < 0) {
 		w->present = false;
-		w->retry_at = now_ms() + WATCH_RETRY_MS;
+		w->retry_at = (uint64_t)monoclock_ms() + WATCH_RETRY_MS;
 		return r;
 	}
 	if (!w->present)
@@ -390,7 +384,7 @@ static int read_events(struct watch *w)
 
 static void fire_due(struct watch *w)
 {
-	uint64_t now = now_ms();
+	uint64_t now = (uint64_t)monoclock_ms();
 
 	if (!w->present && now >= w->retry_at) {
 		if (attach(w) == 0)
@@ -414,7 +408,7 @@ int watch_process(struct watch *w)
 
 int watch_timeout_ms(const struct watch *w)
 {
-	uint64_t now = now_ms(), next = UINT64_MAX;
+	uint64_t now = (uint64_t)monoclock_ms(), next = UINT64_MAX;
 
 	if (w->head)
 		next = w->head->deadline;

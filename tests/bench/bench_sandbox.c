@@ -15,6 +15,7 @@
 #include "sandbox.h"
 #include "sandbox_attach.h"
 #include "sandbox_internal.h"
+#include "monoclock.h"
 
 static const char trivial[] = "print('ok')\n";
 
@@ -76,10 +77,10 @@ static int latency(bool warm, int n)
 		 * arriving at an idle agent does. */
 		while (warm && sandbox_pool_ready(sb->pool, SANDBOX_STANDARD) == 0)
 			usleep(10000);
-		t = sandbox_now_ms();
+		t = monoclock_ms();
 		if (one_run(sb) < 0)
 			return 1;
-		ms[i] = sandbox_now_ms() - t;
+		ms[i] = monoclock_ms() - t;
 	}
 	qsort(ms, (size_t)n, sizeof(*ms), cmp64);
 	printf("%s_latency_ms p50 %lld p95 %lld\n", warm ? "warm" : "cold",
@@ -154,12 +155,12 @@ static int parallel(bool churn, int n, int workers)
 		c.sb = open_sandbox((unsigned)workers, (unsigned)workers);
 		sleep(2); /* let the pool fill, as it would between bursts */
 	}
-	t = sandbox_now_ms();
+	t = monoclock_ms();
 	for (int i = 0; i < workers; i++)
 		pthread_create(&th[i], NULL, churn ? churn_worker : sandbox_worker, &c);
 	for (int i = 0; i < workers; i++)
 		pthread_join(th[i], NULL);
-	t = sandbox_now_ms() - t;
+	t = monoclock_ms() - t;
 	printf("%s_runs_per_s %.2f runs %d workers %d failed %d seconds %.1f\n",
 	       churn ? "churn" : "sandbox", n * 1000.0 / (double)t, n, workers,
 	       atomic_load(&c.failed), t / 1000.0);

@@ -12,6 +12,7 @@
 #include "docker.h"
 #include "docker_env.h"
 #include "sandbox_attach.h"
+#include "monoclock.h"
 
 static struct docker *docker;
 
@@ -121,7 +122,7 @@ static void test_hardened_run(void **state)
 	assert_int_equal(docker_container_start(docker, id, &err), DOCKER_OK);
 	sandbox_demux_init(&h.d, 65536, 65536);
 	assert_int_equal(sandbox_attach_pump(s, &h.d, (const uint8_t *)probe, strlen(probe),
-					     sandbox_now_ms() + 30000, true, NULL, &io_error),
+					     monoclock_ms() + 30000, true, NULL, &io_error),
 			 SANDBOX_ATTACH_EOF);
 	docker_stream_close(s);
 	assert_int_equal(docker_container_wait(docker, id, 30000, &code, &err), DOCKER_OK);

@@ -28,6 +28,7 @@
 #include "fileio.h"
 #include "log.h"
 #include "testdir.h"
+#include "monoclock.h"
 
 struct ctx {
 	char *root, *drop, *state, *conf;
@@ -210,13 +211,6 @@ static int teardown(void **state)
 	*state = c->root;
 	free(c);
 	return testdir_teardown(state);
-}
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
 /* Waits (up to ms) until the sidecar of script says state; returns it. */
@@ -520,11 +514,11 @@ static void test_retry_pauses_grow_up_to_retry_backoff_max(void **state)
 	c->retry_base_ms = 400;
 	c->execute_failures = 4;
 	start(c, true);
-	uint64_t t0 = now_ms();
+	uint64_t t0 = (uint64_t)monoclock_ms();
 	put(c->drop, "r.py", "# level: LOW\n");
 	json_decref(wait_state(c, "r.result.json", "error"));
 	json_decref(wait_state_for(c, "r.result.json", "completed", 8000));
-	uint64_t ms = now_ms() - t0;
+	uint64_t ms = (uint64_t)monoclock_ms() - t0;
 	assert_int_equal(c->executed, 1);
 	if (ms < 3000 || ms > 4800)
 		fail_msg("four retries took %llu ms, expected about 3200", (unsigned long long)ms);
