@@ -362,11 +362,14 @@ static void fail_result(struct sandbox_result *r, char *err)
  * that the configured number stays what the script may start. */
 #define RUNSC_PIDS_ALLOWANCE 128
 
+bool sandbox_is_gvisor(const struct sandbox *sb, enum sandbox_trust trust)
+{
+	return sb->runtime[trust] && strcmp(sb->runtime[trust], "runsc") == 0;
+}
+
 static int64_t host_pids_limit(const struct sandbox *sb, enum sandbox_trust trust, int64_t pids)
 {
-	return sb->runtime[trust] && strcmp(sb->runtime[trust], "runsc") == 0
-		       ? pids + RUNSC_PIDS_ALLOWANCE
-		       : pids;
+	return sandbox_is_gvisor(sb, trust) ? pids + RUNSC_PIDS_ALLOWANCE : pids;
 }
 
 int sandbox_container_prepare(struct sandbox *sb, enum sandbox_trust trust,

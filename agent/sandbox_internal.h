@@ -61,6 +61,10 @@ struct sandbox_container {
 	struct sandbox_limits limits; /* as created */
 };
 
+/* Whether the trust level runs under gVisor (runtime runsc): its jobs
+ * meet gVisor's kernel, and gVisor's own threads share their pids cgroup. */
+bool sandbox_is_gvisor(const struct sandbox *sb, enum sandbox_trust trust);
+
 /* Creates, attaches and starts one container with these limits. 0, or
  * -EIO with *err (caller frees); nothing is left behind on failure. */
 int sandbox_container_prepare(struct sandbox *sb, enum sandbox_trust trust,

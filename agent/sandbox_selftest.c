@@ -76,7 +76,7 @@ static int check_probes(const struct sandbox_result *r, const char *const *probe
 
 int sandbox_selftest_run(struct sandbox *sb, char **err)
 {
-	const bool gvisor = strcmp(sb->runtime[SANDBOX_UNTRUSTED], "runsc") == 0;
+	const bool gvisor = sandbox_is_gvisor(sb, SANDBOX_UNTRUSTED);
 	struct utsname host;
 	_cleanup_free_ char *script = NULL;
 	struct sandbox_job job = {
