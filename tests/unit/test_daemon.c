@@ -417,15 +417,21 @@ static void test_levels_answers_and_edits(void **state)
 	json_decref(recs);
 }
 
+/* A running agent holding h.py, a HIGH script, for a confirmation. */
+static void hold_high(struct ctx *c)
+{
+	start(c, true);
+	put(c->drop, "h.py", "# level: HIGH\n");
+	json_decref(wait_state(c, "h.result.json", "awaiting_confirmation"));
+}
+
 /* Docker down after the user approved: the job is retried with the same
  * approval (already consumed), and runs when Docker is back. */
 static void test_approved_run_survives_a_docker_outage(void **state)
 {
 	struct ctx *c = *state;
 	char *err = NULL;
-	start(c, true);
-	put(c->drop, "h.py", "# level: HIGH\n");
-	json_decref(wait_state(c, "h.result.json", "awaiting_confirmation"));
+	hold_high(c);
 	pthread_mutex_lock(&c->lock);
 	c->execute_failures = 2;
 	pthread_mutex_unlock(&c->lock);
@@ -467,9 +473,7 @@ static void test_unrecorded_approval_is_kept_for_the_retry(void **state)
 {
 	struct ctx *c = *state;
 	char *err = NULL;
-	start(c, true);
-	put(c->drop, "h.py", "# level: HIGH\n");
-	json_decref(wait_state(c, "h.result.json", "awaiting_confirmation"));
+	hold_high(c);
 	pthread_mutex_lock(&c->lock);
 	c->audit_fails_for = AUDIT_EVENT_APPROVAL + 1;
 	pthread_mutex_unlock(&c->lock);
