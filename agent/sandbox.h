@@ -139,6 +139,9 @@ struct sandbox_result {
 	char *runtime, *image, *image_id, *docker_version, *container_id;
 	int cgroup_version;
 	char *message;      /* one line; NULL for a clean exit 0 */
+	/* The end came from the kernel (the init's pidfd, with all output in),
+	 * not from Docker's end of stream: see sandbox_attach.h. */
+	bool ended_by_kernel;
 	/* For a job with dependencies: what pip did ({"ok", "installed": [{name,
 	 * version, url, hashes}], ...}); NULL otherwise. Owned. */
 	json_t *dependencies;

@@ -6,6 +6,11 @@
 
 #include "macro.h"
 #include "monoclock.h"
+#include "pidfd_exit.h"
+
+/* How long an init that has ended may stay unreaped before the watch gives
+ * up and the pump waits for Docker's end of stream instead. */
+#define REAP_WAIT_MS 200
 
 const char *sandbox_attach_end_to_string(enum sandbox_attach_end e)
 {
@@ -15,6 +20,7 @@ const char *sandbox_attach_end_to_string(enum sandbox_attach_end e)
 	case SANDBOX_ATTACH_CANCELLED: return "cancelled";
 	case SANDBOX_ATTACH_OUTPUT_LIMIT: return "output_limit";
 	case SANDBOX_ATTACH_ERROR: return "error";
+	case SANDBOX_ATTACH_EXITED: return "exited";
 	}
 	return "unknown";
 }
@@ -28,11 +34,28 @@ static void capture_init(struct sandbox_capture *c, size_t limit)
 	c->data[0] = '\0';
 }
 
+static void tail_add(struct sandbox_capture *c, const uint8_t *p, size_t n)
+{
+	if (n >= SANDBOX_MARKER_MAX) {
+		memcpy(c->tail, p + n - SANDBOX_MARKER_MAX, SANDBOX_MARKER_MAX);
+		c->tail_len = SANDBOX_MARKER_MAX;
+		return;
+	}
+	if (c->tail_len + n > SANDBOX_MARKER_MAX) {
+		size_t drop = c->tail_len + n - SANDBOX_MARKER_MAX;
+		memmove(c->tail, c->tail + drop, c->tail_len - drop);
+		c->tail_len -= drop;
+	}
+	memcpy(c->tail + c->tail_len, p, n);
+	c->tail_len += n;
+}
+
 static void capture_add(struct sandbox_capture *c, const uint8_t *p, size_t n)
 {
 	size_t room = c->limit - c->len;
 	size_t take = n < room ? n : room;
 
+	tail_add(c, p, n);
 	c->total += n;
 	if (c->total > c->limit)
 		c->truncated = true;
@@ -49,6 +72,47 @@ void sandbox_demux_init(struct sandbox_demux *d, size_t stdout_limit, size_t std
 	memset(d, 0, sizeof(*d));
 	capture_init(&d->out, stdout_limit);
 	capture_init(&d->err, stderr_limit);
+}
+
+void sandbox_demux_expect_marker(struct sandbox_demux *d, const char *marker)
+{
+	size_t n = strlen(marker);
+
+	if (n > SANDBOX_MARKER_MAX)
+		n = 0;
+	memcpy(d->marker, marker, n);
+	d->marker[n] = '\0';
+	d->marker_len = n;
+}
+
+static bool capture_ends_with(const struct sandbox_capture *c, const char *m, size_t n)
+{
+	return n > 0 && c->tail_len >= n && memcmp(c->tail + c->tail_len - n, m, n) == 0;
+}
+
+bool sandbox_demux_ended(const struct sandbox_demux *d)
+{
+	return capture_ends_with(&d->out, d->marker, d->marker_len) &&
+	       capture_ends_with(&d->err, d->marker, d->marker_len);
+}
+
+static void capture_strip(struct sandbox_capture *c, const char *m, size_t n)
+{
+	if (!capture_ends_with(c, m, n))
+		return;
+	c->total -= n;
+	c->tail_len -= n;
+	if (c->len > c->total) {
+		c->len = (size_t)c->total;
+		c->data[c->len] = '\0';
+	}
+	c->truncated = c->total > c->limit;
+}
+
+void sandbox_demux_strip_marker(struct sandbox_demux *d)
+{
+	capture_strip(&d->out, d->marker, d->marker_len);
+	capture_strip(&d->err, d->marker, d->marker_len);
 }
 
 void sandbox_demux_clear(struct sandbox_demux *d)
@@ -91,13 +155,36 @@ int sandbox_demux_feed(struct sandbox_demux *d, const uint8_t *buf, size_t len)
 
 static bool over_limit(const struct sandbox_demux *d)
 {
-	return d->out.truncated || d->err.truncated;
+	return d->out.total > d->out.limit + d->marker_len ||
+	       d->err.total > d->err.limit + d->marker_len;
+}
+
+static bool watching(const struct sandbox_exit_watch *w)
+{
+	return w && w->fd >= 0 && !w->known;
+}
+
+/* The init's pidfd was readable (or it ended unreaped before): asks the
+ * kernel for its status; gives the watch up when the kernel cannot say. */
+static void watch_check(struct sandbox_exit_watch *w)
+{
+	int64_t now = monoclock_ms();
+	int r = pidfd_exit_status(w->fd, &w->status);
+
+	if (r == 0) {
+		w->known = true;
+	} else if (r == -EAGAIN && !w->pending_since) {
+		w->pending_since = now;
+	} else if (r != -EAGAIN || now - w->pending_since > REAP_WAIT_MS) {
+		w->fd = -1;
+	}
 }
 
 enum sandbox_attach_end sandbox_attach_pump(struct docker_stream *s, struct sandbox_demux *d,
 					    const uint8_t *input, size_t input_len,
-					    int64_t deadline_ms, bool stop_at_limit,
-					    const atomic_bool *cancel, int *error)
+					    struct sandbox_exit_watch *watch, int64_t deadline_ms,
+					    bool stop_at_limit, const atomic_bool *cancel,
+					    int *error)
 {
 	uint8_t buf[65536];
 	size_t sent = 0;
@@ -106,8 +193,10 @@ enum sandbox_attach_end sandbox_attach_pump(struct docker_stream *s, struct sand
 
 	*error = 0;
 	for (;;) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
+		struct pollfd p[2] = { { .fd = fd, .events = POLLIN } };
+		nfds_t nfds = 1;
 		int64_t left = deadline_ms - monoclock_ms();
+		int wait_ms = left > 1000 ? 1000 : (int)left;
 		ssize_t n;
 
 		if (stdin_open && sent == input_len) {
@@ -131,17 +220,26 @@ enum sandbox_attach_end sandbox_attach_pump(struct docker_stream *s, struct sand
 			*error = (int)n;
 			return SANDBOX_ATTACH_ERROR;
 		}
+		if (watch && watch->known && sandbox_demux_ended(d))
+			return SANDBOX_ATTACH_EXITED;
 		if (left <= 0)
 			return SANDBOX_ATTACH_DEADLINE;
 		if (cancel && atomic_load(cancel))
 			return SANDBOX_ATTACH_CANCELLED;
 		if (stdin_open)
-			p.events |= POLLOUT;
-		if (poll(&p, 1, left > 1000 ? 1000 : (int)left) < 0 && errno != EINTR) {
+			p[0].events |= POLLOUT;
+		/* An ended init stays readable until reaped: ask again each ms. */
+		if (watching(watch) && watch->pending_since)
+			wait_ms = wait_ms > 1 ? 1 : wait_ms;
+		else if (watching(watch))
+			p[nfds++] = (struct pollfd){ .fd = watch->fd, .events = POLLIN };
+		if (poll(p, nfds, wait_ms) < 0 && errno != EINTR) {
 			*error = -errno;
 			return SANDBOX_ATTACH_ERROR;
 		}
-		if (stdin_open && (p.revents & POLLOUT)) {
+		if (watching(watch) && (watch->pending_since || (nfds > 1 && p[1].revents)))
+			watch_check(watch);
+		if (stdin_open && (p[0].revents & POLLOUT)) {
 			size_t chunk = input_len - sent < 65536 ? input_len - sent : 65536;
 			/* One chunk at a time, so output keeps being read and
 			 * neither side can block the other. */

@@ -2,7 +2,16 @@
  * stderr come back multiplexed in frames of an 8-byte header (stream 1 or 2,
  * three zero bytes, big-endian payload length) plus the payload. This module
  * splits the frames into two captures, each capped: bytes past the cap are
- * counted, not stored, so memory stays bounded whatever the script prints. */
+ * counted, not stored, so memory stays bounded whatever the script prints.
+ *
+ * Ending without Docker. Docker closes the stream some 20 ms after a
+ * container's last process has gone (it first tears the task down). The pump
+ * can end sooner when two things hold: the kernel has reported the exit of
+ * the container's init through a pidfd (pidfd_exit.h), which nothing inside
+ * can forge, and each stream ends with the bootstrap's end marker, so no
+ * output is still on its way. A marker the script writes itself can at most
+ * end its own output early, as exiting would; the exit status stays the
+ * kernel's. Without either, the pump waits for Docker's end of stream. */
 #ifndef MAI_SANDBOX_ATTACH_H
 #define MAI_SANDBOX_ATTACH_H
 
@@ -13,12 +22,16 @@
 
 #include "docker_http.h"
 
+#define SANDBOX_MARKER_MAX 64
+
 struct sandbox_capture {
 	char *data;      /* NUL terminated, at most limit bytes; owned */
 	size_t len;      /* bytes stored */
 	size_t limit;    /* the cap */
 	uint64_t total;  /* bytes the script wrote, stored or not */
 	bool truncated;  /* total > limit */
+	uint8_t tail[SANDBOX_MARKER_MAX]; /* the stream's last bytes, stored or not */
+	size_t tail_len;
 };
 
 struct sandbox_demux {
@@ -27,12 +40,23 @@ struct sandbox_demux {
 	int stream;          /* 1 stdout, 2 stderr of the frame being read */
 	uint32_t remaining;  /* payload bytes left in that frame */
 	struct sandbox_capture out, err;
+	char marker[SANDBOX_MARKER_MAX + 1]; /* the end marker; "" when none */
+	size_t marker_len;
 };
 
 void sandbox_demux_init(struct sandbox_demux *d, size_t stdout_limit, size_t stderr_limit);
 /* Feeds stream bytes in any split. 0, or -EPROTO on a frame header that is
  * not Docker's (then the stream must be abandoned). */
 int sandbox_demux_feed(struct sandbox_demux *d, const uint8_t *buf, size_t len);
+/* The end marker the bootstrap writes last to each stream (at most
+ * SANDBOX_MARKER_MAX bytes). Output past a cap by no more than its length
+ * does not stop the pump: the marker itself may be what goes past. */
+void sandbox_demux_expect_marker(struct sandbox_demux *d, const char *marker);
+/* Whether both streams end with the marker. */
+bool sandbox_demux_ended(const struct sandbox_demux *d);
+/* Takes the marker off the end of each stream that ends with it: from the
+ * stored bytes and the total, and sets truncated again against the cap. */
+void sandbox_demux_strip_marker(struct sandbox_demux *d);
 /* Frees the captures' data. */
 void sandbox_demux_clear(struct sandbox_demux *d);
 
@@ -42,18 +66,30 @@ enum sandbox_attach_end {
 	SANDBOX_ATTACH_OUTPUT_LIMIT, /* stdout or stderr went past its cap */
 	SANDBOX_ATTACH_ERROR,        /* the stream broke; see errno-style code */
 	SANDBOX_ATTACH_CANCELLED,    /* *cancel became true (the agent stops) */
+	SANDBOX_ATTACH_EXITED,       /* the init exited and both streams ended with the marker */
+};
+
+/* The container's init, watched through a pidfd. */
+struct sandbox_exit_watch {
+	int fd;                /* the pidfd; -1: none (then the pump never says EXITED) */
+	bool known;            /* status is in */
+	int status;            /* the init's wait status */
+	int64_t pending_since; /* ended but not yet reaped, since (ms); 0: not seen */
 };
 
 const char *sandbox_attach_end_to_string(enum sandbox_attach_end e);
 
 /* Writes input (then half-closes stdin) and reads output into d until end of
- * stream, the deadline (CLOCK_MONOTONIC, ms) or an output cap. When
+ * stream, the deadline (CLOCK_MONOTONIC, ms), an output cap, or (with a
+ * watch, may be NULL) the init's exit with both markers in. When
  * stop_at_limit is false, output past the caps is counted and discarded.
  * *error gets a -errno for SANDBOX_ATTACH_ERROR. cancel (may be NULL) is
- * checked at least once a second. */
+ * checked at least once a second. After EXITED it may be called again,
+ * without input or watch, to read on to Docker's end of stream. */
 enum sandbox_attach_end sandbox_attach_pump(struct docker_stream *s, struct sandbox_demux *d,
 					    const uint8_t *input, size_t input_len,
-					    int64_t deadline_ms, bool stop_at_limit,
-					    const atomic_bool *cancel, int *error);
+					    struct sandbox_exit_watch *watch, int64_t deadline_ms,
+					    bool stop_at_limit, const atomic_bool *cancel,
+					    int *error);
 
 #endif

@@ -43,6 +43,9 @@ struct sandbox {
 	char *pip_image, *pip_image_id; /* pip_image_id NULL: the image is missing */
 	char *index_url;
 	int64_t install_timeout_ms, install_size;
+	/* The kernel reports a container's exit through a pidfd (pidfd_exit.h):
+	 * results need not wait for Docker's exit path. */
+	bool exit_by_pidfd;
 };
 
 /* What a container is created with beyond its limits. */
@@ -59,6 +62,8 @@ struct sandbox_container {
 	char *id;
 	struct docker_stream *stream;
 	struct sandbox_limits limits; /* as created */
+	int init_pidfd;               /* its init's pidfd (pidfd_exit.h), when has_pidfd */
+	bool has_pidfd;
 };
 
 /* Whether the trust level runs under gVisor (runtime runsc): its jobs

@@ -66,20 +66,25 @@ static void max_into(int64_t *dst, int64_t v)
 		*dst = v;
 }
 
-static void sample_files(struct sandbox_usage *u)
+/* One sample from the cgroup files. Whether the counters a verdict rests on
+ * (OOM kills, refused forks) could be read: not once the cgroup is gone. */
+static bool sample_files(struct sandbox_usage *u)
 {
-	int64_t v;
+	int64_t v, oom = -1, refused = -1;
 
 	if (u->memory_dir) {
 		if (u->cgroup_version == 1) {
 			max_into(&u->peak_memory_bytes,
 				 read_value(u->memory_dir, "memory.max_usage_in_bytes", NULL));
+			oom = read_value(u->memory_dir, "memory.oom_control", "oom_kill");
 		} else {
 			/* memory.peak exists from Linux 5.19; sample current otherwise. */
 			v = read_value(u->memory_dir, "memory.peak", NULL);
 			max_into(&u->peak_memory_bytes,
 				 v >= 0 ? v : read_value(u->memory_dir, "memory.current", NULL));
+			oom = read_value(u->memory_dir, "memory.events", "oom_kill");
 		}
+		max_into(&u->oom_kills, oom);
 	}
 	if (u->cpu_dir) {
 		v = u->cgroup_version == 1 ? read_value(u->cpu_dir, "cpuacct.usage", NULL)
@@ -89,8 +94,10 @@ static void sample_files(struct sandbox_usage *u)
 	}
 	if (u->pids_dir) {
 		max_into(&u->pids_peak, read_value(u->pids_dir, "pids.current", NULL));
-		max_into(&u->pids_limit_hits, read_value(u->pids_dir, "pids.events", "max"));
+		refused = read_value(u->pids_dir, "pids.events", "max");
+		max_into(&u->pids_limit_hits, refused);
 	}
+	return oom >= 0 && refused >= 0;
 }
 
 static void sample_api(struct sandbox_usage *u)
@@ -173,8 +180,10 @@ void sandbox_usage_start(struct sandbox_usage *u, struct docker *d, const char *
 	u->started = pthread_create(&u->thread, NULL, sampler, u) == 0;
 }
 
-void sandbox_usage_stop(struct sandbox_usage *u)
+bool sandbox_usage_stop(struct sandbox_usage *u)
 {
+	if (!u->id)
+		return u->final_from_cgroup;
 	if (u->started) {
 		pthread_mutex_lock(&u->lock);
 		u->stop = true;
@@ -185,11 +194,11 @@ void sandbox_usage_stop(struct sandbox_usage *u)
 	}
 	pthread_mutex_destroy(&u->lock);
 	pthread_cond_destroy(&u->wake);
-	if (u->from_cgroup_files)
-		sample_files(u);
+	u->final_from_cgroup = u->from_cgroup_files && sample_files(u);
 	free(u->id);
 	free(u->memory_dir);
 	free(u->cpu_dir);
 	free(u->pids_dir);
 	u->id = u->memory_dir = u->cpu_dir = u->pids_dir = NULL;
+	return u->final_from_cgroup;
 }

@@ -19,7 +19,9 @@ struct sandbox_usage {
 	int64_t cpu_ns;
 	int64_t pids_peak;
 	int64_t pids_limit_hits; /* the cgroup's pids.events "max" counter */
+	int64_t oom_kills;       /* the memory cgroup's oom_kill counter */
 	bool from_cgroup_files;
+	bool final_from_cgroup;  /* the last sample read the cgroup's counters */
 
 	/* Private. */
 	struct docker *docker;
@@ -36,7 +38,9 @@ struct sandbox_usage {
 /* Starts sampling every 50 ms. The container must exist (created). */
 void sandbox_usage_start(struct sandbox_usage *u, struct docker *d, const char *container_id,
 			 int cgroup_version);
-/* Takes one last sample, stops the thread and frees what start allocated. */
-void sandbox_usage_stop(struct sandbox_usage *u);
+/* Stops the thread, takes one last sample and frees what start allocated.
+ * Whether that last sample read the cgroup's OOM and pids counters (the
+ * container's cgroup still existed). A second call only says that again. */
+bool sandbox_usage_stop(struct sandbox_usage *u);
 
 #endif

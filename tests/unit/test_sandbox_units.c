@@ -78,6 +78,94 @@ static void test_demux_rejects_bad_header(void **state)
 	sandbox_demux_clear(&d);
 }
 
+#define MARK "\x1eMAI-END 00112233445566778899aabbccddeeff\n"
+
+/* The end marker, split anywhere across frames and streams, is seen on
+ * both streams and taken off; the output before it is untouched. */
+static void test_demux_marker_any_split(void **state)
+{
+	uint8_t buf[512];
+	size_t len = frame(buf, 1, "result 42\n");
+
+	len += frame(buf + len, 2, "warning\n" MARK);
+	len += frame(buf + len, 1, MARK);
+	for (size_t cut = 0; cut <= len; cut++) {
+		struct sandbox_demux d;
+		sandbox_demux_init(&d, 1024, 1024);
+		sandbox_demux_expect_marker(&d, MARK);
+		assert_int_equal(sandbox_demux_feed(&d, buf, cut), 0);
+		/* Ended only once both streams' markers are whole. */
+		assert_int_equal(sandbox_demux_ended(&d), cut == len);
+		assert_int_equal(sandbox_demux_feed(&d, buf + cut, len - cut), 0);
+		assert_true(sandbox_demux_ended(&d));
+		sandbox_demux_strip_marker(&d);
+		assert_string_equal(d.out.data, "result 42\n");
+		assert_int_equal(d.out.total, 10);
+		assert_string_equal(d.err.data, "warning\n");
+		assert_int_equal(d.err.total, 8);
+		assert_false(d.out.truncated || d.err.truncated);
+		sandbox_demux_clear(&d);
+	}
+}
+
+/* A marker with another nonce, or one that more output follows, is the
+ * script's output: kept, and the streams have not ended. */
+static void test_demux_marker_only_at_the_end(void **state)
+{
+	static const char other[] = "\x1eMAI-END ffffffffffffffffffffffffffffffff\n";
+	uint8_t buf[512];
+	size_t len = frame(buf, 1, MARK "more\n");
+	struct sandbox_demux d;
+
+	len += frame(buf + len, 2, other);
+	sandbox_demux_init(&d, 1024, 1024);
+	sandbox_demux_expect_marker(&d, MARK);
+	assert_int_equal(sandbox_demux_feed(&d, buf, len), 0);
+	assert_false(sandbox_demux_ended(&d));
+	sandbox_demux_strip_marker(&d);
+	assert_string_equal(d.out.data, MARK "more\n");
+	assert_string_equal(d.err.data, other);
+	sandbox_demux_clear(&d);
+
+	/* Without a marker expected, nothing ever ends the streams. */
+	sandbox_demux_init(&d, 1024, 1024);
+	assert_int_equal(sandbox_demux_feed(&d, buf, len), 0);
+	assert_false(sandbox_demux_ended(&d));
+	sandbox_demux_clear(&d);
+}
+
+/* At the cap: output of exactly the cap is whole and not truncated though
+ * the marker went past it; output past the cap is truncated at the cap,
+ * and its total excludes the marker. */
+static void test_demux_marker_at_the_cap(void **state)
+{
+	uint8_t buf[512];
+	size_t len = frame(buf, 1, "0123456789" MARK);
+	struct sandbox_demux d;
+
+	len += frame(buf + len, 2, MARK);
+	sandbox_demux_init(&d, 10, 64);
+	sandbox_demux_expect_marker(&d, MARK);
+	assert_int_equal(sandbox_demux_feed(&d, buf, len), 0);
+	assert_true(d.out.truncated); /* until the marker is taken off */
+	sandbox_demux_strip_marker(&d);
+	assert_string_equal(d.out.data, "0123456789");
+	assert_int_equal(d.out.total, 10);
+	assert_false(d.out.truncated);
+	sandbox_demux_clear(&d);
+
+	len = frame(buf, 1, "0123456789abc" MARK);
+	sandbox_demux_init(&d, 10, 64);
+	sandbox_demux_expect_marker(&d, MARK);
+	assert_int_equal(sandbox_demux_feed(&d, buf, len), 0);
+	sandbox_demux_strip_marker(&d);
+	assert_string_equal(d.out.data, "0123456789");
+	assert_int_equal(d.out.len, 10);
+	assert_int_equal(d.out.total, 13);
+	assert_true(d.out.truncated);
+	sandbox_demux_clear(&d);
+}
+
 static const struct sandbox_limits base = {
 	.memory_bytes = 256LL << 20, .nano_cpus = 1000000000, .pids = 64,
 	.tmpfs_bytes = 32LL << 20, .nofile = 128, .fsize_bytes = 16LL << 20,
@@ -166,6 +254,9 @@ int main(void)
 		cmocka_unit_test(test_demux_any_split),
 		cmocka_unit_test(test_demux_cap_counts_the_rest),
 		cmocka_unit_test(test_demux_rejects_bad_header),
+		cmocka_unit_test(test_demux_marker_any_split),
+		cmocka_unit_test(test_demux_marker_only_at_the_end),
+		cmocka_unit_test(test_demux_marker_at_the_cap),
 		cmocka_unit_test(test_limits_scale),
 		cmocka_unit_test(test_limits_clamped_by_machine),
 		cmocka_unit_test(test_machine_probe_sane),

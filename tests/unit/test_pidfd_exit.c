@@ -1,0 +1,108 @@
+/* Exit statuses from the kernel through pidfds (pidfd_exit.h), on real
+ * child processes. The status tests skip on a kernel older than 6.15, where
+ * the sandbox waits for Docker instead. */
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "pidfd_exit.h"
+
+/* A child that waits until its pipe closes, then exits with code. */
+static pid_t waiting_child(int code, int *release)
+{
+	int p[2];
+	pid_t pid;
+	char c;
+
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(p[1]);
+		while (read(p[0], &c, 1) > 0)
+			;
+		_exit(code);
+	}
+	close(p[0]);
+	*release = p[1];
+	return pid;
+}
+
+static void test_status_after_reap(void **state)
+{
+	int release, status = -1;
+	pid_t pid = waiting_child(7, &release);
+	int fd = pidfd_exit_open(pid, "");
+
+	if (!pidfd_exit_supported()) {
+		close(release);
+		waitpid(pid, NULL, 0);
+		if (fd >= 0)
+			close(fd);
+		skip();
+	}
+	assert_true(fd >= 0);
+	assert_int_equal(pidfd_exit_status(fd, &status), -EAGAIN); /* running */
+	close(release);
+	waitpid(pid, NULL, 0);
+	assert_int_equal(pidfd_exit_status(fd, &status), 0);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(pidfd_exit_code(status), 7);
+	close(fd);
+}
+
+static void test_signal_gives_128_plus(void **state)
+{
+	int release, status = -1;
+	pid_t pid = waiting_child(0, &release);
+	int fd = pidfd_exit_open(pid, "");
+
+	assert_true(fd >= 0);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	close(release);
+	if (!pidfd_exit_supported()) {
+		close(fd);
+		skip();
+	}
+	assert_int_equal(pidfd_exit_status(fd, &status), 0);
+	assert_int_equal(pidfd_exit_code(status), 128 + SIGKILL);
+	close(fd);
+}
+
+/* Only a live process in the named cgroup is taken: a process elsewhere,
+ * an ended one (a zombie, whose pid is about to be free) or a free pid is
+ * refused, so a recycled pid is never watched in the container's stead. */
+static void test_open_checks_cgroup_and_life(void **state)
+{
+	int release;
+	pid_t pid = waiting_child(0, &release);
+
+	assert_int_equal(pidfd_exit_open(pid, "no-such-container-0123456789abcdef"), -EPERM);
+	kill(pid, SIGKILL);
+	/* A zombie until reaped: its pidfd is readable at once. */
+	for (int fd; (fd = pidfd_exit_open(pid, "")) >= 0; usleep(1000))
+		close(fd);
+	assert_int_equal(pidfd_exit_open(pid, ""), -ESRCH);
+	waitpid(pid, NULL, 0);
+	close(release);
+	assert_true(pidfd_exit_open(pid, "") < 0);
+	assert_int_equal(pidfd_exit_open(0, ""), -ESRCH);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_status_after_reap),
+		cmocka_unit_test(test_signal_gives_128_plus),
+		cmocka_unit_test(test_open_checks_cgroup_and_life),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
