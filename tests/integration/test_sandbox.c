@@ -15,6 +15,7 @@
 
 #include "docker_env.h"
 #include "fileio.h"
+#include "pidfd_exit.h"
 #include "sandbox.h"
 #include "sandbox_internal.h"
 
@@ -83,6 +84,8 @@ static void test_hello_and_json(void **state)
 	assert_true(r.wall_ms > 0 && r.wall_ms < TIMEOUT_MS);
 	assert_true(r.peak_memory_bytes > 1 << 20);
 	assert_true(r.cgroup_version == 1 || r.cgroup_version == 2);
+	/* Ended as soon as the kernel said so, where it can (Linux 6.15+). */
+	assert_int_equal(r.ended_by_kernel, pidfd_exit_supported());
 	j = sandbox_result_to_json(&r);
 	assert_string_equal(json_string_value(json_object_get(j, "verdict")), "exited");
 	assert_int_equal(json_integer_value(json_object_get(j, "exit_code")), 0);
@@ -105,6 +108,7 @@ static void test_exit_code_and_stderr(void **state)
 	assert_string_equal(r.out.data, "out\n");
 	assert_string_equal(r.err.data, "bad input\n");
 	assert_string_equal(r.message, "the script exited with status 7; see its stderr");
+	assert_int_equal(r.ended_by_kernel, pidfd_exit_supported());
 	sandbox_result_clear(&r);
 }
 
@@ -365,6 +369,133 @@ static void test_signal_exit(void **state)
 	sandbox_result_clear(&r);
 }
 
+/* ---- how the end of a run is known (sandbox_attach.h) ---- */
+
+/* Whatever the ending, the output is whole and the marker never shows. */
+static void expect_output(const struct sandbox_result *r, const char *out, const char *err)
+{
+	assert_string_equal(r->out.data, out);
+	assert_int_equal(r->out.total, strlen(out));
+	assert_string_equal(r->err.data, err);
+	assert_int_equal(r->err.total, strlen(err));
+}
+
+static void test_end_after_threads_and_atexit(void **state)
+{
+	struct sandbox_result r;
+
+	/* A thread still printing when the script's last line has run, and an
+	 * atexit handler: the interpreter waits for both, so does the run. */
+	run("late.py", "import atexit, sys, threading, time\n"
+		       "def late():\n    time.sleep(0.3)\n    print('late')\n"
+		       "threading.Thread(target=late).start()\n"
+		       "atexit.register(lambda: sys.stderr.write('atexit\\n'))\n"
+		       "print('main done')\n", &r);
+	expect_exit(&r, 0);
+	expect_output(&r, "main done\nlate\n", "atexit\n");
+	assert_int_equal(r.ended_by_kernel, pidfd_exit_supported());
+	sandbox_result_clear(&r);
+
+	run("sysexit.py", "import sys\nsys.exit('bad input')\n", &r);
+	expect_exit(&r, 1);
+	expect_output(&r, "", "bad input\n");
+	sandbox_result_clear(&r);
+}
+
+static void test_end_without_marker(void **state)
+{
+	struct sandbox_result r;
+
+	/* os._exit skips the interpreter's exit, so no marker: Docker's end of
+	 * stream ends the run, still with all the output and the status. */
+	run("osexit.py", "import os, sys\nprint('before')\nsys.stderr.write('err')\n"
+			 "os._exit(5)\n", &r);
+	expect_exit(&r, 5);
+	expect_output(&r, "before\n", "err");
+	assert_false(r.ended_by_kernel);
+	sandbox_result_clear(&r);
+
+	/* A forked child ends through the interpreter too, but writes no
+	 * marker: only the bootstrap's own process does. */
+	run("forked.py", "import os\npid = os.fork()\nif pid == 0:\n    print('child')\n"
+			 "else:\n    os.waitpid(pid, 0)\n    print('parent')\n", &r);
+	expect_exit(&r, 0);
+	expect_output(&r, "child\nparent\n", "");
+	sandbox_result_clear(&r);
+}
+
+/* A marker the script prints (it cannot know the nonce) is its output. */
+static void test_end_marker_forged(void **state)
+{
+	struct sandbox_result r;
+
+	run("forge.py", "import sys\nm = '\\x1eMAI-END ' + '0' * 32 + '\\n'\n"
+			"sys.stdout.write('a\\n' + m)\nsys.stderr.write(m)\nsys.exit(3)\n", &r);
+	expect_exit(&r, 3);
+	expect_output(&r, "a\n\x1eMAI-END 00000000000000000000000000000000\n",
+		      "\x1eMAI-END 00000000000000000000000000000000\n");
+	sandbox_result_clear(&r);
+}
+
+static void test_end_output_at_the_cap(void **state)
+{
+	struct sandbox_result r;
+	char code[128];
+
+	/* Exactly the cap: whole, not truncated, although the marker went past. */
+	snprintf(code, sizeof(code), "import sys\nsys.stdout.write('y' * %d)\n", OUTPUT_MAX);
+	run("full.py", code, &r);
+	expect_exit(&r, 0);
+	assert_int_equal(r.out.len, OUTPUT_MAX);
+	assert_int_equal(r.out.total, OUTPUT_MAX);
+	assert_false(r.out.truncated);
+	sandbox_result_clear(&r);
+
+	/* Just past it: output_limit, as any output past the cap. */
+	snprintf(code, sizeof(code), "import sys\nsys.stdout.write('y' * %d)\n", OUTPUT_MAX + 10);
+	run("over.py", code, &r);
+	assert_string_equal(sandbox_verdict_to_string(r.verdict), "output_limit");
+	assert_int_equal(r.out.len, OUTPUT_MAX);
+	assert_true(r.out.truncated);
+	assert_true(r.out.total >= OUTPUT_MAX + 10);
+	sandbox_result_clear(&r);
+
+	/* Past it by less than a marker, and gone before the agent could stop
+	 * it: output_limit still, with the script's own exit status. */
+	snprintf(code, sizeof(code), "import os\nos.write(1, b'y' * %d)\nos._exit(4)\n",
+		 OUTPUT_MAX + 10);
+	run("over-exit.py", code, &r);
+	assert_string_equal(sandbox_verdict_to_string(r.verdict), "output_limit");
+	assert_int_equal(r.exit_code, 4);
+	assert_int_equal(r.out.total, OUTPUT_MAX + 10);
+	assert_true(r.out.truncated);
+	assert_null(strstr(r.message, "killed"));
+	sandbox_result_clear(&r);
+}
+
+/* A run that ends normally still reports what the cgroup saw: a child
+ * killed for memory, forks refused at the pids limit. */
+static void test_end_keeps_cgroup_verdicts(void **state)
+{
+	struct sandbox_result r;
+
+	run("oomchild.py", "import os\npid = os.fork()\nif pid == 0:\n"
+			   "    b = b'x' * (200 << 20)\n    os._exit(0)\n"
+			   "os.waitpid(pid, 0)\nprint('parent ok')\n", &r);
+	assert_string_equal(sandbox_verdict_to_string(r.verdict), "oom_killed");
+	assert_string_equal(r.out.data, "parent ok\n");
+	sandbox_result_clear(&r);
+
+	run("manykids.py", "import os, time\ntry:\n    for _ in range(100):\n"
+			   "        if os.fork() == 0:\n            time.sleep(5)\n"
+			   "            os._exit(0)\nexcept OSError:\n    print('refused')\n", &r);
+	assert_string_equal(sandbox_verdict_to_string(r.verdict), "pids_limit");
+	assert_string_equal(r.out.data, "refused\n");
+	assert_int_equal(r.exit_code, 0);
+	assert_true(r.wall_ms < TIMEOUT_MS); /* the children died with the script */
+	sandbox_result_clear(&r);
+}
+
 /* ---- lifetime, self-test, runtime ---- */
 
 static void test_no_container_left(void **state)
@@ -478,6 +609,7 @@ static void test_gvisor_runtime(void **state)
 	sandbox_run(gv, &job, &r);
 	expect_exit(&r, 0);
 	assert_string_equal(r.runtime, "runsc");
+	assert_false(r.ended_by_kernel); /* gVisor's init is no host process */
 	assert_int_equal(uname(&host), 0);
 	assert_true(r.out.len > 1);
 	if (strncmp(r.out.data, host.release, strlen(host.release)) == 0)
@@ -576,6 +708,7 @@ static void test_warm_pool(void **state)
 
 	assert_int_equal(sandbox_run(p, &job, &r1), 0);
 	expect_exit(&r1, 1);
+	assert_int_equal(r1.ended_by_kernel, pidfd_exit_supported());
 	assert_string_equal(r1.out.data, "150994944\n");
 	assert_int_equal(r1.limits.memory_bytes, 144LL << 20);
 	assert_non_null(strstr(r1.err.data, "File \"pooled.py\", line 4, in <module>\n"
@@ -611,6 +744,11 @@ int main(void)
 		cmocka_unit_test(test_orphan_child),
 		cmocka_unit_test(test_kill_pid1),
 		cmocka_unit_test(test_signal_exit),
+		cmocka_unit_test(test_end_after_threads_and_atexit),
+		cmocka_unit_test(test_end_without_marker),
+		cmocka_unit_test(test_end_marker_forged),
+		cmocka_unit_test(test_end_output_at_the_cap),
+		cmocka_unit_test(test_end_keeps_cgroup_verdicts),
 		cmocka_unit_test(test_no_container_left),
 		cmocka_unit_test(test_leftovers_removed_at_start),
 		cmocka_unit_test(test_self_test_passes),
