@@ -1,9 +1,7 @@
 #include "sandbox.h"
 
 #include <signal.h>
-#include <stdio.h>
 #include <string.h>
-#include <sys/random.h>
 #include <unistd.h>
 
 #include "docker.h"
@@ -17,94 +15,6 @@
 #include "sandbox_reap.h"
 #include "sandbox_selftest.h"
 #include "sandbox_usage.h"
-
-/* Runs inside the container as `python3 -I -u -B -c BOOTSTRAP`: reads from
- * stdin a header line with the length of the file name (and, for a job with
- * PEP 723 dependencies, the length of a JSON spec of them), the name, the
- * spec, then the script (so a pooled container, started before its job is
- * known, learns the name too). With a spec it first installs the
- * dependencies with pip through the proxy into their own tmpfs, with its own
- * time limit, and writes what pip installed (from its --report) as the first
- * line of stdout, before a byte of the script runs: the agent takes that
- * line off (sandbox_deps.c). A failed install ends the run with status 97.
- * Then it compiles the script under its own file name (tracebacks say
- * "foo.py", not "<stdin>"), registers its lines with linecache (so they
- * show the source) and runs it as __main__. The bootstrap's frame is cut
- * from tracebacks.
- * The header's last word is a nonce: when the interpreter exits normally
- * (after the script's own atexit handlers and threads), the bootstrap
- * writes "\x1eMAI-END <nonce>\n" to stdout and to stderr. The agent then
- * knows that each stream is complete without waiting for Docker to close
- * them (sandbox_attach.h); the marker is taken off the output. Processes the
- * script forks do not write it. */
-static const char sandbox_bootstrap[] =
-	"import atexit, os, sys, linecache, traceback\n"
-	"def mai_install(spec):\n"
-	"    import json, subprocess\n"
-	"    report = '/tmp/.mai-pip-report.json'\n"
-	"    cmd = [sys.executable, '-m', 'pip', 'install', '--no-input', '--disable-pip-version-check',\n"
-	"           '--no-cache-dir', '--only-binary', ':all:', '--retries', '1', '--timeout', '15',\n"
-	"           '--target', spec['target'], '--report', report, '--index-url', spec['index_url']]\n"
-	"    if spec.get('trusted_host'):\n"
-	"        cmd += ['--trusted-host', spec['trusted_host']]\n"
-	"    cmd += ['--'] + spec['dependencies']\n"
-	"    rep = {'ok': False, 'installed': []}\n"
-	"    try:\n"
-	"        p = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,\n"
-	"                           stderr=subprocess.STDOUT, timeout=spec['timeout'])\n"
-	"        out, rep['status'] = p.stdout, p.returncode\n"
-	"    except subprocess.TimeoutExpired as e:\n"
-	"        out, rep['status'] = e.output or b'', 'timeout'\n"
-	"    if rep['status'] == 0:\n"
-	"        rep['ok'] = True\n"
-	"        for i in json.load(open(report)).get('install', []):\n"
-	"            m, d = i.get('metadata', {}), i.get('download_info', {})\n"
-	"            a = d.get('archive_info', {})\n"
-	"            h = dict(a.get('hashes') or {})\n"
-	"            if not h and '=' in a.get('hash', ''):\n"
-	"                k, v = a['hash'].split('=', 1)\n"
-	"                h[k] = v\n"
-	"            rep['installed'].append({'name': m.get('name'), 'version': m.get('version'),\n"
-	"                                     'url': d.get('url'), 'hashes': h})\n"
-	"    else:\n"
-	"        rep['log'] = out.decode('utf-8', 'replace')[-4000:]\n"
-	"    sys.stdout.write('\\x1eMAI-DEPS ' + json.dumps(rep) + '\\n')\n"
-	"    sys.stdout.flush()\n"
-	"    if not rep['ok']:\n"
-	"        sys.exit(97)\n"
-	"    sys.path.insert(0, spec['target'])\n"
-	"def mai_end(pid=os.getpid()):\n"
-	"    if os.getpid() != pid:\n"
-	"        return\n"
-	"    for f in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):\n"
-	"        try:\n"
-	"            f.flush()\n"
-	"        except BaseException:\n"
-	"            pass\n"
-	"    for fd in (1, 2):\n"
-	"        try:\n"
-	"            os.write(fd, b'\\x1eMAI-END ' + h[2] + b'\\n')\n"
-	"        except BaseException:\n"
-	"            pass\n"
-	"h = sys.stdin.buffer.readline().split()\n"
-	"atexit.register(mai_end)\n"
-	"name = sys.stdin.buffer.read(int(h[0])).decode('utf-8', 'replace')\n"
-	"if int(h[1]):\n"
-	"    import json\n"
-	"    mai_install(json.loads(sys.stdin.buffer.read(int(h[1]))))\n"
-	"del mai_install, mai_end\n"
-	"src = sys.stdin.buffer.read()\n"
-	"sys.argv = [name]\n"
-	"linecache.cache[name] = (len(src), None, src.decode('utf-8', 'replace').splitlines(True), name)\n"
-	"g = {'__name__': '__main__', '__file__': name, '__builtins__': __builtins__}\n"
-	"try:\n"
-	"    exec(compile(src, name, 'exec'), g)\n"
-	"except SystemExit:\n"
-	"    raise\n"
-	"except BaseException as e:\n"
-	"    traceback.print_exception(type(e), e, e.__traceback__.tb_next)\n"
-	"    sys.stderr.flush()\n"
-	"    sys.exit(1)\n";
 
 const char *sandbox_trust_to_string(enum sandbox_trust t)
 {
@@ -531,51 +441,6 @@ static int take_warm(struct sandbox *sb, enum sandbox_trust trust,
 	return 0;
 }
 
-#define NONCE_BYTES 16
-
-/* A fresh nonce (hex) and the end marker the bootstrap writes with it. The
- * nonce keeps a script from ending its output with the marker by chance.
- * Without randomness the marker is empty and no run ends before Docker's
- * end of stream. */
-static void end_marker(char nonce[2 * NONCE_BYTES + 1], char marker[SANDBOX_MARKER_MAX + 1])
-{
-	uint8_t b[NONCE_BYTES];
-
-	if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b)) {
-		strcpy(nonce, "0");
-		marker[0] = '\0';
-		return;
-	}
-	for (size_t i = 0; i < sizeof(b); i++)
-		snprintf(nonce + 2 * i, 3, "%02x", b[i]);
-	snprintf(marker, SANDBOX_MARKER_MAX + 1, "\x1eMAI-END %s\n", nonce);
-}
-
-/* stdin of the bootstrap: "<length of name> <length of spec> <nonce>\n"
- * name spec code. */
-static uint8_t *job_input(const struct sandbox_job *job, const char *spec, const char *nonce,
-			  size_t *len)
-{
-	const char *name = job->file_name ? job->file_name : "script.py";
-	size_t nl = strlen(name), sl = spec ? strlen(spec) : 0;
-	char head[96];
-	int h = snprintf(head, sizeof(head), "%zu %zu %s\n", nl, sl, nonce);
-	uint8_t *buf = xmalloc((size_t)h + nl + sl + job->len + 1);
-	uint8_t *w = buf;
-
-	memcpy(w, head, (size_t)h);
-	w += h;
-	memcpy(w, name, nl);
-	w += nl;
-	if (sl)
-		memcpy(w, spec, sl);
-	w += sl;
-	if (job->len)
-		memcpy(w, job->code, job->len);
-	*len = (size_t)h + nl + sl + job->len;
-	return buf;
-}
-
 int sandbox_run(struct sandbox *sb, const struct sandbox_job *job, struct sandbox_result *out)
 {
 	static const struct sandbox_run_mode plain = { 0 };
@@ -605,7 +470,7 @@ int sandbox_run_internal(struct sandbox *sb, const struct sandbox_job *job,
 	enum sandbox_attach_end end;
 	enum docker_error de = DOCKER_OK;
 	struct sandbox_exit_watch watch = { .fd = -1 };
-	char nonce[2 * NONCE_BYTES + 1], marker[SANDBOX_MARKER_MAX + 1];
+	char nonce[SANDBOX_NONCE_LEN + 1], marker[SANDBOX_MARKER_MAX + 1];
 	_cleanup_free_ uint8_t *input = NULL;
 	size_t input_len;
 	char *err = NULL;
@@ -669,9 +534,9 @@ int sandbox_run_internal(struct sandbox *sb, const struct sandbox_job *job,
 	if (c.has_pidfd)
 		watch.fd = c.init_pidfd;
 	t0 = monoclock_ms();
-	end_marker(nonce, marker);
+	sandbox_end_marker(nonce, marker);
 	sandbox_demux_expect_marker(&demux, marker);
-	input = job_input(job, deps_spec, nonce, &input_len);
+	input = sandbox_job_input(job, deps_spec, nonce, &input_len);
 	sandbox_usage_start(&usage, sb->docker, c.id, sb->cgroup_version);
 	end = sandbox_attach_pump(c.stream, &demux, input, input_len, &watch, t0 + want.timeout_ms,
 				  true, &sb->cancelled, &io_error);

@@ -8,6 +8,7 @@
 
 #include "docker.h"
 #include "sandbox.h"
+#include "sandbox_attach.h"
 #include "sandbox_limits.h"
 #include "sandbox_quiet.h"
 
@@ -55,6 +56,18 @@ struct sandbox_container_spec {
 	bool network;             /* join the sandbox network (allowlist levels) */
 	int64_t deps_tmpfs_bytes; /* a tmpfs for dependencies; 0: none */
 };
+
+/* The container's program (sandbox_bootstrap.c): run as python3 -I -u -B
+ * -c; reads the job from stdin (sandbox_job_input) and writes the end
+ * marker when the interpreter exits (sandbox_attach.h). */
+extern const char sandbox_bootstrap[];
+#define SANDBOX_NONCE_LEN 32
+/* A fresh nonce (hex) and the end marker the bootstrap writes with it. */
+void sandbox_end_marker(char nonce[SANDBOX_NONCE_LEN + 1], char marker[SANDBOX_MARKER_MAX + 1]);
+/* The bootstrap's stdin for the job (caller frees; *len its length); spec
+ * the dependencies' JSON or NULL. */
+uint8_t *sandbox_job_input(const struct sandbox_job *job, const char *spec, const char *nonce,
+			   size_t *len);
 
 /* A created, attached and started container whose bootstrap waits for its
  * job on stdin. */
