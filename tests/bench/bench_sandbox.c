@@ -44,20 +44,23 @@ static struct sandbox *open_sandbox(unsigned pool, unsigned workers)
 	return sb;
 }
 
+/* 0 or 1: whether the run ended on the kernel's word (sandbox_attach.h);
+ * -1 on a failed run. */
 static int one_run(struct sandbox *sb)
 {
 	struct sandbox_job job = { .job_id = "bench", .file_name = "bench.py",
 				   .code = (const uint8_t *)trivial, .len = sizeof(trivial) - 1,
 				   .trust = SANDBOX_STANDARD };
 	struct sandbox_result r;
-	int ok;
+	int ok, by_kernel;
 
 	sandbox_run(sb, &job, &r);
 	ok = r.verdict == SANDBOX_VERDICT_EXITED && r.exit_code == 0 && strcmp(r.out.data, "ok\n") == 0;
 	if (!ok)
 		fprintf(stderr, "bench: run failed: %s\n", r.message ? r.message : "wrong output");
+	by_kernel = r.ended_by_kernel;
 	sandbox_result_clear(&r);
-	return ok ? 0 : -1;
+	return ok ? by_kernel : -1;
 }
 
 static int cmp64(const void *a, const void *b)
@@ -70,6 +73,7 @@ static int latency(bool warm, int n)
 {
 	struct sandbox *sb = open_sandbox(warm ? 1 : 0, 1);
 	int64_t *ms = calloc((size_t)n, sizeof(*ms));
+	int by_kernel = 0, e;
 
 	for (int i = 0; i < n; i++) {
 		int64_t t;
@@ -78,13 +82,14 @@ static int latency(bool warm, int n)
 		while (warm && sandbox_pool_ready(sb->pool, SANDBOX_STANDARD) == 0)
 			usleep(10000);
 		t = monoclock_ms();
-		if (one_run(sb) < 0)
+		if ((e = one_run(sb)) < 0)
 			return 1;
 		ms[i] = monoclock_ms() - t;
+		by_kernel += e;
 	}
 	qsort(ms, (size_t)n, sizeof(*ms), cmp64);
-	printf("%s_latency_ms p50 %lld p95 %lld\n", warm ? "warm" : "cold",
-	       (long long)ms[n / 2], (long long)ms[(n * 95 + 99) / 100 - 1]);
+	printf("%s_latency_ms p50 %lld p95 %lld kernel_end %d\n", warm ? "warm" : "cold",
+	       (long long)ms[n / 2], (long long)ms[(n * 95 + 99) / 100 - 1], by_kernel);
 	free(ms);
 	sandbox_free(sb);
 	return 0;

@@ -60,6 +60,7 @@ printf '\n%-28s %8s %8s %12s\n' "latency (trivial script)" "p50 ms" "p95 ms" "p5
 printf '%-28s %8s %8s %11s%%\n' "warm pool" "$wp50" "$wp95" "$(awk -v a="$wp50" -v b="$bp50" 'BEGIN { printf "%.1f", 100 * a / b }')"
 printf '%-28s %8s %8s %11s%%\n' "cold path" "$cp50" "$cp95" "$(awk -v a="$cp50" -v b="$bp50" 'BEGIN { printf "%.1f", 100 * a / b }')"
 printf '%-28s %8s %8s %12s\n' "docker run --rm (baseline)" "$bp50" "$bp95" "100%"
+echo "runs that ended on the kernel's word (pidfd, Linux 6.15+): warm $(field "$warm" kernel_end)/$n_lat, cold $(field "$cold" kernel_end)/$n_lat"
 printf '\n%-28s %10s\n' "throughput ($n_thr runs)" "runs/s"
 printf '%-28s %10s\n' "sandbox_run, $workers workers" "$trate"
 printf '%-28s %10s\n' "bare API churn, $workers workers" "$crate"
