@@ -363,15 +363,21 @@ int sandbox_container_prepare(struct sandbox *sb, enum sandbox_trust trust,
 }
 
 /* Takes a pidfd for the container's init, so that its end is known without
- * Docker. Without one the run waits for Docker's end of stream. */
+ * Docker. The init is found in the container's cgroup, or else asked of
+ * Docker. Without a pidfd the run waits for Docker's end of stream. */
 static void watch_init(struct sandbox *sb, struct sandbox_container *c)
 {
+	_cleanup_free_ char *dir = sandbox_cgroup_dir(sb->cgroup_version, "pids", c->id);
 	struct docker_container_state st = { 0 };
 	char *err = NULL;
+	pid_t pid = dir ? pidfd_exit_cgroup_init(dir) : -ENOENT;
 	int fd = -ESRCH;
 
-	if (docker_container_inspect(sb->docker, c->id, &st, &err) == DOCKER_OK && st.running)
-		fd = pidfd_exit_open(st.pid, c->id);
+	if (pid < 0 && docker_container_inspect(sb->docker, c->id, &st, &err) == DOCKER_OK &&
+	    st.running)
+		pid = st.pid;
+	if (pid > 0)
+		fd = pidfd_exit_open(pid, c->id);
 	if (fd >= 0) {
 		c->init_pidfd = fd;
 		c->has_pidfd = true;

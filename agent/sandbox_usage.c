@@ -16,9 +16,7 @@ static bool is_dir(const char *p)
 	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* The container's cgroup directory for one controller, or NULL: the
- * cgroupfs driver's layout first, then systemd's. */
-static char *find_dir(int version, const char *controller, const char *id)
+char *sandbox_cgroup_dir(int version, const char *controller, const char *id)
 {
 	char *candidates[2];
 
@@ -141,10 +139,12 @@ static void *sampler(void *arg)
 			break;
 		/* The cgroup appears at start; look again until it does. */
 		if (!u->from_cgroup_files) {
-			u->memory_dir = find_dir(u->cgroup_version, "memory", u->id);
+			u->memory_dir = sandbox_cgroup_dir(u->cgroup_version, "memory", u->id);
 			if (u->memory_dir) {
-				u->cpu_dir = find_dir(u->cgroup_version, "cpuacct", u->id);
-				u->pids_dir = find_dir(u->cgroup_version, "pids", u->id);
+				u->cpu_dir = sandbox_cgroup_dir(u->cgroup_version, "cpuacct",
+								u->id);
+				u->pids_dir = sandbox_cgroup_dir(u->cgroup_version, "pids",
+								 u->id);
 				u->from_cgroup_files = true;
 			}
 		}
