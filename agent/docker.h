@@ -99,6 +99,9 @@ struct docker_create_params {
 
 /* The network option that names a bridge network's interface on the host. */
 #define DOCKER_BRIDGE_NAME_OPTION "com.docker.network.bridge.name"
+/* The bridge network option that, "false", keeps its containers from
+ * reaching one another (inter-container communication). */
+#define DOCKER_BRIDGE_ICC_OPTION "com.docker.network.bridge.enable_icc"
 
 /* Where a job's dependencies are installed (see deps_tmpfs_bytes). */
 #define DOCKER_DEPS_DIR "/mai-deps"
@@ -111,6 +114,7 @@ struct docker_network {
 	bool internal;
 	char *subnet, *gateway;
 	char *bridge;
+	bool icc;     /* its containers reach one another (enable_icc not "false") */
 };
 
 enum docker_error docker_ping(struct docker *d, char **err);

@@ -224,10 +224,10 @@ char *docker_codec_update_body(int64_t memory_bytes, int64_t nano_cpus, int64_t 
 char *docker_codec_network_create_body(const char *name, const char *bridge,
 				       const struct docker_label *labels, size_t n_labels)
 {
-	json_t *j = json_pack("{s:s, s:s, s:b, s:b, s:b, s:o, s:{s:s}}", "Name", name, "Driver",
-			      "bridge", "Internal", 1, "CheckDuplicate", 1, "Attachable", 0,
-			      "Labels", labels_to_json(labels, n_labels), "Options",
-			      DOCKER_BRIDGE_NAME_OPTION, bridge);
+	json_t *j = json_pack("{s:s, s:s, s:b, s:b, s:b, s:o, s:{s:s, s:s}}", "Name", name,
+			      "Driver", "bridge", "Internal", 1, "CheckDuplicate", 1, "Attachable",
+			      0, "Labels", labels_to_json(labels, n_labels), "Options",
+			      DOCKER_BRIDGE_NAME_OPTION, bridge, DOCKER_BRIDGE_ICC_OPTION, "false");
 	char *s = j ? json_dumps(j, JSON_COMPACT) : NULL;
 
 	json_decref(j);
@@ -328,10 +328,15 @@ enum docker_error docker_codec_parse_network(const char *body, size_t len,
 	opts = r ? NULL : json_object_get(j, "Options");
 	if (r == 0 && opts && !json_is_null(opts) && !json_is_object(opts))
 		r = shape_fail(err, w, "Options", "is not an object");
-	if (r == 0 && json_is_object(opts))
+	out->icc = true;
+	if (r == 0 && json_is_object(opts)) {
+		_cleanup_free_ char *icc = NULL;
 		r = get_string(opts, DOCKER_BRIDGE_NAME_OPTION, false, &out->bridge, w, err);
-	else if (r == 0)
+		r = r ?: get_string(opts, DOCKER_BRIDGE_ICC_OPTION, false, &icc, w, err);
+		out->icc = r != 0 || strcmp(icc, "false") != 0;
+	} else if (r == 0) {
 		out->bridge = xstrdup("");
+	}
 	json_decref(j);
 	if (r < 0) {
 		docker_network_clear(out);

@@ -75,6 +75,13 @@ static int create_network(struct sandbox *sb, struct docker_network *net, char *
 				 sb->net_name, net->bridge, bridge);
 		return -EIO;
 	}
+	if (net->icc) {
+		*err = xasprintf("Docker created the network %s with its containers reaching one "
+				 "another (%s is not false): one job could talk to another (set "
+				 "network: none in config/sandbox.yaml to run without the allowlist "
+				 "mode)", sb->net_name, DOCKER_BRIDGE_ICC_OPTION);
+		return -EIO;
+	}
 	if (!net->internal || !*net->gateway || !*net->subnet) {
 		*err = xasprintf("Docker created the network %s without %s; the allowlist mode "
 				 "needs an internal network with a gateway address (set network: "

@@ -12,6 +12,8 @@
 #    to the gateway of an ordinary (not internal) Docker network and to a
 #    container on it, the last two reachable from that container (a control
 #    the test starts); the proxy port on the gateway is reachable;
+#  - a job does not reach another container on the sandbox network (a
+#    neighbour the test starts there, which the host reaches);
 #  - the agent's packet filter (iptables rules tagged with the network's
 #    name) exists while it runs, is left by a crash, replaced (not doubled)
 #    at the next start and removed at stop;
@@ -32,6 +34,7 @@ HTTP_PID=
 LISTEN_PID=
 CONTROL=
 CONTROL_NET=
+NEIGHBOUR=
 # The allowlist mode creates a network and starts a proxy before it writes
 # its status.
 AGENT_START_WAIT=30
@@ -41,8 +44,9 @@ on_exit() {
 		kill "$p" 2>/dev/null
 		wait "$p" 2>/dev/null
 	done
-	[ -z "$CONTROL" ] || curl -s -X DELETE --unix-socket "$SOCK" \
-		"http://localhost/containers/$CONTROL?force=1" > /dev/null
+	for c in $CONTROL $NEIGHBOUR; do
+		curl -s -X DELETE --unix-socket "$SOCK" "http://localhost/containers/$c?force=1" > /dev/null
+	done
 	[ -z "$CONTROL_NET" ] || curl -s -X DELETE --unix-socket "$SOCK" \
 		"http://localhost/networks/$CONTROL_NET" > /dev/null
 	# A safety net only: the proxy of the agent killed below outlives it
@@ -207,6 +211,30 @@ print(json.load(sys.stdin)["NetworkSettings"]["Networks"][sys.argv[1]]["IPAddres
 		"$CONTROL_IP" 2>/dev/null || fail "the control container's listener at $CONTROL_IP:8000 does not answer"
 fi
 
+# A neighbour on the sandbox network itself, listening; the host reaches it,
+# a job must not (inter-container traffic is off on that network).
+cat > "$T/neighbour.json" <<JSON
+{"Image": "mai-sandbox:latest", "Labels": {"mai.test": "network $T"},
+ "Cmd": ["python3", "-c", "import socket\ns = socket.socket()\ns.bind(('0.0.0.0', 8000))\ns.listen(16)\nwhile True:\n    s.accept()[0].close()\n"],
+ "HostConfig": {"NetworkMode": "$NET"}}
+JSON
+NEIGHBOUR=$(api_post /containers/create "$T/neighbour.json" |
+	python3 -c 'import json,sys; print(json.load(sys.stdin)["Id"])')
+NEIGHBOUR_IP=
+if [ -z "$NEIGHBOUR" ] || ! api_post "/containers/$NEIGHBOUR/start" > /dev/null; then
+	fail "the neighbour container on $NET could not be created or started"
+else
+	NEIGHBOUR_IP=$(api "/containers/$NEIGHBOUR/json" | python3 -c 'import json,sys
+print(json.load(sys.stdin)["NetworkSettings"]["Networks"][sys.argv[1]]["IPAddress"])' "$NET")
+	i=0
+	until python3 -c 'import socket,sys; socket.create_connection((sys.argv[1], 8000), timeout=1)' \
+		"$NEIGHBOUR_IP" 2>/dev/null || [ $i -ge 100 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	[ $i -lt 100 ] || fail "the neighbour's listener at $NEIGHBOUR_IP:8000 does not answer the host (the check below would prove nothing)"
+fi
+
 # wait_final FILE: until the result has a final state (up to 120 s).
 wait_final() {
 	i=0
@@ -265,6 +293,7 @@ for name, host, port in (("loopback", "127.0.0.1", $INDEX_PORT),
                          ("gateway", "$GW", $HOST_PORT),
                          ("other gateway", "$OTHER_GW", $HOST_PORT),
                          ("control container", "$CONTROL_IP", 8000),
+                         ("neighbour", "$NEIGHBOUR_IP", 8000),
                          ("proxy port", "$GW", $PROXY_PORT)):
     try:
         socket.create_connection((host, port), timeout=3).close()
@@ -288,6 +317,8 @@ if wait_field "$R" state completed 120; then
 		fail "probe.py: a host service on $CONTROL_NET's gateway $OTHER_GW:$HOST_PORT answered directly: $out"
 	echo "$out" | grep -q "direct control container: failed" ||
 		fail "probe.py: a container on $CONTROL_NET ($CONTROL_IP:8000) answered directly: $out"
+	echo "$out" | grep -q "direct neighbour: failed" ||
+		fail "probe.py: a container on the sandbox network ($NEIGHBOUR_IP:8000) answered: $out"
 	echo "$out" | grep -q "direct proxy port: connected" ||
 		fail "probe.py: the proxy port $GW:$PROXY_PORT was not reachable: $out"
 	[ "$(grep -c accepted "$T/listener.log")" = 1 ] ||
@@ -295,6 +326,9 @@ if wait_field "$R" state completed 120; then
 	echo "$out" | grep -q "proxy: http://.*:$PROXY_PORT" || fail "probe.py: HTTP_PROXY is not the agent's proxy: $out"
 fi
 grep -qi "filtered" "$T/state/proxy/tinyproxy.log" || fail "the proxy's log does not report the refused host"
+# The neighbour goes before the agent stops: the network cannot go with it.
+curl -s -X DELETE --unix-socket "$SOCK" "http://localhost/containers/$NEIGHBOUR?force=1" > /dev/null
+NEIGHBOUR=
 
 # --- a dependency from an unlisted host fails the run, and says so ---
 drop deps_refused.py <<PY

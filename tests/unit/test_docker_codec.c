@@ -281,6 +281,9 @@ static void test_network_and_network_create_body(void **state)
 		"\"Internal\":true,\"IPAM\":{\"Driver\":\"default\",\"Config\":[{\"Subnet\":"
 		"\"172.21.0.0/16\",\"Gateway\":\"172.21.0.1\"}]},\"Labels\":{\"mai.agent\":\"1\"},"
 		"\"Options\":{\"com.docker.network.bridge.name\":\"mai-0123456789a\"}}";
+	static const char no_icc_reply[] =
+		"{\"Name\":\"n\",\"Id\":\"f\",\"Options\":{\"" DOCKER_BRIDGE_ICC_OPTION
+		"\":\"false\"}}";
 	static const char bad_ipam[] = "{\"Name\":\"n\",\"Id\":\"f\",\"IPAM\":{\"Config\":{}}}";
 	const struct docker_label labels[] = { { "mai.agent", "1" } };
 	const char *cmd[] = { "python3", NULL };
@@ -295,6 +298,11 @@ static void test_network_and_network_create_body(void **state)
 	assert_string_equal(n.gateway, "172.21.0.1");
 	assert_string_equal(n.subnet, "172.21.0.0/16");
 	assert_string_equal(n.bridge, "mai-0123456789a");
+	assert_true(n.icc); /* Docker's default */
+	docker_network_clear(&n);
+	assert_int_equal(docker_codec_parse_network(no_icc_reply, LEN(no_icc_reply), &n, &err),
+			 DOCKER_OK);
+	assert_false(n.icc);
 	docker_network_clear(&n);
 	assert_int_equal(docker_codec_parse_network(bad_ipam, LEN(bad_ipam), &n, &err),
 			 DOCKER_ERR_PROTOCOL);
@@ -307,6 +315,9 @@ static void test_network_and_network_create_body(void **state)
 							      "com.docker.network.bridge.name")),
 			    "mai-x");
 	assert_true(json_is_true(json_object_get(j, "Internal")));
+	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "Options"),
+							      DOCKER_BRIDGE_ICC_OPTION)),
+			    "false");
 	assert_string_equal(json_string_value(json_object_get(j, "Driver")), "bridge");
 	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "Labels"),
 							      "mai.agent")), "1");
