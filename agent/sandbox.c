@@ -2,7 +2,6 @@
 
 #include <signal.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "docker.h"
 #include "log.h"
@@ -154,11 +153,7 @@ int sandbox_new(const struct sandbox_options *opts, struct sandbox **out, char *
 		goto fail;
 	sb->docker_version = xstrdup(v.version);
 	sb->cgroup_version = info.cgroup_version;
-	sb->exit_by_pidfd = pidfd_exit_supported();
-	if (!sb->exit_by_pidfd)
-		log_info("this kernel cannot report a container's exit through a pidfd (Linux "
-			 "6.15 and later can): each result waits for Docker's exit path, some "
-			 "20 ms more per run");
+	sandbox_exit_start(sb, opts->exit_source);
 	for (int t = 0; t < SANDBOX_TRUST_COUNT; t++) {
 		if (!docker_info_has_runtime(&info, sb->runtime[t])) {
 			*err = xasprintf("the runtime '%s' of trust level %s is not known to Docker "
@@ -206,6 +201,7 @@ void sandbox_free(struct sandbox *sb)
 	sandbox_pool_stop(sb->pool);
 	/* Drains the removals still queued; those that fail become orphans. */
 	sandbox_reaper_stop(sb->reaper);
+	sandbox_exit_stop(sb);
 	remove_orphans(sb);
 	for (size_t i = 0; i < sb->n_orphans; i++) {
 		/* Found by label at the next start (remove_leftovers). */
@@ -313,8 +309,6 @@ static int64_t host_pids_limit(const struct sandbox *sb, enum sandbox_trust trus
 	return sandbox_is_gvisor(sb, trust) ? pids + RUNSC_PIDS_ALLOWANCE : pids;
 }
 
-static void watch_init(struct sandbox *sb, struct sandbox_container *c);
-
 int sandbox_container_prepare(struct sandbox *sb, enum sandbox_trust trust,
 			      const struct sandbox_limits *limits, const char *job_label,
 			      const struct sandbox_container_spec *spec,
@@ -356,37 +350,8 @@ int sandbox_container_prepare(struct sandbox *sb, enum sandbox_trust trust,
 		sandbox_container_discard(sb, out);
 		return -EIO;
 	}
-	/* gVisor's init is the Sentry's task, not a host process. */
-	if (sb->exit_by_pidfd && !sandbox_is_gvisor(sb, trust))
-		watch_init(sb, out);
+	sandbox_exit_watch(sb, trust, out);
 	return 0;
-}
-
-/* Takes a pidfd for the container's init, so that its end is known without
- * Docker. The init is found in the container's cgroup, or else asked of
- * Docker. Without a pidfd the run waits for Docker's end of stream. */
-static void watch_init(struct sandbox *sb, struct sandbox_container *c)
-{
-	_cleanup_free_ char *dir = sandbox_cgroup_dir(sb->cgroup_version, "pids", c->id);
-	struct docker_container_state st = { 0 };
-	char *err = NULL;
-	pid_t pid = dir ? pidfd_exit_cgroup_init(dir) : -ENOENT;
-	int fd = -ESRCH;
-
-	if (pid < 0 && docker_container_inspect(sb->docker, c->id, &st, &err) == DOCKER_OK &&
-	    st.running)
-		pid = st.pid;
-	if (pid > 0)
-		fd = pidfd_exit_open(pid, c->id);
-	if (fd >= 0) {
-		c->init_pidfd = fd;
-		c->has_pidfd = true;
-	} else {
-		log_debug("no pidfd for the init of container %.12s (%s): its result waits for "
-			  "Docker", c->id, err ? err : strerror(-fd));
-	}
-	free(err);
-	docker_container_state_clear(&st);
 }
 
 void sandbox_container_discard(struct sandbox *sb, struct sandbox_container *c)
@@ -395,8 +360,7 @@ void sandbox_container_discard(struct sandbox *sb, struct sandbox_container *c)
 
 	if (c->stream)
 		docker_stream_close(c->stream);
-	if (c->has_pidfd)
-		close(c->init_pidfd);
+	sandbox_exit_unwatch(sb, c);
 	if (c->id && docker_container_remove(sb->docker, c->id, &err)) {
 		log_warnx("removing container %.12s failed: %s; trying again before the next run",
 			  c->id, err);
@@ -537,8 +501,7 @@ int sandbox_run_internal(struct sandbox *sb, const struct sandbox_job *job,
 	out->limits = c.limits;
 	out->limits.timeout_ms = want.timeout_ms;
 	out->container_id = xstrdup(c.id);
-	if (c.has_pidfd)
-		watch.fd = c.init_pidfd;
+	sandbox_exit_pump_watch(&c, &watch);
 	t0 = monoclock_ms();
 	sandbox_end_marker(nonce, marker);
 	sandbox_demux_expect_marker(&demux, marker);
@@ -548,7 +511,7 @@ int sandbox_run_internal(struct sandbox *sb, const struct sandbox_job *job,
 				  true, &sb->cancelled, &io_error);
 	/* The kernel says the init has ended and all output is in. Its OOM and
 	 * pids counters are read before Docker removes the cgroup; if it is
-	 * already gone, Docker says how the run ended, as without a pidfd. */
+	 * already gone, Docker says how the run ended, as without the kernel. */
 	if (end == SANDBOX_ATTACH_EXITED) {
 		if (sandbox_usage_stop(&usage)) {
 			code = pidfd_exit_code(watch.status);

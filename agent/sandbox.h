@@ -68,6 +68,18 @@ struct sandbox_network_options {
 	const char *proxy_program;        /* NULL: "tinyproxy" */
 };
 
+/* How the end of a run is learnt without waiting for Docker to tear the
+ * container down (sandbox_attach.h). AUTO: the kernel's pidfds where they
+ * report exit statuses (Linux 6.15+), else its process events connector
+ * (needs root in the host's namespaces), else Docker. The others force one
+ * way (tests, benchmarks). */
+enum sandbox_exit_source {
+	SANDBOX_EXIT_AUTO,
+	SANDBOX_EXIT_PIDFD,
+	SANDBOX_EXIT_NETLINK,
+	SANDBOX_EXIT_DOCKER,
+};
+
 struct sandbox_options {
 	const char *socket_path;  /* NULL: the default Docker socket */
 	const char *image;        /* NULL: "mai-sandbox:latest" */
@@ -79,6 +91,7 @@ struct sandbox_options {
 	unsigned workers;         /* concurrent runs sharing the machine; 0: 1 */
 	unsigned pool_size;       /* warm containers per trust level; 0: none */
 	bool self_test;           /* run the confinement probes in sandbox_new */
+	enum sandbox_exit_source exit_source;
 	struct sandbox_trust_options trust[SANDBOX_TRUST_COUNT];
 	struct sandbox_network_options network;
 };

@@ -6,7 +6,6 @@
 
 #include "macro.h"
 #include "monoclock.h"
-#include "pidfd_exit.h"
 
 /* How long an init that has ended may stay unreaped before the watch gives
  * up and the pump waits for Docker's end of stream instead. */
@@ -164,12 +163,12 @@ static bool watching(const struct sandbox_exit_watch *w)
 	return w && w->fd >= 0 && !w->known;
 }
 
-/* The init's pidfd was readable (or it ended unreaped before): asks the
- * kernel for its status; gives the watch up when the kernel cannot say. */
+/* The watch's fd was readable (or the init ended unreaped before): asks
+ * the kernel for its status; gives the watch up when it cannot say. */
 static void watch_check(struct sandbox_exit_watch *w)
 {
 	int64_t now = monoclock_ms();
-	int r = pidfd_exit_status(w->fd, &w->status);
+	int r = w->get_status(w->ctx, &w->status);
 
 	if (r == 0) {
 		w->known = true;

@@ -7,8 +7,8 @@
  * Ending without Docker. Docker closes the stream some 20 ms after a
  * container's last process has gone (it first tears the task down). The pump
  * can end sooner when two things hold: the kernel has reported the exit of
- * the container's init through a pidfd (pidfd_exit.h), which nothing inside
- * can forge, and each stream ends with the bootstrap's end marker, so no
+ * the container's init (through a pidfd, pidfd_exit.h, or its process
+ * events, procexit.h), which nothing inside can forge, and each stream ends with the bootstrap's end marker, so no
  * output is still on its way. A marker the script writes itself can at most
  * end its own output early, as exiting would; the exit status stays the
  * kernel's. Without either, the pump waits for Docker's end of stream. */
@@ -69,9 +69,13 @@ enum sandbox_attach_end {
 	SANDBOX_ATTACH_EXITED,       /* the init exited and both streams ended with the marker */
 };
 
-/* The container's init, watched through a pidfd. */
+/* The container's init, watched through the kernel (sandbox_exit.c). */
 struct sandbox_exit_watch {
-	int fd;                /* the pidfd; -1: none (then the pump never says EXITED) */
+	int fd;                /* readable once it may have ended; -1: none (never EXITED) */
+	/* Its wait status: 0 once known, -EAGAIN not yet, another -errno
+	 * never (then the pump waits for Docker's end of stream). */
+	int (*get_status)(void *ctx, int *status);
+	void *ctx;
 	bool known;            /* status is in */
 	int status;            /* the init's wait status */
 	int64_t pending_since; /* ended but not yet reaped, since (ms); 0: not seen */

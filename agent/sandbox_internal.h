@@ -44,9 +44,10 @@ struct sandbox {
 	char *pip_image, *pip_image_id; /* pip_image_id NULL: the image is missing */
 	char *index_url;
 	int64_t install_timeout_ms, install_size;
-	/* The kernel reports a container's exit through a pidfd (pidfd_exit.h):
-	 * results need not wait for Docker's exit path. */
-	bool exit_by_pidfd;
+	/* How a container's end is learnt (sandbox_exit.c): PIDFD, NETLINK
+	 * (through procexit) or DOCKER, never AUTO. */
+	enum sandbox_exit_source exit_source;
+	struct procexit *procexit;
 };
 
 /* What a container is created with beyond its limits. */
@@ -75,9 +76,25 @@ struct sandbox_container {
 	char *id;
 	struct docker_stream *stream;
 	struct sandbox_limits limits; /* as created */
-	int init_pidfd;               /* its init's pidfd (pidfd_exit.h), when has_pidfd */
+	/* Its init, watched (sandbox_exit.c): a pidfd when has_pidfd, or a
+	 * watch of the process events; neither: the run waits for Docker. */
+	int init_pidfd;
 	bool has_pidfd;
+	struct procexit_watch *init_watch;
 };
+
+/* The end of a run from the kernel (sandbox_exit.c). start picks the way
+ * (opts: AUTO or forced; a forced way that is not available falls back to
+ * Docker, logged) and stop ends it, after every container is gone. */
+void sandbox_exit_start(struct sandbox *sb, enum sandbox_exit_source want);
+void sandbox_exit_stop(struct sandbox *sb);
+/* Watches the init of a started container, if the way allows (not under
+ * gVisor, whose init is no host process); unwatch undoes it. */
+void sandbox_exit_watch(struct sandbox *sb, enum sandbox_trust trust,
+			struct sandbox_container *c);
+void sandbox_exit_unwatch(struct sandbox *sb, struct sandbox_container *c);
+/* The pump's watch of c's init (fd -1 when none). */
+void sandbox_exit_pump_watch(struct sandbox_container *c, struct sandbox_exit_watch *w);
 
 /* Whether the trust level runs under gVisor (runtime runsc): its jobs
  * meet gVisor's kernel, and gVisor's own threads share their pids cgroup. */

@@ -1,5 +1,7 @@
 /* Sandbox benchmark (not part of the test suite; run through run.sh):
  *   bench_sandbox latency warm|cold N    p50/p95 of a trivial script
+ *       (MAI_BENCH_END=events|docker forces how the end of a run is learnt,
+ *       as on kernels before 6.15, or with neither of the kernel's ways)
  *   bench_sandbox throughput N WORKERS   runs/s through sandbox_run (pooled)
  *   bench_sandbox churn N WORKERS        runs/s of a bare create/start/wait/
  *                                        remove loop: the engine's churn limit
@@ -37,6 +39,11 @@ static struct sandbox *open_sandbox(unsigned pool, unsigned workers)
 	o.instance_id = inst;
 	o.pool_size = pool;
 	o.workers = workers;
+	const char *end = getenv("MAI_BENCH_END");
+	if (end && strcmp(end, "events") == 0)
+		o.exit_source = SANDBOX_EXIT_NETLINK;
+	else if (end && strcmp(end, "docker") == 0)
+		o.exit_source = SANDBOX_EXIT_DOCKER;
 	if (sandbox_new(&o, &sb, &err) < 0) {
 		fprintf(stderr, "bench: %s\n", err);
 		exit(1);

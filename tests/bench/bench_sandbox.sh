@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Sandbox benchmark, side by side in one run (issue #4 point 9):
 #  - latency p50/p95 of a trivial script: warm pool, cold path, and the
-#    baseline `docker run --rm` with the same hardening;
+#    baseline `docker run --rm` with the same hardening; then the warm pool
+#    again with the end of a run learnt from the kernel's process events (as
+#    on kernels before 6.15) and from Docker alone, for comparison;
 #  - throughput of N trivial runs with W workers through sandbox_run against
 #    a bare Engine API create/start/wait/remove loop (the churn limit).
 # Targets: warm p50 <= 60 ms and <= 15% of docker run; throughput >= 90% of
@@ -45,6 +47,8 @@ docker_run_latency() {
 
 echo "bench: $n_lat latency runs each, $n_thr throughput runs, $workers workers, image $image"
 warm=$("$bench" latency warm "$n_lat")
+warm_events=$(MAI_BENCH_END=events "$bench" latency warm "$n_lat")
+warm_docker=$(MAI_BENCH_END=docker "$bench" latency warm "$n_lat")
 cold=$("$bench" latency cold "$n_lat")
 base=$(docker_run_latency)
 thr=$("$bench" throughput "$n_thr" "$workers")
@@ -53,14 +57,20 @@ churn=$("$bench" churn "$n_thr" "$workers")
 field() { echo "$1" | awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'; }
 wp50=$(field "$warm" p50); wp95=$(field "$warm" p95)
 cp50=$(field "$cold" p50); cp95=$(field "$cold" p95)
+ep50=$(field "$warm_events" p50); ep95=$(field "$warm_events" p95)
+dp50=$(field "$warm_docker" p50); dp95=$(field "$warm_docker" p95)
 bp50=$(field "$base" p50); bp95=$(field "$base" p95)
 trate=$(echo "$thr" | awk '{ print $2 }'); crate=$(echo "$churn" | awk '{ print $2 }')
 
 printf '\n%-28s %8s %8s %12s\n' "latency (trivial script)" "p50 ms" "p95 ms" "p50 vs base"
 printf '%-28s %8s %8s %11s%%\n' "warm pool" "$wp50" "$wp95" "$(awk -v a="$wp50" -v b="$bp50" 'BEGIN { printf "%.1f", 100 * a / b }')"
 printf '%-28s %8s %8s %11s%%\n' "cold path" "$cp50" "$cp95" "$(awk -v a="$cp50" -v b="$bp50" 'BEGIN { printf "%.1f", 100 * a / b }')"
+printf '%-28s %8s %8s %11s%%\n' "warm, end from proc events" "$ep50" "$ep95" "$(awk -v a="$ep50" -v b="$bp50" 'BEGIN { printf "%.1f", 100 * a / b }')"
+printf '%-28s %8s %8s %11s%%\n' "warm, end from Docker only" "$dp50" "$dp95" "$(awk -v a="$dp50" -v b="$bp50" 'BEGIN { printf "%.1f", 100 * a / b }')"
 printf '%-28s %8s %8s %12s\n' "docker run --rm (baseline)" "$bp50" "$bp95" "100%"
-echo "runs that ended on the kernel's word (pidfd, Linux 6.15+): warm $(field "$warm" kernel_end)/$n_lat, cold $(field "$cold" kernel_end)/$n_lat"
+echo "runs that ended on the kernel's word: warm $(field "$warm" kernel_end)/$n_lat, cold $(field "$cold" kernel_end)/$n_lat, proc events $(field "$warm_events" kernel_end)/$n_lat"
+echo "(the first two rows learn a run's end the way this kernel allows: pidfd on Linux 6.15+,"
+echo " process events before; the last two force one way, for comparison)"
 printf '\n%-28s %10s\n' "throughput ($n_thr runs)" "runs/s"
 printf '%-28s %10s\n' "sandbox_run, $workers workers" "$trate"
 printf '%-28s %10s\n' "bare API churn, $workers workers" "$crate"

@@ -496,6 +496,67 @@ static void test_end_keeps_cgroup_verdicts(void **state)
 	sandbox_result_clear(&r);
 }
 
+static void wait_pool_ready(struct sandbox *p, enum sandbox_trust t, unsigned n);
+
+/* The same runs with each way of learning the end forced: the kernel's
+ * process events (what kernels before 6.15 use) and Docker alone. */
+static void end_ways(enum sandbox_exit_source source, bool by_kernel)
+{
+	static const struct {
+		const char *name, *code, *out;
+		int exit_code, signal;
+		bool marker;
+	} cases[] = {
+		{ "hello.py", "print('hello')\n", "hello\n", 0, 0, true },
+		{ "seven.py", "import sys\nprint('x')\nsys.exit(7)\n", "x\n", 7, 0, true },
+		{ "osexit.py", "import os\nprint('y', flush=True)\nos._exit(5)\n", "y\n", 5, 0, false },
+		{ "segv.py", "import os, signal\nprint('z', flush=True)\n"
+			     "os.kill(os.getpid(), signal.SIGSEGV)\n", "z\n", 139, 11, false },
+	};
+	struct sandbox_options o;
+	struct sandbox *s2 = NULL;
+	char *err = NULL;
+
+	sandbox_wait_removed(sb);
+	test_options(&o);
+	o.exit_source = source;
+	o.pool_size = 1;
+	if (sandbox_new(&o, &s2, &err) < 0)
+		fail_msg("%s", err);
+	assert_int_equal(s2->exit_source, source);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct sandbox_job job = {
+			.job_id = cases[i].name, .file_name = cases[i].name,
+			.code = (const uint8_t *)cases[i].code, .len = strlen(cases[i].code),
+			.trust = SANDBOX_STANDARD,
+		};
+		struct sandbox_result r;
+		/* Half the runs take a warm container, half a cold one. */
+		if (i % 2 == 0)
+			wait_pool_ready(s2, SANDBOX_STANDARD, 1);
+		sandbox_run(s2, &job, &r);
+		assert_string_equal(sandbox_verdict_to_string(r.verdict), "exited");
+		assert_int_equal(r.exit_code, cases[i].exit_code);
+		assert_int_equal(r.signal, cases[i].signal);
+		expect_output(&r, cases[i].out, "");
+		if (r.ended_by_kernel != (by_kernel && cases[i].marker))
+			fail_msg("%s: ended_by_kernel %d", cases[i].name, r.ended_by_kernel);
+		sandbox_result_clear(&r);
+	}
+	sandbox_free(s2);
+	assert_int_equal(docker_env_count_ours(docker), 0);
+}
+
+static void test_end_by_process_events(void **state)
+{
+	end_ways(SANDBOX_EXIT_NETLINK, true);
+}
+
+static void test_end_by_docker_alone(void **state)
+{
+	end_ways(SANDBOX_EXIT_DOCKER, false);
+}
+
 /* ---- lifetime, self-test, runtime ---- */
 
 static void test_no_container_left(void **state)
@@ -749,6 +810,8 @@ int main(void)
 		cmocka_unit_test(test_end_marker_forged),
 		cmocka_unit_test(test_end_output_at_the_cap),
 		cmocka_unit_test(test_end_keeps_cgroup_verdicts),
+		cmocka_unit_test(test_end_by_process_events),
+		cmocka_unit_test(test_end_by_docker_alone),
 		cmocka_unit_test(test_no_container_left),
 		cmocka_unit_test(test_leftovers_removed_at_start),
 		cmocka_unit_test(test_self_test_passes),
