@@ -187,19 +187,30 @@ LISTEN_PID=$!
 i=0
 until grep -q listening "$T/listener.log" 2>/dev/null || [ $i -ge 100 ]; do sleep 0.05; i=$((i + 1)); done
 grep -q listening "$T/listener.log" || fail "the host service did not start: $(cat "$T/listener.log")"
-cat > "$T/control.json" <<JSON
+# listener_container NETWORK PRELUDE: a container on NETWORK that runs the
+# python PRELUDE (with socket imported), then accepts connections on port
+# 8000. Sets CID (empty when it could not be created) and CIP (its address;
+# empty when it did not start).
+listener_container() {
+	CID=
+	CIP=
+	cat > "$T/container.json" <<JSON
 {"Image": "mai-sandbox:latest", "Labels": {"mai.test": "network $T"},
- "Cmd": ["python3", "-c", "import socket\ntry:\n    print('control:', socket.create_connection(('$OTHER_GW', $HOST_PORT), timeout=5).recv(64), flush=True)\nexcept OSError as e:\n    print('control: failed', e, flush=True)\ns = socket.socket()\ns.bind(('0.0.0.0', 8000))\ns.listen(16)\nwhile True:\n    s.accept()[0].close()\n"],
- "HostConfig": {"NetworkMode": "$CONTROL_NET"}}
+ "Cmd": ["python3", "-c", "import socket\n$2s = socket.socket()\ns.bind(('0.0.0.0', 8000))\ns.listen(16)\nwhile True:\n    s.accept()[0].close()\n"],
+ "HostConfig": {"NetworkMode": "$1"}}
 JSON
-CONTROL=$(api_post /containers/create "$T/control.json" |
-	python3 -c 'import json,sys; print(json.load(sys.stdin)["Id"])')
-CONTROL_IP=
-if [ -z "$CONTROL" ] || ! api_post "/containers/$CONTROL/start" > /dev/null; then
+	CID=$(api_post /containers/create "$T/container.json" |
+		python3 -c 'import json,sys; print(json.load(sys.stdin)["Id"])')
+	[ -n "$CID" ] && api_post "/containers/$CID/start" > /dev/null || return 0
+	CIP=$(api "/containers/$CID/json" | python3 -c 'import json,sys
+print(json.load(sys.stdin)["NetworkSettings"]["Networks"][sys.argv[1]]["IPAddress"])' "$1")
+}
+listener_container "$CONTROL_NET" "try:\n    print('control:', socket.create_connection(('$OTHER_GW', $HOST_PORT), timeout=5).recv(64), flush=True)\nexcept OSError as e:\n    print('control: failed', e, flush=True)\n"
+CONTROL=$CID
+CONTROL_IP=$CIP
+if [ -z "$CONTROL_IP" ]; then
 	fail "the control container on $CONTROL_NET could not be created or started"
 else
-	CONTROL_IP=$(api "/containers/$CONTROL/json" | python3 -c 'import json,sys
-print(json.load(sys.stdin)["NetworkSettings"]["Networks"][sys.argv[1]]["IPAddress"])' "$CONTROL_NET")
 	i=0
 	until api "/containers/$CONTROL/logs?stdout=1" | grep -q "control:" || [ $i -ge 200 ]; do
 		sleep 0.05
@@ -213,19 +224,12 @@ fi
 
 # A neighbour on the sandbox network itself, listening; the host reaches it,
 # a job must not (inter-container traffic is off on that network).
-cat > "$T/neighbour.json" <<JSON
-{"Image": "mai-sandbox:latest", "Labels": {"mai.test": "network $T"},
- "Cmd": ["python3", "-c", "import socket\ns = socket.socket()\ns.bind(('0.0.0.0', 8000))\ns.listen(16)\nwhile True:\n    s.accept()[0].close()\n"],
- "HostConfig": {"NetworkMode": "$NET"}}
-JSON
-NEIGHBOUR=$(api_post /containers/create "$T/neighbour.json" |
-	python3 -c 'import json,sys; print(json.load(sys.stdin)["Id"])')
-NEIGHBOUR_IP=
-if [ -z "$NEIGHBOUR" ] || ! api_post "/containers/$NEIGHBOUR/start" > /dev/null; then
+listener_container "$NET" ""
+NEIGHBOUR=$CID
+NEIGHBOUR_IP=$CIP
+if [ -z "$NEIGHBOUR_IP" ]; then
 	fail "the neighbour container on $NET could not be created or started"
 else
-	NEIGHBOUR_IP=$(api "/containers/$NEIGHBOUR/json" | python3 -c 'import json,sys
-print(json.load(sys.stdin)["NetworkSettings"]["Networks"][sys.argv[1]]["IPAddress"])' "$NET")
 	i=0
 	until python3 -c 'import socket,sys; socket.create_connection((sys.argv[1], 8000), timeout=1)' \
 		"$NEIGHBOUR_IP" 2>/dev/null || [ $i -ge 100 ]; do

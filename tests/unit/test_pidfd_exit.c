@@ -14,32 +14,12 @@
 
 #include "pidfd_exit.h"
 #include "testdir.h"
-
-/* A child that waits until its pipe closes, then exits with code. */
-static pid_t waiting_child(int code, int *release)
-{
-	int p[2];
-	pid_t pid;
-	char c;
-
-	assert_int_equal(pipe(p), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		close(p[1]);
-		while (read(p[0], &c, 1) > 0)
-			;
-		_exit(code);
-	}
-	close(p[0]);
-	*release = p[1];
-	return pid;
-}
+#include "waitchild.h"
 
 static void test_status_after_reap(void **state)
 {
 	int release, status = -1;
-	pid_t pid = waiting_child(7, &release);
+	pid_t pid = waitchild_start(7, &release);
 	int fd = pidfd_exit_open(pid, "");
 
 	if (!pidfd_exit_supported()) {
@@ -62,7 +42,7 @@ static void test_status_after_reap(void **state)
 static void test_signal_gives_128_plus(void **state)
 {
 	int release, status = -1;
-	pid_t pid = waiting_child(0, &release);
+	pid_t pid = waitchild_start(0, &release);
 	int fd = pidfd_exit_open(pid, "");
 
 	assert_true(fd >= 0);
@@ -84,7 +64,7 @@ static void test_signal_gives_128_plus(void **state)
 static void test_open_checks_cgroup_and_life(void **state)
 {
 	int release;
-	pid_t pid = waiting_child(0, &release);
+	pid_t pid = waitchild_start(0, &release);
 
 	assert_int_equal(pidfd_exit_open(pid, "no-such-container-0123456789abcdef"), -EPERM);
 	kill(pid, SIGKILL);
@@ -117,7 +97,7 @@ static void test_cgroup_init(void **state)
 {
 	const char *dir = *state;
 	int release;
-	pid_t child = waiting_child(0, &release);
+	pid_t child = waitchild_start(0, &release);
 	char text[64];
 
 	snprintf(text, sizeof(text), "%d\n%d\n", (int)child, (int)getpid());

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "procexit.h"
+#include "waitchild.h"
 
 static struct procexit *events;
 
@@ -37,27 +38,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* A child that waits until its pipe closes, then exits with code. */
-static pid_t waiting_child(int code, int *release)
-{
-	int p[2];
-	pid_t pid;
-	char c;
-
-	assert_int_equal(pipe(p), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		close(p[1]);
-		while (read(p[0], &c, 1) > 0)
-			;
-		_exit(code);
-	}
-	close(p[0]);
-	*release = p[1];
-	return pid;
-}
-
 static void wait_readable(int fd)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
@@ -73,7 +53,7 @@ static void test_exit_code_and_signal(void **state)
 
 	if (!events)
 		skip();
-	pid = waiting_child(9, &release);
+	pid = waitchild_start(9, &release);
 	w = procexit_watch(events, pid);
 	assert_non_null(w);
 	assert_int_equal(procexit_watch_status(w, &status), -EAGAIN);
@@ -85,7 +65,7 @@ static void test_exit_code_and_signal(void **state)
 	waitpid(pid, NULL, 0);
 	procexit_unwatch(events, w);
 
-	pid = waiting_child(0, &release);
+	pid = waitchild_start(0, &release);
 	w = procexit_watch(events, pid);
 	kill(pid, SIGKILL);
 	wait_readable(procexit_watch_fd(w));
@@ -107,8 +87,8 @@ static void test_only_the_watched(void **state)
 
 	if (!events)
 		skip();
-	a = waiting_child(1, &r1);
-	b = waiting_child(2, &r2);
+	a = waitchild_start(1, &r1);
+	b = waitchild_start(2, &r2);
 	w = procexit_watch(events, a);
 	close(r2);
 	waitpid(b, NULL, 0);
