@@ -1,6 +1,6 @@
 /* Exit statuses from the kernel through pidfds (pidfd_exit.h), on real
  * child processes. The status tests skip on a kernel older than 6.15, where
- * the sandbox waits for Docker instead. */
+ * the sandbox asks the kernel's process events instead (procexit.h). */
 #include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
