@@ -3,7 +3,7 @@
  * container's init ended, without Docker, on kernels older than 6.15 whose
  * pidfds cannot say it (pidfd_exit.h). One thread reads the host's exit
  * events and hands those of watched pids to their watches. It needs the
- * host's user and PID namespaces, and before Linux 6.6 CAP_NET_ADMIN. */
+ * host's user and PID namespaces and, on older kernels, CAP_NET_ADMIN. */
 #ifndef MAI_PROCEXIT_H
 #define MAI_PROCEXIT_H
 
