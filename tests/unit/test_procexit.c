@@ -1,6 +1,6 @@
 /* Exit statuses from the kernel's process events (procexit.h), on real
- * child processes. Needs root in the host's namespaces: skipped otherwise,
- * a failure instead when MAI_REQUIRE_REAL=1. */
+ * child processes. Needs the host's namespaces (and, on older kernels,
+ * root): skipped otherwise, a failure instead when MAI_REQUIRE_REAL=1. */
 #include <errno.h>
 #include <poll.h>
 #include <setjmp.h>
