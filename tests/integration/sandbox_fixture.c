@@ -1,0 +1,82 @@
+#include "sandbox_fixture.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "docker_env.h"
+#include "sandbox_internal.h"
+
+struct docker *docker;
+struct sandbox *sb;
+
+void test_options(struct sandbox_options *o)
+{
+	sandbox_options_defaults(o);
+	o->socket_path = docker_env_socket();
+	o->image = docker_env_image();
+	o->instance_id = docker_env_instance();
+	for (int t = 0; t < SANDBOX_TRUST_COUNT; t++) {
+		struct sandbox_limits *l = &o->trust[t].base;
+		l->memory_bytes = 96LL << 20;
+		l->nano_cpus = 1000000000;
+		l->pids = 32;
+		l->tmpfs_bytes = 8LL << 20;
+		l->nofile = 64;
+		l->fsize_bytes = 16LL << 20;
+		l->timeout_ms = TIMEOUT_MS;
+		l->stdout_max = OUTPUT_MAX;
+		l->stderr_max = OUTPUT_MAX;
+	}
+}
+
+void run(const char *name, const char *code, struct sandbox_result *r)
+{
+	struct sandbox_job job = {
+		.job_id = name, .file_name = name, .code = (const uint8_t *)code, .len = strlen(code),
+		.trust = SANDBOX_STANDARD,
+	};
+	sandbox_run(sb, &job, r);
+	if (r->verdict == SANDBOX_VERDICT_SANDBOX_ERROR)
+		print_message("%s: %s\n", name, r->message);
+}
+
+void expect_exit(const struct sandbox_result *r, int code)
+{
+	if (r->verdict != SANDBOX_VERDICT_EXITED || r->exit_code != code)
+		fail_msg("verdict %s exit %d (want exited %d); message %s; stderr: %s",
+			 sandbox_verdict_to_string(r->verdict), r->exit_code, code,
+			 r->message ? r->message : "-", r->err.data ? r->err.data : "");
+}
+
+void wait_pool_ready(struct sandbox *p, enum sandbox_trust t, unsigned n)
+{
+	for (int i = 0; i < 200 && sandbox_pool_ready(p->pool, t) < n; i++)
+		usleep(50000);
+	assert_int_equal(sandbox_pool_ready(p->pool, t), n);
+}
+
+void sandbox_fixture_open(void)
+{
+	struct sandbox_options o;
+	char *err = NULL;
+
+	docker = docker_env_require();
+	test_options(&o);
+	if (sandbox_new(&o, &sb, &err) < 0) {
+		fprintf(stderr, "sandbox_new: %s\n", err);
+		exit(1);
+	}
+}
+
+int sandbox_fixture_close(int r)
+{
+	sandbox_free(sb);
+	if (docker_env_count_ours(docker) != 0) {
+		fprintf(stderr, "FAIL: containers with this test's label are left behind\n");
+		r = 1;
+	}
+	docker_free(docker);
+	return r;
+}
