@@ -81,54 +81,6 @@ bool pidfd_exit_supported(void)
 	return supported;
 }
 
-static pid_t parent_of(pid_t pid)
-{
-	char path[64];
-	_cleanup_free_ char *stat = NULL;
-	size_t len;
-	int ppid;
-	char *end;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (fileio_read_path(path, 4096, &stat, &len) < 0)
-		return -1;
-	/* "pid (comm) state ppid ...": comm may hold spaces and parentheses. */
-	end = strrchr(stat, ')');
-	if (!end || sscanf(end + 1, " %*c %d", &ppid) != 1)
-		return -1;
-	return ppid;
-}
-
-pid_t pidfd_exit_cgroup_init(const char *dir)
-{
-	_cleanup_free_ char *path = xasprintf("%s/cgroup.procs", dir);
-	_cleanup_free_ char *procs = NULL;
-	pid_t pids[64], init = -ESRCH;
-	size_t len, n = 0;
-	int r = fileio_read_path(path, 1 << 16, &procs, &len);
-
-	if (r < 0)
-		return r;
-	for (char *p = procs, *e; *p && n < ARRAY_SIZE(pids); p = e) {
-		long v = strtol(p, &e, 10);
-		if (e == p)
-			break;
-		pids[n++] = (pid_t)v;
-	}
-	for (size_t i = 0; i < n; i++) {
-		pid_t ppid = parent_of(pids[i]);
-		bool inside = false;
-		for (size_t k = 0; k < n && !inside; k++)
-			inside = pids[k] == ppid;
-		if (inside || ppid < 0)
-			continue;
-		if (init > 0)
-			return -ESRCH; /* two roots: not a container's tree */
-		init = pids[i];
-	}
-	return init;
-}
-
 int pidfd_exit_open(pid_t pid, const char *cgroup_part)
 {
 	char path[64];

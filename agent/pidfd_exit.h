@@ -22,12 +22,6 @@ bool pidfd_exit_supported(void);
  * that cgroup. */
 int pidfd_exit_open(pid_t pid, const char *cgroup_part);
 
-/* The process in the cgroup directory dir (its cgroup.procs) whose parent
- * is outside it, as a container's init is: read from the kernel, without
- * asking Docker. -ESRCH when there is none or more than one, -errno when
- * the cgroup cannot be read. */
-pid_t pidfd_exit_cgroup_init(const char *dir);
-
 /* The process's wait status (as waitpid reports it) into *status: 0 once it
  * has ended and been reaped, -EAGAIN before (still running, or a zombie),
  * -EOPNOTSUPP when the kernel cannot say. */

@@ -9,8 +9,8 @@
 #include "macro.h"
 #include "pidfd_exit.h"
 #include "procexit.h"
+#include "sandbox_cgroup.h"
 #include "sandbox_internal.h"
-#include "sandbox_usage.h"
 
 static const char *source_name(enum sandbox_exit_source s)
 {
@@ -80,7 +80,7 @@ void sandbox_exit_watch(struct sandbox *sb, enum sandbox_trust trust, struct san
 		return;
 	/* The init from the container's cgroup, or else from Docker. */
 	dir = sandbox_cgroup_dir(sb->cgroup_version, "pids", c->id);
-	pid = dir ? pidfd_exit_cgroup_init(dir) : -ENOENT;
+	pid = dir ? sandbox_cgroup_init(dir) : -ENOENT;
 	if (pid < 0 && docker_container_inspect(sb->docker, c->id, &st, &err) == DOCKER_OK &&
 	    st.running)
 		pid = st.pid;

@@ -2,42 +2,13 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "fileio.h"
 #include "macro.h"
+#include "sandbox_cgroup.h"
 
 #define SAMPLE_INTERVAL_NS 50000000L
-
-static bool is_dir(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-char *sandbox_cgroup_dir(int version, const char *controller, const char *id)
-{
-	char *candidates[2];
-
-	if (version == 2) {
-		candidates[0] = xasprintf("/sys/fs/cgroup/docker/%s", id);
-		candidates[1] = xasprintf("/sys/fs/cgroup/system.slice/docker-%s.scope", id);
-	} else {
-		candidates[0] = xasprintf("/sys/fs/cgroup/%s/docker/%s", controller, id);
-		candidates[1] = xasprintf("/sys/fs/cgroup/%s/system.slice/docker-%s.scope",
-					  controller, id);
-	}
-	for (size_t i = 0; i < 2; i++) {
-		if (is_dir(candidates[i])) {
-			free(candidates[1 - i]);
-			return candidates[i];
-		}
-	}
-	free(candidates[0]);
-	free(candidates[1]);
-	return NULL;
-}
 
 static int64_t read_value(const char *dir, const char *file, const char *key)
 {

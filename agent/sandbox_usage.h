@@ -35,11 +35,6 @@ struct sandbox_usage {
 	bool started;
 };
 
-/* The container's cgroup directory for one controller (v1; any for v2), or
- * NULL when this process does not see it: the cgroupfs driver's layout
- * first, then systemd's. Caller frees. */
-char *sandbox_cgroup_dir(int version, const char *controller, const char *id);
-
 /* Starts sampling every 50 ms. The container must exist (created). */
 void sandbox_usage_start(struct sandbox_usage *u, struct docker *d, const char *container_id,
 			 int cgroup_version);

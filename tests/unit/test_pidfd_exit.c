@@ -13,7 +13,6 @@
 #include <cmocka.h>
 
 #include "pidfd_exit.h"
-#include "testdir.h"
 #include "waitchild.h"
 
 static void test_status_after_reap(void **state)
@@ -78,52 +77,12 @@ static void test_open_checks_cgroup_and_life(void **state)
 	assert_int_equal(pidfd_exit_open(0, ""), -ESRCH);
 }
 
-static void write_procs(const char *dir, const char *text)
-{
-	char path[512];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
-/* The init of a cgroup is the one process whose parent is outside it. The
- * list is a file in a test directory standing in for a cgroup; the pids in
- * it are real processes. */
-static void test_cgroup_init(void **state)
-{
-	const char *dir = *state;
-	int release;
-	pid_t child = waitchild_start(0, &release);
-	char text[64];
-
-	snprintf(text, sizeof(text), "%d\n%d\n", (int)child, (int)getpid());
-	write_procs(dir, text);
-	assert_int_equal(pidfd_exit_cgroup_init(dir), getpid());
-	snprintf(text, sizeof(text), "%d\n", (int)child);
-	write_procs(dir, text);
-	assert_int_equal(pidfd_exit_cgroup_init(dir), child);
-	/* Two roots (the child and init are unrelated): no answer. */
-	snprintf(text, sizeof(text), "%d\n1\n", (int)child);
-	write_procs(dir, text);
-	assert_int_equal(pidfd_exit_cgroup_init(dir), -ESRCH);
-	write_procs(dir, "");
-	assert_int_equal(pidfd_exit_cgroup_init(dir), -ESRCH);
-	close(release);
-	waitpid(child, NULL, 0);
-	assert_int_equal(pidfd_exit_cgroup_init("/nonexistent-cgroup"), -ENOENT);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_status_after_reap),
 		cmocka_unit_test(test_signal_gives_128_plus),
 		cmocka_unit_test(test_open_checks_cgroup_and_life),
-		cmocka_unit_test_setup_teardown(test_cgroup_init, testdir_setup, testdir_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,17 +1,23 @@
-/* The sandbox's pure parts: the attach-stream demultiplexer and the limits
- * computation. */
+/* The sandbox's parts that need no Docker: the attach-stream demultiplexer,
+ * the limits computation, finding a container's init in its cgroup. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "assess.h"
 #include "sandbox_attach.h"
+#include "sandbox_cgroup.h"
 #include "sandbox_limits.h"
+#include "testdir.h"
+#include "waitchild.h"
 
 static size_t frame(uint8_t *buf, int stream, const char *payload)
 {
@@ -166,6 +172,45 @@ static void test_demux_marker_at_the_cap(void **state)
 	sandbox_demux_clear(&d);
 }
 
+static void write_procs(const char *dir, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* The init of a cgroup is the one process whose parent is outside it. The
+ * list is a file in a test directory standing in for a cgroup; the pids in
+ * it are real processes. */
+static void test_cgroup_init(void **state)
+{
+	const char *dir = *state;
+	int release;
+	pid_t child = waitchild_start(0, &release);
+	char text[64];
+
+	snprintf(text, sizeof(text), "%d\n%d\n", (int)child, (int)getpid());
+	write_procs(dir, text);
+	assert_int_equal(sandbox_cgroup_init(dir), getpid());
+	snprintf(text, sizeof(text), "%d\n", (int)child);
+	write_procs(dir, text);
+	assert_int_equal(sandbox_cgroup_init(dir), child);
+	/* Two roots (the child and init are unrelated): no answer. */
+	snprintf(text, sizeof(text), "%d\n1\n", (int)child);
+	write_procs(dir, text);
+	assert_int_equal(sandbox_cgroup_init(dir), -ESRCH);
+	write_procs(dir, "");
+	assert_int_equal(sandbox_cgroup_init(dir), -ESRCH);
+	close(release);
+	waitpid(child, NULL, 0);
+	assert_int_equal(sandbox_cgroup_init("/nonexistent-cgroup"), -ENOENT);
+}
+
 static const struct sandbox_limits base = {
 	.memory_bytes = 256LL << 20, .nano_cpus = 1000000000, .pids = 64,
 	.tmpfs_bytes = 32LL << 20, .nofile = 128, .fsize_bytes = 16LL << 20,
@@ -257,6 +302,7 @@ int main(void)
 		cmocka_unit_test(test_demux_marker_any_split),
 		cmocka_unit_test(test_demux_marker_only_at_the_end),
 		cmocka_unit_test(test_demux_marker_at_the_cap),
+		cmocka_unit_test_setup_teardown(test_cgroup_init, testdir_setup, testdir_teardown),
 		cmocka_unit_test(test_limits_scale),
 		cmocka_unit_test(test_limits_clamped_by_machine),
 		cmocka_unit_test(test_machine_probe_sane),
