@@ -231,8 +231,9 @@ static void set_message(struct sandbox_result *r, char *msg)
 	r->message = msg;
 }
 
-/* over_cap: output went past a cap, which ends the run, or (by less than
- * the end marker's length) came just past it as the script ended. */
+/* over_cap: output went past a cap (with the end marker taken off), which
+ * ends the run, or came just past it, by less than the marker's length, as
+ * the script ended. */
 static void classify(struct sandbox_result *r, enum sandbox_attach_end end, bool killed,
 		     bool over_cap, const struct docker_container_state *st,
 		     const struct sandbox_usage *u, int64_t code)
@@ -241,7 +242,7 @@ static void classify(struct sandbox_result *r, enum sandbox_attach_end end, bool
 
 	r->exit_code = killed ? -1 : (int)code;
 	r->signal = killed ? SIGKILL : (code > 128 && code < 128 + 65 ? (int)code - 128 : 0);
-	if (end == SANDBOX_ATTACH_OUTPUT_LIMIT || over_cap) {
+	if (over_cap) {
 		r->verdict = SANDBOX_VERDICT_OUTPUT_LIMIT;
 		set_message(r, xasprintf("the script wrote more than its output limit (stdout %lld, "
 					 "stderr %lld bytes)%s; print less, or raise "
