@@ -1,5 +1,5 @@
 /* The audit log as the view sees it: a thin, thread-safe layer over the core
- * library's reader and verifier (agent/audit_reader.h, agent/audit_verify.h),
+ * library's reader and verifier (agent/audit/audit_reader.h, agent/audit/audit_verify.h),
  * so that maiaudit verifies with exactly the code 'mai-agent verify' uses.
  * Every text it returns is newline-terminated and owned by the caller. */
 #ifndef MAI_VIEW_LOG_H

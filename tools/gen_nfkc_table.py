@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Generates agent/pynfkc_table.c: NFKC mappings of the code points that can
+"""Generates agent/assess/py/pynfkc_table.c: NFKC mappings of the code points that can
 appear in Python identifiers and that NFKC changes.
 
 Python normalizes identifiers with NFKC while it tokenizes (PEP 3131), so a
 fullwidth `exec` names the builtin exec. The agent never runs Python, so the
 table is generated once from this machine's unicodedata and committed.
 
-Usage: tools/gen_nfkc_table.py > agent/pynfkc_table.c
+Usage: tools/gen_nfkc_table.py > agent/assess/py/pynfkc_table.c
 """
 import sys
 import unicodedata

@@ -57,7 +57,7 @@ static int one_run(struct sandbox *sb)
 {
 	struct sandbox_job job = { .job_id = "bench", .file_name = "bench.py",
 				   .code = (const uint8_t *)trivial, .len = sizeof(trivial) - 1,
-				   .trust = SANDBOX_STANDARD };
+				   .trust = TRUST_STANDARD };
 	struct sandbox_result r;
 	int ok, by_kernel;
 
@@ -86,7 +86,7 @@ static int latency(bool warm, int n)
 		int64_t t;
 		/* Warm: measure a job that finds its container ready, as a job
 		 * arriving at an idle agent does. */
-		while (warm && sandbox_pool_ready(sb->pool, SANDBOX_STANDARD) == 0)
+		while (warm && sandbox_pool_ready(sb->pool, TRUST_STANDARD) == 0)
 			usleep(10000);
 		t = monoclock_ms();
 		if ((e = one_run(sb)) < 0)

@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort(); /* the built-in rules always load */
 	}
 	assess_source(rules, "fuzz.py", data, size, &r);
-	if (r.level > ASSESS_BLOCKED)
+	if (r.level > LEVEL_BLOCKED)
 		abort();
 	json_decref(assess_result_to_json(&r));
 	assess_result_clear(&r);

@@ -17,7 +17,7 @@ void test_options(struct sandbox_options *o)
 	o->socket_path = docker_env_socket();
 	o->image = docker_env_image();
 	o->instance_id = docker_env_instance();
-	for (int t = 0; t < SANDBOX_TRUST_COUNT; t++) {
+	for (int t = 0; t < TRUST_COUNT; t++) {
 		struct sandbox_limits *l = &o->trust[t].base;
 		l->memory_bytes = 96LL << 20;
 		l->nano_cpus = 1000000000;
@@ -35,7 +35,7 @@ void run(const char *name, const char *code, struct sandbox_result *r)
 {
 	struct sandbox_job job = {
 		.job_id = name, .file_name = name, .code = (const uint8_t *)code, .len = strlen(code),
-		.trust = SANDBOX_STANDARD,
+		.trust = TRUST_STANDARD,
 	};
 	sandbox_run(sb, &job, r);
 	if (r->verdict == SANDBOX_VERDICT_SANDBOX_ERROR)
@@ -50,7 +50,7 @@ void expect_exit(const struct sandbox_result *r, int code)
 			 r->message ? r->message : "-", r->err.data ? r->err.data : "");
 }
 
-void wait_pool_ready(struct sandbox *p, enum sandbox_trust t, unsigned n)
+void wait_pool_ready(struct sandbox *p, enum trust t, unsigned n)
 {
 	for (int i = 0; i < 200 && sandbox_pool_ready(p->pool, t) < n; i++)
 		usleep(50000);

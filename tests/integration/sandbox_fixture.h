@@ -28,7 +28,7 @@ void run(const char *name, const char *code, struct sandbox_result *r);
 /* Fails unless r is verdict exited with this code. */
 void expect_exit(const struct sandbox_result *r, int code);
 /* Waits (up to 10 s) until p's pool has n containers ready for t. */
-void wait_pool_ready(struct sandbox *p, enum sandbox_trust t, unsigned n);
+void wait_pool_ready(struct sandbox *p, enum trust t, unsigned n);
 /* Opens docker and sb; exits 77 (skipped) without the engine or the image,
  * 1 when the sandbox cannot be made. */
 void sandbox_fixture_open(void);

@@ -403,7 +403,7 @@ static void test_missing_runtime_refused_at_start(void **state)
 	char *err = NULL;
 
 	test_options(&o);
-	o.trust[SANDBOX_UNTRUSTED].runtime = "mai-no-such-runtime";
+	o.trust[TRUST_UNTRUSTED].runtime = "mai-no-such-runtime";
 	assert_int_equal(sandbox_new(&o, &other, &err), -ENOENT);
 	assert_null(other);
 	assert_non_null(strstr(err, "the runtime 'mai-no-such-runtime' of trust level untrusted is "
@@ -426,13 +426,13 @@ static void test_gvisor_runtime(void **state)
 	const char code[] = "import os\nprint(os.uname().release)\n";
 	struct sandbox_job job = {
 		.job_id = "gvisor.py", .file_name = "gvisor.py", .code = (const uint8_t *)code,
-		.len = sizeof(code) - 1, .trust = SANDBOX_UNTRUSTED,
+		.len = sizeof(code) - 1, .trust = TRUST_UNTRUSTED,
 	};
 
 	test_options(&o);
 	o.self_test = true;
-	o.trust[SANDBOX_UNTRUSTED].runtime = "runsc";
-	o.trust[SANDBOX_UNTRUSTED].base.pids = 512;
+	o.trust[TRUST_UNTRUSTED].runtime = "runsc";
+	o.trust[TRUST_UNTRUSTED].base.pids = 512;
 	if (sandbox_new(&o, &gv, &err) < 0)
 		fail_msg("runsc: %s", err);
 	sandbox_run(gv, &job, &r);
@@ -512,7 +512,7 @@ static void test_warm_pool(void **state)
 		"raise RuntimeError('pooled')\n";
 	struct sandbox_job job = {
 		.job_id = "pool-job", .file_name = "pooled.py", .code = (const uint8_t *)code,
-		.len = sizeof(code) - 1, .trust = SANDBOX_STANDARD,
+		.len = sizeof(code) - 1, .trust = TRUST_STANDARD,
 		.metrics = { .imports = 10 }, /* +50% memory: 144 MiB */
 	};
 	struct sandbox_options o;
@@ -524,8 +524,8 @@ static void test_warm_pool(void **state)
 	test_options(&o);
 	o.pool_size = 1;
 	assert_int_equal(sandbox_new(&o, &p, &err), 0);
-	wait_pool_ready(p, SANDBOX_STANDARD, 1);
-	wait_pool_ready(p, SANDBOX_UNTRUSTED, 1);
+	wait_pool_ready(p, TRUST_STANDARD, 1);
+	wait_pool_ready(p, TRUST_UNTRUSTED, 1);
 	assert_int_equal(docker_env_count_ours(docker), 3);
 
 	assert_int_equal(sandbox_run(p, &job, &r1), 0);
@@ -535,7 +535,7 @@ static void test_warm_pool(void **state)
 	assert_int_equal(r1.limits.memory_bytes, 144LL << 20);
 	assert_non_null(strstr(r1.err.data, "File \"pooled.py\", line 4, in <module>\n"
 					    "    raise RuntimeError('pooled')\n"));
-	wait_pool_ready(p, SANDBOX_STANDARD, 1);
+	wait_pool_ready(p, TRUST_STANDARD, 1);
 	assert_int_equal(sandbox_run(p, &job, &r2), 0);
 	expect_exit(&r2, 1);
 	assert_string_not_equal(r1.container_id, r2.container_id); /* never reused */

@@ -164,12 +164,12 @@ static void end_ways(enum sandbox_exit_source source, bool by_kernel)
 		struct sandbox_job job = {
 			.job_id = cases[i].name, .file_name = cases[i].name,
 			.code = (const uint8_t *)cases[i].code, .len = strlen(cases[i].code),
-			.trust = SANDBOX_STANDARD,
+			.trust = TRUST_STANDARD,
 		};
 		struct sandbox_result r;
 		/* Half the runs take a warm container, half a cold one. */
 		if (i % 2 == 0)
-			wait_pool_ready(s2, SANDBOX_STANDARD, 1);
+			wait_pool_ready(s2, TRUST_STANDARD, 1);
 		sandbox_run(s2, &job, &r);
 		assert_string_equal(sandbox_verdict_to_string(r.verdict), "exited");
 		assert_int_equal(r.exit_code, cases[i].exit_code);

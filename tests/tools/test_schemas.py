@@ -82,7 +82,7 @@ def main():
     bad = copy.deepcopy(GOOD_RESULT); bad["extra"] = 1
     expect(errors(rs, bad) != [], "unknown top-level key accepted")
 
-    # The execution object is held to what agent/sandbox_result.c writes.
+    # The execution object is held to what agent/sandbox/sandbox_result.c writes.
     def bad_execution(change, path, words, what):
         bad = copy.deepcopy(GOOD_RESULT)
         change(bad)

@@ -41,14 +41,14 @@ static void test_levels_and_finding_fields(void **state)
 	assert_non_null(rules);
 	assert_true(assess_rules_count(rules) >= 35);
 	assess(rules, "import math\nprint(math.pi)\n", &r);
-	assert_int_equal(r.level, ASSESS_LOW);
+	assert_int_equal(r.level, LEVEL_LOW);
 	assert_int_equal(r.n_findings, 0);
 	assert_int_equal(r.metrics.lines, 2);
 	assert_int_equal(r.metrics.imports, 1);
 	assess_result_clear(&r);
 
 	assess(rules, "import subprocess as sp\n\nsp.run('x', shell=True)\n", &r);
-	assert_int_equal(r.level, ASSESS_HIGH);
+	assert_int_equal(r.level, LEVEL_HIGH);
 	assert_int_equal(r.n_findings, 3); /* B404 import, B602 shell, B603 run */
 	const struct assess_finding *f = &r.findings[1];
 	assert_string_equal(f->rule_id, "MAI005");
@@ -64,11 +64,11 @@ static void test_levels_and_finding_fields(void **state)
 	assess_result_clear(&r);
 
 	assess(rules, "with open('notes.txt', 'a') as f:\n    f.write('x')\n", &r);
-	assert_int_equal(r.level, ASSESS_MEDIUM);
+	assert_int_equal(r.level, LEVEL_MEDIUM);
 	assess_result_clear(&r);
 
 	assess(rules, "import os\nfor i in range(3):\n    for j in range(2):\n        pass\ndef f():\n    return getattr(os, 'sy' 'stem')\n", &r);
-	assert_int_equal(r.level, ASSESS_LOW); /* getattr resolved, but nothing is called */
+	assert_int_equal(r.level, LEVEL_LOW); /* getattr resolved, but nothing is called */
 	assert_int_equal(r.metrics.loops, 2);
 	assert_int_equal(r.metrics.functions, 1);
 	assert_int_equal(r.metrics.max_nesting, 2);
@@ -84,7 +84,7 @@ static void test_rejection_and_json(void **state)
 	const uint8_t bad[] = "print('ok')\nx = '\xfe'\n";
 
 	assert_int_equal(assess_source(rules, "t.py", bad, sizeof(bad) - 1, &r), -EINVAL);
-	assert_int_equal(r.level, ASSESS_BLOCKED);
+	assert_int_equal(r.level, LEVEL_BLOCKED);
 	assert_int_equal(r.rejection_offset, 17);
 	json_t *j = assess_result_to_json(&r);
 	assert_string_equal(json_string_value(json_object_get(j, "level")), "BLOCKED");
@@ -129,10 +129,10 @@ static void test_user_rules_change_the_defaults(void **state)
 	assert_int_equal(r.n_findings, 0);
 	assess_result_clear(&r);
 	assess(rules, "import os\nos.system('id')\n", &r);
-	assert_int_equal(r.level, ASSESS_MEDIUM); /* 35 with the weight, under high=60 */
+	assert_int_equal(r.level, LEVEL_MEDIUM); /* 35 with the weight, under high=60 */
 	assess_result_clear(&r);
 	assess(rules, "from paramiko import SSHClient\nSSHClient()\n", &r);
-	assert_int_equal(r.level, ASSESS_BLOCKED);
+	assert_int_equal(r.level, LEVEL_BLOCKED);
 	assert_string_equal(r.findings[0].rule_id, "LOCAL001");
 	assert_null(r.findings[0].bandit_id);
 	assess_result_clear(&r);
@@ -226,7 +226,7 @@ static void test_adversarial_inputs_stay_linear(void **state)
 	n += big;
 	n += (size_t)sprintf(buf + n, "'; import os; os.system(x)\n");
 	assess_source(rules, "t.py", (const uint8_t *)buf, n, &r);
-	assert_int_equal(r.level, ASSESS_HIGH);
+	assert_int_equal(r.level, LEVEL_HIGH);
 	assert_int_equal(r.metrics.lines, 1);
 	assess_result_clear(&r);
 
@@ -240,7 +240,7 @@ static void test_adversarial_inputs_stay_linear(void **state)
 		buf[n++] = ')';
 	n += (size_t)sprintf(buf + n, "\nos.system('id')\n");
 	assess_source(rules, "t.py", (const uint8_t *)buf, n, &r);
-	assert_int_equal(r.level, ASSESS_HIGH);
+	assert_int_equal(r.level, LEVEL_HIGH);
 	assert_int_equal(r.findings[0].line, 3);
 	assess_result_clear(&r);
 
@@ -253,7 +253,7 @@ static void test_adversarial_inputs_stay_linear(void **state)
 		buf[n++] = ']';
 	buf[n++] = '\n';
 	assess_source(rules, "t.py", (const uint8_t *)buf, n, &r);
-	assert_int_equal(r.level, ASSESS_HIGH);
+	assert_int_equal(r.level, LEVEL_HIGH);
 	assess_result_clear(&r);
 	free(buf);
 
@@ -267,7 +267,7 @@ static void test_adversarial_inputs_stay_linear(void **state)
 	assess_source(rules, "t.py", (const uint8_t *)buf, n, &r);
 	assert_int_equal(r.metrics.lines, 1000001);
 	assert_int_equal(r.metrics.statements, 1000001);
-	assert_int_equal(r.level, ASSESS_HIGH);
+	assert_int_equal(r.level, LEVEL_HIGH);
 	assert_int_equal(r.findings[0].line, 1000001);
 	assess_result_clear(&r);
 	free(buf);

@@ -9,7 +9,6 @@
 #include <cmocka.h>
 
 #include "audit_event.h"
-#include "config.h"
 #include "hash.h"
 #include "macro.h"
 #include "testdir.h"
@@ -143,26 +142,6 @@ static void test_answer_records(void **state)
 	json_decref(f);
 }
 
-/* The shipped config/audit.yaml maps onto the writer's options. */
-static void test_options_from_config(void **state)
-{
-	struct config_audit cfg = {
-		.log_dir = "/var/lib/mai/audit", .signing_key = "/var/lib/mai/keys/audit.key", .public_key = "",
-		.origin = "mai-agent/audit", .fsync = true, .group_commit_delay_ms = 2,
-		.checkpoint_interval_ms = 10000, .rotate_size = 64u << 20, .rotate_age_ms = 86400000,
-		.retention_age_ms = 0, .diff_max = 65536,
-	};
-	struct audit_options o;
-	audit_options_from_config(&cfg, &o);
-	assert_string_equal(o.log_dir, "/var/lib/mai/audit");
-	assert_null(o.public_key);
-	assert_int_equal(o.group_commit_delay_us, 2000);
-	assert_int_equal(o.checkpoint_interval_s, 10);
-	assert_int_equal(o.rotate_age_s, 86400);
-	assert_int_equal(o.diff_max, 65536);
-	assert_true(o.fsync);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -170,7 +149,6 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_compare_keeps_nothing, testdir_setup, testdir_teardown),
 		cmocka_unit_test(test_event_check),
 		cmocka_unit_test(test_answer_records),
-		cmocka_unit_test(test_options_from_config),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -171,13 +171,13 @@ static void test_values_land_in_the_typed_struct(void **state)
 	assert_int_equal(cfg->agent.docker.api_timeout_ms, 120000);
 	assert_string_equal(cfg->agent.docker.socket, "/var/run/docker.sock");
 
-	const struct config_trust_limits *u = &cfg->sandbox.levels[CONFIG_TRUST_UNTRUSTED];
+	const struct config_trust_limits *u = &cfg->sandbox.levels[TRUST_UNTRUSTED];
 	assert_int_equal(u->nano_cpus, 250000000);
 	assert_int_equal(u->memory, 1 << 30);
 	assert_int_equal(u->network, CONFIG_NETWORK_ALLOWLIST);
 	assert_false(u->scale);
 	assert_int_equal(u->pids, 32); /* untouched keys keep their defaults */
-	assert_int_equal(cfg->sandbox.levels[CONFIG_TRUST_TRUSTED].memory, 512 << 20);
+	assert_int_equal(cfg->sandbox.levels[TRUST_TRUSTED].memory, 512 << 20);
 	assert_int_equal(cfg->sandbox.network.allowed_hosts.n, 0);
 
 	/* relative audit paths resolve against agent.state_dir */

@@ -71,10 +71,10 @@ static int stage_assess(void *arg, const char *name, const struct intake_snapsho
 	struct ctx *c = arg;
 	static const char *const levels[] = { "LOW", "MEDIUM", "HIGH", "BLOCKED" };
 	const char *p = strstr((const char *)snap->data, "# level: ");
-	out->level = POLICY_LEVEL_LOW;
+	out->level = LEVEL_LOW;
 	for (int i = 0; p && i < 4; i++)
 		if (strncmp(p + 9, levels[i], strlen(levels[i])) == 0)
-			out->level = (enum policy_level)i;
+			out->level = (enum level)i;
 	out->json = json_pack("{s:s}", "level", levels[out->level]);
 	pthread_mutex_lock(&c->lock);
 	c->assessed++;
@@ -83,7 +83,7 @@ static int stage_assess(void *arg, const char *name, const struct intake_snapsho
 }
 
 static int stage_execute(void *arg, const char *name, const struct intake_snapshot *snap,
-			 const struct daemon_assessment *a, enum policy_trust trust, struct daemon_execution *out, char **detail)
+			 const struct daemon_assessment *a, enum trust trust, struct daemon_execution *out, char **detail)
 {
 	struct ctx *c = arg;
 	pthread_mutex_lock(&c->lock);

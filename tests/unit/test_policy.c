@@ -11,28 +11,28 @@
 #define OK APPROVAL_OK
 
 static const struct {
-	enum policy_level level;
+	enum level level;
 	bool rejected;
 	enum approval_status approve, override;
 	enum policy_action action;
 	enum result_state state;
-	enum policy_trust trust; /* checked for POLICY_RUN only */
+	enum trust trust; /* checked for POLICY_RUN only */
 	const char *by;
 } cases[] = {
-	{ POLICY_LEVEL_LOW, false, NONE, NONE, POLICY_RUN, RESULT_RUNNING, POLICY_TRUST_TRUSTED, "policy" },
-	{ POLICY_LEVEL_MEDIUM, false, NONE, NONE, POLICY_RUN, RESULT_RUNNING, POLICY_TRUST_STANDARD, "policy" },
-	{ POLICY_LEVEL_HIGH, false, NONE, NONE, POLICY_HOLD, RESULT_AWAITING_CONFIRMATION, 0, "policy" },
-	{ POLICY_LEVEL_HIGH, false, OK, NONE, POLICY_RUN, RESULT_RUNNING, POLICY_TRUST_UNTRUSTED, "user" },
-	{ POLICY_LEVEL_HIGH, false, APPROVAL_STALE, NONE, POLICY_HOLD, RESULT_AWAITING_CONFIRMATION, 0, "policy" },
-	{ POLICY_LEVEL_HIGH, false, NONE, OK, POLICY_RUN, RESULT_RUNNING, POLICY_TRUST_UNTRUSTED, "user" },
-	{ POLICY_LEVEL_BLOCKED, false, NONE, NONE, POLICY_BLOCK, RESULT_BLOCKED, 0, "policy" },
+	{ LEVEL_LOW, false, NONE, NONE, POLICY_RUN, RESULT_RUNNING, TRUST_TRUSTED, "policy" },
+	{ LEVEL_MEDIUM, false, NONE, NONE, POLICY_RUN, RESULT_RUNNING, TRUST_STANDARD, "policy" },
+	{ LEVEL_HIGH, false, NONE, NONE, POLICY_HOLD, RESULT_AWAITING_CONFIRMATION, 0, "policy" },
+	{ LEVEL_HIGH, false, OK, NONE, POLICY_RUN, RESULT_RUNNING, TRUST_UNTRUSTED, "user" },
+	{ LEVEL_HIGH, false, APPROVAL_STALE, NONE, POLICY_HOLD, RESULT_AWAITING_CONFIRMATION, 0, "policy" },
+	{ LEVEL_HIGH, false, NONE, OK, POLICY_RUN, RESULT_RUNNING, TRUST_UNTRUSTED, "user" },
+	{ LEVEL_BLOCKED, false, NONE, NONE, POLICY_BLOCK, RESULT_BLOCKED, 0, "policy" },
 	/* A confirmation is not enough for BLOCKED. */
-	{ POLICY_LEVEL_BLOCKED, false, OK, NONE, POLICY_BLOCK, RESULT_BLOCKED, 0, "policy" },
-	{ POLICY_LEVEL_BLOCKED, false, NONE, APPROVAL_EMPTY, POLICY_BLOCK, RESULT_BLOCKED, 0, "policy" },
-	{ POLICY_LEVEL_BLOCKED, false, NONE, APPROVAL_STALE, POLICY_BLOCK, RESULT_BLOCKED, 0, "policy" },
-	{ POLICY_LEVEL_BLOCKED, false, NONE, OK, POLICY_RUN, RESULT_RUNNING, POLICY_TRUST_UNTRUSTED, "user" },
+	{ LEVEL_BLOCKED, false, OK, NONE, POLICY_BLOCK, RESULT_BLOCKED, 0, "policy" },
+	{ LEVEL_BLOCKED, false, NONE, APPROVAL_EMPTY, POLICY_BLOCK, RESULT_BLOCKED, 0, "policy" },
+	{ LEVEL_BLOCKED, false, NONE, APPROVAL_STALE, POLICY_BLOCK, RESULT_BLOCKED, 0, "policy" },
+	{ LEVEL_BLOCKED, false, NONE, OK, POLICY_RUN, RESULT_RUNNING, TRUST_UNTRUSTED, "user" },
 	/* Not text: never runs, whatever the user says. */
-	{ POLICY_LEVEL_BLOCKED, true, OK, OK, POLICY_REJECT, RESULT_REJECTED, 0, "policy" },
+	{ LEVEL_BLOCKED, true, OK, OK, POLICY_REJECT, RESULT_REJECTED, 0, "policy" },
 };
 
 static void test_decision_table(void **state)
@@ -48,9 +48,9 @@ static void test_decision_table(void **state)
 				 result_state_to_string(d.state), d.trust, d.by);
 	}
 	struct policy_decision d;
-	policy_decide(POLICY_LEVEL_BLOCKED, false, NONE, OK, &d);
+	policy_decide(LEVEL_BLOCKED, false, NONE, OK, &d);
 	assert_int_equal(d.answer, APPROVAL_OVERRIDE);
-	policy_decide(POLICY_LEVEL_HIGH, false, OK, NONE, &d);
+	policy_decide(LEVEL_HIGH, false, OK, NONE, &d);
 	assert_int_equal(d.answer, APPROVAL_APPROVE);
 	assert_string_equal(policy_action_to_string(POLICY_HOLD), "hold");
 }

@@ -12,7 +12,6 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "assess.h"
 #include "sandbox_attach.h"
 #include "sandbox_cgroup.h"
 #include "sandbox_limits.h"
@@ -271,23 +270,8 @@ static void test_machine_probe_sane(void **state)
 	assert_true(m.memory_available > 16LL << 20);
 }
 
-static void test_assess_bridge(void **state)
+static void test_verdict_names(void **state)
 {
-	struct assess_metrics a = { .bytes = 10, .lines = 2, .statements = 3, .loops = 4,
-				    .imports = 5, .functions = 6, .max_nesting = 7 };
-	struct sandbox_code_metrics m;
-
-	sandbox_metrics_from_assess(&a, &m);
-	assert_int_equal(m.bytes, 10);
-	assert_int_equal(m.lines, 2);
-	assert_int_equal(m.loops, 4);
-	assert_int_equal(m.imports, 5);
-	assert_int_equal(m.max_nesting, 7);
-	assert_int_equal(sandbox_trust_for_level(ASSESS_LOW), SANDBOX_TRUSTED);
-	assert_int_equal(sandbox_trust_for_level(ASSESS_MEDIUM), SANDBOX_STANDARD);
-	assert_int_equal(sandbox_trust_for_level(ASSESS_HIGH), SANDBOX_UNTRUSTED);
-	assert_int_equal(sandbox_trust_for_level(ASSESS_BLOCKED), SANDBOX_UNTRUSTED);
-	assert_string_equal(sandbox_trust_to_string(SANDBOX_STANDARD), "standard");
 	assert_string_equal(sandbox_verdict_to_string(SANDBOX_VERDICT_PIDS_LIMIT), "pids_limit");
 	assert_string_equal(sandbox_verdict_to_string(SANDBOX_VERDICT_SANDBOX_ERROR),
 			    "sandbox_error");
@@ -306,7 +290,7 @@ int main(void)
 		cmocka_unit_test(test_limits_scale),
 		cmocka_unit_test(test_limits_clamped_by_machine),
 		cmocka_unit_test(test_machine_probe_sane),
-		cmocka_unit_test(test_assess_bridge),
+		cmocka_unit_test(test_verdict_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

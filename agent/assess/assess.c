@@ -1,0 +1,201 @@
+/* The assessor: lexes and analyzes one snapshot, turns the analyzer's events
+ * into findings through the rules, scores them and picks the level. */
+#include <errno.h>
+#include <string.h>
+#include <strings.h>
+
+#include "assess_rules.h"
+#include "pylex.h"
+
+const char *assess_severity_to_string(enum assess_severity s)
+{
+	switch (s) {
+	case ASSESS_SEV_LOW: return "LOW";
+	case ASSESS_SEV_MEDIUM: return "MEDIUM";
+	case ASSESS_SEV_HIGH: return "HIGH";
+	case ASSESS_SEV_CRITICAL: return "CRITICAL";
+	}
+	return "?";
+}
+
+void assess_result_add(struct assess_result *r, const struct assess_finding *f)
+{
+	struct assess_finding *d;
+
+	if ((r->n_findings & (r->n_findings - 1)) == 0 || r->n_findings == 0) {
+		size_t cap = r->n_findings ? r->n_findings * 2 : 8;
+		r->findings = xrealloc(r->findings, cap * sizeof(*r->findings));
+	}
+	d = &r->findings[r->n_findings++];
+	*d = *f;
+	d->rule_id = xstrdup(f->rule_id);
+	d->bandit_id = f->bandit_id ? xstrdup(f->bandit_id) : NULL;
+	d->message = xstrdup(f->message ? f->message : "");
+	d->source = xstrdup(f->source ? f->source : "mai");
+}
+
+void assess_result_add_note(struct assess_result *r, const char *note)
+{
+	r->notes = xrealloc(r->notes, (r->n_notes + 1) * sizeof(char *));
+	r->notes[r->n_notes++] = xstrdup(note);
+}
+
+static void finding_free(struct assess_finding *f)
+{
+	free(f->rule_id);
+	free(f->bandit_id);
+	free(f->message);
+	free(f->source);
+}
+
+void assess_result_clear(struct assess_result *r)
+{
+	for (size_t i = 0; i < r->n_findings; i++)
+		finding_free(&r->findings[i]);
+	free(r->findings);
+	for (size_t i = 0; i < r->n_notes; i++)
+		free(r->notes[i]);
+	free(r->notes);
+	free(r->rejection);
+	memset(r, 0, sizeof(*r));
+}
+
+struct match_ctx {
+	const struct assess_rules *rules;
+	struct assess_result *out;
+};
+
+static void add_finding(void *p, const struct assess_rule *r, const struct pya_event *ev)
+{
+	struct assess_result *out = p;
+	struct assess_finding f = {
+		.rule_id = r->id, .bandit_id = r->bandit_id, .severity = r->severity,
+		.confidence = r->confidence, .cwe = r->cwe, .line = ev->line, .col = ev->col,
+		.message = r->message, .source = "mai", .score = assess_rule_score(r),
+		.block = r->block,
+	};
+	assess_result_add(out, &f);
+}
+
+static void on_event(void *p, const struct pya_event *ev)
+{
+	struct match_ctx *m = p;
+
+	assess_rules_each_match(m->rules, ev, add_finding, m->out);
+}
+
+static int finding_cmp(const void *a, const void *b)
+{
+	const struct assess_finding *x = a, *y = b;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	if (x->col != y->col)
+		return x->col < y->col ? -1 : 1;
+	int c = strcmp(x->rule_id, y->rule_id);
+	if (c)
+		return c;
+	return strcmp(x->source, y->source);
+}
+
+void assess_result_finish(const struct assess_rules *rules, struct assess_result *r)
+{
+	size_t o = 0;
+	double max = 0, sum = 0;
+	int block = 0;
+
+	if (r->n_findings)
+		qsort(r->findings, r->n_findings, sizeof(*r->findings), finding_cmp);
+	/* A Bandit or Semgrep finding with the line and Bandit id of a native
+	 * one adds nothing; the same rule at the same place (a call seen twice,
+	 * e.g. in exec'd text) is one finding. Sorted by line, so only the
+	 * findings of the same line are compared. */
+	size_t line_start = 0;
+	for (size_t i = 0; i < r->n_findings; i++) {
+		struct assess_finding *f = &r->findings[i];
+		int dup = 0;
+		if (i == 0 || r->findings[i - 1].line != f->line)
+			line_start = i;
+		for (size_t k = line_start; k < r->n_findings && r->findings[k].line == f->line && !dup; k++) {
+			const struct assess_finding *g = &r->findings[k];
+			if (k == i)
+				continue;
+			if (strcmp(f->source, "mai") != 0 && !strcmp(g->source, "mai"))
+				dup = f->bandit_id && g->bandit_id && !strcmp(f->bandit_id, g->bandit_id);
+			else if (k < i && !strcmp(g->source, f->source))
+				dup = !strcmp(g->rule_id, f->rule_id) && g->col == f->col;
+		}
+		f->block = dup ? -1 : f->block; /* marked; removed below */
+	}
+	for (size_t i = 0; i < r->n_findings; i++) {
+		struct assess_finding *f = &r->findings[i];
+		if (f->block < 0) {
+			finding_free(f);
+			continue;
+		}
+		r->findings[o++] = *f;
+	}
+	r->n_findings = o;
+	for (size_t i = 0; i < o; i++) {
+		const struct assess_finding *f = &r->findings[i];
+		sum += f->score;
+		if (f->score > max)
+			max = f->score;
+		block |= f->block;
+	}
+	/* The others only order scripts within a level: with the default
+	 * thresholds (20, 50, 80) no pile of findings crosses into the next one. */
+	double rest = (sum - max) / 10.0;
+	r->score = max + (rest < 9.9 ? rest : 9.9);
+	if (block || r->rejection || r->score >= rules->blocked)
+		r->level = LEVEL_BLOCKED;
+	else if (r->score >= rules->high)
+		r->level = LEVEL_HIGH;
+	else if (r->score >= rules->medium)
+		r->level = LEVEL_MEDIUM;
+	else
+		r->level = LEVEL_LOW;
+}
+
+int assess_source(const struct assess_rules *rules, const char *name, const uint8_t *data,
+		  size_t len, struct assess_result *out)
+{
+	struct pylex lx;
+	const char *reason = NULL;
+	size_t offset = 0;
+	struct match_ctx m = { rules, out };
+
+	memset(out, 0, sizeof(*out));
+	out->metrics.bytes = len;
+	if (pylex_open(&lx, data, len, &reason, &offset) < 0) {
+		out->rejection = xstrdup(reason);
+		out->rejection_offset = offset;
+		out->level = LEVEL_BLOCKED;
+		pylex_close(&lx);
+		return -EINVAL;
+	}
+	if (lx.encoding_status != PYLEX_ENC_OK) {
+		struct pya_event ev = {
+			.kind = PYA_SPECIAL, .line = lx.encoding_line ? lx.encoding_line : 1, .col = 1,
+			.dynamic = 1,
+			.name = lx.encoding_status == PYLEX_ENC_UNKNOWN ? "encoding-unknown"
+								       : "encoding-abusable",
+		};
+		on_event(&m, &ev);
+		char *note = xasprintf("%s: source encoding '%s'%s", name, lx.encoding,
+				       lx.encoding_status == PYLEX_ENC_CONFLICT
+					       ? " contradicts the UTF-8 byte order mark" : "");
+		assess_result_add_note(out, note);
+		free(note);
+	}
+	pya_analyze(&lx, on_event, &m, &out->metrics);
+	out->metrics.bytes = len;
+	if (lx.error) {
+		char *note = xasprintf("%s:%u:%u: %s (Python will refuse to run this file)", name,
+				       lx.error_line, lx.error_col, lx.error);
+		assess_result_add_note(out, note);
+		free(note);
+	}
+	pylex_close(&lx);
+	assess_result_finish(rules, out);
+	return 0;
+}

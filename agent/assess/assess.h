@@ -1,0 +1,96 @@
+/* Native assessment of Python sources: findings, metrics and a level.
+ *
+ * The assessor reads a snapshot (bytes) and never runs Python. Rules are data
+ * (the `rules:` list of config/security.yaml); thresholds come from the same
+ * file (keys `thresholds.medium/high/blocked`). */
+#ifndef MAI_ASSESS_H
+#define MAI_ASSESS_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "level.h"
+#include "pymetrics.h"
+#include "macro.h"
+
+/* Severity and confidence of a rule, Bandit's scale plus CRITICAL for the
+ * hidden-execution rules. Their numeric values are the score factors. */
+enum assess_severity {
+	ASSESS_SEV_LOW = 1,
+	ASSESS_SEV_MEDIUM = 2,
+	ASSESS_SEV_HIGH = 3,
+	ASSESS_SEV_CRITICAL = 4,
+};
+const char *assess_severity_to_string(enum assess_severity s);
+
+struct assess_finding {
+	char *rule_id;          /* "MAI012" (or "BANDIT" for Bandit-only findings) */
+	char *bandit_id;        /* "B602" or NULL */
+	enum assess_severity severity;
+	enum assess_severity confidence; /* LOW..HIGH */
+	unsigned cwe;           /* 0: none */
+	unsigned line, col;     /* 1-based; col counts code points */
+	char *message;
+	char *source;           /* "mai", "bandit" or "semgrep" */
+	double score;           /* severity x confidence x weight */
+	int block;              /* the rule forces BLOCKED */
+};
+
+struct assess_result {
+	enum level level;
+	double score;                    /* highest finding + min(9.9, others / 10) */
+	struct assess_finding *findings; /* sorted by line, col */
+	size_t n_findings;
+	struct py_metrics metrics;
+	/* Set when the file is rejected (not valid source text: invalid UTF-8,
+	 * NUL byte, undecodable encoding): the reason and the byte offset. A
+	 * rejected file is BLOCKED. */
+	char *rejection;
+	size_t rejection_offset;
+	/* Notes of the external analyzers, e.g. "bandit: not installed". */
+	char **notes;
+	size_t n_notes;
+};
+
+struct assess_rules;
+
+/* Loads the `rules:` list and the `thresholds:` of security.yaml. On error
+ * returns -EINVAL (or -errno when unreadable) and sets *err to
+ * "FILE:LINE:COL: what; expected ..." (caller frees). The caller frees *out
+ * with assess_rules_free(). */
+int assess_rules_load(const char *security_yaml, struct assess_rules **out, char **err) _must_check_;
+void assess_rules_free(struct assess_rules *rules);
+/* Number of enabled rules. */
+size_t assess_rules_count(const struct assess_rules *rules);
+/* Overrides the thresholds (score at or above which a file is MEDIUM, HIGH,
+ * BLOCKED); for callers that take them from their own config table. */
+void assess_rules_set_thresholds(struct assess_rules *rules, double medium, double high,
+				 double blocked);
+
+/* Assesses one snapshot. name is used in messages only. Always fills *out
+ * (clear it with assess_result_clear()); returns 0, or -EINVAL when the file
+ * was rejected (out->rejection says why, the level is BLOCKED). */
+int assess_source(const struct assess_rules *rules, const char *name, const uint8_t *data,
+		  size_t len, struct assess_result *out);
+
+/* The result as a JSON object (new reference; the caller decrefs):
+ * {level, score, findings:[{rule_id, bandit_id, severity, confidence, cwe,
+ * line, col, message, source}], metrics:{...}, rejection?, rejection_offset?,
+ * notes:[...]} */
+json_t *assess_result_to_json(const struct assess_result *r);
+
+/* Frees everything the result holds and zeroes it. */
+void assess_result_clear(struct assess_result *r);
+
+/* Adds a finding (copies the strings); used by the analyzers' adapters. */
+void assess_result_add(struct assess_result *r, const struct assess_finding *f);
+/* Sorts and deduplicates the findings (same rule and place; a Bandit
+ * finding with the line and Bandit id of a native one), then computes the
+ * score (highest finding plus a tenth of the others, at most 9.9) and the level. Called by
+ * assess_source(); again after adding the external analyzers' findings. */
+void assess_result_finish(const struct assess_rules *rules, struct assess_result *r);
+/* Adds a note (copies it). */
+void assess_result_add_note(struct assess_result *r, const char *note);
+
+#endif

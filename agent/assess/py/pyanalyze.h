@@ -1,0 +1,73 @@
+/* The analyzer: walks the lexer's statements, tracks imports, aliases,
+ * constant strings and decoded values per scope, and reports events (calls
+ * with resolved qualified names, imports, strings, tricks) that the rules
+ * (assess_rules.c) turn into findings. It never decides a level itself. */
+#ifndef MAI_PYANALYZE_H
+#define MAI_PYANALYZE_H
+
+#include <stddef.h>
+
+#include "pylex.h"
+#include "pymetrics.h"
+
+enum pya_event_kind {
+	PYA_CALL,     /* name: qualified callee, "os.system", "builtins.eval" */
+	PYA_IMPORT,   /* name: module, or module.name for from-imports */
+	PYA_STRING,   /* name: a string constant (literal or folded) */
+	PYA_SPECIAL,  /* name: "decode-exec", "subclasses", "encoding-abusable",
+		       * "encoding-unknown", "builtins-modified", "dynamic-import" */
+};
+
+struct pya_kwarg {
+	const char *name;
+	const char *value; /* folded constant ("True", "'w'" as w) or NULL */
+};
+
+struct pya_event {
+	enum pya_event_kind kind;
+	const char *name;
+	unsigned line, col;
+	int dynamic;        /* resolved through strings, getattr, globals()... */
+	int in_loop;        /* inside a for/while body */
+	int decoded_arg;    /* an argument comes from a decoding call */
+	int n_args;         /* positional arguments */
+	const char *arg0;   /* first positional argument when constant */
+	const char *arg0_ref; /* first positional argument when a known object */
+	const char *mode;   /* open(): the mode when constant */
+	const struct pya_kwarg *kwargs;
+	size_t n_kwargs;
+};
+
+typedef void (*pya_event_fn)(void *ctx, const struct pya_event *ev);
+
+/* Analyzes one lexed file; events go to fn. Fills the metrics. */
+void pya_analyze(struct pylex *lx, pya_event_fn fn, void *ctx, struct py_metrics *m);
+
+/* Internal: the scope tables (pyscope.c). */
+enum pya_bind {
+	PYA_BIND_NONE,
+	PYA_BIND_REF,     /* s: a qualified module or function name */
+	PYA_BIND_CONST,   /* s: a constant string */
+	PYA_BIND_DECODED, /* the result of a decoding call */
+	PYA_BIND_LOCAL,   /* anything else defined here: shadows builtins */
+};
+
+struct pya_binding {
+	enum pya_bind kind;
+	char *s;
+	int dynamic;
+};
+
+struct pya_scope;
+struct pya_scope *pya_scope_new(size_t indent, struct pya_scope *parent);
+/* Frees the scope and returns its parent. */
+struct pya_scope *pya_scope_pop(struct pya_scope *sc);
+size_t pya_scope_indent(const struct pya_scope *sc);
+/* Binds name in this scope (copies name and b->s). */
+void pya_scope_bind(struct pya_scope *sc, const char *name, size_t n,
+		    const struct pya_binding *b);
+/* Looks name up from this scope outward; NULL when unbound. */
+const struct pya_binding *pya_scope_lookup(const struct pya_scope *sc, const char *name,
+					    size_t n);
+
+#endif

@@ -1,0 +1,87 @@
+/* Internal to the analyzer (pyanalyze.c statements, pyfold.c expressions). */
+#ifndef MAI_PYANALYZE_INT_H
+#define MAI_PYANALYZE_INT_H
+
+#include "pyanalyze.h"
+
+/* Deeper expressions are skipped a bracket at a time by the statement loop,
+ * which resumes at depth 0, so every token is still looked at once. */
+#define PYA_MAX_DEPTH 64
+/* exec("...") of a constant string is analyzed as code, this deep. */
+#define PYA_MAX_EXEC_DEPTH 3
+
+enum pya_vk {
+	PYA_V_UNKNOWN,
+	PYA_V_STR,      /* s: constant text */
+	PYA_V_NUM,      /* num */
+	PYA_V_REF,      /* s: qualified module, function or attribute */
+	PYA_V_DECODED,  /* the result of a decoding call */
+	PYA_V_LIST,     /* items: a tuple or list display */
+	PYA_V_GLOBALS,  /* a namespace dict: globals(), vars(mod), mod.__dict__; s: module */
+	PYA_V_MODULES,  /* sys.modules */
+	PYA_V_STRMETH,  /* s: a constant string, meth: one of its methods */
+	PYA_V_PATH,     /* s: the constant path of a pathlib.Path; meth: a method */
+};
+
+struct pya_val {
+	enum pya_vk k;
+	char *s;
+	char *meth;
+	long num;
+	int dynamic;
+	struct pya_val *items;
+	size_t n_items;
+};
+
+struct pya_ctx {
+	pya_event_fn fn;
+	void *fn_ctx;
+	struct pya_scope *scope;
+	struct pya_scope *module;
+	const struct pytok *t;
+	size_t n;
+	int depth;
+	int bail;             /* too deep: unwind to the statement loop */
+	int in_loop;
+	int outer_in_loop;    /* exec'd text: the exec call was in a loop */
+	int exec_depth;
+	unsigned at_line, at_col; /* the exec call, when exec_depth > 0 */
+	int dynamic;          /* everything here comes from exec'd text */
+	char **star;          /* modules imported with '*' */
+	size_t n_star;
+	struct py_metrics *m;
+};
+
+/* Frees what v holds and zeroes it. */
+void pya_val_release(struct pya_val *v);
+/* The same; inline because most values cleared hold nothing. */
+static inline void pya_val_clear(struct pya_val *v)
+{
+	if (v->s || v->meth || v->items)
+		pya_val_release(v);
+	else
+		*v = (struct pya_val){ 0 };
+}
+void pya_val_copy(struct pya_val *dst, const struct pya_val *src);
+/* Folding helpers (pyfold_str.c): new strings, or NULL when not constant. */
+char *pya_format_str(const char *fmt, const struct pya_val *args, size_t n);
+char *pya_percent_str(const char *fmt, const struct pya_val *v);
+char *pya_join_list(const char *sep, const struct pya_val *v);
+/* Numbers of a list become one-character strings (map(chr, ...)). */
+void pya_chr_list(struct pya_val *v);
+char *pya_reverse_utf8(const char *s);
+/* Parses one expression at *i, consuming what it understands; calls found
+ * on the way are reported. */
+void pya_expr(struct pya_ctx *c, size_t *i, struct pya_val *out);
+/* Resolves a bare name in the current scopes. */
+void pya_resolve_name(struct pya_ctx *c, const struct pytok *t, struct pya_val *out);
+void pya_emit(struct pya_ctx *c, struct pya_event *ev, const struct pytok *at);
+/* Analyzes text (exec'd constant strings) as code with dynamic events. */
+void pya_analyze_text(struct pya_ctx *c, const char *s, size_t n, const struct pytok *at);
+static inline __attribute__((always_inline)) int pya_tok_is(const struct pya_ctx *c, size_t i,
+							    enum pytok_kind k, const char *s)
+{
+	return i < c->n && pytok_is(&c->t[i], k, s);
+}
+
+#endif

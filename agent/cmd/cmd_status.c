@@ -1,0 +1,228 @@
+/* mai-agent status: the agent's health from the status.json it keeps in the
+ * state directory. */
+#include <getopt.h>
+#include <jansson.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "cmd.h"
+#include "config.h"
+#include "daemon.h"
+#include "log.h"
+#include "options.h"
+#include "result.h"
+#include "sandbox.h"
+
+static void status_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: mai-agent status [--config-dir DIR] [--json | --self-test]\n"
+		"\n"
+		"Shows the running agent's queue, counts by state and level, Docker\n"
+		"reachability (and how long ago it was checked: the agent checks every\n"
+		"docker.check_interval while no job talks to Docker), pool and uptime,\n"
+		"from agent.state_dir/status.json. When the agent is not running, says\n"
+		"when it was last seen instead.\n"
+		"\n"
+		"  -c, --config-dir DIR  configuration directory\n"
+		"  -j, --json            print status.json as it is\n"
+		"      --self-test       run the sandbox's confinement probes in a real\n"
+		"                        container with the configured image, user and\n"
+		"                        limits (root read-only, no network, no\n"
+		"                        capabilities, no-new-privileges, seccomp, non-root\n"
+		"                        user, memory limit enforced); names a failed probe\n"
+		"\n"
+		"Exit status: 0 the agent is running (with --self-test: every probe\n"
+		"passed); 1 it is not, or it has not written status.json for 30 s; 2 bad\n"
+		"arguments or no status; 3 invalid configuration; 4 Docker not usable or\n"
+		"a probe failed.\n");
+}
+
+/* The agent rewrites status.json every second (daemon.c): older than this,
+ * a live pid is not that agent, or it is stuck. */
+
+/* "42 s", "5 min", "3 h", "2 d": how long ago, for a person. */
+static void format_ago(long long s, char *buf, size_t size)
+{
+	if (s < 0)
+		s = 0;
+	if (s < 120)
+		snprintf(buf, size, "%lld s", s);
+	else if (s < 2 * 3600)
+		snprintf(buf, size, "%lld min", s / 60);
+	else if (s < 2 * 86400)
+		snprintf(buf, size, "%lld h", s / 3600);
+	else
+		snprintf(buf, size, "%lld d", s / 86400);
+}
+
+/* Seconds since a time that result_format_time() wrote; -1 when unreadable. */
+static long long seconds_since(const char *iso)
+{
+	struct tm tm = { 0 };
+	const char *end = iso ? strptime(iso, "%Y-%m-%dT%H:%M:%S", &tm) : NULL;
+	if (!end)
+		return -1;
+	return (long long)(time(NULL) - timegm(&tm));
+}
+
+static void print_docker(json_t *st)
+{
+	json_t *up = json_object_get(st, "docker_reachable");
+	const char *why = json_string_value(json_object_get(st, "docker_error"));
+	long long ago = seconds_since(json_string_value(json_object_get(st, "docker_checked")));
+	char when[48] = "";
+
+	if (!json_is_boolean(up)) {
+		printf("docker: not checked yet\n");
+		return;
+	}
+	if (ago >= 0) {
+		char a[24];
+		format_ago(ago, a, sizeof(a));
+		snprintf(when, sizeof(when), " (checked %s ago)", a);
+	}
+	if (json_is_true(up))
+		printf("docker: reachable%s\n", when);
+	else
+		printf("docker: NOT reachable%s: %s\n", when, why ? why : "no detail");
+}
+
+static void print_counts(const char *title, json_t *o)
+{
+	const char *k;
+	json_t *v;
+	printf("%s:", title);
+	json_object_foreach(o, k, v)
+		printf(" %s %lld", k, (long long)json_integer_value(v));
+	printf("\n");
+}
+
+static int status_self_test(const struct mai_config *cfg)
+{
+	_cleanup_free_ char *err = NULL;
+	struct sandbox_options so;
+	struct sandbox *sb = NULL;
+	char instance[64];
+
+	/* Its own instance label: a running agent's containers are not touched. */
+	snprintf(instance, sizeof(instance), "self-test-%ld", (long)getpid());
+	sandbox_options_from_config(cfg, instance, &so);
+	so.self_test = true;
+	so.pool_size = 0;
+	if (sandbox_new(&so, &sb, &err) < 0) {
+		log_errorx("%s", err);
+		return MAI_EXIT_DOCKER;
+	}
+	printf("self-test: passed (root read-only, no network, no capabilities, "
+	       "no-new-privileges, seccomp, non-root user %s, memory limit enforced)\n",
+	       cfg->sandbox.user);
+	sandbox_free(sb);
+	return MAI_EXIT_OK;
+}
+
+int cmd_status(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "config-dir", required_argument, NULL, 'c' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "self-test", no_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *dir_arg = NULL;
+	bool as_json = false, self_test = false;
+	_cleanup_free_ char *dir = NULL, *err = NULL, *path = NULL;
+	struct mai_config *cfg = NULL;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "c:jh", options, NULL)) != -1) {
+		switch (c) {
+		case 'c': dir_arg = optarg; break;
+		case 'j': as_json = true; break;
+		case 's': self_test = true; break;
+		case 'h': status_usage(stdout); return MAI_EXIT_OK;
+		default: status_usage(stderr); return MAI_EXIT_USAGE;
+		}
+	}
+	if (config_dir_resolve(dir_arg, &dir, &err) < 0 || config_load(dir, &cfg, &err) < 0) {
+		log_errorx("%s", err);
+		return MAI_EXIT_CONFIG;
+	}
+	if (optind < argc) {
+		log_errorx("status takes no arguments ('%s'); see 'mai-agent status --help'",
+			   argv[optind]);
+		config_free(cfg);
+		return MAI_EXIT_USAGE;
+	}
+	if (self_test) {
+		int r = status_self_test(cfg);
+		config_free(cfg);
+		return r;
+	}
+	path = xasprintf("%s/%s", cfg->agent.state_dir, DAEMON_STATUS_NAME);
+	config_free(cfg);
+	json_error_t je;
+	json_t *st = json_load_file(path, 0, &je);
+	if (!st) {
+		log_errorx("no status at %s (%s): has the agent ever run with this configuration? "
+			   "Start it with 'mai-agent run'", path, je.text);
+		return MAI_EXIT_USAGE;
+	}
+	json_int_t pid = json_integer_value(json_object_get(st, "pid"));
+	struct stat sst;
+	long long age = stat(path, &sst) == 0 ? (long long)(time(NULL) - sst.st_mtime) : -1;
+	enum daemon_liveness live = daemon_liveness(pid, age);
+	bool pid_alive = live != DAEMON_GONE;
+	bool alive = live == DAEMON_RUNNING;
+	char seen[64] = "unknown", ago[24] = "?";
+	if (age >= 0) {
+		result_format_time(&sst.st_mtim, seen, sizeof(seen));
+		format_ago(age, ago, sizeof(ago));
+	}
+	if (as_json) {
+		char *s = json_dumps(st, JSON_INDENT(2) | JSON_SORT_KEYS);
+		printf("%s\n", s);
+		free(s);
+	} else {
+		json_t *q = json_object_get(st, "queue");
+		const char *drop = json_string_value(json_object_get(st, "drop_dir"));
+		if (!alive) {
+			/* Figures of a past run are not shown as if they were live. */
+			printf("agent: %s (last seen %s, %s ago, as pid %lld%s)\n",
+			       pid_alive ? "NOT answering" : "not running", seen, ago,
+			       (long long)pid, pid_alive ? ", which is still alive" : "");
+			printf("drop directory: %s\n", drop ? drop : "?");
+			print_counts("last run's states",
+				     json_object_get(st, "states"));
+			print_counts("last run's levels",
+				     json_object_get(st, "levels"));
+		} else {
+			printf("agent: running (pid %lld, up %llds)\n", (long long)pid,
+			       (long long)json_integer_value(json_object_get(st, "uptime_s")));
+			printf("drop directory: %s (%s)\n", drop ? drop : "?",
+			       json_is_true(json_object_get(st, "watching")) ? "watched" :
+			       "MISSING, waiting for it");
+			print_docker(st);
+			printf("pool: %lld worker(s), %lld running, %lld queued, %lld waiting to "
+			       "retry\n",
+			       (long long)json_integer_value(json_object_get(q, "workers")),
+			       (long long)json_integer_value(json_object_get(q, "running")),
+			       (long long)json_integer_value(json_object_get(q, "queued")),
+			       (long long)json_integer_value(json_object_get(q, "retrying")));
+			print_counts("states", json_object_get(st, "states"));
+			print_counts("levels", json_object_get(st, "levels"));
+		}
+	}
+	json_decref(st);
+	if (pid_alive && !alive)
+		log_warnx("%s was last written %s ago, yet its agent (pid %lld) writes it every "
+			  "second: that process is stuck or is not the agent; see the agent log, "
+			  "or start the agent with 'mai-agent run'", path, ago, (long long)pid);
+	else if (!alive)
+		log_warnx("the agent is not running (%s is from its last run, %s ago): start it "
+			  "with 'mai-agent run'", path, ago);
+	return alive ? MAI_EXIT_OK : MAI_EXIT_FAILURE;
+}

@@ -1,0 +1,70 @@
+/* Configuration -> module options: the only place that reads the loaded
+ * configuration (config.h) on behalf of the modules below it, so that the
+ * audit writer, the sandbox and the assessor's bridge to the sandbox never
+ * depend on the configuration's layout (docs/ARCHITECTURE.md "Layers"). */
+#include "options.h"
+
+#include <string.h>
+
+void sandbox_options_from_config(const struct mai_config *cfg, const char *instance_id,
+				 struct sandbox_options *o)
+{
+	const struct config_sandbox *c = &cfg->sandbox;
+
+	sandbox_options_defaults(o);
+	o->socket_path = cfg->agent.docker.socket;
+	o->image = c->image;
+	o->user = c->user;
+	o->instance_id = instance_id;
+	o->workers = cfg->agent.workers > 0 ? (unsigned)cfg->agent.workers : 1;
+	o->pool_size = c->pool_size > 0 ? (unsigned)c->pool_size : 0;
+	o->self_test = c->self_test;
+	o->network = (struct sandbox_network_options){
+		.state_dir = cfg->agent.state_dir,
+		.allowed_hosts = (const char *const *)c->network.allowed_hosts.items,
+		.n_hosts = c->network.allowed_hosts.n,
+		.index_url = c->network.index_url,
+		.proxy_port = (int)c->network.proxy_port,
+		.image = c->network.image,
+		.install_timeout_ms = (int64_t)c->network.install_timeout_ms,
+		.install_size = (int64_t)c->network.install_size,
+	};
+	for (int t = 0; t < TRUST_COUNT; t++) {
+		const struct config_trust_limits *l = &c->levels[t];
+		struct sandbox_trust_options *to = &o->trust[t];
+		to->base = (struct sandbox_limits){
+			.memory_bytes = (int64_t)l->memory, .nano_cpus = (int64_t)l->nano_cpus,
+			.pids = l->pids, .tmpfs_bytes = (int64_t)l->tmpfs_size, .nofile = l->nofile,
+			.fsize_bytes = (int64_t)l->fsize, .timeout_ms = (int64_t)l->timeout_ms,
+			.stdout_max = (int64_t)c->stdout_max, .stderr_max = (int64_t)c->stderr_max,
+		};
+		to->runtime = l->runtime;
+		to->no_scale = !l->scale;
+		to->network_allowlist = l->network == CONFIG_NETWORK_ALLOWLIST;
+	}
+}
+
+void sandbox_metrics_from_assess(const struct py_metrics *in, struct sandbox_code_metrics *out)
+{
+	*out = (struct sandbox_code_metrics){
+		.bytes = in->bytes, .lines = in->lines, .loops = in->loops,
+		.imports = in->imports, .max_nesting = in->max_nesting,
+	};
+}
+
+void audit_options_from_config(const struct config_audit *cfg, struct audit_options *opt)
+{
+	memset(opt, 0, sizeof(*opt));
+	opt->log_dir = cfg->log_dir;
+	opt->signing_key = cfg->signing_key && *cfg->signing_key ? cfg->signing_key : NULL;
+	opt->public_key = cfg->public_key && *cfg->public_key ? cfg->public_key : NULL;
+	opt->origin = cfg->origin;
+	opt->fsync = cfg->fsync;
+	opt->group_commit_delay_us = (unsigned)(cfg->group_commit_delay_ms * 1000);
+	/* The writer's timer ticks in seconds; anything below rounds up to 1 s. */
+	opt->checkpoint_interval_s = (unsigned)((cfg->checkpoint_interval_ms + 999) / 1000);
+	opt->rotate_size = cfg->rotate_size;
+	opt->rotate_age_s = (unsigned)(cfg->rotate_age_ms / 1000);
+	opt->retention_age_s = (unsigned)(cfg->retention_age_ms / 1000);
+	opt->diff_max = (size_t)cfg->diff_max;
+}

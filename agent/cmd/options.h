@@ -1,0 +1,23 @@
+/* Configuration -> module options (options.c). The strings of the filled
+ * options stay owned by the configuration: keep it alive until the module's
+ * constructor returns (each copies what it keeps). */
+#ifndef MAI_OPTIONS_H
+#define MAI_OPTIONS_H
+
+#include "assess.h"
+#include "audit.h"
+#include "config.h"
+#include "sandbox.h"
+
+/* agent.docker.socket, agent.workers, agent.state_dir and sandbox.*. */
+void sandbox_options_from_config(const struct mai_config *cfg, const char *instance_id,
+				 struct sandbox_options *opts);
+
+/* audit.yaml as the writer's options (paths already resolved by the config
+ * loader). An empty public_key means the default, log_dir/pubkey. */
+void audit_options_from_config(const struct config_audit *cfg, struct audit_options *opt);
+
+/* The assessor's metrics as the shape the sandbox scales its limits with. */
+void sandbox_metrics_from_assess(const struct py_metrics *in, struct sandbox_code_metrics *out);
+
+#endif

@@ -1,0 +1,204 @@
+/* The warm pool: per trust level, N containers created, attached and
+ * started ahead of time, their bootstrap waiting for a job on stdin. Each
+ * serves exactly one job and is then removed (by sandbox_run); a background
+ * thread refills. Nothing is reused across jobs. The pool's containers carry
+ * the instance label, so a crashed agent's pool is removed at the next start;
+ * sandbox_pool_stop removes them on a clean stop. */
+#include <pthread.h>
+#include <string.h>
+
+#include "log.h"
+#include "macro.h"
+#include "sandbox_internal.h"
+
+#define POOL_MAX 16
+/* After a failed refill, wait before trying again (Docker may be down). */
+#define POOL_RETRY_MS 2000
+
+struct sandbox_pool {
+	struct sandbox *sb;
+	unsigned size;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	bool stop;
+	pthread_t thread;
+	unsigned generation; /* bumped by a flush: what was being prepared is stale */
+	struct sandbox_container ready[TRUST_COUNT][POOL_MAX];
+	unsigned n[TRUST_COUNT];
+	/* A job found the level's pool empty: demand outruns the pool, so
+	 * refills stop waiting for quiet moments until it is full again. */
+	bool starved[TRUST_COUNT];
+};
+
+/* The limits a pooled container is created with: the level's base, clamped
+ * by the machine, unscaled (a job's scaling is applied by update). */
+static void pool_limits(struct sandbox *sb, enum trust t, struct sandbox_limits *l)
+{
+	struct sandbox_code_metrics none = { 0 };
+
+	struct sandbox_limits base;
+
+	sandbox_trust_base(sb, t, &base, NULL);
+	sandbox_limits_compute(&base, &none, false, &sb->machine, sb->workers, l);
+}
+
+static int pool_missing(struct sandbox_pool *p)
+{
+	for (int t = 0; t < TRUST_COUNT; t++)
+		if (p->n[t] < p->size)
+			return t;
+	return -1;
+}
+
+static void *pool_refill(void *arg)
+{
+	struct sandbox_pool *p = arg;
+
+	pthread_mutex_lock(&p->lock);
+	while (!p->stop) {
+		int t = pool_missing(p);
+		struct sandbox_container c;
+		struct sandbox_limits l;
+		char *err = NULL, *label;
+		int r;
+
+		if (t < 0) {
+			pthread_cond_wait(&p->wake, &p->lock);
+			continue;
+		}
+		/* Docker calls without the lock: takers never wait for a refill. */
+		unsigned gen = p->generation;
+		bool starved = p->starved[t];
+		pthread_mutex_unlock(&p->lock);
+		/* Between runs where it can: a refill started beside a run slows
+		 * it down (on a small machine, by more than the run itself). */
+		if (!starved) {
+			sandbox_quiet_wait(&p->sb->quiet, 1000);
+			pthread_mutex_lock(&p->lock);
+			if (p->stop)
+				continue; /* the agent stops: no new container */
+			pthread_mutex_unlock(&p->lock);
+		}
+		pool_limits(p->sb, (enum trust)t, &l);
+		label = xasprintf("pool-%s", trust_to_string((enum trust)t));
+		bool network = sandbox_trust_has_network(p->sb, (enum trust)t);
+		struct sandbox_container_spec spec = {
+			.image = network ? p->sb->pip_image : NULL, .network = network,
+		};
+		r = sandbox_container_prepare(p->sb, (enum trust)t, &l, label, &spec, &c,
+					      &err);
+		free(label);
+		pthread_mutex_lock(&p->lock);
+		if (r < 0) {
+			struct timespec until;
+			log_warnx("warm pool: preparing a %s container failed: %s",
+				  trust_to_string((enum trust)t), err);
+			free(err);
+			clock_gettime(CLOCK_REALTIME, &until);
+			until.tv_sec += POOL_RETRY_MS / 1000;
+			pthread_cond_timedwait(&p->wake, &p->lock, &until);
+			continue;
+		}
+		if (p->stop || p->n[t] >= p->size || gen != p->generation) {
+			pthread_mutex_unlock(&p->lock);
+			sandbox_container_discard(p->sb, &c);
+			pthread_mutex_lock(&p->lock);
+			continue;
+		}
+		p->ready[t][p->n[t]++] = c;
+		if (p->n[t] >= p->size)
+			p->starved[t] = false;
+	}
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+struct sandbox_pool *sandbox_pool_start(struct sandbox *sb, unsigned size)
+{
+	struct sandbox_pool *p;
+
+	if (size == 0)
+		return NULL;
+	p = xcalloc(1, sizeof(*p));
+	p->sb = sb;
+	p->size = size > POOL_MAX ? POOL_MAX : size;
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->wake, NULL);
+	if (pthread_create(&p->thread, NULL, pool_refill, p) != 0) {
+		log_warnx("warm pool: cannot start its thread; running cold");
+		pthread_mutex_destroy(&p->lock);
+		pthread_cond_destroy(&p->wake);
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+int sandbox_pool_take(struct sandbox_pool *p, enum trust trust,
+		      struct sandbox_container *out)
+{
+	int r = -EAGAIN;
+
+	pthread_mutex_lock(&p->lock);
+	if (p->n[trust] > 0) {
+		/* Oldest first: it has waited longest. */
+		*out = p->ready[trust][0];
+		memmove(&p->ready[trust][0], &p->ready[trust][1],
+			(p->n[trust] - 1) * sizeof(p->ready[trust][0]));
+		p->n[trust]--;
+		r = 0;
+	} else {
+		p->starved[trust] = true;
+	}
+	pthread_cond_signal(&p->wake);
+	pthread_mutex_unlock(&p->lock);
+	return r;
+}
+
+void sandbox_pool_flush(struct sandbox_pool *p)
+{
+	struct sandbox_container old[TRUST_COUNT][POOL_MAX];
+	unsigned n[TRUST_COUNT];
+
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->lock);
+	memcpy(old, p->ready, sizeof(old));
+	memcpy(n, p->n, sizeof(n));
+	memset(p->n, 0, sizeof(p->n));
+	p->generation++;
+	pthread_cond_signal(&p->wake);
+	pthread_mutex_unlock(&p->lock);
+	for (int t = 0; t < TRUST_COUNT; t++)
+		for (unsigned i = 0; i < n[t]; i++)
+			sandbox_container_discard(p->sb, &old[t][i]);
+}
+
+unsigned sandbox_pool_ready(struct sandbox_pool *p, enum trust trust)
+{
+	unsigned n;
+
+	if (!p)
+		return 0;
+	pthread_mutex_lock(&p->lock);
+	n = p->n[trust];
+	pthread_mutex_unlock(&p->lock);
+	return n;
+}
+
+void sandbox_pool_stop(struct sandbox_pool *p)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->lock);
+	p->stop = true;
+	pthread_cond_broadcast(&p->wake);
+	pthread_mutex_unlock(&p->lock);
+	pthread_join(p->thread, NULL);
+	for (int t = 0; t < TRUST_COUNT; t++)
+		for (unsigned i = 0; i < p->n[t]; i++)
+			sandbox_container_discard(p->sb, &p->ready[t][i]);
+	pthread_mutex_destroy(&p->lock);
+	pthread_cond_destroy(&p->wake);
+	free(p);
+}

@@ -1,0 +1,140 @@
+/* The self-test: probes run in a real container with the untrusted level's
+ * settings. If confinement is weaker than configured, no job may run. */
+#include <stdbool.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "log.h"
+#include "macro.h"
+#include "sandbox_internal.h"
+#include "sandbox_selftest.h"
+
+/* The probes' own wall-clock limit: a slow start on a busy machine is not a
+ * confinement failure. */
+#define SELFTEST_TIMEOUT_MS 30000
+
+/* Each line: probe name, a space, "ok" or what was seen instead. */
+static const char probe_script[] =
+	"import os, socket\n"
+	"def probe(name, ok, seen):\n"
+	"    print(name, 'ok' if ok else seen)\n"
+	"root = [l.split()[3].split(',') for l in open('/proc/self/mounts') if l.split()[1] == '/']\n"
+	"probe('root_readonly', bool(root) and 'ro' in root[-1], 'the root is mounted ' + ','.join(root[-1] if root else ['nowhere']))\n"
+	"ifs = sorted(n for _, n in socket.if_nameindex())\n"
+	"probe('no_network', ifs == ['lo'], 'interfaces ' + ','.join(ifs))\n"
+	"st = dict(l.split(':\\t', 1) for l in open('/proc/self/status').read().splitlines() if ':\\t' in l)\n"
+	"caps = [k + '=' + st[k].strip() for k in ('CapEff', 'CapPrm', 'CapBnd') if int(st[k], 16)]\n"
+	"probe('no_capabilities', not caps, ' '.join(caps))\n"
+	"probe('non_root_user', os.getuid() != 0 and os.getgid() != 0, 'uid %d gid %d' % (os.getuid(), os.getgid()))\n";
+
+/* Under runc the script meets the host kernel, confined by no-new-privileges
+ * and Docker's seccomp filter. */
+static const char host_kernel_probes[] =
+	"probe('no_new_privileges', st.get('NoNewPrivs', '').strip() == '1', 'NoNewPrivs ' + st.get('NoNewPrivs', 'absent').strip())\n"
+	"probe('seccomp', st.get('Seccomp', '').strip() == '2', 'Seccomp mode ' + st.get('Seccomp', 'absent').strip())\n";
+static const char *const host_kernel_names[] = { "no_new_privileges", "seccomp" };
+
+/* Under runsc it meets gVisor's kernel instead (which keeps its own seccomp
+ * filter on the host side and has no NoNewPrivs to show): the probe checks
+ * that the kernel answering is not the host's. Its format takes the host's
+ * release. */
+static const char gvisor_kernel_probe[] =
+	"probe('gvisor_kernel', os.uname().release != '%s', 'the host kernel %s answers')\n";
+static const char *const gvisor_kernel_names[] = { "gvisor_kernel" };
+
+static const char *const common_names[] = {
+	"root_readonly", "no_network", "no_capabilities", "non_root_user",
+};
+
+static const char memory_script[] =
+	"chunks = []\n"
+	"while True:\n"
+	"    chunks.append(bytearray(64 << 20))\n";
+
+static int check_probes(const struct sandbox_result *r, const char *const *probes, size_t n,
+			char **err)
+{
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_free_ char *want = xasprintf("%s ok\n", probes[i]);
+		const char *line = r->out.data ? strstr(r->out.data, probes[i]) : NULL;
+		const char *seen, *nl;
+
+		if (line && strncmp(line, want, strlen(want)) == 0)
+			continue;
+		/* What the probe saw: the rest of its line after the name. */
+		seen = line ? line + strlen(probes[i]) + (line[strlen(probes[i])] == ' ') : NULL;
+		nl = seen ? strchr(seen, '\n') : NULL;
+		*err = xasprintf("sandbox self-test failed: probe %s: %.*s; confinement is weaker "
+				 "than configured, so no job runs: check dockerd's security options "
+				 "and config/sandbox.yaml", probes[i],
+				 seen ? (int)(nl ? nl - seen : 120) : 40,
+				 seen ? seen : "no answer (see the probe's stderr)");
+		return -EPERM;
+	}
+	return 0;
+}
+
+int sandbox_selftest_run(struct sandbox *sb, char **err)
+{
+	const bool gvisor = sandbox_is_gvisor(sb, TRUST_UNTRUSTED);
+	struct utsname host;
+	_cleanup_free_ char *script = NULL;
+	struct sandbox_job job = {
+		.job_id = "self-test", .file_name = "selftest.py", .trust = TRUST_UNTRUSTED,
+	};
+	/* The probes check the no-network confinement of the none levels; an
+	 * allowlist level's network is checked by its own tests. */
+	const struct sandbox_run_mode mode = { .min_timeout_ms = SELFTEST_TIMEOUT_MS,
+					       .no_network = true };
+	struct sandbox_result r;
+	int rc;
+
+	if (gvisor) {
+		if (uname(&host) < 0 || strchr(host.release, '\'')) {
+			*err = xasprintf("sandbox self-test failed: cannot read the host's kernel "
+					 "release to tell gVisor's kernel from it");
+			return -EPERM;
+		}
+		_cleanup_free_ char *kernel = xasprintf(gvisor_kernel_probe, host.release, host.release);
+		script = xasprintf("%s%s", probe_script, kernel);
+	} else {
+		script = xasprintf("%s%s", probe_script, host_kernel_probes);
+	}
+	job.code = (const uint8_t *)script;
+	job.len = strlen(script);
+	if (sandbox_run_internal(sb, &job, &mode, &r) < 0 ||
+	    r.verdict != SANDBOX_VERDICT_EXITED || r.exit_code) {
+		*err = xasprintf("sandbox self-test failed: the probe did not run cleanly (%s: %s; "
+				 "stderr: %.200s)", sandbox_verdict_to_string(r.verdict),
+				 r.message ? r.message : "exit 0", r.err.data ? r.err.data : "");
+		sandbox_result_clear(&r);
+		return -EPERM;
+	}
+	rc = check_probes(&r, common_names, ARRAY_SIZE(common_names), err);
+	if (rc == 0 && gvisor)
+		rc = check_probes(&r, gvisor_kernel_names, ARRAY_SIZE(gvisor_kernel_names), err);
+	else if (rc == 0)
+		rc = check_probes(&r, host_kernel_names, ARRAY_SIZE(host_kernel_names), err);
+	sandbox_result_clear(&r);
+	if (rc < 0)
+		return rc;
+
+	job.file_name = "selftest_memory.py";
+	job.code = (const uint8_t *)memory_script;
+	job.len = sizeof(memory_script) - 1;
+	sandbox_run_internal(sb, &job, &mode, &r);
+	if (r.verdict != SANDBOX_VERDICT_OOM_KILLED) {
+		*err = xasprintf("sandbox self-test failed: probe memory_limit: a script allocating "
+				 "without end ended with '%s' instead of oom_killed (limit %lld MiB); "
+				 "check that dockerd supports memory limits (MemoryLimit in "
+				 "docker info)", sandbox_verdict_to_string(r.verdict),
+				 (long long)(r.limits.memory_bytes >> 20));
+		sandbox_result_clear(&r);
+		return -EPERM;
+	}
+	sandbox_result_clear(&r);
+	log_info("sandbox self-test passed: root read-only, no network, no capabilities, "
+		 "%s, non-root user, memory limit enforced",
+		 gvisor ? "gVisor's kernel (runsc)" : "no-new-privileges, seccomp");
+	return 0;
+}

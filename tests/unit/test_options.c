@@ -1,0 +1,52 @@
+/* cmd/options.c: the configuration and the assessor's metrics as the
+ * modules' options. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "options.h"
+
+static void test_assess_bridge(void **state)
+{
+	struct py_metrics a = { .bytes = 10, .lines = 2, .statements = 3, .loops = 4,
+				.imports = 5, .functions = 6, .max_nesting = 7 };
+	struct sandbox_code_metrics m;
+
+	sandbox_metrics_from_assess(&a, &m);
+	assert_int_equal(m.bytes, 10);
+	assert_int_equal(m.lines, 2);
+	assert_int_equal(m.loops, 4);
+	assert_int_equal(m.imports, 5);
+	assert_int_equal(m.max_nesting, 7);
+}
+
+/* The shipped config/audit.yaml maps onto the writer's options. */
+static void test_options_from_config(void **state)
+{
+	struct config_audit cfg = {
+		.log_dir = "/var/lib/mai/audit", .signing_key = "/var/lib/mai/keys/audit.key", .public_key = "",
+		.origin = "mai-agent/audit", .fsync = true, .group_commit_delay_ms = 2,
+		.checkpoint_interval_ms = 10000, .rotate_size = 64u << 20, .rotate_age_ms = 86400000,
+		.retention_age_ms = 0, .diff_max = 65536,
+	};
+	struct audit_options o;
+	audit_options_from_config(&cfg, &o);
+	assert_string_equal(o.log_dir, "/var/lib/mai/audit");
+	assert_null(o.public_key);
+	assert_int_equal(o.group_commit_delay_us, 2000);
+	assert_int_equal(o.checkpoint_interval_s, 10);
+	assert_int_equal(o.rotate_age_s, 86400);
+	assert_int_equal(o.diff_max, 65536);
+	assert_true(o.fsync);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_assess_bridge),
+		cmocka_unit_test(test_options_from_config),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
