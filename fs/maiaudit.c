@@ -296,6 +296,7 @@ int main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 		dup2(logfd, STDERR_FILENO);
+		log_set_timestamps(true);
 	}
 
 	struct paths p = { 0 };

@@ -1,11 +1,13 @@
 #include "log.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <string.h>
 #include <time.h>
 
 static const char *log_progname = "mai-agent";
 static enum log_level log_current = LOG_LEVEL_INFO;
+static bool log_stamped;
 
 static const char *const level_names[] = {
 	[LOG_LEVEL_ERROR] = "error",
@@ -22,6 +24,7 @@ void log_init(const char *progname, enum log_level level)
 }
 
 void log_set_level(enum log_level level) { log_current = level; }
+void log_set_timestamps(bool on) { log_stamped = on; }
 enum log_level log_get_level(void) { return log_current; }
 
 const char *log_level_to_string(enum log_level level)
@@ -42,10 +45,21 @@ int log_level_from_string(const char *s, enum log_level *out)
 	return -EINVAL;
 }
 
+void log_timestamp(char out[LOG_TIMESTAMP_LEN + 1])
+{
+	struct timespec ts;
+	struct tm tm;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	size_t n = strftime(out, LOG_TIMESTAMP_LEN + 1, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(out + n, LOG_TIMESTAMP_LEN + 1 - n, ".%03uZ", (unsigned)(ts.tv_nsec / 1000000) % 1000u);
+}
+
 __attribute__((format(printf, 3, 0)))
 static void log_emit(enum log_level level, int errnum, const char *fmt, va_list ap)
 {
-	char msg[2048];
+	char msg[2048], stamp[LOG_TIMESTAMP_LEN + 2] = "";
 	int saved = errno;
 
 	if (level > log_current) {
@@ -53,11 +67,18 @@ static void log_emit(enum log_level level, int errnum, const char *fmt, va_list 
 		return;
 	}
 	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (log_stamped) {
+		log_timestamp(stamp);
+		stamp[LOG_TIMESTAMP_LEN] = ' ';
+		stamp[LOG_TIMESTAMP_LEN + 1] = '\0';
+	}
+	/* One call per line: a line is written whole even when threads log
+	 * at once. */
 	if (errnum)
-		fprintf(stderr, "%s: %s: %s: %s\n", log_progname,
+		fprintf(stderr, "%s%s: %s: %s: %s\n", stamp, log_progname,
 			log_level_to_string(level), msg, strerror(errnum));
 	else
-		fprintf(stderr, "%s: %s: %s\n", log_progname,
+		fprintf(stderr, "%s%s: %s: %s\n", stamp, log_progname,
 			log_level_to_string(level), msg);
 	errno = saved;
 }

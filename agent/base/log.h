@@ -2,6 +2,8 @@
 #ifndef MAI_LOG_H
 #define MAI_LOG_H
 
+#include <stdbool.h>
+
 #include "macro.h"
 
 enum log_level {
@@ -13,6 +15,13 @@ enum log_level {
 
 void log_init(const char *progname, enum log_level level);
 void log_set_level(enum log_level level);
+/* Starts every line with its time, RFC 3339 in UTC with milliseconds
+ * ("2025-01-31T12:34:56.789Z "): for a log written to a file (--log-file),
+ * where nothing else (journald) stamps the lines. Off by default. */
+void log_set_timestamps(bool on);
+/* The current time in that form, NUL terminated. */
+#define LOG_TIMESTAMP_LEN 24
+void log_timestamp(char out[LOG_TIMESTAMP_LEN + 1]);
 enum log_level log_get_level(void);
 /* Parses "error", "warn", "info", "debug"; returns 0 or -EINVAL. */
 int log_level_from_string(const char *s, enum log_level *out);

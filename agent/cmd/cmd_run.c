@@ -457,8 +457,10 @@ int cmd_run(int argc, char **argv)
 		log_error("run: cannot open the log file %s", log_file);
 		return MAI_EXIT_USAGE;
 	}
-	if (log_file)
+	if (log_file) {
 		setvbuf(stderr, NULL, _IOLBF, 0);
+		log_set_timestamps(true);
+	}
 	if (config_dir_resolve(dir_arg, &dir, &err) < 0 || config_load(dir, &cfg, &err) < 0) {
 		log_errorx("%s", err);
 		return MAI_EXIT_CONFIG;

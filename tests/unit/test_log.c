@@ -1,0 +1,87 @@
+/* log.c: what a line looks like in a log file (--log-file), with and without
+ * the RFC 3339 timestamp that stands in for journald's. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <regex.h>
+#include <string.h>
+#include <time.h>
+
+#include "fileio.h"
+#include "log.h"
+#include "testdir.h"
+
+/* Runs fn with stderr going to dir/log, then returns what it wrote. */
+static char *capture(const char *dir, void (*fn)(void))
+{
+	_cleanup_free_ char *path = xasprintf("%s/log", dir);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int saved = dup(STDERR_FILENO);
+	assert_true(fd >= 0 && saved >= 0);
+	fflush(stderr);
+	assert_int_equal(dup2(fd, STDERR_FILENO), STDERR_FILENO);
+	fn();
+	fflush(stderr);
+	assert_int_equal(dup2(saved, STDERR_FILENO), STDERR_FILENO);
+	close(saved);
+	close(fd);
+	char *text = NULL;
+	size_t len;
+	assert_int_equal(fileio_read_path(path, 1 << 20, &text, &len), 0);
+	return text;
+}
+
+static void two_lines(void)
+{
+	errno = ENOENT;
+	log_warn("cannot open %s", "x.py");
+	log_info("ready");
+}
+
+static void test_a_log_file_line_starts_with_its_utc_time(void **state)
+{
+	log_set_timestamps(true);
+	time_t before = time(NULL);
+	_cleanup_free_ char *text = capture(*state, two_lines);
+	time_t after = time(NULL);
+	log_set_timestamps(false);
+
+	regex_t re;
+	assert_int_equal(regcomp(&re, "^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2})\\.[0-9]{3}Z "
+				 "test_log: warn: cannot open x\\.py: No such file or directory\n"
+				 "[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}\\.[0-9]{3}Z test_log: info: ready\n$",
+			     REG_EXTENDED), 0);
+	regmatch_t m[2];
+	if (regexec(&re, text, 2, m, 0) != 0)
+		fail_msg("not two stamped lines: '%s'", text);
+	regfree(&re);
+	/* The time is now, in UTC. */
+	struct tm tm = { 0 };
+	_cleanup_free_ char *stamp = xstrndup(text + m[1].rm_so, (size_t)(m[1].rm_eo - m[1].rm_so));
+	assert_non_null(strptime(stamp, "%Y-%m-%dT%H:%M:%S", &tm));
+	time_t t = timegm(&tm);
+	assert_true(t >= before && t <= after);
+}
+
+static void test_without_a_file_the_line_is_as_before(void **state)
+{
+	_cleanup_free_ char *text = capture(*state, two_lines);
+	assert_string_equal(text, "test_log: warn: cannot open x.py: No such file or directory\n"
+				  "test_log: info: ready\n");
+}
+
+int main(void)
+{
+	log_init("test_log", LOG_LEVEL_INFO);
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_a_log_file_line_starts_with_its_utc_time, testdir_setup,
+						testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_without_a_file_the_line_is_as_before, testdir_setup,
+						testdir_teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
