@@ -135,6 +135,7 @@ void assess_result_finish(const struct assess_rules *rules, struct assess_result
 		r->findings[o++] = *f;
 	}
 	r->n_findings = o;
+	r->max_findings = rules->max_findings;
 	for (size_t i = 0; i < o; i++) {
 		const struct assess_finding *f = &r->findings[i];
 		sum += f->score;

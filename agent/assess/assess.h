@@ -51,6 +51,8 @@ struct assess_result {
 	/* Notes of the external analyzers, e.g. "bandit: not installed". */
 	char **notes;
 	size_t n_notes;
+	/* The most findings the JSON lists (the rules' max_findings); 0: all. */
+	size_t max_findings;
 };
 
 struct assess_rules;
@@ -68,6 +70,12 @@ size_t assess_rules_count(const struct assess_rules *rules);
 void assess_rules_set_thresholds(struct assess_rules *rules, double medium, double high,
 				 double blocked);
 
+/* security.max_findings: the JSON of a result lists at most max findings
+ * (the most severe; the level and score still count them all) and says how
+ * many it left out. 0: no cap. The default is ASSESS_MAX_FINDINGS_DEFAULT. */
+#define ASSESS_MAX_FINDINGS_DEFAULT 200
+void assess_rules_set_max_findings(struct assess_rules *rules, size_t max);
+
 /* Assesses one snapshot. name is used in messages only. Always fills *out
  * (clear it with assess_result_clear()); returns 0, or -EINVAL when the file
  * was rejected (out->rejection says why, the level is BLOCKED). */
@@ -77,7 +85,8 @@ int assess_source(const struct assess_rules *rules, const char *name, const uint
 /* The result as a JSON object (new reference; the caller decrefs):
  * {level, score, findings:[{rule_id, bandit_id, severity, confidence, cwe,
  * line, col, message, source}], metrics:{...}, rejection?, rejection_offset?,
- * notes:[...]} */
+ * notes:[...]}; beyond max_findings, the most severe findings in line order
+ * and findings_total, findings_dropped, max_findings. */
 json_t *assess_result_to_json(const struct assess_result *r);
 
 /* Frees everything the result holds and zeroes it. */

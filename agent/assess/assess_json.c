@@ -1,15 +1,53 @@
 /* The assessment as JSON (jansson), the shape result.json embeds. */
+#include <stdlib.h>
+
 #include "assess.h"
+
+/* Forcing BLOCKED first, then by score, then in line order. */
+static int by_weight(const void *a, const void *b, void *findings)
+{
+	const struct assess_finding *x = (const struct assess_finding *)findings + *(const size_t *)a;
+	const struct assess_finding *y = (const struct assess_finding *)findings + *(const size_t *)b;
+	if (x->block != y->block)
+		return x->block > y->block ? -1 : 1;
+	if (x->score != y->score)
+		return x->score > y->score ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+static int by_index(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The findings the JSON lists: all, or beyond max_findings the most severe,
+ * in line order. *keep is NULL (all) or their indices (caller frees). */
+static size_t findings_listed(const struct assess_result *r, size_t **keep)
+{
+	*keep = NULL;
+	if (!r->max_findings || r->n_findings <= r->max_findings)
+		return r->n_findings;
+	size_t *idx = xmalloc(r->n_findings * sizeof(*idx));
+	for (size_t i = 0; i < r->n_findings; i++)
+		idx[i] = i;
+	qsort_r(idx, r->n_findings, sizeof(*idx), by_weight, r->findings);
+	qsort(idx, r->max_findings, sizeof(*idx), by_index);
+	*keep = idx;
+	return r->max_findings;
+}
 
 json_t *assess_result_to_json(const struct assess_result *r)
 {
 	json_t *o = json_object(), *fs = json_array(), *notes = json_array();
 	const struct py_metrics *m = &r->metrics;
+	_cleanup_free_ size_t *keep = NULL;
+	size_t listed = findings_listed(r, &keep);
 
 	json_object_set_new(o, "level", json_string(level_to_string(r->level)));
 	json_object_set_new(o, "score", json_real(r->score));
-	for (size_t i = 0; i < r->n_findings; i++) {
-		const struct assess_finding *f = &r->findings[i];
+	for (size_t k = 0; k < listed; k++) {
+		const struct assess_finding *f = &r->findings[keep ? keep[k] : k];
 		json_t *j = json_object();
 		json_object_set_new(j, "rule_id", json_string(f->rule_id));
 		json_object_set_new(j, "bandit_id", f->bandit_id ? json_string(f->bandit_id) : json_null());
@@ -24,6 +62,11 @@ json_t *assess_result_to_json(const struct assess_result *r)
 		json_array_append_new(fs, j);
 	}
 	json_object_set_new(o, "findings", fs);
+	if (listed < r->n_findings) {
+		json_object_set_new(o, "findings_total", json_integer((json_int_t)r->n_findings));
+		json_object_set_new(o, "findings_dropped", json_integer((json_int_t)(r->n_findings - listed)));
+		json_object_set_new(o, "max_findings", json_integer((json_int_t)r->max_findings));
+	}
 	json_t *mj = json_object();
 	json_object_set_new(mj, "bytes", json_integer((json_int_t)m->bytes));
 	json_object_set_new(mj, "lines", json_integer((json_int_t)m->lines));

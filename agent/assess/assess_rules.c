@@ -297,6 +297,7 @@ int assess_rules_load(const char *security_yaml, struct assess_rules **out, char
 	rules->medium = 20;
 	rules->high = 50;
 	rules->blocked = 80;
+	rules->max_findings = ASSESS_MAX_FINDINGS_DEFAULT;
 	rc = load_text(rules, "built-in assess_rules.yaml", assess_default_yaml,
 		       assess_default_yaml_len, NULL, err);
 	if (rc == 0 && security_yaml) {
@@ -325,6 +326,11 @@ void assess_rules_set_thresholds(struct assess_rules *rules, double medium, doub
 	rules->medium = medium;
 	rules->high = high;
 	rules->blocked = blocked;
+}
+
+void assess_rules_set_max_findings(struct assess_rules *rules, size_t max)
+{
+	rules->max_findings = max;
 }
 
 static const double severity_factor[] = { 0, 1, 4, 7, 10 };

@@ -35,6 +35,7 @@ struct assess_rules {
 	struct assess_rule *r;
 	size_t n;
 	double medium, high, blocked;
+	size_t max_findings; /* security.max_findings: findings listed in the JSON */
 	char *source; /* file the user rules came from, for messages */
 	struct assess_rule_index *index; /* rebuilt by assess_rules_apply() */
 };

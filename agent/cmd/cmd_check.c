@@ -295,6 +295,8 @@ rules:
 		log_errorx("%s; fix the file or check it with 'mai-agent config check'", err);
 		return MAI_EXIT_CONFIG;
 	}
+	if (*cfg)
+		assess_rules_set_max_findings(*rules, (size_t)(*cfg)->security.max_findings);
 	return 0;
 }
 

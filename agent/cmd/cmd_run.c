@@ -378,8 +378,10 @@ static int stage_execute(void *ctx, const char *name, const struct intake_snapsh
 }
 
 /* The rules and thresholds of dir/security.yaml (the built-in ones when it
- * is missing). 0, or -EINVAL with *err (caller frees). */
-static int load_rules(const char *dir, struct assess_rules **rules, char **err)
+ * is missing) and cfg's findings cap. 0, or -EINVAL with *err (caller
+ * frees). */
+static int load_rules(const char *dir, const struct mai_config *cfg, struct assess_rules **rules,
+		      char **err)
 {
 	_cleanup_free_ char *path = xasprintf("%s/security.yaml", dir);
 	_cleanup_free_ char *e = NULL;
@@ -390,6 +392,7 @@ static int load_rules(const char *dir, struct assess_rules **rules, char **err)
 		*err = xasprintf("%s; fix the file or check it with 'mai-agent config check'", e);
 		return -EINVAL;
 	}
+	assess_rules_set_max_findings(*rules, (size_t)cfg->security.max_findings);
 	return 0;
 }
 
@@ -402,7 +405,7 @@ static int stage_reload(void *ctx, const struct mai_config *cfg, const char *dir
 	struct assess_rules *rules = NULL;
 	struct sandbox_options so;
 
-	if (load_rules(dir, &rules, err) < 0)
+	if (load_rules(dir, cfg, &rules, err) < 0)
 		return -EINVAL;
 	rules_swap(sc, rules, &cfg->security.analyzers);
 	sandbox_options_from_config(cfg, NULL, &so);
@@ -466,7 +469,7 @@ int cmd_run(int argc, char **argv)
 		return MAI_EXIT_CONFIG;
 	}
 	log_set_level((enum log_level)cfg->agent.log_level);
-	if (load_rules(dir, &rules, &err) < 0) {
+	if (load_rules(dir, cfg, &rules, &err) < 0) {
 		log_errorx("%s", err);
 		config_free(cfg);
 		return MAI_EXIT_CONFIG;

@@ -274,11 +274,71 @@ static void test_adversarial_inputs_stay_linear(void **state)
 	assess_rules_free(rules);
 }
 
+/* security.max_findings: a script with thousands of findings gets a result
+ * that lists the cap's worth, the most severe among them, and says how many
+ * it left out; the level still counts them all. */
+static void test_findings_capped_as_configured(void **state)
+{
+	char *err = NULL;
+	struct assess_rules *rules = load(*state, NULL, &err);
+	struct assess_result r;
+	const unsigned n = 3000;
+	size_t len = 0, cap = (size_t)n * 32 + 64;
+	char *src = xmalloc(cap);
+
+	assert_non_null(rules);
+	for (unsigned i = 0; i < n; i++)
+		len += (size_t)snprintf(src + len, cap - len, "open('f%u.txt', 'a')\n", i);
+	len += (size_t)snprintf(src + len, cap - len, "eval(input())\n");
+	assess(rules, src, &r);
+	assert_true(r.n_findings > n); /* every one is counted */
+	enum level level = r.level;
+	double score = r.score;
+	json_t *j = assess_result_to_json(&r);
+	json_t *fs = json_object_get(j, "findings");
+	assert_int_equal(json_array_size(fs), ASSESS_MAX_FINDINGS_DEFAULT);
+	assert_int_equal(json_integer_value(json_object_get(j, "max_findings")), ASSESS_MAX_FINDINGS_DEFAULT);
+	assert_int_equal(json_integer_value(json_object_get(j, "findings_total")), (json_int_t)r.n_findings);
+	assert_int_equal(json_integer_value(json_object_get(j, "findings_dropped")),
+			 (json_int_t)(r.n_findings - ASSESS_MAX_FINDINGS_DEFAULT));
+	/* The eval on the last line is the most severe: it is listed, and the
+	 * list stays in line order. */
+	json_t *last = json_array_get(fs, json_array_size(fs) - 1);
+	assert_int_equal(json_integer_value(json_object_get(last, "line")), n + 1);
+	for (size_t i = 1; i < json_array_size(fs); i++)
+		assert_true(json_integer_value(json_object_get(json_array_get(fs, i - 1), "line")) <=
+			    json_integer_value(json_object_get(json_array_get(fs, i), "line")));
+	json_decref(j);
+	assess_result_clear(&r);
+
+	/* A configured cap; the level and score do not depend on it. */
+	assess_rules_set_max_findings(rules, 5);
+	assess(rules, src, &r);
+	assert_int_equal(r.level, level);
+	assert_true(r.score == score);
+	j = assess_result_to_json(&r);
+	assert_int_equal(json_array_size(json_object_get(j, "findings")), 5);
+	assert_int_equal(json_integer_value(json_object_get(j, "findings_dropped")), (json_int_t)r.n_findings - 5);
+	json_decref(j);
+	assess_result_clear(&r);
+
+	/* Under the cap nothing is said. */
+	assess(rules, "eval(input())\n", &r);
+	j = assess_result_to_json(&r);
+	assert_int_equal(json_array_size(json_object_get(j, "findings")), r.n_findings);
+	assert_null(json_object_get(j, "findings_dropped"));
+	json_decref(j);
+	assess_result_clear(&r);
+	free(src);
+	assess_rules_free(rules);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_levels_and_finding_fields, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_rejection_and_json, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_findings_capped_as_configured, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_user_rules_change_the_defaults, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_call_patterns_of_every_shape, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_rule_errors_are_positioned, testdir_setup, testdir_teardown),
