@@ -14,16 +14,22 @@
 #include <time.h>
 
 #include "audit_format.h"
+#include "audit_lines.h"
+#include "audit_recheck.h"
 #include "checkpoint.h"
 #include "fileio.h"
 #include "hash.h"
 #include "log.h"
 #include "merkle.h"
+#include "merkle_store.h"
 #include "note_sign.h"
 
-#define SEGMENT_READ_MAX ((size_t)1 << 34)
 /* How many failed batches back a waiter can still learn its outcome. */
 #define EPOCH_RING 64
+/* Offsets of a rebuilt index written at a time. */
+#define IDX_CHUNK 8192
+/* Leaves re-derived at open between writes of the tree file. */
+#define TREE_FLUSH_EVERY 65536
 
 struct audit_log {
 	char *dir;
@@ -46,6 +52,10 @@ struct audit_log {
 	pthread_cond_t timer_cond; /* wakes the checkpoint timer to stop */
 	int flushing;
 	int broken;              /* -errno when a failed write could not be undone */
+	int last_error;          /* -errno of the last batch when it failed, else 0 */
+	/* What was found changed in records already written (audit_recheck.h):
+	 * nothing is appended or signed any more. Owned text, NULL when none. */
+	char *tampered;
 	/* A failed batch ends an epoch: the records not yet durable are dropped
 	 * and their seqs reused, so a waiter learns from the ring whether its
 	 * record was durable before its epoch ended. */
@@ -63,10 +73,15 @@ struct audit_log {
 	uint64_t ckpt_recorded_end;
 	pthread_mutex_t ckpt_mu; /* one checkpoint at a time: the file only grows */
 	uint8_t prev[AUDIT_HASH_LEN];
-	struct merkle_tree *tree;
+	/* The durable records' tree: its hashes on disk, appended by the
+	 * flushing thread; root, their compact range, under mu. */
+	struct merkle_store *tree;
+	struct merkle_compact root;
+	struct audit_recheck recheck; /* under ckpt_mu */
 	char *buf;               /* formatted, not yet written */
 	size_t buf_len, buf_cap;
 	uint64_t *offs;          /* segment offsets of the records in buf */
+	uint8_t (*leaves)[AUDIT_HASH_LEN]; /* and their entry hashes */
 	size_t offs_n, offs_cap;
 
 	pthread_t timer;
@@ -152,65 +167,114 @@ static int load_signer(struct audit_log *log, const struct audit_options *opt, c
 	return r;
 }
 
-static int open_segment(struct audit_log *log, uint64_t first, uint64_t *offsets, size_t n, char **err)
+/* Opens the segment that begins with record first for appending, and its
+ * index: kept as it is when keep_idx (recovery has just rebuilt it), else
+ * started empty. */
+static int open_segment(struct audit_log *log, uint64_t first, bool keep_idx, char **err)
 {
 	_cleanup_free_ char *path = audit_segment_path(log->dir, first, "log");
 	_cleanup_free_ char *idx = audit_segment_path(log->dir, first, "idx");
+	struct stat st, ist;
 	if (log->seg_fd >= 0)
 		close(log->seg_fd);
 	if (log->idx_fd >= 0)
 		close(log->idx_fd);
 	log->seg_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-	log->idx_fd = open(idx, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (log->seg_fd < 0 || log->idx_fd < 0) {
+	log->idx_fd = open(idx, O_WRONLY | O_CREAT | O_APPEND | (keep_idx ? 0 : O_TRUNC) | O_CLOEXEC, 0600);
+	if (log->seg_fd < 0 || log->idx_fd < 0 || fstat(log->seg_fd, &st) < 0 || fstat(log->idx_fd, &ist) < 0) {
 		int r = -errno;
 		*err = xasprintf("%s: cannot open audit segment: %s", path, strerror(errno));
 		return r;
 	}
-	int r = n ? fileio_write_all(log->idx_fd, offsets, n * sizeof(uint64_t)) : 0;
-	if (r < 0) {
-		*err = xasprintf("%s: cannot write the index: %s", idx, strerror(-r));
-		return r;
-	}
-	struct stat st;
-	if (fstat(log->seg_fd, &st) < 0)
-		return -errno;
 	log->seg_first = first;
 	log->seg_bytes = (uint64_t)st.st_size;
-	log->idx_bytes = n * sizeof(uint64_t);
+	log->idx_bytes = (uint64_t)ist.st_size;
 	log->seg_started = time(NULL);
-	if (n == 0 && fileio_fsync_parent(path) < 0)
+	if (!keep_idx && fileio_fsync_parent(path) < 0)
 		log_warn("%s: cannot fsync the log directory", path);
 	return 0;
 }
 
-/* Moves a torn tail aside before anything is appended after it. */
-static int quarantine_tail(struct audit_log *log, const char *seg, const char *data, size_t good,
-			   size_t len, char **qpath, char **err)
+/* What a log changed behind the writer's back means and what to do: the
+ * message of a refused start and of a writer that stopped. */
+static char *tamper_text(const char *dir, const char *what)
+{
+	char t[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	strftime(t, sizeof(t), "%Y%m%dT%H%M%SZ", &tm);
+	return xasprintf("the audit log %s was changed after the agent wrote it: %s. The agent "
+			 "appends to no log it cannot vouch for. To recover, keep this log as "
+			 "evidence and start a new one: stop the agent, move the log aside (mv %s "
+			 "%s.quarantine-%s) and start the agent again, which begins a new log "
+			 "with the same signing key; 'mai-agent verify %s.quarantine-%s' shows the "
+			 "first record that was changed",
+			 dir, what, dir, dir, t, dir, t);
+}
+
+/* Moves the torn tail [good, size) of seg aside before anything is
+ * appended after it. */
+static int quarantine_tail(struct audit_log *log, const char *seg, uint64_t good, uint64_t size,
+			   char **qpath, char **err)
 {
 	char t[64];
 	now_iso(t);
 	*qpath = xasprintf("%s/quarantine-%s.torn", log->dir, t);
-	int r = fileio_write_atomic(*qpath, data + good, len - good, 0600);
+	_cleanup_close_ int fd = open(seg, O_RDWR | O_CLOEXEC);
+	size_t len = (size_t)(size - good);
+	_cleanup_free_ char *tail = xmalloc(len ? len : 1);
+	int r = fd < 0 ? -errno : pread(fd, tail, len, (off_t)good) == (ssize_t)len ? 0 : -EIO;
+	if (r == 0)
+		r = fileio_write_atomic(*qpath, tail, len, 0600);
 	if (r < 0) {
-		*err = xasprintf("%s: cannot keep the torn tail aside: %s", *qpath, strerror(-r));
+		*err = xasprintf("%s: cannot keep the torn tail aside in %s: %s", seg, *qpath, strerror(-r));
 		return r;
 	}
-	int fd = open(seg, O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || ftruncate(fd, (off_t)good) < 0 || fsync(fd) < 0) {
+	if (ftruncate(fd, (off_t)good) < 0 || fsync(fd) < 0) {
 		r = -errno;
 		*err = xasprintf("%s: cannot cut the torn tail: %s", seg, strerror(errno));
-		if (fd >= 0)
-			close(fd);
 		return r;
 	}
-	close(fd);
-	log_warnx("%s: torn tail of %zu bytes at offset %zu kept in %s", seg, len - good, good, *qpath);
+	log_warnx("%s: torn tail of %zu bytes at offset %llu kept in %s", seg, len, (unsigned long long)good,
+		  *qpath);
 	return 0;
 }
 
-/* Reads every segment, checks it and rebuilds the tree. A trailing partial
- * line in the last segment is a torn tail; anything else wrong is refused. */
+struct recovery {
+	struct audit_log *log;
+	int idx_fd;          /* -1: this segment's index is not rebuilt */
+	uint64_t idx[IDX_CHUNK];
+	size_t idx_n;
+	uint64_t leaves;
+	int err;
+};
+
+static void recovery_flush_idx(struct recovery *rc)
+{
+	if (rc->idx_fd >= 0 && rc->idx_n && rc->err == 0)
+		rc->err = fileio_write_all(rc->idx_fd, rc->idx, rc->idx_n * sizeof(uint64_t));
+	rc->idx_n = 0;
+}
+
+/* One record that passed: into the tree and the index. */
+static void recover_one(void *arg, const uint8_t hash[AUDIT_HASH_LEN], uint64_t off)
+{
+	struct recovery *rc = arg;
+	merkle_store_append(rc->log->tree, hash);
+	if (++rc->leaves % TREE_FLUSH_EVERY == 0 && rc->err == 0)
+		rc->err = merkle_store_flush(rc->log->tree);
+	if (rc->idx_fd >= 0) {
+		rc->idx[rc->idx_n++] = off;
+		if (rc->idx_n == IDX_CHUNK)
+			recovery_flush_idx(rc);
+	}
+}
+
+/* Reads every segment once, checks it and re-derives the tree file and the
+ * last segment's index, with memory that does not depend on the log's
+ * size. A trailing partial line in the last segment is a torn tail; anything
+ * else wrong means the log was changed, and is refused. */
 static int recover(struct audit_log *log, json_t **torn_event, char **err)
 {
 	_cleanup_free_ uint64_t *firsts = NULL;
@@ -221,113 +285,159 @@ static int recover(struct audit_log *log, json_t **torn_event, char **err)
 		return r;
 	}
 	struct merkle_compact base;
-	r = audit_base_read(log->dir, log->prev, &base);
+	struct audit_chain chain = { 0 };
+	r = audit_base_read(log->dir, chain.prev, &base);
 	int have_base = r == 0;
 	if (r == 0) {
-		merkle_tree_seed(log->tree, &base);
-		log->next_seq = base.size;
+		chain.seq = base.size;
 	} else if (r != -ENOENT) {
 		*err = xasprintf("%s/base: the retention anchor is damaged (%s); run 'mai-agent verify %s'",
 				 log->dir, strerror(-r), log->dir);
 		return r;
 	}
-	_cleanup_free_ uint64_t *offs = NULL;
-	size_t noffs = 0, cap = 0;
-	for (size_t i = 0; i < nseg; i++) {
+	_cleanup_free_ char *tree = xasprintf("%s/tree", log->dir);
+	if ((r = merkle_store_open(tree, have_base ? &base : NULL, &log->tree, err)) < 0)
+		return r;
+	struct recovery *rc = xcalloc(1, sizeof(*rc));
+	rc->log = log;
+	rc->idx_fd = -1;
+	for (size_t i = 0; i < nseg && r == 0; i++) {
 		_cleanup_free_ char *path = audit_segment_path(log->dir, firsts[i], "log");
-		_cleanup_free_ char *data = NULL;
-		size_t len = 0, pos = 0;
-		if (have_base && i + 1 < nseg && firsts[i + 1] <= log->next_seq)
+		_cleanup_free_ char *idx = audit_segment_path(log->dir, firsts[i], "idx");
+		bool last = i + 1 == nseg;
+		struct audit_lines_bad bad;
+		uint64_t end = 0;
+		struct stat st;
+		if (have_base && !last && firsts[i + 1] <= chain.seq)
 			continue; /* below the retention anchor: left over from a crash */
-		if (firsts[i] != log->next_seq) {
-			*err = xasprintf("%s: segment starts at seq %llu, expected %llu; run 'mai-agent "
-					 "verify %s'", path, (unsigned long long)firsts[i],
-					 (unsigned long long)log->next_seq, log->dir);
-			return -EBADMSG;
+		if (firsts[i] != chain.seq) {
+			_cleanup_free_ char *what = xasprintf("%s starts at seq %llu, expected %llu", path,
+							      (unsigned long long)firsts[i],
+							      (unsigned long long)chain.seq);
+			*err = tamper_text(log->dir, what);
+			r = -EBADMSG;
+			break;
 		}
-		r = fileio_read_path(path, SEGMENT_READ_MAX, &data, &len);
-		if (r < 0) {
-			*err = xasprintf("%s: cannot read: %s", path, strerror(-r));
-			return r;
-		}
-		noffs = 0;
-		while (pos < len) {
-			char *nl = memchr(data + pos, '\n', len - pos);
-			if (!nl)
+		if (last) {
+			rc->idx_fd = open(idx, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+			if (rc->idx_fd < 0) {
+				r = -errno;
+				*err = xasprintf("%s: cannot rebuild the index: %s", idx, strerror(errno));
 				break;
-			uint8_t h[AUDIT_HASH_LEN];
-			const char *why;
-			if (audit_format_check(data + pos, (size_t)(nl - data) - pos, log->prev, log->next_seq,
-					       h, NULL, &why) < 0) {
-				*err = xasprintf("%s: seq %llu at offset %zu: %s; the log was changed, run "
-						 "'mai-agent verify %s'", path, (unsigned long long)log->next_seq,
-						 pos, why, log->dir);
-				return -EBADMSG;
 			}
-			if (noffs == cap) {
-				cap = cap ? cap * 2 : 1024;
-				offs = xrealloc(offs, cap * sizeof(*offs));
-			}
-			offs[noffs++] = pos;
-			merkle_tree_append(log->tree, h);
-			memcpy(log->prev, h, AUDIT_HASH_LEN);
-			log->next_seq++;
-			pos = (size_t)(nl - data) + 1;
 		}
-		if (pos < len) {
-			if (i + 1 < nseg) {
-				*err = xasprintf("%s: partial record inside the log at offset %zu", path, pos);
-				return -EBADMSG;
-			}
+		r = audit_lines_check(path, 0, UINT64_MAX, &chain, recover_one, rc, &end, &bad);
+		recovery_flush_idx(rc);
+		if (r == -EBADMSG) {
+			_cleanup_free_ char *what = xasprintf("%s, seq %llu at offset %llu: %s", path,
+							      (unsigned long long)bad.seq,
+							      (unsigned long long)bad.off, bad.why);
+			*err = tamper_text(log->dir, what);
+			break;
+		}
+		if (r == 0 && stat(path, &st) < 0)
+			r = -errno;
+		if (r == 0 && rc->err)
+			r = rc->err;
+		if (r < 0) {
+			*err = xasprintf("%s: cannot recover: %s", path, strerror(-r));
+			break;
+		}
+		if ((uint64_t)st.st_size > end && !last) {
+			_cleanup_free_ char *what = xasprintf("%s: partial record inside the log at offset %llu",
+							      path, (unsigned long long)end);
+			*err = tamper_text(log->dir, what);
+			r = -EBADMSG;
+		} else if ((uint64_t)st.st_size > end) {
 			_cleanup_free_ char *q = NULL;
-			r = quarantine_tail(log, path, data, pos, len, &q, err);
-			if (r < 0)
-				return r;
-			*torn_event = json_pack("{s:s, s:I, s:I, s:s}", "segment", path, "offset", (json_int_t)pos,
-						"bytes", (json_int_t)(len - pos), "quarantine", q);
+			r = quarantine_tail(log, path, end, (uint64_t)st.st_size, &q, err);
+			if (r == 0)
+				*torn_event = json_pack("{s:s, s:I, s:I, s:s}", "segment", path, "offset",
+							(json_int_t)end, "bytes", (json_int_t)(st.st_size - (off_t)end),
+							"quarantine", q);
 		}
 	}
-	log->durable = log->next_seq;
-	memcpy(log->durable_prev, log->prev, AUDIT_HASH_LEN);
-	return open_segment(log, nseg ? firsts[nseg - 1] : log->next_seq, offs, noffs, err);
+	if (rc->idx_fd >= 0)
+		close(rc->idx_fd);
+	free(rc);
+	if (r == 0 && (r = merkle_store_flush(log->tree)) < 0)
+		*err = xasprintf("%s: cannot write the Merkle tree file: %s", tree, strerror(-r));
+	if (r < 0)
+		return r;
+	log->next_seq = log->durable = chain.seq;
+	memcpy(log->prev, chain.prev, AUDIT_HASH_LEN);
+	memcpy(log->durable_prev, chain.prev, AUDIT_HASH_LEN);
+	log->root = *merkle_store_compact(log->tree);
+	r = open_segment(log, nseg ? firsts[nseg - 1] : log->next_seq, nseg > 0, err);
+	if (r == 0)
+		audit_recheck_init(&log->recheck, log->dir, &chain, log->seg_first, log->seg_bytes, &log->root);
+	return r;
 }
 
-static int read_ckpt_size(struct audit_log *log)
+/* The checkpoint beside the log against the records: one that covers more
+ * records than there are, or whose root is not theirs, means records were
+ * cut or changed under a signed checkpoint. Its size goes to ckpt_size. */
+static int check_checkpoint(struct audit_log *log, char **err)
 {
 	_cleanup_free_ char *path = xasprintf("%s/checkpoint", log->dir), *text = NULL;
 	size_t len;
 	struct checkpoint ck;
 	const char *why;
+	uint8_t root[MERKLE_HASH_LEN];
+	int r = 0;
 	if (fileio_read_path(path, 1 << 16, &text, &len) < 0)
 		return 0;
 	char *blank = strstr(text, "\n\n");
 	if (blank)
 		blank[1] = '\0';
-	if (checkpoint_parse(text, &ck, &why) == 0) {
-		if (ck.size <= log->next_seq)
-			log->ckpt_size = ck.size;
-		checkpoint_clear(&ck);
+	if (checkpoint_parse(text, &ck, &why) < 0)
+		return 0; /* not ours to judge: the verifier says what is wrong with it */
+	struct merkle_nodes src = merkle_store_nodes(log->tree, log->durable);
+	if (ck.size > log->durable) {
+		_cleanup_free_ char *what = xasprintf("%s covers %llu records but the log has %llu: records "
+						      "were cut", path, (unsigned long long)ck.size,
+						      (unsigned long long)log->durable);
+		*err = tamper_text(log->dir, what);
+		r = -EBADMSG;
+	} else if (ck.size >= src.base && merkle_nodes_root(&src, ck.size, root) == 0 &&
+		   memcmp(root, ck.root, MERKLE_HASH_LEN) != 0) {
+		_cleanup_free_ char *what = xasprintf("records 0..%llu do not have the root that %s signs",
+						      (unsigned long long)(ck.size ? ck.size - 1 : 0), path);
+		*err = tamper_text(log->dir, what);
+		r = -EBADMSG;
+	} else {
+		log->ckpt_size = ck.size;
 	}
-	return 0;
+	checkpoint_clear(&ck);
+	return r;
 }
 
-/* Writes what is in buf (index entries offs) at segment offset seg_at.
- * Called by the one flushing thread, without the mutex. On failure the
- * segment and the index are cut back to where the batch began, so that no
- * torn record stays and the next batch starts on a whole line; *fatal when
- * even that fails. */
-static int flush_batch(struct audit_log *log, const char *buf, size_t len, const uint64_t *offs, size_t n,
-		       uint64_t seg_at, bool *fatal)
+/* Writes what is in buf (index entries offs, entry hashes leaves) at
+ * segment offset seg_at, then their nodes to the tree file. Called by the
+ * one flushing thread, without the mutex. On failure the segment and the
+ * index are cut back to where the batch began, so that no torn record stays
+ * and the next batch starts on a whole line, and the tree forgets the
+ * batch; *fatal when even that fails. */
+static int flush_batch(struct audit_log *log, const char *buf, size_t len, const uint64_t *offs,
+		       const uint8_t (*leaves)[AUDIT_HASH_LEN], size_t n, uint64_t seg_at, bool *fatal)
 {
+	struct merkle_store_mark mark;
+	merkle_store_mark(log->tree, &mark);
 	int r = fileio_write_all(log->seg_fd, buf, len);
 	if (r == 0 && log->fsync && fdatasync(log->seg_fd) < 0)
 		r = -errno;
-	/* The index is derived (rebuilt at open) and needs no fsync, but readers
-	 * use it, so it must not fall behind the segment. */
+	/* The index and the tree are derived (re-derived at open) and need no
+	 * fsync, but readers and proofs use them, so they must not fall behind
+	 * the segment. */
 	if (r == 0)
 		r = fileio_write_all(log->idx_fd, offs, n * sizeof(*offs));
+	for (size_t i = 0; i < n && r == 0; i++)
+		merkle_store_append(log->tree, leaves[i]);
+	if (r == 0)
+		r = merkle_store_flush(log->tree);
 	if (r == 0)
 		return 0;
+	merkle_store_rollback(log->tree, &mark);
 	*fatal = ftruncate(log->seg_fd, (off_t)seg_at) < 0 || ftruncate(log->idx_fd, (off_t)log->idx_bytes) < 0;
 	if (*fatal)
 		log_warn("audit log %s: cannot cut a failed write back to offset %llu", log->dir,
@@ -338,20 +448,20 @@ static int flush_batch(struct audit_log *log, const char *buf, size_t len, const
 }
 
 /* After a failed batch (mutex held): every record not yet durable is
- * dropped, the tree and the chain go back to the last durable record, and
- * the epoch ends so that their waiters get the error. */
+ * dropped, the chain goes back to the last durable record, and the epoch
+ * ends so that their waiters get the error. */
 static void drop_undurable(struct audit_log *log, uint64_t seg_at, int r, bool fatal)
 {
 	log->epoch_end[log->epoch % EPOCH_RING] = log->durable;
 	log->epoch_err[log->epoch % EPOCH_RING] = r;
 	log->epoch++;
+	log->last_error = r;
 	if (fatal) {
 		log->broken = r;
 		log_errorx("audit log %s: write failed (%s) and could not be undone; no further records are "
 			   "accepted until the agent restarts", log->dir, strerror(-r));
 		return;
 	}
-	(void)merkle_tree_truncate(log->tree, log->durable);
 	memcpy(log->prev, log->durable_prev, AUDIT_HASH_LEN);
 	log->next_seq = log->durable;
 	log->seg_bytes = seg_at;
@@ -369,7 +479,7 @@ static void maybe_rotate(struct audit_log *log)
 	if (!by_size && !by_age)
 		return;
 	_cleanup_free_ char *err = NULL;
-	if (open_segment(log, log->durable, NULL, 0, &err) < 0)
+	if (open_segment(log, log->durable, false, &err) < 0)
 		log_warnx("cannot rotate: %s", err);
 }
 
@@ -378,8 +488,8 @@ int audit_append(struct audit_log *log, const char *type, json_t *fields, struct
 	char t[64];
 	now_iso(t);
 	pthread_mutex_lock(&log->mu);
-	if (log->broken) {
-		int r = log->broken;
+	if (log->broken || log->tampered) {
+		int r = log->tampered ? -EBADMSG : log->broken;
 		pthread_mutex_unlock(&log->mu);
 		return r;
 	}
@@ -397,6 +507,10 @@ int audit_append(struct audit_log *log, const char *type, json_t *fields, struct
 	size_t len;
 	uint8_t h[AUDIT_HASH_LEN];
 	audit_format_line(log->prev, seq, log->ckpt_size, body, &line, &len, h);
+	if (len > AUDIT_RECORD_MAX) {
+		pthread_mutex_unlock(&log->mu);
+		return -EMSGSIZE;
+	}
 	if (log->buf_len + len > log->buf_cap) {
 		log->buf_cap = (log->buf_len + len) * 2;
 		log->buf = xrealloc(log->buf, log->buf_cap);
@@ -406,11 +520,12 @@ int audit_append(struct audit_log *log, const char *type, json_t *fields, struct
 	if (log->offs_n == log->offs_cap) {
 		log->offs_cap = log->offs_cap ? log->offs_cap * 2 : 256;
 		log->offs = xrealloc(log->offs, log->offs_cap * sizeof(uint64_t));
+		log->leaves = xrealloc(log->leaves, log->offs_cap * AUDIT_HASH_LEN);
 	}
 	/* The length for now; the flushing thread turns it into an offset once
 	 * it knows which segment the batch goes to. */
+	memcpy(log->leaves[log->offs_n], h, AUDIT_HASH_LEN);
 	log->offs[log->offs_n++] = len;
-	merkle_tree_append(log->tree, h);
 	memcpy(log->prev, h, AUDIT_HASH_LEN);
 	log->next_seq++;
 
@@ -449,6 +564,7 @@ int audit_append(struct audit_log *log, const char *type, json_t *fields, struct
 		}
 		char *buf = steal_pointer(&log->buf);
 		uint64_t *offs = steal_pointer(&log->offs);
+		uint8_t (*leaves)[AUDIT_HASH_LEN] = steal_pointer(&log->leaves);
 		size_t blen = log->buf_len, n = log->offs_n;
 		uint64_t upto = log->next_seq;
 		uint8_t upto_prev[AUDIT_HASH_LEN];
@@ -456,9 +572,11 @@ int audit_append(struct audit_log *log, const char *type, json_t *fields, struct
 		log->buf_len = log->buf_cap = log->offs_n = log->offs_cap = 0;
 		pthread_mutex_unlock(&log->mu);
 		bool fatal = false;
-		int fr = flush_batch(log, buf, blen, offs, n, seg_at, &fatal);
+		int fr = flush_batch(log, buf, blen, offs, (const uint8_t(*)[AUDIT_HASH_LEN])leaves, n, seg_at,
+				     &fatal);
 		free(buf);
 		free(offs);
+		free(leaves);
 		pthread_mutex_lock(&log->mu);
 		log->flushing = 0;
 		if (fr < 0) {
@@ -467,6 +585,8 @@ int audit_append(struct audit_log *log, const char *type, json_t *fields, struct
 			log->durable = upto;
 			log->idx_bytes += n * sizeof(uint64_t);
 			memcpy(log->durable_prev, upto_prev, AUDIT_HASH_LEN);
+			log->root = *merkle_store_compact(log->tree);
+			log->last_error = 0;
 		}
 		pthread_cond_broadcast(&log->cond);
 	}
@@ -478,15 +598,42 @@ int audit_append(struct audit_log *log, const char *type, json_t *fields, struct
 	return r;
 }
 
+/* The writer stops for good: what changed goes to the log and to
+ * audit_health(). Mutex not held. */
+static void stop_tampered(struct audit_log *log, const char *what)
+{
+	char *text = tamper_text(log->dir, what);
+	pthread_mutex_lock(&log->mu);
+	if (!log->tampered) {
+		log->tampered = text;
+		text = NULL;
+		log_errorx("%s; until then it takes no records, so nothing runs, and signs no checkpoint",
+			   log->tampered);
+	}
+	pthread_mutex_unlock(&log->mu);
+	free(text);
+}
+
 int audit_checkpoint_now(struct audit_log *log)
 {
 	uint8_t root[MERKLE_HASH_LEN];
+	struct merkle_compact durable;
+	_cleanup_free_ char *what = NULL;
 	pthread_mutex_lock(&log->ckpt_mu);
 	pthread_mutex_lock(&log->mu);
 	uint64_t size = log->durable;
-	merkle_tree_root(log->tree, size, root);
-	bool record = size != log->ckpt_recorded_end;
+	durable = log->root;
+	bool record = size != log->ckpt_recorded_end, tampered = log->tampered != NULL;
 	pthread_mutex_unlock(&log->mu);
+	/* What was written since the last checkpoint is read back before a
+	 * signature vouches for it. */
+	if (tampered || audit_recheck_run(&log->recheck, &durable, log->tree, &what) < 0) {
+		if (what)
+			stop_tampered(log, what);
+		pthread_mutex_unlock(&log->ckpt_mu);
+		return -EBADMSG;
+	}
+	merkle_compact_root(&durable, root);
 	_cleanup_free_ char *note = NULL;
 	_cleanup_free_ char *path = xasprintf("%s/checkpoint", log->dir);
 	int r = checkpoint_sign(log->signer, log->origin, size, root, &note);
@@ -559,19 +706,24 @@ int audit_retention_now(struct audit_log *log, time_t now)
 	uint64_t cut = firsts[drop];
 	struct merkle_compact c;
 	uint8_t prev[AUDIT_HASH_LEN];
-	pthread_mutex_lock(&log->mu);
-	r = merkle_tree_compact(log->tree, cut, &c);
-	const uint8_t *leaf = merkle_tree_leaf(log->tree, cut - 1);
-	if (leaf)
-		memcpy(prev, leaf, AUDIT_HASH_LEN);
-	pthread_mutex_unlock(&log->mu);
-	if (r < 0 || !leaf)
-		return r < 0 ? r : -EINVAL;
+	struct merkle_nodes src = merkle_store_nodes(log->tree, cut);
+	r = merkle_nodes_compact(&src, cut, &c);
+	if (r == 0)
+		r = merkle_store_leaf(log->tree, cut - 1, prev);
 	/* The anchor first, durably: a crash between the two steps leaves
 	 * segments below the anchor, which the writer and the verifier skip;
 	 * never a gap. */
-	if ((r = audit_base_write(log->dir, prev, &c)) < 0)
+	if (r < 0 || (r = audit_base_write(log->dir, prev, &c)) < 0)
 		return r;
+	/* Proofs and the reading back use the tree's nodes under these locks. */
+	pthread_mutex_lock(&log->ckpt_mu);
+	pthread_mutex_lock(&log->mu);
+	r = merkle_store_drop_below(log->tree, cut);
+	pthread_mutex_unlock(&log->mu);
+	pthread_mutex_unlock(&log->ckpt_mu);
+	if (r < 0)
+		log_warnx("audit log %s: cannot free the tree file's nodes below seq %llu: %s", log->dir,
+			  (unsigned long long)cut, strerror(-r));
 	for (size_t i = 0; i < drop; i++) {
 		_cleanup_free_ char *path = audit_segment_path(log->dir, firsts[i], "log");
 		_cleanup_free_ char *idx = audit_segment_path(log->dir, firsts[i], "idx");
@@ -627,7 +779,6 @@ int audit_open(const struct audit_options *opt, struct audit_log **out, char **e
 	log->rotate_age_s = opt->rotate_age_s;
 	log->retention_age_s = opt->retention_age_s;
 	log->lock_fd = log->seg_fd = log->idx_fd = -1;
-	log->tree = merkle_tree_new();
 	pthread_mutex_init(&log->mu, NULL);
 	pthread_mutex_init(&log->ckpt_mu, NULL);
 	pthread_cond_init(&log->cond, NULL);
@@ -635,11 +786,11 @@ int audit_open(const struct audit_options *opt, struct audit_log **out, char **e
 
 	json_t *torn = NULL;
 	if ((r = take_lock(log, err)) < 0 || (r = load_signer(log, opt, err)) < 0 ||
-	    (r = recover(log, &torn, err)) < 0) {
+	    (r = recover(log, &torn, err)) < 0 || (r = check_checkpoint(log, err)) < 0) {
+		json_decref(torn);
 		audit_close(log);
 		return r;
 	}
-	read_ckpt_size(log);
 	if (torn) {
 		r = audit_append(log, "audit_torn_tail", torn, NULL);
 		json_decref(torn);
@@ -668,14 +819,45 @@ int audit_inclusion_proofs(struct audit_log *log, const uint64_t *seqs, size_t n
 {
 	int r = 0;
 	pthread_mutex_lock(&log->mu);
-	for (size_t i = 0; i < n && r == 0; i++) {
-		const uint8_t *leaf = merkle_tree_leaf(log->tree, seqs[i]);
-		r = leaf && seqs[i] < size && size <= log->durable
-			    ? merkle_tree_inclusion_proof(log->tree, seqs[i], size, out[i].path, &out[i].n)
+	struct merkle_nodes src = merkle_store_nodes(log->tree, log->durable);
+	for (size_t i = 0; i < n && r == 0; i++)
+		r = seqs[i] >= src.base && seqs[i] < size && size <= log->durable
+			    ? merkle_nodes_inclusion_proof(&src, seqs[i], size, out[i].path, &out[i].n)
 			    : -ENOENT;
-	}
 	pthread_mutex_unlock(&log->mu);
 	return r;
+}
+
+const char *audit_health_to_string(enum audit_health h)
+{
+	switch (h) {
+	case AUDIT_HEALTH_OK: return "ok";
+	case AUDIT_HEALTH_UNWRITABLE: return "unwritable";
+	case AUDIT_HEALTH_BROKEN: return "broken";
+	case AUDIT_HEALTH_TAMPERED: return "tampered";
+	}
+	return "unknown";
+}
+
+enum audit_health audit_health(struct audit_log *log, char **why)
+{
+	enum audit_health h = AUDIT_HEALTH_OK;
+	*why = NULL;
+	pthread_mutex_lock(&log->mu);
+	if (log->tampered) {
+		h = AUDIT_HEALTH_TAMPERED;
+		*why = xstrdup(log->tampered);
+	} else if (log->broken) {
+		h = AUDIT_HEALTH_BROKEN;
+		*why = xasprintf("a write to the audit log %s failed (%s) and could not be undone; restart "
+				 "the agent", log->dir, strerror(-log->broken));
+	} else if (log->last_error) {
+		h = AUDIT_HEALTH_UNWRITABLE;
+		*why = xasprintf("the audit log %s cannot be written: %s; nothing runs until it can (free "
+				 "space on its disk)", log->dir, strerror(-log->last_error));
+	}
+	pthread_mutex_unlock(&log->mu);
+	return h;
 }
 
 const char *audit_log_dir(const struct audit_log *log)
@@ -697,7 +879,8 @@ void audit_close(struct audit_log *log)
 	/* Twice: the first is recorded in the log, the second covers that record,
 	 * so the checkpoint left beside the log matches its size. */
 	for (int i = 0; i < 2; i++)
-		if (log->signer && log->seg_fd >= 0 && !log->broken && log->durable > log->ckpt_size)
+		if (log->signer && log->seg_fd >= 0 && log->tree && !log->broken && !log->tampered &&
+		    log->durable > log->ckpt_size)
 			(void)audit_checkpoint_now(log);
 	if (log->seg_fd >= 0)
 		close(log->seg_fd);
@@ -706,13 +889,16 @@ void audit_close(struct audit_log *log)
 	if (log->lock_fd >= 0)
 		close(log->lock_fd);
 	note_signer_free(log->signer);
-	merkle_tree_free(log->tree);
+	merkle_store_free(log->tree);
+	audit_recheck_clear(&log->recheck);
 	pthread_mutex_destroy(&log->mu);
 	pthread_mutex_destroy(&log->ckpt_mu);
 	pthread_cond_destroy(&log->cond);
 	pthread_cond_destroy(&log->timer_cond);
 	free(log->buf);
 	free(log->offs);
+	free(log->leaves);
+	free(log->tampered);
 	free(log->dir);
 	free(log->origin);
 	free(log);

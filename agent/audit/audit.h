@@ -40,10 +40,15 @@ int audit_open(const struct audit_options *opt, struct audit_log **out, char **e
 
 /* Appends one record {"fields":fields,"seq":N,"time":...,"type":type}. Durable
  * on return (group commit across threads). fields is borrowed (may be NULL).
- * pos may be NULL. 0 or -errno (-ENOSPC: nothing should run). */
+ * pos may be NULL. 0 or -errno (-ENOSPC: nothing should run; -EMSGSIZE:
+ * the line would be longer than AUDIT_RECORD_MAX, nothing was appended;
+ * -EBADMSG: the log was changed behind the writer, see audit_health()). */
 int audit_append(struct audit_log *log, const char *type, json_t *fields, struct audit_position *pos);
 
-/* Signs and writes a checkpoint of everything durable now. 0 or -errno. */
+/* Reads back what was written since the last checkpoint (audit_recheck.h)
+ * and, when it is what the writer wrote, signs and writes a checkpoint of
+ * everything durable now. 0, -EBADMSG (the log was changed: the writer
+ * stops, see audit_health()) or -errno. */
 int audit_checkpoint_now(struct audit_log *log);
 
 /* Where a job's records stand in the log, for its result.json. */
@@ -66,6 +71,22 @@ int audit_retention_now(struct audit_log *log, time_t now);
 
 /* Number of records and the head entry hash. */
 uint64_t audit_size(struct audit_log *log);
+
+/* Whether the writer takes records, and if not, why. */
+enum audit_health {
+	AUDIT_HEALTH_OK,
+	AUDIT_HEALTH_UNWRITABLE, /* the last write failed (a full disk): the next record tries again */
+	AUDIT_HEALTH_BROKEN,     /* a failed write could not be undone: nothing until a restart */
+	/* A record changed after it was written (seen when reading back before
+	 * a checkpoint): nothing is appended or signed until the log is
+	 * replaced; audit_append() answers -EBADMSG. */
+	AUDIT_HEALTH_TAMPERED,
+};
+/* "ok", "unwritable", "broken", "tampered". Static string. */
+const char *audit_health_to_string(enum audit_health h);
+/* The writer's health; for anything but OK, *why says what happened and
+ * what to do (caller frees), else NULL. */
+enum audit_health audit_health(struct audit_log *log, char **why);
 
 /* Checkpoints, flushes and releases the lock. NULL is fine. */
 void audit_close(struct audit_log *log);

@@ -99,6 +99,10 @@ int audit_format_check_hex(const char *line, size_t len, const char *prev_hex, u
 {
 	char hex[64];
 	uint64_t s, c;
+	if (len + 1 > AUDIT_RECORD_MAX) {
+		*why = "record longer than the limit of the format (AUDIT_RECORD_MAX, audit_format.h)";
+		return -EBADMSG;
+	}
 	if (len < AUDIT_JSON_OFFSET + 2 || line[64] != ' ' || line[129] != ' ' ||
 	    line[130 + AUDIT_SEQ_DIGITS] != ' ' || line[AUDIT_JSON_OFFSET - 1] != ' ' ||
 	    line[AUDIT_JSON_OFFSET] != '{' || line[len - 1] != '}' ||

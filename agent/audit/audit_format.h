@@ -11,7 +11,8 @@
  *
  * Files in the log directory: seg-<first seq %012>.log (records),
  * seg-<first seq>.idx (8-byte little-endian offsets, derived, rebuilt at
- * open), checkpoint (signed note), pubkey (verifier key), lock. */
+ * open), tree (the Merkle tree's node hashes, derived, merkle_store.h),
+ * checkpoint (signed note), pubkey (verifier key), lock. */
 #ifndef MAI_AUDIT_FORMAT_H
 #define MAI_AUDIT_FORMAT_H
 
@@ -24,6 +25,12 @@
 #define AUDIT_LEAF_OFFSET 65
 #define AUDIT_JSON_OFFSET (65 + 65 + AUDIT_SEQ_DIGITS + 1 + AUDIT_SEQ_DIGITS + 1)
 #define AUDIT_SEQ_MAX UINT64_C(999999999999)
+/* The longest record line, its newline included, for the writer, the
+ * reader and the verifier alike: the writer refuses a longer one
+ * (audit_event_append() cuts a record's large parts to fit first, and says
+ * so in the record), and a reader or verifier that meets one reports
+ * damage. A job's few records then always fit its .audit sidecar. */
+#define AUDIT_RECORD_MAX ((size_t)4 << 20)
 
 /* Canonical JSON: sorted keys, compact, ASCII only. Caller frees. NULL when
  * json cannot be encoded (NaN, invalid UTF-8). */
@@ -37,9 +44,10 @@ char *audit_format_body(uint64_t seq, const char *type, const json_t *fields, co
 void audit_format_line(const uint8_t prev[AUDIT_HASH_LEN], uint64_t seq, uint64_t ckpt,
 		       const char *body, char **line, size_t *len, uint8_t hash[AUDIT_HASH_LEN]);
 
-/* Checks one line (len excludes the '\n'): layout, its own entry hash, the
- * sequence number and, when prev is not NULL, the chain link. 0 with the
- * entry hash (and ckpt) filled, or -EBADMSG with a static reason in *why. */
+/* Checks one line (len excludes the '\n'): its length (AUDIT_RECORD_MAX),
+ * layout, its own entry hash, the sequence number and, when prev is not
+ * NULL, the chain link. 0 with the entry hash (and ckpt) filled, or
+ * -EBADMSG with a static reason in *why. */
 int audit_format_check(const char *line, size_t len, const uint8_t *prev, uint64_t seq,
 		       uint8_t hash[AUDIT_HASH_LEN], uint64_t *ckpt, const char **why);
 /* The same with the previous entry hash as its 64 lower-case hex digits (the

@@ -89,15 +89,28 @@ void merkle_compact_init(struct merkle_compact *c)
 	memset(c, 0, sizeof(*c));
 }
 
-void merkle_compact_append(struct merkle_compact *c, const uint8_t leaf_hash[MERKLE_HASH_LEN])
+unsigned merkle_compact_push(struct merkle_compact *c, const uint8_t leaf_hash[MERKLE_HASH_LEN],
+			     uint8_t made[][MERKLE_HASH_LEN])
 {
+	unsigned count = 1;
 	memcpy(c->stack[c->n++], leaf_hash, MERKLE_HASH_LEN);
+	if (made)
+		memcpy(made[0], leaf_hash, MERKLE_HASH_LEN);
 	c->size++;
 	/* Each trailing zero bit of the new size completes one perfect subtree. */
 	for (uint64_t s = c->size; (s & 1) == 0; s >>= 1) {
 		merkle_node_hash(c->stack[c->n - 2], c->stack[c->n - 1], c->stack[c->n - 2]);
 		c->n--;
+		if (made)
+			memcpy(made[count], c->stack[c->n - 1], MERKLE_HASH_LEN);
+		count++;
 	}
+	return count;
+}
+
+void merkle_compact_append(struct merkle_compact *c, const uint8_t leaf_hash[MERKLE_HASH_LEN])
+{
+	(void)merkle_compact_push(c, leaf_hash, NULL);
 }
 
 void merkle_compact_root(const struct merkle_compact *c, uint8_t out[MERKLE_HASH_LEN])
@@ -112,6 +125,136 @@ void merkle_compact_root(const struct merkle_compact *c, uint8_t out[MERKLE_HASH
 		merkle_node_hash(c->stack[i], h, h);
 	memcpy(out, h, MERKLE_HASH_LEN);
 }
+
+/* --- the recursions of RFC 6962 over any source of perfect subtrees --- */
+
+uint64_t merkle_node_position(unsigned level, uint64_t index)
+{
+	/* The last leaf of the subtree completes it; the leaves before it made
+	 * 2x - popcount(x) nodes, and the leaf itself and the level - 1 smaller
+	 * subtrees it completes first come before it. */
+	uint64_t last = ((index + 1) << level) - 1;
+	return 2 * last - (uint64_t)__builtin_popcountll(last) + level;
+}
+
+/* Largest power of two strictly below n (n >= 2). */
+static uint64_t split_point(uint64_t n)
+{
+	uint64_t k = 1;
+	while (k << 1 < n)
+		k <<= 1;
+	return k;
+}
+
+/* MTH(D[lo:hi]) from the perfect subtrees. 0 or what the source says. */
+static int subtree_hash(const struct merkle_nodes *src, uint64_t lo, uint64_t hi, uint8_t out[MERKLE_HASH_LEN])
+{
+	uint64_t n = hi - lo;
+	if ((n & (n - 1)) == 0) {
+		unsigned k = (unsigned)__builtin_ctzll(n);
+		/* A perfect range in RFC 6962's recursion always starts aligned. */
+		return src->get(src->ctx, k, lo >> k, out);
+	}
+	uint64_t k = split_point(n);
+	uint8_t l[MERKLE_HASH_LEN], r[MERKLE_HASH_LEN];
+	int rc = subtree_hash(src, lo, lo + k, l);
+	if (rc == 0)
+		rc = subtree_hash(src, lo + k, hi, r);
+	if (rc == 0)
+		merkle_node_hash(l, r, out);
+	return rc;
+}
+
+int merkle_nodes_root(const struct merkle_nodes *src, uint64_t size, uint8_t out[MERKLE_HASH_LEN])
+{
+	if (size > src->size)
+		return -EINVAL;
+	if (size == 0) {
+		SHA256(NULL, 0, out);
+		return 0;
+	}
+	return subtree_hash(src, 0, size, out);
+}
+
+static int inclusion_path(const struct merkle_nodes *src, uint64_t m, uint64_t lo, uint64_t hi,
+			  uint8_t proof[][MERKLE_HASH_LEN], size_t *n)
+{
+	if (hi - lo <= 1)
+		return 0;
+	uint64_t k = split_point(hi - lo);
+	int rc = m < k ? inclusion_path(src, m, lo, lo + k, proof, n)
+		       : inclusion_path(src, m - k, lo + k, hi, proof, n);
+	if (rc == 0)
+		rc = m < k ? subtree_hash(src, lo + k, hi, proof[*n]) : subtree_hash(src, lo, lo + k, proof[*n]);
+	if (rc == 0)
+		(*n)++;
+	return rc;
+}
+
+int merkle_nodes_inclusion_proof(const struct merkle_nodes *src, uint64_t index, uint64_t size,
+				 uint8_t proof[][MERKLE_HASH_LEN], size_t *n)
+{
+	*n = 0;
+	if (size > src->size || index >= size || index < src->base)
+		return -EINVAL;
+	return inclusion_path(src, index, 0, size, proof, n);
+}
+
+static int consistency_sub(const struct merkle_nodes *src, uint64_t m, uint64_t lo, uint64_t hi, int whole,
+			   uint8_t proof[][MERKLE_HASH_LEN], size_t *count)
+{
+	uint64_t n = hi - lo;
+	int rc = 0;
+	if (m == n) {
+		if (!whole && (rc = subtree_hash(src, lo, hi, proof[*count])) == 0)
+			(*count)++;
+		return rc;
+	}
+	uint64_t k = split_point(n);
+	if (m <= k) {
+		rc = consistency_sub(src, m, lo, lo + k, whole, proof, count);
+		if (rc == 0)
+			rc = subtree_hash(src, lo + k, hi, proof[*count]);
+	} else {
+		rc = consistency_sub(src, m - k, lo + k, hi, 0, proof, count);
+		if (rc == 0)
+			rc = subtree_hash(src, lo, lo + k, proof[*count]);
+	}
+	if (rc == 0)
+		(*count)++;
+	return rc;
+}
+
+int merkle_nodes_consistency_proof(const struct merkle_nodes *src, uint64_t m, uint64_t n,
+				   uint8_t proof[][MERKLE_HASH_LEN], size_t *count)
+{
+	*count = 0;
+	if (n > src->size || m > n || (m && m < src->base))
+		return -EINVAL;
+	if (m == 0 || m == n)
+		return 0;
+	return consistency_sub(src, m, 0, n, 1, proof, count);
+}
+
+int merkle_nodes_compact(const struct merkle_nodes *src, uint64_t size, struct merkle_compact *out)
+{
+	if (size > src->size)
+		return -EINVAL;
+	merkle_compact_init(out);
+	uint64_t start = 0;
+	for (int h = 63; h >= 0; h--) {
+		if (!(size >> h & 1))
+			continue;
+		int rc = src->get(src->ctx, (unsigned)h, start >> h, out->stack[out->n++]);
+		if (rc < 0)
+			return rc;
+		start += UINT64_C(1) << h;
+	}
+	out->size = size;
+	return 0;
+}
+
+/* --- the whole tree in memory (the verifier's --since, tests) --- */
 
 struct merkle_tree {
 	uint64_t size;
@@ -135,7 +278,7 @@ void merkle_tree_free(struct merkle_tree *t)
 	free(t);
 }
 
-static void level_put(struct merkle_tree *t, int k, uint64_t i, const uint8_t h[MERKLE_HASH_LEN])
+static void level_put(struct merkle_tree *t, unsigned k, uint64_t i, const uint8_t h[MERKLE_HASH_LEN])
 {
 	if (i >= t->cap[k]) {
 		uint64_t cap = t->cap[k] ? t->cap[k] * 2 : 64;
@@ -152,7 +295,7 @@ void merkle_tree_append(struct merkle_tree *t, const uint8_t leaf_hash[MERKLE_HA
 	uint64_t i = t->size;
 	level_put(t, 0, i, leaf_hash);
 	t->size++;
-	for (int k = 1; k < 64 && ((i + 1) & ((UINT64_C(1) << k) - 1)) == 0; k++) {
+	for (unsigned k = 1; k < 64 && ((i + 1) & ((UINT64_C(1) << k) - 1)) == 0; k++) {
 		uint64_t j = i >> k;
 		uint8_t h[MERKLE_HASH_LEN];
 		merkle_node_hash(t->level[k - 1][2 * j], t->level[k - 1][2 * j + 1], h);
@@ -169,26 +312,28 @@ void merkle_tree_seed(struct merkle_tree *t, const struct merkle_compact *c)
 	for (int h = 63; h >= 0 && i < c->n; h--) {
 		if (!(c->size >> h & 1))
 			continue;
-		level_put(t, h, start >> h, c->stack[i++]);
+		level_put(t, (unsigned)h, start >> h, c->stack[i++]);
 		start += UINT64_C(1) << h;
 	}
 	t->size = t->base = c->size;
 }
 
+static int tree_node(const void *ctx, unsigned level, uint64_t index, uint8_t out[MERKLE_HASH_LEN])
+{
+	const struct merkle_tree *t = ctx;
+	memcpy(out, t->level[level][index], MERKLE_HASH_LEN);
+	return 0;
+}
+
+static struct merkle_nodes tree_nodes(const struct merkle_tree *t)
+{
+	return (struct merkle_nodes){ .get = tree_node, .ctx = t, .size = t->size, .base = t->base };
+}
+
 int merkle_tree_compact(const struct merkle_tree *t, uint64_t size, struct merkle_compact *out)
 {
-	if (size > t->size)
-		return -EINVAL;
-	merkle_compact_init(out);
-	uint64_t start = 0;
-	for (int h = 63; h >= 0; h--) {
-		if (!(size >> h & 1))
-			continue;
-		memcpy(out->stack[out->n++], t->level[h][start >> h], MERKLE_HASH_LEN);
-		start += UINT64_C(1) << h;
-	}
-	out->size = size;
-	return 0;
+	struct merkle_nodes src = tree_nodes(t);
+	return merkle_nodes_compact(&src, size, out);
 }
 
 int merkle_tree_truncate(struct merkle_tree *t, uint64_t size)
@@ -212,98 +357,24 @@ const uint8_t *merkle_tree_leaf(const struct merkle_tree *t, uint64_t index)
 	return index < t->size && index >= t->base ? t->level[0][index] : NULL;
 }
 
-/* Largest power of two strictly below n (n >= 2). */
-static uint64_t split_point(uint64_t n)
-{
-	uint64_t k = 1;
-	while (k << 1 < n)
-		k <<= 1;
-	return k;
-}
-
-/* MTH(D[lo:hi]) from the cached perfect subtrees. */
-static void subtree_hash(const struct merkle_tree *t, uint64_t lo, uint64_t hi, uint8_t out[MERKLE_HASH_LEN])
-{
-	uint64_t n = hi - lo;
-	if ((n & (n - 1)) == 0) {
-		int k = __builtin_ctzll(n);
-		/* A perfect range in RFC 6962's recursion always starts aligned. */
-		memcpy(out, t->level[k][lo >> k], MERKLE_HASH_LEN);
-		return;
-	}
-	uint64_t k = split_point(n);
-	uint8_t l[MERKLE_HASH_LEN], r[MERKLE_HASH_LEN];
-	subtree_hash(t, lo, lo + k, l);
-	subtree_hash(t, lo + k, hi, r);
-	merkle_node_hash(l, r, out);
-}
-
 int merkle_tree_root(const struct merkle_tree *t, uint64_t size, uint8_t out[MERKLE_HASH_LEN])
 {
-	if (size > t->size)
-		return -EINVAL;
-	if (size == 0) {
-		SHA256(NULL, 0, out);
-		return 0;
-	}
-	subtree_hash(t, 0, size, out);
-	return 0;
-}
-
-static void inclusion_path(const struct merkle_tree *t, uint64_t m, uint64_t lo, uint64_t hi,
-			   uint8_t proof[][MERKLE_HASH_LEN], size_t *n)
-{
-	if (hi - lo <= 1)
-		return;
-	uint64_t k = split_point(hi - lo);
-	if (m < k) {
-		inclusion_path(t, m, lo, lo + k, proof, n);
-		subtree_hash(t, lo + k, hi, proof[(*n)++]);
-	} else {
-		inclusion_path(t, m - k, lo + k, hi, proof, n);
-		subtree_hash(t, lo, lo + k, proof[(*n)++]);
-	}
+	struct merkle_nodes src = tree_nodes(t);
+	return merkle_nodes_root(&src, size, out);
 }
 
 int merkle_tree_inclusion_proof(const struct merkle_tree *t, uint64_t index, uint64_t size,
 				uint8_t proof[][MERKLE_HASH_LEN], size_t *n)
 {
-	*n = 0;
-	if (size > t->size || index >= size || index < t->base)
-		return -EINVAL;
-	inclusion_path(t, index, 0, size, proof, n);
-	return 0;
-}
-
-static void consistency_sub(const struct merkle_tree *t, uint64_t m, uint64_t lo, uint64_t hi, int whole,
-			    uint8_t proof[][MERKLE_HASH_LEN], size_t *count)
-{
-	uint64_t n = hi - lo;
-	if (m == n) {
-		if (!whole)
-			subtree_hash(t, lo, hi, proof[(*count)++]);
-		return;
-	}
-	uint64_t k = split_point(n);
-	if (m <= k) {
-		consistency_sub(t, m, lo, lo + k, whole, proof, count);
-		subtree_hash(t, lo + k, hi, proof[(*count)++]);
-	} else {
-		consistency_sub(t, m - k, lo + k, hi, 0, proof, count);
-		subtree_hash(t, lo, lo + k, proof[(*count)++]);
-	}
+	struct merkle_nodes src = tree_nodes(t);
+	return merkle_nodes_inclusion_proof(&src, index, size, proof, n);
 }
 
 int merkle_tree_consistency_proof(const struct merkle_tree *t, uint64_t m, uint64_t n,
 				  uint8_t proof[][MERKLE_HASH_LEN], size_t *count)
 {
-	*count = 0;
-	if (n > t->size || m > n || (m && m < t->base))
-		return -EINVAL;
-	if (m == 0 || m == n)
-		return 0;
-	consistency_sub(t, m, 0, n, 1, proof, count);
-	return 0;
+	struct merkle_nodes src = tree_nodes(t);
+	return merkle_nodes_consistency_proof(&src, m, n, proof, count);
 }
 
 int merkle_verify_inclusion(const uint8_t leaf_hash[MERKLE_HASH_LEN], uint64_t index, uint64_t size,

@@ -23,10 +23,36 @@ struct merkle_compact {
 
 void merkle_compact_init(struct merkle_compact *c);
 void merkle_compact_append(struct merkle_compact *c, const uint8_t leaf_hash[MERKLE_HASH_LEN]);
+/* The same, and the hashes of the perfect subtrees the leaf completes go to
+ * made (when not NULL: room for 65): the leaf, then each larger one. Returns
+ * how many. */
+unsigned merkle_compact_push(struct merkle_compact *c, const uint8_t leaf_hash[MERKLE_HASH_LEN],
+			     uint8_t made[][MERKLE_HASH_LEN]);
 /* Root of the leaves appended so far; SHA-256("") for none. */
 void merkle_compact_root(const struct merkle_compact *c, uint8_t out[MERKLE_HASH_LEN]);
 
-/* A whole tree with every perfect subtree cached, so that proofs take
+/* A source of the perfect subtrees of a tree of size leaves (the first base
+ * of them dropped): get fills out with the hash of the 2^level leaves from
+ * index << level, 0 or -errno. The recursions below need nothing else. */
+struct merkle_nodes {
+	int (*get)(const void *ctx, unsigned level, uint64_t index, uint8_t out[MERKLE_HASH_LEN]);
+	const void *ctx;
+	uint64_t size, base;
+};
+int merkle_nodes_root(const struct merkle_nodes *src, uint64_t size, uint8_t out[MERKLE_HASH_LEN]);
+int merkle_nodes_inclusion_proof(const struct merkle_nodes *src, uint64_t index, uint64_t size,
+				 uint8_t proof[][MERKLE_HASH_LEN], size_t *n);
+int merkle_nodes_consistency_proof(const struct merkle_nodes *src, uint64_t m, uint64_t n,
+				   uint8_t proof[][MERKLE_HASH_LEN], size_t *count);
+int merkle_nodes_compact(const struct merkle_nodes *src, uint64_t size, struct merkle_compact *out);
+
+/* Where the perfect subtree (level, index) stands among all the subtrees in
+ * the order a tree grown leaf by leaf completes them (each leaf, then the
+ * subtrees it completes, smallest first): the layout of merkle_store's
+ * file. */
+uint64_t merkle_node_position(unsigned level, uint64_t index);
+
+/* A whole tree with every perfect subtree cached in memory, so that proofs take
  * O(log^2 n) hashes and no scan. */
 struct merkle_tree;
 
