@@ -1,0 +1,379 @@
+/* The writer's bounds and what it notices: one record size limit for the
+ * writer, the reader and the verifier; a record changed, rewritten with a
+ * matching chain or cut behind a running writer is seen at its next
+ * checkpoint and stops it; a start on such a log names the change and how
+ * to recover, and the recovery works; the Merkle tree file on disk is
+ * re-derived from the records when it is lost or damaged. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "audit.h"
+#include "audit_event.h"
+#include "audit_format.h"
+#include "audit_fixture.h"
+#include "audit_reader.h"
+#include "audit_verify.h"
+#include "hash.h"
+#include "macro.h"
+#include "merkle.h"
+#include "testdir.h"
+
+static struct audit_log *open_log(const char *dir)
+{
+	struct audit_options o = fixture_options(dir, "k", 0);
+	struct audit_log *log = NULL;
+	_cleanup_free_ char *err = NULL;
+	if (audit_open(&o, &log, &err) < 0)
+		fail_msg("audit_open: %s", err);
+	return log;
+}
+
+static struct audit_log *new_log(const char *dir)
+{
+	fixture_keys(dir, "k", "mai.test/audit");
+	return open_log(dir);
+}
+
+/* The segment's lines; *n of them. Caller frees the array and the text. */
+static char **lines_of(const char *dir, char **text, size_t *n)
+{
+	_cleanup_free_ char *seg = xasprintf("%s/audit/seg-000000000000.log", dir);
+	size_t len, count = 0;
+	*text = fixture_read(seg, &len);
+	char **v = xcalloc(len / (AUDIT_JSON_OFFSET + 2) + 2, sizeof(char *));
+	for (char *p = *text, *nl; (nl = memchr(p, '\n', (size_t)(*text + len - p))); p = nl + 1) {
+		*nl = '\0';
+		v[count++] = p;
+	}
+	*n = count;
+	return v;
+}
+
+static void write_lines(const char *dir, char **v, size_t n)
+{
+	_cleanup_free_ char *seg = xasprintf("%s/audit/seg-000000000000.log", dir);
+	size_t len = 0;
+	for (size_t i = 0; i < n; i++)
+		len += strlen(v[i]) + 1;
+	char *out = xmalloc(len + 1), *p = out;
+	for (size_t i = 0; i < n; i++)
+		p += sprintf(p, "%s\n", v[i]);
+	fixture_write(seg, out, len);
+	free(out);
+}
+
+/* The entry hash a line starts with. */
+static void unhex_entry(const char *line, uint8_t out[AUDIT_HASH_LEN])
+{
+	_cleanup_free_ char *hex = xstrndup(line, 64);
+	assert_int_equal(hash_from_hex(hex, out, AUDIT_HASH_LEN), 0);
+}
+
+static char *verify_line(const char *log_dir, const char *pub)
+{
+	struct audit_verify_report rep;
+	assert_int_equal(audit_verify_log(log_dir, pub, &rep), 0);
+	char *line = audit_verify_report_line(&rep);
+	audit_verify_report_clear(&rep);
+	return line;
+}
+
+/* A record that does not fit is refused whole and takes no number; the
+ * reader and the verifier refuse a longer line the same way. */
+static void test_one_record_limit_for_writer_reader_and_verifier(void **state)
+{
+	const char *dir = *state;
+	struct audit_log *log = new_log(dir);
+	fixture_append(log, 3);
+	char *big = xmalloc(AUDIT_RECORD_MAX);
+	memset(big, 'x', AUDIT_RECORD_MAX - 1);
+	big[AUDIT_RECORD_MAX - 1] = '\0';
+	json_t *f = json_pack("{s:s}", "stdout", big);
+	assert_int_equal(audit_append(log, "execution", f, NULL), -EMSGSIZE);
+	assert_int_equal(audit_size(log), 3);
+	struct audit_position pos;
+	fixture_append(log, 1);
+	json_decref(f);
+	/* Just under the limit is taken, and read back whole. */
+	big[AUDIT_RECORD_MAX - 1024] = '\0';
+	f = json_pack("{s:s}", "stdout", big);
+	assert_int_equal(audit_append(log, "execution", f, &pos), 0);
+	assert_int_equal(pos.seq, 4);
+	json_decref(f);
+	audit_close(log);
+	_cleanup_free_ char *log_dir = xasprintf("%s/audit", dir), *pub = xasprintf("%s/k.pub", dir), *err = NULL;
+	struct audit_reader *r = NULL;
+	char *rec = NULL;
+	size_t len;
+	assert_int_equal(audit_reader_open(log_dir, &r, &err), 0);
+	assert_int_equal(audit_reader_get(r, 4, &rec, &len), 0);
+	assert_true(len > AUDIT_RECORD_MAX - 1024 && len < AUDIT_RECORD_MAX);
+	free(rec);
+	audit_reader_close(r);
+	_cleanup_free_ char *ok = verify_line(log_dir, pub);
+	assert_true(strncmp(ok, "OK n=6 ", 7) == 0);
+
+	/* A longer line, however well formed and chained, is damage to both:
+	 * the view never answers EIO where verify says OK. */
+	char *text;
+	size_t n;
+	char **v = lines_of(dir, &text, &n);
+	memset(big, 'y', AUDIT_RECORD_MAX - 1);
+	big[AUDIT_RECORD_MAX - 1] = '\0';
+	uint8_t prev[AUDIT_HASH_LEN], h[AUDIT_HASH_LEN];
+	unhex_entry(v[3], prev);
+	json_t *ff = json_pack("{s:s}", "stdout", big);
+	_cleanup_free_ char *body = audit_format_body(4, "execution", ff, "2025-01-01T00:00:00.000000Z");
+	json_decref(ff);
+	char *line = NULL;
+	audit_format_line(prev, 4, 0, body, &line, &len, h);
+	line[len - 1] = '\0';
+	v[4] = line;
+	write_lines(dir, v, 5);
+	free(line);
+	free(v);
+	free(text);
+	assert_int_equal(audit_reader_open(log_dir, &r, &err), 0);
+	assert_int_equal(audit_reader_count(r), 5);
+	assert_int_equal(audit_reader_get(r, 4, &rec, &len), -EIO);
+	audit_reader_close(r);
+	_cleanup_free_ char *bad = verify_line(log_dir, pub);
+	assert_true(strncmp(bad, "FAIL seq=4: record longer than the limit", 40) == 0);
+	free(big);
+}
+
+/* A log of 20 records with a checkpoint (recorded at seq 20), then 10 more
+ * that no checkpoint has read back yet. */
+static struct audit_log *log_with_unchecked_tail(const char *dir)
+{
+	struct audit_log *log = new_log(dir);
+	fixture_append(log, 20);
+	assert_int_equal(audit_checkpoint_now(log), 0);
+	fixture_append(log, 10);
+	return log;
+}
+
+/* What the writer says once it stopped, and that it takes nothing more. */
+static void assert_stopped(struct audit_log *log, const char *names)
+{
+	char *why = NULL;
+	assert_int_equal(audit_health(log, &why), AUDIT_HEALTH_TAMPERED);
+	if (!strstr(why, names) || !strstr(why, "was changed after the agent wrote it") ||
+	    !strstr(why, "quarantine") || !strstr(why, "mai-agent verify"))
+		fail_msg("the writer's message does not say what changed (%s) and how to recover: %s", names, why);
+	free(why);
+	assert_int_equal(audit_append(log, "job_accepted", NULL, NULL), -EBADMSG);
+	assert_int_equal(audit_checkpoint_now(log), -EBADMSG);
+}
+
+static void test_running_writer_notices_a_changed_byte(void **state)
+{
+	const char *dir = *state;
+	struct audit_log *log = log_with_unchecked_tail(dir);
+	_cleanup_free_ char *ck = xasprintf("%s/audit/checkpoint", dir);
+	size_t cl;
+	_cleanup_free_ char *before = fixture_read(ck, &cl);
+	char *text;
+	size_t n;
+	char **v = lines_of(dir, &text, &n);
+	assert_int_equal(n, 31);
+	char *p = strstr(v[25], "\"n\":");
+	assert_non_null(p);
+	p[4] = p[4] == '9' ? '8' : '9'; /* one byte of one record */
+	write_lines(dir, v, n);
+	free(v);
+	free(text);
+	assert_int_equal(audit_checkpoint_now(log), -EBADMSG);
+	assert_stopped(log, "seq 25 ");
+	/* No signature vouches for the changed log. */
+	_cleanup_free_ char *after = fixture_read(ck, &cl);
+	assert_string_equal(before, after);
+	audit_close(log);
+}
+
+/* The record is changed and its hash and every later link made to match:
+ * the chain holds, the root the writer computed does not. */
+static void test_running_writer_notices_a_rewritten_chain(void **state)
+{
+	const char *dir = *state;
+	struct audit_log *log = log_with_unchecked_tail(dir);
+	char *text;
+	size_t n;
+	char **v = lines_of(dir, &text, &n);
+	char *fresh[64] = { 0 };
+	uint8_t prev[AUDIT_HASH_LEN];
+	unhex_entry(v[22], prev);
+	for (size_t i = 23; i < n; i++) {
+		_cleanup_free_ char *body = xstrdup(v[i] + AUDIT_JSON_OFFSET);
+		char *p = strstr(body, "\"n\":");
+		if (i == 23)
+			p[4] = p[4] == '9' ? '8' : '9';
+		size_t len;
+		audit_format_line(prev, i, strtoull(v[i] + 131 + AUDIT_SEQ_DIGITS, NULL, 10), body, &fresh[i], &len,
+				  prev);
+		fresh[i][len - 1] = '\0';
+		v[i] = fresh[i];
+	}
+	write_lines(dir, v, n);
+	for (size_t i = 0; i < 64; i++)
+		free(fresh[i]);
+	free(v);
+	free(text);
+	assert_int_equal(audit_checkpoint_now(log), -EBADMSG);
+	assert_stopped(log, "seq 23 is not the record the agent wrote");
+	audit_close(log);
+}
+
+static void test_running_writer_notices_records_cut(void **state)
+{
+	const char *dir = *state;
+	struct audit_log *log = log_with_unchecked_tail(dir);
+	char *text;
+	size_t n;
+	char **v = lines_of(dir, &text, &n);
+	write_lines(dir, v, n - 2); /* two whole records gone from the end */
+	free(v);
+	free(text);
+	assert_int_equal(audit_checkpoint_now(log), -EBADMSG);
+	assert_stopped(log, "records were cut");
+	audit_close(log);
+}
+
+/* The writer reads back only what it has not read before: an untouched log
+ * never stops it, checkpoint after checkpoint. */
+static void test_untouched_log_never_stops_the_writer(void **state)
+{
+	const char *dir = *state;
+	struct audit_log *log = new_log(dir);
+	for (int i = 0; i < 20; i++) {
+		fixture_append(log, 7);
+		assert_int_equal(audit_checkpoint_now(log), 0);
+	}
+	char *why = NULL;
+	assert_int_equal(audit_health(log, &why), AUDIT_HEALTH_OK);
+	assert_null(why);
+	audit_close(log);
+	log = open_log(dir);
+	fixture_append(log, 3);
+	assert_int_equal(audit_checkpoint_now(log), 0);
+	audit_close(log);
+}
+
+/* A restart on a changed log says so, not something about keys, and says
+ * how to recover; doing that gives a new log and keeps the old as it was. */
+static void test_restart_names_the_change_and_the_recovery_works(void **state)
+{
+	const char *dir = *state;
+	struct audit_log *log = log_with_unchecked_tail(dir);
+	audit_close(log);
+	char *text;
+	size_t n;
+	char **v = lines_of(dir, &text, &n);
+	char *p = strstr(v[7], "\"n\":");
+	p[4] = p[4] == '9' ? '8' : '9';
+	write_lines(dir, v, n);
+	free(v);
+	free(text);
+
+	struct audit_options o = fixture_options(dir, "k", 0);
+	_cleanup_free_ char *err = NULL;
+	assert_int_equal(audit_open(&o, &log, &err), -EBADMSG);
+	if (!strstr(err, "was changed after the agent wrote it") || !strstr(err, "seq 7 at offset") ||
+	    !strstr(err, "record content does not match its entry hash") || !strstr(err, "quarantine") ||
+	    strstr(err, "keygen"))
+		fail_msg("the restart message: %s", err);
+	/* The recovery it names: the log moved aside as evidence, a new one. */
+	_cleanup_free_ char *log_dir = xasprintf("%s/audit", dir), *kept = xasprintf("%s/audit.quarantine", dir);
+	_cleanup_free_ char *pub = xasprintf("%s/k.pub", dir);
+	assert_int_equal(rename(log_dir, kept), 0);
+	log = open_log(dir);
+	fixture_append(log, 4);
+	audit_close(log);
+	_cleanup_free_ char *fresh = verify_line(log_dir, pub), *old = verify_line(kept, pub);
+	assert_true(strncmp(fresh, "OK n=", 5) == 0);
+	assert_true(strncmp(old, "FAIL seq=7: ", 12) == 0);
+}
+
+/* Whole records cut from the end leave no torn tail, but the signed
+ * checkpoint covers them: the writer refuses to go on from there. */
+static void test_start_refused_under_a_checkpoint_that_covers_more(void **state)
+{
+	const char *dir = *state;
+	struct audit_log *log = new_log(dir);
+	fixture_append(log, 12);
+	audit_close(log); /* the checkpoint covers all 13 (and the checkpoint record) */
+	char *text;
+	size_t n;
+	char **v = lines_of(dir, &text, &n);
+	write_lines(dir, v, n - 3);
+	free(v);
+	free(text);
+	struct audit_options o = fixture_options(dir, "k", 0);
+	_cleanup_free_ char *err = NULL;
+	assert_int_equal(audit_open(&o, &log, &err), -EBADMSG);
+	if (!strstr(err, "covers 13 records but the log has 10: records were cut") || !strstr(err, "quarantine"))
+		fail_msg("the refusal: %s", err);
+}
+
+/* The tree file is derived: lost, cut or damaged, it is re-derived from the
+ * records at open and the sidecars' proofs verify. Its size is two hashes
+ * a record at most, whatever the number of records. */
+static void test_tree_file_rederived(void **state)
+{
+	const char *dir = *state;
+	struct audit_log *log = new_log(dir);
+	fixture_append(log, 300);
+	audit_close(log);
+	_cleanup_free_ char *tree = xasprintf("%s/audit/tree", dir), *pub = xasprintf("%s/k.pub", dir);
+	struct stat st;
+	assert_int_equal(stat(tree, &st), 0);
+	uint64_t records = 301; /* and the checkpoint record */
+	assert_int_equal((uint64_t)st.st_size, (2 * records - (uint64_t)__builtin_popcountll(records)) * 32);
+	for (int round = 0; round < 3; round++) {
+		if (round == 0) {
+			assert_int_equal(unlink(tree), 0);
+		} else if (round == 1) {
+			assert_int_equal(truncate(tree, 100 * 32 + 7), 0);
+		} else {
+			size_t len;
+			char *data = fixture_read(tree, &len);
+			memset(data + 200 * 32, 0, 64);
+			fixture_write(tree, data, len);
+			free(data);
+		}
+		log = open_log(dir);
+		uint64_t seqs[] = { 0, 150, 201, 299 };
+		_cleanup_free_ char *side = xasprintf("%s/job%d.audit", dir, round);
+		assert_int_equal(audit_sidecar_write(log, seqs, 4, side, NULL), 0);
+		audit_close(log);
+		struct audit_verify_report rep;
+		assert_int_equal(audit_verify_sidecar(side, pub, &rep), 0);
+		if (!rep.ok)
+			fail_msg("round %d: %s", round, rep.reason);
+		audit_verify_report_clear(&rep);
+	}
+}
+
+int main(void)
+{
+#define T(f) cmocka_unit_test_setup_teardown(f, testdir_setup, testdir_teardown)
+	const struct CMUnitTest tests[] = {
+		T(test_one_record_limit_for_writer_reader_and_verifier),
+		T(test_running_writer_notices_a_changed_byte),
+		T(test_running_writer_notices_a_rewritten_chain),
+		T(test_running_writer_notices_records_cut),
+		T(test_untouched_log_never_stops_the_writer),
+		T(test_restart_names_the_change_and_the_recovery_works),
+		T(test_start_refused_under_a_checkpoint_that_covers_more),
+		T(test_tree_file_rederived),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
