@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "audit_format.h"
 #include "blobstore.h"
 #include "diff.h"
 #include "hash.h"
@@ -64,11 +65,136 @@ int audit_event_check(enum audit_event e, const json_t *fields, char **err)
 	return 0;
 }
 
+/* The size of json as the log writes it. */
+static size_t encoded_size(const json_t *json)
+{
+	_cleanup_free_ char *s = audit_canonical_json(json);
+	return s ? strlen(s) : 0;
+}
+
+/* The largest part of json that can be cut (a string of 1 KiB or more, an
+ * array of two or more items), its path (dotted) and encoded size. */
+struct part {
+	json_t *parent;   /* object or array that holds it */
+	const char *key;  /* in an object */
+	size_t index;     /* in an array */
+	json_t *value;
+	char *path;
+	size_t size;
+};
+
+static void largest_part(json_t *parent, const char *key, size_t index, json_t *value, const char *path,
+			 struct part *best)
+{
+	size_t size = 0;
+	if ((json_is_string(value) && json_string_length(value) >= 1024) ||
+	    (json_is_array(value) && json_array_size(value) >= 2))
+		size = encoded_size(value);
+	if (size > best->size) {
+		free(best->path);
+		*best = (struct part){ parent, key, index, value, xstrdup(path), size };
+	}
+	const char *k;
+	json_t *v;
+	size_t i;
+	if (json_is_object(value)) {
+		json_object_foreach(value, k, v) {
+			_cleanup_free_ char *sub = *path ? xasprintf("%s.%s", path, k) : xstrdup(k);
+			largest_part(value, k, 0, v, sub, best);
+		}
+	} else if (json_is_array(value)) {
+		json_array_foreach(value, i, v) {
+			_cleanup_free_ char *sub = xasprintf("%s.%zu", path, i);
+			largest_part(value, NULL, i, v, sub, best);
+		}
+	}
+}
+
+/* Cuts part down by about shrink encoded bytes: a string to a shorter
+ * prefix (whole UTF-8 characters), an array to its first items. Says so in
+ * cuts[path]: the original length and what is kept. */
+static void cut_part(struct part *p, size_t shrink, json_t *cuts)
+{
+	json_t *said = json_object_get(cuts, p->path), *now;
+	if (json_is_string(p->value)) {
+		const char *s = json_string_value(p->value);
+		size_t len = json_string_length(p->value);
+		/* Escaping makes a byte take up to six: cut in proportion. */
+		size_t keep = shrink >= p->size ? 0 : (size_t)((double)len * (double)(p->size - shrink) / (double)p->size);
+		while (keep > 0 && ((unsigned char)s[keep] & 0xc0) == 0x80)
+			keep--;
+		if (!said)
+			json_object_set_new(cuts, p->path, json_pack("{s:I}", "bytes", (json_int_t)len));
+		now = json_stringn(s, keep);
+		json_object_set_new(json_object_get(cuts, p->path), "kept", json_integer((json_int_t)keep));
+	} else {
+		size_t n = json_array_size(p->value);
+		size_t drop = (size_t)((double)n * (double)shrink / (double)p->size) + 1;
+		size_t keep = drop >= n ? 0 : n - drop;
+		if (!said)
+			json_object_set_new(cuts, p->path, json_pack("{s:I}", "items", (json_int_t)n));
+		now = json_array();
+		for (size_t i = 0; i < keep; i++)
+			json_array_append(now, json_array_get(p->value, i));
+		json_object_set_new(json_object_get(cuts, p->path), "kept", json_integer((json_int_t)keep));
+	}
+	if (p->key)
+		json_object_set_new(p->parent, p->key, now);
+	else
+		json_array_set_new(p->parent, p->index, now);
+}
+
+json_t *audit_event_fit(enum audit_event e, const json_t *fields, size_t max)
+{
+	json_t *fit = json_deep_copy(fields), *cuts = json_object();
+	/* What saying so adds, with room to spare. */
+	const size_t note = 4096;
+	for (int round = 0; round < 16; round++) {
+		size_t size = encoded_size(fit) + note + 64 * json_object_size(cuts);
+		if (size <= max)
+			break;
+		struct part p = { 0 };
+		largest_part(NULL, NULL, 0, fit, "", &p);
+		if (!p.value || !p.parent) {
+			free(p.path);
+			break;
+		}
+		cut_part(&p, size - max + 1024, cuts);
+		free(p.path);
+	}
+	if (encoded_size(fit) + note + 64 * json_object_size(cuts) > max) {
+		/* Nothing left to cut that would do: the fields the type needs. */
+		json_t *bare = json_object();
+		for (size_t i = 0; e < AUDIT_EVENT_COUNT && i < ARRAY_SIZE(events[e].required) && events[e].required[i]; i++) {
+			json_t *v = json_object_get(fit, events[e].required[i]);
+			if (v && encoded_size(v) < 4096)
+				json_object_set(bare, events[e].required[i], v);
+		}
+		json_decref(fit);
+		fit = bare;
+		json_decref(cuts);
+		cuts = json_string("the fields were too large for one record; only those its type needs are kept");
+	}
+	json_object_set_new(fit, "cut", cuts);
+	json_object_set_new(fit, "record_max", json_integer((json_int_t)AUDIT_RECORD_MAX));
+	return fit;
+}
+
 int audit_event_append(struct audit_log *log, enum audit_event e, json_t *fields, struct audit_position *pos,
 		       char **err)
 {
 	int r = audit_event_check(e, fields, err);
-	return r < 0 ? r : audit_append(log, events[e].name, fields, pos);
+	if (r < 0)
+		return r;
+	r = audit_append(log, events[e].name, fields, pos);
+	if (r != -EMSGSIZE)
+		return r;
+	/* Too large for one record: the largest parts (an output, findings, a
+	 * diff) are cut, and the record says which and how much. */
+	json_t *fit = audit_event_fit(e, fields, AUDIT_RECORD_MAX - 1024);
+	r = audit_append(log, events[e].name, fit, pos);
+	json_decref(fit);
+	return r;
 }
 
 const char *audit_script_history_to_string(enum audit_script_history h)

@@ -42,10 +42,21 @@ const char *audit_event_to_string(enum audit_event e);
  * -EINVAL with *err naming the missing field (caller frees). */
 int audit_event_check(enum audit_event e, const json_t *fields, char **err);
 
-/* audit_event_check, then audit_append. 0, -EINVAL with *err, or what
- * audit_append returns (then *err stays NULL). fields is borrowed. */
+/* audit_event_check, then audit_append; fields that would make a record
+ * longer than AUDIT_RECORD_MAX are appended as audit_event_fit() cuts
+ * them. 0, -EINVAL with *err, or what audit_append returns (then *err
+ * stays NULL). fields is borrowed. */
 int audit_event_append(struct audit_log *log, enum audit_event e, json_t *fields, struct audit_position *pos,
 		       char **err);
+
+/* A copy of fields whose canonical JSON fits in max bytes: the largest
+ * strings (an output, a diff) are cut to a prefix and the largest arrays
+ * (findings) to their first items, until it fits; fields then has "cut",
+ * an object naming each part cut by its dotted path with its length
+ * ("bytes" or "items") and what was kept ("kept"), and "record_max". When
+ * cutting cannot make it fit, only the fields the type needs are kept and
+ * "cut" says so. New reference. */
+json_t *audit_event_fit(enum audit_event e, const json_t *fields, size_t max);
 
 /* What a script's content is to the history of its name. */
 enum audit_script_history {

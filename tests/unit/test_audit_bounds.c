@@ -150,6 +150,88 @@ static void test_one_record_limit_for_writer_reader_and_verifier(void **state)
 	free(big);
 }
 
+/* The record of one part, fields taken from the log. */
+static json_t *record_fields(const char *dir, uint64_t seq, size_t *line_len)
+{
+	_cleanup_free_ char *log_dir = xasprintf("%s/audit", dir), *err = NULL, *json = NULL;
+	struct audit_reader *r = NULL;
+	size_t len;
+	assert_int_equal(audit_reader_open(log_dir, &r, &err), 0);
+	assert_int_equal(audit_reader_get_json(r, seq, &json, &len), 0);
+	audit_reader_close(r);
+	*line_len = len + AUDIT_JSON_OFFSET + 1;
+	json_t *rec = json_loads(json, 0, NULL);
+	json_t *f = json_incref(json_object_get(rec, "fields"));
+	json_decref(rec);
+	return f;
+}
+
+/* Fields that would make a record too long go in cut down: the largest
+ * parts (an output that escapes to six times its size, a list of findings)
+ * lose their tail, and the record says what was cut and how much. */
+static void test_oversized_parts_cut_and_said_so(void **state)
+{
+	const char *dir = *state;
+	struct audit_log *log = new_log(dir);
+	const size_t out_len = (size_t)3 << 20; /* 1.5 M of é: 9 MiB escaped */
+	char *out = xmalloc(out_len + 1);
+	for (size_t i = 0; i < out_len; i += 2)
+		memcpy(out + i, "\xc3\xa9", 2);
+	out[out_len] = '\0';
+	char *err_text = xmalloc((1 << 20) + 1);
+	memset(err_text, 'e', 1 << 20);
+	err_text[1 << 20] = '\0';
+	json_t *f = json_pack("{s:s, s:s, s:I, s:s, s:{s:{s:s, s:b}, s:{s:s, s:b}, s:i}}", "file", "big.py", "sha256",
+			      "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", "job", (json_int_t)0,
+			      "verdict", "exited", "execution", "stdout", "text", out, "truncated", 0, "stderr",
+			      "text", err_text, "truncated", 0, "wall_ms", 12);
+	struct audit_position pos;
+	_cleanup_free_ char *err = NULL;
+	assert_int_equal(audit_event_append(log, AUDIT_EVENT_EXECUTION, f, &pos, &err), 0);
+	json_decref(f);
+	json_t *findings = json_array();
+	for (int i = 0; i < 100000; i++)
+		json_array_append_new(findings, json_pack("{s:s, s:i, s:i, s:s}", "rule_id", "MAI030", "line", i + 1,
+							  "col", 1, "message", "opens a file for writing"));
+	f = json_pack("{s:s, s:s, s:I, s:i, s:b, s:{s:s, s:o}}", "file", "big.py", "sha256",
+		      "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", "job", (json_int_t)0,
+		      "level", 1, "rejected", 0, "assessment", "level", "MEDIUM", "findings", findings);
+	struct audit_position pos2;
+	assert_int_equal(audit_event_append(log, AUDIT_EVENT_ASSESSMENT, f, &pos2, &err), 0);
+	json_decref(f);
+	audit_close(log);
+
+	size_t len;
+	json_t *rec = record_fields(dir, pos.seq, &len);
+	assert_true(len <= AUDIT_RECORD_MAX);
+	assert_string_equal(json_string_value(json_object_get(rec, "verdict")), "exited");
+	assert_int_equal(json_integer_value(json_object_get(rec, "record_max")), AUDIT_RECORD_MAX);
+	json_t *cut = json_object_get(json_object_get(rec, "cut"), "execution.stdout.text");
+	assert_int_equal(json_integer_value(json_object_get(cut, "bytes")), out_len);
+	json_int_t kept = json_integer_value(json_object_get(cut, "kept"));
+	assert_true(kept > 0 && kept < (json_int_t)out_len);
+	const char *text = json_string_value(json_object_get(json_object_get(json_object_get(rec, "execution"), "stdout"), "text"));
+	assert_int_equal(strlen(text), kept); /* a prefix, whole characters */
+	assert_int_equal(strncmp(text, out, (size_t)kept), 0);
+	/* The rest was small enough to stay as it was. */
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(rec, "execution"), "wall_ms")), 12);
+	json_decref(rec);
+
+	rec = record_fields(dir, pos2.seq, &len);
+	assert_true(len <= AUDIT_RECORD_MAX);
+	cut = json_object_get(json_object_get(rec, "cut"), "assessment.findings");
+	assert_int_equal(json_integer_value(json_object_get(cut, "items")), 100000);
+	kept = json_integer_value(json_object_get(cut, "kept"));
+	assert_true(kept > 1000 && kept < 100000);
+	assert_int_equal(json_array_size(json_object_get(json_object_get(rec, "assessment"), "findings")), kept);
+	json_decref(rec);
+	free(out);
+	free(err_text);
+	_cleanup_free_ char *log_dir = xasprintf("%s/audit", dir), *pub = xasprintf("%s/k.pub", dir);
+	_cleanup_free_ char *line = verify_line(log_dir, pub);
+	assert_true(strncmp(line, "OK ", 3) == 0);
+}
+
 /* A log of 20 records with a checkpoint (recorded at seq 20), then 10 more
  * that no checkpoint has read back yet. */
 static struct audit_log *log_with_unchecked_tail(const char *dir)
@@ -367,6 +449,7 @@ int main(void)
 #define T(f) cmocka_unit_test_setup_teardown(f, testdir_setup, testdir_teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_one_record_limit_for_writer_reader_and_verifier),
+		T(test_oversized_parts_cut_and_said_so),
 		T(test_running_writer_notices_a_changed_byte),
 		T(test_running_writer_notices_a_rewritten_chain),
 		T(test_running_writer_notices_records_cut),
