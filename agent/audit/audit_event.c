@@ -28,6 +28,7 @@ static const struct {
 	[AUDIT_EVENT_VERIFICATION] = { "verification", { "ok", "entries", "head", "checkpoint" } },
 	[AUDIT_EVENT_TORN_TAIL] = { "audit_torn_tail", { "segment", "offset", "bytes", "quarantine" } },
 	[AUDIT_EVENT_CHECKPOINT] = { "checkpoint", { "size", "root" } },
+	[AUDIT_EVENT_RETRY] = { "retry", { "job", "attempt", "reason" } },
 };
 
 const char *audit_event_to_string(enum audit_event e)

@@ -17,7 +17,14 @@
  * before the decision that rests on it. uid is the owner of the answer file
  * (null when it could not be read), explanation its text ("" when none),
  * accepted whether it counts, consumed what became of the file ("removed",
- * or "refused: " and why, e.g. "refused: empty"). */
+ * or "refused: " and why, e.g. "refused: empty").
+ *
+ * execution: verdict is the run's (result.h), "agent_stopped" for a run the
+ * stopping agent killed, or "interrupted" with reason "agent_killed" (the
+ * agent ended during the run; written at its next start) or
+ * "audit_unwritable" (the run was stopped because its records could not be
+ * written). recorded_late: true marks a record written at a start after
+ * the run ended, from the note of the run. */
 enum audit_event {
 	AUDIT_EVENT_AGENT_START,
 	AUDIT_EVENT_AGENT_STOP,
@@ -32,6 +39,10 @@ enum audit_event {
 	AUDIT_EVENT_VERIFICATION,   /* ok, entries, head, checkpoint */
 	AUDIT_EVENT_TORN_TAIL,      /* written by the log itself at open */
 	AUDIT_EVENT_CHECKPOINT,     /* size, root: written by the log after it signs one */
+	/* job, attempt, reason (and detail): an attempt of the job ended in an
+	 * error that passes (Docker down, the assessor failed); the retry goes
+	 * on from the job's records instead of recording them again. */
+	AUDIT_EVENT_RETRY,
 	AUDIT_EVENT_COUNT,
 };
 

@@ -163,6 +163,11 @@ static int stage_audit(void *ctx, enum audit_event e, json_t *fields, uint64_t *
 	return r;
 }
 
+static enum audit_health stage_audit_health(void *ctx, char **why)
+{
+	return audit_health(((struct stage_ctx *)ctx)->log, why);
+}
+
 static int stage_audit_sidecar(void *ctx, const uint64_t *seqs, size_t n, const char *path,
 			       struct audit_sidecar_info *pos)
 {
@@ -186,9 +191,10 @@ static int open_audit(const struct mai_config *cfg, struct audit_log **log)
 		.diff_max = a->diff_max,
 	};
 	_cleanup_free_ char *err = NULL;
+	/* The message says what is wrong and what to do (the key's own
+	 * messages name 'mai-agent keygen'). */
 	if (audit_open(&ao, log, &err) < 0) {
-		log_errorx("%s (audit.yaml; create the key with 'mai-agent keygen %s')", err,
-			   a->signing_key);
+		log_errorx("%s", err);
 		return -1;
 	}
 	return 0;
@@ -319,7 +325,7 @@ static void stage_cancel_all(void *ctx)
 
 /* The real sandbox as the daemon's execute stage. */
 static int stage_execute(void *ctx, const char *name, const struct intake_snapshot *snap,
-			 const struct daemon_assessment *a, enum trust trust,
+			 const struct daemon_assessment *a, enum trust trust, const atomic_bool *halt,
 			 struct daemon_execution *out, char **detail)
 {
 	struct stage_ctx *sc = ctx;
@@ -335,6 +341,7 @@ static int stage_execute(void *ctx, const char *name, const struct intake_snapsh
 		.len = snap->len,
 		.trust = (enum trust)trust,
 		.metrics = { a->bytes, a->lines, a->loops, a->imports, a->max_nesting },
+		.cancel = halt,
 	};
 	struct sandbox_result res;
 	json_t *deps = json_object_get(json_object_get(a->json, "inline_metadata"), "dependencies");
@@ -523,6 +530,7 @@ int cmd_run(int argc, char **argv)
 	struct daemon_stages stages = { .assess = stage_assess, .execute = stage_execute,
 					.audit = stage_audit,
 					.audit_sidecar = stage_audit_sidecar,
+					.audit_health = stage_audit_health,
 					.cancel_all = stage_cancel_all,
 					.docker_health = stage_docker_health,
 					.reload = stage_reload, .ctx = &sc };

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
+#include "daemon_inflight.h"
 #include "daemon_job.h"
 #include "fileio.h"
 #include "log.h"
@@ -53,6 +54,20 @@ static void reject(struct daemon *d, const char *name, const char *reason, const
 	daemon_job_write_result(&d->env, &r);
 }
 
+/* The audit log's health as the stage says (OK when it cannot say), and
+ * the halt flag that follows it: what runs stops while the log takes no
+ * records. *why (caller frees) when not OK. */
+static enum audit_health audit_state(struct daemon *d, char **why)
+{
+	*why = NULL;
+	if (!d->stages || !d->stages->audit_health)
+		return AUDIT_HEALTH_OK;
+	enum audit_health h = d->stages->audit_health(d->stages->ctx, why);
+	if (h != AUDIT_HEALTH_OK)
+		atomic_store(&d->env.halt, true);
+	return h;
+}
+
 /* Takes name in and queues it. force: a user's answer arrived for it. */
 static void take(struct daemon *d, const char *name, bool force)
 {
@@ -79,6 +94,26 @@ static void take(struct daemon *d, const char *name, bool force)
 		if (s == INTAKE_IO_ERROR)
 			log_warnx("%s: cannot read it: %s", printable, strerror(err));
 		reject(d, name, intake_status_to_string(s), intake_status_message(s));
+		return;
+	}
+	/* A log that was changed behind the writer takes nothing more: no job
+	 * starts, and the result says why. */
+	_cleanup_free_ char *why = NULL;
+	enum audit_health h = audit_state(d, &why);
+	if (h == AUDIT_HEALTH_TAMPERED || h == AUDIT_HEALTH_BROKEN) {
+		struct result_info r = { .file = name, .sha256 = job->snap.sha256, .size = job->snap.len,
+					 .state = RESULT_ERROR, .retry = RESULT_RETRY_NEXT_START,
+					 .reason = h == AUDIT_HEALTH_TAMPERED ? "audit_tampered" : "audit_broken",
+					 .detail = h == AUDIT_HEALTH_TAMPERED
+						   ? "the audit log was changed after the agent wrote it, so the "
+						     "agent takes no jobs until it is replaced; 'mai-agent status' "
+						     "says how"
+						   : "the audit log cannot be written until the agent restarts",
+					 .decision = { .uid = -1 } };
+		clock_gettime(CLOCK_REALTIME, &r.accepted);
+		r.finished = r.accepted;
+		daemon_job_write_result(&d->env, &r);
+		daemon_job_free(job);
 		return;
 	}
 	job->name = xstrdup(name);
@@ -166,6 +201,12 @@ static void write_status(struct daemon *d)
 		f.docker_known = d->stages->docker_health(d->stages->ctx, &f.docker_reachable,
 							  &checked, &why);
 	f.docker_error = why;
+	_cleanup_free_ char *audit_why = NULL;
+	enum audit_health h = audit_state(d, &audit_why);
+	if (h == AUDIT_HEALTH_OK && !atomic_load(&d->env.stopping) && d->stages && d->stages->audit_health)
+		atomic_store(&d->env.halt, false);
+	f.audit_state = audit_health_to_string(h);
+	f.audit_message = audit_why;
 	int r = daemon_status_write(d->env.status, d->cfg->agent.state_dir, &f);
 	if (r < 0)
 		log_warnx("cannot write %s/%s: %s", d->cfg->agent.state_dir, DAEMON_STATUS_NAME,
@@ -312,6 +353,8 @@ int daemon_run(struct daemon *d)
 	notify("STOPPING=1");
 	/* Running jobs are killed by the sandbox (and recorded as such by
 	 * their worker); queued ones are found again by the next start. */
+	atomic_store(&d->env.stopping, true);
+	atomic_store(&d->env.halt, true);
 	if (d->stages && d->stages->cancel_all)
 		d->stages->cancel_all(d->stages->ctx);
 	jobs_stop(d->jobs);
@@ -355,7 +398,7 @@ int daemon_new(const struct daemon_options *o, struct daemon **out, char **err)
 		.cfg = o->cfg, .stages = o->stages, .status = daemon_status_new(),
 		.retries = daemon_retries_new(o->retry_base_ms ? o->retry_base_ms : 1000,
 					      ag->docker.retry_backoff_max_ms),
-		.grants = daemon_grants_new(), .wake = wake, .wake_arg = d,
+		.grants = daemon_grants_new(), .resumes = daemon_resumes_new(), .wake = wake, .wake_arg = d,
 	};
 	pthread_mutex_init(&d->env.result_lock, NULL);
 	apply_live(d, o->cfg);
@@ -367,6 +410,11 @@ int daemon_new(const struct daemon_options *o, struct daemon **out, char **err)
 				 "agent.yaml)", ag->state_dir, strerror(-r));
 		goto fail;
 	}
+	/* Runs a killed agent left in flight are recorded before anything runs
+	 * again (daemon_inflight.h). */
+	r = daemon_inflight_recover(ag->state_dir, o->stages, err);
+	if (r < 0)
+		goto fail;
 	if (o->handle_signals) {
 		sigset_t set;
 		/* Blocked before the workers start, so that they inherit it. */
@@ -418,6 +466,7 @@ void daemon_free(struct daemon *d)
 	watch_free(d->watch);
 	daemon_retries_free(d->env.retries);
 	daemon_grants_free(d->env.grants);
+	daemon_resumes_free(d->env.resumes);
 	daemon_status_free(d->env.status);
 	if (d->epfd >= 0)
 		close(d->epfd);

@@ -6,20 +6,23 @@
 #include <string.h>
 
 #include "approval.h"
+#include "daemon_inflight.h"
 #include "log.h"
 #include "names.h"
 #include "policy.h"
-
-#define MAX_SEQS 8
 
 struct job_ctx {
 	struct daemon_job_env *d;
 	const struct daemon_job *job;
 	struct result_info r;
-	uint64_t seqs[MAX_SEQS];
+	uint64_t *seqs;   /* the job's records, r.audit.n_seqs of them */
+	size_t seqs_cap;
 	struct audit_sidecar_info position; /* behind r.audit's entry hash */
 	uint64_t job_seq; /* of job_accepted: the "job" field of the later records */
 	bool accepted;    /* job_seq is set */
+	unsigned attempt; /* 1, or one more than the attempts that ended in a retry */
+	int audit_err;    /* what the log said when audit() returned false */
+	char *audit_why;  /* and in words, for the result */
 	uint64_t last_seq; /* of the record audit() appended last, when last_valid */
 	bool last_valid;
 	uint64_t answer_seq; /* of the approval/override record of the answer used */
@@ -96,21 +99,65 @@ static bool audit(struct job_ctx *c, enum audit_event e, json_t *fields)
 	r = st->audit(st->ctx, e, fields, &seq);
 	json_decref(fields);
 	if (r < 0) {
-		free(c->detail);
-		c->detail = xasprintf("the audit log cannot be written: %s; nothing runs until "
-				      "it can (check the disk of audit.log_dir)", strerror(-r));
-		log_errorx("%s: %s", c->r.file, c->detail);
+		/* Nothing may run while the log takes no records: what runs stops. */
+		atomic_store(&c->d->halt, true);
+		c->audit_err = r;
+		free(c->audit_why);
+		c->audit_why = r == -EBADMSG
+			? xstrdup("the audit log was changed after the agent wrote it, so the agent takes no "
+				  "jobs until the log is replaced; 'mai-agent status' says how")
+			: xasprintf("the audit log cannot be written: %s; nothing runs until it can "
+				    "(check the disk of audit.log_dir)", strerror(-r));
+		log_errorx("%s: %s", c->r.file, c->audit_why);
 		return false;
 	}
+	if (!atomic_load(&c->d->stopping))
+		atomic_store(&c->d->halt, false);
 	if (e == AUDIT_EVENT_JOB_ACCEPTED) {
 		c->job_seq = seq;
 		c->accepted = true;
 	}
 	c->last_seq = seq;
 	c->last_valid = true;
-	if (c->r.audit.n_seqs < MAX_SEQS)
-		c->seqs[c->r.audit.n_seqs++] = seq;
+	if (c->r.audit.n_seqs == c->seqs_cap) {
+		c->seqs_cap = c->seqs_cap ? c->seqs_cap * 2 : 8;
+		c->seqs = xrealloc(c->seqs, c->seqs_cap * sizeof(*c->seqs));
+		c->r.audit.seqs = c->seqs;
+	}
+	c->seqs[c->r.audit.n_seqs++] = seq;
 	return true;
+}
+
+/* Keeps the job's progress up to stage for its retry, after a small
+ * "retry" record of this attempt (reason, detail) when the log takes one:
+ * the retry goes on from there (daemon_resume.h). a, pd and answer are
+ * copied (NULL before the stage that has them). */
+static void park(struct job_ctx *c, enum daemon_stage stage, const char *reason, const char *detail,
+		 const struct daemon_assessment *a, const struct policy_decision *pd, const struct approval *answer)
+{
+	struct daemon_progress p = { .stage = stage, .job = c->job_seq, .attempts = c->attempt };
+	if (!c->accepted)
+		return; /* nothing recorded (or no log in this build): the retry starts afresh */
+	json_t *f = json_pack("{s:i, s:s, s:s}", "attempt", (int)c->attempt, "reason", reason, "detail",
+			      detail ? detail : "");
+	(void)audit(c, AUDIT_EVENT_RETRY, f);
+	snprintf(p.sha256, sizeof(p.sha256), "%s", c->job->snap.sha256);
+	p.n_seqs = c->r.audit.n_seqs;
+	p.seqs = xmalloc((p.n_seqs ? p.n_seqs : 1) * sizeof(uint64_t));
+	memcpy(p.seqs, c->seqs, p.n_seqs * sizeof(uint64_t));
+	if (a && stage >= DAEMON_STAGE_ASSESSED) {
+		p.a = *a;
+		p.a.json = json_incref(a->json);
+		p.a.detail = a->detail ? xstrdup(a->detail) : NULL;
+	}
+	if (pd && stage == DAEMON_STAGE_DECIDED) {
+		p.pd = *pd;
+		if (answer) {
+			p.answer = *answer;
+			p.answer.reason = answer->reason ? xstrdup(answer->reason) : NULL;
+		}
+	}
+	daemon_resumes_keep(c->d->resumes, c->job->name, &p);
 }
 
 /* job_accepted, with what the content is to the history of its name, and
@@ -191,6 +238,53 @@ static void finish_final(struct job_ctx *c)
 			  result_state_to_string(c->r.state));
 	daemon_retries_clear(c->d->retries, c->job->name);
 	daemon_grants_drop(c->d->grants, c->job->name);
+}
+
+static void sleep_unless_stopping(struct daemon_job_env *env, unsigned ms)
+{
+	for (unsigned slept = 0; slept < ms && !atomic_load(&env->stopping); slept += 50) {
+		struct timespec ts = { 0, 50 * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* Appends the execution record of a run that happened (takes f), waiting
+ * for the audit log to take it: the script does not run again for want of
+ * its record, and nothing else of this job comes first. Meanwhile the
+ * result says so and the note of the run keeps the record. false when the
+ * agent stops first (the next start writes it from the note) or the record
+ * itself is refused. */
+static bool record_execution(struct job_ctx *c, json_t *f)
+{
+	unsigned wait_ms = 100;
+	bool said = false;
+	for (;;) {
+		if (audit(c, AUDIT_EVENT_EXECUTION, json_incref(f))) {
+			json_decref(f);
+			return true;
+		}
+		if (!said && c->accepted) {
+			daemon_inflight_pending(c->d->cfg->agent.state_dir, c->job_seq, f);
+			_cleanup_free_ char *msg = xasprintf("the run ended but %s; its record is written as "
+							     "soon as the log takes it, and this file is "
+							     "answered then", c->audit_why);
+			struct result_info w = c->r;
+			w.state = RESULT_ERROR;
+			w.reason = "audit_unwritable";
+			w.retry = RESULT_RETRY_BACKOFF;
+			w.verdict = RESULT_VERDICT_NONE;
+			w.execution = NULL;
+			w.detail = msg;
+			daemon_job_write_result(c->d, &w);
+			said = true;
+		}
+		if (c->audit_err == -EINVAL || c->audit_err == -EMSGSIZE || atomic_load(&c->d->stopping)) {
+			json_decref(f);
+			return false;
+		}
+		sleep_unless_stopping(c->d, wait_ms);
+		wait_ms = wait_ms < 1000 ? wait_ms * 2 : 2000;
+	}
 }
 
 /* The user's text as a JSON string: as written when it is UTF-8, else with
@@ -312,10 +406,42 @@ static json_t *decision_fields(const struct job_ctx *c, const struct policy_deci
 	return o;
 }
 
+/* The run's record and what follows it; f is the record's fields (taken).
+ * again: the run was cut short and the script runs again (its progress is
+ * kept), else the job ends here. */
+static void end_run(struct job_ctx *c, json_t *f, bool again, const char *reason, const struct policy_decision *pd,
+		    const struct approval *answer, const struct daemon_assessment *a)
+{
+	const char *state_dir = c->d->cfg->agent.state_dir;
+	if (!record_execution(c, f)) {
+		/* The agent stops, its record in the note of the run: the next
+		 * start writes it, then runs the script again if it must. */
+		json_decref(c->r.execution);
+		c->r.execution = NULL;
+		c->r.verdict = RESULT_VERDICT_NONE;
+		c->r.retry = RESULT_RETRY_NEXT_START;
+		finish_error(c, "agent_stopped", "the agent stopped while the run's record waited for the audit "
+			     "log; its next start writes the record", false);
+		return;
+	}
+	if (c->accepted)
+		daemon_inflight_end(state_dir, c->job_seq);
+	if (!again) {
+		c->r.state = RESULT_COMPLETED;
+		finish_final(c);
+		return;
+	}
+	c->r.state = RESULT_ERROR;
+	c->r.execution = NULL;
+	park(c, DAEMON_STAGE_DECIDED, reason, c->detail, a, pd, answer);
+	finish_error(c, reason, c->detail, true);
+}
+
 static void run_content(struct job_ctx *c, const struct policy_decision *pd,
 			const struct approval *answer, const struct daemon_assessment *a)
 {
 	const struct daemon_stages *st = c->d->stages;
+	const char *state_dir = c->d->cfg->agent.state_dir;
 	struct daemon_execution ex = { 0 };
 	char *why = NULL;
 
@@ -327,7 +453,16 @@ static void run_content(struct job_ctx *c, const struct policy_decision *pd,
 	c->r.state = RESULT_RUNNING;
 	now_ts(&c->r.started);
 	daemon_job_write_result(c->d, &c->r);
-	int rc = st->execute(st->ctx, c->job->name, &c->job->snap, a, pd->trust, &ex, &why);
+	/* A note of the run before it starts: if the agent is killed while it
+	 * runs, the next start records that (daemon_inflight.h). */
+	if (c->accepted && daemon_inflight_begin(state_dir, c->job_seq, c->job->name, c->job->snap.sha256, &why) < 0) {
+		log_errorx("%s: %s", c->r.file, why);
+		park(c, DAEMON_STAGE_DECIDED, "state_unwritable", why, a, pd, answer);
+		finish_error(c, "state_unwritable", why, true);
+		free(why);
+		return;
+	}
+	int rc = st->execute(st->ctx, c->job->name, &c->job->snap, a, pd->trust, &c->d->halt, &ex, &why);
 	if (rc < 0) {
 		_cleanup_free_ char *msg = xasprintf("%s", why ? why : strerror(-rc));
 		free(why);
@@ -336,22 +471,37 @@ static void run_content(struct job_ctx *c, const struct policy_decision *pd,
 		if (strcmp(pd->by, "user") == 0)
 			daemon_grants_keep(c->d->grants, c->job->name, c->job->snap.sha256, answer, c->first_recorded,
 				   c->first_seq);
-		if (rc == -ECANCELED) {
+		if (rc == -ECANCELED && atomic_load(&c->d->stopping)) {
 			/* The agent stops: the run is recorded as killed by it, and
 			 * the state stays non-final so the next start runs it again. */
 			json_t *f = json_pack("{s:s, s:s, s:s}", "state", "error", "reason",
 					      "agent_stopped", "detail", msg);
 			json_object_set_new(f, "verdict", json_string("agent_stopped"));
-			(void)audit(c, AUDIT_EVENT_EXECUTION, f);
+			if (audit(c, AUDIT_EVENT_EXECUTION, f) && c->accepted)
+				daemon_inflight_end(state_dir, c->job_seq);
 			c->r.retry = RESULT_RETRY_NEXT_START;
 			finish_error(c, "agent_stopped", msg, false);
 			return;
 		}
+		if (rc == -ECANCELED) {
+			/* Stopped because the audit log took no records: its record
+			 * waits for room, then the script runs again. */
+			free(c->detail);
+			c->detail = xstrdup("the audit log could not take records while the script ran, so "
+					    "the run was stopped; it runs again once the log can");
+			json_t *f = json_pack("{s:s, s:s, s:s}", "verdict", "interrupted", "reason",
+					      "audit_unwritable", "detail", c->detail);
+			end_run(c, f, true, "audit_unwritable", pd, answer, a);
+			return;
+		}
+		/* Nothing ran (Docker is not usable): the attempt is a retry record. */
+		if (c->accepted)
+			daemon_inflight_end(state_dir, c->job_seq);
+		park(c, DAEMON_STAGE_DECIDED, "sandbox_unavailable", msg, a, pd, answer);
 		finish_error(c, "sandbox_unavailable", msg, true);
 		return;
 	}
 	free(why);
-	c->r.state = RESULT_COMPLETED;
 	c->r.verdict = ex.verdict;
 	c->r.exit_code = ex.exit_code;
 	c->r.signal = ex.signal;
@@ -363,69 +513,103 @@ static void run_content(struct job_ctx *c, const struct policy_decision *pd,
 	json_t *f = json_pack("{s:s}", "verdict", result_verdict_to_string(ex.verdict));
 	if (ex.json)
 		json_object_set(f, "execution", ex.json);
-	if (!audit(c, AUDIT_EVENT_EXECUTION, f)) {
-		finish_error(c, "audit_unwritable", c->detail, true);
-		return;
+	end_run(c, f, false, NULL, pd, answer, a);
+}
+
+/* The decision of an earlier attempt at this content, taken over from p. */
+static void resume_decision(struct job_ctx *c, struct daemon_progress *p, struct policy_decision *pd,
+			    struct approval *answer)
+{
+	*pd = p->pd;
+	*answer = p->answer;
+	memset(&p->answer, 0, sizeof(p->answer));
+	c->r.decision.action = policy_action_to_string(pd->action);
+	c->r.decision.by = pd->by;
+	if (strcmp(pd->by, "user") == 0) {
+		c->r.decision.uid = answer->uid;
+		c->r.decision.reason = answer->reason;
 	}
-	finish_final(c);
 }
 
 void daemon_job_run(void *arg, const struct jobs_item *item)
 {
-	struct job_ctx c = { .d = arg, .job = item->payload };
+	struct job_ctx c = { .d = arg, .job = item->payload, .attempt = 1 };
 	const struct daemon_stages *st = c.d->stages;
 	struct daemon_assessment a = { 0 };
 	struct approval answer = { 0 };
-	enum approval_status ap, ov;
+	enum approval_status ap = APPROVAL_NONE, ov = APPROVAL_NONE;
 	struct policy_decision pd;
+	struct daemon_progress p = { 0 };
 
 	c.r.file = c.job->name;
 	c.r.sha256 = c.job->snap.sha256;
 	c.r.size = c.job->snap.len;
 	c.r.accepted = c.job->accepted;
 	c.r.decision.uid = -1;
-	c.r.audit.seqs = c.seqs;
 
-	if (!audit_accept(&c)) {
-		finish_error(&c, "audit_unwritable", c.detail, true);
+	/* A retry of the same content goes on where the last attempt stopped. */
+	bool resumed = daemon_resumes_take(c.d->resumes, c.job->name, c.job->snap.sha256, &p);
+	if (resumed) {
+		c.job_seq = p.job;
+		c.accepted = true;
+		c.attempt = p.attempts + 1;
+		c.seqs = steal_pointer(&p.seqs);
+		c.seqs_cap = c.r.audit.n_seqs = p.n_seqs;
+		c.r.audit.seqs = c.seqs;
+	} else if (!audit_accept(&c)) {
+		park(&c, DAEMON_STAGE_ACCEPTED, "audit_unwritable", c.audit_why, NULL, NULL, NULL);
+		finish_error(&c, "audit_unwritable", c.audit_why, true);
 		goto out;
 	}
-	if (!st || !st->assess) {
-		finish_error(&c, "no_assessor", "the assessor is not part of this build of the agent",
-			     false);
-		goto out;
-	}
-	if (st->assess(st->ctx, c.job->name, &c.job->snap, &a) < 0) {
-		finish_error(&c, "assessor_failed", "the assessment failed (see the agent log)", true);
-		goto out;
+	if (resumed && p.stage >= DAEMON_STAGE_ASSESSED) {
+		a = p.a;
+		memset(&p.a, 0, sizeof(p.a));
+	} else {
+		if (!st || !st->assess) {
+			finish_error(&c, "no_assessor", "the assessor is not part of this build of the agent",
+				     false);
+			goto out;
+		}
+		if (st->assess(st->ctx, c.job->name, &c.job->snap, &a) < 0) {
+			const char *why = "the assessment failed (see the agent log)";
+			park(&c, DAEMON_STAGE_ACCEPTED, "assessor_failed", why, NULL, NULL, NULL);
+			finish_error(&c, "assessor_failed", why, true);
+			goto out;
+		}
+		daemon_status_count_level(c.d->status, a.level);
+		/* The assessment comes first: the answers' records follow it, and
+		 * the decision that rests on them. */
+		json_t *af = json_pack("{s:i, s:b}", "level", (int)a.level, "rejected", a.rejected);
+		if (a.json)
+			json_object_set(af, "assessment", a.json);
+		if (!audit(&c, AUDIT_EVENT_ASSESSMENT, af)) {
+			park(&c, DAEMON_STAGE_ACCEPTED, "audit_unwritable", c.audit_why, NULL, NULL, NULL);
+			finish_error(&c, "audit_unwritable", c.audit_why, true);
+			goto out;
+		}
 	}
 	c.r.assessment = a.json;
-	daemon_status_count_level(c.d->status, a.level);
 
-	/* The assessment comes first: the answers' records follow it, and the
-	 * decision that rests on them. */
-	json_t *af = json_pack("{s:i, s:b}", "level", (int)a.level, "rejected", a.rejected);
-	if (a.json)
-		json_object_set(af, "assessment", a.json);
-	if (!audit(&c, AUDIT_EVENT_ASSESSMENT, af)) {
-		finish_error(&c, "audit_unwritable", c.detail, true);
-		goto out;
-	}
-	ap = ov = APPROVAL_NONE;
-	if (!a.rejected && !take_answers(&c, a.level, &ap, &ov, &answer)) {
-		finish_error(&c, "audit_unwritable", c.detail, true);
-		goto out;
-	}
-	policy_decide(a.level, a.rejected, ap, ov, &pd);
-	c.r.decision.action = policy_action_to_string(pd.action);
-	c.r.decision.by = pd.by;
-	if (strcmp(pd.by, "user") == 0) {
-		c.r.decision.uid = answer.uid;
-		c.r.decision.reason = answer.reason;
-	}
-	if (!audit(&c, AUDIT_EVENT_DECISION, decision_fields(&c, &pd, &answer, ap, ov))) {
-		finish_error(&c, "audit_unwritable", c.detail, true);
-		goto out;
+	if (resumed && p.stage == DAEMON_STAGE_DECIDED) {
+		resume_decision(&c, &p, &pd, &answer);
+	} else {
+		if (!a.rejected && !take_answers(&c, a.level, &ap, &ov, &answer)) {
+			park(&c, DAEMON_STAGE_ASSESSED, "audit_unwritable", c.audit_why, &a, NULL, NULL);
+			finish_error(&c, "audit_unwritable", c.audit_why, true);
+			goto out;
+		}
+		policy_decide(a.level, a.rejected, ap, ov, &pd);
+		c.r.decision.action = policy_action_to_string(pd.action);
+		c.r.decision.by = pd.by;
+		if (strcmp(pd.by, "user") == 0) {
+			c.r.decision.uid = answer.uid;
+			c.r.decision.reason = answer.reason;
+		}
+		if (!audit(&c, AUDIT_EVENT_DECISION, decision_fields(&c, &pd, &answer, ap, ov))) {
+			park(&c, DAEMON_STAGE_ASSESSED, "audit_unwritable", c.audit_why, &a, NULL, NULL);
+			finish_error(&c, "audit_unwritable", c.audit_why, true);
+			goto out;
+		}
 	}
 
 	switch (pd.action) {
@@ -460,5 +644,8 @@ out:
 	json_decref(a.json);
 	free(a.detail);
 	free(c.detail);
+	free(c.audit_why);
+	free(c.seqs);
 	approval_clear(&answer);
+	daemon_progress_clear(&p);
 }

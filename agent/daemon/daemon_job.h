@@ -11,6 +11,7 @@
 
 #include "config.h"
 #include "daemon_grant.h"
+#include "daemon_resume.h"
 #include "daemon_retry.h"
 #include "daemon_stages.h"
 #include "daemon_status.h"
@@ -34,7 +35,13 @@ struct daemon_job_env {
 	struct daemon_status *status;
 	struct daemon_retries *retries;
 	struct daemon_grants *grants;
+	struct daemon_resumes *resumes;
 	struct jobs *jobs;
+	/* Runs must stop (the sandbox watches it): the audit log refused a
+	 * record, or the agent stops. A record taken clears it, unless the
+	 * agent stops. */
+	atomic_bool halt;
+	atomic_bool stopping;
 	atomic_uint_least64_t diff_max;     /* audit.diff_max; a reload changes it */
 	pthread_mutex_t result_lock;        /* one sidecar writer at a time */
 	/* Wakes the loop when a retry was scheduled. */

@@ -7,6 +7,7 @@
 #define MAI_DAEMON_STAGES_H
 
 #include <jansson.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -46,9 +47,11 @@ struct daemon_stages {
 		      struct daemon_assessment *out);
 	/* Runs a snapshot at a trust level. 0 with a verdict, or -errno when
 	 * the sandbox could not be used (Docker down: state error, retried).
-	 * *detail_out (may be set on failure) says what failed. */
+	 * Once halt is set the run is stopped and -ECANCELED returned: the
+	 * daemon sets it when the audit log cannot take records and when the
+	 * agent stops. *detail_out (may be set on failure) says what failed. */
 	int (*execute)(void *ctx, const char *name, const struct intake_snapshot *snap,
-		       const struct daemon_assessment *a, enum trust trust,
+		       const struct daemon_assessment *a, enum trust trust, const atomic_bool *halt,
 		       struct daemon_execution *out, char **detail_out);
 	/* Appends one audit record of type e (fields borrowed; they must carry
 	 * what audit_event_check asks of e) and returns its sequence number;
@@ -59,6 +62,9 @@ struct daemon_stages {
 	 * the last record's entry hash). May be NULL. 0 or -errno. */
 	int (*audit_sidecar)(void *ctx, const uint64_t *seqs, size_t n, const char *path,
 			     struct audit_sidecar_info *pos);
+	/* Whether the audit log takes records (audit_health()); *why (caller
+	 * frees) when not. May be NULL: the daemon learns only from appends. */
+	enum audit_health (*audit_health)(void *ctx, char **why);
 	/* Kills every running execution (SIGTERM/SIGINT); each worker then
 	 * records its job as ended. May be NULL. */
 	void (*cancel_all)(void *ctx);

@@ -96,6 +96,9 @@ int daemon_status_write(struct daemon_status *st, const char *state_dir,
 		if (f->docker_error)
 			json_object_set_new(o, "docker_error", json_string(f->docker_error));
 	}
+	if (f->audit_state)
+		json_object_set_new(o, "audit", json_pack("{s:s, s:s?}", "state", f->audit_state, "message",
+							  f->audit_message));
 	char *text = json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS);
 	json_decref(o);
 	_cleanup_free_ char *path = xasprintf("%s/%s", state_dir, DAEMON_STATUS_NAME);

@@ -52,6 +52,10 @@ struct daemon_status_facts {
 	bool docker_known, docker_reachable;
 	const struct timespec *docker_checked;
 	const char *docker_error; /* NULL: none */
+	/* The audit log: audit_health_to_string() and, when not "ok", why and
+	 * what to do. NULL state: not known. */
+	const char *audit_state;
+	const char *audit_message;
 };
 
 /* Writes state_dir/status.json (replaced atomically, not fsynced: it is

@@ -439,9 +439,10 @@ int sandbox_run_internal(struct sandbox *sb, const struct sandbox_job *job,
 	bool killed = false, have_state = false;
 	int io_error = 0, r = 0;
 
+	const atomic_bool *cancel = job->cancel ? job->cancel : &sb->cancelled;
 	memset(out, 0, sizeof(*out));
 	out->trust = job->trust;
-	if (atomic_load(&sb->cancelled)) {
+	if (atomic_load(&sb->cancelled) || atomic_load(cancel)) {
 		out->verdict = SANDBOX_VERDICT_SANDBOX_ERROR;
 		out->exit_code = -1;
 		set_message(out, xstrdup("the agent is stopping; the script runs when the agent "
@@ -499,7 +500,7 @@ int sandbox_run_internal(struct sandbox *sb, const struct sandbox_job *job,
 	input = sandbox_job_input(job, deps_spec, nonce, &input_len);
 	sandbox_usage_start(&usage, sb->docker, c.id, sb->cgroup_version);
 	end = sandbox_attach_pump(c.stream, &demux, input, input_len, &watch, t0 + want.timeout_ms,
-				  true, &sb->cancelled, &io_error);
+				  true, cancel, &io_error);
 	/* The kernel says the init has ended and all output is in. Its OOM and
 	 * pids counters are read before Docker removes the cgroup; if it is
 	 * already gone, Docker says how the run ended, as without the kernel. */
@@ -512,7 +513,7 @@ int sandbox_run_internal(struct sandbox *sb, const struct sandbox_job *job,
 			end = SANDBOX_ATTACH_EOF;
 		} else {
 			end = sandbox_attach_pump(c.stream, &demux, NULL, 0, NULL,
-						  t0 + want.timeout_ms, true, &sb->cancelled,
+						  t0 + want.timeout_ms, true, cancel,
 						  &io_error);
 		}
 	}

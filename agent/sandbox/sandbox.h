@@ -11,6 +11,7 @@
 #define MAI_SANDBOX_H
 
 #include <jansson.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -111,6 +112,11 @@ struct sandbox_job {
 	 * only at a trust level with network_allowlist. */
 	const char *const *dependencies;
 	size_t n_dependencies;
+	/* When not NULL, setting it stops this run as sandbox_cancel_all()
+	 * stops every run, and it is the only flag the run watches: the
+	 * daemon sets it when the audit log cannot take the run's records,
+	 * and when the agent stops. */
+	const atomic_bool *cancel;
 };
 
 struct sandbox_output {

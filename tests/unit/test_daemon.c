@@ -1,15 +1,13 @@
 /* The daemon's loop with real inotify, real files, the real config loader and
  * real worker threads, in a temporary directory.
  *
- * The assessor, the sandbox and the audit log are other modules that have not
- * landed on this branch yet. The first test runs the daemon as this build
- * really is (no stages: a script is answered "error: the assessor is not part
- * of this build"). The others plug in a TEST STAGE that is a stand-in, not
- * the real thing: it reads the level and the exit status from a comment in
- * the script ("# level: HIGH", "# exit: 3") so that the daemon's own work
- * (policy, answers, ordering, sidecars, idempotence, audit failure) can be
- * checked now. The end-to-end tests with the real assessor, Docker and audit
- * log belong in tests/integration once those modules are merged. */
+ * The first test runs the daemon without stages (a script is answered
+ * "error: the assessor is not part of this build"). The others plug in the
+ * fixture's TEST STAGES (daemon_fixture.h), stand-ins that read the level
+ * and the exit status from comments in the script, so that the daemon's own
+ * work (policy, answers, ordering, sidecars, idempotence, audit failure) is
+ * checked alone. The end-to-end tests with the real assessor, Docker and
+ * audit log are in tests/integration. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,223 +21,11 @@
 #include <time.h>
 
 #include "approval.h"
-#include "config.h"
-#include "daemon.h"
+#include "daemon_fixture.h"
 #include "fileio.h"
+#include "hash.h"
 #include "log.h"
-#include "testdir.h"
 #include "monoclock.h"
-
-struct ctx {
-	char *root, *drop, *state, *conf;
-	struct mai_config *cfg;
-	struct daemon *d;
-	pthread_t thread;
-	struct daemon_stages stages;
-	pthread_mutex_t lock;
-	unsigned executed, assessed, audited;
-	bool audit_fails;
-	int audit_fails_for;  /* 1 + an audit_event whose appends fail; 0: none */
-	json_t *records;      /* what was appended: the fields plus type and seq */
-	unsigned execute_failures; /* fail this many runs as if Docker were down */
-	unsigned retry_base_ms;    /* 0: 50 */
-};
-
-static void sleep_ms(unsigned ms)
-{
-	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
-	nanosleep(&ts, NULL);
-}
-
-static void put(const char *dir, const char *name, const char *text)
-{
-	_cleanup_free_ char *p = xasprintf("%s/%s", dir, name);
-	assert_int_equal(fileio_write_atomic(p, text, strlen(text), 0644), 0);
-}
-
-/* --- the test stage (see the comment at the top) --- */
-
-static int marker(const struct intake_snapshot *s, const char *key, int dflt)
-{
-	const char *p = strstr((const char *)s->data, key);
-	return p ? atoi(p + strlen(key)) : dflt;
-}
-
-static int stage_assess(void *arg, const char *name, const struct intake_snapshot *snap,
-			struct daemon_assessment *out)
-{
-	struct ctx *c = arg;
-	static const char *const levels[] = { "LOW", "MEDIUM", "HIGH", "BLOCKED" };
-	const char *p = strstr((const char *)snap->data, "# level: ");
-	out->level = LEVEL_LOW;
-	for (int i = 0; p && i < 4; i++)
-		if (strncmp(p + 9, levels[i], strlen(levels[i])) == 0)
-			out->level = (enum level)i;
-	out->json = json_pack("{s:s}", "level", levels[out->level]);
-	pthread_mutex_lock(&c->lock);
-	c->assessed++;
-	pthread_mutex_unlock(&c->lock);
-	return 0;
-}
-
-static int stage_execute(void *arg, const char *name, const struct intake_snapshot *snap,
-			 const struct daemon_assessment *a, enum trust trust, struct daemon_execution *out, char **detail)
-{
-	struct ctx *c = arg;
-	pthread_mutex_lock(&c->lock);
-	bool down = c->execute_failures > 0;
-	if (down)
-		c->execute_failures--;
-	else
-		c->executed++;
-	pthread_mutex_unlock(&c->lock);
-	if (down) {
-		*detail = xstrdup("Docker is not reachable at /var/run/docker.sock");
-		return -ECONNREFUSED;
-	}
-	out->verdict = RESULT_VERDICT_EXITED;
-	out->exit_code = marker(snap, "# exit: ", 0);
-	out->json = json_pack("{s:i, s:i}", "exit_code", out->exit_code, "trust", (int)trust);
-	return 0;
-}
-
-/* The records are checked as the real log's event API checks them. */
-static int stage_audit(void *arg, enum audit_event e, json_t *fields, uint64_t *seq)
-{
-	struct ctx *c = arg;
-	_cleanup_free_ char *err = NULL;
-	if (audit_event_check(e, fields, &err) < 0)
-		fail_msg("the daemon wrote a %s record without a field it needs: %s", audit_event_to_string(e), err);
-	pthread_mutex_lock(&c->lock);
-	int r = c->audit_fails || c->audit_fails_for == (int)e + 1 ? -ENOSPC : 0;
-	if (!r) {
-		*seq = ++c->audited;
-		json_t *rec = json_deep_copy(fields);
-		json_object_set_new(rec, "type", json_string(audit_event_to_string(e)));
-		json_object_set_new(rec, "seq", json_integer((json_int_t)*seq));
-		json_array_append_new(c->records, rec);
-	}
-	pthread_mutex_unlock(&c->lock);
-	return r;
-}
-
-/* The records of type about file, in the order they were appended (a new
- * array). */
-static json_t *records_of(struct ctx *c, const char *file, const char *type)
-{
-	json_t *out = json_array(), *rec;
-	size_t i;
-	pthread_mutex_lock(&c->lock);
-	json_array_foreach(c->records, i, rec) {
-		if (strcmp(json_string_value(json_object_get(rec, "type")), type) == 0 &&
-		    strcmp(json_string_value(json_object_get(rec, "file")), file) == 0)
-			json_array_append_new(out, json_deep_copy(rec));
-	}
-	pthread_mutex_unlock(&c->lock);
-	return out;
-}
-
-static json_int_t num(json_t *o, const char *key)
-{
-	return json_integer_value(json_object_get(o, key));
-}
-
-/* --- fixture --- */
-
-static int setup(void **state)
-{
-	if (testdir_setup(state) < 0)
-		return -1;
-	struct ctx *c = xcalloc(1, sizeof(*c));
-	c->root = *state;
-	c->drop = xasprintf("%s/drop", c->root);
-	c->state = xasprintf("%s/state", c->root);
-	c->conf = xasprintf("%s/conf", c->root);
-	pthread_mutex_init(&c->lock, NULL);
-	c->records = json_array();
-	if (mkdir(c->drop, 0755) < 0 || mkdir(c->conf, 0755) < 0)
-		return -1;
-	_cleanup_free_ char *yaml = xasprintf("drop_dir: %s\nstate_dir: %s\nworkers: 2\n"
-					      "settle_delay: 40ms\nmax_file_size: 1m\n"
-					      "log_level: warn\n", c->drop, c->state);
-	put(c->conf, "agent.yaml", yaml);
-	char *err = NULL;
-	if (config_load(c->conf, &c->cfg, &err) < 0) {
-		fprintf(stderr, "config: %s\n", err);
-		return -1;
-	}
-	c->stages = (struct daemon_stages){ .assess = stage_assess, .execute = stage_execute,
-					    .audit = stage_audit, .ctx = c };
-	*state = c;
-	return 0;
-}
-
-static void *loop_main(void *arg)
-{
-	daemon_run(arg);
-	return NULL;
-}
-
-static void start(struct ctx *c, bool with_stages)
-{
-	struct daemon_options o = { .cfg = c->cfg, .stages = with_stages ? &c->stages : NULL,
-				    .retry_base_ms = c->retry_base_ms ? c->retry_base_ms : 50 };
-	char *err = NULL;
-	assert_int_equal(daemon_new(&o, &c->d, &err), 0);
-	assert_int_equal(pthread_create(&c->thread, NULL, loop_main, c->d), 0);
-}
-
-static void stop(struct ctx *c)
-{
-	if (!c->d)
-		return;
-	daemon_request_stop(c->d);
-	pthread_join(c->thread, NULL);
-	daemon_free(c->d);
-	c->d = NULL;
-}
-
-static int teardown(void **state)
-{
-	struct ctx *c = *state;
-	stop(c);
-	config_free(c->cfg);
-	json_decref(c->records);
-	free(c->drop);
-	free(c->state);
-	free(c->conf);
-	*state = c->root;
-	free(c);
-	return testdir_teardown(state);
-}
-
-/* Waits (up to ms) until the sidecar of script says state; returns it. */
-static json_t *wait_state_for(struct ctx *c, const char *sidecar, const char *state, int ms)
-{
-	_cleanup_free_ char *path = xasprintf("%s/%s", c->drop, sidecar);
-	for (int i = 0; i < ms / 10; i++) {
-		json_t *o = json_load_file(path, 0, NULL);
-		const char *s = o ? json_string_value(json_object_get(o, "state")) : NULL;
-		if (s && strcmp(s, state) == 0)
-			return o;
-		json_decref(o);
-		sleep_ms(10);
-	}
-	json_t *o = json_load_file(path, 0, NULL);
-	fail_msg("%s never reached state %s (now: %s)", sidecar, state,
-		 o ? json_string_value(json_object_get(o, "state")) : "no sidecar");
-	return NULL;
-}
-
-static json_t *wait_state(struct ctx *c, const char *sidecar, const char *state)
-{
-	return wait_state_for(c, sidecar, state, 5000);
-}
-
-static const char *str(json_t *o, const char *key)
-{
-	return json_string_value(json_object_get(o, key));
-}
 
 /* --- tests --- */
 
@@ -426,7 +212,9 @@ static void hold_high(struct ctx *c)
 }
 
 /* Docker down after the user approved: the job is retried with the same
- * approval (already consumed), and runs when Docker is back. */
+ * approval (already consumed), and runs when Docker is back. The retries go
+ * on from the job's records: one approval, one decision, a retry record per
+ * failed attempt, one execution. */
 static void test_approved_run_survives_a_docker_outage(void **state)
 {
 	struct ctx *c = *state;
@@ -443,28 +231,40 @@ static void test_approved_run_survives_a_docker_outage(void **state)
 	o = wait_state(c, "h.result.json", "completed");
 	assert_string_equal(str(json_object_get(o, "decision"), "by"), "user");
 	assert_string_equal(str(json_object_get(o, "decision"), "reason"), "ok");
-	json_decref(o);
+	json_t *seqs = json_object_get(json_object_get(o, "audit"), "seqs");
 	assert_int_equal(c->executed, 1);
-	/* Each attempt records the answer it rests on; the retries say that an
-	 * earlier attempt consumed it, and which record that was. */
 	json_t *recs = records_of(c, "h.py", "approval");
 	json_t *decs = records_of(c, "h.py", "decision");
-	assert_int_equal(json_array_size(recs), 3);
-	assert_int_equal(json_array_size(decs), 4); /* the hold, then three attempts */
-	for (size_t i = 0; i < 3; i++) {
-		json_t *ra = json_array_get(recs, i);
-		assert_true(json_is_true(json_object_get(ra, "accepted")));
-		assert_string_equal(str(ra, "explanation"), "ok");
-		assert_int_equal(num(json_array_get(decs, i + 1), "answer_seq"), num(ra, "seq"));
-		if (i == 0) {
-			assert_null(json_object_get(ra, "reused"));
-		} else {
-			assert_true(json_is_true(json_object_get(ra, "reused")));
-			assert_int_equal(num(ra, "first_seq"), num(json_array_get(recs, 0), "seq"));
-		}
+	json_t *retries = records_of(c, "h.py", "retry");
+	json_t *accepted = records_of(c, "h.py", "job_accepted");
+	json_t *runs = records_of(c, "h.py", "execution");
+	assert_int_equal(json_array_size(recs), 1);
+	assert_int_equal(json_array_size(decs), 2); /* the hold, then the approved attempt */
+	assert_int_equal(json_array_size(accepted), 2);
+	assert_int_equal(json_array_size(retries), 2);
+	assert_int_equal(json_array_size(runs), 1);
+	json_t *ra = json_array_get(recs, 0), *dec = json_array_get(decs, 1);
+	assert_true(json_is_true(json_object_get(ra, "accepted")));
+	assert_string_equal(str(ra, "explanation"), "ok");
+	assert_int_equal(num(dec, "answer_seq"), num(ra, "seq"));
+	for (size_t i = 0; i < 2; i++) {
+		json_t *rt = json_array_get(retries, i);
+		assert_int_equal(num(rt, "job"), num(dec, "job"));
+		assert_int_equal(num(rt, "attempt"), (json_int_t)i + 1);
+		assert_string_equal(str(rt, "reason"), "sandbox_unavailable");
 	}
+	assert_int_equal(num(json_array_get(runs, 0), "job"), num(dec, "job"));
+	/* The sidecar cites every record of the job, the retries included:
+	 * job_accepted, assessment, approval, decision, two retries, execution. */
+	assert_int_equal(json_array_size(seqs), 7);
+	assert_int_equal(json_integer_value(json_array_get(seqs, 0)), num(dec, "job"));
+	assert_int_equal(json_integer_value(json_array_get(seqs, 6)), num(json_array_get(runs, 0), "seq"));
+	json_decref(o);
 	json_decref(recs);
 	json_decref(decs);
+	json_decref(retries);
+	json_decref(accepted);
+	json_decref(runs);
 }
 
 /* An approval whose record cannot be written does not let anything run; it

@@ -1,0 +1,36 @@
+/* Runs in flight: a note in state_dir/running/ for each script whose
+ * container may be running, written (and synced) before it starts and
+ * removed once its execution record is durable. A note left behind means
+ * the agent was killed (or lost power) during that run: at the next start
+ * the run gets its execution record, verdict "interrupted", before the
+ * drop directory is scanned and the script runs again. A run whose record
+ * the audit log could not take when it ended keeps that record in its note
+ * ("pending"), so that it is written even if the agent is stopped while it
+ * waits for room. Thread-safe: each note is its own file. */
+#ifndef MAI_DAEMON_INFLIGHT_H
+#define MAI_DAEMON_INFLIGHT_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "daemon_stages.h"
+
+#define DAEMON_INFLIGHT_DIR "running"
+
+/* Notes that job (the seq of its job_accepted record) of name at sha256
+ * starts running. 0 or -errno with *err (caller frees): then it must not
+ * run. */
+int daemon_inflight_begin(const char *state_dir, uint64_t job, const char *name, const char *sha256,
+			  char **err);
+/* Keeps the execution record's fields in the note (best effort). */
+void daemon_inflight_pending(const char *state_dir, uint64_t job, const json_t *fields);
+/* The run's record is durable: the note goes. */
+void daemon_inflight_end(const char *state_dir, uint64_t job);
+
+/* At start, before any job: appends the record of every run a note was
+ * left for (its pending record, or "interrupted") through stages->audit
+ * and removes the note. Returns how many were recorded, or -errno with
+ * *err (caller frees) when one could not be: nothing may run then. */
+int daemon_inflight_recover(const char *state_dir, const struct daemon_stages *stages, char **err);
+
+#endif
