@@ -84,8 +84,23 @@ struct part {
 	size_t size;
 };
 
-static void largest_part(json_t *parent, const char *key, size_t index, json_t *value, const char *path,
-			 struct part *best)
+/* Where a value sits, built into a dotted path only for the one chosen. */
+struct where {
+	const struct where *up;
+	const char *key;  /* NULL: index */
+	size_t index;
+};
+
+static char *where_path(const struct where *w)
+{
+	if (!w || (!w->up && !w->key))
+		return xstrdup("");
+	_cleanup_free_ char *up = where_path(w->up);
+	const char *dot = *up ? "." : "";
+	return w->key ? xasprintf("%s%s%s", up, dot, w->key) : xasprintf("%s%s%zu", up, dot, w->index);
+}
+
+static void largest_part(json_t *parent, const struct where *w, json_t *value, struct part *best)
 {
 	size_t size = 0;
 	if ((json_is_string(value) && json_string_length(value) >= 1024) ||
@@ -93,20 +108,20 @@ static void largest_part(json_t *parent, const char *key, size_t index, json_t *
 		size = encoded_size(value);
 	if (size > best->size) {
 		free(best->path);
-		*best = (struct part){ parent, key, index, value, xstrdup(path), size };
+		*best = (struct part){ parent, w->key, w->index, value, where_path(w), size };
 	}
 	const char *k;
 	json_t *v;
 	size_t i;
 	if (json_is_object(value)) {
 		json_object_foreach(value, k, v) {
-			_cleanup_free_ char *sub = *path ? xasprintf("%s.%s", path, k) : xstrdup(k);
-			largest_part(value, k, 0, v, sub, best);
+			struct where sub = { w, k, 0 };
+			largest_part(value, &sub, v, best);
 		}
 	} else if (json_is_array(value)) {
 		json_array_foreach(value, i, v) {
-			_cleanup_free_ char *sub = xasprintf("%s.%zu", path, i);
-			largest_part(value, NULL, i, v, sub, best);
+			struct where sub = { w, NULL, i };
+			largest_part(value, &sub, v, best);
 		}
 	}
 }
@@ -155,7 +170,8 @@ json_t *audit_event_fit(enum audit_event e, const json_t *fields, size_t max)
 		if (size <= max)
 			break;
 		struct part p = { 0 };
-		largest_part(NULL, NULL, 0, fit, "", &p);
+		struct where top = { NULL, NULL, 0 };
+		largest_part(NULL, &top, fit, &p);
 		if (!p.value || !p.parent) {
 			free(p.path);
 			break;
