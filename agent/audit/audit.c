@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 
 #include "audit_format.h"
@@ -30,6 +31,10 @@
 #define IDX_CHUNK 8192
 /* Leaves re-derived at open between writes of the tree file. */
 #define TREE_FLUSH_EVERY 65536
+/* Free space on the log's disk below which it counts as full: a batch is
+ * refused (-ENOSPC) before it fails half-way, and audit_health() says so
+ * without waiting for a record to fail, so that what runs can be stopped. */
+#define SPACE_RESERVE ((uint64_t)64 << 10)
 
 struct audit_log {
 	char *dir;
@@ -412,6 +417,16 @@ static int check_checkpoint(struct audit_log *log, char **err)
 	return r;
 }
 
+/* -ENOSPC when the log's disk is below the reserve, else 0. */
+static int space_left(const struct audit_log *log, uint64_t *avail)
+{
+	struct statvfs sv;
+	if (statvfs(log->dir, &sv) < 0)
+		return 0; /* not known: the write says */
+	*avail = (uint64_t)sv.f_bavail * sv.f_frsize;
+	return *avail < SPACE_RESERVE ? -ENOSPC : 0;
+}
+
 /* Writes what is in buf (index entries offs, entry hashes leaves) at
  * segment offset seg_at, then their nodes to the tree file. Called by the
  * one flushing thread, without the mutex. On failure the segment and the
@@ -422,6 +437,9 @@ static int flush_batch(struct audit_log *log, const char *buf, size_t len, const
 		       const uint8_t (*leaves)[AUDIT_HASH_LEN], size_t n, uint64_t seg_at, bool *fatal)
 {
 	struct merkle_store_mark mark;
+	uint64_t avail = 0;
+	if (space_left(log, &avail) < 0)
+		return -ENOSPC; /* nothing written: nothing to undo */
 	merkle_store_mark(log->tree, &mark);
 	int r = fileio_write_all(log->seg_fd, buf, len);
 	if (r == 0 && log->fsync && fdatasync(log->seg_fd) < 0)
@@ -857,6 +875,13 @@ enum audit_health audit_health(struct audit_log *log, char **why)
 				 "space on its disk)", log->dir, strerror(-log->last_error));
 	}
 	pthread_mutex_unlock(&log->mu);
+	uint64_t avail = 0;
+	if (h == AUDIT_HEALTH_OK && space_left(log, &avail) < 0) {
+		h = AUDIT_HEALTH_UNWRITABLE;
+		*why = xasprintf("the disk of the audit log %s is full (%llu bytes free, %llu kept in reserve); "
+				 "nothing runs until there is room", log->dir, (unsigned long long)avail,
+				 (unsigned long long)SPACE_RESERVE);
+	}
 	return h;
 }
 

@@ -75,7 +75,10 @@ uint64_t audit_size(struct audit_log *log);
 /* Whether the writer takes records, and if not, why. */
 enum audit_health {
 	AUDIT_HEALTH_OK,
-	AUDIT_HEALTH_UNWRITABLE, /* the last write failed (a full disk): the next record tries again */
+	/* The last write failed, or the log's disk is full (less than 64 KiB
+	 * free, when batches are refused with -ENOSPC): the next record tries
+	 * again. */
+	AUDIT_HEALTH_UNWRITABLE,
 	AUDIT_HEALTH_BROKEN,     /* a failed write could not be undone: nothing until a restart */
 	/* A record changed after it was written (seen when reading back before
 	 * a checkpoint): nothing is appended or signed until the log is

@@ -3,6 +3,9 @@
 #  - A full audit disk: the audit log directory is a 256 KiB tmpfs (root
 #    only; 77 otherwise unless MAI_REQUIRE_REAL=1); filled up, a drop must
 #    not run (state error about the audit log, no execution); freed, it runs.
+#  - A run in progress when the audit disk fills: it is stopped, its record
+#    ("interrupted", audit_unwritable) is written once there is room, and it
+#    runs again under the same job.
 #  - Docker not reachable when the agent starts: docker.socket names a Unix
 #    socket path that does not exist yet; the agent starts anyway, answers
 #    a drop with state error naming the socket, and once the path becomes a
@@ -83,6 +86,47 @@ bad = [s for s in glob.glob(sys.argv[1] + "/seg-*.log") if open(s, "rb").read()[
 sys.exit(1 if bad else 0)' "$T/state/audit" || fail "a segment ends in a torn record after the full disk"
 "$AGENT" verify "$T/state" > "$T/verify" 2>&1 ||
 	fail "the audit log does not verify with the agent still running: $(cat "$T/verify")"
+
+# --- a run in progress when the audit disk fills: stopped, recorded when
+# there is room again, then run again (nothing runs unrecorded) ---
+printf 'import time\ntime.sleep(5)\nprint("slept")\n' > "$T/drop/slow.py"
+wait_field "$T/drop/slow.result.json" state running 30
+dd if=/dev/zero of="$T/state/audit/filler" bs=4k > /dev/null 2>&1 # until ENOSPC
+sleep 1.2 # past rotate_age: the next record opens a new segment
+printf 'print("trigger")\n' > "$T/drop/trigger.py" # its first record is refused
+i=0
+until grep -q "its record is written as soon as the log takes it" "$T/drop/slow.result.json" 2>/dev/null ||
+	[ $i -ge 200 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+[ "$(field "$T/drop/slow.result.json" reason)" = audit_unwritable ] ||
+	fail "a run whose record cannot be written: $(cat "$T/drop/slow.result.json")"
+ls "$T/state/running/"*.json > /dev/null 2>&1 ||
+	fail "no note of the run in flight while its record waits"
+rm -f "$T/state/audit/filler"
+wait_field "$T/drop/slow.result.json" state completed 90
+[ "$(field "$T/drop/slow.result.json" execution.stdout.text)" = slept ] ||
+	fail "slow.py did not run to its end once there was room: $(cat "$T/drop/slow.result.json")"
+wait_field "$T/drop/trigger.result.json" state completed 90
+# Its records: one job, the first run stopped and recorded as such, a retry,
+# the second run.
+python3 - "$T/state/audit" > "$T/slow.records" <<'PY' || fail "slow.py's records: $(cat "$T/slow.records")"
+import glob, json, sys
+recs = []
+for seg in sorted(glob.glob(sys.argv[1] + "/seg-*.log")):
+    for line in open(seg, encoding="ascii"):
+        r = json.loads(line[156:])
+        if r["fields"].get("file") == "slow.py":
+            recs.append((r["type"], r["fields"].get("verdict"), r["fields"].get("reason")))
+print(recs)
+types = [t for t, _, _ in recs]
+runs = [(v, why) for t, v, why in recs if t == "execution"]
+ok = (types.count("job_accepted") == 1 and len(runs) == 2 and runs[0] == ("interrupted", "audit_unwritable")
+      and runs[1][0] == "exited" and "retry" in types)
+sys.exit(0 if ok else 1)
+PY
+[ -z "$(ls "$T/state/running" 2>/dev/null)" ] || fail "a note of a run in flight is left: $(ls "$T/state/running")"
 
 stop_agent
 "$AGENT" verify "$T/state" > "$T/verify" 2>&1 || fail "the audit log does not verify: $(cat "$T/verify")"
