@@ -90,6 +90,18 @@ static void print_docker(json_t *st)
 		printf("docker: NOT reachable%s: %s\n", when, why ? why : "no detail");
 }
 
+/* The audit log as the agent last saw it: "ok", or what stops it and what
+ * to do. */
+static void print_audit(json_t *st)
+{
+	json_t *a = json_object_get(st, "audit");
+	const char *state = json_string_value(json_object_get(a, "state"));
+	const char *why = json_string_value(json_object_get(a, "message"));
+	if (state)
+		printf("audit log: %s%s%s\n", strcmp(state, "ok") == 0 ? "ok" : state, why ? ": " : "",
+		       why ? why : "");
+}
+
 static void print_counts(const char *title, json_t *o)
 {
 	const char *k;
@@ -206,6 +218,7 @@ int cmd_status(int argc, char **argv)
 			       json_is_true(json_object_get(st, "watching")) ? "watched" :
 			       "MISSING, waiting for it");
 			print_docker(st);
+			print_audit(st);
 			printf("pool: %lld worker(s), %lld running, %lld queued, %lld waiting to "
 			       "retry\n",
 			       (long long)json_integer_value(json_object_get(q, "workers")),
