@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "fileio.h"
 #include "macro.h"
 
 /* Nodes compared per read while the file is re-derived at open. */
@@ -29,23 +30,6 @@ struct merkle_store {
 	uint64_t queue_at;
 };
 
-static int pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
-{
-	const char *p = buf;
-	while (len > 0) {
-		ssize_t n = pwrite(fd, p, len, (off_t)off);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += n;
-		len -= (size_t)n;
-		off += (uint64_t)n;
-	}
-	return 0;
-}
-
 static int node_get(const void *ctx, unsigned level, uint64_t index, uint8_t out[MERKLE_HASH_LEN])
 {
 	const struct merkle_store *s = ctx;
@@ -64,7 +48,7 @@ static int write_compact(struct merkle_store *s, const struct merkle_compact *c)
 	for (int h = 63; h >= 0 && i < c->n; h--) {
 		if (!(c->size >> h & 1))
 			continue;
-		int r = pwrite_all(s->fd, c->stack[i++], MERKLE_HASH_LEN,
+		int r = fileio_pwrite_all(s->fd, c->stack[i++], MERKLE_HASH_LEN,
 				   merkle_node_position((unsigned)h, start >> h) * MERKLE_HASH_LEN);
 		if (r < 0)
 			return r;
@@ -178,7 +162,7 @@ int merkle_store_flush(struct merkle_store *s)
 {
 	if (s->queue_n == 0)
 		return 0;
-	int r = pwrite_all(s->fd, s->queue, s->queue_n * MERKLE_HASH_LEN, s->queue_at * MERKLE_HASH_LEN);
+	int r = fileio_pwrite_all(s->fd, s->queue, s->queue_n * MERKLE_HASH_LEN, s->queue_at * MERKLE_HASH_LEN);
 	if (r < 0)
 		return r;
 	s->queue_at += s->queue_n;

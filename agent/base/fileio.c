@@ -50,11 +50,12 @@ int fileio_read_path(const char *path, size_t max, char **out, size_t *len)
 	return fileio_read_fd(fd, max, out, len);
 }
 
-int fileio_write_all(int fd, const void *buf, size_t len)
+/* write() or, at off >= 0, pwrite() until all of buf is out. */
+static int write_all_at(int fd, const void *buf, size_t len, off_t off)
 {
 	const char *p = buf;
 	while (len > 0) {
-		ssize_t w = write(fd, p, len);
+		ssize_t w = off < 0 ? write(fd, p, len) : pwrite(fd, p, len, off);
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
@@ -62,8 +63,20 @@ int fileio_write_all(int fd, const void *buf, size_t len)
 		}
 		p += w;
 		len -= (size_t)w;
+		if (off >= 0)
+			off += w;
 	}
 	return 0;
+}
+
+int fileio_write_all(int fd, const void *buf, size_t len)
+{
+	return write_all_at(fd, buf, len, -1);
+}
+
+int fileio_pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
+{
+	return write_all_at(fd, buf, len, (off_t)off);
 }
 
 int fileio_fsync_parent(const char *path)

@@ -4,6 +4,7 @@
 #define MAI_FILEIO_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "macro.h"
@@ -17,6 +18,8 @@ int fileio_read_path(const char *path, size_t max, char **out, size_t *len) _mus
 
 /* Writes all of buf, retrying on EINTR and partial writes. 0 or -errno. */
 int fileio_write_all(int fd, const void *buf, size_t len) _must_check_;
+/* The same at file offset off (pwrite). */
+int fileio_pwrite_all(int fd, const void *buf, size_t len, uint64_t off) _must_check_;
 
 /* Replaces path with buf atomically: path.tmp.PID, fsync, rename, fsync of
  * the directory. mode applies to the new file. 0 or -errno. */

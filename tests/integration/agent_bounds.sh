@@ -19,9 +19,7 @@ set -u
 . "$(dirname "$0")/agent_lib.sh"
 
 on_exit() {
-	if grep -q " $T/mnt " /proc/mounts 2>/dev/null; then
-		fusermount3 -u -z "$T/mnt" 2>/dev/null || umount -l "$T/mnt"
-	fi
+	unmount_view "$T/mnt"
 }
 
 require_docker /var/run/docker.sock
@@ -96,7 +94,7 @@ sleep 0.5
 kill -KILL "$PID"
 wait "$PID" 2> /dev/null
 PID=
-fusermount3 -u -z "$T/mnt" 2> /dev/null
+unmount_view "$T/mnt" # the killed agent's view
 ls "$T/state/running/"*.json > /dev/null 2>&1 || fail "no note of the run the killed agent left"
 start_agent --mount="$T/mnt"
 wait_field "$T/drop/nap.result.json" state completed 90

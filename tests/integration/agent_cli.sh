@@ -10,9 +10,7 @@ set -u
 . "$(dirname "$0")/agent_lib.sh"
 
 on_exit() {
-	if grep -q " $T/mnt " /proc/mounts 2>/dev/null; then
-		fusermount3 -u -z "$T/mnt" 2>/dev/null || umount -l "$T/mnt"
-	fi
+	unmount_view "$T/mnt"
 }
 
 # The agent starts without Docker (it waits for it), so ask the engine first.

@@ -133,6 +133,13 @@ print(urllib.parse.quote(json.dumps({"label": ["mai.instance=" + sys.argv[1]]}))
 		python3 -c 'import json,sys; print(len(json.load(sys.stdin)))'
 }
 
+# unmount_view DIR: a FUSE mount left on DIR (an agent's --mount) goes.
+unmount_view() {
+	if grep -q " $1 " /proc/mounts 2>/dev/null; then
+		fusermount3 -u -z "$1" 2>/dev/null || umount -l "$1"
+	fi
+}
+
 # lib_finish NAME: the verdict of the script.
 lib_finish() {
 	if [ $fails -ne 0 ]; then

@@ -70,6 +70,31 @@ static void write_lines(const char *dir, char **v, size_t n)
 	free(out);
 }
 
+/* One byte of record k changed (a digit of its "n" field). */
+static void change_record(const char *dir, size_t k)
+{
+	char *text;
+	size_t n;
+	char **v = lines_of(dir, &text, &n);
+	char *p = strstr(v[k], "\"n\":");
+	assert_non_null(p);
+	p[4] = p[4] == '9' ? '8' : '9';
+	write_lines(dir, v, n);
+	free(v);
+	free(text);
+}
+
+/* The last count records gone, whole lines. */
+static void cut_records(const char *dir, size_t count)
+{
+	char *text;
+	size_t n;
+	char **v = lines_of(dir, &text, &n);
+	write_lines(dir, v, n - count);
+	free(v);
+	free(text);
+}
+
 /* The entry hash a line starts with. */
 static void unhex_entry(const char *line, uint8_t out[AUDIT_HASH_LEN])
 {
@@ -268,16 +293,8 @@ static void test_running_writer_notices_a_changed_byte(void **state)
 	_cleanup_free_ char *ck = xasprintf("%s/audit/checkpoint", dir);
 	size_t cl;
 	_cleanup_free_ char *before = fixture_read(ck, &cl);
-	char *text;
-	size_t n;
-	char **v = lines_of(dir, &text, &n);
-	assert_int_equal(n, 31);
-	char *p = strstr(v[25], "\"n\":");
-	assert_non_null(p);
-	p[4] = p[4] == '9' ? '8' : '9'; /* one byte of one record */
-	write_lines(dir, v, n);
-	free(v);
-	free(text);
+	assert_int_equal(audit_size(log), 31);
+	change_record(dir, 25);
 	assert_int_equal(audit_checkpoint_now(log), -EBADMSG);
 	assert_stopped(log, "seq 25 ");
 	/* No signature vouches for the changed log. */
@@ -323,12 +340,7 @@ static void test_running_writer_notices_records_cut(void **state)
 {
 	const char *dir = *state;
 	struct audit_log *log = log_with_unchecked_tail(dir);
-	char *text;
-	size_t n;
-	char **v = lines_of(dir, &text, &n);
-	write_lines(dir, v, n - 2); /* two whole records gone from the end */
-	free(v);
-	free(text);
+	cut_records(dir, 2);
 	assert_int_equal(audit_checkpoint_now(log), -EBADMSG);
 	assert_stopped(log, "records were cut");
 	audit_close(log);
@@ -361,14 +373,7 @@ static void test_restart_names_the_change_and_the_recovery_works(void **state)
 	const char *dir = *state;
 	struct audit_log *log = log_with_unchecked_tail(dir);
 	audit_close(log);
-	char *text;
-	size_t n;
-	char **v = lines_of(dir, &text, &n);
-	char *p = strstr(v[7], "\"n\":");
-	p[4] = p[4] == '9' ? '8' : '9';
-	write_lines(dir, v, n);
-	free(v);
-	free(text);
+	change_record(dir, 7);
 
 	struct audit_options o = fixture_options(dir, "k", 0);
 	_cleanup_free_ char *err = NULL;
@@ -397,12 +402,7 @@ static void test_start_refused_under_a_checkpoint_that_covers_more(void **state)
 	struct audit_log *log = new_log(dir);
 	fixture_append(log, 12);
 	audit_close(log); /* the checkpoint covers all 13 (and the checkpoint record) */
-	char *text;
-	size_t n;
-	char **v = lines_of(dir, &text, &n);
-	write_lines(dir, v, n - 3);
-	free(v);
-	free(text);
+	cut_records(dir, 3);
 	struct audit_options o = fixture_options(dir, "k", 0);
 	_cleanup_free_ char *err = NULL;
 	assert_int_equal(audit_open(&o, &log, &err), -EBADMSG);
