@@ -89,8 +89,13 @@ int daemon_inflight_recover(const char *state_dir, const struct daemon_stages *s
 	_cleanup_free_ char *dir = xasprintf("%s/" DAEMON_INFLIGHT_DIR, state_dir);
 	DIR *d = opendir(dir);
 	int count = 0, r = 0;
-	if (!d)
-		return errno == ENOENT ? 0 : -errno;
+	if (!d) {
+		int e = errno;
+		if (e == ENOENT)
+			return 0;
+		*err = xasprintf("cannot read %s, the notes of runs in flight: %s", dir, strerror(e));
+		return -e;
+	}
 	struct dirent *de;
 	while (r == 0 && (de = readdir(d))) {
 		size_t n = strlen(de->d_name);

@@ -477,8 +477,12 @@ static void run_content(struct job_ctx *c, const struct policy_decision *pd,
 			json_t *f = json_pack("{s:s, s:s, s:s}", "state", "error", "reason",
 					      "agent_stopped", "detail", msg);
 			json_object_set_new(f, "verdict", json_string("agent_stopped"));
-			if (audit(c, AUDIT_EVENT_EXECUTION, f) && c->accepted)
+			/* Refused, the record waits in the note for the next start. */
+			if (!audit(c, AUDIT_EVENT_EXECUTION, json_incref(f)) && c->accepted)
+				daemon_inflight_pending(state_dir, c->job_seq, f);
+			else if (c->accepted)
 				daemon_inflight_end(state_dir, c->job_seq);
+			json_decref(f);
 			c->r.retry = RESULT_RETRY_NEXT_START;
 			finish_error(c, "agent_stopped", msg, false);
 			return;
@@ -494,7 +498,8 @@ static void run_content(struct job_ctx *c, const struct policy_decision *pd,
 			end_run(c, f, true, "audit_unwritable", pd, answer, a);
 			return;
 		}
-		/* Nothing ran (Docker is not usable): the attempt is a retry record. */
+		/* Docker could not run it, or went away during the run: the
+		 * attempt is a retry record and the script runs again. */
 		if (c->accepted)
 			daemon_inflight_end(state_dir, c->job_seq);
 		park(c, DAEMON_STAGE_DECIDED, "sandbox_unavailable", msg, a, pd, answer);
