@@ -89,6 +89,9 @@ static void take(struct daemon *d, const char *name, bool force)
 		daemon_job_free(job);
 		if (s == INTAKE_VANISHED) {
 			log_debug("%s: gone before it could be read; nothing to answer", printable);
+			/* A job that waited for a retry is over with its file. */
+			daemon_retries_clear(d->env.retries, name);
+			daemon_resumes_drop(d->env.resumes, name);
 			return;
 		}
 		if (s == INTAKE_IO_ERROR)

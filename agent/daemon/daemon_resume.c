@@ -54,6 +54,13 @@ void daemon_resumes_keep(struct daemon_resumes *r, const char *name, struct daem
 	pthread_mutex_unlock(&r->lock);
 }
 
+void daemon_resumes_drop(struct daemon_resumes *r, const char *name)
+{
+	pthread_mutex_lock(&r->lock);
+	strmap_remove(r->by_name, name);
+	pthread_mutex_unlock(&r->lock);
+}
+
 bool daemon_resumes_take(struct daemon_resumes *r, const char *name, const char *sha256,
 			 struct daemon_progress *out)
 {

@@ -47,5 +47,7 @@ void daemon_resumes_keep(struct daemon_resumes *r, const char *name, struct daem
  * caller's to clear); progress for other content is dropped. */
 bool daemon_resumes_take(struct daemon_resumes *r, const char *name, const char *sha256,
 			 struct daemon_progress *out);
+/* Forgets name's progress (the file is gone). */
+void daemon_resumes_drop(struct daemon_resumes *r, const char *name);
 
 #endif
