@@ -402,6 +402,13 @@ static int take_warm(struct sandbox *sb, enum trust trust,
 	return 0;
 }
 
+/* The script has ended (the bootstrap waits for stdin to close, or the
+ * init has exited): the cgroup's counters, before Docker removes it. */
+static void sample_at_end(void *usage)
+{
+	sandbox_usage_end(usage);
+}
+
 int sandbox_run(struct sandbox *sb, const struct sandbox_job *job, struct sandbox_result *out)
 {
 	static const struct sandbox_run_mode plain = { 0 };
@@ -498,11 +505,17 @@ int sandbox_run_internal(struct sandbox *sb, const struct sandbox_job *job,
 	sandbox_demux_expect_marker(&demux, marker);
 	input = sandbox_job_input(job, deps_spec, nonce, &input_len);
 	sandbox_usage_start(&usage, sb->docker, c.id, sb->cgroup_version);
-	end = sandbox_attach_pump(c.stream, &demux, input, input_len, &watch, t0 + want.timeout_ms,
-				  true, &sb->cancelled, &io_error);
+	watch.ended = sample_at_end;
+	watch.ended_arg = &usage;
+	/* Only the bootstrap waits for stdin to close before it exits. */
+	const struct sandbox_attach_hold hold = { sample_at_end, &usage };
+	end = sandbox_attach_pump(c.stream, &demux, input, input_len, spec.program ? NULL : &hold,
+				  &watch, t0 + want.timeout_ms, true, &sb->cancelled, &io_error);
 	/* The kernel says the init has ended and all output is in. Its OOM and
-	 * pids counters are read before Docker removes the cgroup; if it is
-	 * already gone, Docker says how the run ended, as without the kernel. */
+	 * pids counters were read at the end (while the bootstrap waited, or
+	 * when the exit was first seen), before Docker removes the cgroup; if it
+	 * was gone already, Docker says how the run ended, as without the
+	 * kernel. */
 	if (end == SANDBOX_ATTACH_EXITED) {
 		if (sandbox_usage_stop(&usage)) {
 			code = pidfd_exit_code(watch.status);
@@ -511,7 +524,7 @@ int sandbox_run_internal(struct sandbox *sb, const struct sandbox_job *job,
 			out->ended_by_kernel = true;
 			end = SANDBOX_ATTACH_EOF;
 		} else {
-			end = sandbox_attach_pump(c.stream, &demux, NULL, 0, NULL,
+			end = sandbox_attach_pump(c.stream, &demux, NULL, 0, NULL, NULL,
 						  t0 + want.timeout_ms, true, &sb->cancelled,
 						  &io_error);
 		}

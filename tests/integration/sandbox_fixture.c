@@ -31,15 +31,20 @@ void test_options(struct sandbox_options *o)
 	}
 }
 
-void run(const char *name, const char *code, struct sandbox_result *r)
+void run_in(struct sandbox *p, const char *name, const char *code, struct sandbox_result *r)
 {
 	struct sandbox_job job = {
 		.job_id = name, .file_name = name, .code = (const uint8_t *)code, .len = strlen(code),
 		.trust = TRUST_STANDARD,
 	};
-	sandbox_run(sb, &job, r);
+	sandbox_run(p, &job, r);
 	if (r->verdict == SANDBOX_VERDICT_SANDBOX_ERROR)
 		print_message("%s: %s\n", name, r->message);
+}
+
+void run(const char *name, const char *code, struct sandbox_result *r)
+{
+	run_in(sb, name, code, r);
 }
 
 void expect_exit(const struct sandbox_result *r, int code)
