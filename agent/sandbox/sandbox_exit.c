@@ -1,7 +1,8 @@
 /* How the sandbox learns that a container's init has ended, and with what
  * status, from the kernel instead of Docker (sandbox_attach.h): a pidfd
  * per container where the kernel reports exit statuses through pidfds
- * (Linux 6.15+), else one subscription to the kernel's process events. */
+ * (probed: pidfd_exit.h), else one subscription to the kernel's process
+ * events. */
 #include <string.h>
 #include <unistd.h>
 
@@ -26,29 +27,38 @@ static const char *source_name(enum sandbox_exit_source s)
 void sandbox_exit_start(struct sandbox *sb, enum sandbox_exit_source want)
 {
 	_cleanup_free_ char *err = NULL;
+	const char *no_pidfd = NULL;
 
 	sb->exit_source = SANDBOX_EXIT_DOCKER;
 	if (want == SANDBOX_EXIT_DOCKER)
 		return;
-	if ((want == SANDBOX_EXIT_AUTO || want == SANDBOX_EXIT_PIDFD) && pidfd_exit_supported()) {
+	/* Asked only when it may be used: a forced other way says nothing
+	 * about this kernel's pidfds. */
+	if ((want == SANDBOX_EXIT_AUTO || want == SANDBOX_EXIT_PIDFD) &&
+	    pidfd_exit_supported(&no_pidfd)) {
 		sb->exit_source = SANDBOX_EXIT_PIDFD;
+		log_debug("the ends of runs come from the kernel through pidfds");
 		return;
 	}
 	if ((want == SANDBOX_EXIT_AUTO || want == SANDBOX_EXIT_NETLINK) &&
 	    procexit_open(&sb->procexit, &err) == 0) {
 		sb->exit_source = SANDBOX_EXIT_NETLINK;
-		log_info("this kernel cannot report exit statuses through pidfds (Linux 6.15 and "
-			 "later can): the ends of runs come from its process events instead");
+		if (want == SANDBOX_EXIT_AUTO)
+			log_info("the ends of runs come from the kernel's process events: pidfds "
+				 "cannot report exit statuses here (%s)", no_pidfd);
+		else
+			log_debug("the ends of runs come from the kernel's process events, as asked");
 		return;
 	}
 	if (want == SANDBOX_EXIT_AUTO)
 		log_info("the ends of runs wait for Docker's exit path, some 20 ms more per run: "
-			 "this kernel reports exit statuses neither through pidfds (Linux 6.15 and "
-			 "later do) nor, to this process, through its process events (%s)",
+			 "pidfds cannot report exit statuses here (%s), and the kernel's process "
+			 "events are not available to this process (%s)", no_pidfd,
 			 err ? err : "unknown");
 	else
 		log_info("the ends of runs wait for Docker's exit path: the %s way is not "
-			 "available (%s)", source_name(want), err ? err : "kernel too old");
+			 "available (%s)", source_name(want),
+			 want == SANDBOX_EXIT_PIDFD ? no_pidfd : err ? err : "unknown");
 }
 
 void sandbox_exit_stop(struct sandbox *sb)

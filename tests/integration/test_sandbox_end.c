@@ -43,7 +43,7 @@ static void test_end_after_threads_and_atexit(void **state)
 		       "print('main done')\n", &r);
 	expect_exit(&r, 0);
 	expect_output(&r, "main done\nlate\n", "atexit\n");
-	assert_int_equal(r.ended_by_kernel, pidfd_exit_supported());
+	assert_int_equal(r.ended_by_kernel, pidfd_exit_supported(NULL));
 	sandbox_result_clear(&r);
 
 	run("sysexit.py", "import sys\nsys.exit('bad input')\n", &r);
