@@ -1,5 +1,5 @@
-/* What a container runs and reads: the bootstrap program, its stdin, and
- * the end marker it writes last. */
+#include "sandbox_bootstrap.h"
+
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include "macro.h"
-#include "sandbox_internal.h"
 
 /* Runs inside the container as `python3 -I -u -B -c BOOTSTRAP`: reads from
  * stdin a header line with the length of the file name, the length of a

@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include "docker_env.h"
-#include "sandbox_internal.h"
 
 struct docker *docker;
 struct sandbox *sb;
@@ -57,9 +56,9 @@ void expect_exit(const struct sandbox_result *r, int code)
 
 void wait_pool_ready(struct sandbox *p, enum trust t, unsigned n)
 {
-	for (int i = 0; i < 200 && sandbox_pool_ready(p->pool, t) < n; i++)
+	for (int i = 0; i < 200 && sandbox_warm_ready(p, t) < n; i++)
 		usleep(50000);
-	assert_int_equal(sandbox_pool_ready(p->pool, t), n);
+	assert_int_equal(sandbox_warm_ready(p, t), n);
 }
 
 void sandbox_fixture_open(void)

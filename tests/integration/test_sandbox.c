@@ -17,7 +17,6 @@
 #include "fileio.h"
 #include "pidfd_exit.h"
 #include "sandbox_fixture.h"
-#include "sandbox_internal.h"
 
 static const char fork_bomb[] = "import os\nwhile True:\n    try:\n        os.fork()\n"
 				"    except OSError:\n        pass\n";

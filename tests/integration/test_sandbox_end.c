@@ -7,7 +7,6 @@
 #include "docker_env.h"
 #include "pidfd_exit.h"
 #include "sandbox_fixture.h"
-#include "sandbox_internal.h"
 
 /* The result and the second sandbox a test has in hand: a failed assertion
  * leaves the test at once, and the teardown frees them, so that the failure
@@ -185,7 +184,7 @@ static void end_ways(enum sandbox_exit_source source, bool by_kernel)
 	o.pool_size = 1;
 	if (sandbox_new(&o, &s2, &err) < 0)
 		fail_msg("%s", err);
-	assert_int_equal(s2->exit_source, source);
+	assert_int_equal(sandbox_exit_source_used(s2), source);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct sandbox_job job = {
 			.job_id = cases[i].name, .file_name = cases[i].name,

@@ -15,6 +15,7 @@
 #include "sandbox_attach.h"
 #include "sandbox_cgroup.h"
 #include "sandbox_limits.h"
+#include "sandbox_result.h"
 #include "testdir.h"
 #include "waitchild.h"
 
