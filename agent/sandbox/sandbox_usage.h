@@ -21,10 +21,10 @@ struct sandbox_usage {
 	int64_t pids_limit_hits; /* the cgroup's pids.events "max" counter */
 	int64_t oom_kills;       /* the memory cgroup's oom_kill counter */
 	bool from_cgroup_files;
-	bool final_from_cgroup;  /* the last sample read the cgroup's counters */
+	bool final_from_cgroup;  /* a sample at the end read the cgroup's counters */
 
-	/* Private. Under lock while the thread runs: the results, the dirs
-	 * and stop. */
+	/* The sampler's own state: for sandbox_usage.c, not its callers.
+	 * Under lock while the thread runs: the results, the dirs and stop. */
 	struct docker *docker;
 	char *id;
 	char *memory_dir, *cpu_dir, *pids_dir; /* NULL when not found */
