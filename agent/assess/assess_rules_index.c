@@ -23,9 +23,10 @@ struct idx_list {
 };
 
 struct assess_rule_index {
-	struct idx_list imports, specials, calls; /* rules with such patterns */
+	struct idx_list imports, specials, calls, strings; /* rules with such patterns */
 	struct strmap *exact;   /* full name -> struct idx_list of rules */
 	struct strmap *by_head; /* head of a prefix -> struct idx_list */
+	struct strmap *by_method; /* NAME of "*.NAME" -> struct idx_list */
 	struct idx_list always; /* rules with call patterns of no key */
 };
 
@@ -63,6 +64,11 @@ static void index_call_pattern(struct assess_rule_index *x, const char *pat, siz
 {
 	const char *star = strchr(pat, '*');
 
+	/* "*.NAME": a method of any object, keyed by NAME. */
+	if (pat[0] == '*' && pat[1] == '.' && pat[2] && pat[2 + strcspn(pat + 2, "*?[.")] == '\0') {
+		map_add(x->by_method, pat + 2, i);
+		return;
+	}
 	if (strpbrk(pat, "?[") || (star && star[1] != '\0')) {
 		list_add(&x->always, i);
 		return;
@@ -91,9 +97,11 @@ void assess_rules_index_free(struct assess_rules *rules)
 	free(x->imports.v);
 	free(x->specials.v);
 	free(x->calls.v);
+	free(x->strings.v);
 	free(x->always.v);
 	strmap_free(x->exact);
 	strmap_free(x->by_head);
+	strmap_free(x->by_method);
 	free(x);
 	rules->index = NULL;
 }
@@ -105,6 +113,7 @@ void assess_rules_index_build(struct assess_rules *rules)
 	assess_rules_index_free(rules);
 	x->exact = strmap_new(list_free);
 	x->by_head = strmap_new(list_free);
+	x->by_method = strmap_new(list_free);
 	for (size_t i = 0; i < rules->n; i++) {
 		const struct assess_rule *r = &rules->r[i];
 		if (r->import.n)
@@ -113,6 +122,8 @@ void assess_rules_index_build(struct assess_rules *rules)
 			list_add(&x->specials, i);
 		if (r->call.n)
 			list_add(&x->calls, i);
+		if (r->string.n)
+			list_add(&x->strings, i);
 		for (size_t k = 0; k < r->call.n; k++)
 			index_call_pattern(x, r->call.v[k], i);
 	}
@@ -139,10 +150,15 @@ void assess_rules_each_match(const struct assess_rules *rules, const struct pya_
 		return each_in(rules, &x->imports, ev, fn, ctx);
 	if (ev->kind == PYA_SPECIAL)
 		return each_in(rules, &x->specials, ev, fn, ctx);
+	if (ev->kind == PYA_STRING) {
+		if (x->strings.n)
+			each_in(rules, &x->strings, ev, fn, ctx);
+		return;
+	}
 	if (ev->kind != PYA_CALL)
 		return;
-	/* The candidates: three sorted lists, merged in rule order. */
-	const struct idx_list *exact = strmap_get(x->exact, ev->name), *head = NULL;
+	/* The candidates: four sorted lists, merged in rule order. */
+	const struct idx_list *exact = strmap_get(x->exact, ev->name), *head = NULL, *meth = NULL;
 	const char *dot = strchr(ev->name, '.');
 	size_t hn = dot ? (size_t)(dot - ev->name) : strlen(ev->name);
 	if (hn < HEAD_MAX) {
@@ -151,16 +167,19 @@ void assess_rules_each_match(const struct assess_rules *rules, const struct pya_
 		key[hn] = '\0';
 		head = strmap_get(x->by_head, key);
 	}
-	const struct idx_list *lists[3] = { exact ? exact : &none, head ? head : &none, &x->always };
-	size_t at[3] = { 0 };
+	if (dot)
+		meth = strmap_get(x->by_method, strrchr(ev->name, '.') + 1);
+	const struct idx_list *lists[4] = { exact ? exact : &none, head ? head : &none,
+					    meth ? meth : &none, &x->always };
+	size_t at[4] = { 0 };
 	for (;;) {
 		size_t next = (size_t)-1;
-		for (int k = 0; k < 3; k++)
+		for (int k = 0; k < 4; k++)
 			if (at[k] < lists[k]->n && lists[k]->v[at[k]] < next)
 				next = lists[k]->v[at[k]];
 		if (next == (size_t)-1)
 			break;
-		for (int k = 0; k < 3; k++)
+		for (int k = 0; k < 4; k++)
 			if (at[k] < lists[k]->n && lists[k]->v[at[k]] == next)
 				at[k]++;
 		const struct assess_rule *r = &rules->r[next];

@@ -44,12 +44,31 @@ static void bind(struct pya_ctx *c, const struct pytok *t, enum pya_bind kind, c
 
 static void bind_value(struct pya_ctx *c, const struct pytok *t, const struct pya_val *v)
 {
+	struct pya_binding b = { .kind = PYA_BIND_LOCAL, .outside = v->outside };
+
 	switch (v->k) {
-	case PYA_V_REF: bind(c, t, PYA_BIND_REF, v->s, v->dynamic); break;
-	case PYA_V_STR: bind(c, t, PYA_BIND_CONST, v->s, 0); break;
-	case PYA_V_DECODED: bind(c, t, PYA_BIND_DECODED, NULL, 0); break;
-	default: bind(c, t, PYA_BIND_LOCAL, NULL, 0); break;
+	case PYA_V_REF:
+		b.kind = PYA_BIND_REF;
+		b.s = v->s;
+		b.dynamic = v->dynamic;
+		b.guess = v->guess;
+		break;
+	case PYA_V_STR: b.kind = PYA_BIND_CONST; b.s = v->s; break;
+	case PYA_V_NUM: b.kind = PYA_BIND_NUM; b.num = v->num; break;
+	case PYA_V_DECODED: b.kind = PYA_BIND_DECODED; break;
+	default: break;
 	}
+	pya_scope_bind(c->scope, t->s, t->n, &b);
+}
+
+/* Binds the plain names of a target list [from, to) as locals holding
+ * outside data (for x in sys.argv, with open(p) as f: ...). */
+static void bind_targets_outside(struct pya_ctx *c, size_t from, size_t to)
+{
+	struct pya_binding b = { .kind = PYA_BIND_LOCAL, .outside = 1 };
+	for (size_t k = from; k < to; k++)
+		if (c->t[k].kind == PYT_NAME)
+			pya_scope_bind(c->scope, c->t[k].s, c->t[k].n, &b);
 }
 
 /* Reads a dotted name at *i into a new string. */
@@ -166,6 +185,47 @@ static void bind_targets_local(struct pya_ctx *c, size_t from, size_t to)
 			bind(c, &c->t[k], PYA_BIND_LOCAL, NULL, 0);
 }
 
+/* "a, b = x, y": the right side as a tuple; *i is at the first ','. */
+static void rhs_tuple(struct pya_ctx *c, size_t *i, struct pya_val *v)
+{
+	struct pya_val list = { .k = PYA_V_LIST };
+
+	list.items = xcalloc(1, sizeof(*list.items));
+	list.items[list.n_items++] = *v;
+	while (*i < c->n && !c->bail && is_op(c, *i, ",")) {
+		(*i)++;
+		if (*i >= c->n)
+			break;
+		list.items = xrealloc(list.items, (list.n_items + 1) * sizeof(*list.items));
+		memset(&list.items[list.n_items], 0, sizeof(list.items[0]));
+		pya_expr(c, i, &list.items[list.n_items++]);
+	}
+	*v = list;
+}
+
+/* Binds "a, b" / "(a, b)" / "[a, b]" in [from, to) item by item to a
+ * tuple value of as many items; 0 when the targets are of another shape. */
+static int unpack_targets(struct pya_ctx *c, size_t from, size_t to, const struct pya_val *v)
+{
+	size_t n = 0;
+
+	if (v->k != PYA_V_LIST)
+		return 0;
+	if (to - from >= 2 && ((is_op(c, from, "(") && is_op(c, to - 1, ")")) ||
+			       (is_op(c, from, "[") && is_op(c, to - 1, "]"))))
+		from++, to--;
+	for (size_t k = from; k < to; k += 2) {
+		if (c->t[k].kind != PYT_NAME || (k + 1 < to && !is_op(c, k + 1, ",")))
+			return 0;
+		n++;
+	}
+	if (n != v->n_items)
+		return 0;
+	for (size_t k = from, j = 0; k < to; k += 2, j++)
+		bind_value(c, &c->t[k], &v->items[j]);
+	return 1;
+}
+
 static void simple_stmt(struct pya_ctx *c)
 {
 	size_t i = 0;
@@ -211,6 +271,8 @@ static void simple_stmt(struct pya_ctx *c)
 	c->depth = 0;
 	c->bail = 0;
 	pya_expr(c, &i, &v);
+	if (is_op(c, i, ","))
+		rhs_tuple(c, &i, &v);
 	scan_exprs(c, i);
 	/* Targets: "a = b = value"; attribute and subscript targets are
 	 * expressions too (their calls count). */
@@ -222,7 +284,7 @@ static void simple_stmt(struct pya_ctx *c)
 		size_t to = (start == 0) ? end_first : k;
 		if (to == start + 1 && c->t[start].kind == PYT_NAME && !aug)
 			bind_value(c, &c->t[start], &v);
-		else if (to > start)
+		else if (to > start && (aug || !unpack_targets(c, start, to, &v)))
 			bind_targets_local(c, start, to);
 		if (aug && c->t[0].kind == PYT_NAME)
 			bind(c, &c->t[0], PYA_BIND_LOCAL, NULL, 0);
@@ -231,6 +293,36 @@ static void simple_stmt(struct pya_ctx *c)
 			break;
 	}
 	pya_val_clear(&v);
+}
+
+/* "with A as a, B as b:": each name holds what its expression gave
+ * (an open file, a tarfile, a socket), so its methods are named. */
+static void with_items(struct pya_ctx *c)
+{
+	size_t i = 1;
+
+	if (pya_tok_is(c, i, PYT_OP, "(") && !pya_tok_is(c, c->n - 1, PYT_OP, ")"))
+		i++; /* parenthesized with-items (3.10) */
+	while (i < c->n) {
+		size_t before = i;
+		struct pya_val v = { 0 };
+		c->depth = 0;
+		c->bail = 0;
+		pya_expr(c, &i, &v);
+		if (pya_tok_is(c, i, PYT_NAME, "as") && i + 1 < c->n) {
+			if (c->t[i + 1].kind == PYT_NAME &&
+			    (i + 2 >= c->n || is_op(c, i + 2, ",") || is_op(c, i + 2, ")")))
+				bind_value(c, &c->t[i + 1], &v);
+			else
+				bind_targets_local(c, i + 1, i + 2);
+			i += 2;
+		}
+		pya_val_clear(&v);
+		if (i == before)
+			i++;
+		while (i < c->n && (is_op(c, i, ",") || is_op(c, i, ")")))
+			i++;
+	}
 }
 
 static void push_loop(struct loop_stack *ls, size_t indent)
@@ -296,7 +388,17 @@ static void statement(struct pya_ctx *c, const struct pytok *t, size_t n, size_t
 				while (in < c->n && !pya_tok_is(c, in, PYT_NAME, "in"))
 					in++;
 				bind_targets_local(c, 1, in);
-				scan_exprs(c, in);
+				if (in + 1 < c->n) {
+					size_t e = in + 1;
+					struct pya_val it = { 0 };
+					c->depth = 0;
+					c->bail = 0;
+					pya_expr(c, &e, &it);
+					if (it.outside)
+						bind_targets_outside(c, 1, in);
+					pya_val_clear(&it);
+					scan_exprs(c, e);
+				}
 			} else {
 				scan_exprs(c, 1);
 			}
@@ -319,12 +421,15 @@ static void statement(struct pya_ctx *c, const struct pytok *t, size_t n, size_t
 					bind(c, &c->t[p], PYA_BIND_LOCAL, NULL, 0);
 		} else if (compound) {
 			c->m->statements++;
-			if (pytok_is(kw, PYT_NAME, "with") || pytok_is(kw, PYT_NAME, "except")) {
-				for (size_t p = 1; p + 1 < c->n; p++)
-					if (pya_tok_is(c, p, PYT_NAME, "as"))
-						bind_targets_local(c, p + 1, p + 2);
+			if (pytok_is(kw, PYT_NAME, "with")) {
+				with_items(c);
+			} else {
+				if (pytok_is(kw, PYT_NAME, "except"))
+					for (size_t p = 1; p + 1 < c->n; p++)
+						if (pya_tok_is(c, p, PYT_NAME, "as"))
+							bind_targets_local(c, p + 1, p + 2);
+				scan_exprs(c, 1);
 			}
-			scan_exprs(c, 1);
 		} else {
 			simple_stmt(c);
 		}
@@ -393,6 +498,7 @@ void pya_analyze(struct pylex *lx, pya_event_fn fn, void *ctx, struct py_metrics
 	struct pya_ctx c = { .fn = fn, .fn_ctx = ctx, .m = m };
 
 	c.module = c.scope = pya_scope_new(0, NULL);
+	pya_scan_bidi(&c, lx->buf, lx->len);
 	run(&c, lx);
 	pya_scope_pop(c.module);
 	for (size_t i = 0; i < c.n_star; i++)
