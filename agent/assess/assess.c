@@ -194,7 +194,9 @@ int assess_source(const struct assess_rules *rules, const char *name, const uint
 		assess_result_add_note(out, note);
 		free(note);
 	}
-	pya_analyze(&lx, on_event, &m, &out->metrics);
+	struct pya_filter filter;
+	assess_rules_filter(rules, &filter);
+	pya_analyze(&lx, on_event, &m, &out->metrics, &filter);
 	out->metrics.bytes = len;
 	if (lx.error) {
 		char *note = xasprintf("%s:%u:%u: %s (Python will refuse to run this file)", name,

@@ -531,6 +531,13 @@ int assess_rule_matches(const struct assess_rule *r, const struct pya_event *ev)
 {
 	if (!r->enabled)
 		return 0;
+	/* First the cheapest test that fails for most calls of a rule that
+	 * names every call ("*" with shell=...). */
+	for (size_t i = 0; i < r->kwarg_true.n; i++) {
+		const struct pya_kwarg *k = kwarg_get(ev, r->kwarg_true.v[i]);
+		if (!k || k->truth == PYA_TRUTH_FALSE)
+			return 0;
+	}
 	switch (ev->kind) {
 	case PYA_CALL:
 		if (!r->call.n || !any_glob(&r->call, ev->name))
@@ -551,11 +558,6 @@ int assess_rule_matches(const struct assess_rule *r, const struct pya_event *ev)
 	}
 	if (r->not_call.n && any_glob(&r->not_call, ev->name))
 		return 0;
-	for (size_t i = 0; i < r->kwarg_true.n; i++) {
-		const struct pya_kwarg *k = kwarg_get(ev, r->kwarg_true.v[i]);
-		if (!k || k->truth == PYA_TRUTH_FALSE)
-			return 0;
-	}
 	if (r->has_kwarg.n) {
 		int any = 0;
 		for (size_t i = 0; i < r->has_kwarg.n && !any; i++)

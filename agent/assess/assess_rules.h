@@ -61,6 +61,8 @@ typedef void (*assess_match_fn)(void *ctx, const struct assess_rule *rule,
  * number of threads may call it at once. */
 void assess_rules_each_match(const struct assess_rules *rules, const struct pya_event *ev,
 			     assess_match_fn fn, void *ctx);
+/* What the analyzer must report for these rules (assess_rules_index.c). */
+void assess_rules_filter(const struct assess_rules *rules, struct pya_filter *f);
 /* Does the event satisfy the rule's match? */
 int assess_rule_matches(const struct assess_rule *rule, const struct pya_event *ev);
 /* severity x confidence factors, the score of one finding of weight 1; the

@@ -493,9 +493,10 @@ void pya_analyze_text(struct pya_ctx *c, const char *s, size_t n, const struct p
 	pylex_close(&lx);
 }
 
-void pya_analyze(struct pylex *lx, pya_event_fn fn, void *ctx, struct py_metrics *m)
+void pya_analyze(struct pylex *lx, pya_event_fn fn, void *ctx, struct py_metrics *m,
+		 const struct pya_filter *filter)
 {
-	struct pya_ctx c = { .fn = fn, .fn_ctx = ctx, .m = m };
+	struct pya_ctx c = { .fn = fn, .fn_ctx = ctx, .m = m, .filter = filter };
 
 	c.module = c.scope = pya_scope_new(0, NULL);
 	pya_scan_bidi(&c, lx->buf, lx->len);

@@ -6,6 +6,7 @@
 #define MAI_PYANALYZE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "pylex.h"
 #include "pymetrics.h"
@@ -64,8 +65,24 @@ struct pya_event {
 
 typedef void (*pya_event_fn)(void *ctx, const struct pya_event *ev);
 
-/* Analyzes one lexed file; events go to fn. Fills the metrics. */
-void pya_analyze(struct pylex *lx, pya_event_fn fn, void *ctx, struct py_metrics *m);
+/* Which calls of things the analyzer cannot name (".NAME" events) the
+ * caller wants: methods whose pya_method_bit() is in method_bits, and with
+ * keyword_calls set every such call that has keyword arguments. Most method
+ * calls of a file are of that kind; a filter spares reporting them. */
+struct pya_filter {
+	uint64_t method_bits;
+	int keyword_calls;
+};
+/* A one-word hash of a method name (not NUL-terminated: n bytes). */
+static inline uint64_t pya_method_bit(const char *name, size_t n)
+{
+	return n ? 1ULL << ((n * 7 + (unsigned char)name[0] + (unsigned char)name[n - 1]) & 63) : 1;
+}
+
+/* Analyzes one lexed file; events go to fn. Fills the metrics. filter may
+ * be NULL: every event. */
+void pya_analyze(struct pylex *lx, pya_event_fn fn, void *ctx, struct py_metrics *m,
+		 const struct pya_filter *filter);
 
 /* Internal: the scope tables (pyscope.c). */
 enum pya_bind {

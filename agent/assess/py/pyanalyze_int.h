@@ -25,14 +25,16 @@ enum pya_vk {
 
 struct pya_val {
 	enum pya_vk k;
+	/* Flags as bits: values are made and cleared for nearly every token. */
+	unsigned dynamic : 1;
+	unsigned outside : 1;     /* data from outside the script (any kind) */
+	unsigned guess : 1;       /* PYA_V_REF: a name nobody bound, taken as itself */
+	unsigned computed : 1;    /* PYA_V_UNKNOWN: a namespace entry under a computed key */
+	unsigned ns_module : 1;   /* PYA_V_GLOBALS: globals(), locals() or vars() of this module */
+	unsigned guess_local : 1; /* meth_tok is a bare local name, not a method */
 	char *s;
 	char *meth;
 	long num;
-	int dynamic;
-	int outside;    /* data from outside the script (any kind) */
-	int guess;      /* PYA_V_REF: a name nobody bound, taken as itself */
-	int computed;   /* PYA_V_UNKNOWN: an entry of a namespace under a computed key */
-	int ns_module;  /* PYA_V_GLOBALS: globals(), locals() or vars() of this module */
 	/* PYA_V_UNKNOWN: the attribute just taken of an object that cannot be
 	 * named, or the bare name of a local; a call of it is reported as
 	 * ".name". Points into the statement's tokens: never kept. */
@@ -58,6 +60,7 @@ struct pya_ctx {
 	char **star;          /* modules imported with '*' */
 	size_t n_star;
 	struct py_metrics *m;
+	const struct pya_filter *filter; /* NULL: report every unnamed call */
 };
 
 /* Frees what v holds and zeroes it. */

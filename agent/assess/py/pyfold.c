@@ -21,7 +21,7 @@ static void set_ref(struct pya_val *v, char *s, int dynamic)
 	pya_val_clear(v);
 	v->k = PYA_V_REF;
 	v->s = s;
-	v->dynamic = dynamic;
+	v->dynamic = !!dynamic;
 }
 
 /* Python 3.11's builtins, in strcmp order (is_builtin searches them): with
@@ -105,6 +105,7 @@ void pya_resolve_name(struct pya_ctx *c, const struct pytok *t, struct pya_val *
 			break;
 		default:
 			out->meth_tok = t; /* a local: its calls are reported by name */
+			out->guess_local = 1;
 			break;
 		}
 		out->outside = b->outside;
@@ -124,9 +125,14 @@ void pya_resolve_name(struct pya_ctx *c, const struct pytok *t, struct pya_val *
 	}
 	/* Nobody bound it here: a module used without its import (it may
 	 * come from exec'd text, a star import elsewhere or a later
-	 * definition), taken as what it says. Its values are unresolved. */
-	set_ref(out, xstrndup(t->s, t->n), hidden);
-	out->guess = 1;
+	 * definition), taken as what it says when it is used as one (called
+	 * or followed by an attribute). As a plain value it stays unresolved. */
+	size_t at = (size_t)(t - c->t);
+	if (at + 1 < c->n && c->t[at + 1].kind == PYT_OP && c->t[at + 1].n == 1 &&
+	    (c->t[at + 1].s[0] == '.' || c->t[at + 1].s[0] == '(')) {
+		set_ref(out, xstrndup(t->s, t->n), hidden);
+		out->guess = 1;
+	}
 }
 
 static int is_decoder(const char *q)
@@ -330,18 +336,21 @@ static void method_mode(struct pya_event *ev, const struct pya_val *a0)
 /* What a call that nothing else explains returns: an instance named after
  * its callee ("tarfile.open()"), so that its methods are reported by
  * name; outside data when the call reads it or is given it. */
-static void call_result(struct pya_val *r, const char *q, int outside)
+static void call_result(struct pya_val *r, struct pya_val *f, int outside)
 {
-	size_t n = strlen(q);
+	size_t n = strlen(f->s);
 
+	outside |= pya_reads_outside(f->s);
 	if (r->k == PYA_V_UNKNOWN && n < 200 &&
-	    (strncmp(q, "builtins.", 9) != 0 || !strcmp(q, "builtins.open"))) {
-		char *s = xmalloc(n + 3);
-		memcpy(s, q, n);
+	    (strncmp(f->s, "builtins.", 9) != 0 || !strcmp(f->s, "builtins.open"))) {
+		/* The callee's name is not needed any more: it becomes the
+		 * instance's, without a copy. */
+		char *s = xrealloc(f->s, n + 3);
+		f->s = NULL;
 		memcpy(s + n, "()", 3);
 		set_ref(r, s, 0);
 	}
-	r->outside |= outside || pya_reads_outside(q);
+	r->outside |= outside;
 }
 
 static void call_ref(struct pya_ctx *c, const struct pytok *at, struct pya_val *f,
@@ -357,7 +366,12 @@ static void call_ref(struct pya_ctx *c, const struct pytok *at, struct pya_val *
 	pya_emit(c, &ev, at);
 
 	struct pya_val r = { 0 };
-	if (is_exec(q)) {
+	/* Every special case below is a builtin, importlib, pathlib or a
+	 * decoder: the other calls (most of them) skip the comparisons. */
+	if (strncmp(q, "builtins.", 9) != 0 && strncmp(q, "importlib.", 10) != 0 &&
+	    strncmp(q, "pathlib.", 8) != 0 && !is_decoder(q)) {
+		call_result(&r, f, f->outside || a->outside);
+	} else if (is_exec(q)) {
 		if (a->decoded) {
 			struct pya_event d = { .kind = PYA_SPECIAL, .name = "decode-exec", .dynamic = 1 };
 			pya_emit(c, &d, at);
@@ -430,7 +444,7 @@ static void call_ref(struct pya_ctx *c, const struct pytok *at, struct pya_val *
 	} else if (!strcmp(q, "builtins.reversed") && a0 && a0->k == PYA_V_STR) {
 		set_str(&r, pya_reverse_utf8(a0->s));
 	} else {
-		call_result(&r, q, f->outside || a->outside);
+		call_result(&r, f, f->outside || a->outside);
 	}
 	pya_val_clear(f);
 	*f = r;
@@ -794,7 +808,13 @@ static void call_unnamed(struct pya_ctx *c, const struct pytok *at, struct pya_v
 		struct pya_event d = { .kind = PYA_SPECIAL, .name = "computed-call", .dynamic = 1 };
 		pya_emit(c, &d, at);
 	}
-	if (v->meth_tok && v->meth_tok->n < 64) {
+	/* A method of an unnamed object is always reported; a bare local
+	 * only with keywords (shell=...), as rules name nothing else of it. */
+	const struct pytok *mt = v->meth_tok;
+	const struct pya_filter *want = c->filter;
+	if (mt && mt->n < 64 && (!v->guess_local || a->n_kw > 0) &&
+	    (!want || (want->method_bits & pya_method_bit(mt->s, mt->n)) ||
+	     (want->keyword_calls && a->n_kw > 0))) {
 		char q[66];
 		q[0] = '.';
 		memcpy(q + 1, v->meth_tok->s, v->meth_tok->n);
@@ -855,22 +875,46 @@ static void postfix(struct pya_ctx *c, size_t *i, struct pya_val *v)
 	}
 }
 
+/* Is t a prefix of an operand: not, -, +, ~ (and first in an expression
+ * also await and the * of an unpacking)? */
+static int prefix_op(const struct pytok *t, int first)
+{
+	if (t->kind == PYT_OP)
+		return t->n == 1 && (t->s[0] == '-' || t->s[0] == '+' || t->s[0] == '~' ||
+				     (first && t->s[0] == '*'));
+	return t->kind == PYT_NAME && ((t->n == 3 && !memcmp(t->s, "not", 3)) ||
+				       (first && t->n == 5 && !memcmp(t->s, "await", 5)));
+}
+
+/* Is t a binary (or conditional) operator? Asked after every operand:
+ * decided by length and first byte instead of a walk over a table. */
 static int binary_op(const struct pytok *t)
 {
-#define OP(s) { s, sizeof(s) - 1 }
-	static const struct { const char *s; size_t n; } ops[] = {
-		OP("+"), OP("-"), OP("*"), OP("/"), OP("%"), OP("//"), OP("**"), OP("|"), OP("&"),
-		OP("^"), OP("<<"), OP(">>"), OP("=="), OP("!="), OP("<"), OP(">"), OP("<="),
-		OP(">="), OP("@"), OP("and"), OP("or"), OP("in"), OP("not"), OP("is"), OP("if"),
-		OP("else"), OP(":="),
-	};
-#undef OP
-	if ((t->kind != PYT_OP && t->kind != PYT_NAME) || t->n > 4)
+	const char *s = t->s;
+
+	if (t->kind == PYT_OP) {
+		switch (t->n) {
+		case 1:
+			return strchr("+-*/%|&^<>@", s[0]) != NULL && s[0] != '\0';
+		case 2:
+			return (s[0] == s[1] && strchr("/*<>", s[0])) ||
+			       (s[1] == '=' && strchr("=!<>:", s[0]));
+		default:
+			return 0;
+		}
+	}
+	if (t->kind != PYT_NAME)
 		return 0;
-	for (size_t k = 0; k < ARRAY_SIZE(ops); k++)
-		if (pytok_is_n(t, t->kind, ops[k].s, ops[k].n))
-			return (t->kind == PYT_NAME) == (ops[k].s[0] >= 'a');
-	return 0;
+	switch (t->n) {
+	case 2:
+		return (s[0] == 'o' && s[1] == 'r') || (s[0] == 'i' && strchr("nsf", s[1]));
+	case 3:
+		return !memcmp(s, "and", 3) || !memcmp(s, "not", 3);
+	case 4:
+		return !memcmp(s, "else", 4);
+	default:
+		return 0;
+	}
 }
 
 static int is_select_op(const struct pytok *op)
@@ -941,9 +985,7 @@ void pya_expr(struct pya_ctx *c, size_t *i, struct pya_val *out)
 	}
 	c->depth++;
 	int negate = 0;
-	while (*i < c->n && (pya_tok_is(c, *i, PYT_NAME, "not") || pya_tok_is(c, *i, PYT_OP, "-") ||
-			     pya_tok_is(c, *i, PYT_OP, "+") || pya_tok_is(c, *i, PYT_OP, "~") ||
-			     pya_tok_is(c, *i, PYT_NAME, "await") || pya_tok_is(c, *i, PYT_OP, "*"))) {
+	while (*i < c->n && prefix_op(&c->t[*i], 1)) {
 		negate ^= pya_tok_is(c, *i, PYT_OP, "-");
 		(*i)++;
 	}
@@ -967,8 +1009,7 @@ void pya_expr(struct pya_ctx *c, size_t *i, struct pya_val *out)
 				(*i)++;
 		/* One level deeper per operator keeps long chains iterative. */
 		int neg = 0;
-		while (*i < c->n && (pya_tok_is(c, *i, PYT_NAME, "not") || pya_tok_is(c, *i, PYT_OP, "-") ||
-				     pya_tok_is(c, *i, PYT_OP, "+") || pya_tok_is(c, *i, PYT_OP, "~"))) {
+		while (*i < c->n && prefix_op(&c->t[*i], 0)) {
 			neg ^= pya_tok_is(c, *i, PYT_OP, "-");
 			(*i)++;
 		}

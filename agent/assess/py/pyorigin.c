@@ -3,6 +3,7 @@
  * carry a call's data rather than its options, the origin of one argument,
  * truth values of constants, the stat module's mode bits, and the
  * bidirectional control characters that can reorder what a reader sees. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "pyanalyze_int.h"
@@ -18,56 +19,60 @@ const char *pya_origin_to_string(enum pya_origin o)
 	return "?";
 }
 
-static int in_list(const char *const *list, size_t n, const char *s)
+static int cmp_name(const void *key, const void *elem)
 {
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(list[i], s) == 0)
-			return 1;
-	return 0;
+	return strcmp(key, *(const char *const *)elem);
 }
 
-static int has_prefix(const char *const *list, size_t n, const char *s)
+/* The tables below are sorted (strcmp order) and searched by bisection:
+ * they are asked about every call of every file. */
+static int in_sorted(const char *const *list, size_t n, const char *s)
 {
-	for (size_t i = 0; i < n; i++)
-		if (strncmp(s, list[i], strlen(list[i])) == 0)
-			return 1;
-	return 0;
+	return bsearch(s, list, n, sizeof(*list), cmp_name) != NULL;
 }
 
 int pya_ref_is_outside(const char *q)
 {
 	static const char *const refs[] = {
-		"sys.argv", "sys.orig_argv", "sys.stdin", "sys.stdin.buffer", "os.environ",
-		"os.environb",
+		"os.environ", "os.environb", "sys.argv", "sys.orig_argv", "sys.stdin",
+		"sys.stdin.buffer",
 	};
-	if (q[0] != 's' && q[0] != 'o')
+	if (!((q[0] == 's' && q[1] == 'y') || (q[0] == 'o' && q[1] == 's')))
 		return 0;
-	return in_list(refs, ARRAY_SIZE(refs), q);
+	return in_sorted(refs, ARRAY_SIZE(refs), q);
 }
 
 int pya_reads_outside(const char *q)
 {
 	static const char *const calls[] = {
-		"builtins.input", "builtins.raw_input", "builtins.open", "io.open", "codecs.open",
-		"getpass.getpass", "os.getenv", "os.getenvb", "os.read", "os.fdopen",
-		"fileinput.input", "json.load", "subprocess.check_output", "subprocess.getoutput",
-		"subprocess.getstatusoutput", "urllib.urlopen", "urllib2.urlopen", "os.popen",
+		"builtins.input", "builtins.open", "builtins.raw_input", "codecs.open",
+		"fileinput.input", "getpass.getpass", "io.open", "json.load", "os.fdopen",
+		"os.getenv", "os.getenvb", "os.read", "subprocess.check_output",
+		"subprocess.getoutput", "subprocess.getstatusoutput", "urllib.urlopen",
+		"urllib2.urlopen",
 	};
 	static const char *const prefixes[] = {
-		"urllib.request.", "requests.", "httpx.", "urllib3.", "aiohttp.", "http.client.",
-		"socket.", "ftplib.", "telnetlib.", "sys.stdin.", "pathlib.Path.read_",
+		"aiohttp.", "ftplib.", "http.client.", "httpx.", "pathlib.Path.read_", "requests.",
+		"socket.", "sys.stdin.", "telnetlib.", "urllib.request.", "urllib3.",
 	};
 	/* Methods that read, whatever the object (a file, a socket, a
 	 * response, a process's pipes). */
 	static const char *const methods[] = {
-		"read", "readline", "readlines", "readall", "recv", "recvfrom", "recv_bytes",
-		"read_text", "read_bytes", "json", "communicate", "getresponse", "accept",
+		"accept", "communicate", "getresponse", "json", "read", "read_bytes", "read_text",
+		"readall", "readline", "readlines", "recv", "recv_bytes", "recvfrom",
 	};
 	const char *dot = strrchr(q, '.');
 
-	if (dot && in_list(methods, ARRAY_SIZE(methods), dot + 1))
+	if (dot && strchr("acgjr", dot[1]) && in_sorted(methods, ARRAY_SIZE(methods), dot + 1))
 		return 1;
-	return in_list(calls, ARRAY_SIZE(calls), q) || has_prefix(prefixes, ARRAY_SIZE(prefixes), q);
+	if (!strchr("abcfghijopstu", q[0]))
+		return 0;
+	if (in_sorted(calls, ARRAY_SIZE(calls), q))
+		return 1;
+	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (prefixes[i][0] == q[0] && strncmp(q, prefixes[i], strlen(prefixes[i])) == 0)
+			return 1;
+	return 0;
 }
 
 int pya_kwarg_is_option(const char *name)
@@ -75,11 +80,11 @@ int pya_kwarg_is_option(const char *name)
 	/* The keywords that name what a sink works on; every other keyword
 	 * (shell=, stdout=, timeout=, Loader=...) only tunes how. */
 	static const char *const payload[] = {
-		"args", "cmd", "command", "source", "code", "expression", "executable", "path",
-		"file", "filename", "data", "s", "string", "obj", "url", "fp", "stream", "input",
-		"name",
+		"args", "cmd", "code", "command", "data", "executable", "expression", "file",
+		"filename", "fp", "input", "name", "obj", "path", "s", "source", "stream", "string",
+		"url",
 	};
-	return !in_list(payload, ARRAY_SIZE(payload), name);
+	return !in_sorted(payload, ARRAY_SIZE(payload), name);
 }
 
 enum pya_origin pya_val_origin(const struct pya_val *v)
