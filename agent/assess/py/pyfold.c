@@ -199,6 +199,27 @@ static char *val_text(const struct pya_val *v)
 	return NULL;
 }
 
+/* builtins, __builtins__, vars(builtins), builtins.__dict__: the namespace
+ * of the builtins (not globals(), not another object's __dict__). */
+static int is_builtins_ns(const struct pya_val *v)
+{
+	return (v->k == PYA_V_REF || (v->k == PYA_V_GLOBALS && !v->ns_module)) &&
+	       !strcmp(v->s, "builtins");
+}
+
+/* A name computed at run time picks an attribute or a builtin; when the
+ * name itself was decoded (base64, zlib...) the code hides what it runs. */
+static void computed_name(struct pya_ctx *c, const char *special, const struct pya_val *name,
+			  const struct pytok *at)
+{
+	struct pya_event d = { .kind = PYA_SPECIAL, .name = special, .dynamic = 1 };
+	pya_emit(c, &d, at);
+	if (val_decoded(name)) {
+		struct pya_event x = { .kind = PYA_SPECIAL, .name = "decode-exec", .dynamic = 1 };
+		pya_emit(c, &x, at);
+	}
+}
+
 /* exec, eval and compile handed to another function (map, partial,
  * run_in_executor) run what that function passes them: reported as a
  * hidden call of their own. */
@@ -391,14 +412,12 @@ static void call_ref(struct pya_ctx *c, const struct pytok *at, struct pya_val *
 			pya_emit(c, &d, at);
 		}
 	} else if (!strcmp(q, "builtins.getattr") && a0 && a1) {
-		int of_builtins = (a0->k == PYA_V_REF && !strcmp(a0->s, "builtins")) ||
-				  (a0->k == PYA_V_GLOBALS && !a0->ns_module);
-		if ((a0->k == PYA_V_REF || of_builtins) && a1->k != PYA_V_STR) {
-			struct pya_event d = { .kind = PYA_SPECIAL, .dynamic = 1,
-					       .name = of_builtins ? "computed-builtin"
-								   : "dynamic-attribute" };
-			pya_emit(c, &d, at);
-		}
+		int of_builtins = is_builtins_ns(a0);
+		/* A module's attribute of a computed name; what an object of a
+		 * class of the script holds is its own business. */
+		int of_module = a0->k == PYA_V_REF && !a0->guess && !strchr(a0->s, '(');
+		if ((of_module || of_builtins) && a1->k != PYA_V_STR)
+			computed_name(c, of_builtins ? "computed-builtin" : "dynamic-attribute", a1, at);
 		if (a1->k == PYA_V_STR && a0->k == PYA_V_REF)
 			set_ref(&r, xasprintf("%s.%s", a0->s, a1->s), 1);
 		else if (a1->k == PYA_V_STR && a0->k == PYA_V_GLOBALS)
@@ -524,16 +543,12 @@ static void subscript(struct pya_ctx *c, size_t *i, struct pya_val *v, const str
 		(*i)++;
 	(void)parts;
 	struct pya_val r = { 0 };
-	int of_builtins = (v->k == PYA_V_GLOBALS && !v->ns_module) ||
-			  (v->k == PYA_V_REF && !strcmp(v->s, "builtins"));
+	int of_builtins = is_builtins_ns(v);
 	if (colons == 0 && idx[0].k != PYA_V_STR && (of_builtins || v->k == PYA_V_GLOBALS)) {
 		/* vars(builtins)[name], __builtins__.__dict__[name]: a builtin
 		 * chosen at run time; globals()[name]: reported when called. */
-		if (of_builtins) {
-			struct pya_event d = { .kind = PYA_SPECIAL, .name = "computed-builtin",
-					       .dynamic = 1 };
-			pya_emit(c, &d, at);
-		}
+		if (of_builtins)
+			computed_name(c, "computed-builtin", &idx[0], at);
 		r.computed = 1;
 	} else if (colons == 0 && idx[0].k == PYA_V_STR &&
 	    (v->k == PYA_V_GLOBALS || v->k == PYA_V_MODULES ||
