@@ -239,6 +239,16 @@ static void simple_stmt(struct pya_ctx *c)
 		return from_stmt(c, 0);
 	if (is_name(c, 0, "global") || is_name(c, 0, "nonlocal"))
 		return;
+	if (c->lx && c->n > 1 && (is_name(c, 0, "print") || is_name(c, 0, "exec")) &&
+	    (c->t[1].kind == PYT_STRING || c->t[1].kind == PYT_NUMBER ||
+	     (c->t[1].kind == PYT_NAME && !pytok_is(&c->t[1], PYT_NAME, "if") &&
+	      !pytok_is(&c->t[1], PYT_NAME, "and") && !pytok_is(&c->t[1], PYT_NAME, "or") &&
+	      !pytok_is(&c->t[1], PYT_NAME, "in") && !pytok_is(&c->t[1], PYT_NAME, "is") &&
+	      !pytok_is(&c->t[1], PYT_NAME, "not"))))
+		/* Python 2's print and exec statements. */
+		pylex_error_at(c->lx, c->t[0].line, c->t[0].col,
+			       is_name(c, 0, "print") ? "missing parentheses in call to 'print'"
+						      : "missing parentheses in call to 'exec'");
 	/* Assignment: the last '=' at depth 0 separates the targets. */
 	long depth = 0;
 	size_t last_eq = 0, first_eq = 0, annot = 0;
@@ -378,6 +388,11 @@ static void statement(struct pya_ctx *c, const struct pytok *t, size_t n, size_t
 				break;
 			}
 		}
+		if (compound && cut == n && c->lx && k == n) {
+			/* A block header runs to its ':'; Python stops here. */
+			const struct pytok *last = &t[n - 1];
+			pylex_error_at(c->lx, last->line, last->col + (unsigned)last->n, "expected ':'");
+		}
 		c->t = t + off;
 		c->n = cut > off ? cut - off : 0;
 		if (is_loop) {
@@ -476,6 +491,7 @@ void pya_analyze_text(struct pya_ctx *c, const char *s, size_t n, const struct p
 		struct pya_ctx sub = *c;
 		struct py_metrics ignored = { 0 };
 		sub.exec_depth++;
+		sub.lx = NULL;
 		sub.outer_in_loop = c->in_loop;
 		if (c->exec_depth == 0 && at) {
 			sub.at_line = at->line;
@@ -496,7 +512,7 @@ void pya_analyze_text(struct pya_ctx *c, const char *s, size_t n, const struct p
 void pya_analyze(struct pylex *lx, pya_event_fn fn, void *ctx, struct py_metrics *m,
 		 const struct pya_filter *filter)
 {
-	struct pya_ctx c = { .fn = fn, .fn_ctx = ctx, .m = m, .filter = filter };
+	struct pya_ctx c = { .fn = fn, .fn_ctx = ctx, .m = m, .filter = filter, .lx = lx };
 
 	c.module = c.scope = pya_scope_new(0, NULL);
 	pya_scan_bidi(&c, lx->buf, lx->len);

@@ -61,6 +61,7 @@ struct pya_ctx {
 	size_t n_star;
 	struct py_metrics *m;
 	const struct pya_filter *filter; /* NULL: report every unnamed call */
+	struct pylex *lx;     /* the file's lexer, for syntax errors; NULL in exec'd text */
 };
 
 /* Frees what v holds and zeroes it. */
