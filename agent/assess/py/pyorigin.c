@@ -65,7 +65,7 @@ int pya_reads_outside(const char *q)
 
 	if (dot && strchr("acgjr", dot[1]) && in_sorted(methods, ARRAY_SIZE(methods), dot + 1))
 		return 1;
-	if (!strchr("abcfghijopstu", q[0]))
+	if (!strchr("abcfghijoprstu", q[0]))
 		return 0;
 	if (in_sorted(calls, ARRAY_SIZE(calls), q))
 		return 1;
