@@ -104,6 +104,17 @@ with tempfile.TemporaryDirectory() as d:
           and abs(spawn["findings"][3]["score"] - 70.0) < 0.01,
           "json origins and their weights: %s" % spawn["findings"])
     check(docs[1]["rejection_offset"] == 6, "json rejection offset")
+    # Each element is the assessment that result.json embeds (plus its path).
+    import jsonschema
+    with open(os.path.join(root, "schemas", "result.schema.json")) as f:
+        result_schema = json.load(f)
+    assessment = dict(result_schema, **{"$ref": "#/$defs/assessment"})
+    assessment.pop("required", None)
+    assessment.pop("properties", None)
+    assessment.pop("additionalProperties", None)
+    assessment.pop("allOf", None)
+    for doc in docs:
+        jsonschema.validate({k: v for k, v in doc.items() if k != "path"}, assessment)
 
     p = run("--native-only", "--config-dir", cfg, "--format", "sarif", d)
     sarif = json.loads(p.stdout)
