@@ -3,6 +3,7 @@
  * ids add rules. Every error names the file, line and column. */
 #include <errno.h>
 #include <fnmatch.h>
+#include <stddef.h>
 #include <string.h>
 #include <strings.h>
 
@@ -17,6 +18,31 @@ static const char *const match_keys[] = {
 	"path", "arg_contains", "arg_ref", "not_call", "kwarg_true", "has_kwarg", "lacks_kwarg",
 	"mode", "partial_path", "arg_glob", "string",
 };
+/* The match keys that take a name or a list of names, and where they go. */
+static const struct {
+	const char *key;
+	size_t off;
+} strv_keys[] = {
+	{ "call", offsetof(struct assess_rule, call) },
+	{ "import", offsetof(struct assess_rule, import) },
+	{ "special", offsetof(struct assess_rule, special) },
+	{ "unless_kwarg", offsetof(struct assess_rule, unless_kwarg) },
+	{ "arg_contains", offsetof(struct assess_rule, arg_contains) },
+	{ "arg_ref", offsetof(struct assess_rule, arg_ref) },
+	{ "not_call", offsetof(struct assess_rule, not_call) },
+	{ "kwarg_true", offsetof(struct assess_rule, kwarg_true) },
+	{ "has_kwarg", offsetof(struct assess_rule, has_kwarg) },
+	{ "lacks_kwarg", offsetof(struct assess_rule, lacks_kwarg) },
+	{ "mode", offsetof(struct assess_rule, mode) },
+	{ "arg_glob", offsetof(struct assess_rule, arg_glob) },
+	{ "string", offsetof(struct assess_rule, string) },
+};
+
+static struct assess_strv *rule_strv(struct assess_rule *r, size_t k)
+{
+	return (struct assess_strv *)((char *)r + strv_keys[k].off);
+}
+
 static const char *const mode_classes[] = {
 	"world-writable-or-setid", "group-writable-or-exec", "restricted", "unknown",
 };
@@ -102,27 +128,18 @@ static int parse_match(const char *name, const struct yt_node *m, struct assess_
 				    "call, import, special, dynamic, in_loop, kwarg, unless_kwarg, "
 				    "write_mode, path, arg_contains, arg_ref, not_call, kwarg_true, "
 				    "has_kwarg, lacks_kwarg, mode, partial_path, arg_glob or string");
-		if (!strcmp(key, "call")) rc = get_strv(name, v, &r->call, err);
-		else if (!strcmp(key, "import")) rc = get_strv(name, v, &r->import, err);
-		else if (!strcmp(key, "special")) rc = get_strv(name, v, &r->special, err);
-		else if (!strcmp(key, "unless_kwarg")) rc = get_strv(name, v, &r->unless_kwarg, err);
-		else if (!strcmp(key, "arg_contains")) rc = get_strv(name, v, &r->arg_contains, err);
-		else if (!strcmp(key, "arg_ref")) rc = get_strv(name, v, &r->arg_ref, err);
-		else if (!strcmp(key, "not_call")) rc = get_strv(name, v, &r->not_call, err);
-		else if (!strcmp(key, "kwarg_true")) rc = get_strv(name, v, &r->kwarg_true, err);
-		else if (!strcmp(key, "has_kwarg")) rc = get_strv(name, v, &r->has_kwarg, err);
-		else if (!strcmp(key, "lacks_kwarg")) rc = get_strv(name, v, &r->lacks_kwarg, err);
-		else if (!strcmp(key, "arg_glob")) rc = get_strv(name, v, &r->arg_glob, err);
-		else if (!strcmp(key, "string")) rc = get_strv(name, v, &r->string, err);
-		else if (!strcmp(key, "partial_path")) rc = get_bool(name, v, &r->partial_path, err);
-		else if (!strcmp(key, "mode")) {
-			rc = get_strv(name, v, &r->mode, err);
-			for (size_t mi = 0; rc == 0 && mi < r->mode.n; mi++)
+		size_t sk = 0;
+		while (sk < ARRAY_SIZE(strv_keys) && strcmp(key, strv_keys[sk].key) != 0)
+			sk++;
+		if (sk < ARRAY_SIZE(strv_keys)) {
+			rc = get_strv(name, v, rule_strv(r, sk), err);
+			for (size_t mi = 0; rc == 0 && !strcmp(key, "mode") && mi < r->mode.n; mi++)
 				if (!known_key(r->mode.v[mi], mode_classes, ARRAY_SIZE(mode_classes)))
 					return fail(err, name, v, "unknown mode class",
 						    "world-writable-or-setid, group-writable-or-exec, "
 						    "restricted or unknown");
 		}
+		else if (!strcmp(key, "partial_path")) rc = get_bool(name, v, &r->partial_path, err);
 		else if (!strcmp(key, "dynamic")) rc = get_bool(name, v, &r->dynamic, err);
 		else if (!strcmp(key, "in_loop")) rc = get_bool(name, v, &r->in_loop, err);
 		else if (!strcmp(key, "write_mode")) rc = get_bool(name, v, &r->write_mode, err);
@@ -149,19 +166,8 @@ static void rule_clear(struct assess_rule *r)
 	free(r->bandit_id);
 	free(r->message);
 	free(r->kwarg);
-	strv_free(&r->call);
-	strv_free(&r->import);
-	strv_free(&r->special);
-	strv_free(&r->unless_kwarg);
-	strv_free(&r->arg_contains);
-	strv_free(&r->arg_ref);
-	strv_free(&r->not_call);
-	strv_free(&r->kwarg_true);
-	strv_free(&r->has_kwarg);
-	strv_free(&r->lacks_kwarg);
-	strv_free(&r->mode);
-	strv_free(&r->arg_glob);
-	strv_free(&r->string);
+	for (size_t k = 0; k < ARRAY_SIZE(strv_keys); k++)
+		strv_free(rule_strv(r, k));
 }
 
 void assess_rules_free(struct assess_rules *rules)

@@ -158,15 +158,22 @@ static void from_stmt(struct pya_ctx *c, size_t i)
 	free(mod);
 }
 
+/* Evaluates one expression of a statement at *i, from depth 0 (an
+ * expression too deep for one statement resumes here, see pya_expr). */
+static void statement_expr(struct pya_ctx *c, size_t *i, struct pya_val *v)
+{
+	c->depth = 0;
+	c->bail = 0;
+	pya_expr(c, i, v);
+}
+
 /* Evaluates every expression of [i, n) for the calls in it. */
 static void scan_exprs(struct pya_ctx *c, size_t i)
 {
 	while (i < c->n) {
 		size_t before = i;
 		struct pya_val v = { 0 };
-		c->depth = 0;
-		c->bail = 0;
-		pya_expr(c, &i, &v);
+		statement_expr(c, &i, &v);
 		pya_val_clear(&v);
 		if (i == before)
 			i++;
@@ -278,9 +285,7 @@ static void simple_stmt(struct pya_ctx *c)
 	}
 	struct pya_val v = { 0 };
 	i = last_eq + 1;
-	c->depth = 0;
-	c->bail = 0;
-	pya_expr(c, &i, &v);
+	statement_expr(c, &i, &v);
 	if (is_op(c, i, ","))
 		rhs_tuple(c, &i, &v);
 	scan_exprs(c, i);
@@ -316,9 +321,7 @@ static void with_items(struct pya_ctx *c)
 	while (i < c->n) {
 		size_t before = i;
 		struct pya_val v = { 0 };
-		c->depth = 0;
-		c->bail = 0;
-		pya_expr(c, &i, &v);
+		statement_expr(c, &i, &v);
 		if (pya_tok_is(c, i, PYT_NAME, "as") && i + 1 < c->n) {
 			if (c->t[i + 1].kind == PYT_NAME &&
 			    (i + 2 >= c->n || is_op(c, i + 2, ",") || is_op(c, i + 2, ")")))
@@ -406,9 +409,7 @@ static void statement(struct pya_ctx *c, const struct pytok *t, size_t n, size_t
 				if (in + 1 < c->n) {
 					size_t e = in + 1;
 					struct pya_val it = { 0 };
-					c->depth = 0;
-					c->bail = 0;
-					pya_expr(c, &e, &it);
+					statement_expr(c, &e, &it);
 					if (it.outside)
 						bind_targets_outside(c, 1, in);
 					pya_val_clear(&it);
