@@ -83,6 +83,15 @@ void assess_sarif_add(struct assess_sarif *s, const char *path, const struct ass
 		if (f->bandit_id)
 			json_object_set_new(json_object_get(res, "properties"), "bandit_id",
 					    json_string(f->bandit_id));
+		if (f->origin != ASSESS_ORIGIN_NONE) {
+			/* In the message too: viewers show it, not the properties. */
+			char *text = xasprintf("%s (arguments: %s)", f->message,
+					       assess_origin_describe(f->origin));
+			json_object_set_new(json_object_get(res, "message"), "text", json_string(text));
+			json_object_set_new(json_object_get(res, "properties"), "origin",
+					    json_string(assess_origin_to_string(f->origin)));
+			free(text);
+		}
 		json_array_append_new(s->results, res);
 	}
 	if (r->rejection) {

@@ -157,9 +157,11 @@ static void print_text(const char *path, const char *data, size_t len, const str
 	for (size_t i = 0; i < r->n_findings; i++) {
 		const struct assess_finding *f = &r->findings[i];
 		int both = f->bandit_id && strcmp(f->bandit_id, f->rule_id) != 0;
-		printf("%s:%u:%u: %s [%s%s%s] %s\n", path, f->line, f->col,
+		const char *origin = assess_origin_describe(f->origin);
+		printf("%s:%u:%u: %s [%s%s%s] %s%s%s%s\n", path, f->line, f->col,
 		       assess_severity_to_string(f->severity), f->rule_id, both ? "/" : "",
-		       both ? f->bandit_id : "", f->message);
+		       both ? f->bandit_id : "", f->message, origin ? " (arguments: " : "",
+		       origin ? origin : "", origin ? ")" : "");
 		print_context(data, len, f->line, f->col);
 	}
 	for (size_t i = 0; i < r->n_notes; i++)

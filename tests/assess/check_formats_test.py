@@ -38,7 +38,8 @@ with tempfile.TemporaryDirectory() as d:
     os.mkdir(bad)
     hi = os.path.join(bad, "spawn.py")
     with open(hi, "w") as f:
-        f.write("import subprocess\n\nsubprocess.run('ls', shell=True)\n")
+        f.write("import subprocess, sys\n\nsubprocess.run(sys.argv[1], shell=True)\n"
+                "subprocess.run(['/bin/ls'])\n")
     low = os.path.join(d, "low.py")
     with open(low, "w") as f:
         f.write("print(1)\n")
@@ -51,17 +52,23 @@ with tempfile.TemporaryDirectory() as d:
 
     p = run("--native-only", "--config-dir", cfg, hi)
     check(p.returncode == 11, "HIGH exits 11, got %d" % p.returncode)
+    # Each finding about a call says where its arguments come from; the
+    # pile of findings stays under BLOCKED (79.9), the worst one decides.
     want = (
         "%s:1:8: LOW [MAI008/B404] imports a process-spawning module\n"
-        "    import subprocess\n"
+        "    import subprocess, sys\n"
         "           ^\n"
-        "%s:3:12: HIGH [MAI005/B602] subprocess call with shell=True: the command goes through the shell\n"
-        "    subprocess.run('ls', shell=True)\n"
+        "%s:3:12: HIGH [MAI005/B602] subprocess call with shell=True: the command goes through the shell"
+        " (arguments: from outside the script)\n"
+        "    subprocess.run(sys.argv[1], shell=True)\n"
         "               ^\n"
-        "%s:3:12: HIGH [MAI006/B603] starts a process with subprocess\n"
-        "    subprocess.run('ls', shell=True)\n"
+        "%s:3:12: HIGH [MAI006/B603] starts a process with subprocess (arguments: from outside the script)\n"
+        "    subprocess.run(sys.argv[1], shell=True)\n"
         "               ^\n"
-        "%s: HIGH (score 78.0, 3 findings, 3 lines)\n" % (hi, hi, hi, hi))
+        "%s:4:12: HIGH [MAI006/B603] starts a process with subprocess (arguments: literal)\n"
+        "    subprocess.run(['/bin/ls'])\n"
+        "               ^\n"
+        "%s: HIGH (score 79.9, 4 findings, 4 lines)\n" % (hi, hi, hi, hi, hi))
     check(p.stdout == want, "text output:\n%s\nexpected:\n%s" % (p.stdout, want))
 
     check(run("--config-dir", cfg, low).returncode == 0, "LOW exits 0")
@@ -90,14 +97,33 @@ with tempfile.TemporaryDirectory() as d:
     check(p.returncode == 12, "worst level decides the exit status")
     spawn = docs[0]
     check(spawn["level"] == "HIGH" and spawn["findings"][1]["bandit_id"] == "B602"
-          and spawn["findings"][1]["line"] == 3 and spawn["metrics"]["lines"] == 3,
+          and spawn["findings"][1]["line"] == 3 and spawn["metrics"]["lines"] == 4,
           "json fields: %s" % spawn)
+    check([f.get("origin") for f in spawn["findings"]] == [None, "outside", "outside", "literal"]
+          and abs(spawn["findings"][1]["score"] - 77.0) < 0.01
+          and abs(spawn["findings"][3]["score"] - 70.0) < 0.01,
+          "json origins and their weights: %s" % spawn["findings"])
     check(docs[1]["rejection_offset"] == 6, "json rejection offset")
+    # Each element is the assessment that result.json embeds (plus its path).
+    import jsonschema
+    with open(os.path.join(root, "schemas", "result.schema.json")) as f:
+        result_schema = json.load(f)
+    assessment = dict(result_schema, **{"$ref": "#/$defs/assessment"})
+    assessment.pop("required", None)
+    assessment.pop("properties", None)
+    assessment.pop("additionalProperties", None)
+    assessment.pop("allOf", None)
+    for doc in docs:
+        jsonschema.validate({k: v for k, v in doc.items() if k != "path"}, assessment)
 
     p = run("--native-only", "--config-dir", cfg, "--format", "sarif", d)
     sarif = json.loads(p.stdout)
     res = sarif["runs"][0]["results"]
-    check(sarif["version"] == "2.1.0" and len(res) == 4, "sarif results: %d" % len(res))
+    check(sarif["version"] == "2.1.0" and len(res) == 5, "sarif results: %d" % len(res))
+    check(res[1]["properties"].get("origin") == "outside"
+          and res[1]["message"]["text"].endswith("(arguments: from outside the script)")
+          and res[3]["properties"].get("origin") == "literal" and "origin" not in res[0]["properties"],
+          "sarif origins: %s" % [(r["properties"], r["message"]) for r in res[:4]])
     loc = res[1]["locations"][0]["physicalLocation"]
     check(loc["artifactLocation"]["uri"].endswith("bad%20dir/spawn.py") and loc["region"]["startLine"] == 3
           and loc["region"]["startColumn"] == 12 and res[1]["ruleId"] == "MAI005" and res[1]["level"] == "error",

@@ -81,6 +81,20 @@ def main():
     expect(errors(rs, bad) != [], "lower-case level accepted")
     bad = copy.deepcopy(GOOD_RESULT); bad["extra"] = 1
     expect(errors(rs, bad) != [], "unknown top-level key accepted")
+    # A finding says where its call's arguments come from (or nothing).
+    finding = {"rule_id": "MAI001", "bandit_id": "B605", "severity": "HIGH", "confidence": "HIGH",
+               "cwe": 78, "line": 2, "col": 4, "message": "starts a process through the shell",
+               "source": "mai", "score": 77.0, "origin": "outside"}
+    good = copy.deepcopy(GOOD_RESULT)
+    good["assessment"].update(level="HIGH", score=77.0, findings=[finding, dict(finding, origin="literal")],
+                              notes=["t.py:3:1: unexpected indent (Python will refuse to run this file)"])
+    expect(errors(rs, good) == [], "a finding with its origin refused: %s" % errors(rs, good))
+    nocall = {k: v for k, v in finding.items() if k != "origin"}
+    good["assessment"]["findings"] = [nocall]
+    expect(errors(rs, good) == [], "a finding without an origin refused: %s" % errors(rs, good))
+    bad = copy.deepcopy(good); bad["assessment"]["findings"] = [dict(finding, origin="argv")]
+    e = errors(rs, bad)
+    expect(any(p[-1:] == ["origin"] and "is not one of" in m for p, m in e), "origin 'argv' accepted: %s" % e)
 
     # The execution object is held to what agent/sandbox/sandbox_result.c writes.
     def bad_execution(change, path, words, what):
