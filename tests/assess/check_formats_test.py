@@ -52,23 +52,49 @@ with tempfile.TemporaryDirectory() as d:
     p = run("--native-only", "--config-dir", cfg, hi)
     check(p.returncode == 11, "HIGH exits 11, got %d" % p.returncode)
     want = (
-        "%s:1:8: LOW [MAI008/B404] imports a process-spawning module\n"
-        "    import subprocess\n"
-        "           ^\n"
-        "%s:3:12: HIGH [MAI005/B602] subprocess call with shell=True: the command goes through the shell\n"
-        "    subprocess.run('ls', shell=True)\n"
-        "               ^\n"
-        "%s:3:12: HIGH [MAI006/B603] starts a process with subprocess\n"
-        "    subprocess.run('ls', shell=True)\n"
-        "               ^\n"
-        "%s: HIGH (score 78.0, 3 findings, 3 lines)\n" % (hi, hi, hi, hi))
-    check(p.stdout == want, "text output:\n%s\nexpected:\n%s" % (p.stdout, want))
+        "%s:1:8: note: imports a process-spawning module [MAI008/B404]\n"
+        "%s:3:12: error: subprocess call with shell=True: the command goes through the shell [MAI005/B602]\n"
+        "%s:3:12: error: starts a process with subprocess [MAI006/B603]\n"
+        "%s: level HIGH, score 78.0, 3 findings, 3 lines\n" % (hi, hi, hi, hi))
+    check(p.stdout == want, "text output (a pipe: no source lines):\n%s\nexpected:\n%s" % (p.stdout, want))
+    p = run("--native-only", "--config-dir", cfg, "--context", "always", hi)
+    want_ctx = (
+        "%s:1:8: note: imports a process-spawning module [MAI008/B404]\n"
+        "    1 | import subprocess\n"
+        "      |        ^\n"
+        "%s:3:12: error: subprocess call with shell=True: the command goes through the shell [MAI005/B602]\n"
+        "    3 | subprocess.run('ls', shell=True)\n"
+        "      |            ^\n"
+        "%s:3:12: error: starts a process with subprocess [MAI006/B603]\n"
+        "    3 | subprocess.run('ls', shell=True)\n"
+        "      |            ^\n"
+        "%s: level HIGH, score 78.0, 3 findings, 3 lines\n" % (hi, hi, hi, hi))
+    check(p.stdout == want_ctx, "text output with --context always:\n%s\nexpected:\n%s" % (p.stdout, want_ctx))
+    check(run("--context", "sometimes", hi).returncode == 2, "unknown --context exits 2")
 
     check(run("--config-dir", cfg, low).returncode == 0, "LOW exits 0")
     check(run("--config-dir", cfg, med).returncode == 10, "MEDIUM exits 10")
     p = run("--config-dir", cfg, blk)
     check(p.returncode == 12, "rejected file exits 12")
-    check("%s: BLOCKED rejected at byte 6: invalid UTF-8" % blk in p.stdout, "rejection text: " + p.stdout)
+    check("%s:2:1: error: rejected at byte 6: invalid UTF-8" % blk in p.stdout
+          and p.stdout.split("\n")[0].endswith("the file is BLOCKED and not assessed [MAI900]") and "%s: level BLOCKED" % blk in p.stdout, "rejection text: " + p.stdout)
+    # A FIFO is refused at once instead of waiting for a writer.
+    fifo = os.path.join(d, "pipe.py")
+    os.mkfifo(fifo)
+    p = run("--config-dir", cfg, fifo)
+    check(p.returncode == 2 and "pipe.py: cannot read: not a regular file" in p.stderr,
+          "a FIFO exits 2 at once: %d %s" % (p.returncode, p.stderr))
+    os.unlink(fifo)
+    # A name that is not UTF-8 keeps its path in the JSON, escaped.
+    odd = os.path.join(d.encode(), b"odd\xffname.py")
+    with open(odd, "w") as f:
+        f.write("print(1)\n")
+    p = subprocess.run([agent, "check", "--native-only", "--config-dir", cfg, "--format", "json", odd],
+                       capture_output=True, timeout=60)
+    docs = json.loads(p.stdout)
+    check(p.returncode == 0 and docs[0].get("path") == d + "/odd\\xffname.py" and docs[0].get("path_escaped") is True,
+          "non-UTF-8 path in JSON: %s" % docs)
+    os.unlink(odd)
     p = run("--config-dir", cfg, os.path.join(d, "missing.py"))
     check(p.returncode == 2 and "missing.py: cannot read: No such file or directory" in p.stderr,
           "unreadable exits 2 with the path: %d %s" % (p.returncode, p.stderr))
@@ -97,7 +123,8 @@ with tempfile.TemporaryDirectory() as d:
     p = run("--native-only", "--config-dir", cfg, "--format", "sarif", d)
     sarif = json.loads(p.stdout)
     res = sarif["runs"][0]["results"]
-    check(sarif["version"] == "2.1.0" and len(res) == 4, "sarif results: %d" % len(res))
+    # spawn.py's three findings, blk.py's rejection (MAI900), med.py's write
+    check(sarif["version"] == "2.1.0" and len(res) == 5, "sarif results: %d" % len(res))
     loc = res[1]["locations"][0]["physicalLocation"]
     check(loc["artifactLocation"]["uri"].endswith("bad%20dir/spawn.py") and loc["region"]["startLine"] == 3
           and loc["region"]["startColumn"] == 12 and res[1]["ruleId"] == "MAI005" and res[1]["level"] == "error",
