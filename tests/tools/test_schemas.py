@@ -2,6 +2,7 @@
 """The schemas are valid JSON Schemas, a well-formed result and sidecar pass,
 and hand-made bad ones are refused with the failing field named."""
 import copy
+import hashlib
 import json
 import os
 import subprocess
@@ -38,8 +39,14 @@ GOOD_RESULT = {
 GOOD_AUDIT = {
     "format": "mai-audit-sidecar/1",
     "checkpoint": "mai-agent/example\n7\nq83vEjRWeJCrze8SNFZ4kKvN7xI0VniQq83vEjRWeJA=\n\n\u2014 mai-agent/example AAAAAA==\n",
-    "records": [{"seq": 4, "record": "{\"type\":\"job\"}", "proof": ["ef" * 32]}],
+    "records": [{"seq": 4, "record": None, "proof": ["ef" * 32]}],
 }
+
+# A record line as audit_format.h lays it out: the entry hash is the RFC 6962
+# leaf hash of the bytes from offset 65 on, as the schema's description says.
+_LEAF = "00" * 32 + " 000000000004 000000000007 " + '{"fields":{},"seq":4,"time":"2026-11-22T08:00:00.000Z","type":"job_accepted"}'
+GOOD_AUDIT["records"][0]["record"] = hashlib.sha256(b"\x00" + _LEAF.encode()).hexdigest() + " " + _LEAF
+assert GOOD_AUDIT["records"][0]["record"][65:] == _LEAF
 
 fails = 0
 
