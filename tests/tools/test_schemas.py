@@ -5,6 +5,7 @@ import copy
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -65,7 +66,40 @@ def load(name):
 
 def errors(schema, doc):
     v = jsonschema.validators.validator_for(schema)(schema)
-    return [(list(e.absolute_path), e.message) for e in v.iter_errors(doc)]
+    found = [(list(e.absolute_path), e.message) for e in v.iter_errors(doc)]
+    AJV_CASES.append((schema, doc, not found))
+    return found
+
+
+# Every document given to errors() is also given to Ajv in strict mode, which
+# must agree on valid or not (the schemas are read by both kinds of tools).
+AJV_CASES = []
+AJV = os.path.join(HERE, "ajv_validate.js")
+
+
+def ajv_agrees():
+    if not (shutil.which("node") and os.path.isdir(os.path.join(HERE, "npm", "node_modules", "ajv"))):
+        msg = "Ajv is not installed (packaging/install-validators.sh)"
+        expect(os.environ.get("MAI_REQUIRE_REAL") != "1", msg)
+        print("SKIP part: " + msg)
+        return
+    with tempfile.TemporaryDirectory() as d:
+        for name in ("result.schema.json", "audit-sidecar.schema.json"):
+            schema = load(name)
+            cases = [(doc, valid) for s, doc, valid in AJV_CASES if s == schema]
+            paths = []
+            for i, (doc, _valid) in enumerate(cases):
+                paths.append(os.path.join(d, "%s.%d.json" % (name, i)))
+                with open(paths[-1], "w") as f:
+                    json.dump(doc, f)
+            p = subprocess.run(["node", AJV, os.path.join(SCHEMAS, name)] + paths,
+                               capture_output=True, text=True)
+            expect("schema refused" not in p.stdout, "Ajv strict: " + p.stdout)
+            ok = {line[3:] for line in p.stdout.splitlines() if line.startswith("ok ")}
+            for path, (doc, valid) in zip(paths, cases):
+                expect((path in ok) == valid, "Ajv says %s for %s, python-jsonschema the opposite: %s" %
+                       ("valid" if path in ok else "invalid", json.dumps(doc)[:200], p.stdout[-500:]))
+            expect(len(cases) >= 2, "Ajv saw %d documents of %s" % (len(cases), name))
 
 
 def main():
@@ -138,9 +172,10 @@ def main():
         expect(p.returncode == 1, "validator exit %d on a bad file" % p.returncode)
         expect(os.path.join(d, "bad.result.json") + ": /state: 'finished' is not one of" in p.stdout,
                "validator output does not name file and field: %r" % p.stdout)
+    ajv_agrees()
     if fails:
         return 1
-    print("test_schemas: all checks passed")
+    print("test_schemas: all checks passed (python-jsonschema and Ajv strict)")
     return 0
 
 
