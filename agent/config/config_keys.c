@@ -202,8 +202,9 @@ const struct config_key config_keys[] = {
 	    "image with python3 that runs the scripts", sandbox.image),
 	KEY(SANDBOX, "user", STRING, "\"1000:1000\"", 0, 0, RESTART, check_user,
 	    "uid:gid inside the container, never root", sandbox.user),
-	KEY(SANDBOX, "pool_size", INT, "0", 0, 16, RESTART, NULL,
-	    "containers created ahead of time (each still used once)", sandbox.pool_size),
+	KEY(SANDBOX, "pool_size", INT, "auto", 0, 16, RESTART | CONFIG_F_AUTO, NULL,
+	    "containers per trust level created ahead of time (each still used once); auto: "
+	    "sized from the machine, 0: none", sandbox.pool_size),
 	KEY(SANDBOX, "self_test", BOOL, "true", 0, 0, RESTART, NULL,
 	    "run a probe container at start to check the hardening", sandbox.self_test),
 	KEY(SANDBOX, "stdout_max", SIZE, "1m", 1 * KB, 64 * MB, 0, NULL,

@@ -169,7 +169,16 @@ int sandbox_new(const struct sandbox_options *opts, struct sandbox **out, char *
 	}
 	/* After the self-test: no warm container exists before confinement is
 	 * known to hold. */
-	sb->pool = sandbox_pool_start(sb, opts->pool_size);
+	unsigned pool = opts->pool_size;
+	if (pool == SANDBOX_POOL_AUTO) {
+		pool = sandbox_pool_auto_size(sb->machine.cpus_nano, sb->machine.memory_available,
+					      sb->workers);
+		log_info("warm pool: %u container%s per trust level (pool_size: auto; %d CPUs, "
+			 "%lld MB available, %u workers)", pool, pool == 1 ? "" : "s",
+			 (int)((sb->machine.cpus_nano + 999999999) / 1000000000),
+			 (long long)(sb->machine.memory_available >> 20), sb->workers);
+	}
+	sb->pool = sandbox_pool_start(sb, pool);
 	docker_version_clear(&v);
 	docker_info_clear(&info);
 	docker_image_clear(&img);

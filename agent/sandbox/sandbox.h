@@ -11,6 +11,7 @@
 #define MAI_SANDBOX_H
 
 #include <jansson.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -83,12 +84,30 @@ struct sandbox_options {
 	 * removed. Stable across restarts of one agent; NULL: "default". */
 	const char *instance_id;
 	unsigned workers;         /* concurrent runs sharing the machine; 0: 1 */
-	unsigned pool_size;       /* warm containers per trust level; 0: none */
+	/* Warm containers per trust level; 0: none; SANDBOX_POOL_AUTO: sized
+	 * from the machine (sandbox_pool_auto_size). */
+	unsigned pool_size;
 	bool self_test;           /* run the confinement probes in sandbox_new */
 	enum sandbox_exit_source exit_source;
 	struct sandbox_trust_options trust[TRUST_COUNT];
 	struct sandbox_network_options network;
 };
+
+#define SANDBOX_POOL_AUTO UINT_MAX
+/* What one idle warm container holds, measured with runc (cgroup v1, the
+ * mai-sandbox image): about 3 MB charged to its cgroup (the bootstrap's
+ * python3 waiting on stdin and docker-init) and 5 MB for its
+ * containerd-shim on the host, about 8 MB in all; this budget counts twice
+ * that. Under runsc gVisor's sentry and gofer hold tens of MB more. */
+#define SANDBOX_POOL_IDLE_BYTES (16LL << 20)
+
+/* The warm pool's size per trust level for this machine: 2 (the size at which
+ * a drop on an idle agent always finds a warm container while the one it
+ * used is replaced), at most the number of workers and of CPUs, and only as
+ * many as fit in a sixteenth of the available memory at
+ * SANDBOX_POOL_IDLE_BYTES each for the three trust levels (0 below about
+ * 300 MB available). */
+unsigned sandbox_pool_auto_size(int64_t cpus_nano, int64_t memory_available, unsigned workers);
 
 /* Fills opts with the built-in defaults. */
 void sandbox_options_defaults(struct sandbox_options *opts);
@@ -142,6 +161,9 @@ struct sandbox_result {
 };
 
 struct sandbox;
+
+/* The pool size in force (per trust level, after auto sizing); 0: none. */
+unsigned sandbox_pool_size(const struct sandbox *sb);
 
 /* Connects to Docker, checks the image and the runtime of every trust level
  * (a missing runtime is an error here, not at the first job), removes the

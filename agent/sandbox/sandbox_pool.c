@@ -113,6 +113,26 @@ static void *pool_refill(void *arg)
 	return NULL;
 }
 
+unsigned sandbox_pool_auto_size(int64_t cpus_nano, int64_t memory_available, unsigned workers)
+{
+	int64_t cpus = (cpus_nano + 999999999) / 1000000000;
+	int64_t fit = memory_available / 16 / (TRUST_COUNT * SANDBOX_POOL_IDLE_BYTES);
+	int64_t n = 2;
+
+	if (workers && n > workers)
+		n = workers;
+	if (n > cpus)
+		n = cpus;
+	if (n > fit)
+		n = fit;
+	return n > 0 ? (unsigned)n : 0;
+}
+
+unsigned sandbox_pool_size(const struct sandbox *sb)
+{
+	return sb->pool ? sb->pool->size : 0;
+}
+
 struct sandbox_pool *sandbox_pool_start(struct sandbox *sb, unsigned size)
 {
 	struct sandbox_pool *p;
