@@ -12,7 +12,7 @@
 
 #include <jansson.h>
 
-#include "daemon.h"
+#include "daemon_status.h"
 #include "fileio.h"
 #include "log.h"
 #include "macro.h"

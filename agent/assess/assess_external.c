@@ -238,9 +238,9 @@ int assess_semgrep_run(const struct assess_external *x, const uint8_t *data, siz
 	return rc;
 }
 
-void assess_external_add(const struct config_analyzers *a, struct bandit_worker *bandit,
-			 const struct assess_rules *rules, const uint8_t *data, size_t len,
-			 struct assess_result *res)
+static void add_analyzers(const struct config_analyzers *a, struct bandit_worker *bandit,
+			  const struct assess_rules *rules, const uint8_t *data, size_t len,
+			  struct assess_result *res)
 {
 	const struct config_analyzer *b = &a->bandit, *s = &a->semgrep;
 
@@ -258,4 +258,15 @@ void assess_external_add(const struct config_analyzers *a, struct bandit_worker 
 		assess_semgrep_run(&x, data, len, res);
 	}
 	assess_result_finish(rules, res);
+}
+
+int assess_with_analyzers(const struct assess_rules *rules, const struct config_analyzers *a,
+			  struct bandit_worker *bandit, const char *name, const uint8_t *data,
+			  size_t len, struct assess_result *res)
+{
+	int r = assess_source(rules, name, data, len, res);
+
+	if (r == 0 && a)
+		add_analyzers(a, bandit, rules, data, len, res);
+	return r;
 }

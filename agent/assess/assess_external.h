@@ -32,17 +32,17 @@ int assess_bandit_run_resident(struct bandit_worker *w, const struct assess_exte
 int assess_semgrep_run(const struct assess_external *x, const uint8_t *data, size_t len,
 		       struct assess_result *r);
 
-/* What both `mai-agent check` and the daemon's assess stage do after
- * assess_source() succeeded: runs each analyzer that a is enabled for
- * (analyzers.bandit / analyzers.semgrep in security.yaml) on the snapshot,
- * then merges and rescores with assess_result_finish(). A missing or timed
- * out analyzer is a note in res, not an error. Nothing is done when none is
- * enabled (res stays as assess_source() finished it). Bandit runs through
- * the resident worker bandit (the daemon's) or, when NULL, as one process
- * (`mai-agent check`). */
-void assess_external_add(const struct config_analyzers *a, struct bandit_worker *bandit,
-			 const struct assess_rules *rules, const uint8_t *data, size_t len,
-			 struct assess_result *res);
+/* The one assessment that both `mai-agent check` and the daemon's assess
+ * stage make: assess_source(), then, when it succeeded and a is not NULL,
+ * each analyzer that a enables (analyzers.bandit / analyzers.semgrep in
+ * security.yaml) on the snapshot, merged and rescored with
+ * assess_result_finish(). A missing or timed out analyzer is a note in res,
+ * not an error. Bandit runs through the resident worker bandit (the
+ * daemon's) or, when NULL, as one process (`mai-agent check`). Returns what
+ * assess_source() returned (0, or -EINVAL for a rejected file). */
+int assess_with_analyzers(const struct assess_rules *rules, const struct config_analyzers *a,
+			  struct bandit_worker *bandit, const char *name, const uint8_t *data,
+			  size_t len, struct assess_result *res);
 
 /* The version an analyzer reports with --version ("1.6.2"), or NULL when it
  * does not run or says none. Caller frees. */

@@ -251,8 +251,8 @@ static void check_work(void *p, size_t i)
 		return;
 	const uint8_t *data = (const uint8_t *)sl->data;
 	struct assess_result *res = &sl->res;
-	if (assess_source(run->rules, path, data, sl->len, res) == 0 && !run->native_only)
-		assess_external_add(&run->cfg->security.analyzers, NULL, run->rules, data, sl->len, res);
+	assess_with_analyzers(run->rules, run->native_only ? NULL : &run->cfg->security.analyzers,
+			      NULL, path, data, sl->len, res);
 }
 
 /* Prints one element of the --format json array exactly as json_dumpf()

@@ -272,10 +272,8 @@ static int stage_assess(void *ctx, const char *name, const struct intake_snapsho
 	struct rules_ref *rules = rules_get(sc);
 	struct assess_result res = { 0 };
 
-	int r = assess_source(rules->rules, name, snap->data, snap->len, &res);
-	if (r == 0) /* Bandit, Semgrep: as `mai-agent check` runs them */
-		assess_external_add(&rules->analyzers, sc->bandit, rules->rules, snap->data,
-				    snap->len, &res);
+	int r = assess_with_analyzers(rules->rules, &rules->analyzers, sc->bandit, name,
+				      snap->data, snap->len, &res);
 	rules_put(sc, rules);
 	out->level = (enum level)res.level;
 	out->rejected = r == -EINVAL && res.rejection;

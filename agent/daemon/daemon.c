@@ -1,5 +1,5 @@
 /* The event loop: watch -> intake -> jobs; signals; retries; status.json. */
-#include "daemon_int.h"
+#include "daemon.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -10,73 +10,37 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
+#include "daemon_job.h"
 #include "fileio.h"
 #include "log.h"
 #include "monoclock.h"
 #include "names.h"
+#include "strmap.h"
+#include "watch.h"
+
+struct daemon {
+	const struct mai_config *cfg;
+	struct mai_config *reloaded; /* owned: the config from the last SIGHUP */
+	char *config_dir;
+	const struct daemon_stages *stages;
+	struct watch *watch;
+	struct jobs *jobs;
+	int epfd, sigfd, wakefd;
+	atomic_bool stop;
+	struct timespec started;
+	uint64_t max_file_size;      /* a reload changes it; the loop's thread only */
+	/* What the workers share (daemon_job.h); each part has its own lock. */
+	struct daemon_job_env env;
+};
 
 #define STATUS_EVERY_MS 1000u
 
-static void wake(struct daemon *d)
+static void wake(void *arg)
 {
+	struct daemon *d = arg;
 	uint64_t one = 1;
 	if (write(d->wakefd, &one, sizeof(one)) < 0 && errno != EAGAIN)
 		log_warn("cannot wake the event loop");
-}
-
-void daemon_write_result(struct daemon *d, const struct result_info *r)
-{
-	char *err = NULL;
-
-	pthread_mutex_lock(&d->result_lock);
-	int rc = result_write(d->cfg->agent.drop_dir, r, &err);
-	pthread_mutex_unlock(&d->result_lock);
-	if (rc < 0) {
-		log_errorx("%s", err);
-		free(err);
-	}
-	pthread_mutex_lock(&d->lock);
-	/* Answers by state: the transient queued/running sidecars do not count. */
-	if ((unsigned)r->state <= RESULT_ERROR && r->state != RESULT_QUEUED &&
-	    r->state != RESULT_RUNNING)
-		d->counts_state[r->state]++;
-	d->status_dirty = true;
-	pthread_mutex_unlock(&d->lock);
-	if (r->state == RESULT_ERROR) {
-		/* The operator sees why, not only that. */
-		_cleanup_free_ char *p = names_printable(r->file);
-		log_warnx("%s: error: %s", p, r->detail ? r->detail : "(no detail)");
-	} else if (log_get_level() >= LOG_LEVEL_INFO) {
-		_cleanup_free_ char *p = names_printable(r->file);
-		log_info("%s: %s%s%s", p, result_state_to_string(r->state),
-			 r->state == RESULT_COMPLETED ? " " : "",
-			 r->state == RESULT_COMPLETED ? result_verdict_to_string(r->verdict) : "");
-	}
-}
-
-void daemon_schedule_retry(struct daemon *d, const char *name)
-{
-	pthread_mutex_lock(&d->lock);
-	struct daemon_retry *rt = strmap_get(d->retries, name);
-	if (!rt) {
-		rt = xcalloc(1, sizeof(*rt));
-		strmap_put(d->retries, name, rt);
-	}
-	/* Doubling from the base, capped by docker.retry_backoff_max. */
-	uint64_t delay = (uint64_t)d->retry_base_ms << (rt->attempts < 20 ? rt->attempts : 20);
-	if (delay > d->retry_backoff_max_ms)
-		delay = d->retry_backoff_max_ms;
-	rt->attempts++;
-	rt->due_ms = (uint64_t)monoclock_ms() + delay;
-	pthread_mutex_unlock(&d->lock);
-	wake(d);
-}
-
-void daemon_clear_retry(struct daemon *d, const char *name)
-{
-	pthread_mutex_lock(&d->lock);
-	strmap_remove(d->retries, name);
-	pthread_mutex_unlock(&d->lock);
 }
 
 /* Writes a sidecar for a file that never became a job (rejected at intake). */
@@ -86,7 +50,7 @@ static void reject(struct daemon *d, const char *name, const char *reason, const
 				 .detail = message, .decision = { .uid = -1 } };
 	clock_gettime(CLOCK_REALTIME, &r.accepted);
 	r.finished = r.accepted;
-	daemon_write_result(d, &r);
+	daemon_job_write_result(&d->env, &r);
 }
 
 /* Takes name in and queues it. force: a user's answer arrived for it. */
@@ -127,12 +91,12 @@ static void take(struct daemon *d, const char *name, bool force)
 /* Under the pool's lock, before a worker can take the job (jobs.h). */
 static void on_accepted(void *arg, const struct jobs_item *item)
 {
-	struct daemon *d = arg;
+	struct daemon_job_env *env = arg;
 	const struct daemon_job *job = item->payload;
 	struct result_info r = { .file = job->name, .sha256 = job->snap.sha256,
 				 .size = job->snap.len, .state = RESULT_QUEUED,
 				 .accepted = job->accepted, .decision = { .uid = -1 } };
-	daemon_write_result(d, &r);
+	daemon_job_write_result(env, &r);
 }
 
 static void on_name(void *arg, const char *rel, enum names_kind kind)
@@ -159,117 +123,53 @@ static void on_name(void *arg, const char *rel, enum names_kind kind)
 	}
 }
 
-struct due_ctx {
-	uint64_t now;
-	char *names[64];
-	size_t n;
-	uint64_t next;
-};
-
-static void collect_due(const char *key, void *value, void *arg)
-{
-	struct due_ctx *c = arg;
-	struct daemon_retry *rt = value;
-	if (rt->due_ms <= c->now) {
-		if (c->n < ARRAY_SIZE(c->names))
-			c->names[c->n++] = xstrdup(key);
-	} else if (rt->due_ms < c->next) {
-		c->next = rt->due_ms;
-	}
-}
-
 /* Retakes the names whose retry is due; returns ms until the next one. */
 static int run_retries(struct daemon *d)
 {
-	struct due_ctx c = { .now = (uint64_t)monoclock_ms(), .next = UINT64_MAX };
+	char *names[64];
+	uint64_t now = (uint64_t)monoclock_ms(), next;
+	size_t n = daemon_retries_take_due(d->env.retries, now, names, ARRAY_SIZE(names), &next);
 
-	pthread_mutex_lock(&d->lock);
-	strmap_foreach(d->retries, collect_due, &c);
-	for (size_t i = 0; i < c.n; i++) {
-		/* Keep the attempt count for the backoff; only the due time moves. */
-		struct daemon_retry *rt = strmap_get(d->retries, c.names[i]);
-		rt->due_ms = UINT64_MAX;
-	}
-	pthread_mutex_unlock(&d->lock);
-	for (size_t i = 0; i < c.n; i++) {
-		log_info("retrying %s", c.names[i]);
+	for (size_t i = 0; i < n; i++) {
+		log_info("retrying %s", names[i]);
 		/* Forced: the index may hold an earlier held state of this very
 		 * content (awaiting_confirmation before the approval came). */
-		take(d, c.names[i], true);
-		free(c.names[i]);
+		take(d, names[i], true);
+		free(names[i]);
 	}
-	if (c.n == ARRAY_SIZE(c.names))
+	if (n == ARRAY_SIZE(names))
 		return 0;
-	return c.next == UINT64_MAX ? -1 : (int)(c.next - c.now);
-}
-
-/* docker_reachable (null: not known), and when and why as checked. */
-static void set_docker_health(struct daemon *d, json_t *o)
-{
-	bool up = false;
-	struct timespec at;
-	_cleanup_free_ char *why = NULL;
-	char when[40];
-
-	if (!d->stages || !d->stages->docker_health ||
-	    !d->stages->docker_health(d->stages->ctx, &up, &at, &why)) {
-		json_object_set_new(o, "docker_reachable", json_null());
-		return;
-	}
-	result_format_time(&at, when, sizeof(when));
-	json_object_set_new(o, "docker_reachable", json_boolean(up));
-	json_object_set_new(o, "docker_checked", json_string(when));
-	if (why)
-		json_object_set_new(o, "docker_error", json_string(why));
+	return next == UINT64_MAX ? -1 : (int)(next - now);
 }
 
 static void write_status(struct daemon *d)
 {
 	struct jobs_stats js;
-	struct timespec now;
-	json_t *states = json_object(), *levels = json_object();
-	static const char *const level_names[] = { "LOW", "MEDIUM", "HIGH", "BLOCKED" };
+	struct timespec now, checked = { 0 };
+	_cleanup_free_ char *why = NULL;
+	struct daemon_status_facts f = { .drop_dir = d->cfg->agent.drop_dir,
+					 .watching = watch_dir_present(d->watch),
+					 .config_sha256 = d->reloaded ? d->reloaded->sha256
+								      : d->cfg->sha256,
+					 .docker_checked = &checked };
 
 	jobs_get_stats(d->jobs, &js);
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	pthread_mutex_lock(&d->lock);
-	for (unsigned i = RESULT_COMPLETED; i <= RESULT_ERROR; i++)
-		json_object_set_new(states, result_state_to_string(i),
-				    json_integer(d->counts_state[i]));
-	for (unsigned i = 0; i <= LEVEL_BLOCKED; i++)
-		json_object_set_new(levels, level_names[i], json_integer(d->counts_level[i]));
-	size_t retrying = strmap_size(d->retries);
-	d->status_dirty = false;
-	pthread_mutex_unlock(&d->lock);
-
-	json_t *o = json_pack("{s:i, s:s, s:I, s:I, s:s, s:b,"
-			      " s:{s:i, s:i, s:i, s:I, s:I, s:I}, s:o, s:o, s:s}",
-		"schema_version", 1, "agent_version", MAI_VERSION,
-		"pid", (json_int_t)getpid(),
-		"uptime_s", (json_int_t)(now.tv_sec - d->started.tv_sec),
-		"drop_dir", d->cfg->agent.drop_dir,
-		"watching", watch_dir_present(d->watch),
-		"queue", "queued", js.queued, "running", js.running, "workers", js.workers,
-		"retrying", (json_int_t)retrying, "submitted", (json_int_t)js.submitted,
-		"superseded", (json_int_t)js.superseded,
-		"states", states, "levels", levels,
-		"config_sha256", d->reloaded ? d->reloaded->sha256 : d->cfg->sha256);
-	set_docker_health(d, o);
-	char *text = json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS);
-	json_decref(o);
-	_cleanup_free_ char *path = xasprintf("%s/%s", d->cfg->agent.state_dir, DAEMON_STATUS_NAME);
-	/* Rewritten at every change and every second: not worth an fsync. */
-	int r = fileio_write_replace(path, text, strlen(text), 0644);
+	f.uptime_s = now.tv_sec - d->started.tv_sec;
+	f.queued = js.queued;
+	f.running = js.running;
+	f.workers = js.workers;
+	f.submitted = js.submitted;
+	f.superseded = js.superseded;
+	f.retrying = daemon_retries_count(d->env.retries);
+	if (d->stages && d->stages->docker_health)
+		f.docker_known = d->stages->docker_health(d->stages->ctx, &f.docker_reachable,
+							  &checked, &why);
+	f.docker_error = why;
+	int r = daemon_status_write(d->env.status, d->cfg->agent.state_dir, &f);
 	if (r < 0)
-		log_warnx("cannot write %s: %s", path, strerror(-r));
-	free(text);
-}
-
-enum daemon_liveness daemon_liveness(long long pid, long long age_s)
-{
-	if (pid <= 0 || (kill((pid_t)pid, 0) < 0 && errno == ESRCH))
-		return DAEMON_GONE;
-	return age_s >= 0 && age_s <= DAEMON_STATUS_STALE_S ? DAEMON_RUNNING : DAEMON_STUCK;
+		log_warnx("cannot write %s/%s: %s", d->cfg->agent.state_dir, DAEMON_STATUS_NAME,
+			  strerror(-r));
 }
 
 /* sd_notify without libsystemd: one datagram to $NOTIFY_SOCKET. */
@@ -301,10 +201,8 @@ static void apply_live(struct daemon *d, const struct mai_config *cfg)
 	d->max_file_size = cfg->agent.max_file_size;
 	if (d->watch)
 		watch_set_settle_ms(d->watch, (unsigned)cfg->agent.settle_delay_ms);
-	atomic_store(&d->diff_max, cfg->audit.diff_max);
-	pthread_mutex_lock(&d->lock);
-	d->retry_backoff_max_ms = cfg->agent.docker.retry_backoff_max_ms;
-	pthread_mutex_unlock(&d->lock);
+	atomic_store(&d->env.diff_max, cfg->audit.diff_max);
+	daemon_retries_set_max(d->env.retries, cfg->agent.docker.retry_backoff_max_ms);
 }
 
 /* SIGHUP: everything that can change at run time changes for the jobs that
@@ -406,7 +304,7 @@ int daemon_run(struct daemon *d)
 		if (r < 0)
 			log_warnx("reading inotify events: %s", strerror(-r));
 		uint64_t now = (uint64_t)monoclock_ms();
-		if (d->status_dirty || now - last_status >= STATUS_EVERY_MS) {
+		if (daemon_status_dirty(d->env.status) || now - last_status >= STATUS_EVERY_MS) {
 			write_status(d);
 			last_status = now;
 		}
@@ -434,8 +332,6 @@ static int epoll_add(int epfd, int fd)
 	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
 }
 
-static void retry_free(void *p) { free(p); }
-
 void daemon_block_signals(sigset_t *set)
 {
 	sigemptyset(set);
@@ -454,13 +350,15 @@ int daemon_new(const struct daemon_options *o, struct daemon **out, char **err)
 	d->cfg = o->cfg;
 	d->config_dir = o->config_dir ? xstrdup(o->config_dir) : NULL;
 	d->stages = o->stages;
-	d->retry_base_ms = o->retry_base_ms ? o->retry_base_ms : 1000;
 	d->epfd = d->sigfd = d->wakefd = -1;
-	pthread_mutex_init(&d->lock, NULL);
+	d->env = (struct daemon_job_env){
+		.cfg = o->cfg, .stages = o->stages, .status = daemon_status_new(),
+		.retries = daemon_retries_new(o->retry_base_ms ? o->retry_base_ms : 1000,
+					      ag->docker.retry_backoff_max_ms),
+		.grants = daemon_grants_new(), .wake = wake, .wake_arg = d,
+	};
+	pthread_mutex_init(&d->env.result_lock, NULL);
 	apply_live(d, o->cfg);
-	pthread_mutex_init(&d->result_lock, NULL);
-	d->retries = strmap_new(retry_free);
-	d->granted = strmap_new(daemon_grant_free);
 	clock_gettime(CLOCK_MONOTONIC, &d->started);
 
 	r = fileio_mkdir_p(ag->state_dir, 0700);
@@ -482,10 +380,11 @@ int daemon_new(const struct daemon_options *o, struct daemon **out, char **err)
 	}
 	struct jobs_options jo = { .workers = (unsigned)ag->workers, .state_dir = ag->state_dir,
 				   .run = daemon_job_run, .free_payload = daemon_job_free,
-				   .accepted = on_accepted, .arg = d };
+				   .accepted = on_accepted, .arg = &d->env };
 	r = jobs_new(&jo, &d->jobs, err);
 	if (r < 0)
 		goto fail;
+	d->env.jobs = d->jobs;
 	struct watch_options wo = { .dir = ag->drop_dir, .recursive = ag->recursive,
 				    .settle_ms = (unsigned)ag->settle_delay_ms };
 	r = watch_new(&wo, on_name, d, &d->watch, err);
@@ -517,8 +416,9 @@ void daemon_free(struct daemon *d)
 		return;
 	jobs_free(d->jobs);
 	watch_free(d->watch);
-	strmap_free(d->retries);
-	strmap_free(d->granted);
+	daemon_retries_free(d->env.retries);
+	daemon_grants_free(d->env.grants);
+	daemon_status_free(d->env.status);
 	if (d->epfd >= 0)
 		close(d->epfd);
 	if (d->sigfd >= 0)
@@ -527,7 +427,6 @@ void daemon_free(struct daemon *d)
 		close(d->wakefd);
 	config_free(d->reloaded);
 	free(d->config_dir);
-	pthread_mutex_destroy(&d->lock);
-	pthread_mutex_destroy(&d->result_lock);
+	pthread_mutex_destroy(&d->env.result_lock);
 	free(d);
 }

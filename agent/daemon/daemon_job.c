@@ -1,6 +1,6 @@
 /* One job on a worker thread: audit, assess, policy (with the user's
  * answers), execute, and the sidecar at each step. */
-#include "daemon_int.h"
+#include "daemon_job.h"
 
 #include <fcntl.h>
 #include <string.h>
@@ -8,11 +8,12 @@
 #include "approval.h"
 #include "log.h"
 #include "names.h"
+#include "policy.h"
 
 #define MAX_SEQS 8
 
 struct job_ctx {
-	struct daemon *d;
+	struct daemon_job_env *d;
 	const struct daemon_job *job;
 	struct result_info r;
 	uint64_t seqs[MAX_SEQS];
@@ -38,50 +39,36 @@ void daemon_job_free(void *payload)
 	free(job);
 }
 
-void daemon_grant_free(void *grant)
+void daemon_job_write_result(struct daemon_job_env *env, const struct result_info *r)
 {
-	struct daemon_grant *g = grant;
-	approval_clear(&g->answer);
-	free(g);
-}
+	char *err = NULL;
 
-/* Keeps a consumed answer for a retry of the same content, with the seq of
- * its record when it has one. */
-static void grant_keep(struct daemon *d, const char *name, const char *sha,
-		       const struct approval *a, bool recorded, uint64_t seq)
-{
-	struct daemon_grant *g = xcalloc(1, sizeof(*g));
-	snprintf(g->sha256, sizeof(g->sha256), "%s", sha);
-	g->answer = *a;
-	g->answer.reason = a->reason ? xstrdup(a->reason) : NULL;
-	g->recorded = recorded;
-	g->seq = seq;
-	pthread_mutex_lock(&d->lock);
-	strmap_put(d->granted, name, g);
-	pthread_mutex_unlock(&d->lock);
-}
-
-/* The grant kept for name at sha, copied into *out (its answer's reason is
- * the caller's); false when none. */
-static bool grant_find(struct daemon *d, const char *name, const char *sha, struct daemon_grant *out)
-{
-	bool found = false;
-	pthread_mutex_lock(&d->lock);
-	struct daemon_grant *g = strmap_get(d->granted, name);
-	if (g && strcmp(g->sha256, sha) == 0) {
-		*out = *g;
-		out->answer.reason = g->answer.reason ? xstrdup(g->answer.reason) : NULL;
-		found = true;
+	pthread_mutex_lock(&env->result_lock);
+	int rc = result_write(env->cfg->agent.drop_dir, r, &err);
+	pthread_mutex_unlock(&env->result_lock);
+	if (rc < 0) {
+		log_errorx("%s", err);
+		free(err);
 	}
-	pthread_mutex_unlock(&d->lock);
-	return found;
+	daemon_status_count_state(env->status, r->state);
+	if (r->state == RESULT_ERROR) {
+		/* The operator sees why, not only that. */
+		_cleanup_free_ char *p = names_printable(r->file);
+		log_warnx("%s: error: %s", p, r->detail ? r->detail : "(no detail)");
+	} else if (log_get_level() >= LOG_LEVEL_INFO) {
+		_cleanup_free_ char *p = names_printable(r->file);
+		log_info("%s: %s%s%s", p, result_state_to_string(r->state),
+			 r->state == RESULT_COMPLETED ? " " : "",
+			 r->state == RESULT_COMPLETED ? result_verdict_to_string(r->verdict) : "");
+	}
 }
 
-static void grant_drop(struct daemon *d, const char *name)
+/* Asks the loop to take name again after a growing delay. */
+static void schedule_retry(struct daemon_job_env *env, const char *name)
 {
-	pthread_mutex_lock(&d->lock);
-	strmap_remove(d->granted, name);
-	pthread_mutex_unlock(&d->lock);
+	daemon_retries_schedule(env->retries, name);
+	if (env->wake)
+		env->wake(env->wake_arg);
 }
 
 static void now_ts(struct timespec *ts)
@@ -175,9 +162,9 @@ static void finish_error(struct job_ctx *c, const char *reason, const char *deta
 	}
 	c->r.detail = c->detail;
 	now_ts(&c->r.finished);
-	daemon_write_result(c->d, &c->r);
+	daemon_job_write_result(c->d, &c->r);
 	if (retry)
-		daemon_schedule_retry(c->d, c->job->name);
+		schedule_retry(c->d, c->job->name);
 }
 
 static void finish_final(struct job_ctx *c)
@@ -199,11 +186,11 @@ static void finish_final(struct job_ctx *c)
 		}
 	}
 	now_ts(&c->r.finished);
-	daemon_write_result(c->d, &c->r);
+	daemon_job_write_result(c->d, &c->r);
 	jobs_record_final(c->d->jobs, c->job->name, c->job->snap.sha256,
 			  result_state_to_string(c->r.state));
-	daemon_clear_retry(c->d, c->job->name);
-	grant_drop(c->d, c->job->name);
+	daemon_retries_clear(c->d->retries, c->job->name);
+	daemon_grants_drop(c->d->grants, c->job->name);
 }
 
 /* The user's text as a JSON string: as written when it is UTF-8, else with
@@ -274,7 +261,7 @@ static bool take_answers(struct job_ctx *c, enum level level, enum approval_stat
 	if (dfd < 0 || level < LEVEL_HIGH)
 		return true;
 	/* An answer consumed by an earlier attempt at this very content. */
-	if (grant_find(c->d, c->job->name, sha, &g)) {
+	if (daemon_grants_find(c->d->grants, c->job->name, sha, &g)) {
 		if (g.answer.kind == APPROVAL_APPROVE && level == LEVEL_HIGH)
 			*ap = APPROVAL_OK;
 		else if (g.answer.kind == APPROVAL_OVERRIDE)
@@ -288,7 +275,7 @@ static bool take_answers(struct job_ctx *c, enum level level, enum approval_stat
 		*ap = approval_take(dfd, base, APPROVAL_APPROVE, sha, answer, &err);
 		if (*ap != APPROVAL_NONE && !audit_answer(c, APPROVAL_APPROVE, answer, *ap, err, NULL)) {
 			if (*ap == APPROVAL_OK)
-				grant_keep(c->d, c->job->name, sha, answer, false, 0);
+				daemon_grants_keep(c->d->grants, c->job->name, sha, answer, false, 0);
 			return false;
 		}
 		if (*ap == APPROVAL_OK)
@@ -298,7 +285,7 @@ static bool take_answers(struct job_ctx *c, enum level level, enum approval_stat
 	*ov = approval_take(dfd, base, APPROVAL_OVERRIDE, sha, &tmp, &err);
 	bool recorded = *ov == APPROVAL_NONE || audit_answer(c, APPROVAL_OVERRIDE, &tmp, *ov, err, NULL);
 	if (!recorded && *ov == APPROVAL_OK)
-		grant_keep(c->d, c->job->name, sha, &tmp, false, 0);
+		daemon_grants_keep(c->d->grants, c->job->name, sha, &tmp, false, 0);
 	if (*ov == APPROVAL_OK || *ap == APPROVAL_NONE || *ap == APPROVAL_OK) {
 		*answer = tmp;
 	} else {
@@ -339,7 +326,7 @@ static void run_content(struct job_ctx *c, const struct policy_decision *pd,
 	}
 	c->r.state = RESULT_RUNNING;
 	now_ts(&c->r.started);
-	daemon_write_result(c->d, &c->r);
+	daemon_job_write_result(c->d, &c->r);
 	int rc = st->execute(st->ctx, c->job->name, &c->job->snap, a, pd->trust, &ex, &why);
 	if (rc < 0) {
 		_cleanup_free_ char *msg = xasprintf("%s", why ? why : strerror(-rc));
@@ -347,7 +334,7 @@ static void run_content(struct job_ctx *c, const struct policy_decision *pd,
 		json_decref(ex.json);
 		free(ex.detail);
 		if (strcmp(pd->by, "user") == 0)
-			grant_keep(c->d, c->job->name, c->job->snap.sha256, answer, c->first_recorded,
+			daemon_grants_keep(c->d->grants, c->job->name, c->job->snap.sha256, answer, c->first_recorded,
 				   c->first_seq);
 		if (rc == -ECANCELED) {
 			/* The agent stops: the run is recorded as killed by it, and
@@ -413,10 +400,7 @@ void daemon_job_run(void *arg, const struct jobs_item *item)
 		goto out;
 	}
 	c.r.assessment = a.json;
-	pthread_mutex_lock(&c.d->lock);
-	if ((unsigned)a.level <= LEVEL_BLOCKED)
-		c.d->counts_level[a.level]++;
-	pthread_mutex_unlock(&c.d->lock);
+	daemon_status_count_level(c.d->status, a.level);
 
 	/* The assessment comes first: the answers' records follow it, and the
 	 * decision that rests on them. */

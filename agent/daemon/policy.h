@@ -1,4 +1,4 @@
-/* Policy: what happens to assessed content (DESIGN.md "policy").
+/* Policy: what happens to assessed content (docs/ARCHITECTURE.md "Policy").
  *
  * LOW and MEDIUM run (trust "trusted" and "standard"); HIGH waits for a
  * confirmation (foo.approve) and then runs untrusted; BLOCKED does not run

@@ -15,28 +15,6 @@ struct docker {
 	long timeout_ms;
 };
 
-static const char *const docker_error_names[] = {
-	[DOCKER_OK] = "ok",
-	[DOCKER_ERR_UNREACHABLE] = "unreachable",
-	[DOCKER_ERR_TIMEOUT] = "timeout",
-	[DOCKER_ERR_PROTOCOL] = "protocol",
-	[DOCKER_ERR_TOO_LARGE] = "reply_too_large",
-	[DOCKER_ERR_NOT_FOUND] = "not_found",
-	[DOCKER_ERR_IMAGE_NOT_FOUND] = "image_not_found",
-	[DOCKER_ERR_CONFLICT] = "conflict",
-	[DOCKER_ERR_BAD_REQUEST] = "bad_request",
-	[DOCKER_ERR_SERVER] = "server",
-	[DOCKER_ERR_RUNTIME_MISSING] = "runtime_missing",
-	[DOCKER_ERR_IO] = "io",
-};
-
-const char *docker_error_to_string(enum docker_error e)
-{
-	if ((size_t)e >= ARRAY_SIZE(docker_error_names) || !docker_error_names[e])
-		return "unknown";
-	return docker_error_names[e];
-}
-
 struct docker *docker_new(const struct docker_options *opts)
 {
 	struct docker *d = xcalloc(1, sizeof(*d));
@@ -404,63 +382,4 @@ enum docker_error docker_network_remove(struct docker *d, const char *name, char
 		e = status_error("remove the network", &r, err);
 	docker_http_reply_clear(&r);
 	return e;
-}
-
-void docker_network_clear(struct docker_network *n)
-{
-	free(n->id);
-	free(n->name);
-	free(n->subnet);
-	free(n->gateway);
-	free(n->bridge);
-	memset(n, 0, sizeof(*n));
-}
-
-void docker_version_clear(struct docker_version *v)
-{
-	free(v->version);
-	free(v->api_version);
-	free(v->kernel_version);
-	free(v->os);
-	free(v->arch);
-	memset(v, 0, sizeof(*v));
-}
-
-void docker_strv_free(char **v)
-{
-	for (char **p = v; p && *p; p++)
-		free(*p);
-	free(v);
-}
-
-void docker_info_clear(struct docker_info *i)
-{
-	free(i->server_version);
-	free(i->cgroup_driver);
-	free(i->default_runtime);
-	docker_strv_free(i->runtimes);
-	memset(i, 0, sizeof(*i));
-}
-
-bool docker_info_has_runtime(const struct docker_info *i, const char *name)
-{
-	for (size_t k = 0; k < i->n_runtimes; k++)
-		if (strcmp(i->runtimes[k], name) == 0)
-			return true;
-	return false;
-}
-
-void docker_image_clear(struct docker_image *i)
-{
-	free(i->id);
-	free(i->os);
-	free(i->arch);
-	memset(i, 0, sizeof(*i));
-}
-
-void docker_container_state_clear(struct docker_container_state *s)
-{
-	free(s->status);
-	free(s->error);
-	memset(s, 0, sizeof(*s));
 }

@@ -1,11 +1,12 @@
 /* The only place that builds or reads Docker JSON (jansson). Every reply is
  * checked for shape before use: a reply that is not what the API documents
  * gives DOCKER_ERR_PROTOCOL with *err (caller frees) saying what was wrong.
- * Parsed structs are freed with their *_clear() from docker.h. */
+ * Parsed structs are freed with their *_clear() from docker_types.h. */
 #ifndef MAI_DOCKER_CODEC_H
 #define MAI_DOCKER_CODEC_H
 
-#include "docker.h"
+#include "docker_error.h"
+#include "docker_types.h"
 
 /* The body of POST /containers/create; caller frees. */
 char *docker_codec_create_body(const struct docker_create_params *p);

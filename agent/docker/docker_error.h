@@ -1,4 +1,4 @@
-/* Typed errors of the Docker client. docker_error_to_string() (docker.c) gives
+/* Typed errors of the Docker client. docker_error_to_string() (docker_error.c) gives
  * a short name; the actionable message goes into the char **err out-parameter
  * of the call that failed. */
 #ifndef MAI_DOCKER_ERROR_H

@@ -1,6 +1,7 @@
 /* HTTP over the Docker Unix socket with libcurl. One easy handle per call, so
- * calls are safe from any thread. Replies are capped in size. Only docker.c
- * uses this module. */
+ * calls are safe from any thread. Replies are capped in size. docker.c makes its
+ * calls through it; the sandbox reads and writes a container's attach stream
+ * (struct docker_stream) through it too. */
 #ifndef MAI_DOCKER_HTTP_H
 #define MAI_DOCKER_HTTP_H
 

@@ -1,7 +1,7 @@
 /* Names in the drop directory: which ones are scripts, which are the user's
  * answers to a held script, and which the agent ignores on purpose (and why).
  *
- * Decisions (DESIGN.md "The files a user sees"):
+ * Decisions (docs/ARCHITECTURE.md "The files a user sees"):
  * - A script is a name ending in ".py" (lower case) with at least one
  *   character before it, that is not hidden.
  * - Ignored, with a reason for the debug log: hidden names (leading '.',

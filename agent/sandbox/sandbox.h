@@ -1,6 +1,6 @@
 /* The sandbox: runs one snapshot of a Python script in a fresh single-use
  * container created through the Docker Engine API with every default of
- * DESIGN.md "Sandbox defaults". The code goes in over the attach stream's
+ * docs/ARCHITECTURE.md "Sandbox defaults". The code goes in over the attach stream's
  * stdin; stdout and stderr come back separately, each capped. The wall-clock
  * timeout is the agent's own timer ending in SIGKILL. The container is
  * removed after every run.

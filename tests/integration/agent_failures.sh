@@ -1,5 +1,5 @@
 #!/bin/sh
-# The agent through the failures DESIGN.md names, for real:
+# The agent through the failures docs/ARCHITECTURE.md "Failure behaviour" names, for real:
 #  - A full audit disk: the audit log directory is a 256 KiB tmpfs (root
 #    only; 77 otherwise unless MAI_REQUIRE_REAL=1); filled up, a drop must
 #    not run (state error about the audit log, no execution); freed, it runs.

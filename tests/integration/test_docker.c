@@ -1,6 +1,6 @@
 /* The Docker client against the real engine: ping, version, info, image
  * inspect, then one run of the sandbox image with every hardened setting of
- * DESIGN.md "Sandbox defaults" (create, attach, start, wait, remove). */
+ * docs/ARCHITECTURE.md "Sandbox defaults" (create, attach, start, wait, remove). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

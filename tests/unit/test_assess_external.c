@@ -84,7 +84,7 @@ static void test_bandit_missing_and_timeout_are_noted(void **state)
 /* The step check and the daemon share: only enabled analyzers run, a
  * missing one is a note, and the settings work from a copy that outlives
  * the configuration it came from (a reload frees that). */
-static void test_external_add_follows_settings(void **state)
+static void test_analyzers_follow_settings(void **state)
 {
 	struct assess_rules *rules = NULL;
 	char *err = NULL;
@@ -98,8 +98,8 @@ static void test_external_add_follows_settings(void **state)
 	assert_int_equal(assess_source(rules, "t.py", (const uint8_t *)src, sizeof(src) - 1, &native), 0);
 
 	/* none enabled: the native result as it was */
-	assert_int_equal(assess_source(rules, "t.py", (const uint8_t *)src, sizeof(src) - 1, &r), 0);
-	assess_external_add(&from_config, NULL, rules, (const uint8_t *)src, sizeof(src) - 1, &r);
+	assert_int_equal(assess_with_analyzers(rules, &from_config, NULL, "t.py", (const uint8_t *)src,
+					       sizeof(src) - 1, &r), 0);
 	assert_int_equal(r.n_notes, 0);
 	assert_int_equal(r.n_findings, native.n_findings);
 	assert_int_equal(r.level, native.level);
@@ -109,8 +109,8 @@ static void test_external_add_follows_settings(void **state)
 	config_analyzers_copy(&copy, &from_config);
 	config_analyzers_clear(&from_config);
 	assert_null(from_config.bandit.path);
-	assert_int_equal(assess_source(rules, "t.py", (const uint8_t *)src, sizeof(src) - 1, &r), 0);
-	assess_external_add(&copy, NULL, rules, (const uint8_t *)src, sizeof(src) - 1, &r);
+	assert_int_equal(assess_with_analyzers(rules, &copy, NULL, "t.py", (const uint8_t *)src,
+					       sizeof(src) - 1, &r), 0);
 	assert_int_equal(r.n_notes, 2);
 	assert_string_equal(r.notes[0], "bandit: not installed ('/nonexistent/bandit' not found in "
 			    "PATH); native findings only");
@@ -169,8 +169,7 @@ static json_t *assess_corpus(const struct assess_rules *rules, struct bandit_wor
 	struct config_analyzers a = { .bandit = { true, "bandit", NULL, timeout_ms } };
 
 	assert_int_equal(fileio_read_path(path, 1 << 20, &text, &len), 0);
-	assert_int_equal(assess_source(rules, name, (const uint8_t *)text, len, &r), 0);
-	assess_external_add(&a, bw, rules, (const uint8_t *)text, len, &r);
+	assert_int_equal(assess_with_analyzers(rules, &a, bw, name, (const uint8_t *)text, len, &r), 0);
 	*n_bandit = 0;
 	for (size_t i = 0; i < r.n_findings; i++)
 		*n_bandit += !strcmp(r.findings[i].source, "bandit");
@@ -333,7 +332,7 @@ int main(void)
 		cmocka_unit_test(test_bandit_real_run_merges),
 		cmocka_unit_test(test_bandit_missing_and_timeout_are_noted),
 		cmocka_unit_test(test_semgrep_recorded_report),
-		cmocka_unit_test(test_external_add_follows_settings),
+		cmocka_unit_test(test_analyzers_follow_settings),
 		cmocka_unit_test(test_resident_worker_matches_one_shot),
 		cmocka_unit_test(test_resident_worker_death_and_timeout),
 		cmocka_unit_test(test_resident_worker_falls_back),

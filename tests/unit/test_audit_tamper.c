@@ -1,5 +1,5 @@
-/* Fault injection: every way of changing a signed log that DESIGN.md lists
- * must be caught, at the right first sequence number, and an untouched log
+/* Fault injection: every way of changing a signed log that
+ * docs/ARCHITECTURE.md "What verification catches" lists must be caught, at the right first sequence number, and an untouched log
  * must never raise a false alarm. */
 #include <errno.h>
 #include <setjmp.h>

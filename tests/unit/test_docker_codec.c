@@ -226,7 +226,7 @@ static void test_error_message(void **state)
 	free(s);
 }
 
-/* The create body carries every default of DESIGN.md "Sandbox defaults". */
+/* The create body carries every default of docs/ARCHITECTURE.md "Sandbox defaults". */
 static void test_create_body_hardening(void **state)
 {
 	const char *cmd[] = { "python3", "-", NULL };

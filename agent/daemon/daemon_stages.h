@@ -1,0 +1,82 @@
+/* What the daemon calls the stages of a job with (daemon.h): the assessor,
+ * the sandbox and the audit log come from other folders, wired in by cmd/
+ * (cmd_run.c), so that the daemon depends on none of them and its tests can
+ * stand in for them. Types only, shared by the loop (daemon.c) and a job
+ * (daemon_job.c). */
+#ifndef MAI_DAEMON_STAGES_H
+#define MAI_DAEMON_STAGES_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "audit.h"
+#include "audit_event.h"
+#include "config.h"
+#include "intake.h"
+#include "level.h"
+#include "result.h"
+
+struct daemon_assessment {
+	enum level level;
+	bool rejected;   /* not valid source text, or inline metadata that cannot be honoured */
+	const char *reject_reason; /* static id of the rejection; NULL: "not_text" */
+	char *detail;    /* for a rejection: what is wrong and what to do; freed by the daemon */
+	json_t *json;    /* new reference, taken over by the daemon */
+	/* The shape of the code, for the sandbox's limits. */
+	size_t bytes, lines, loops, imports, max_nesting;
+};
+
+struct daemon_execution {
+	enum result_verdict verdict;
+	int exit_code, signal;
+	/* Static id when the run ended for a reason of its own (the script's
+	 * dependencies could not be installed); NULL otherwise. */
+	const char *reason;
+	char *detail;    /* for sandbox_error; freed by the daemon */
+	json_t *json;    /* new reference, taken over by the daemon */
+};
+
+struct daemon_stages {
+	/* Assesses a snapshot. 0, or -errno when the assessor itself failed
+	 * (state error, retried). Called on worker threads. */
+	int (*assess)(void *ctx, const char *name, const struct intake_snapshot *snap,
+		      struct daemon_assessment *out);
+	/* Runs a snapshot at a trust level. 0 with a verdict, or -errno when
+	 * the sandbox could not be used (Docker down: state error, retried).
+	 * *detail_out (may be set on failure) says what failed. */
+	int (*execute)(void *ctx, const char *name, const struct intake_snapshot *snap,
+		       const struct daemon_assessment *a, enum trust trust,
+		       struct daemon_execution *out, char **detail_out);
+	/* Appends one audit record of type e (fields borrowed; they must carry
+	 * what audit_event_check asks of e) and returns its sequence number;
+	 * durable on return. -errno means nothing may run. */
+	int (*audit)(void *ctx, enum audit_event e, json_t *fields, uint64_t *seq);
+	/* Writes the .audit sidecar of a job (its records plus an inclusion
+	 * proof) to path and fills *pos (the checkpoint size proved against,
+	 * the last record's entry hash). May be NULL. 0 or -errno. */
+	int (*audit_sidecar)(void *ctx, const uint64_t *seqs, size_t n, const char *path,
+			     struct audit_sidecar_info *pos);
+	/* Kills every running execution (SIGTERM/SIGINT); each worker then
+	 * records its job as ended. May be NULL. */
+	void (*cancel_all)(void *ctx);
+	/* Whether Docker answered when last checked, for status.json; never
+	 * waits on Docker. false: not known (yet). Otherwise *reachable, when
+	 * (wall clock) and, when not reachable, *why (caller frees; may be
+	 * NULL). May be NULL: not known. */
+	bool (*docker_health)(void *ctx, bool *reachable, struct timespec *checked, char **why);
+	/* SIGHUP: applies what a newly loaded configuration changes in the
+	 * stages (the assessor's rules and thresholds from config_dir, the
+	 * sandbox's limits per trust level and output caps) to the jobs that
+	 * start afterwards; jobs already running finish with what they started
+	 * with. Values are copied: cfg is borrowed for the call only. 0, or
+	 * -errno with *err (caller frees): the reload is refused and nothing
+	 * changed. May be NULL. Called on the loop's thread. */
+	int (*reload)(void *ctx, const struct mai_config *cfg, const char *config_dir,
+		      char **err);
+	void *ctx;
+};
+
+#endif

@@ -1,0 +1,112 @@
+/* status.json and the counts it shows (daemon_status.h). */
+#include "daemon_status.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "macro.h"
+
+struct daemon_status {
+	pthread_mutex_t lock;
+	unsigned counts_state[RESULT_ERROR + 1];
+	unsigned counts_level[LEVEL_BLOCKED + 1];
+	bool dirty;
+};
+
+struct daemon_status *daemon_status_new(void)
+{
+	struct daemon_status *st = xcalloc(1, sizeof(*st));
+	pthread_mutex_init(&st->lock, NULL);
+	return st;
+}
+
+void daemon_status_free(struct daemon_status *st)
+{
+	if (!st)
+		return;
+	pthread_mutex_destroy(&st->lock);
+	free(st);
+}
+
+void daemon_status_count_state(struct daemon_status *st, enum result_state s)
+{
+	pthread_mutex_lock(&st->lock);
+	/* Answers by state: the transient queued/running sidecars do not count. */
+	if ((unsigned)s <= RESULT_ERROR && s != RESULT_QUEUED && s != RESULT_RUNNING)
+		st->counts_state[s]++;
+	st->dirty = true;
+	pthread_mutex_unlock(&st->lock);
+}
+
+void daemon_status_count_level(struct daemon_status *st, enum level l)
+{
+	pthread_mutex_lock(&st->lock);
+	if ((unsigned)l <= LEVEL_BLOCKED)
+		st->counts_level[l]++;
+	st->dirty = true;
+	pthread_mutex_unlock(&st->lock);
+}
+
+bool daemon_status_dirty(struct daemon_status *st)
+{
+	pthread_mutex_lock(&st->lock);
+	bool d = st->dirty;
+	pthread_mutex_unlock(&st->lock);
+	return d;
+}
+
+int daemon_status_write(struct daemon_status *st, const char *state_dir,
+			const struct daemon_status_facts *f)
+{
+	json_t *states = json_object(), *levels = json_object();
+
+	pthread_mutex_lock(&st->lock);
+	for (unsigned i = RESULT_COMPLETED; i <= RESULT_ERROR; i++)
+		json_object_set_new(states, result_state_to_string(i),
+				    json_integer(st->counts_state[i]));
+	for (unsigned i = 0; i <= LEVEL_BLOCKED; i++)
+		json_object_set_new(levels, level_to_string(i), json_integer(st->counts_level[i]));
+	st->dirty = false;
+	pthread_mutex_unlock(&st->lock);
+
+	json_t *o = json_pack("{s:i, s:s, s:I, s:I, s:s, s:b,"
+			      " s:{s:i, s:i, s:i, s:I, s:I, s:I}, s:o, s:o, s:s}",
+		"schema_version", 1, "agent_version", MAI_VERSION,
+		"pid", (json_int_t)getpid(),
+		"uptime_s", (json_int_t)f->uptime_s,
+		"drop_dir", f->drop_dir,
+		"watching", f->watching,
+		"queue", "queued", f->queued, "running", f->running, "workers", f->workers,
+		"retrying", (json_int_t)f->retrying, "submitted", (json_int_t)f->submitted,
+		"superseded", (json_int_t)f->superseded,
+		"states", states, "levels", levels,
+		"config_sha256", f->config_sha256);
+	if (!f->docker_known) {
+		json_object_set_new(o, "docker_reachable", json_null());
+	} else {
+		char when[40];
+		result_format_time(f->docker_checked, when, sizeof(when));
+		json_object_set_new(o, "docker_reachable", json_boolean(f->docker_reachable));
+		json_object_set_new(o, "docker_checked", json_string(when));
+		if (f->docker_error)
+			json_object_set_new(o, "docker_error", json_string(f->docker_error));
+	}
+	char *text = json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS);
+	json_decref(o);
+	_cleanup_free_ char *path = xasprintf("%s/%s", state_dir, DAEMON_STATUS_NAME);
+	int r = fileio_write_replace(path, text, strlen(text), 0644);
+	free(text);
+	return r;
+}
+
+enum daemon_liveness daemon_liveness(long long pid, long long age_s)
+{
+	if (pid <= 0 || (kill((pid_t)pid, 0) < 0 && errno == ESRCH))
+		return DAEMON_GONE;
+	return age_s >= 0 && age_s <= DAEMON_STATUS_STALE_S ? DAEMON_RUNNING : DAEMON_STUCK;
+}

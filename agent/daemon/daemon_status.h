@@ -1,0 +1,62 @@
+/* status.json: the agent's health as the daemon last wrote it (every second
+ * and at every change), read by 'mai-agent status' and the audit view. The
+ * counts of answers by state and of assessments by level are kept here,
+ * under a lock of their own, so that any worker may count. */
+#ifndef MAI_DAEMON_STATUS_H
+#define MAI_DAEMON_STATUS_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "level.h"
+#include "result.h"
+
+/* Path of status.json in the state directory. */
+#define DAEMON_STATUS_NAME "status.json"
+
+/* How alive the agent that wrote status.json is, from the pid in it and the
+ * file's age in seconds: it rewrites the file every second, so a file older
+ * than DAEMON_STATUS_STALE_S from a live pid means that process is stuck
+ * (or is not the agent). mai-agent status and the view's status.json both
+ * judge by this. */
+enum daemon_liveness {
+	DAEMON_RUNNING,
+	DAEMON_GONE,  /* no such process: killed, or ended without cleaning up */
+	DAEMON_STUCK, /* alive, but status.json is stale */
+};
+#define DAEMON_STATUS_STALE_S 30
+enum daemon_liveness daemon_liveness(long long pid, long long age_s);
+
+struct daemon_status;
+
+/* NULL never (allocation aborts). daemon_status_free() releases it. */
+struct daemon_status *daemon_status_new(void);
+void daemon_status_free(struct daemon_status *st);
+/* A sidecar of this state was written (queued and running do not count). */
+void daemon_status_count_state(struct daemon_status *st, enum result_state s);
+/* A content was assessed at this level. */
+void daemon_status_count_level(struct daemon_status *st, enum level l);
+/* Whether something changed since the last daemon_status_write(). */
+bool daemon_status_dirty(struct daemon_status *st);
+
+/* What the loop knows besides the counts, as of now. */
+struct daemon_status_facts {
+	long long uptime_s;
+	const char *drop_dir;
+	bool watching;
+	unsigned queued, running, workers;
+	uint64_t retrying, submitted, superseded;
+	const char *config_sha256;
+	/* Docker as last checked: known false leaves docker_reachable null. */
+	bool docker_known, docker_reachable;
+	const struct timespec *docker_checked;
+	const char *docker_error; /* NULL: none */
+};
+
+/* Writes state_dir/status.json (replaced atomically, not fsynced: it is
+ * rewritten every second) and clears the dirty flag. 0 or -errno. */
+int daemon_status_write(struct daemon_status *st, const char *state_dir,
+			const struct daemon_status_facts *f);
+
+#endif
