@@ -94,7 +94,7 @@ int audit_stats_read(const char *log_dir, struct audit_stats *out)
 			last_size = st.st_size;
 		}
 	}
-	uint64_t seq;
+	uint64_t seq = 0;
 	if (last[0] && last_seq(dirfd(d), last, last_size, &seq) == 0)
 		out->records = seq + 1;
 	read_checkpoint(dirfd(d), out);

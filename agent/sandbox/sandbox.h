@@ -106,7 +106,7 @@ struct sandbox_options {
  * used is replaced), at most the number of workers and of CPUs, and only as
  * many as fit in a sixteenth of the available memory at
  * SANDBOX_POOL_IDLE_BYTES each for the three trust levels (0 below about
- * 300 MB available). */
+ * 768 MB available). */
 unsigned sandbox_pool_auto_size(int64_t cpus_nano, int64_t memory_available, unsigned workers);
 
 /* Fills opts with the built-in defaults. */
