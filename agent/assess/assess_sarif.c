@@ -470,10 +470,29 @@ void assess_sarif_set_version(struct assess_sarif *s, enum assess_sarif_tool too
 	s->runs[tool].version = version ? xstrdup(version) : NULL;
 }
 
+/* A result about the whole file rather than its code (rejected, unreadable):
+ * an error of the native run at region (taken; may be NULL), also a
+ * notification, and the run did not assess everything it was given. */
+static void add_file_result(struct assess_sarif *s, const struct rule_text *t, const char *path,
+			    json_t *artifact, json_t *region, const char *msg)
+{
+	struct assess_sarif_run *run = &s->runs[ASSESS_SARIF_NATIVE];
+	size_t ri = rule_index(run, t->id, t);
+	char *fp = xasprintf("%s:1", t->id);
+
+	json_array_append_new(run->results,
+			      json_pack("{s:s, s:I, s:s, s:{s:s}, s:[o], s:{s:s}}", "ruleId", t->id,
+					"ruleIndex", (json_int_t)ri, "level", "error", "message", "text",
+					msg, "locations", location(artifact, region, NULL),
+					"partialFingerprints", "primaryLocationLineHash", fp));
+	add_notification(run, "error", path, msg, artifact);
+	run->failed = 1;
+	free(fp);
+}
+
 static void add_rejection(struct assess_sarif *s, const char *path, const char *data, size_t len,
 			  const struct assess_result *r, json_t *artifact)
 {
-	struct assess_sarif_run *run = &s->runs[ASSESS_SARIF_NATIVE];
 	static const struct rule_text t = {
 		.id = RULE_REJECTED, .name = "rejected-file",
 		.short_text = "not Python source text: the agent refuses to run it",
@@ -490,20 +509,11 @@ static void add_rejection(struct assess_sarif *s, const char *path, const char *
 	unsigned col = 1 + code_points(data + line_start, off - line_start);
 	char *msg = xasprintf("Rejected: %s at byte %zu; the file was not assessed and does not run.",
 			      r->rejection, r->rejection_offset);
-	char *fp = xasprintf("%s:1", RULE_REJECTED);
-	size_t ri = rule_index(run, RULE_REJECTED, &t);
 	json_t *region = json_pack("{s:I, s:I, s:I, s:I}", "startLine", (json_int_t)line,
 				   "startColumn", (json_int_t)col, "endLine", (json_int_t)line,
 				   "endColumn", (json_int_t)col + 1);
-	json_array_append_new(run->results,
-			      json_pack("{s:s, s:I, s:s, s:{s:s}, s:[o], s:{s:s}}", "ruleId", RULE_REJECTED,
-					"ruleIndex", (json_int_t)ri, "level", "error", "message", "text",
-					msg, "locations", location(artifact, region, NULL),
-					"partialFingerprints", "primaryLocationLineHash", fp));
-	add_notification(run, "error", path, msg, artifact);
-	run->failed = 1;
+	add_file_result(s, &t, path, artifact, region, msg);
 	free(msg);
-	free(fp);
 }
 
 void assess_sarif_add(struct assess_sarif *s, const char *path, const char *data, size_t len,
@@ -558,7 +568,6 @@ void assess_sarif_add(struct assess_sarif *s, const char *path, const char *data
 
 void assess_sarif_add_unreadable(struct assess_sarif *s, const char *path, const char *reason)
 {
-	struct assess_sarif_run *run = &s->runs[ASSESS_SARIF_NATIVE];
 	static const struct rule_text t = {
 		.id = RULE_UNREADABLE, .name = "unreadable-file",
 		.short_text = "the file could not be read, so it was not assessed",
@@ -568,18 +577,9 @@ void assess_sarif_add_unreadable(struct assess_sarif *s, const char *path, const
 	};
 	json_t *artifact = artifact_location(s, path);
 	char *msg = xasprintf("Cannot read the file: %s; it was not assessed.", reason);
-	char *fp = xasprintf("%s:1", RULE_UNREADABLE);
-	size_t ri = rule_index(run, RULE_UNREADABLE, &t);
-	json_array_append_new(run->results,
-			      json_pack("{s:s, s:I, s:s, s:{s:s}, s:[o], s:{s:s}}", "ruleId",
-					RULE_UNREADABLE, "ruleIndex", (json_int_t)ri, "level", "error",
-					"message", "text", msg, "locations",
-					location(artifact, json_pack("{s:i}", "startLine", 1), NULL),
-					"partialFingerprints", "primaryLocationLineHash", fp));
-	add_notification(run, "error", path, msg, artifact);
-	run->failed = 1;
+
+	add_file_result(s, &t, path, artifact, json_pack("{s:i}", "startLine", 1), msg);
 	free(msg);
-	free(fp);
 	json_decref(artifact);
 }
 

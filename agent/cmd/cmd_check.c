@@ -353,6 +353,18 @@ rules:
 	return 0;
 }
 
+/* The index of arg in names (NULL-terminated, in the order of the enum it
+ * stands for), or -1 after saying what --option expects. */
+static int choice(const char *option, const char *arg, const char *const names[],
+		  const char *expected)
+{
+	for (int i = 0; names[i]; i++)
+		if (!strcmp(arg, names[i]))
+			return i;
+	log_errorx("unknown --%s '%s'; use %s", option, arg, expected);
+	return -1;
+}
+
 int cmd_check(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -375,27 +387,25 @@ int cmd_check(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "f:c:nj:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'f':
-			if (!strcmp(optarg, "text")) format = FORMAT_TEXT;
-			else if (!strcmp(optarg, "json")) format = FORMAT_JSON;
-			else if (!strcmp(optarg, "sarif")) format = FORMAT_SARIF;
-			else {
-				log_errorx("unknown --format '%s'; use text, json or sarif", optarg);
+		case 'f': {
+			static const char *const names[] = { "text", "json", "sarif", NULL };
+			int i = choice("format", optarg, names, "text, json or sarif");
+			if (i < 0)
 				return MAI_EXIT_USAGE;
-			}
+			format = (enum format)i;
 			break;
+		}
 		case 'c':
 			config_dir = optarg;
 			break;
-		case 'C':
-			if (!strcmp(optarg, "auto")) context = CONTEXT_AUTO;
-			else if (!strcmp(optarg, "always")) context = CONTEXT_ALWAYS;
-			else if (!strcmp(optarg, "never")) context = CONTEXT_NEVER;
-			else {
-				log_errorx("unknown --context '%s'; use auto, always or never", optarg);
+		case 'C': {
+			static const char *const names[] = { "auto", "always", "never", NULL };
+			int i = choice("context", optarg, names, "auto, always or never");
+			if (i < 0)
 				return MAI_EXIT_USAGE;
-			}
+			context = (enum context)i;
 			break;
+		}
 		case 'n':
 			native_only = 1;
 			break;

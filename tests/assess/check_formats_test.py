@@ -8,14 +8,7 @@ import subprocess
 import sys
 import tempfile
 
-agent = os.environ["MAI_AGENT"]
-root = os.environ["MAI_SOURCE_ROOT"]
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
+from checklib import agent, check, failures, finish, root, skip_or_fail
 
 
 def run(*args):
@@ -145,7 +138,4 @@ with tempfile.TemporaryDirectory() as d:
         p = run("--config-dir", cfg, "--format", "sarif", d)
         jsonschema.validate(json.loads(p.stdout), sarif_schema)
 
-for f in failures:
-    print("FAIL " + f)
-print("%d failures" % len(failures))
-sys.exit(1 if failures else 0)
+finish()

@@ -12,23 +12,12 @@ import subprocess
 import sys
 import tempfile
 
-agent = os.environ["MAI_AGENT"]
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
+from checklib import agent, check, finish, skip_or_fail
 
 
 for editor in ("vim", "emacs"):
     if not shutil.which(editor):
-        msg = "%s is not installed (packaging/install-deps.sh installs it)" % editor
-        if os.environ.get("MAI_REQUIRE_REAL") == "1":
-            print("FAIL " + msg)
-            sys.exit(1)
-        print("SKIP: " + msg)
-        sys.exit(77)
+        skip_or_fail("%s is not installed (packaging/install-deps.sh installs it)" % editor)
 
 SCRIPT = """import subprocess
 print("at 12:30: lunch, 7:05: tea")
@@ -114,7 +103,4 @@ with tempfile.TemporaryDirectory() as d:
         got.append((name, int(lnum), int(col), etype.get(typ, typ)))
     check(got == want, "emacs compilation entries:\n%s\nexpected:\n%s\n%s" % (got, want, em.stderr[-1000:]))
 
-for f in failures:
-    print("FAIL " + f)
-print("%d failures" % len(failures))
-sys.exit(1 if failures else 0)
+finish()

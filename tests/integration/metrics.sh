@@ -32,14 +32,7 @@ command -v promtool > /dev/null || skip "promtool is not installed (packaging/in
 
 agent_setup "$W" || exit 1
 mkdir -p "$W/mnt"
-agent_start "$W" --mount="$W/mnt"
-rc=$?
-if [ $rc -ne 0 ]; then
-	[ $rc -eq 4 ] && skip "Docker or the sandbox image is not usable for the agent"
-	echo "FAIL: the agent did not start (exit $rc)" >&2
-	cat "$W/agent.log" >&2
-	exit 1
-fi
+agent_start_or_skip "$W" --mount="$W/mnt"
 
 # wait_state NAME STATE: until drop/NAME.result.json says so (60 s at most).
 wait_state() {
