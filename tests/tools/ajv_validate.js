@@ -2,9 +2,10 @@
 // Compiles a JSON Schema (draft 2020-12) with Ajv in strict mode, every
 // strict check an error (strictTypes, strictTuples, strictRequired, unknown
 // keywords and formats), and validates documents against it.
-// Usage: node ajv_validate.js SCHEMA [DOC...]; prints "ok DOC" for a valid
-// document and "DOC: POINTER: MESSAGE" for each error of an invalid one;
-// exit 0 when the schema compiles and every DOC is valid, 1 otherwise.
+// Usage: node ajv_validate.js SCHEMA [DOC...]; prints one JSON object per
+// document and line, {"doc": PATH, "valid": BOOL, "errors": ["POINTER: MESSAGE"]}
+// (JSON, so that a file name with a newline stays on its line); exit 0 when
+// the schema compiles and every DOC is valid, 1 otherwise.
 // Ajv comes from tests/tools/npm/node_modules (packaging/install-validators.sh).
 "use strict";
 const fs = require("fs");
@@ -29,12 +30,10 @@ try {
 }
 let bad = 0;
 for (const doc of docs) {
-	if (validate(JSON.parse(fs.readFileSync(doc, "utf8")))) {
-		console.log(`ok ${doc}`);
-	} else {
+	const valid = validate(JSON.parse(fs.readFileSync(doc, "utf8")));
+	const errors = valid ? [] : validate.errors.map((e) => `${e.instancePath || "/"}: ${e.message}`);
+	if (!valid)
 		bad++;
-		for (const e of validate.errors)
-			console.log(`${doc}: ${e.instancePath || "/"}: ${e.message}`);
-	}
+	console.log(JSON.stringify({ doc, valid, errors }));
 }
 process.exit(bad ? 1 : 0);

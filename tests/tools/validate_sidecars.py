@@ -25,17 +25,30 @@ def ajv_available():
     return shutil.which("node") and os.path.isdir(os.path.join(HERE, "npm", "node_modules", "ajv"))
 
 
-def ajv_check(schema_path, paths):
-    """Ajv (strict) on paths: a list of error strings, [] when all are valid."""
-    errs = []
+def ajv_run(schema_path, paths):
+    """Ajv's verdicts on paths: {path: [error strings]} ([] when valid), and
+    the errors of the run itself."""
+    verdicts, problems = {}, []
     for i in range(0, len(paths), 200):
         chunk = paths[i:i + 200]
         p = subprocess.run(["node", AJV, schema_path] + chunk, capture_output=True, text=True)
-        lines = p.stdout.splitlines()
-        errs += ["ajv: " + line for line in lines if not line.startswith("ok ")]
-        n_ok = sum(line.startswith("ok ") for line in lines)
-        if p.returncode not in (0, 1) or (p.returncode == 0 and n_ok != len(chunk)):
-            errs.append("ajv: %s: exit %d: %s" % (schema_path, p.returncode, p.stderr.strip()))
+        for line in p.stdout.splitlines():
+            try:
+                v = json.loads(line)
+                verdicts[v["doc"]] = v["errors"]
+            except (ValueError, KeyError, TypeError):
+                problems.append("ajv: %s" % line)
+        if p.returncode not in (0, 1) or any(path not in verdicts for path in chunk):
+            problems.append("ajv: %s: exit %d, no verdict for some files: %s" %
+                            (schema_path, p.returncode, p.stderr.strip()[-500:]))
+    return verdicts, problems
+
+
+def ajv_check(schema_path, paths):
+    """Ajv (strict) on paths: a list of error strings, [] when all are valid."""
+    verdicts, errs = ajv_run(schema_path, paths)
+    for path, problems in sorted(verdicts.items()):
+        errs += ["ajv: %s: %s" % (path, e) for e in problems]
     return errs
 
 
