@@ -109,6 +109,36 @@ with tempfile.TemporaryDirectory() as work:
           and mai005[0]["helpUri"] == "https://cwe.mitre.org/data/definitions/78.html",
           "MAI005's descriptor: %s" % mai005)
 
+    # 1b. A Semgrep run of its own: Semgrep is not a Debian package, so a
+    # stand-in program prints its JSON report (tests/assess/semgrep-report.json,
+    # the real format) and its version; the agent runs it as it runs Semgrep.
+    fake = os.path.join(work, "semgrep")
+    with open(fake, "w") as f:
+        f.write('#!/bin/sh\n[ "$1" = --version ] && { echo 1.45.0; exit 0; }\ncat "%s"\n' %
+                os.path.join(root, "tests", "assess", "semgrep-report.json"))
+    os.chmod(fake, 0o755)
+    cfg = os.path.join(work, "cfg")
+    os.mkdir(cfg)
+    with open(os.path.join(cfg, "security.yaml"), "w") as f:
+        f.write("analyzers:\n  bandit:\n    enabled: false\n  semgrep:\n    enabled: true\n"
+                "    path: %s\n" % fake)
+    rc, log, err = sarif(root, "examples/scripts/high_eval.py", config=cfg)
+    runs = {r["tool"]["driver"]["name"]: r for r in log["runs"]}
+    sg = runs.get("Semgrep", {})
+    check(sorted(runs) == ["Semgrep", "mai-agent"] and sg["tool"]["driver"].get("version") == "1.45.0"
+          and {r["ruleId"] for r in sg["results"]} == {
+              "python.lang.security.audit.subprocess-shell-true.subprocess-shell-true",
+              "python.lang.security.audit.eval-detected.eval-detected"},
+          "Semgrep's findings in a run of their own: %s" % json.dumps(log)[:1000])
+    check(any(r.get("name") == "SubprocessShellTrue" and "external/cwe/cwe-078" in r["properties"]["tags"]
+              for r in sg.get("tool", {}).get("driver", {}).get("rules", [])),
+          "Semgrep's rule descriptor: %s" % sg.get("tool"))
+    path = os.path.join(work, "semgrep.sarif")
+    with open(path, "w") as f:
+        json.dump(log, f)
+    bad = [x for x in validate(tool, path, work) if x[0] in ("error", "warning")]
+    check(not bad, "Multitool on the Semgrep run: %s" % bad[:5])
+
     # 2. Fingerprints: unchanged by lines added above and by indentation
     # elsewhere; a second identical line is a second occurrence.
     proj = os.path.join(work, "proj")
