@@ -10,51 +10,34 @@
 # log's series are still there.
 # Exit 77 without promtool, Docker or FUSE, unless MAI_REQUIRE_REAL=1.
 set -u
-AGENT=${MAI_AGENT:?MAI_AGENT must name the mai-agent binary}
+
+. "$(dirname "$0")/agent_lib.sh"
 SRC=${MAI_SOURCE_ROOT:?MAI_SOURCE_ROOT must name the source tree}
-W=$(mktemp -d "${TMPDIR:-/tmp}/mai-metrics.XXXXXX")
-fails=0
-skip() {
-	if [ "${MAI_REQUIRE_REAL:-0}" = 1 ]; then echo "FAIL: $*" >&2; exit 1; fi
-	echo "SKIP: $*" >&2
-	exit 77
+
+on_exit() {
+	grep -q " $T/mnt " /proc/mounts 2>/dev/null && fusermount3 -u -z "$T/mnt"
 }
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
-. "$SRC/tests/integration/agent_start.sh"
-cleanup() {
-	agent_stop
-	grep -q " $W/mnt " /proc/mounts 2>/dev/null && fusermount3 -u -z "$W/mnt"
-	rm -rf "$W"
-}
-trap cleanup EXIT
 command -v promtool > /dev/null || skip "promtool is not installed (packaging/install-deps.sh installs prometheus)"
 [ -e /dev/fuse ] && command -v fusermount3 > /dev/null || skip "no /dev/fuse or fusermount3"
+require_docker /var/run/docker.sock
 
-agent_setup "$W" || exit 1
-mkdir -p "$W/mnt"
-agent_start_or_skip "$W" --mount="$W/mnt"
+# The shipped defaults (pool_size: auto) but for the paths and the key.
+write_agent_config "$T/drop" "$T/state"
+mkdir -p "$T/mnt"
+start_agent --mount="$T/mnt"
 
-# wait_state NAME STATE: until drop/NAME.result.json says so (60 s at most).
-wait_state() {
-	i=0
-	until grep -q "\"state\": \"$2\"" "$W/drop/$1.result.json" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -le 600 ] || { fail "$1 never reached state $2"; return 1; }
-		sleep 0.1
-	done
-}
-cp "$SRC/examples/scripts/low_hello.py" "$W/drop/"
-cp "$SRC/examples/scripts/high_eval.py" "$W/drop/"
-wait_state low_hello completed
-wait_state high_eval awaiting_confirmation
+cp "$SRC/examples/scripts/low_hello.py" "$T/drop/"
+cp "$SRC/examples/scripts/high_eval.py" "$T/drop/"
+wait_field "$T/drop/low_hello.result.json" state completed 60
+wait_field "$T/drop/high_eval.result.json" state awaiting_confirmation 60
 sleep 1.5 # status.json is rewritten every second; the checkpoint timer is 1 s
 
 # value FILE SERIES: the value of one series (name with its labels, exact).
 value() { awk -v s="$2" '$1 == s { print $2 }' "$1"; }
 # check FILE WHAT: promtool's lint and the values the drops must have left.
 check() {
-	promtool check metrics < "$1" > "$W/promtool.out" 2>&1 ||
-		fail "$2: promtool check metrics: $(cat "$W/promtool.out")"
+	promtool check metrics < "$1" > "$T/promtool.out" 2>&1 ||
+		fail "$2: promtool check metrics: $(cat "$T/promtool.out")"
 	[ "$(value "$1" mai_agent_up)" = 1 ] || fail "$2: mai_agent_up is not 1"
 	[ "$(value "$1" 'mai_agent_results_total{state="completed"}')" = 1 ] || fail "$2: one completed result"
 	[ "$(value "$1" 'mai_agent_results_total{state="awaiting_confirmation"}')" = 1 ] ||
@@ -75,19 +58,19 @@ check() {
 	[ -n "$age" ] && [ "$age" -le 30 ] || fail "$2: checkpoint age '$age'"
 	[ "$(value "$1" mai_agent_audit_bytes)" -gt 1000 ] || fail "$2: audit bytes"
 }
-"$AGENT" status --format prometheus > "$W/status.prom" || fail "status --format prometheus exited $?"
-check "$W/status.prom" "status --format prometheus"
-cat "$W/mnt/metrics" > "$W/view.prom" || fail "cat metrics on the view"
-check "$W/view.prom" "the view's metrics"
+"$AGENT" status --format prometheus > "$T/status.prom" || fail "status --format prometheus exited $?"
+check "$T/status.prom" "status --format prometheus"
+cat "$T/mnt/metrics" > "$T/view.prom" || fail "cat metrics on the view"
+check "$T/view.prom" "the view's metrics"
 
 # The agent stopped: up 0, exit 0, still valid, the log still counted.
-agent_stop
-"$AGENT" status --format prometheus > "$W/stopped.prom" || fail "status --format prometheus after the stop exited $?"
-promtool check metrics < "$W/stopped.prom" > "$W/promtool.out" 2>&1 ||
-	fail "stopped: promtool check metrics: $(cat "$W/promtool.out")"
-[ "$(value "$W/stopped.prom" mai_agent_up)" = 0 ] || fail "stopped: mai_agent_up is not 0"
-grep -q '^mai_agent_results_total' "$W/stopped.prom" && fail "stopped: the last run's counters shown as live"
-[ -n "$(value "$W/stopped.prom" mai_agent_audit_records_total)" ] || fail "stopped: audit records missing"
+stop_agent
+"$AGENT" status --format prometheus > "$T/stopped.prom" || fail "status --format prometheus after the stop exited $?"
+promtool check metrics < "$T/stopped.prom" > "$T/promtool.out" 2>&1 ||
+	fail "stopped: promtool check metrics: $(cat "$T/promtool.out")"
+[ "$(value "$T/stopped.prom" mai_agent_up)" = 0 ] || fail "stopped: mai_agent_up is not 0"
+grep -q '^mai_agent_results_total' "$T/stopped.prom" && fail "stopped: the last run's counters shown as live"
+[ -n "$(value "$T/stopped.prom" mai_agent_audit_records_total)" ] || fail "stopped: audit records missing"
 
-[ $fails -eq 0 ] || { cat "$W/status.prom" >&2; exit 1; }
-echo "ok: status --format prometheus and the view's metrics pass promtool check metrics"
+[ $fails -eq 0 ] || cat "$T/status.prom" >&2
+lib_finish metrics

@@ -12,30 +12,22 @@
 # Exit 77 without Go or the Debian source packages, unless MAI_REQUIRE_REAL=1.
 # Environment (set by meson): MAI_AGENT, MAI_SOURCE_ROOT, VIEW_AUDIT_TOOL.
 set -u
-AGENT=${MAI_AGENT:?MAI_AGENT must name the mai-agent binary}
+
+. "$(dirname "$0")/agent_lib.sh"
 SRC=${MAI_SOURCE_ROOT:?MAI_SOURCE_ROOT must name the source tree}
 TOOL=${VIEW_AUDIT_TOOL:?VIEW_AUDIT_TOOL must name view_audit_tool}
 GOCODE=/usr/share/gocode
-skip() {
-	if [ "${MAI_REQUIRE_REAL:-0}" = 1 ]; then echo "FAIL: $*" >&2; exit 1; fi
-	echo "SKIP: $*" >&2
-	exit 77
-}
 command -v go > /dev/null || skip "go is not installed (packaging/install-deps.sh installs golang-go)"
 [ -f "$GOCODE/src/golang.org/x/mod/sumdb/note/note.go" ] ||
 	skip "golang.org/x/mod is not in $GOCODE (packaging/install-deps.sh installs golang-golang-x-mod-dev)"
-
-W=$(mktemp -d "${TMPDIR:-/tmp}/mai-tlog.XXXXXX")
-trap 'rm -rf "$W"' EXIT
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+W=$T
 
 # GOPATH mode on Debian's sources: no module download, no network at all.
 (cd "$SRC/tests/interop/tlogcheck" &&
 	GOPATH=$GOCODE GO111MODULE=off GOPROXY=off GOFLAGS= GOCACHE=$W/gocache GOTOOLCHAIN=local \
 	go build -o "$W/tlogcheck" .) ||
 	{ echo "FAIL: go build of tests/interop/tlogcheck" >&2; exit 1; }
-T=$W/tlogcheck
+CHECK=$W/tlogcheck
 L=$W/audit
 K=$W/audit.key
 
@@ -46,13 +38,13 @@ cp "$L/checkpoint" "$W/old.ckpt"
 "$TOOL" fill "$L" "$K" 25 || { echo "FAIL: view_audit_tool fill" >&2; exit 1; }
 
 # 1. sumdb/note opens both checkpoints; tlog recomputes the root.
-"$T" checkpoint "$P" "$W/old.ckpt" > "$W/old.txt" || fail "note.Open of the old checkpoint"
-"$T" checkpoint "$P" "$L/checkpoint" > "$W/new.txt" || fail "note.Open of the checkpoint"
-"$T" log "$P" "$L" || fail "entry hashes and root recomputed by sumdb/tlog"
+"$CHECK" checkpoint "$P" "$W/old.ckpt" > "$W/old.txt" || fail "note.Open of the old checkpoint"
+"$CHECK" checkpoint "$P" "$L/checkpoint" > "$W/new.txt" || fail "note.Open of the checkpoint"
+"$CHECK" log "$P" "$L" || fail "entry hashes and root recomputed by sumdb/tlog"
 
 # 2. A sidecar's inclusion proofs (records far apart and next to each other).
 "$TOOL" sidecar "$L" "$K" "$W/job.audit" 0 17 18 39 55 || { echo "FAIL: view_audit_tool sidecar" >&2; exit 1; }
-"$T" sidecar "$P" "$W/job.audit" || fail "sidecar inclusion proofs with tlog.CheckRecord"
+"$CHECK" sidecar "$P" "$W/job.audit" || fail "sidecar inclusion proofs with tlog.CheckRecord"
 "$AGENT" verify "$W/job.audit" --pubkey "$P" > /dev/null || fail "mai-agent verify of the sidecar"
 python3 "$SRC/tests/tools/validate_sidecars.py" "$W" > /dev/null 2>&1 ||
 	fail "the sidecar against schemas/audit-sidecar.schema.json"
@@ -60,18 +52,18 @@ python3 "$SRC/tests/tools/validate_sidecars.py" "$W" > /dev/null 2>&1 ||
 # 3. The agent's consistency proof from the old checkpoint, with CheckTree.
 "$AGENT" verify "$L" --pubkey "$P" --since "$W/old.ckpt" --json > "$W/since.json" ||
 	fail "mai-agent verify --since the old checkpoint: $(cat "$W/since.json")"
-"$T" consistency "$P" "$W/old.ckpt" "$L/checkpoint" "$W/since.json" ||
+"$CHECK" consistency "$P" "$W/old.ckpt" "$L/checkpoint" "$W/since.json" ||
 	fail "consistency proof with tlog.CheckTree"
 
 # 4. Witnesses: the kept checkpoint and the log's own, cosigned.
-"$T" cosign "$W/old.ckpt" witness.example/w1 "$W/old-cosigned.ckpt" "$W/witness.vkeys" ||
+"$CHECK" cosign "$W/old.ckpt" witness.example/w1 "$W/old-cosigned.ckpt" "$W/witness.vkeys" ||
 	fail "cosigning with Go"
 out=$("$AGENT" verify "$L" --pubkey "$P" --since "$W/old-cosigned.ckpt" 2>&1)
 case $out in
 OK*consistency=ok*) ;;
 *) fail "verify --since a cosigned checkpoint: $out" ;;
 esac
-"$T" cosign "$L/checkpoint" witness.example/w2 "$W/cur-cosigned.ckpt" "$W/witness2.vkeys" ||
+"$CHECK" cosign "$L/checkpoint" witness.example/w2 "$W/cur-cosigned.ckpt" "$W/witness2.vkeys" ||
 	fail "cosigning the current checkpoint"
 cp "$W/cur-cosigned.ckpt" "$L/checkpoint"
 out=$("$AGENT" verify "$L" --pubkey "$P" 2>&1)
@@ -79,12 +71,12 @@ case $out in
 OK*checkpoint=ok*) ;;
 *) fail "verify with a cosigned checkpoint in the log: $out" ;;
 esac
-"$T" log "$P" "$L" > /dev/null || fail "Go on the log with its cosigned checkpoint"
+"$CHECK" log "$P" "$L" > /dev/null || fail "Go on the log with its cosigned checkpoint"
 
 # 5. A checkpoint of size 0 proves nothing, even with the real key's
 # signature (made by Go's note.Sign from the agent's key file).
 printf 'mai-test/audit\n0\n%s\n' "$(head -c 32 /dev/urandom | base64)" > "$W/zero.body"
-"$T" sign "$K" "$W/zero.body" "$W/zero.ckpt" || fail "note.Sign with the agent's key file"
+"$CHECK" sign "$K" "$W/zero.body" "$W/zero.ckpt" || fail "note.Sign with the agent's key file"
 out=$("$AGENT" verify "$L" --pubkey "$P" --since "$W/zero.ckpt" 2>&1)
 rc=$?
 [ $rc -eq 1 ] || fail "verify --since a size-0 checkpoint exited $rc: $out"
@@ -94,7 +86,7 @@ case $out in
 esac
 # ... while a real one that Go signed with that key is accepted.
 head -3 "$W/old.ckpt" > "$W/old.body"
-"$T" sign "$K" "$W/old.body" "$W/go-signed.ckpt" || fail "note.Sign of the old body"
+"$CHECK" sign "$K" "$W/old.body" "$W/go-signed.ckpt" || fail "note.Sign of the old body"
 "$AGENT" verify "$L" --pubkey "$P" --since "$W/go-signed.ckpt" > /dev/null ||
 	fail "verify --since a checkpoint that Go's note.Sign signed"
 
