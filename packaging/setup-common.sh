@@ -4,7 +4,6 @@
 
 setup_environment() {
 	"$root/packaging/install-deps.sh"
-	"$root/packaging/install-validators.sh"
 	"$root/packaging/ensure-docker.sh" --pid-file "$dockerd_pid_file"
 	"$root/packaging/sandbox-image/build.sh"
 	# The image of the network allowlist mode (python3-pip, tomllib).
