@@ -166,6 +166,8 @@ static void write_status(struct daemon *d)
 		f.docker_known = d->stages->docker_health(d->stages->ctx, &f.docker_reachable,
 							  &checked, &why);
 	f.docker_error = why;
+	if (d->stages && d->stages->pool_size)
+		f.pool_size = d->stages->pool_size(d->stages->ctx);
 	int r = daemon_status_write(d->env.status, d->cfg->agent.state_dir, &f);
 	if (r < 0)
 		log_warnx("cannot write %s/%s: %s", d->cfg->agent.state_dir, DAEMON_STATUS_NAME,

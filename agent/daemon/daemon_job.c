@@ -51,6 +51,7 @@ void daemon_job_write_result(struct daemon_job_env *env, const struct result_inf
 		free(err);
 	}
 	daemon_status_count_state(env->status, r->state);
+	daemon_status_observe_result(env->status, r);
 	if (r->state == RESULT_ERROR) {
 		/* The operator sees why, not only that. */
 		_cleanup_free_ char *p = names_printable(r->file);
@@ -67,6 +68,7 @@ void daemon_job_write_result(struct daemon_job_env *env, const struct result_inf
 static void schedule_retry(struct daemon_job_env *env, const char *name)
 {
 	daemon_retries_schedule(env->retries, name);
+	daemon_status_count_retry(env->status);
 	if (env->wake)
 		env->wake(env->wake_arg);
 }

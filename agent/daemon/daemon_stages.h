@@ -67,6 +67,9 @@ struct daemon_stages {
 	 * (wall clock) and, when not reachable, *why (caller frees; may be
 	 * NULL). May be NULL: not known. */
 	bool (*docker_health)(void *ctx, bool *reachable, struct timespec *checked, char **why);
+	/* Warm containers per trust level the sandbox keeps now, for
+	 * status.json; 0 while there is no sandbox. May be NULL. */
+	unsigned (*pool_size)(void *ctx);
 	/* SIGHUP: applies what a newly loaded configuration changes in the
 	 * stages (the assessor's rules and thresholds from config_dir, the
 	 * sandbox's limits per trust level and output caps) to the jobs that
