@@ -96,6 +96,9 @@ static void *pool_refill(void *arg)
 
 	pthread_mutex_lock(&p->lock);
 	while (!p->stop) {
+		/* Containers that ended while they waited (dockerd restarted) go
+		 * first, so that the level is refilled and nothing dead lingers. */
+		pool_sweep(p);
 		int t = pool_missing(p);
 		struct sandbox_container c;
 		struct sandbox_limits l;
@@ -108,8 +111,7 @@ static void *pool_refill(void *arg)
 			struct timespec until;
 			clock_gettime(CLOCK_REALTIME, &until);
 			until.tv_sec += POOL_SWEEP_MS / 1000;
-			if (pthread_cond_timedwait(&p->wake, &p->lock, &until) == ETIMEDOUT)
-				pool_sweep(p);
+			pthread_cond_timedwait(&p->wake, &p->lock, &until);
 			continue;
 		}
 		/* Docker calls without the lock: takers never wait for a refill. */
@@ -132,6 +134,11 @@ static void *pool_refill(void *arg)
 		r = sandbox_container_prepare(p->containers, (enum trust)t, &l, label, &p->spec[t],
 					      &c, &err);
 		free(label);
+		/* Docker answers again: what could not be removed while it was
+		 * down (a swept container, a finished run's) goes now, not at the
+		 * next run. */
+		if (r == 0)
+			sandbox_containers_remove_orphans(p->containers);
 		pthread_mutex_lock(&p->lock);
 		if (r < 0) {
 			struct timespec until;
