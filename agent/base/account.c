@@ -39,7 +39,8 @@ bool account_name_valid(const char *s)
 
 	if (parse_id(s, &id) == 0)
 		return true;
-	if (n == 0 || n > 32 || s[0] == '-')
+	/* Digits only but no id (too large, or (uid_t)-1): neither. */
+	if (n == 0 || n > 32 || s[0] == '-' || all_digits(s))
 		return false;
 	for (size_t i = 0; i < n; i++) {
 		char c = s[i];
