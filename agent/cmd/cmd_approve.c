@@ -195,7 +195,9 @@ static int cmd_answer(int argc, char **argv, enum approval_kind kind)
 	}
 	const char *file = argv[optind];
 	_cleanup_free_ char *c1 = xstrdup(file), *c2 = xstrdup(file);
-	_cleanup_free_ char *config_dir = NULL, *err = NULL;
+	/* Declared before the first goto: a jump past a cleanup variable's
+	 * initialisation would free garbage. */
+	_cleanup_free_ char *config_dir = NULL, *err = NULL, *answer = NULL;
 	const char *dir = dirname(c1), *base = basename(c2);
 	if (names_classify(base, NULL) != NAMES_SCRIPT) {
 		log_errorx("%s: %s is not a script the agent runs (a .py file name); give the "
@@ -251,8 +253,7 @@ static int cmd_answer(int argc, char **argv, enum approval_kind kind)
 		rc = MAI_EXIT_USAGE;
 		goto out_held;
 	}
-	_cleanup_free_ char *answer = names_sidecar(base, kind == APPROVAL_APPROVE ? ".approve"
-									      : ".override");
+	answer = names_sidecar(base, kind == APPROVAL_APPROVE ? ".approve" : ".override");
 	printf("wrote %s/%s for the content with sha256 %s; the agent takes it within its "
 	       "settle delay and rewrites the result\n", dir, answer, h.sha256);
 	rc = MAI_EXIT_OK;

@@ -207,7 +207,7 @@ int cmd_pending(int argc, char **argv)
 	};
 	const char *dir_arg = NULL;
 	bool as_json = false;
-	_cleanup_free_ char *dir = NULL, *err = NULL;
+	_cleanup_free_ char *dir = NULL, *err = NULL, *may = NULL;
 	struct mai_config *cfg = NULL;
 	int c;
 
@@ -241,7 +241,7 @@ int cmd_pending(int argc, char **argv)
 	}
 	walk(&pc, dfd, "", 0);
 	sort_list(pc.list);
-	_cleanup_free_ char *may = approvers_describe(who);
+	may = approvers_describe(who);
 	if (as_json) {
 		json_t *doc = json_pack("{s:s, s:s, s:b, s:b, s:O}", "drop_dir", cfg->agent.drop_dir,
 					"approvers", may, "allow_self_approval",

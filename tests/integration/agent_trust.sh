@@ -79,6 +79,18 @@ for seg in sorted(glob.glob(sys.argv[1] + "/seg-*.log")):
         if rec["type"] == sys.argv[2] and rec["fields"].get("file") == sys.argv[3]:
             print(json.dumps(dict(rec["fields"], seq=rec["seq"])))' "$T/state/audit" "$1" "$2"
 }
+# keep_case NAME RESULT TYPE FILE: the result's message and the last record
+# of TYPE about FILE, kept in $T/refusals.txt (read it with MAI_ITEST_KEEP=1).
+keep_case() {
+	{ echo "== $1"; echo "message: $(field "$2" message)"; echo "record: $(record "$3" "$4" | tail -1)"
+	  echo; } >> "$T/refusals.txt"
+}
+# keep_said NAME FILE: what a command said, in the same file; a sanitizer's
+# report in it fails the test (a refusal must not end in a crash).
+keep_said() {
+	{ echo "== $1"; cat "$2"; echo; } >> "$T/refusals.txt"
+	! grep -q "Sanitizer" "$2" || fail "$1: the command crashed: $(grep -m3 Sanitizer "$2")"
+}
 # wait_message FILE TEXT: until the result's message holds TEXT.
 wait_message() {
 	i=0
@@ -126,6 +138,7 @@ rc=$?
 grep -q "refused: you, $O (uid $OU), are not an approver" "$T/err" ||
 	fail "approve as a non-approver: no early refusal: $(cat "$T/err")"
 [ ! -e "$D/high.approve" ] || fail "the refused approve wrote high.approve"
+keep_said "mai-agent approve by a non-approver" "$T/err"
 printf 'looks fine to me\n' | put_as "$O" "$D/high.approve"
 wait_message "$D/high.result.json" "written by $O (uid $OU), who is not an approver"
 [ "$(field "$D/high.result.json" state)" = awaiting_confirmation ] || fail "a non-approver's answer let high.py go"
@@ -137,12 +150,14 @@ assert r["uid"] == int(sys.argv[2]) and r["user"] == sys.argv[3], r
 assert r["accepted"] is False and r["consumed"] == "refused: not an approver", r
 assert r["left_in_place"] is True and r["explanation"] == "", r' "$T/rec" "$OU" "$O" 2> "$T/err" ||
 	fail "the non-approver's answer is not recorded as refused: $(cat "$T/err") $(cat "$T/rec")"
+keep_case "high.approve written by a non-approver" "$D/high.result.json" approval high.py
 
 # --- the approver: no terminal, no answer; --yes writes it and it runs ---
 as "$A" "$AGENT" approve "$D/high.py" < /dev/null > "$T/out" 2> "$T/err"
 rc=$?
 [ $rc -eq 2 ] || fail "approve without a terminal or --yes exited $rc, expected 2"
 grep -q "not confirmed: standard input is not a terminal" "$T/err" || fail "approve without --yes: $(cat "$T/err")"
+keep_said "mai-agent approve without a terminal or --yes" "$T/err"
 grep -q "os.system" "$T/out" || grep -q "MAI" "$T/out" || fail "approve did not show the findings: $(cat "$T/out")"
 grep -q "this name has not run before" "$T/out" || fail "approve did not say high.py never ran: $(cat "$T/out")"
 # On a terminal it asks; "n" writes nothing.
@@ -165,12 +180,14 @@ wait_field "$D/own.result.json" state awaiting_confirmation 30
 as "$A" "$AGENT" approve --yes "$D/own.py" > "$T/out" 2> "$T/err"
 [ $? -eq 1 ] || fail "approving one's own script did not exit 1"
 grep -q "wrote $D/own.py yourself" "$T/err" || fail "no early self-approval refusal: $(cat "$T/err")"
+keep_said "mai-agent approve of one's own script" "$T/err"
 printf 'mine, and fine\n' | put_as "$A" "$D/own.approve"
 wait_message "$D/own.result.json" "who also wrote own.py"
 field "$D/own.result.json" message | grep -q "allow_self_approval: true in security.yaml" ||
 	fail "the self-approval refusal does not name the setting"
 record approval own.py | tail -1 | grep -q '"consumed": "refused: self-approval"' ||
 	fail "the self-approval is not recorded as refused"
+keep_case "own.approve written by the script's own writer" "$D/own.result.json" approval own.py
 printf 'allow_self_approval: true\n' >> "$T/conf/security.yaml"
 n=$(grep -c "configuration reloaded" "$T/agent.log")
 kill -HUP "$PID"
@@ -188,6 +205,7 @@ wait_field "$D/linked.result.json" state rejected 20
 [ "$(field "$D/linked.result.json" reason)" = hard_link ] || fail "linked.py: reason is not hard_link"
 field "$D/linked.result.json" message | grep -q "more than one link (a hard link" || fail "linked.py: no clear message"
 record intake_rejected linked.py | grep -q '"reason": "hard_link"' || fail "linked.py: no intake_rejected record"
+keep_case "linked.py, a hard link to a root-only file" "$D/linked.result.json" intake_rejected linked.py
 grep -rqs --exclude=linked.py "SECRET-$SUF" "$D" "$T/state" && fail "the hard-linked file's content reached a result, the log or the store"
 printf 'print(1)\n' > "$T/src/mine.py"
 chown "$W" "$T/src/mine.py"
@@ -200,6 +218,7 @@ chown "$A" "$T/src/answer"
 as "$A" ln "$T/src/answer" "$D/held2.approve" || fail "the approver could not link their answer"
 wait_message "$D/held2.result.json" "held2.approve has 2 links (a hard link)"
 record approval held2.py | tail -1 | grep -q '"consumed": "refused: hard link"' || fail "the hard-linked answer is not recorded"
+keep_case "held2.approve, a hard link" "$D/held2.result.json" approval held2.py
 [ "$(field "$D/held2.result.json" state)" = awaiting_confirmation ] || fail "a hard-linked answer let held2.py go"
 
 # --- what an unprivileged member puts at the names the agent writes ---
@@ -230,6 +249,9 @@ until [ -f "$T/state/unplaced/victim.result.json" ] && [ -f "$T/state/unplaced/v
 	fail "the root-only file linked at v4.result.json was written through or made $(stat -c %a "$T/rootonly")"
 grep -q "refused to write $D/victim.result.json: a FIFO owned by $O (uid $OU)" "$T/agent.log" ||
 	fail "the refused FIFO is not in the agent's log"
+grep "refused to write" "$T/agent.log" > "$T/refused.log"
+keep_said "names others prepared: the agent's log" "$T/refused.log"
+keep_case "victim.py, answered through the view" "$T/mnt/runs/victim/result.json" execution victim.py
 [ "$(field "$T/mnt/runs/victim/result.json" state)" = completed ] ||
 	fail "the view does not answer victim.py: $(cat "$T/mnt/runs/victim/result.json" 2>&1)"
 grep -q "victim ran" "$T/mnt/runs/victim/result.json" || fail "the view's victim result lacks its output"
@@ -245,6 +267,7 @@ wait_field "$D/$short" state rejected 20
 [ "$(field "$D/$short" reason)" = name_too_long ] || fail "the long name: reason is not name_too_long"
 grep -q "too long for its sidecars; rejected (name_too_long), answered as $short" "$T/agent.log" ||
 	fail "the long name is not in the agent's log"
+keep_case "a 250-byte name" "$D/$short" intake_rejected "$long"
 as "$W" mkdir "$D/folder.py"
 i=0
 until grep -q "$D/folder.py is a directory, not a script" "$T/agent.log" || [ $i -ge 100 ]; do sleep 0.05; i=$((i + 1)); done
