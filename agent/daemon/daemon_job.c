@@ -27,7 +27,10 @@ void daemon_job_write_result(struct daemon_job_env *env, const struct result_inf
 	pthread_mutex_lock(&env->result_lock);
 	int rc = result_write(&env->place, r, &err);
 	pthread_mutex_unlock(&env->result_lock);
-	if (rc == PLACE_IN_FALLBACK)
+	/* A refused name is said once per answer: at its last write. */
+	if (rc == PLACE_IN_FALLBACK && (r->state == RESULT_QUEUED || r->state == RESULT_RUNNING))
+		log_debug("%s", err);
+	else if (rc == PLACE_IN_FALLBACK)
 		log_warnx("%s", err);
 	else if (rc < 0)
 		log_errorx("%s", err);
