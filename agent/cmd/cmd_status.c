@@ -140,9 +140,11 @@ static int status_self_test(const struct mai_config *cfg)
 		log_errorx("%s", err);
 		return MAI_EXIT_DOCKER;
 	}
-	printf("self-test: passed (root read-only, no network, no capabilities, "
-	       "no-new-privileges, seccomp, non-root user %s, memory limit enforced)\n",
-	       cfg->sandbox.user);
+	bool gvisor = so.trust[TRUST_UNTRUSTED].runtime &&
+		      strcmp(so.trust[TRUST_UNTRUSTED].runtime, "runsc") == 0;
+	printf("self-test: passed (root read-only, no network, no capabilities, %s, non-root "
+	       "user %s, memory limit enforced)\n",
+	       gvisor ? "gVisor's kernel (runsc)" : "no-new-privileges, seccomp", cfg->sandbox.user);
 	sandbox_free(sb);
 	return MAI_EXIT_OK;
 }
