@@ -136,6 +136,15 @@ untrusted:
   timeout: 60s
 YAML
 start_agent
+# runtime auto and an allowlist level: gVisor as registered for the agent
+# has no network (--network=none), so untrusted runs with runc, said as a
+# warning.
+if curl -s --unix-socket /var/run/docker.sock http://localhost/info | grep -q '"runsc"'; then
+	[ "$(field "$T/state/status.json" runtimes.untrusted)" = runc ] ||
+		fail "runtime auto with network: allowlist is not runc: $(cat "$T/state/status.json")"
+	field "$T/state/status.json" warnings.0 | grep -q "network: allowlist needs the container's own network" ||
+		fail "no warning that auto chose runc for the allowlist level"
+fi
 
 # The sandbox network, its bridge and its packet filter are named after the
 # agent's instance (its state directory).
