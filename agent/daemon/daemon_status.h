@@ -65,6 +65,10 @@ struct daemon_status_facts {
 	const struct timespec *docker_checked;
 	const char *docker_error; /* NULL: none */
 	unsigned pool_size;       /* warm containers per trust level now; 0: none */
+	/* The runtime of each trust level (NULL: not known) and the warning
+	 * of a runtime "auto" that fell back to runc (NULL: none). */
+	const char *runtimes[TRUST_COUNT];
+	const char *runtime_warning;
 };
 
 /* Writes state_dir/status.json (replaced atomically, not fsynced: it is
