@@ -1,11 +1,14 @@
-/* The fixture of the daemon's unit tests: a drop, state and configuration
- * directory in a temporary directory, the real loop on a thread, and TEST
- * STAGES that stand in for the assessor, the sandbox and the audit log: they
- * read the level and the exit status from comments in the script
- * ("# level: HIGH", "# exit: 3", "# sleep: 500") and keep every record
- * appended, checked as the real log's event API checks it. */
-#ifndef MAI_DAEMON_FIXTURE_H
-#define MAI_DAEMON_FIXTURE_H
+/* The daemon's test fixture (test_daemon.c, test_daemon_trust.c): a real
+ * daemon loop with real inotify, files, config loader and worker threads in
+ * a temporary directory, and a TEST STAGE that stands in for the assessor,
+ * the sandbox and the audit log. It reads the level, the exit status and
+ * how long a run takes from comments in the script ("# level: HIGH",
+ * "# exit: 3", "# sleep: 500") and keeps
+ * every record it is given, checked as the real log's event API checks
+ * them, so that the daemon's own work can be checked (test_daemon_bounds.c
+ * too). */
+#ifndef MAI_TEST_DAEMON_FIXTURE_H
+#define MAI_TEST_DAEMON_FIXTURE_H
 
 #include <jansson.h>
 #include <pthread.h>
@@ -42,13 +45,16 @@ void put(const char *dir, const char *name, const char *text);
 json_t *records_of(struct ctx *c, const char *file, const char *type);
 json_int_t num(json_t *o, const char *key);
 const char *str(json_t *o, const char *key);
-/* cmocka setup and teardown: *state becomes a struct ctx. */
+/* cmocka setup and teardown: a temporary directory with drop/, state/ and
+ * conf/ (agent.yaml; security.yaml allows self-approval, since one uid
+ * writes every file here). */
 int setup(void **state);
 int teardown(void **state);
-/* The loop on its thread, with the test stages or none; stop() waits for it. */
+/* The daemon on its own thread, with the test stage or with none. */
 void start(struct ctx *c, bool with_stages);
 void stop(struct ctx *c);
-/* Waits (up to ms; 5 s) until the sidecar says state; returns it (decref). */
+/* Waits (up to ms, or 5 s) until sidecar says state; returns it (a new
+ * reference). */
 json_t *wait_state_for(struct ctx *c, const char *sidecar, const char *state, int ms);
 json_t *wait_state(struct ctx *c, const char *sidecar, const char *state);
 
