@@ -7,6 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "audit_verify.h"
 #include "fileio.h"
 #include "macro.h"
 #include "note_sign.h"
@@ -46,6 +47,15 @@ void fixture_append(struct audit_log *log, uint64_t n)
 		assert_int_equal(audit_append(log, "job_accepted", f, NULL), 0);
 		json_decref(f);
 	}
+}
+
+char *fixture_verify_line(const char *log_dir, const char *pub)
+{
+	struct audit_verify_report rep;
+	assert_int_equal(audit_verify_log(log_dir, pub, &rep), 0);
+	char *line = audit_verify_report_line(&rep);
+	audit_verify_report_clear(&rep);
+	return line;
 }
 
 char *fixture_read(const char *path, size_t *len)

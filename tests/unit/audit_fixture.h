@@ -16,6 +16,9 @@ struct audit_options fixture_options(const char *dir, const char *name, int fsyn
 /* Appends n records of type "job_accepted" with a "file" field; the index
  * is in the field so that records differ. */
 void fixture_append(struct audit_log *log, uint64_t n);
+/* The verify line ("OK n=..." or "FAIL seq=...") of the log in log_dir
+ * against the key file pub; caller frees. */
+char *fixture_verify_line(const char *log_dir, const char *pub);
 /* Reads a whole file; caller frees. */
 char *fixture_read(const char *path, size_t *len);
 void fixture_write(const char *path, const char *data, size_t len);

@@ -27,11 +27,7 @@
 static char *verify_line(const char *dir, const char *pub_name)
 {
 	_cleanup_free_ char *log_dir = xasprintf("%s/audit", dir), *pub = xasprintf("%s/%s.pub", dir, pub_name);
-	struct audit_verify_report rep;
-	assert_int_equal(audit_verify_log(log_dir, pub, &rep), 0);
-	char *line = audit_verify_report_line(&rep);
-	audit_verify_report_clear(&rep);
-	return line;
+	return fixture_verify_line(log_dir, pub);
 }
 
 static void test_append_reopen_read_verify(void **state)

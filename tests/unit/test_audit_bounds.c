@@ -102,15 +102,6 @@ static void unhex_entry(const char *line, uint8_t out[AUDIT_HASH_LEN])
 	assert_int_equal(hash_from_hex(hex, out, AUDIT_HASH_LEN), 0);
 }
 
-static char *verify_line(const char *log_dir, const char *pub)
-{
-	struct audit_verify_report rep;
-	assert_int_equal(audit_verify_log(log_dir, pub, &rep), 0);
-	char *line = audit_verify_report_line(&rep);
-	audit_verify_report_clear(&rep);
-	return line;
-}
-
 /* A record that does not fit is refused whole and takes no number; the
  * reader and the verifier refuse a longer line the same way. */
 static void test_one_record_limit_for_writer_reader_and_verifier(void **state)
@@ -143,7 +134,7 @@ static void test_one_record_limit_for_writer_reader_and_verifier(void **state)
 	assert_true(len > AUDIT_RECORD_MAX - 1024 && len < AUDIT_RECORD_MAX);
 	free(rec);
 	audit_reader_close(r);
-	_cleanup_free_ char *ok = verify_line(log_dir, pub);
+	_cleanup_free_ char *ok = fixture_verify_line(log_dir, pub);
 	assert_true(strncmp(ok, "OK n=6 ", 7) == 0);
 
 	/* A longer line, however well formed and chained, is damage to both:
@@ -170,7 +161,7 @@ static void test_one_record_limit_for_writer_reader_and_verifier(void **state)
 	assert_int_equal(audit_reader_count(r), 5);
 	assert_int_equal(audit_reader_get(r, 4, &rec, &len), -EIO);
 	audit_reader_close(r);
-	_cleanup_free_ char *bad = verify_line(log_dir, pub);
+	_cleanup_free_ char *bad = fixture_verify_line(log_dir, pub);
 	assert_true(strncmp(bad, "FAIL seq=4: record longer than the limit", 40) == 0);
 	free(big);
 }
@@ -258,7 +249,7 @@ static void test_oversized_parts_cut_and_said_so(void **state)
 	free(out);
 	free(err_text);
 	_cleanup_free_ char *log_dir = xasprintf("%s/audit", dir), *pub = xasprintf("%s/k.pub", dir);
-	_cleanup_free_ char *line = verify_line(log_dir, pub);
+	_cleanup_free_ char *line = fixture_verify_line(log_dir, pub);
 	assert_true(strncmp(line, "OK ", 3) == 0);
 }
 
@@ -389,7 +380,7 @@ static void test_restart_names_the_change_and_the_recovery_works(void **state)
 	log = open_log(dir);
 	fixture_append(log, 4);
 	audit_close(log);
-	_cleanup_free_ char *fresh = verify_line(log_dir, pub), *old = verify_line(kept, pub);
+	_cleanup_free_ char *fresh = fixture_verify_line(log_dir, pub), *old = fixture_verify_line(kept, pub);
 	assert_true(strncmp(fresh, "OK n=", 5) == 0);
 	assert_true(strncmp(old, "FAIL seq=7: ", 12) == 0);
 }
