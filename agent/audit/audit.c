@@ -16,6 +16,7 @@
 
 #include "audit_format.h"
 #include "audit_lines.h"
+#include "audit_recover.h"
 #include "audit_recheck.h"
 #include "checkpoint.h"
 #include "fileio.h"
@@ -27,10 +28,6 @@
 
 /* How many failed batches back a waiter can still learn its outcome. */
 #define EPOCH_RING 64
-/* Offsets of a rebuilt index written at a time. */
-#define IDX_CHUNK 8192
-/* Leaves re-derived at open between writes of the tree file. */
-#define TREE_FLUSH_EVERY 65536
 /* Free space on the log's disk below which it counts as full: a batch is
  * refused (-ENOSPC) before it fails half-way, and audit_health() says so
  * without waiting for a record to fail, so that what runs can be stopped. */
@@ -92,16 +89,6 @@ struct audit_log {
 	pthread_t timer;
 	int timer_running, stopping;
 };
-
-static void now_iso(char out[64])
-{
-	struct timespec ts;
-	struct tm tm;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	snprintf(out, 64, "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ", tm.tm_year + 1900, tm.tm_mon + 1,
-		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000);
-}
 
 static int take_lock(struct audit_log *log, char **err)
 {
@@ -200,220 +187,24 @@ static int open_segment(struct audit_log *log, uint64_t first, bool keep_idx, ch
 	return 0;
 }
 
-/* What a log changed behind the writer's back means and what to do: the
- * message of a refused start and of a writer that stopped. */
-static char *tamper_text(const char *dir, const char *what)
-{
-	char t[32];
-	time_t now = time(NULL);
-	struct tm tm;
-	gmtime_r(&now, &tm);
-	strftime(t, sizeof(t), "%Y%m%dT%H%M%SZ", &tm);
-	return xasprintf("the audit log %s was changed after the agent wrote it: %s. The agent "
-			 "appends to no log it cannot vouch for. To recover, keep this log as "
-			 "evidence and start a new one: stop the agent, move the log aside (mv %s "
-			 "%s.quarantine-%s) and start the agent again, which begins a new log "
-			 "with the same signing key; 'mai-agent verify %s.quarantine-%s' shows the "
-			 "first record that was changed",
-			 dir, what, dir, dir, t, dir, t);
-}
-
-/* Moves the torn tail [good, size) of seg aside before anything is
- * appended after it. */
-static int quarantine_tail(struct audit_log *log, const char *seg, uint64_t good, uint64_t size,
-			   char **qpath, char **err)
-{
-	char t[64];
-	now_iso(t);
-	*qpath = xasprintf("%s/quarantine-%s.torn", log->dir, t);
-	_cleanup_close_ int fd = open(seg, O_RDWR | O_CLOEXEC);
-	size_t len = (size_t)(size - good);
-	_cleanup_free_ char *tail = xmalloc(len ? len : 1);
-	int r = fd < 0 ? -errno : pread(fd, tail, len, (off_t)good) == (ssize_t)len ? 0 : -EIO;
-	if (r == 0)
-		r = fileio_write_atomic(*qpath, tail, len, 0600);
-	if (r < 0) {
-		*err = xasprintf("%s: cannot keep the torn tail aside in %s: %s", seg, *qpath, strerror(-r));
-		return r;
-	}
-	if (ftruncate(fd, (off_t)good) < 0 || fsync(fd) < 0) {
-		r = -errno;
-		*err = xasprintf("%s: cannot cut the torn tail: %s", seg, strerror(errno));
-		return r;
-	}
-	log_warnx("%s: torn tail of %zu bytes at offset %llu kept in %s", seg, len, (unsigned long long)good,
-		  *qpath);
-	return 0;
-}
-
-struct recovery {
-	struct audit_log *log;
-	int idx_fd;          /* -1: this segment's index is not rebuilt */
-	uint64_t idx[IDX_CHUNK];
-	size_t idx_n;
-	uint64_t leaves;
-	int err;
-};
-
-static void recovery_flush_idx(struct recovery *rc)
-{
-	if (rc->idx_fd >= 0 && rc->idx_n && rc->err == 0)
-		rc->err = fileio_write_all(rc->idx_fd, rc->idx, rc->idx_n * sizeof(uint64_t));
-	rc->idx_n = 0;
-}
-
-/* One record that passed: into the tree and the index. */
-static void recover_one(void *arg, const uint8_t hash[AUDIT_HASH_LEN], uint64_t off)
-{
-	struct recovery *rc = arg;
-	merkle_store_append(rc->log->tree, hash);
-	if (++rc->leaves % TREE_FLUSH_EVERY == 0 && rc->err == 0)
-		rc->err = merkle_store_flush(rc->log->tree);
-	if (rc->idx_fd >= 0) {
-		rc->idx[rc->idx_n++] = off;
-		if (rc->idx_n == IDX_CHUNK)
-			recovery_flush_idx(rc);
-	}
-}
-
-/* Reads every segment once, checks it and re-derives the tree file and the
- * last segment's index, with memory that does not depend on the log's
- * size. A trailing partial line in the last segment is a torn tail; anything
- * else wrong means the log was changed, and is refused. */
+/* Reads the log back at open (audit_recover.h) and takes up where it ends. */
 static int recover(struct audit_log *log, json_t **torn_event, char **err)
 {
-	_cleanup_free_ uint64_t *firsts = NULL;
-	size_t nseg = 0;
-	int r = audit_segments_list(log->dir, &firsts, &nseg);
-	if (r < 0) {
-		*err = xasprintf("%s: cannot list the audit log: %s", log->dir, strerror(-r));
-		return r;
-	}
-	struct merkle_compact base;
-	struct audit_chain chain = { 0 };
-	r = audit_base_read(log->dir, chain.prev, &base);
-	int have_base = r == 0;
-	if (r == 0) {
-		chain.seq = base.size;
-	} else if (r != -ENOENT) {
-		*err = xasprintf("%s/base: the retention anchor is damaged (%s); run 'mai-agent verify %s'",
-				 log->dir, strerror(-r), log->dir);
-		return r;
-	}
-	_cleanup_free_ char *tree = xasprintf("%s/tree", log->dir);
-	if ((r = merkle_store_open(tree, have_base ? &base : NULL, &log->tree, err)) < 0)
-		return r;
-	struct recovery *rc = xcalloc(1, sizeof(*rc));
-	rc->log = log;
-	rc->idx_fd = -1;
-	for (size_t i = 0; i < nseg && r == 0; i++) {
-		_cleanup_free_ char *path = audit_segment_path(log->dir, firsts[i], "log");
-		_cleanup_free_ char *idx = audit_segment_path(log->dir, firsts[i], "idx");
-		bool last = i + 1 == nseg;
-		struct audit_lines_bad bad;
-		uint64_t end = 0;
-		struct stat st;
-		if (have_base && !last && firsts[i + 1] <= chain.seq)
-			continue; /* below the retention anchor: left over from a crash */
-		if (firsts[i] != chain.seq) {
-			_cleanup_free_ char *what = xasprintf("%s starts at seq %llu, expected %llu", path,
-							      (unsigned long long)firsts[i],
-							      (unsigned long long)chain.seq);
-			*err = tamper_text(log->dir, what);
-			r = -EBADMSG;
-			break;
-		}
-		if (last) {
-			rc->idx_fd = open(idx, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-			if (rc->idx_fd < 0) {
-				r = -errno;
-				*err = xasprintf("%s: cannot rebuild the index: %s", idx, strerror(errno));
-				break;
-			}
-		}
-		r = audit_lines_check(path, 0, UINT64_MAX, &chain, recover_one, rc, &end, &bad);
-		recovery_flush_idx(rc);
-		if (r == -EBADMSG) {
-			_cleanup_free_ char *what = xasprintf("%s, seq %llu at offset %llu: %s", path,
-							      (unsigned long long)bad.seq,
-							      (unsigned long long)bad.off, bad.why);
-			*err = tamper_text(log->dir, what);
-			break;
-		}
-		if (r == 0 && stat(path, &st) < 0)
-			r = -errno;
-		if (r == 0 && rc->err)
-			r = rc->err;
-		if (r < 0) {
-			*err = xasprintf("%s: cannot recover: %s", path, strerror(-r));
-			break;
-		}
-		if ((uint64_t)st.st_size > end && !last) {
-			_cleanup_free_ char *what = xasprintf("%s: partial record inside the log at offset %llu",
-							      path, (unsigned long long)end);
-			*err = tamper_text(log->dir, what);
-			r = -EBADMSG;
-		} else if ((uint64_t)st.st_size > end) {
-			_cleanup_free_ char *q = NULL;
-			r = quarantine_tail(log, path, end, (uint64_t)st.st_size, &q, err);
-			if (r == 0)
-				*torn_event = json_pack("{s:s, s:I, s:I, s:s}", "segment", path, "offset",
-							(json_int_t)end, "bytes", (json_int_t)(st.st_size - (off_t)end),
-							"quarantine", q);
-		}
-	}
-	if (rc->idx_fd >= 0)
-		close(rc->idx_fd);
-	free(rc);
-	if (r == 0 && (r = merkle_store_flush(log->tree)) < 0)
-		*err = xasprintf("%s: cannot write the Merkle tree file: %s", tree, strerror(-r));
+	struct audit_recovered rec;
+	int r = audit_recover(log->dir, &rec, err);
 	if (r < 0)
 		return r;
-	log->next_seq = log->durable = chain.seq;
-	memcpy(log->prev, chain.prev, AUDIT_HASH_LEN);
-	memcpy(log->durable_prev, chain.prev, AUDIT_HASH_LEN);
+	log->tree = rec.tree;
+	*torn_event = rec.torn;
+	log->next_seq = log->durable = rec.chain.seq;
+	memcpy(log->prev, rec.chain.prev, AUDIT_HASH_LEN);
+	memcpy(log->durable_prev, rec.chain.prev, AUDIT_HASH_LEN);
 	log->root = *merkle_store_compact(log->tree);
-	r = open_segment(log, nseg ? firsts[nseg - 1] : log->next_seq, nseg > 0, err);
+	r = open_segment(log, rec.last_first, rec.have_segments, err);
 	if (r == 0)
-		audit_recheck_init(&log->recheck, log->dir, &chain, log->seg_first, log->seg_bytes, &log->root);
-	return r;
-}
-
-/* The checkpoint beside the log against the records: one that covers more
- * records than there are, or whose root is not theirs, means records were
- * cut or changed under a signed checkpoint. Its size goes to ckpt_size. */
-static int check_checkpoint(struct audit_log *log, char **err)
-{
-	_cleanup_free_ char *path = xasprintf("%s/checkpoint", log->dir), *text = NULL;
-	size_t len;
-	struct checkpoint ck;
-	const char *why;
-	uint8_t root[MERKLE_HASH_LEN];
-	int r = 0;
-	if (fileio_read_path(path, 1 << 16, &text, &len) < 0)
-		return 0;
-	char *blank = strstr(text, "\n\n");
-	if (blank)
-		blank[1] = '\0';
-	if (checkpoint_parse(text, &ck, &why) < 0)
-		return 0; /* not ours to judge: the verifier says what is wrong with it */
-	struct merkle_nodes src = merkle_store_nodes(log->tree, log->durable);
-	if (ck.size > log->durable) {
-		_cleanup_free_ char *what = xasprintf("%s covers %llu records but the log has %llu: records "
-						      "were cut", path, (unsigned long long)ck.size,
-						      (unsigned long long)log->durable);
-		*err = tamper_text(log->dir, what);
-		r = -EBADMSG;
-	} else if (ck.size >= src.base && merkle_nodes_root(&src, ck.size, root) == 0 &&
-		   memcmp(root, ck.root, MERKLE_HASH_LEN) != 0) {
-		_cleanup_free_ char *what = xasprintf("records 0..%llu do not have the root that %s signs",
-						      (unsigned long long)(ck.size ? ck.size - 1 : 0), path);
-		*err = tamper_text(log->dir, what);
-		r = -EBADMSG;
-	} else {
-		log->ckpt_size = ck.size;
-	}
-	checkpoint_clear(&ck);
+		audit_recheck_init(&log->recheck, log->dir, &rec.chain, log->seg_first, log->seg_bytes, &log->root);
+	if (r == 0)
+		r = audit_recover_checkpoint(log->dir, log->tree, log->durable, &log->ckpt_size, err);
 	return r;
 }
 
@@ -504,7 +295,7 @@ static void maybe_rotate(struct audit_log *log)
 int audit_append(struct audit_log *log, const char *type, json_t *fields, struct audit_position *pos)
 {
 	char t[64];
-	now_iso(t);
+	audit_format_now(t);
 	pthread_mutex_lock(&log->mu);
 	if (log->broken || log->tampered) {
 		int r = log->tampered ? -EBADMSG : log->broken;
@@ -620,7 +411,7 @@ int audit_append(struct audit_log *log, const char *type, json_t *fields, struct
  * audit_health(). Mutex not held. */
 static void stop_tampered(struct audit_log *log, const char *what)
 {
-	char *text = tamper_text(log->dir, what);
+	char *text = audit_tamper_text(log->dir, what);
 	pthread_mutex_lock(&log->mu);
 	if (!log->tampered) {
 		log->tampered = text;
@@ -804,7 +595,7 @@ int audit_open(const struct audit_options *opt, struct audit_log **out, char **e
 
 	json_t *torn = NULL;
 	if ((r = take_lock(log, err)) < 0 || (r = load_signer(log, opt, err)) < 0 ||
-	    (r = recover(log, &torn, err)) < 0 || (r = check_checkpoint(log, err)) < 0) {
+	    (r = recover(log, &torn, err)) < 0) {
 		json_decref(torn);
 		audit_close(log);
 		return r;

@@ -32,6 +32,9 @@
  * damage. A job's few records then always fit its .audit sidecar. */
 #define AUDIT_RECORD_MAX ((size_t)4 << 20)
 
+/* Now as the records' "time" (UTC, microseconds, "...T12:34:56.123456Z"). */
+void audit_format_now(char out[64]);
+
 /* Canonical JSON: sorted keys, compact, ASCII only. Caller frees. NULL when
  * json cannot be encoded (NaN, invalid UTF-8). */
 char *audit_canonical_json(const json_t *json);
