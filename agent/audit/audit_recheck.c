@@ -66,9 +66,15 @@ int audit_recheck_run(struct audit_recheck *c, const struct merkle_compact *want
 	size_t i = 0;
 	while (i < nseg && firsts[i] < c->seg_first)
 		i++;
-	if (i == nseg || firsts[i] != c->seg_first) {
-		*err = xasprintf("segment %s is gone: records from seq %" PRIu64 " are missing",
-				 audit_segment_path(c->dir, c->seg_first, "log"), chain.seq);
+	/* Retention may have dropped the segment the last reading ended in,
+	 * when it ended at that segment's end: the next one begins there. */
+	if ((i == nseg || firsts[i] != c->seg_first) && i < nseg && firsts[i] == chain.seq) {
+		seg = firsts[i];
+		off = end = 0;
+	}
+	if (i == nseg || firsts[i] != seg) {
+		_cleanup_free_ char *gone = audit_segment_path(c->dir, c->seg_first, "log");
+		*err = xasprintf("segment %s is gone: records from seq %" PRIu64 " are missing", gone, chain.seq);
 		return -EBADMSG;
 	}
 	for (; i < nseg && chain.seq < upto; i++, off = 0) {

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -357,6 +358,44 @@ static void test_untouched_log_never_stops_the_writer(void **state)
 	audit_close(log);
 }
 
+/* Retention drops the segment in which the last reading back ended (the
+ * checkpoint's own record opened a new segment): the next reading goes on
+ * in the next segment, no false alarm. */
+static void test_retention_under_the_reading_back_is_no_alarm(void **state)
+{
+	const char *dir = *state;
+	fixture_keys(dir, "k", "mai.test/audit");
+	struct audit_options o = fixture_options(dir, "k", 0);
+	o.rotate_size = 4096;
+	o.retention_age_s = 3600;
+	struct audit_log *log = NULL;
+	_cleanup_free_ char *err = NULL, *log_dir = xasprintf("%s/audit", dir);
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	for (int round = 0; round < 3; round++) {
+		/* Up to rotate_size: the checkpoint's record starts a segment. */
+		for (;;) {
+			fixture_append(log, 1);
+			_cleanup_free_ uint64_t *firsts = NULL;
+			size_t n = 0;
+			struct stat st;
+			assert_int_equal(audit_segments_list(log_dir, &firsts, &n), 0);
+			_cleanup_free_ char *seg = audit_segment_path(log_dir, firsts[n - 1], "log");
+			assert_int_equal(stat(seg, &st), 0);
+			if (st.st_size >= 4096)
+				break;
+		}
+		assert_int_equal(audit_checkpoint_now(log), 0);
+		assert_int_equal(audit_retention_now(log, time(NULL) + 7200), 0);
+	}
+	fixture_append(log, 5);
+	assert_int_equal(audit_checkpoint_now(log), 0);
+	char *why = NULL;
+	assert_int_equal(audit_health(log, &why), AUDIT_HEALTH_OK);
+	audit_close(log);
+	_cleanup_free_ char *pub = xasprintf("%s/k.pub", dir), *line = fixture_verify_line(log_dir, pub);
+	assert_true(strncmp(line, "OK ", 3) == 0);
+}
+
 /* A restart on a changed log says so, not something about keys, and says
  * how to recover; doing that gives a new log and keeps the old as it was. */
 static void test_restart_names_the_change_and_the_recovery_works(void **state)
@@ -450,6 +489,7 @@ int main(void)
 		T(test_running_writer_notices_a_rewritten_chain),
 		T(test_running_writer_notices_records_cut),
 		T(test_untouched_log_never_stops_the_writer),
+		T(test_retention_under_the_reading_back_is_no_alarm),
 		T(test_restart_names_the_change_and_the_recovery_works),
 		T(test_start_refused_under_a_checkpoint_that_covers_more),
 		T(test_tree_file_rederived),
