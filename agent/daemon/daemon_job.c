@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "account.h"
+#include "daemon_answer.h"
 #include "daemon_job_ctx.h"
 #include "log.h"
 #include "names.h"
@@ -96,41 +97,6 @@ static void now_ts(struct timespec *ts)
 	clock_gettime(CLOCK_REALTIME, ts);
 }
 
-bool daemon_job_audit(struct job_ctx *c, enum audit_event e, json_t *fields)
-{
-	const struct daemon_stages *st = c->d->stages;
-	uint64_t seq = 0;
-	int r;
-
-	json_object_set_new(fields, "file", json_string(c->r.file));
-	if (c->r.sha256)
-		json_object_set_new(fields, "sha256", json_string(c->r.sha256));
-	if (c->accepted)
-		json_object_set_new(fields, "job", json_integer((json_int_t)c->job_seq));
-	if (!st || !st->audit) {
-		json_decref(fields);
-		return true; /* the audit log is not part of this build: nothing to cite */
-	}
-	r = st->audit(st->ctx, e, fields, &seq);
-	json_decref(fields);
-	if (r < 0) {
-		free(c->detail);
-		c->detail = xasprintf("the audit log cannot be written: %s; nothing runs until "
-				      "it can (check the disk of audit.log_dir)", strerror(-r));
-		log_errorx("%s: %s", c->r.file, c->detail);
-		return false;
-	}
-	if (e == AUDIT_EVENT_JOB_ACCEPTED) {
-		c->job_seq = seq;
-		c->accepted = true;
-	}
-	c->last_seq = seq;
-	c->last_valid = true;
-	if (c->r.audit.n_seqs < DAEMON_JOB_MAX_SEQS)
-		c->seqs[c->r.audit.n_seqs++] = seq;
-	return true;
-}
-
 /* job_accepted, with what the content is to the history of its name, and
  * for a known name with new content the script_diff record (capped at
  * audit.diff_max). The content becomes the latest version of its name only
@@ -212,16 +178,6 @@ static void finish_final(struct job_ctx *c)
 			  result_state_to_string(c->r.state));
 	daemon_retries_clear(c->d->retries, c->job->name);
 	daemon_grants_drop(c->d->grants, c->job->name);
-}
-
-json_t *daemon_job_reason_json(const char *reason)
-{
-	if (!reason)
-		return json_string("");
-	if (names_is_utf8(reason))
-		return json_string(reason);
-	_cleanup_free_ char *p = names_printable(reason);
-	return json_string(p);
 }
 
 static json_t *decision_fields(const struct job_ctx *c, const struct policy_decision *pd,
