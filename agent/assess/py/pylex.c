@@ -194,6 +194,15 @@ static int is_newline(char c)
 	return c == '\n' || c == '\r';
 }
 
+/* The offset of the line end after p (or len): comments end there. */
+static size_t line_end(const char *b, size_t len, size_t p)
+{
+	const char *nl = memchr(b + p, '\n', len - p);
+	size_t e = nl ? (size_t)(nl - b) : len;
+	const char *cr = memchr(b + p, '\r', e - p); /* old Mac line ends */
+	return cr ? (size_t)(cr - b) : e;
+}
+
 static size_t skip_newline(const char *b, size_t len, size_t p)
 {
 	if (b[p] == '\r' && p + 1 < len && b[p + 1] == '\n')
@@ -299,6 +308,14 @@ static size_t lex_string(struct pylex *lx, struct pytok_vec *v, size_t start, si
 	struct pytok *t;
 
 	for (;;) {
+		if (triple && i < end) {
+			/* Docstrings are long: straight to the next quote or
+			 * backslash, the only bytes that matter inside them. */
+			const char *qp = memchr(b + i, q, end - i);
+			size_t qi = qp ? (size_t)(qp - b) : end;
+			const char *bs = memchr(b + i, '\\', qi - i);
+			i = bs ? (size_t)(bs - b) : qi;
+		}
 		if (i >= end || (!triple && is_newline(b[i]))) {
 			set_error(lx, start, "unterminated string literal");
 			flags |= PYT_F_UNTERMINATED;
@@ -423,17 +440,29 @@ static size_t lex_token(struct pylex *lx, struct pytok_vec *v, size_t p, size_t 
 	if (c == '\'' || c == '"')
 		return lex_string(lx, v, p, p, end, 0, fdepth);
 	size_t n = lex_operator(b, p, end);
-	if (n == 1 && (c == '(' || c == '[' || c == '{')) {
-		(*depth)++;
-		bracket_open(lx, (char)c, p);
-	} else if (n == 1 && (c == ')' || c == ']' || c == '}')) {
-		if (*depth > 0)
-			(*depth)--;
-		bracket_close(lx, (char)c, p);
-	} else if (n == 1 && (c == '$' || c == '?' || c == '`' || c == '!')) {
-		set_error(lx, p, c == '!' ? "invalid syntax: '!' alone" : "invalid character");
-	} else if (n == 1 && c == '\\') {
-		set_error(lx, p, "unexpected character after line continuation character");
+	if (n == 1) {
+		switch (c) {
+		case '(': case '[': case '{':
+			(*depth)++;
+			bracket_open(lx, (char)c, p);
+			break;
+		case ')': case ']': case '}':
+			if (*depth > 0)
+				(*depth)--;
+			bracket_close(lx, (char)c, p);
+			break;
+		case '$': case '?': case '`':
+			set_error(lx, p, "invalid character");
+			break;
+		case '!':
+			set_error(lx, p, "invalid syntax: '!' alone");
+			break;
+		case '\\':
+			set_error(lx, p, "unexpected character after line continuation character");
+			break;
+		default:
+			break;
+		}
 	}
 	emit(lx, v, PYT_OP, p, b + p, n);
 	if (c > '\r' && c < 0x80)
@@ -453,8 +482,7 @@ static size_t lex_range(struct pylex *lx, struct pytok_vec *v, size_t p, size_t 
 			continue;
 		}
 		if (c == '#') {
-			while (p < end && !is_newline(b[p]))
-				p++;
+			p = line_end(b, end, p);
 			continue;
 		}
 		p = lex_token(lx, v, p, end, &depth, fdepth);
@@ -536,8 +564,7 @@ int pylex_statement(struct pylex *lx, struct pytok_vec *v)
 		}
 		size_t col = measure_indent(b, len, &p);
 		if (p < len && b[p] == '#')
-			while (p < len && !is_newline(b[p]))
-				p++;
+			p = line_end(b, len, p);
 		if (p < len && is_newline(b[p])) {
 			p = skip_newline(b, len, p);
 			continue;
@@ -557,8 +584,7 @@ int pylex_statement(struct pylex *lx, struct pytok_vec *v)
 			continue;
 		}
 		if (c == '#') {
-			while (p < len && !is_newline(b[p]))
-				p++;
+			p = line_end(b, len, p);
 			continue;
 		}
 		if (c == '\\' && p + 1 < len && is_newline(b[p + 1])) {
