@@ -33,8 +33,7 @@ static struct pytok *vec_push(struct pytok_vec *v)
 		v->cap = v->cap ? v->cap * 2 : 64;
 		v->t = xrealloc(v->t, v->cap * sizeof(*v->t));
 	}
-	memset(&v->t[v->n], 0, sizeof(v->t[0]));
-	return &v->t[v->n++];
+	return &v->t[v->n++]; /* emit() sets every field */
 }
 
 int pylex_open(struct pylex *lx, const uint8_t *data, size_t len, const char **reason,
@@ -166,11 +165,7 @@ static struct pytok *emit(struct pylex *lx, struct pytok_vec *v, enum pytok_kind
 {
 	struct pytok *t = vec_push(v);
 	walk_to(lx, off);
-	t->kind = kind;
-	t->line = lx->w_line;
-	t->col = lx->w_col;
-	t->s = s;
-	t->n = n;
+	*t = (struct pytok){ .kind = kind, .line = lx->w_line, .col = lx->w_col, .s = s, .n = n };
 	return t;
 }
 
