@@ -6,6 +6,7 @@
 
 #include "account.h"
 #include "daemon_grant.h"
+#include "daemon_answer.h"
 #include "daemon_job_ctx.h"
 #include "names.h"
 #include "place.h"

@@ -1,6 +1,6 @@
 /* One job's state while a worker runs it, shared by the two files of a
- * job: daemon_job.c (the steps) and daemon_answer.c (the user's answers).
- * Internal to them. */
+ * job: daemon_job.c (the steps) and daemon_answer.c (the user's answers);
+ * the records both append (daemon_job_ctx.c). Internal to daemon/. */
 #ifndef MAI_DAEMON_JOB_CTX_H
 #define MAI_DAEMON_JOB_CTX_H
 
@@ -42,26 +42,5 @@ bool daemon_job_audit(struct job_ctx *c, enum audit_event e, json_t *fields);
 /* The user's text as a JSON string: as written when it is UTF-8, else with
  * the bytes escaped ("" for none). */
 json_t *daemon_job_reason_json(const char *reason);
-
-/* What the answers to a job came to (daemon_answer.c). */
-struct daemon_answers {
-	enum approval_status approve, override; /* APPROVAL_NONE: not looked at */
-	struct approval used;    /* the answer that lets it run (status OK), if any */
-	/* The first answer that could not be used, for the held result's
-	 * message: its status (APPROVAL_NONE: none) and what was known of it. */
-	enum approval_status refused_status;
-	struct approval refused;
-};
-void daemon_answers_clear(struct daemon_answers *a);
-
-/* Takes the answers the level calls for, each recorded before anything
- * rests on it. false when the log refuses a record: then a usable answer is
- * kept as a grant for the retry (nothing runs without its record). */
-bool daemon_answers_take(struct job_ctx *c, enum level level, struct daemon_answers *out);
-
-/* For a held job with a refused answer: the note in front of its message
- * (what was wrong with the answer and who may approve). NULL when there is
- * nothing to say. Caller frees. */
-char *daemon_answers_note(const struct job_ctx *c, const struct daemon_answers *a);
 
 #endif

@@ -1,6 +1,6 @@
 /* The life of a sandbox's containers: created with every default of
- * DESIGN.md "Sandbox defaults", attached before they start (not a byte of
- * output is missed), their init watched (sandbox_exit.h), and removed after
+ * docs/ARCHITECTURE.md "Sandbox defaults", attached before they start (not
+ * a byte of output is missed), their init watched (sandbox_exit.h), and removed after
  * their one run, in the background when the result need not wait for it
  * (sandbox_reap.h). A removal Docker refuses (it went away mid-run) leaves
  * an orphan, removed before the next run; what a crash leaves is found by

@@ -89,6 +89,16 @@ static void test_origin_of_sink_arguments(void **state)
 				 assess_origin_to_string(cases[i].origin));
 		assess_result_clear(&r);
 	}
+	/* The console's constructor takes nothing; its push takes the code. */
+	struct assess_result r;
+	assess(rules, "import code, sys\ncode.InteractiveConsole().push(sys.argv[1])\n", &r);
+	assert_int_equal(r.n_findings, 2);
+	assert_string_equal(r.findings[0].rule_id, "MAI012");
+	assert_int_equal(r.findings[0].origin, ASSESS_ORIGIN_LITERAL);
+	assert_string_equal(r.findings[1].rule_id, "MAI012");
+	assert_int_equal(r.findings[1].col, 27);
+	assert_int_equal(r.findings[1].origin, ASSESS_ORIGIN_OUTSIDE);
+	assess_result_clear(&r);
 	assess_rules_free(rules);
 }
 

@@ -75,6 +75,38 @@ static inline void pya_val_clear(struct pya_val *v)
 		*v = (struct pya_val){ 0 };
 }
 void pya_val_copy(struct pya_val *dst, const struct pya_val *src);
+/* v becomes the constant string s (taken over). */
+static inline void pya_set_str(struct pya_val *v, char *s)
+{
+	pya_val_clear(v);
+	v->k = PYA_V_STR;
+	v->s = s;
+}
+/* v becomes a reference to the qualified name s (taken over). */
+static inline void pya_set_ref(struct pya_val *v, char *s, int dynamic)
+{
+	pya_val_clear(v);
+	v->k = PYA_V_REF;
+	v->s = s;
+	v->dynamic = !!dynamic;
+}
+/* Does v (or an item of it) hold decoded data? Asked of nearly every
+ * operand: the items only when there are some. */
+int pya_items_decoded(const struct pya_val *v);
+static inline int pya_val_decoded(const struct pya_val *v)
+{
+	return v->k == PYA_V_DECODED || (v->n_items && pya_items_decoded(v));
+}
+/* Is v the builtins' namespace (builtins, __builtins__, vars(builtins),
+ * builtins.__dict__), not globals() or another object's __dict__? */
+int pya_is_builtins_ns(const struct pya_val *v);
+/* Reports a name computed at run time (special: "computed-builtin",
+ * "dynamic-attribute"), and decode-exec when the name was decoded. */
+void pya_computed_name(struct pya_ctx *c, const char *special, const struct pya_val *name,
+		       const struct pytok *at);
+/* A call: parses the arguments at *i (the '(') and replaces v, the callee,
+ * with what the call returns; reports the call. at: where it is reported. */
+void pya_call(struct pya_ctx *c, size_t *i, struct pya_val *v, const struct pytok *at);
 /* Folding helpers (pyfold_str.c): new strings, or NULL when not constant. */
 char *pya_format_str(const char *fmt, const struct pya_val *args, size_t n);
 char *pya_percent_str(const char *fmt, const struct pya_val *v);

@@ -9,20 +9,6 @@
 #include "pyanalyze_int.h"
 
 
-static void set_str(struct pya_val *v, char *s)
-{
-	pya_val_clear(v);
-	v->k = PYA_V_STR;
-	v->s = s;
-}
-
-static void set_ref(struct pya_val *v, char *s, int dynamic)
-{
-	pya_val_clear(v);
-	v->k = PYA_V_REF;
-	v->s = s;
-	v->dynamic = !!dynamic;
-}
 
 /* Python 3.11's builtins, in strcmp order (is_builtin searches them): with
  * a star import in the file, any other bare name may come from the
@@ -62,9 +48,15 @@ static int is_builtin(const char *s, size_t n)
 
 static int is_keyword_value(const struct pytok *t)
 {
-	return pytok_is(t, PYT_NAME, "True") || pytok_is(t, PYT_NAME, "False") ||
-	       pytok_is(t, PYT_NAME, "None") || pytok_is(t, PYT_NAME, "self") ||
-	       pytok_is(t, PYT_NAME, "cls");
+	/* Asked of every name: most fail on the first letter. */
+	switch (t->s[0]) {
+	case 'T': return t->n == 4 && !memcmp(t->s, "True", 4);
+	case 'F': return t->n == 5 && !memcmp(t->s, "False", 5);
+	case 'N': return t->n == 4 && !memcmp(t->s, "None", 4);
+	case 's': return t->n == 4 && !memcmp(t->s, "self", 4);
+	case 'c': return t->n == 3 && !memcmp(t->s, "cls", 3);
+	default: return 0;
+	}
 }
 
 /* "a.b" without printf: names are joined for nearly every token. */
@@ -90,11 +82,11 @@ void pya_resolve_name(struct pya_ctx *c, const struct pytok *t, struct pya_val *
 	if (b) {
 		switch (b->kind) {
 		case PYA_BIND_REF:
-			set_ref(out, xstrdup(b->s), b->dynamic || hidden);
+			pya_set_ref(out, xstrdup(b->s), b->dynamic || hidden);
 			out->guess = b->guess;
 			break;
 		case PYA_BIND_CONST:
-			set_str(out, xstrdup(b->s));
+			pya_set_str(out, xstrdup(b->s));
 			break;
 		case PYA_BIND_NUM:
 			out->k = PYA_V_NUM;
@@ -112,15 +104,15 @@ void pya_resolve_name(struct pya_ctx *c, const struct pytok *t, struct pya_val *
 		return;
 	}
 	if (t->n == 12 && memcmp(t->s, "__builtins__", 12) == 0) {
-		set_ref(out, xstrdup("builtins"), hidden);
+		pya_set_ref(out, xstrdup("builtins"), hidden);
 		return;
 	}
 	if (is_builtin(t->s, t->n)) {
-		set_ref(out, dotted_join("builtins", 8, t->s, t->n), hidden);
+		pya_set_ref(out, dotted_join("builtins", 8, t->s, t->n), hidden);
 		return;
 	}
 	if (c->n_star) {
-		set_ref(out, dotted_join(c->star[c->n_star - 1], strlen(c->star[c->n_star - 1]), t->s, t->n), hidden);
+		pya_set_ref(out, dotted_join(c->star[c->n_star - 1], strlen(c->star[c->n_star - 1]), t->s, t->n), hidden);
 		return;
 	}
 	/* Nobody bound it here: a module used without its import (it may
@@ -130,387 +122,8 @@ void pya_resolve_name(struct pya_ctx *c, const struct pytok *t, struct pya_val *
 	size_t at = (size_t)(t - c->t);
 	if (at + 1 < c->n && c->t[at + 1].kind == PYT_OP && c->t[at + 1].n == 1 &&
 	    (c->t[at + 1].s[0] == '.' || c->t[at + 1].s[0] == '(')) {
-		set_ref(out, xstrndup(t->s, t->n), hidden);
+		pya_set_ref(out, xstrndup(t->s, t->n), hidden);
 		out->guess = 1;
-	}
-}
-
-static int is_decoder(const char *q)
-{
-	static const char *const names[] = {
-		"base64.", "binascii.a2b", "binascii.unhexlify", "zlib.decompress",
-		"codecs.decode", "builtins.bytes.fromhex", "builtins.bytearray.fromhex", "marshal.loads",
-		"lzma.decompress", "bz2.decompress", "gzip.decompress", "codecs.encode",
-	};
-	if (!strchr("bzcmlg", q[0]))
-		return 0; /* the first letters of the names below: most calls stop here */
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
-		if (names[i][0] == q[0] && strncmp(q, names[i], strlen(names[i])) == 0)
-			return strcmp(q, "base64.b64encode") != 0;
-	return 0;
-}
-
-static int is_exec(const char *q)
-{
-	return strcmp(q, "builtins.exec") == 0 || strcmp(q, "builtins.eval") == 0 ||
-	       strcmp(q, "builtins.compile") == 0;
-}
-
-static int val_decoded(const struct pya_val *v)
-{
-	if (v->k == PYA_V_DECODED)
-		return 1;
-	for (size_t i = 0; i < v->n_items; i++)
-		if (val_decoded(&v->items[i]))
-			return 1;
-	return 0;
-}
-
-#define MAX_ARGS 4
-#define MAX_KWARGS 8
-
-struct call_args {
-	struct pya_val pos[MAX_ARGS];
-	int n_pos;
-	struct pya_kwarg kw[MAX_KWARGS];
-	char *kw_store[MAX_KWARGS * 2];
-	size_t n_kw;
-	int decoded;
-	int outside;              /* some argument, payload or not, is outside data */
-	enum pya_origin origin;   /* of the payload arguments */
-	long mode_bits;           /* mode= as a number */
-	int mode_known;
-};
-
-static void args_clear(struct call_args *a)
-{
-	for (int i = 0; i < MAX_ARGS; i++)
-		pya_val_clear(&a->pos[i]);
-	for (size_t i = 0; i < a->n_kw * 2; i++)
-		free(a->kw_store[i]);
-}
-
-static char *val_text(const struct pya_val *v)
-{
-	if (v->k == PYA_V_STR)
-		return xstrdup(v->s);
-	if (v->k == PYA_V_NUM)
-		return xasprintf("%ld", v->num);
-	return NULL;
-}
-
-/* builtins, __builtins__, vars(builtins), builtins.__dict__: the namespace
- * of the builtins (not globals(), not another object's __dict__). */
-static int is_builtins_ns(const struct pya_val *v)
-{
-	return (v->k == PYA_V_REF || (v->k == PYA_V_GLOBALS && !v->ns_module)) &&
-	       !strcmp(v->s, "builtins");
-}
-
-/* A name computed at run time picks an attribute or a builtin; when the
- * name itself was decoded (base64, zlib...) the code hides what it runs. */
-static void computed_name(struct pya_ctx *c, const char *special, const struct pya_val *name,
-			  const struct pytok *at)
-{
-	struct pya_event d = { .kind = PYA_SPECIAL, .name = special, .dynamic = 1 };
-	pya_emit(c, &d, at);
-	if (val_decoded(name)) {
-		struct pya_event x = { .kind = PYA_SPECIAL, .name = "decode-exec", .dynamic = 1 };
-		pya_emit(c, &x, at);
-	}
-}
-
-/* exec, eval and compile handed to another function (map, partial,
- * run_in_executor) run what that function passes them: reported as a
- * hidden call of their own. */
-static void exec_as_value(struct pya_ctx *c, const struct pya_val *v, const struct pytok *at)
-{
-	if (v->k != PYA_V_REF || !is_exec(v->s))
-		return;
-	struct pya_event ev = { .kind = PYA_CALL, .name = v->s, .dynamic = 1,
-				.origin = PYA_ORIGIN_UNRESOLVED };
-	pya_emit(c, &ev, at);
-}
-
-/* Parses "(...)" arguments; *i is at the '('. */
-static void parse_args(struct pya_ctx *c, size_t *i, struct call_args *a)
-{
-	a->origin = PYA_ORIGIN_LITERAL;
-	(*i)++;
-	while (*i < c->n && !c->bail && !pya_tok_is(c, *i, PYT_OP, ")")) {
-		size_t before = *i;
-		struct pya_val v = { 0 };
-		const struct pytok *kwname = NULL;
-		if (c->t[*i].kind == PYT_NAME && pya_tok_is(c, *i + 1, PYT_OP, "=")) {
-			kwname = &c->t[*i];
-			*i += 2;
-		} else if (pya_tok_is(c, *i, PYT_OP, "*") || pya_tok_is(c, *i, PYT_OP, "**")) {
-			(*i)++;
-		}
-		size_t vstart = *i;
-		pya_expr(c, i, &v);
-		if (val_decoded(&v))
-			a->decoded = 1;
-		if (*i > vstart)
-			exec_as_value(c, &v, &c->t[vstart]);
-		a->outside |= v.outside;
-		if (kwname && a->n_kw < MAX_KWARGS) {
-			char *name = xstrndup(kwname->s, kwname->n);
-			char *value = val_text(&v);
-			const struct pytok *vt = &c->t[vstart];
-			if (!value && v.k == PYA_V_REF)
-				value = xstrdup(strncmp(v.s, "builtins.", 9) == 0 ? v.s + 9 : v.s);
-			else if (!value && *i == vstart + 1 && vt->kind == PYT_NAME &&
-				 (pytok_is(vt, PYT_NAME, "True") || pytok_is(vt, PYT_NAME, "False") ||
-				  pytok_is(vt, PYT_NAME, "None")))
-				value = xstrndup(vt->s, vt->n);
-			a->kw_store[a->n_kw * 2] = name;
-			a->kw_store[a->n_kw * 2 + 1] = value;
-			a->kw[a->n_kw].name = name;
-			a->kw[a->n_kw].value = value;
-			a->kw[a->n_kw].truth = *i > vstart ? pya_val_truth(&v, vt, *i - vstart)
-							   : PYA_TRUTH_UNKNOWN;
-			if (!strcmp(name, "mode") && v.k == PYA_V_NUM) {
-				a->mode_bits = v.num;
-				a->mode_known = 1;
-			}
-			a->n_kw++;
-		}
-		enum pya_origin o = PYA_ORIGIN_NONE;
-		if (kwname) {
-			char k[24];
-			snprintf(k, sizeof(k), "%.*s", (int)(kwname->n < 23 ? kwname->n : 23), kwname->s);
-			if (!pya_kwarg_is_option(k))
-				o = pya_val_origin(&v);
-		} else {
-			o = pya_val_origin(&v);
-		}
-		if (o > a->origin)
-			a->origin = o;
-		if (!kwname && a->n_pos < MAX_ARGS) {
-			a->pos[a->n_pos++] = v;
-			memset(&v, 0, sizeof(v));
-		} else if (!kwname) {
-			a->n_pos++;
-		}
-		pya_val_clear(&v);
-		/* Separators and comprehension keywords between argument parts. */
-		if (*i < c->n && (pya_tok_is(c, *i, PYT_OP, ",") || pya_tok_is(c, *i, PYT_NAME, "for") ||
-				  pya_tok_is(c, *i, PYT_NAME, "in") || pya_tok_is(c, *i, PYT_NAME, "if") ||
-				  pya_tok_is(c, *i, PYT_NAME, "async")))
-			(*i)++;
-		else if (*i == before)
-			(*i)++;
-	}
-	if (*i < c->n && !c->bail)
-		(*i)++;
-}
-
-/* The event of a call with these arguments; name and position are the
- * caller's. arg0 is the first positional argument (a Path's own path for
- * its methods, then the call's arguments follow). */
-static void fill_call_event(struct pya_event *ev, const struct call_args *a,
-			    const struct pya_val *arg0, const struct pya_val *arg1)
-{
-	ev->kind = PYA_CALL;
-	ev->decoded_arg = a->decoded;
-	ev->n_args = a->n_pos;
-	ev->kwargs = a->kw;
-	ev->n_kwargs = a->n_kw;
-	ev->origin = a->origin;
-	if (arg0 && arg0->k == PYA_V_STR)
-		ev->arg0 = arg0->s;
-	if (arg0 && arg0->k == PYA_V_REF)
-		ev->arg0_ref = arg0->s;
-	ev->arg0_first = ev->arg0;
-	if (arg0 && arg0->k == PYA_V_LIST && arg0->n_items && arg0->items[0].k == PYA_V_STR)
-		ev->arg0_first = arg0->items[0].s;
-	if (arg1 && arg1->k == PYA_V_STR)
-		ev->mode = arg1->s;
-	if (arg1 && arg1->k == PYA_V_NUM) {
-		ev->mode_bits = arg1->num;
-		ev->mode_known = 1;
-	}
-	if (a->mode_known) {
-		ev->mode_bits = a->mode_bits;
-		ev->mode_known = 1;
-	}
-	for (size_t k = 0; k < a->n_kw; k++)
-		if (strcmp(a->kw[k].name, "mode") == 0)
-			ev->mode = a->kw[k].value;
-}
-
-/* A chmod method of an object (Path(p).chmod(mode), x.chmod(mode)) takes
- * the mode first, where os.chmod(path, mode) takes it second. */
-static void method_mode(struct pya_event *ev, const struct pya_val *a0)
-{
-	size_t n = strlen(ev->name);
-
-	if (n < 6 || strcmp(ev->name + n - 5, "chmod") != 0 || !a0 || a0->k != PYA_V_NUM)
-		return;
-	if (ev->name[0] == '.' || strstr(ev->name, ").")) {
-		ev->mode_bits = a0->num;
-		ev->mode_known = 1;
-	}
-}
-
-/* What a call that nothing else explains returns: an instance named after
- * its callee ("tarfile.open()"), so that its methods are reported by
- * name; outside data when the call reads it or is given it. */
-static void call_result(struct pya_val *r, struct pya_val *f, int outside)
-{
-	size_t n = strlen(f->s);
-
-	outside |= pya_reads_outside(f->s);
-	if (r->k == PYA_V_UNKNOWN && n < 200 &&
-	    (strncmp(f->s, "builtins.", 9) != 0 || !strcmp(f->s, "builtins.open"))) {
-		/* The callee's name is not needed any more: it becomes the
-		 * instance's, without a copy. */
-		char *s = xrealloc(f->s, n + 3);
-		f->s = NULL;
-		memcpy(s + n, "()", 3);
-		set_ref(r, s, 0);
-	}
-	r->outside |= outside;
-}
-
-static void call_ref(struct pya_ctx *c, const struct pytok *at, struct pya_val *f,
-		     struct call_args *a)
-{
-	const char *q = f->s;
-	const struct pya_val *a0 = a->n_pos > 0 ? &a->pos[0] : NULL;
-	const struct pya_val *a1 = a->n_pos > 1 ? &a->pos[1] : NULL;
-	struct pya_event ev = { .name = q, .dynamic = f->dynamic };
-
-	fill_call_event(&ev, a, a0, a1);
-	method_mode(&ev, a0);
-	pya_emit(c, &ev, at);
-
-	struct pya_val r = { 0 };
-	/* Every special case below is a builtin, importlib, pathlib or a
-	 * decoder: the other calls (most of them) skip the comparisons. */
-	if (strncmp(q, "builtins.", 9) != 0 && strncmp(q, "importlib.", 10) != 0 &&
-	    strncmp(q, "pathlib.", 8) != 0 && !is_decoder(q)) {
-		call_result(&r, f, f->outside || a->outside);
-	} else if (is_exec(q)) {
-		if (a->decoded) {
-			struct pya_event d = { .kind = PYA_SPECIAL, .name = "decode-exec", .dynamic = 1 };
-			pya_emit(c, &d, at);
-		}
-		if (a0 && a0->k == PYA_V_STR)
-			pya_analyze_text(c, a0->s, strlen(a0->s), at);
-	} else if (is_decoder(q)) {
-		r.k = PYA_V_DECODED;
-	} else if (!strcmp(q, "builtins.__import__") || !strcmp(q, "importlib.import_module") ||
-		   !strcmp(q, "importlib.__import__")) {
-		if (a0 && a0->k == PYA_V_STR) {
-			struct pya_event im = { .kind = PYA_IMPORT, .name = a0->s, .dynamic = 1 };
-			pya_emit(c, &im, at);
-			set_ref(&r, xstrdup(a0->s), 1);
-		} else {
-			struct pya_event d = { .kind = PYA_SPECIAL, .name = "dynamic-import", .dynamic = 1 };
-			pya_emit(c, &d, at);
-		}
-	} else if (!strcmp(q, "builtins.getattr") && a0 && a1) {
-		int of_builtins = is_builtins_ns(a0);
-		/* A module's attribute of a computed name; what an object of a
-		 * class of the script holds is its own business. */
-		int of_module = a0->k == PYA_V_REF && !a0->guess && !strchr(a0->s, '(');
-		if ((of_module || of_builtins) && a1->k != PYA_V_STR)
-			computed_name(c, of_builtins ? "computed-builtin" : "dynamic-attribute", a1, at);
-		if (a1->k == PYA_V_STR && a0->k == PYA_V_REF)
-			set_ref(&r, xasprintf("%s.%s", a0->s, a1->s), 1);
-		else if (a1->k == PYA_V_STR && a0->k == PYA_V_GLOBALS)
-			set_ref(&r, xasprintf("%s.%s", a0->s, a1->s), 1);
-		r.outside = a0->outside;
-	} else if (!strcmp(q, "builtins.setattr") && a0 && a0->k == PYA_V_REF &&
-		   !strcmp(a0->s, "builtins")) {
-		struct pya_event d = { .kind = PYA_SPECIAL, .name = "builtins-modified", .dynamic = 1 };
-		pya_emit(c, &d, at);
-	} else if (!strcmp(q, "builtins.globals") || !strcmp(q, "builtins.locals") ||
-		   (!strcmp(q, "builtins.vars") && !a0)) {
-		r.k = PYA_V_GLOBALS;
-		r.s = xstrdup("builtins");
-		r.ns_module = 1;
-	} else if (!strcmp(q, "builtins.vars") && a0 && a0->k == PYA_V_REF) {
-		r.k = PYA_V_GLOBALS;
-		r.s = xstrdup(a0->s);
-	} else if (!strcmp(q, "builtins.chr") && a0 && a0->k == PYA_V_NUM && a0->num > 0 &&
-		   a0->num < 0x110000) {
-		char u[5];
-		u[pylex_utf8_encode((uint32_t)a0->num, u)] = '\0';
-		set_str(&r, xstrdup(u));
-	} else if (!strcmp(q, "builtins.str") && a0 && (a0->k == PYA_V_STR || a0->k == PYA_V_NUM)) {
-		set_str(&r, val_text(a0));
-	} else if (!strcmp(q, "builtins.map") && a0 && a1 && a0->k == PYA_V_REF &&
-		   !strcmp(a0->s, "builtins.chr") && a1->k == PYA_V_LIST) {
-		pya_val_copy(&r, a1);
-		pya_chr_list(&r);
-	} else if ((!strcmp(q, "builtins.bytes") || !strcmp(q, "builtins.bytearray")) && a0 &&
-		   a0->k == PYA_V_LIST) {
-		pya_val_copy(&r, a0);
-		pya_chr_list(&r);
-		char *s = pya_join_list("", &r);
-		pya_val_clear(&r);
-		if (s)
-			set_str(&r, s);
-	} else if ((!strcmp(q, "pathlib.Path") || !strcmp(q, "pathlib.PosixPath")) && a0 &&
-		   a0->k == PYA_V_STR) {
-		/* Path('/etc/x').write_text(...) is reported as a call of
-		 * pathlib.Path.write_text with the path as its first argument. */
-		r.k = PYA_V_PATH;
-		r.s = xstrdup(a0->s);
-	} else if (!strcmp(q, "builtins.reversed") && a0 && a0->k == PYA_V_STR) {
-		set_str(&r, pya_reverse_utf8(a0->s));
-	} else {
-		call_result(&r, f, f->outside || a->outside);
-	}
-	pya_val_clear(f);
-	*f = r;
-}
-
-static void call_strmeth(struct pya_val *f, struct call_args *a)
-{
-	const char *m = f->meth;
-	const struct pya_val *a0 = a->n_pos > 0 ? &a->pos[0] : NULL;
-	char *r = NULL;
-
-	if (!strcmp(m, "join") && a0)
-		r = a0->k == PYA_V_STR ? NULL : pya_join_list(f->s, a0);
-	else if (!strcmp(m, "format") && a->n_kw == 0 && a->n_pos <= MAX_ARGS)
-		r = pya_format_str(f->s, a->pos, (size_t)a->n_pos);
-	else if ((!strcmp(m, "decode") || !strcmp(m, "encode") || !strcmp(m, "strip")) && !a0)
-		r = xstrdup(f->s);
-	else if (!strcmp(m, "lower") || !strcmp(m, "upper")) {
-		r = xstrdup(f->s);
-		for (char *p = r; *p; p++)
-			if ((unsigned char)*p < 0x80)
-				*p = (char)(m[0] == 'l' ? (*p >= 'A' && *p <= 'Z' ? *p + 32 : *p)
-						     : (*p >= 'a' && *p <= 'z' ? *p - 32 : *p));
-	} else if (!strcmp(m, "replace") && a->n_pos == 2 && a0->k == PYA_V_STR &&
-		   a->pos[1].k == PYA_V_STR && a0->s[0]) {
-		const char *from = a0->s, *to = a->pos[1].s;
-		size_t fl = strlen(from), tl = strlen(to), o = 0, cap = strlen(f->s) + 1;
-		r = xmalloc(cap);
-		for (const char *p = f->s; *p;) {
-			if (strncmp(p, from, fl) == 0) {
-				cap += tl;
-				r = xrealloc(r, cap);
-				memcpy(r + o, to, tl);
-				o += tl;
-				p += fl;
-			} else {
-				r[o++] = *p++;
-			}
-		}
-		r[o] = '\0';
-	}
-	if (r) {
-		set_str(f, r);
-	} else {
-		int outside = a->outside;
-		pya_val_clear(f);
-		f->outside = outside;
 	}
 }
 
@@ -543,29 +156,29 @@ static void subscript(struct pya_ctx *c, size_t *i, struct pya_val *v, const str
 		(*i)++;
 	(void)parts;
 	struct pya_val r = { 0 };
-	int of_builtins = is_builtins_ns(v);
+	int of_builtins = pya_is_builtins_ns(v);
 	if (colons == 0 && idx[0].k != PYA_V_STR && (of_builtins || v->k == PYA_V_GLOBALS)) {
 		/* vars(builtins)[name], __builtins__.__dict__[name]: a builtin
 		 * chosen at run time; globals()[name]: reported when called. */
 		if (of_builtins)
-			computed_name(c, "computed-builtin", &idx[0], at);
+			pya_computed_name(c, "computed-builtin", &idx[0], at);
 		r.computed = 1;
 	} else if (colons == 0 && idx[0].k == PYA_V_STR &&
 	    (v->k == PYA_V_GLOBALS || v->k == PYA_V_MODULES ||
 	     (v->k == PYA_V_REF && !strcmp(v->s, "builtins")))) {
 		if (v->k == PYA_V_MODULES) {
-			set_ref(&r, xstrdup(idx[0].s), 1);
+			pya_set_ref(&r, xstrdup(idx[0].s), 1);
 		} else {
 			const struct pya_binding *b = v->k == PYA_V_GLOBALS && !strcmp(v->s, "builtins")
 				? pya_scope_lookup(c->module, idx[0].s, strlen(idx[0].s)) : NULL;
 			if (b && b->kind == PYA_BIND_REF)
-				set_ref(&r, xstrdup(b->s), 1);
+				pya_set_ref(&r, xstrdup(b->s), 1);
 			else
-				set_ref(&r, xasprintf("%s.%s", v->s, idx[0].s), 1);
+				pya_set_ref(&r, xasprintf("%s.%s", v->s, idx[0].s), 1);
 		}
 	} else if (v->k == PYA_V_STR && colons == 2 && idx[0].k == PYA_V_UNKNOWN &&
 		   idx[1].k == PYA_V_UNKNOWN && idx[2].k == PYA_V_NUM && idx[2].num == -1) {
-		set_str(&r, pya_reverse_utf8(v->s));
+		pya_set_str(&r, pya_reverse_utf8(v->s));
 	} else if (v->k == PYA_V_LIST && colons == 0 && idx[0].k == PYA_V_NUM && idx[0].num >= 0 &&
 		   (size_t)idx[0].num < v->n_items) {
 		pya_val_copy(&r, &v->items[idx[0].num]);
@@ -597,26 +210,24 @@ static void attribute(struct pya_ctx *c, const struct pytok *name, struct pya_va
 			v->dynamic = 1;
 			return;
 		}
-		char *q = dotted_join(v->s, strlen(v->s), name->s, name->n);
-		int dyn = v->dynamic || name->owned, guess = v->guess;
-		int outside = v->outside || pya_ref_is_outside(q);
+		/* The name grows in place: "os" -> "os.path" -> "os.path.join". */
+		size_t an = strlen(v->s);
+		char *q = xrealloc(v->s, an + name->n + 2);
+		q[an] = '.';
+		memcpy(q + an + 1, name->s, name->n);
+		q[an + 1 + name->n] = '\0';
+		v->s = q;
+		v->dynamic |= name->owned;
+		v->outside |= pya_ref_is_outside(q);
 		long bits;
 		if (!strcmp(q, "sys.modules")) {
 			pya_val_clear(v);
-			free(q);
 			v->k = PYA_V_MODULES;
-			return;
-		}
-		if (q[0] == 's' && (bits = pya_stat_constant(q)) >= 0) {
+		} else if (q[0] == 's' && (bits = pya_stat_constant(q)) >= 0) {
 			pya_val_clear(v);
-			free(q);
 			v->k = PYA_V_NUM;
 			v->num = bits;
-			return;
 		}
-		set_ref(v, q, dyn);
-		v->guess = guess;
-		v->outside = outside;
 		return;
 	}
 	if (v->k == PYA_V_PATH && !v->meth) {
@@ -674,7 +285,7 @@ static void display(struct pya_ctx *c, size_t *i, struct pya_val *v, const char 
 			(*i)++, known = 0;
 		pya_expr(c, i, &x);
 		outside |= x.outside;
-		if (val_decoded(&x)) {
+		if (pya_val_decoded(&x)) {
 			list.k = PYA_V_LIST;
 			known = 2;
 		}
@@ -780,7 +391,7 @@ static void atom(struct pya_ctx *c, size_t *i, struct pya_val *v)
 			o += c->t[k].n;
 		}
 		s[o] = '\0';
-		set_str(v, s);
+		pya_set_str(v, s);
 		struct pya_event ev = { .kind = PYA_STRING, .name = s };
 		pya_emit(c, &ev, t);
 		return;
@@ -793,58 +404,6 @@ static void atom(struct pya_ctx *c, size_t *i, struct pya_val *v)
 		return display(c, i, v, "}");
 }
 
-/* A method of a constant pathlib.Path, reported as pathlib.Path.NAME with
- * the path as its first argument and the call's arguments after it. */
-static void call_path(struct pya_ctx *c, const struct pytok *at, struct pya_val *v,
-		      struct call_args *a)
-{
-	char *q = xasprintf("pathlib.Path.%s", v->meth);
-	struct pya_val path = { .k = PYA_V_STR, .s = v->s };
-	struct pya_event ev = { .name = q, .dynamic = v->dynamic };
-
-	fill_call_event(&ev, a, &path, a->n_pos > 0 ? &a->pos[0] : NULL);
-	if (strcmp(v->meth, "open") != 0)
-		ev.mode = NULL;
-	pya_emit(c, &ev, at);
-	free(q);
-	pya_val_clear(v);
-}
-
-/* A call of something the analyzer cannot name: a method of an unknown
- * object (reported as ".name", so rules can name methods of any object),
- * a local function (the same), or an entry of globals() under a computed
- * key. */
-static void call_unnamed(struct pya_ctx *c, const struct pytok *at, struct pya_val *v,
-			 struct call_args *a)
-{
-	int outside = v->outside || a->outside;
-
-	if (v->computed) {
-		struct pya_event d = { .kind = PYA_SPECIAL, .name = "computed-call", .dynamic = 1 };
-		pya_emit(c, &d, at);
-	}
-	/* A method of an unnamed object is always reported; a bare local
-	 * only with keywords (shell=...), as rules name nothing else of it. */
-	const struct pytok *mt = v->meth_tok;
-	const struct pya_filter *want = c->filter;
-	if (mt && mt->n < 64 && (!v->guess_local || a->n_kw > 0) &&
-	    (!want || (want->method_bits & pya_method_bit(mt->s, mt->n)) ||
-	     (want->keyword_calls && a->n_kw > 0))) {
-		char q[66];
-		q[0] = '.';
-		memcpy(q + 1, v->meth_tok->s, v->meth_tok->n);
-		q[v->meth_tok->n + 1] = '\0';
-		struct pya_event ev = { .name = q, .dynamic = v->dynamic };
-		fill_call_event(&ev, a, a->n_pos > 0 ? &a->pos[0] : NULL,
-				a->n_pos > 1 ? &a->pos[1] : NULL);
-		method_mode(&ev, a->n_pos > 0 ? &a->pos[0] : NULL);
-		pya_emit(c, &ev, at);
-		outside |= pya_reads_outside(q);
-	}
-	pya_val_clear(v);
-	v->outside = outside;
-}
-
 static void postfix(struct pya_ctx *c, size_t *i, struct pya_val *v)
 {
 	while (*i < c->n && !c->bail) {
@@ -853,34 +412,7 @@ static void postfix(struct pya_ctx *c, size_t *i, struct pya_val *v)
 			attribute(c, &c->t[*i + 1], v);
 			*i += 2;
 		} else if (pytok_is(t, PYT_OP, "(")) {
-			struct call_args a = { 0 };
-			const struct pytok *at = *i > 0 ? &c->t[*i - 1] : t;
-			parse_args(c, i, &a);
-			if (v->k == PYA_V_REF)
-				call_ref(c, at, v, &a);
-			else if (v->k == PYA_V_PATH && v->meth)
-				call_path(c, at, v, &a);
-			else if (v->k == PYA_V_STRMETH)
-				call_strmeth(v, &a);
-			else if ((v->k == PYA_V_GLOBALS || v->k == PYA_V_MODULES) && v->meth &&
-				 a.n_pos > 0) {
-				free(v->meth);
-				v->meth = NULL;
-				if (a.pos[0].k == PYA_V_STR) {
-					char *q = v->k == PYA_V_MODULES ? xstrdup(a.pos[0].s)
-						: xasprintf("%s.%s", v->s, a.pos[0].s);
-					set_ref(v, q, 1);
-				} else {
-					int computed = v->k == PYA_V_GLOBALS;
-					pya_val_clear(v);
-					v->computed = computed;
-				}
-			} else if (v->k == PYA_V_UNKNOWN) {
-				call_unnamed(c, at, v, &a);
-			} else if (v->k != PYA_V_DECODED) {
-				pya_val_clear(v);
-			}
-			args_clear(&a);
+			pya_call(c, i, v, *i > 0 ? &c->t[*i - 1] : t);
 		} else if (pytok_is(t, PYT_OP, "[")) {
 			(*i)++;
 			subscript(c, i, v, t);
@@ -905,18 +437,19 @@ static int prefix_op(const struct pytok *t, int first)
  * decided by length and first byte instead of a walk over a table. */
 static int binary_op(const struct pytok *t)
 {
+	/* 1: an operator alone, 2: doubled (//, **, <<, >>), 4: before '='
+	 * (==, !=, <=, >=, :=). */
+	static const unsigned char op_class[256] = {
+		['+'] = 1, ['-'] = 1, ['*'] = 3, ['/'] = 3, ['%'] = 1, ['|'] = 1, ['&'] = 1,
+		['^'] = 1, ['<'] = 7, ['>'] = 7, ['@'] = 1, ['='] = 4, ['!'] = 4, [':'] = 4,
+	};
 	const char *s = t->s;
 
 	if (t->kind == PYT_OP) {
-		switch (t->n) {
-		case 1:
-			return strchr("+-*/%|&^<>@", s[0]) != NULL && s[0] != '\0';
-		case 2:
-			return (s[0] == s[1] && strchr("/*<>", s[0])) ||
-			       (s[1] == '=' && strchr("=!<>:", s[0]));
-		default:
-			return 0;
-		}
+		unsigned char k = op_class[(unsigned char)s[0]];
+		if (t->n == 1)
+			return k & 1;
+		return t->n == 2 && (((k & 2) && s[1] == s[0]) || ((k & 4) && s[1] == '='));
 	}
 	if (t->kind != PYT_NAME)
 		return 0;
@@ -978,12 +511,12 @@ static void combine(struct pya_val *l, const struct pytok *op, struct pya_val *r
 	} else if (l->k == PYA_V_NUM && r->k == PYA_V_NUM) {
 		l->k = PYA_V_UNKNOWN;
 	} else {
-		int decoded = val_decoded(l) || val_decoded(r);
+		int decoded = pya_val_decoded(l) || pya_val_decoded(r);
 		pya_val_clear(l);
 		l->k = decoded ? PYA_V_DECODED : PYA_V_UNKNOWN;
 	}
 	if (s)
-		set_str(l, s);
+		pya_set_str(l, s);
 	l->outside = outside;
 }
 

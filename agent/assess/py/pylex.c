@@ -33,8 +33,7 @@ static struct pytok *vec_push(struct pytok_vec *v)
 		v->cap = v->cap ? v->cap * 2 : 64;
 		v->t = xrealloc(v->t, v->cap * sizeof(*v->t));
 	}
-	memset(&v->t[v->n], 0, sizeof(v->t[0]));
-	return &v->t[v->n++];
+	return &v->t[v->n++]; /* emit() sets every field */
 }
 
 int pylex_open(struct pylex *lx, const uint8_t *data, size_t len, const char **reason,
@@ -166,11 +165,7 @@ static struct pytok *emit(struct pylex *lx, struct pytok_vec *v, enum pytok_kind
 {
 	struct pytok *t = vec_push(v);
 	walk_to(lx, off);
-	t->kind = kind;
-	t->line = lx->w_line;
-	t->col = lx->w_col;
-	t->s = s;
-	t->n = n;
+	*t = (struct pytok){ .kind = kind, .line = lx->w_line, .col = lx->w_col, .s = s, .n = n };
 	return t;
 }
 
@@ -192,6 +187,15 @@ static int is_name_char(unsigned char c)
 static int is_newline(char c)
 {
 	return c == '\n' || c == '\r';
+}
+
+/* The offset of the line end after p (or len): comments end there. */
+static size_t line_end(const char *b, size_t len, size_t p)
+{
+	const char *nl = memchr(b + p, '\n', len - p);
+	size_t e = nl ? (size_t)(nl - b) : len;
+	const char *cr = memchr(b + p, '\r', e - p); /* old Mac line ends */
+	return cr ? (size_t)(cr - b) : e;
 }
 
 static size_t skip_newline(const char *b, size_t len, size_t p)
@@ -299,6 +303,14 @@ static size_t lex_string(struct pylex *lx, struct pytok_vec *v, size_t start, si
 	struct pytok *t;
 
 	for (;;) {
+		if (triple && i < end) {
+			/* Docstrings are long: straight to the next quote or
+			 * backslash, the only bytes that matter inside them. */
+			const char *qp = memchr(b + i, q, end - i);
+			size_t qi = qp ? (size_t)(qp - b) : end;
+			const char *bs = memchr(b + i, '\\', qi - i);
+			i = bs ? (size_t)(bs - b) : qi;
+		}
 		if (i >= end || (!triple && is_newline(b[i]))) {
 			set_error(lx, start, "unterminated string literal");
 			flags |= PYT_F_UNTERMINATED;
@@ -423,17 +435,29 @@ static size_t lex_token(struct pylex *lx, struct pytok_vec *v, size_t p, size_t 
 	if (c == '\'' || c == '"')
 		return lex_string(lx, v, p, p, end, 0, fdepth);
 	size_t n = lex_operator(b, p, end);
-	if (n == 1 && (c == '(' || c == '[' || c == '{')) {
-		(*depth)++;
-		bracket_open(lx, (char)c, p);
-	} else if (n == 1 && (c == ')' || c == ']' || c == '}')) {
-		if (*depth > 0)
-			(*depth)--;
-		bracket_close(lx, (char)c, p);
-	} else if (n == 1 && (c == '$' || c == '?' || c == '`' || c == '!')) {
-		set_error(lx, p, c == '!' ? "invalid syntax: '!' alone" : "invalid character");
-	} else if (n == 1 && c == '\\') {
-		set_error(lx, p, "unexpected character after line continuation character");
+	if (n == 1) {
+		switch (c) {
+		case '(': case '[': case '{':
+			(*depth)++;
+			bracket_open(lx, (char)c, p);
+			break;
+		case ')': case ']': case '}':
+			if (*depth > 0)
+				(*depth)--;
+			bracket_close(lx, (char)c, p);
+			break;
+		case '$': case '?': case '`':
+			set_error(lx, p, "invalid character");
+			break;
+		case '!':
+			set_error(lx, p, "invalid syntax: '!' alone");
+			break;
+		case '\\':
+			set_error(lx, p, "unexpected character after line continuation character");
+			break;
+		default:
+			break;
+		}
 	}
 	emit(lx, v, PYT_OP, p, b + p, n);
 	if (c > '\r' && c < 0x80)
@@ -453,8 +477,7 @@ static size_t lex_range(struct pylex *lx, struct pytok_vec *v, size_t p, size_t 
 			continue;
 		}
 		if (c == '#') {
-			while (p < end && !is_newline(b[p]))
-				p++;
+			p = line_end(b, end, p);
 			continue;
 		}
 		p = lex_token(lx, v, p, end, &depth, fdepth);
@@ -536,8 +559,7 @@ int pylex_statement(struct pylex *lx, struct pytok_vec *v)
 		}
 		size_t col = measure_indent(b, len, &p);
 		if (p < len && b[p] == '#')
-			while (p < len && !is_newline(b[p]))
-				p++;
+			p = line_end(b, len, p);
 		if (p < len && is_newline(b[p])) {
 			p = skip_newline(b, len, p);
 			continue;
@@ -557,8 +579,7 @@ int pylex_statement(struct pylex *lx, struct pytok_vec *v)
 			continue;
 		}
 		if (c == '#') {
-			while (p < len && !is_newline(b[p]))
-				p++;
+			p = line_end(b, len, p);
 			continue;
 		}
 		if (c == '\\' && p + 1 < len && is_newline(b[p + 1])) {

@@ -63,9 +63,16 @@ int pya_reads_outside(const char *q)
 	};
 	const char *dot = strrchr(q, '.');
 
-	if (dot && strchr("acgjr", dot[1]) && in_sorted(methods, ARRAY_SIZE(methods), dot + 1))
+	/* First letters of the methods (1) and of the names (2) below. */
+	static const unsigned char first[256] = {
+		['a'] = 3, ['b'] = 2, ['c'] = 3, ['f'] = 2, ['g'] = 3, ['h'] = 2, ['i'] = 2, ['j'] = 3,
+		['o'] = 2, ['p'] = 2, ['r'] = 3, ['s'] = 2, ['t'] = 2, ['u'] = 2,
+	};
+
+	if (dot && (first[(unsigned char)dot[1]] & 1) &&
+	    in_sorted(methods, ARRAY_SIZE(methods), dot + 1))
 		return 1;
-	if (!strchr("abcfghijoprstu", q[0]))
+	if (!(first[(unsigned char)q[0]] & 2))
 		return 0;
 	if (in_sorted(calls, ARRAY_SIZE(calls), q))
 		return 1;
