@@ -1,5 +1,6 @@
-/* Mount point checks for maiaudit: find out what is at the mount point
- * before mounting, and clear a stale FUSE mount left by a killed process. */
+/* Mount point checks for the FUSE file systems (maiaudit's view, the drop
+ * directory in mount mode): find out what is at the mount point before
+ * mounting, and clear a stale FUSE mount left by a killed process. */
 #ifndef MAI_MOUNTUTIL_H
 #define MAI_MOUNTUTIL_H
 
