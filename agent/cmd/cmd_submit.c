@@ -86,23 +86,6 @@ static int exit_for(json_t *res)
 	}
 }
 
-/* Final for submit: a final state, or an error that the agent will not get
- * past by itself in this build. */
-static bool is_answer(json_t *res, const char *sha)
-{
-	const char *got = json_string_value(json_object_get(res, "sha256"));
-	const char *state = json_string_value(json_object_get(res, "state"));
-	const char *reason = json_string_value(json_object_get(res, "reason"));
-	enum result_state s;
-
-	if (!got || strcmp(got, sha) != 0 || !state || result_state_from_string(state, &s) < 0)
-		return false;
-	if (result_state_is_final(s))
-		return true;
-	return s == RESULT_ERROR && reason &&
-	       (strcmp(reason, "no_assessor") == 0 || strcmp(reason, "no_sandbox") == 0);
-}
-
 int cmd_submit(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -178,7 +161,7 @@ int cmd_submit(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		res = json_load_file(side_path, 0, NULL);
-		if (res && is_answer(res, snap.sha256))
+		if (res && result_json_answers(res, snap.sha256, NULL))
 			break;
 		json_decref(res);
 		res = NULL;

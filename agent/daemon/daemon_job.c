@@ -44,11 +44,14 @@ void daemon_job_write_result(struct daemon_job_env *env, const struct result_inf
 	char *err = NULL;
 
 	pthread_mutex_lock(&env->result_lock);
-	int rc = result_write(env->cfg->agent.drop_dir, r, &err);
+	int rc = result_write(drop_source_dir(env->source), r, &err);
 	pthread_mutex_unlock(&env->result_lock);
 	if (rc < 0) {
 		log_errorx("%s", err);
 		free(err);
+	} else {
+		_cleanup_free_ char *side = names_sidecar(r->file, RESULT_SUFFIX);
+		drop_source_changed(env->source, side);
 	}
 	daemon_status_count_state(env->status, r->state);
 	if (r->state == RESULT_ERROR) {
@@ -129,8 +132,10 @@ static bool audit_accept(struct job_ctx *c)
 	if (audit_script_compare(cfg->agent.state_dir, c->job->name, (const char *)snap->data, snap->len,
 				 (size_t)atomic_load(&c->d->diff_max), &h, &diff, &err) < 0)
 		log_warnx("%s: no diff against the previous version: %s", c->r.file, err);
-	json_t *f = json_pack("{s:I, s:i, s:s}", "size", (json_int_t)snap->len, "uid", (int)snap->uid,
-			      "history", audit_script_history_to_string(h));
+	const struct drop_writer *w = &c->job->writer;
+	json_t *f = json_pack("{s:I, s:I, s:s, s:o}", "size", (json_int_t)snap->len, "uid",
+			      (json_int_t)w->uid, "history", audit_script_history_to_string(h),
+			      "writer", drop_writer_to_json(w));
 	if (err)
 		json_object_set_new(f, "history_error", json_string(err));
 	bool ok = audit(c, AUDIT_EVENT_JOB_ACCEPTED, f);
@@ -175,9 +180,10 @@ static void finish_final(struct job_ctx *c)
 	 * last, so that whoever waits for it finds foo.audit in place. */
 	if (st && st->audit_sidecar && c->r.audit.n_seqs > 0) {
 		_cleanup_free_ char *side = names_sidecar(c->job->name, ".audit");
-		_cleanup_free_ char *path = xasprintf("%s/%s", c->d->cfg->agent.drop_dir, side);
+		_cleanup_free_ char *path = xasprintf("%s/%s", drop_source_dir(c->d->source), side);
 		int r = st->audit_sidecar(st->ctx, c->seqs, c->r.audit.n_seqs, path, &c->position);
 		if (r == 0) {
+			drop_source_changed(c->d->source, side);
 			c->r.audit.checkpoint_size = c->position.checkpoint_size;
 			c->r.audit.entry_hash = c->position.entry_hash[0] ? c->position.entry_hash : NULL;
 		} else {
@@ -239,6 +245,14 @@ static bool audit_answer(struct job_ctx *c, enum approval_kind kind, const struc
 	return true;
 }
 
+/* approval_take() consumed (renamed away) the job's answer of kind. */
+static void answer_gone(struct job_ctx *c, enum approval_kind kind)
+{
+	_cleanup_free_ char *suffix = xasprintf(".%s", approval_kind_to_string(kind));
+	_cleanup_free_ char *rel = names_sidecar(c->job->name, suffix);
+	drop_source_changed(c->d->source, rel);
+}
+
 /* Consumes the answers the level calls for, each recorded before anything
  * rests on it. false when the log refuses a record: then a usable answer is
  * kept as a grant for the retry (nothing runs without its record). */
@@ -246,9 +260,10 @@ static bool take_answers(struct job_ctx *c, enum level level, enum approval_stat
 			 enum approval_status *ov, struct approval *answer)
 {
 	const char *slash = strrchr(c->job->name, '/');
-	_cleanup_free_ char *dir = slash ? xasprintf("%s/%.*s", c->d->cfg->agent.drop_dir,
-						     (int)(slash - c->job->name), c->job->name)
-					 : xstrdup(c->d->cfg->agent.drop_dir);
+	const char *drop = drop_source_dir(c->d->source);
+	_cleanup_free_ char *dir = slash ? xasprintf("%s/%.*s", drop, (int)(slash - c->job->name),
+						     c->job->name)
+					 : xstrdup(drop);
 	const char *base = slash ? slash + 1 : c->job->name;
 	const char *sha = c->job->snap.sha256;
 	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -273,6 +288,8 @@ static bool take_answers(struct job_ctx *c, enum level level, enum approval_stat
 	}
 	if (level == LEVEL_HIGH) {
 		*ap = approval_take(dfd, base, APPROVAL_APPROVE, sha, answer, &err);
+		if (*ap != APPROVAL_NONE)
+			answer_gone(c, APPROVAL_APPROVE);
 		if (*ap != APPROVAL_NONE && !audit_answer(c, APPROVAL_APPROVE, answer, *ap, err, NULL)) {
 			if (*ap == APPROVAL_OK)
 				daemon_grants_keep(c->d->grants, c->job->name, sha, answer, false, 0);
@@ -283,6 +300,8 @@ static bool take_answers(struct job_ctx *c, enum level level, enum approval_stat
 		approval_clear(answer);
 	}
 	*ov = approval_take(dfd, base, APPROVAL_OVERRIDE, sha, &tmp, &err);
+	if (*ov != APPROVAL_NONE)
+		answer_gone(c, APPROVAL_OVERRIDE);
 	bool recorded = *ov == APPROVAL_NONE || audit_answer(c, APPROVAL_OVERRIDE, &tmp, *ov, err, NULL);
 	if (!recorded && *ov == APPROVAL_OK)
 		daemon_grants_keep(c->d->grants, c->job->name, sha, &tmp, false, 0);
@@ -383,6 +402,7 @@ void daemon_job_run(void *arg, const struct jobs_item *item)
 	c.r.sha256 = c.job->snap.sha256;
 	c.r.size = c.job->snap.len;
 	c.r.accepted = c.job->accepted;
+	c.r.writer = &c.job->writer;
 	c.r.decision.uid = -1;
 	c.r.audit.seqs = c.seqs;
 

@@ -11,6 +11,7 @@
  *   schema_version, agent_version, file, file_escaped?, sha256?, size?,
  *   state, reason?, verdict?, exit_code?, signal?, message?,
  *   times {accepted?, started?, finished?} (RFC 3339 UTC, milliseconds),
+ *   writer? {uid, gid, from, pid?, process?} (writer.h),
  *   assessment?, decision? {action, by, uid?, reason?}, execution?,
  *   audit? {seqs[], entry_hash?, checkpoint_size?} */
 #ifndef MAI_RESULT_H
@@ -23,6 +24,7 @@
 #include <time.h>
 
 #include "macro.h"
+#include "writer.h"
 
 #define RESULT_SCHEMA_VERSION 1
 #define RESULT_SUFFIX ".result.json"
@@ -94,6 +96,7 @@ struct result_info {
 	 * is empty"). May be NULL. */
 	const char *detail;
 	struct timespec accepted, started, finished; /* tv_sec 0: absent */
+	const struct drop_writer *writer; /* who wrote the content; NULL or UNKNOWN: absent */
 	json_t *assessment; /* borrowed; NULL: absent */
 	json_t *execution;  /* borrowed; NULL: absent */
 	struct result_decision decision;
@@ -111,6 +114,15 @@ json_t *result_to_json(const struct result_info *r) _nonnull_(1);
  * with *err set (caller frees). */
 int result_write(const char *drop_dir, const struct result_info *r, char **err)
 	_nonnull_(1, 2, 3) _must_check_;
+
+/* Whether res, a result document as read back, is the final answer for
+ * the content whose SHA-256 is sha256: a final state (completed, rejected,
+ * awaiting_confirmation, blocked) or an error nothing retries (the
+ * assessor or the sandbox is not part of this build). With sha256 NULL, a
+ * file the intake refused before any content was read: a rejection with
+ * reason unread_reason and no sha256. What 'mai-agent submit' waits for,
+ * and what .wait/ of a mount serves. */
+bool result_json_answers(const json_t *res, const char *sha256, const char *unread_reason);
 
 /* Formats ts as "2026-11-22T06:55:00.123Z" into buf (at least 32 bytes). */
 void result_format_time(const struct timespec *ts, char *buf, size_t size);

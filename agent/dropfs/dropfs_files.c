@@ -1,0 +1,154 @@
+/* Open files and completion (dropfs.h "Completion").
+ *
+ * A file that a handle may write to has an entry here, by inode, for as
+ * long as a handle or a call uses it. The entry counts the handles open for
+ * writing, remembers whether the file changed since it was last taken and
+ * who wrote it last, and holds the lock that keeps writes out while a
+ * snapshot is read. */
+#include "dropfs_int.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "log.h"
+
+static void key_of(ino_t ino, char key[24])
+{
+	snprintf(key, 24, "%jx", (uintmax_t)ino);
+}
+
+struct dropfs_file *dropfs_file_get(struct dropfs *fs, ino_t ino)
+{
+	char key[24];
+	key_of(ino, key);
+	pthread_mutex_lock(&fs->files_lock);
+	struct dropfs_file *f = strmap_get(fs->files, key);
+	if (!f) {
+		f = xcalloc(1, sizeof(*f));
+		f->ino = ino;
+		pthread_rwlock_init(&f->content, NULL);
+		strmap_put(fs->files, key, f);
+	}
+	f->refs++;
+	pthread_mutex_unlock(&fs->files_lock);
+	return f;
+}
+
+void dropfs_file_put(struct dropfs *fs, struct dropfs_file *f)
+{
+	if (!f)
+		return;
+	char key[24];
+	key_of(f->ino, key);
+	pthread_mutex_lock(&fs->files_lock);
+	bool last = --f->refs == 0;
+	if (last)
+		strmap_take(fs->files, key);
+	pthread_mutex_unlock(&fs->files_lock);
+	if (last) {
+		pthread_rwlock_destroy(&f->content);
+		free(f);
+	}
+}
+
+void dropfs_file_writer_open(struct dropfs *fs, struct dropfs_file *f)
+{
+	pthread_mutex_lock(&fs->files_lock);
+	f->writers++;
+	pthread_mutex_unlock(&fs->files_lock);
+}
+
+bool dropfs_file_writer_release(struct dropfs *fs, struct dropfs_file *f, bool wrote,
+				const struct drop_writer *who, struct drop_writer *writer)
+{
+	pthread_mutex_lock(&fs->files_lock);
+	f->writers--;
+	if (wrote) {
+		f->dirty = true;
+		f->last_writer = *who;
+	}
+	bool complete = f->writers == 0 && (f->dirty || f->pending);
+	if (complete) {
+		f->dirty = f->pending = false;
+		*writer = f->last_writer;
+	}
+	pthread_mutex_unlock(&fs->files_lock);
+	return complete;
+}
+
+bool dropfs_file_changed_whole(struct dropfs *fs, struct dropfs_file *f,
+			       const struct drop_writer *who)
+{
+	pthread_mutex_lock(&fs->files_lock);
+	bool now = f->writers == 0;
+	if (now) {
+		f->dirty = f->pending = false;
+	} else {
+		f->pending = true;
+		f->last_writer = *who;
+	}
+	pthread_mutex_unlock(&fs->files_lock);
+	return now;
+}
+
+bool dropfs_file_busy(struct dropfs *fs, ino_t ino)
+{
+	char key[24];
+	key_of(ino, key);
+	pthread_mutex_lock(&fs->files_lock);
+	struct dropfs_file *f = strmap_get(fs->files, key);
+	bool busy = f && (f->writers > 0 || f->dirty || f->pending);
+	pthread_mutex_unlock(&fs->files_lock);
+	return busy;
+}
+
+/* Reads rel's snapshot; f (may be NULL) is the inode whose writes wait. */
+static void snapshot(struct dropfs *fs, const char *rel, struct dropfs_file *f,
+		     struct drop_taken *t)
+{
+	_cleanup_free_ char *path = xasprintf("/%s", rel);
+	struct dropfs_at at;
+	struct intake_options io = { .max_size = atomic_load(&fs->max_size) };
+
+	memset(t, 0, sizeof(*t));
+	int r = dropfs_at_open(fs, path, &at);
+	if (r < 0) {
+		t->status = INTAKE_VANISHED;
+		return;
+	}
+	if (f)
+		pthread_rwlock_wrlock(&f->content);
+	t->status = intake_read(at.dirfd, at.leaf, &io, &t->snap, &t->err);
+	if (fs->o.snapshot_hook)
+		fs->o.snapshot_hook(fs->o.hook_arg, rel);
+	if (f)
+		pthread_rwlock_unlock(&f->content);
+	dropfs_at_close(&at);
+}
+
+void dropfs_complete(struct dropfs *fs, const char *rel, struct dropfs_file *f,
+		     const struct drop_writer *writer)
+{
+	const char *slash = strrchr(rel, '/');
+	enum names_reason why;
+	enum names_kind kind = names_classify(slash ? slash + 1 : rel, &why);
+
+	dropfs_wait_wake(fs);
+	if (kind == NAMES_IGNORED) {
+		if (log_get_level() >= LOG_LEVEL_DEBUG) {
+			_cleanup_free_ char *p = names_printable(rel);
+			log_debug("ignoring %s: %s", p, names_reason_to_string(why));
+		}
+		return;
+	}
+	if (kind != NAMES_SCRIPT) {
+		/* An answer is read by the job that uses it; a bad name is
+		 * answered without reading it. */
+		dropfs_queue(fs, rel, kind, NULL, writer);
+		return;
+	}
+	struct drop_taken t;
+	snapshot(fs, rel, f, &t);
+	dropfs_queue(fs, rel, kind, &t, writer);
+}
