@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <libgen.h>
+#include <signal.h>
 #include <string.h>
 #include <time.h>
 
@@ -29,7 +30,10 @@ static void submit_usage(FILE *out)
 		"\n"
 		"Copies FILE into agent.drop_dir under its own name (atomically: the agent\n"
 		"never sees half of it), waits for the final result for exactly that\n"
-		"content and prints a summary (or the whole result with --json).\n"
+		"content and prints a summary (or the whole result with --json). With\n"
+		"drop_mode: mount it waits by reading .wait/NAME.result.json in the drop\n"
+		"directory, which the agent answers once the result is final; otherwise\n"
+		"it reads NAME.result.json every 50 ms.\n"
 		"\n"
 		"  -t, --timeout S       give up after S seconds (default 120)\n"
 		"  -j, --json            print the result document\n"
@@ -60,6 +64,44 @@ static int copy_into(const char *drop, const char *base, const struct intake_sna
 	if (r < 0)
 		unlink(tmp);
 	return r;
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig; /* only to interrupt the read of .wait */
+}
+
+/* Mount mode: reading drop/.wait/SIDE blocks until the script has a final
+ * result for its current content (agent/dropfs/dropfs.h), so no polling.
+ * The result, or NULL: *timed_out when the wait ran out of time, else the
+ * drop directory is not served by a running agent (then poll). */
+static json_t *wait_mounted(const char *drop, const char *side, long timeout_s,
+			    bool *timed_out)
+{
+	_cleanup_free_ char *path = xasprintf("%s/.wait/%s", drop, side);
+	struct sigaction sa = { .sa_handler = on_alarm }, old;
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	int r = -EINTR;
+
+	*timed_out = false;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, &old); /* no SA_RESTART: the alarm ends the read */
+	alarm((unsigned)timeout_s);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		r = fileio_read_fd(fd, (size_t)64 << 20, &text, &len);
+		close(fd);
+	} else {
+		r = -errno;
+	}
+	alarm(0);
+	sigaction(SIGALRM, &old, NULL);
+	if (r == -EINTR)
+		*timed_out = true;
+	if (r < 0)
+		return NULL;
+	return json_loadb(text, len, 0, NULL);
 }
 
 static int exit_for(json_t *res)
@@ -146,6 +188,7 @@ int cmd_submit(int argc, char **argv)
 		return MAI_EXIT_USAGE;
 	}
 	_cleanup_free_ char *drop = xstrdup(cfg->agent.drop_dir);
+	bool mounted = cfg->agent.drop_mode == CONFIG_DROP_MOUNT;
 	config_free(cfg);
 	int r = copy_into(drop, base, &snap);
 	if (r < 0) {
@@ -158,8 +201,18 @@ int cmd_submit(int argc, char **argv)
 	_cleanup_free_ char *side_path = xasprintf("%s/%s", drop, side);
 	struct timespec t0, now, pause = { 0, 50 * 1000000L };
 	json_t *res = NULL;
+	bool timed_out = false;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
+	if (mounted) {
+		res = wait_mounted(drop, side, timeout_s, &timed_out);
+		/* Another content may have replaced ours meanwhile: then the
+		 * polling below says so when the time is up. */
+		if (res && !result_json_answers(res, snap.sha256, NULL)) {
+			json_decref(res);
+			res = NULL;
+		}
+	}
+	while (!res && !timed_out) {
 		res = json_load_file(side_path, 0, NULL);
 		if (res && result_json_answers(res, snap.sha256, NULL))
 			break;

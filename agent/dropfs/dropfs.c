@@ -300,11 +300,12 @@ static mode_t process_umask(void)
 static int start_serving(struct dropfs *fs, char **err)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
-	/* intr: a reader's signal reaches the handler (dropfs_wait.c). */
 	if (fuse_opt_add_arg(&args, "mai-agent") < 0 || fuse_opt_add_arg(&args, "-o") < 0 ||
 	    fuse_opt_add_arg(&args, "allow_other,default_permissions,fsname=maidrop,"
-			     "subtype=maidrop,intr") < 0)
+			     "subtype=maidrop") < 0)
 		abort();
+	/* A no-op handler, installed before libfuse looks (it keeps one that is
+	 * there): SIGUSR1 only interrupts a blocking call of a serving thread. */
 	struct sigaction sa = { .sa_handler = on_usr1 };
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGUSR1, &sa, NULL);
@@ -339,6 +340,7 @@ int dropfs_new(const struct dropfs_options *o, drop_source_fn fn, void *arg,
 	       struct drop_source **out, char **err)
 {
 	struct dropfs *fs = xcalloc(1, sizeof(*fs));
+	_cleanup_free_ char *agent_dir = NULL;
 	int r;
 
 	fs->o = *o;
@@ -377,7 +379,7 @@ int dropfs_new(const struct dropfs_options *o, drop_source_fn fn, void *arg,
 	dropfs_scan(fs, "");
 	log_info("mounted the drop directory %s (mount mode: the agent sees every close and "
 		 "writer)%s", fs->mountpoint, o->recursive ? ", subdirectories allowed" : "");
-	_cleanup_free_ char *agent_dir = xasprintf("/proc/self/fd/%d/.", fs->root_fd);
+	agent_dir = xasprintf("/proc/self/fd/%d/.", fs->root_fd);
 	*out = drop_source_new(&dropfs_source_ops, fs, agent_dir);
 	return 0;
 fail:

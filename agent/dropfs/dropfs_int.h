@@ -28,6 +28,10 @@
 
 #define DROPFS_THREADS 10     /* serving threads */
 #define DROPFS_MAX_WAITERS 6  /* .wait opens blocked at once; more get EAGAIN */
+/* Inode numbers of what only the mount has (readdir skips a 0): .wait, and
+ * below it one per script (its own with the top bit set). */
+#define DROPFS_WAIT_INO ((ino_t)1 << 62)
+#define DROPFS_WAIT_FILE_INO(ino) ((ino_t)(ino) | ((ino_t)1 << 63))
 
 /* A file open for writing, by inode (dropfs_files.c). */
 struct dropfs_file {

@@ -529,7 +529,7 @@ static int op_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t o
 		      struct fuse_file_info *fi, enum fuse_readdir_flags flags)
 {
 	struct handle *h = handle_of(fi);
-	struct stat st = { .st_mode = S_IFDIR };
+	struct stat st = { .st_mode = S_IFDIR, .st_ino = DROPFS_WAIT_INO };
 
 	/* Offsets 0 throughout: the library keeps the listing of one
 	 * opendir, so a name renamed meanwhile is never listed twice. */
@@ -588,6 +588,8 @@ static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 	cfg->use_ino = 1;
 	cfg->hard_remove = 1;
 	cfg->nullpath_ok = 0; /* release needs the path: what is complete */
+	/* A reader's signal reaches a handler as SIGUSR1 (dropfs_wait.c). */
+	cfg->intr = 1;
 	return fuse_get_context()->private_data;
 }
 

@@ -74,6 +74,7 @@ int dropfs_wait_getattr(struct dropfs *fs, const char *rest, struct stat *st)
 	st->st_blksize = 4096;
 	_cleanup_free_ char *script = script_of(rest);
 	if (!*rest || (!script && stat_backing(fs, rest, &b) == 0 && S_ISDIR(b.st_mode))) {
+		st->st_ino = *rest ? DROPFS_WAIT_FILE_INO(b.st_ino) : DROPFS_WAIT_INO;
 		st->st_mode = S_IFDIR | 0555;
 		st->st_nlink = 2;
 		return 0;
@@ -81,6 +82,7 @@ int dropfs_wait_getattr(struct dropfs *fs, const char *rest, struct stat *st)
 	if (!script || stat_backing(fs, script, &b) < 0 || S_ISDIR(b.st_mode))
 		return -ENOENT;
 	/* The size is not known until the wait ends: read it direct_io. */
+	st->st_ino = DROPFS_WAIT_FILE_INO(b.st_ino);
 	st->st_mode = S_IFREG | 0444;
 	st->st_nlink = 1;
 	return 0;
