@@ -99,8 +99,8 @@ struct dropfs_options {
 	 * refused answers in the audit log). May be NULL: logged here. */
 	void (*refused)(void *arg, const struct dropfs_refusal *r);
 	void *arg;
-	/* Test hook, NULL in the agent: called while a snapshot of rel is
-	 * being read, with writes to it held off. */
+	/* Test hook, NULL in the agent: called when a snapshot of rel is
+	 * about to be read, with writes to it held off already. */
 	void (*snapshot_hook)(void *arg, const char *rel);
 	void *hook_arg;
 };

@@ -103,25 +103,28 @@ bool dropfs_file_busy(struct dropfs *fs, ino_t ino)
 	return busy;
 }
 
-/* Reads rel's snapshot; f (may be NULL) is the inode whose writes wait. */
-static void snapshot(struct dropfs *fs, const char *rel, struct dropfs_file *f,
-		     struct drop_taken *t)
+/* Reads rel's snapshot and queues it with writer; f (may be NULL) is the
+ * inode whose writes wait meanwhile. Queued before writes may go on, so
+ * that the loop gets the snapshots of one file in the order they were
+ * taken (a later one must never arrive first and be superseded). */
+static void take(struct dropfs *fs, const char *rel, struct dropfs_file *f,
+		 const struct drop_writer *writer)
 {
 	_cleanup_free_ char *path = xasprintf("/%s", rel);
 	struct dropfs_at at;
 	struct intake_options io = { .max_size = atomic_load(&fs->max_size) };
+	struct drop_taken t = { .status = INTAKE_VANISHED };
 
-	memset(t, 0, sizeof(*t));
-	int r = dropfs_at_open(fs, path, &at);
-	if (r < 0) {
-		t->status = INTAKE_VANISHED;
+	if (dropfs_at_open(fs, path, &at) < 0) {
+		dropfs_queue(fs, rel, NAMES_SCRIPT, &t, writer);
 		return;
 	}
 	if (f)
 		pthread_rwlock_wrlock(&f->content);
-	t->status = intake_read(at.dirfd, at.leaf, &io, &t->snap, &t->err);
 	if (fs->o.snapshot_hook)
 		fs->o.snapshot_hook(fs->o.hook_arg, rel);
+	t.status = intake_read(at.dirfd, at.leaf, &io, &t.snap, &t.err);
+	dropfs_queue(fs, rel, NAMES_SCRIPT, &t, writer);
 	if (f)
 		pthread_rwlock_unlock(&f->content);
 	dropfs_at_close(&at);
@@ -148,7 +151,5 @@ void dropfs_complete(struct dropfs *fs, const char *rel, struct dropfs_file *f,
 		dropfs_queue(fs, rel, kind, NULL, writer);
 		return;
 	}
-	struct drop_taken t;
-	snapshot(fs, rel, f, &t);
-	dropfs_queue(fs, rel, kind, &t, writer);
+	take(fs, rel, f, writer);
 }

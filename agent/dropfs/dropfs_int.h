@@ -26,8 +26,8 @@
 #include "dropfs.h"
 #include "strmap.h"
 
-#define DROPFS_THREADS 10     /* serving threads */
-#define DROPFS_MAX_WAITERS 6  /* .wait opens blocked at once; more get EAGAIN */
+#define DROPFS_THREADS 16     /* serving threads */
+#define DROPFS_MAX_WAITERS 12 /* .wait opens blocked at once; more get EAGAIN */
 /* Inode numbers of what only the mount has (readdir skips a 0): .wait, and
  * below it one per script (its own with the top bit set). */
 #define DROPFS_WAIT_INO ((ino_t)1 << 62)
