@@ -89,8 +89,8 @@ static int cmd_answer(int argc, char **argv, enum approval_kind kind)
 	}
 	_cleanup_free_ char *answer = names_sidecar(base, kind == APPROVAL_APPROVE ? ".approve"
 									      : ".override");
-	printf("wrote %s/%s for the content with sha256 %s; the agent takes it within its "
-	       "settle delay and rewrites the result\n", dir, answer, snap.sha256);
+	printf("wrote %s/%s for the content with sha256 %s; the agent takes it (in watch mode "
+	       "after its settle delay) and rewrites the result\n", dir, answer, snap.sha256);
 	intake_snapshot_clear(&snap);
 	return MAI_EXIT_OK;
 }

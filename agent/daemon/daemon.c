@@ -211,6 +211,8 @@ static void write_status(struct daemon *d)
 	struct timespec now, checked = { 0 };
 	_cleanup_free_ char *why = NULL;
 	struct daemon_status_facts f = { .drop_dir = d->cfg->agent.drop_dir,
+					 .drop_mode = d->cfg->agent.drop_mode == CONFIG_DROP_MOUNT ?
+						      "mount" : "watch",
 					 .watching = drop_source_present(d->source),
 					 .config_sha256 = d->reloaded ? d->reloaded->sha256
 								      : d->cfg->sha256,

@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# Mount mode against watch mode, side by side in one run (the [dropfs]
+# issue, point 8):
+#  - drop -> final result p50/p95 of a trivial LOW script run in the sandbox,
+#    for a rename into place and for an in-place write (open, write, close),
+#    with one agent in watch mode and one in mount mode, the four kinds of
+#    drop interleaved so that both agents see the same machine; target: an
+#    in-place write in mount mode (taken at its close) at least as fast as a
+#    rename in watch mode (taken at once), since both skip the settle delay;
+#  - the cost of the mount itself: cp of 1,000 small files (not scripts, so
+#    no job runs) into the mount against the same into a plain directory
+#    beside it, median of 5; target: <= 2x the plain directory. The same with
+#    1,000 HIGH scripts (each then snapshotted at its close and assessed by
+#    the agent; no container) is shown for information.
+# Each drop arrives at an idle agent with its warm pool full (as
+# agent_latency.sh does). Uses its own release build directory (build-bench)
+# without sanitizers. Needs root, /dev/fuse, Docker and the sandbox image.
+#   tests/bench/bench_dropfs.sh [N (30)]
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+n=${1:-30}
+build=$root/build-bench
+if [ ! -f "$build/build.ninja" ]; then
+	meson setup "$build" "$root" --buildtype=release -Db_sanitize=none -Dtests=enabled -Dbench=true >/dev/null
+fi
+ninja -C "$build" agent/mai-agent >/dev/null
+AGENT=$build/agent/mai-agent
+W=$(mktemp -d "${TMPDIR:-/tmp}/mai-bench-dropfs.XXXXXX")
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	rm -rf "$W"
+}
+trap cleanup EXIT
+
+. "$root/tests/bench/agent_bench_config.sh"
+# start MODE: an agent in $W/MODE with the benchmark's configuration.
+start() {
+	T=$W/$1
+	bench_agent_config
+	echo "drop_mode: $1" >> "$T/conf/agent.yaml"
+	"$AGENT" run --config-dir "$T/conf" --log-file "$T/agent.log" &
+	pids+=($!)
+	until grep -q "\"pid\": $!," "$T/state/status.json" 2>/dev/null; do sleep 0.1; done
+}
+start watch
+start mount
+sleep 1
+
+python3 - "$W" "$n" $((3 * ${MAI_BENCH_POOL:-2})) <<'PY'
+import json, os, socket, statistics, subprocess, sys, time, urllib.parse
+w, n, want = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+final = ('"state": "completed"', '"state": "awaiting_confirmation"', '"state": "rejected"',
+         '"state": "blocked"')
+
+def containers(mode):
+    filt = urllib.parse.quote(json.dumps({"label": ["mai.instance=%s/%s/state" % (w, mode)]}))
+    s = socket.socket(socket.AF_UNIX)
+    s.connect("/var/run/docker.sock")
+    s.sendall(("GET /v1.41/containers/json?all=1&filters=%s HTTP/1.0\r\n\r\n" % filt).encode())
+    data = b""
+    while True:
+        c = s.recv(65536)
+        if not c:
+            break
+        data += c
+    s.close()
+    return json.loads(data.split(b"\r\n\r\n", 1)[1])
+
+def wait_idle(mode):
+    end = time.monotonic() + 60
+    while time.monotonic() < end:
+        cs = containers(mode)
+        if len(cs) == want and all(c["State"] == "running" for c in cs):
+            return
+        time.sleep(0.05)
+    sys.exit("the warm pool of the %s agent did not fill within 60 s" % mode)
+
+def one_drop(mode, kind, i):
+    drop = "%s/%s/drop" % (w, mode)
+    name = "%s%d" % (kind, i)
+    text = "print(%d)\n" % i
+    tmp = "%s/.%s.tmp" % (drop, name)
+    if kind == "rename":  # the temporary is written beforehand, in the drop directory
+        with open(tmp, "w") as f:
+            f.write(text)
+    wait_idle(mode)
+    res = "%s/%s.result.json" % (drop, name)
+    start = time.monotonic()
+    if kind == "rename":
+        os.rename(tmp, "%s/%s.py" % (drop, name))
+    else:
+        with open("%s/%s.py" % (drop, name), "w") as f:
+            f.write(text)
+    while True:
+        try:
+            with open(res) as f:
+                if any(k in f.read() for k in final):
+                    break
+        except FileNotFoundError:
+            pass
+        time.sleep(0.001)
+    return (time.monotonic() - start) * 1000
+
+ms = {}
+for i in range(n):
+    for mode in ("watch", "mount"):
+        for kind in ("rename", "inplace"):
+            ms.setdefault((mode, kind), []).append(one_drop(mode, kind, i))
+
+def pct(v, p):
+    v = sorted(v)
+    return v[max(0, min(len(v) - 1, int(len(v) * p / 100 + 0.999) - 1))]
+
+print("drop -> final result, trivial LOW script run in the sandbox (n=%d; ms):" % n)
+for (mode, kind), v in ms.items():
+    print("  %-5s %-8s p50 %5.0f  p95 %5.0f" % (mode, "rename" if kind == "rename" else "in place",
+                                              pct(v, 50), pct(v, 95)))
+a, b = ms[("mount", "inplace")], ms[("watch", "rename")]
+print("mount in place / watch rename: p50 %.2f, p95 %.2f (target <= 1)" %
+      (pct(a, 50) / pct(b, 50), pct(a, 95) / pct(b, 95)))
+
+# cp of 1,000 small files: the mount against a plain directory beside it.
+src = "%s/src" % w
+os.mkdir(src)
+for i in range(1000):
+    with open("%s/f%d.txt" % (src, i), "w") as f:
+        f.write("line %d\n" % i * 3)
+plain = "%s/plain" % w
+
+def cp_ms(dst, files):
+    t = time.monotonic()
+    subprocess.run(["cp"] + files + [dst], check=True)
+    return (time.monotonic() - t) * 1000
+
+def clear(d):
+    for e in os.listdir(d):
+        os.unlink(os.path.join(d, e))
+
+files = sorted("%s/%s" % (src, e) for e in os.listdir(src))
+os.mkdir(plain)
+runs = {"plain": [], "mount": []}
+for r in range(5):
+    for label, dst in (("plain", plain), ("mount", "%s/mount/drop" % w)):
+        runs[label].append(cp_ms(dst, files))
+        for e in os.listdir(dst):
+            if e.endswith(".txt"):
+                os.unlink(os.path.join(dst, e))
+p, m = statistics.median(runs["plain"]), statistics.median(runs["mount"])
+print("cp of 1,000 small files (median of 5): plain directory %.0f ms, mount %.0f ms, ratio %.2f (target <= 2)"
+      % (p, m, m / p))
+
+# The same with scripts: each one a job (HIGH: assessed, held, no container).
+hsrc = "%s/hsrc" % w
+os.mkdir(hsrc)
+for i in range(1000):
+    with open("%s/h%d.py" % (hsrc, i), "w") as f:
+        f.write('import os\nos.system("%d")\n' % i)
+hfiles = sorted("%s/%s" % (hsrc, e) for e in os.listdir(hsrc))
+os.mkdir("%s/plainpy" % w)
+hp = cp_ms("%s/plainpy" % w, hfiles)
+hm = cp_ms("%s/mount/drop" % w, hfiles)
+print("cp of 1,000 HIGH scripts (once; the agent snapshots and assesses each): plain %.0f ms, mount %.0f ms, ratio %.2f"
+      % (hp, hm, hm / hp))
+PY
+echo "assessment: $ANALYSIS; warm pool ${MAI_BENCH_POOL:-2}; settle_delay of watch mode: the shipped default"
