@@ -64,7 +64,7 @@ void dropfs_caller(struct drop_writer *w, bool with_process)
 }
 
 int dropfs_own(struct dropfs *fs, const struct dropfs_at *at, int fd, mode_t mode,
-	       bool is_symlink)
+	       bool is_dir, bool is_symlink)
 {
 	const struct fuse_context *c = fuse_get_context();
 	struct stat dir;
@@ -79,10 +79,16 @@ int dropfs_own(struct dropfs *fs, const struct dropfs_at *at, int fd, mode_t mod
 	if (r < 0)
 		return -errno;
 	/* The kernel applied the caller's umask to mode already; the agent's
-	 * own umask must not take more away. A symlink's mode means nothing. */
-	if (is_symlink || !(mode & fs->umask))
+	 * own umask must not take more away. No set-user-ID or set-group-ID
+	 * file: the directory underneath is a plain directory whenever the
+	 * agent is stopped, and the kernel would not let the caller give a
+	 * file a group it is not in (a setgid directory's group). A directory
+	 * keeps set-group-ID: it only passes the group on. A symlink's mode
+	 * means nothing. */
+	mode_t want = mode & 07777 & ~(mode_t)(S_ISUID | (is_dir ? 0 : S_ISGID));
+	if (is_symlink || (want == (mode & 07777) && !(mode & fs->umask)))
 		return 0;
-	r = fd >= 0 ? fchmod(fd, mode & 07777)
-		    : fchmodat(at->dirfd, at->leaf, mode & 07777, AT_SYMLINK_NOFOLLOW);
+	r = fd >= 0 ? fchmod(fd, want)
+		    : fchmodat(at->dirfd, at->leaf, want, AT_SYMLINK_NOFOLLOW);
 	return r < 0 ? -errno : 0;
 }

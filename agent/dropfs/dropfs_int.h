@@ -115,9 +115,10 @@ static inline const char *dropfs_rel(const char *path) { return path[0] == '/' ?
 void dropfs_caller(struct drop_writer *w, bool with_process);
 /* Gives what the caller just created at at/leaf (fd >= 0: that descriptor)
  * the caller as owner (the group too unless the directory is setgid) and
- * mode exactly (the agent's umask undone). 0 or -errno. */
+ * mode as asked (the agent's umask undone, no set-user-ID, and no
+ * set-group-ID but on a directory). 0 or -errno. */
 int dropfs_own(struct dropfs *fs, const struct dropfs_at *at, int fd, mode_t mode,
-	       bool is_symlink);
+	       bool is_dir, bool is_symlink);
 
 /* --- dropfs_files.c --- */
 struct dropfs_file *dropfs_file_get(struct dropfs *fs, ino_t ino);

@@ -206,7 +206,7 @@ static int op_mkdir(const char *path, mode_t mode)
 	if ((r = dropfs_at_open(fs, path, &at)) < 0)
 		return r;
 	r = mkdirat(at.dirfd, at.leaf, mode & 07777) < 0 ? -errno : 0;
-	if (r == 0 && (r = dropfs_own(fs, &at, -1, mode, false)) < 0)
+	if (r == 0 && (r = dropfs_own(fs, &at, -1, mode, true, false)) < 0)
 		unlinkat(at.dirfd, at.leaf, AT_REMOVEDIR);
 	dropfs_at_close(&at);
 	return r;
@@ -243,7 +243,7 @@ static int op_symlink(const char *target, const char *path)
 	if ((r = dropfs_at_open(fs, path, &at)) < 0)
 		return r;
 	r = symlinkat(target, at.dirfd, at.leaf) < 0 ? -errno : 0;
-	if (r == 0 && (r = dropfs_own(fs, &at, -1, 0777, true)) < 0)
+	if (r == 0 && (r = dropfs_own(fs, &at, -1, 0777, false, true)) < 0)
 		unlinkat(at.dirfd, at.leaf, 0);
 	dropfs_at_close(&at);
 	if (r == 0 && kind_of(path) != NAMES_IGNORED) {
@@ -420,7 +420,7 @@ static int op_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 			return r;
 		return op_open(path, fi); /* it appeared since the kernel looked */
 	}
-	r = dropfs_own(fs, &at, fd, mode, false);
+	r = dropfs_own(fs, &at, fd, mode, false, false);
 	if (r < 0) {
 		close(fd);
 		unlinkat(at.dirfd, at.leaf, 0);

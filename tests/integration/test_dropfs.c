@@ -379,7 +379,7 @@ static void test_agent_files_refused(void **state)
  * their paths are made before the fork. */
 static int write_as(void *arg)
 {
-	int fd = open(arg, O_WRONLY | O_CREAT | O_EXCL, 0640);
+	int fd = open(arg, O_WRONLY | O_CREAT | O_EXCL, 06750);
 	if (fd < 0)
 		return errno;
 	if (write(fd, "print(3)\n", 9) != 9)
@@ -411,13 +411,14 @@ static void test_users(void **state)
 	assert_int_equal(f->got[0].writer.gid, NOBODY);
 	assert_int_not_equal(f->got[0].writer.pid, getpid());
 	/* Stored with the writer as owner, mode as asked (umask 022 of this
-	 * process notwithstanding: 0640 stays). */
+	 * process notwithstanding: 0750 stays) but set-user-ID and
+	 * set-group-ID. */
 	_cleanup_free_ char *p = at(f, "n.py");
 	struct stat st;
 	assert_int_equal(stat(p, &st), 0);
 	assert_int_equal(st.st_uid, NOBODY);
 	assert_int_equal(st.st_gid, NOBODY);
-	assert_int_equal(st.st_mode & 07777, 0640);
+	assert_int_equal(st.st_mode & 07777, 0750);
 
 	/* Answer files are refused to a non-approver (only root here), by
 	 * create and by rename; root may. */
