@@ -32,6 +32,12 @@ int mountutil_canonical(const char *path, char **out);
  * (topmost) one is reported. */
 int mountutil_find(const char *mountinfo, const char *mnt, char **fstype);
 
+/* mountutil_probe(), and when it finds a stale mount: says so in a warning
+ * naming who (e.g. "a previous maiaudit") left it, detaches it lazily and
+ * probes again. On a failed unmount the state stays MOUNTUTIL_STALE and
+ * *detail says why. */
+enum mountutil_state mountutil_probe_clear(const char *path, const char *who, char **detail);
+
 /* Detaches whatever is mounted on mnt lazily (MNT_DETACH): umount2() when
  * allowed, otherwise "fusermount3 -u -z", which a non-root user may run on
  * its own FUSE mounts. Returns 0 or -errno with *err (caller frees). */

@@ -247,20 +247,8 @@ static void stop_serving(struct dropfs *fs)
 static int check_mountpoint(const char *mnt, char **err)
 {
 	_cleanup_free_ char *detail = NULL;
-	enum mountutil_state st = mountutil_probe(mnt, &detail);
+	enum mountutil_state st = mountutil_probe_clear(mnt, "an agent that was killed", &detail);
 
-	if (st == MOUNTUTIL_STALE) {
-		_cleanup_free_ char *e = NULL;
-		log_warnx("%s: a mount left by an agent that was killed; clearing it", detail);
-		if (mountutil_lazy_unmount(mnt, &e) < 0) {
-			*err = xasprintf("cannot clear the stale mount on the drop directory %s: %s",
-					 mnt, e);
-			return -EBUSY;
-		}
-		free(detail);
-		detail = NULL;
-		st = mountutil_probe(mnt, &detail);
-	}
 	switch (st) {
 	case MOUNTUTIL_READY:
 		return 0;

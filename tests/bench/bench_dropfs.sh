@@ -49,34 +49,10 @@ start watch
 start mount
 sleep 1
 
-python3 - "$W" "$n" $((3 * ${MAI_BENCH_POOL:-2})) <<'PY'
-import json, os, socket, statistics, subprocess, sys, time, urllib.parse
+PYTHONPATH="$root/tests/bench" python3 - "$W" "$n" $((3 * ${MAI_BENCH_POOL:-2})) <<'PY'
+import os, statistics, subprocess, sys, time
+from agent_bench import pct, wait_final, wait_idle
 w, n, want = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-final = ('"state": "completed"', '"state": "awaiting_confirmation"', '"state": "rejected"',
-         '"state": "blocked"')
-
-def containers(mode):
-    filt = urllib.parse.quote(json.dumps({"label": ["mai.instance=%s/%s/state" % (w, mode)]}))
-    s = socket.socket(socket.AF_UNIX)
-    s.connect("/var/run/docker.sock")
-    s.sendall(("GET /v1.41/containers/json?all=1&filters=%s HTTP/1.0\r\n\r\n" % filt).encode())
-    data = b""
-    while True:
-        c = s.recv(65536)
-        if not c:
-            break
-        data += c
-    s.close()
-    return json.loads(data.split(b"\r\n\r\n", 1)[1])
-
-def wait_idle(mode):
-    end = time.monotonic() + 60
-    while time.monotonic() < end:
-        cs = containers(mode)
-        if len(cs) == want and all(c["State"] == "running" for c in cs):
-            return
-        time.sleep(0.05)
-    sys.exit("the warm pool of the %s agent did not fill within 60 s" % mode)
 
 def one_drop(mode, kind, i):
     drop = "%s/%s/drop" % (w, mode)
@@ -86,7 +62,7 @@ def one_drop(mode, kind, i):
     if kind == "rename":  # the temporary is written beforehand, in the drop directory
         with open(tmp, "w") as f:
             f.write(text)
-    wait_idle(mode)
+    wait_idle("%s/%s/state" % (w, mode), want)
     res = "%s/%s.result.json" % (drop, name)
     start = time.monotonic()
     if kind == "rename":
@@ -94,14 +70,7 @@ def one_drop(mode, kind, i):
     else:
         with open("%s/%s.py" % (drop, name), "w") as f:
             f.write(text)
-    while True:
-        try:
-            with open(res) as f:
-                if any(k in f.read() for k in final):
-                    break
-        except FileNotFoundError:
-            pass
-        time.sleep(0.001)
+    wait_final(res)
     return (time.monotonic() - start) * 1000
 
 ms = {}
@@ -109,10 +78,6 @@ for i in range(n):
     for mode in ("watch", "mount"):
         for kind in ("rename", "inplace"):
             ms.setdefault((mode, kind), []).append(one_drop(mode, kind, i))
-
-def pct(v, p):
-    v = sorted(v)
-    return v[max(0, min(len(v) - 1, int(len(v) * p / 100 + 0.999) - 1))]
 
 print("drop -> final result, trivial LOW script run in the sandbox (n=%d; ms):" % n)
 for (mode, kind), v in ms.items():
