@@ -13,7 +13,8 @@
 /* Largest sequence number that fits in VIEW_ENTRY_DIGITS digits. */
 #define VIEW_ENTRY_MAX 999999999999ULL
 /* Longest run name shown under runs/ (NAME_MAX minus ".result.json"). */
-#define VIEW_RUN_NAME_MAX 240
+/* The longest stem whose ".result.json" fits in a file name (NAME_MAX). */
+#define VIEW_RUN_NAME_MAX 243
 
 enum view_node {
 	VIEW_NODE_ROOT,

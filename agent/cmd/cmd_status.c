@@ -100,9 +100,27 @@ static void print_counts(const char *title, json_t *o)
 	printf("\n");
 }
 
+/* "runtimes: trusted runc, standard runc, untrusted runsc", then the
+ * warnings the agent gave (a runtime auto that fell back to runc). */
+static void print_runtimes(json_t *st)
+{
+	json_t *rt = json_object_get(st, "runtimes"), *w;
+	const char *k;
+	json_t *v;
+	size_t i;
+	if (json_object_size(rt) > 0) {
+		printf("runtimes:");
+		json_object_foreach(rt, k, v)
+			printf(" %s %s", k, json_string_value(v) ? json_string_value(v) : "?");
+		printf("\n");
+	}
+	json_array_foreach(json_object_get(st, "warnings"), i, w)
+		printf("warning: %s\n", json_string_value(w) ? json_string_value(w) : "?");
+}
+
 static int status_self_test(const struct mai_config *cfg)
 {
-	_cleanup_free_ char *err = NULL;
+	_cleanup_free_ char *err = NULL, *warning = NULL;
 	struct sandbox_options so;
 	struct sandbox *sb = NULL;
 	char instance[64];
@@ -112,13 +130,21 @@ static int status_self_test(const struct mai_config *cfg)
 	sandbox_options_from_config(cfg, instance, &so);
 	so.self_test = true;
 	so.pool_size = 0;
+	if (sandbox_options_resolve_auto(&so, &warning, &err) < 0) {
+		log_errorx("%s", err);
+		return MAI_EXIT_DOCKER;
+	}
+	if (warning)
+		log_warnx("%s", warning);
 	if (sandbox_new(&so, &sb, &err) < 0) {
 		log_errorx("%s", err);
 		return MAI_EXIT_DOCKER;
 	}
-	printf("self-test: passed (root read-only, no network, no capabilities, "
-	       "no-new-privileges, seccomp, non-root user %s, memory limit enforced)\n",
-	       cfg->sandbox.user);
+	bool gvisor = so.trust[TRUST_UNTRUSTED].runtime &&
+		      strcmp(so.trust[TRUST_UNTRUSTED].runtime, "runsc") == 0;
+	printf("self-test: passed (root read-only, no network, no capabilities, %s, non-root "
+	       "user %s, memory limit enforced)\n",
+	       gvisor ? "gVisor's kernel (runsc)" : "no-new-privileges, seccomp", cfg->sandbox.user);
 	sandbox_free(sb);
 	return MAI_EXIT_OK;
 }
@@ -209,6 +235,7 @@ int cmd_status(int argc, char **argv)
 				       "MISSING, waiting for it" :
 			       mounted ? "mounted: mount mode" : "watched");
 			print_docker(st);
+			print_runtimes(st);
 			printf("pool: %lld worker(s), %lld running, %lld queued, %lld waiting to "
 			       "retry\n",
 			       (long long)json_integer_value(json_object_get(q, "workers")),

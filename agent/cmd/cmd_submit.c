@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <libgen.h>
+#include <limits.h>
 #include <signal.h>
 #include <string.h>
 #include <time.h>
@@ -12,6 +13,7 @@
 #include "cmd.h"
 #include "config.h"
 #include "fileio.h"
+#include "held.h"
 #include "intake.h"
 #include "log.h"
 #include "names.h"
@@ -31,7 +33,7 @@ static void submit_usage(FILE *out)
 		"Copies FILE into agent.drop_dir under its own name (atomically: the agent\n"
 		"never sees half of it), waits for the final result for exactly that\n"
 		"content and prints a summary (or the whole result with --json). With\n"
-		"drop_mode: mount it waits by reading .wait/NAME.result.json in the drop\n"
+		"drop_mode: mount it waits by opening .wait/NAME.result.json in the drop\n"
 		"directory, which the agent answers once the result is final; otherwise\n"
 		"it reads NAME.result.json every 50 ms.\n"
 		"\n"
@@ -66,44 +68,6 @@ static int copy_into(const char *drop, const char *base, const struct intake_sna
 	return r;
 }
 
-static void on_alarm(int sig)
-{
-	(void)sig; /* only to interrupt the read of .wait */
-}
-
-/* Mount mode: reading drop/.wait/SIDE blocks until the script has a final
- * result for its current content (agent/dropfs/dropfs.h), so no polling.
- * The result, or NULL: *timed_out when the wait ran out of time, else the
- * drop directory is not served by a running agent (then poll). */
-static json_t *wait_mounted(const char *drop, const char *side, long timeout_s,
-			    bool *timed_out)
-{
-	_cleanup_free_ char *path = xasprintf("%s/.wait/%s", drop, side);
-	struct sigaction sa = { .sa_handler = on_alarm }, old;
-	_cleanup_free_ char *text = NULL;
-	size_t len = 0;
-	int r = -EINTR;
-
-	*timed_out = false;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGALRM, &sa, &old); /* no SA_RESTART: the alarm ends the read */
-	alarm((unsigned)timeout_s);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		r = fileio_read_fd(fd, (size_t)64 << 20, &text, &len);
-		close(fd);
-	} else {
-		r = -errno;
-	}
-	alarm(0);
-	sigaction(SIGALRM, &old, NULL);
-	if (r == -EINTR)
-		*timed_out = true;
-	if (r < 0)
-		return NULL;
-	return json_loadb(text, len, 0, NULL);
-}
-
 static int exit_for(json_t *res)
 {
 	const char *state = json_string_value(json_object_get(res, "state"));
@@ -126,6 +90,34 @@ static int exit_for(json_t *res)
 	default:
 		return SUBMIT_NO_ANSWER;
 	}
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig; /* only to interrupt the read of .wait */
+}
+
+/* Mount mode: opening drop/.wait/SIDE blocks until the script has a final
+ * result for its current content (agent/dropfs/dropfs.h), so there is no
+ * polling; the result itself is then read as in watch mode. true when the
+ * wait ran out of time (SIGALRM at timeout_s ends it); false when it ended,
+ * or the drop directory is not served by a running agent (no .wait: then
+ * the caller polls). */
+static bool wait_mounted(const char *drop, const char *side, long timeout_s)
+{
+	_cleanup_free_ char *path = xasprintf("%s/.wait/%s", drop, side);
+	struct sigaction sa = { .sa_handler = on_alarm }, old;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, &old); /* no SA_RESTART: the alarm ends the wait */
+	alarm((unsigned)timeout_s);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int e = errno;
+	alarm(0);
+	sigaction(SIGALRM, &old, NULL);
+	if (fd >= 0)
+		close(fd);
+	return fd < 0 && e == EINTR;
 }
 
 int cmd_submit(int argc, char **argv)
@@ -173,6 +165,12 @@ int cmd_submit(int argc, char **argv)
 			   "hidden, and be valid UTF-8", file);
 		return MAI_EXIT_USAGE;
 	}
+	if (!names_sidecar_fits(base)) {
+		log_errorx("submit: the name of %s is %zu bytes long: its answer files would not "
+			   "fit in a file name, so the agent does not run it; rename it to at most "
+			   "%zu bytes", file, strlen(base), (size_t)NAME_MAX - strlen(RESULT_SUFFIX) + 3);
+		return MAI_EXIT_USAGE;
+	}
 	if (config_dir_resolve(dir_arg, &dir, &err) < 0 || config_load(dir, &cfg, &err) < 0) {
 		log_errorx("%s", err);
 		return MAI_EXIT_CONFIG;
@@ -189,6 +187,7 @@ int cmd_submit(int argc, char **argv)
 	}
 	_cleanup_free_ char *drop = xstrdup(cfg->agent.drop_dir);
 	bool mounted = cfg->agent.drop_mode == CONFIG_DROP_MOUNT;
+	uid_t agent_uid = held_agent_uid(cfg);
 	config_free(cfg);
 	int r = copy_into(drop, base, &snap);
 	if (r < 0) {
@@ -199,21 +198,16 @@ int cmd_submit(int argc, char **argv)
 	}
 	_cleanup_free_ char *side = names_sidecar(base, RESULT_SUFFIX);
 	_cleanup_free_ char *side_path = xasprintf("%s/%s", drop, side);
+	_cleanup_close_ int drop_fd = open(drop, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	struct timespec t0, now, pause = { 0, 50 * 1000000L };
 	json_t *res = NULL;
-	bool timed_out = false;
+	const char *why;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (mounted) {
-		res = wait_mounted(drop, side, timeout_s, &timed_out);
-		/* Another content may have replaced ours meanwhile: then the
-		 * polling below says so when the time is up. */
-		if (res && !result_json_answers(res, snap.sha256, NULL)) {
-			json_decref(res);
-			res = NULL;
-		}
-	}
-	while (!res && !timed_out) {
-		res = json_load_file(side_path, 0, NULL);
+	bool timed_out = mounted && wait_mounted(drop, side, timeout_s);
+	while (!timed_out) {
+		/* Only the agent's own answer for this content (held.h). */
+		res = drop_fd < 0 ? NULL : held_read_result(drop_fd, side, base, snap.sha256,
+							     agent_uid, &why);
 		if (res && result_json_answers(res, snap.sha256, NULL))
 			break;
 		json_decref(res);

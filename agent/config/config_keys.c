@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "account.h"
 #include "config.h"
 
 #define OFF(field) offsetof(struct mai_config, field)
@@ -80,6 +81,14 @@ static const char *check_runtime(const char *s)
 	return NULL;
 }
 
+static const char *check_account(const char *s)
+{
+	if (!account_name_valid(s))
+		return "user or group names (letters, digits, '.', '_', '-') or numeric ids, such "
+		       "as root or mai-approvers";
+	return NULL;
+}
+
 static const char *check_program(const char *s)
 {
 	if (!*s || strpbrk(s, " \t\n"))
@@ -124,7 +133,7 @@ static const char *check_origin(const char *s)
  * the sandbox network, the open audit log) stays as it was started. */
 #define RESTART CONFIG_F_RESTART
 
-#define TRUST_KEYS(name, i, d_mem, d_cpus, d_pids, d_timeout, d_tmpfs, d_nofile, d_fsize)                  \
+#define TRUST_KEYS(name, i, d_mem, d_cpus, d_pids, d_timeout, d_tmpfs, d_nofile, d_fsize, d_runtime)       \
 	KEY(SANDBOX, name ".memory", SIZE, d_mem, 16 * MB, 1024 * GB, 0, NULL,                   \
 	    "memory limit (Memory = MemorySwap, so no swap)", sandbox.levels[i].memory),        \
 	KEY(SANDBOX, name ".cpus", CPUS, d_cpus, NANO_CPU / 100, 1024 * NANO_CPU, 0, NULL,        \
@@ -139,8 +148,9 @@ static const char *check_origin(const char *s)
 	    "most open files (ulimit nofile)", sandbox.levels[i].nofile),                       \
 	KEY(SANDBOX, name ".fsize", SIZE, d_fsize, 1 * KB, 64 * GB, 0, NULL,                     \
 	    "largest file the script may write (ulimit fsize)", sandbox.levels[i].fsize),      \
-	KEY(SANDBOX, name ".runtime", STRING, "runc", 0, 0, RESTART, check_runtime,             \
-	    "OCI runtime: runc, or runsc for gVisor", sandbox.levels[i].runtime),               \
+	KEY(SANDBOX, name ".runtime", STRING, d_runtime, 0, 0, RESTART, check_runtime,          \
+	    "OCI runtime: runc, runsc for gVisor, or auto (runsc when dockerd has it "          \
+	    "registered, else runc with a warning)", sandbox.levels[i].runtime),              \
 	ENUM_KEY_F(SANDBOX, name ".network", "none", network_modes, RESTART,                   \
 		 "none, or allowlist (network.allowed_hosts through the filtering proxy)",     \
 		 sandbox.levels[i].network),                                                   \
@@ -209,6 +219,15 @@ const struct config_key config_keys[] = {
 	    "Semgrep is stopped after this long", security.analyzers.semgrep.timeout_ms),
 	KEY(SECURITY, "max_findings", INT, "200", 1, 100000, 0, NULL,
 	    "findings kept per script; more are counted, not listed", security.max_findings),
+	KEY(SECURITY, "approvers.users", STRING_LIST, "[root]", 0, 0, 0, check_account,
+	    "users who may approve HIGH and override BLOCKED scripts (names or uids)",
+	    security.approvers.users),
+	KEY(SECURITY, "approvers.groups", STRING_LIST, "[mai-approvers]", 0, 0, 0, check_account,
+	    "groups whose members may approve and override (names or gids; one that does not "
+	    "exist counts once it does)", security.approvers.groups),
+	KEY(SECURITY, "allow_self_approval", BOOL, "false", 0, 0, 0, NULL,
+	    "let an approver approve or override a script they wrote themselves (for "
+	    "single-user machines)", security.allow_self_approval),
 	KEY(SECURITY, "rules", RAW, "[]", 0, 0, CONFIG_F_LIST, NULL,
 	    "extra assessment rules; the format is the assessor's", security.rules),
 
@@ -241,9 +260,9 @@ const struct config_key config_keys[] = {
 	KEY(SANDBOX, "network.install_size", SIZE, "256m", 1 * MB, 64 * GB, RESTART, NULL,
 	    "size of the tmpfs one script's dependencies are installed into",
 	    sandbox.network.install_size),
-	TRUST_KEYS("trusted", TRUST_TRUSTED, "512m", "1.0", "128", "30s", "64m", "256", "64m"),
-	TRUST_KEYS("standard", TRUST_STANDARD, "256m", "1.0", "64", "10s", "32m", "128", "16m"),
-	TRUST_KEYS("untrusted", TRUST_UNTRUSTED, "128m", "0.5", "32", "5s", "16m", "64", "4m"),
+	TRUST_KEYS("trusted", TRUST_TRUSTED, "512m", "1.0", "128", "30s", "64m", "256", "64m", "runc"),
+	TRUST_KEYS("standard", TRUST_STANDARD, "256m", "1.0", "64", "10s", "32m", "128", "16m", "runc"),
+	TRUST_KEYS("untrusted", TRUST_UNTRUSTED, "128m", "0.5", "32", "5s", "16m", "64", "4m", "auto"),
 
 	/* audit.yaml */
 	KEY(AUDIT, "log_dir", PATH, "audit", 0, 0, CONFIG_F_RELATIVE | RESTART, NULL,

@@ -3,6 +3,7 @@
 #include "daemon.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -11,13 +12,14 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
-#include "daemon_answer.h"
+#include "account.h"
 #include "daemon_job.h"
 #include "dropfs.h"
 #include "fileio.h"
 #include "log.h"
 #include "monoclock.h"
 #include "names.h"
+#include "place.h"
 #include "source.h"
 #include "strmap.h"
 
@@ -25,6 +27,7 @@ struct daemon {
 	const struct mai_config *cfg;
 	struct mai_config *reloaded; /* owned: the config from the last SIGHUP */
 	char *config_dir;
+	char *fallback_dir;          /* state_dir/unplaced (place.h) */
 	const struct daemon_stages *stages;
 	struct drop_source *source; /* the watch or the mount */
 	/* name -> struct known_writer: who wrote each name's content last, as
@@ -77,15 +80,57 @@ static void resolve_writer(struct daemon *d, const char *name, const struct inta
 	drop_writer_from_owner(out, snap->uid, snap->gid);
 }
 
-/* Writes a sidecar for a file that never became a job (rejected at intake). */
+/* Records and answers a file that never became a job (refused before its
+ * content was read). seen: what intake saw of it (uid and links of a hard
+ * link), or NULL; writer: who wrote it, as the source knows (may be NULL). */
 static void reject(struct daemon *d, const char *name, const char *reason, const char *message,
-		   const struct drop_writer *writer)
+		   const struct intake_snapshot *seen, const struct drop_writer *writer)
 {
 	struct result_info r = { .file = name, .state = RESULT_REJECTED, .reason = reason,
 				 .detail = message, .writer = writer, .decision = { .uid = -1 } };
+	uint64_t seq;
+
 	clock_gettime(CLOCK_REALTIME, &r.accepted);
 	r.finished = r.accepted;
+	if (d->stages && d->stages->audit) {
+		_cleanup_free_ char *shown = names_is_utf8(name) ? xstrdup(name) : names_printable(name);
+		json_t *f = json_pack("{s:s, s:s}", "file", shown, "reason", reason);
+		if (seen && seen->nlink > 1) {
+			json_object_set_new(f, "uid", json_integer(seen->uid));
+			json_object_set_new(f, "links", json_integer((json_int_t)seen->nlink));
+		}
+		json_t *w = writer ? drop_writer_to_json(writer) : NULL;
+		if (w)
+			json_object_set_new(f, "writer", w);
+		if (d->stages->audit(d->stages->ctx, AUDIT_EVENT_INTAKE_REJECTED, f, &seq) == 0) {
+			r.audit.seqs = &seq;
+			r.audit.n_seqs = 1;
+		} else {
+			log_errorx("%s: its rejection (%s) cannot be recorded in the audit log", shown,
+				   reason);
+		}
+		json_decref(f);
+	}
 	daemon_job_write_result(&d->env, &r);
+}
+
+/* A script whose sidecars cannot be named is not run: it is answered under
+ * the short name (names.h), and the log says so. */
+static void reject_long_name(struct daemon *d, const char *name, const struct drop_writer *writer)
+{
+	const char *slash = strrchr(name, '/');
+	_cleanup_free_ char *side = names_result_sidecar(name, RESULT_SUFFIX);
+	const char *short_name = strrchr(side, '/') ? strrchr(side, '/') + 1 : side;
+	size_t n = strlen(slash ? slash + 1 : name);
+	_cleanup_free_ char *shown = names_printable(name), *shown_side = names_printable(short_name);
+	_cleanup_free_ char *msg = xasprintf(
+		"The name is %zu bytes long, so its answer files (.result.json, .audit) would not fit "
+		"in a file name (at most %d bytes): it was not run, and this answer is %s. Rename "
+		"the script to at most %zu bytes (mv) and it is taken again.",
+		n, NAME_MAX, shown_side, (size_t)NAME_MAX - strlen(RESULT_SUFFIX) + strlen(".py"));
+	log_warnx("%s: the name is %zu bytes long, too long for its sidecars; rejected "
+		  "(name_too_long), answered as %s", shown, n, shown_side);
+	reject(d, name, "name_too_long", msg, NULL, writer);
 }
 
 /* Reads name's snapshot into *snap. */
@@ -113,10 +158,15 @@ static void take(struct daemon *d, const char *name, bool force, struct drop_tak
 		 const struct drop_writer *writer)
 {
 	_cleanup_free_ char *printable = names_printable(name);
-	struct daemon_job *job = xcalloc(1, sizeof(*job));
+	struct daemon_job *job;
 	enum intake_status s;
 	int err = 0;
 
+	if (!names_sidecar_fits(name)) {
+		reject_long_name(d, name, writer);
+		return;
+	}
+	job = xcalloc(1, sizeof(*job));
 	if (taken) {
 		s = taken->status;
 		err = taken->err;
@@ -130,14 +180,18 @@ static void take(struct daemon *d, const char *name, bool force, struct drop_tak
 		s = read_snapshot(d, name, &job->snap, &err);
 	}
 	if (s != INTAKE_OK) {
-		daemon_job_free(job);
 		if (s == INTAKE_VANISHED) {
 			log_debug("%s: gone before it could be read; nothing to answer", printable);
-			return;
+		} else {
+			if (s == INTAKE_IO_ERROR)
+				log_warnx("%s: cannot read it: %s", printable, strerror(err));
+			else if (s == INTAKE_HARD_LINK)
+				log_warnx("%s: a hard link (%lu links), not read: rejected", printable,
+					  (unsigned long)job->snap.nlink);
+			reject(d, name, intake_status_to_string(s), intake_status_message(s),
+			       &job->snap, writer);
 		}
-		if (s == INTAKE_IO_ERROR)
-			log_warnx("%s: cannot read it: %s", printable, strerror(err));
-		reject(d, name, intake_status_to_string(s), intake_status_message(s), writer);
+		daemon_job_free(job);
 		return;
 	}
 	resolve_writer(d, name, &job->snap, writer, &job->writer);
@@ -179,7 +233,7 @@ static void on_name(void *arg, struct drop_name *n)
 	}
 	case NAMES_BAD_NAME:
 		reject(d, n->rel, "bad_name", "The file name is not valid UTF-8, so results cannot "
-		       "name it: rename the file (mv) to a UTF-8 name.", w);
+		       "name it: rename the file (mv) to a UTF-8 name.", NULL, w);
 		break;
 	case NAMES_IGNORED:
 		break;
@@ -230,6 +284,8 @@ static void write_status(struct daemon *d)
 	if (d->stages && d->stages->docker_health)
 		f.docker_known = d->stages->docker_health(d->stages->ctx, &f.docker_reachable,
 							  &checked, &why);
+	if (d->stages && d->stages->runtimes)
+		d->stages->runtimes(d->stages->ctx, f.runtimes, &f.runtime_warning);
 	f.docker_error = why;
 	int r = daemon_status_write(d->env.status, d->cfg->agent.state_dir, &f);
 	if (r < 0)
@@ -258,6 +314,37 @@ static void notify(const char *state)
 	if (sendto(fd, state, strlen(state), MSG_NOSIGNAL, (struct sockaddr *)&sa,
 		   (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n)) < 0)
 		log_warn("cannot notify the service manager");
+}
+
+struct approvers *daemon_approvers_from_config(const struct mai_config *cfg)
+{
+	const struct config_security *s = &cfg->security;
+	return approvers_new((const char *const *)s->approvers.users.items, s->approvers.users.n,
+			     (const char *const *)s->approvers.groups.items, s->approvers.groups.n,
+			     s->allow_self_approval);
+}
+
+/* The approvers of cfg, after saying which of them name no account. */
+static struct approvers *load_approvers(const struct mai_config *cfg)
+{
+	struct approvers *a = daemon_approvers_from_config(cfg);
+	_cleanup_free_ char *unknown = approvers_unknown(a);
+	for (char *line = unknown, *nl; *line; line = nl + 1) {
+		nl = strchr(line, '\n');
+		*nl = '\0';
+		/* The default group need not exist; a name someone wrote should. */
+		if (strcmp(line, "group " APPROVERS_DEFAULT_GROUP) == 0)
+			log_info("approvers: %s does not exist (yet): nobody approves through it",
+				 line);
+		else
+			log_warnx("approvers: %s does not exist: nobody approves through it until "
+				  "it does (approvers in security.yaml)", line);
+	}
+	_cleanup_free_ char *who = approvers_describe(a);
+	log_info("approvers: %s%s", who,
+		 approvers_allow_self(a) ? ", who may approve what they wrote themselves"
+					 : ", never for a script they wrote themselves");
+	return a;
 }
 
 /* The settings of cfg that apply at once, to what starts afterwards. */
@@ -295,6 +382,7 @@ static void reload(struct daemon *d)
 	}
 	log_set_level((enum log_level)cfg->agent.log_level);
 	apply_live(d, cfg);
+	daemon_job_set_approvers(&d->env, load_approvers(cfg));
 	json_t *restart = config_restart_changes(d->cfg, cfg);
 	size_t i;
 	json_t *key;
@@ -394,6 +482,33 @@ void daemon_request_stop(struct daemon *d)
 	wake(d);
 }
 
+/* Whether caller may write an answer file for script, whose writer is
+ * script_uid (-1: no such script): the approvers of security.yaml, asked on
+ * a mount thread (dropfs.h). */
+static int answer_allowed(void *arg, const struct drop_writer *caller, const char *script,
+			  long script_uid, const char **status, char **why)
+{
+	struct daemon *d = arg;
+	struct approvers *a = daemon_job_approvers(&d->env);
+	enum approvers_verdict v = script_uid >= 0 ?
+		approvers_check(a, caller->uid, (uid_t)script_uid) :
+		approvers_is_approver(a, caller->uid) ? APPROVERS_OK : APPROVERS_NOT_APPROVER;
+	_cleanup_free_ char *who = approvers_describe(a);
+	_cleanup_free_ char *user = account_user_label(caller->uid);
+	approvers_unref(a);
+	*status = approvers_verdict_to_string(v);
+	if (v == APPROVERS_OK)
+		return 0;
+	if (v == APPROVERS_SELF)
+		*why = xasprintf("%s wrote %s and may not approve or override it too: another "
+				 "approver must (on a single-user machine set allow_self_approval: "
+				 "true in security.yaml)", user, script);
+	else
+		*why = xasprintf("%s may not approve or override %s: only %s may (approvers in "
+				 "security.yaml)", user, script, who);
+	return -EPERM;
+}
+
 /* A refusal at the mount's call (dropfs.h), on a mount thread: a log line
  * for each, and for an answer file an approval or override record. */
 static void on_refused(void *arg, const struct dropfs_refusal *rf)
@@ -408,13 +523,20 @@ static void on_refused(void *arg, const struct dropfs_refusal *rf)
 		  rf->detail ? "; " : "", rf->detail ? rf->detail : "");
 	if (rf->why != DROPFS_NOT_APPROVER || !d->stages || !d->stages->audit)
 		return;
-	json_t *f = json_pack("{s:s, s:o, s:n, s:I, s:o, s:s, s:b, s:s, s:s, s:s, s:s}",
+	const char *status = rf->status ? rf->status : "not_approver";
+	_cleanup_free_ char *consumed = xasprintf(
+		"refused at the call: %s",
+		strcmp(status, "self_approval") == 0 ? "self-approval" : "not an approver");
+	_cleanup_free_ char *user = account_user_name(c->uid);
+	json_t *f = json_pack("{s:s, s:o, s:n, s:I, s:o, s:o, s:s, s:b, s:s, s:s, s:s, s:s}",
 			      "file", rf->script, "sha256",
 			      rf->script_sha256 ? json_string(rf->script_sha256) : json_null(),
-			      "job", "uid", (json_int_t)c->uid, "writer", drop_writer_to_json(c),
-			      "explanation", "", "accepted", 0, "status", "not_approver",
-			      "consumed", "refused at the call: not an approver", "refused_at",
-			      "call", "operation", rf->op);
+			      "job", "uid", (json_int_t)c->uid, "user",
+			      user ? json_string(user) : json_null(), "writer",
+			      drop_writer_to_json(c), "explanation", "", "accepted", 0, "status",
+			      status, "consumed", consumed, "refused_at", "call", "operation", rf->op);
+	if (rf->script_uid >= 0)
+		json_object_set_new(f, "script_uid", json_integer(rf->script_uid));
 	if (rf->detail)
 		json_object_set_new(f, "reason", json_string(rf->detail));
 	uint64_t seq;
@@ -436,7 +558,7 @@ static int open_source(struct daemon *d, char **err)
 		struct dropfs_options fo = {
 			.dir = ag->drop_dir, .recursive = ag->recursive,
 			.max_file_size = ag->max_file_size, .dir_mode = ag->drop_dir_mode,
-			.dir_group = ag->drop_dir_group, .answer_allowed = daemon_answer_allowed,
+			.dir_group = ag->drop_dir_group, .answer_allowed = answer_allowed,
 			.refused = on_refused, .arg = d,
 		};
 		r = dropfs_new(&fo, on_name, d, &d->source, err);
@@ -455,11 +577,16 @@ static int open_source(struct daemon *d, char **err)
 					    .settle_ms = (unsigned)ag->settle_delay_ms };
 		r = drop_source_watch_new(&wo, on_name, d, &d->source, err);
 	}
-	if (r == 0) {
-		d->env.source = d->source;
-		drop_source_set_max_size(d->source, d->max_file_size);
-	}
-	return r;
+	if (r < 0)
+		return r;
+	/* The agent's own files go where the source says (the directory
+	 * underneath a mount); before any name is reported, what a crash left
+	 * half-written there goes. */
+	d->env.source = d->source;
+	d->env.place.drop_dir = drop_source_dir(d->source);
+	drop_source_set_max_size(d->source, d->max_file_size);
+	place_clear_temporaries(d->env.place.drop_dir, ag->recursive);
+	return 0;
 }
 
 static int epoll_add(int epfd, int fd)
@@ -495,6 +622,11 @@ int daemon_new(const struct daemon_options *o, struct daemon **out, char **err)
 		.grants = daemon_grants_new(), .wake = wake, .wake_arg = d,
 	};
 	pthread_mutex_init(&d->env.result_lock, NULL);
+	pthread_mutex_init(&d->env.approvers_lock, NULL);
+	d->fallback_dir = xasprintf("%s/%s", ag->state_dir, PLACE_FALLBACK_DIR);
+	d->env.place = (struct place_dirs){ .drop_dir = ag->drop_dir,
+					    .fallback_dir = d->fallback_dir };
+	d->env.approvers = load_approvers(o->cfg);
 	apply_live(d, o->cfg);
 	clock_gettime(CLOCK_MONOTONIC, &d->started);
 
@@ -565,6 +697,9 @@ void daemon_free(struct daemon *d)
 		close(d->wakefd);
 	config_free(d->reloaded);
 	free(d->config_dir);
+	free(d->fallback_dir);
+	approvers_unref(d->env.approvers);
 	pthread_mutex_destroy(&d->env.result_lock);
+	pthread_mutex_destroy(&d->env.approvers_lock);
 	free(d);
 }

@@ -97,6 +97,16 @@ int daemon_status_write(struct daemon_status *st, const char *state_dir,
 		if (f->docker_error)
 			json_object_set_new(o, "docker_error", json_string(f->docker_error));
 	}
+	json_t *rt = json_object();
+	for (int t = 0; t < TRUST_COUNT; t++)
+		if (f->runtimes[t])
+			json_object_set_new(rt, trust_to_string((enum trust)t),
+					    json_string(f->runtimes[t]));
+	json_object_set_new(o, "runtimes", rt);
+	json_t *warnings = json_array();
+	if (f->runtime_warning)
+		json_array_append_new(warnings, json_string(f->runtime_warning));
+	json_object_set_new(o, "warnings", warnings);
 	char *text = json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS);
 	json_decref(o);
 	_cleanup_free_ char *path = xasprintf("%s/%s", state_dir, DAEMON_STATUS_NAME);

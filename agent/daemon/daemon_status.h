@@ -53,6 +53,10 @@ struct daemon_status_facts {
 	bool docker_known, docker_reachable;
 	const struct timespec *docker_checked;
 	const char *docker_error; /* NULL: none */
+	/* The runtime of each trust level (NULL: not known) and the warning
+	 * of a runtime "auto" that fell back to runc (NULL: none). */
+	const char *runtimes[TRUST_COUNT];
+	const char *runtime_warning;
 };
 
 /* Writes state_dir/status.json (replaced atomically, not fsynced: it is

@@ -1,8 +1,11 @@
 #include "names.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdint.h>
 #include <string.h>
+
+#include "hash.h"
 
 static bool ends_with(const char *s, size_t n, const char *suffix)
 {
@@ -199,4 +202,37 @@ char *names_script_for_answer(const char *name)
 			return xasprintf("%.*s.py", (int)(n - m), name);
 	}
 	return NULL;
+}
+
+#define LONGEST_SIDECAR ".result.json"
+
+static size_t stem_len(const char *base)
+{
+	size_t n = strlen(base);
+	return ends_with(base, n, ".py") && n > 3 ? n - 3 : n;
+}
+
+bool names_sidecar_fits(const char *script)
+{
+	const char *slash = strrchr(script, '/');
+	const char *base = slash ? slash + 1 : script;
+	return stem_len(base) + strlen(LONGEST_SIDECAR) <= NAME_MAX;
+}
+
+char *names_result_sidecar(const char *script, const char *suffix)
+{
+	if (names_sidecar_fits(script))
+		return names_sidecar(script, suffix);
+	const char *slash = strrchr(script, '/');
+	const char *base = slash ? slash + 1 : script;
+	const unsigned char *b = (const unsigned char *)base;
+	char hex[HASH_SHA256_HEX_LEN + 1];
+	size_t cut = NAMES_SHORT_PREFIX;
+
+	/* Back off the continuation bytes of a character cut in two. */
+	while (cut > 0 && (b[cut] & 0xc0) == 0x80)
+		cut--;
+	hash_sha256_hex(base, strlen(base), hex);
+	return xasprintf("%.*s%.*s~%.16s%s", slash ? (int)(slash - script + 1) : 0, script,
+			 (int)cut, base, hex, suffix);
 }

@@ -32,7 +32,8 @@
  *   agent's sidecars (*.result.json, *.audit, and their temporaries): EACCES;
  * - creating or writing foo.approve / foo.override (create, rename or link
  *   to that name, open for writing) unless answer_allowed() says the caller
- *   may: EPERM, and refused() is told so that it can record it;
+ *   may (an approver, and not foo.py's writer unless self-approval is
+ *   allowed): EPERM, and refused() is told so that it can record it;
  * - mkdir while agent.recursive is false, hard links, device nodes and
  *   FIFOs: EPERM.
  *
@@ -75,11 +76,14 @@ struct dropfs_refusal {
 	int err;                /* what the caller got: EACCES or EPERM */
 	const struct drop_writer *caller;
 	/* For DROPFS_NOT_APPROVER: the kind (NAMES_APPROVE or NAMES_OVERRIDE),
-	 * the script it answers, that script's content now (NULL when there is
-	 * none) and answer_allowed()'s reason. */
+	 * the script it answers, that script's content now and its owner (NULL
+	 * and -1 when there is none), answer_allowed()'s status
+	 * ("not_approver", "self_approval") and its reason. */
 	enum names_kind kind;
 	const char *script;
 	const char *script_sha256;
+	long script_uid;
+	const char *status;
 	const char *detail;
 };
 
@@ -89,11 +93,13 @@ struct dropfs_options {
 	size_t max_file_size;     /* snapshots' cap (drop_source_set_max_size changes it) */
 	const char *dir_mode;     /* agent.drop_dir_mode ("" or NULL: as it is) */
 	const char *dir_group;    /* agent.drop_dir_group ("" or NULL: as it is) */
-	/* May caller write an answer file for script (relative name)? 0, or
-	 * -EPERM with *why (caller frees) saying who may. NULL: only root.
-	 * Called on the mount's threads. */
+	/* May caller write an answer file for script (relative name), whose
+	 * owner (its writer: files are stored with their writer as owner) is
+	 * script_uid (-1: no such script)? 0, or -EPERM with *status (a static
+	 * id for the record) and *why (caller frees) saying who may. NULL: only
+	 * root. Called on the mount's threads. */
 	int (*answer_allowed)(void *arg, const struct drop_writer *caller, const char *script,
-			      char **why);
+			      long script_uid, const char **status, char **why);
 	/* Told of every refusal once it is decided, on the mount's threads,
 	 * before the caller gets its error (the daemon logs it and records
 	 * refused answers in the audit log). May be NULL: logged here. */

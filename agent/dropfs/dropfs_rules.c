@@ -6,6 +6,7 @@
  * daemon records refused answers in the audit log). */
 #include "dropfs_int.h"
 
+#include <fcntl.h>
 #include <string.h>
 
 #include "hash.h"
@@ -16,7 +17,7 @@ const char *dropfs_refusal_why_to_string(enum dropfs_refusal_why w)
 {
 	switch (w) {
 	case DROPFS_AGENT_FILE: return "the agent's own file (its sidecars are written only by it)";
-	case DROPFS_NOT_APPROVER: return "not an approver";
+	case DROPFS_NOT_APPROVER: return "may not answer";
 	case DROPFS_NO_SUBDIRS: return "no subdirectories (agent.recursive is false)";
 	case DROPFS_HARD_LINK: return "no hard links in the drop directory";
 	case DROPFS_SPECIAL_FILE: return "only regular files, directories and symbolic links";
@@ -70,17 +71,23 @@ int dropfs_refuse(struct dropfs *fs, const char *path, enum dropfs_refusal_why w
 	return -EPERM;
 }
 
-/* The content script (relative) has now, for the record; NULL when none. */
-static bool script_sha(struct dropfs *fs, const char *script, char sha[HASH_SHA256_HEX_LEN + 1])
+/* What script (relative) is now, for the record: its content's SHA-256
+ * (false when it cannot be read) and its owner (-1 when there is none). */
+static bool script_now(struct dropfs *fs, const char *script, char sha[HASH_SHA256_HEX_LEN + 1],
+		       long *owner)
 {
 	_cleanup_free_ char *path = xasprintf("/%s", script);
 	struct dropfs_at at;
 	struct intake_snapshot snap;
 	struct intake_options io = { .max_size = atomic_load(&fs->max_size) };
+	struct stat st;
 	int err;
 
+	*owner = -1;
 	if (dropfs_at_open(fs, path, &at) < 0)
 		return false;
+	if (fstatat(at.dirfd, at.leaf, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		*owner = (long)st.st_uid;
 	bool ok = intake_read(at.dirfd, at.leaf, &io, &snap, &err) == INTAKE_OK;
 	dropfs_at_close(&at);
 	if (ok)
@@ -97,22 +104,24 @@ static int check_answer(struct dropfs *fs, const char *path, enum names_kind kin
 	dropfs_caller(&caller, true);
 	_cleanup_free_ char *script = names_script_for_answer(dropfs_rel(path));
 	_cleanup_free_ char *why = NULL;
-	int r;
+	char sha[HASH_SHA256_HEX_LEN + 1];
+	const char *status = "not_approver";
+	long owner;
+	bool known = script_now(fs, script, sha, &owner);
+	int r = 0;
 
-	if (fs->o.answer_allowed)
-		r = fs->o.answer_allowed(fs->o.arg, &caller, script, &why);
-	else if (caller.uid == 0)
-		r = 0;
-	else
-		r = -EPERM, why = xstrdup("only root may approve or override here");
+	if (fs->o.answer_allowed) {
+		r = fs->o.answer_allowed(fs->o.arg, &caller, script, owner, &status, &why);
+	} else if (caller.uid != 0) {
+		r = -EPERM;
+		why = xstrdup("only root may approve or override here");
+	}
 	if (r == 0)
 		return 0;
-	char sha[HASH_SHA256_HEX_LEN + 1];
-	bool known = script_sha(fs, script, sha);
 	struct dropfs_refusal rf = { .why = DROPFS_NOT_APPROVER, .rel = dropfs_rel(path), .op = op,
 				     .err = EPERM, .caller = &caller, .kind = kind,
 				     .script = script, .script_sha256 = known ? sha : NULL,
-				     .detail = why };
+				     .script_uid = owner, .status = status, .detail = why };
 	report(fs, &rf);
 	return -EPERM;
 }

@@ -240,7 +240,12 @@ static void classify(struct sandbox_result *r, enum sandbox_attach_end end, bool
 					 (long long)r->limits.stdout_max,
 					 (long long)r->limits.stderr_max,
 					 killed ? " and was killed" : "", level));
-	} else if (st->oom_killed) {
+	} else if (st->oom_killed || u->oom_kills > 0 ||
+		   (!killed && r->signal == SIGKILL && r->limits.memory_bytes > 0 &&
+		    u->peak_memory_bytes >= r->limits.memory_bytes - r->limits.memory_bytes / 16)) {
+		/* Under runsc, Docker misses some OOM kills (OOMKilled false, exit
+		 * 137): the cgroup's own count, when a sample saw it, or a SIGKILL
+		 * that no one but the kernel sent at the memory limit says so. */
 		r->verdict = SANDBOX_VERDICT_OOM_KILLED;
 		/* The kernel kills at the limit: usage reached it, even when the
 		 * last sample came before the final allocations (the cgroup is

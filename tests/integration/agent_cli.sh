@@ -17,6 +17,10 @@ on_exit() {
 
 # The agent starts without Docker (it waits for it), so ask the engine first.
 require_docker /var/run/docker.sock
+# One account (root) drops and approves here; two people approving is
+# agent_trust.sh's case.
+AGENT_SECURITY_YAML="${AGENT_SECURITY_YAML}allow_self_approval: true
+"
 mkdir -p "$T/src"
 write_agent_config "$T/drop" "$T/state" "workers: 2
 max_file_size: 1m"
@@ -122,7 +126,7 @@ rc=$?
 [ "$(field "$T/drop/nul.result.json" reason)" = "not_text" ] || fail "nul.py: reason not not_text"
 
 # --- approve: the decision is the user's, the answer is consumed ---
-"$AGENT" approve --reason "reviewed" "$T/drop/high.py" > /dev/null 2>&1 || fail "approve failed"
+"$AGENT" approve --yes --reason "reviewed" "$T/drop/high.py" > /dev/null 2>&1 || fail "approve failed"
 wait_field "$T/drop/high.result.json" decision.by user
 [ "$(field "$T/drop/high.result.json" decision.reason)" = "reviewed" ] || fail "approve: reason lost"
 [ ! -e "$T/drop/high.approve" ] || fail "high.approve was not consumed"
@@ -152,7 +156,7 @@ check_answers evil.py 'len(recs) == 1 and recs[0]["accepted"] is False and recs[
 log_records override "$T/drop/evil.audit" | grep -q '"consumed": "refused: empty"' ||
 	fail "evil.audit does not carry the refused override"
 evil_v1_sha=$(sha256sum "$T/drop/evil.py" | cut -d' ' -f1)
-"$AGENT" override --reason "lab demo" "$T/drop/evil.py" > /dev/null 2>&1 || fail "override failed"
+"$AGENT" override --yes --reason "lab demo" "$T/drop/evil.py" > /dev/null 2>&1 || fail "override failed"
 wait_field "$T/drop/evil.result.json" decision.by user
 wait_field "$T/drop/evil.result.json" state completed 60
 check_answers evil.py 'len(recs) == 2 and recs[1]["accepted"] is True and recs[1]["explanation"] == "lab demo"

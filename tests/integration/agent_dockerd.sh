@@ -123,6 +123,18 @@ docker:
 start_agent
 grep -q "sandbox ready" "$T/agent.log" || fail "the agent did not take the private engine"
 
+# --- runtime auto where dockerd has no runsc (this engine's daemon.json is
+# {}): the untrusted level runs with runc, and says so once, in the log,
+# status.json and 'mai-agent status' (agent_trust.sh: runsc where it is) ---
+[ "$(field "$T/state/status.json" runtimes.untrusted)" = runc ] ||
+	fail "runtime auto without gVisor: untrusted is '$(field "$T/state/status.json" runtimes.untrusted)', expected runc"
+field "$T/state/status.json" warnings.0 | grep -q "^runtime auto (untrusted): gVisor (runsc) is not registered" ||
+	fail "status.json has no warning about runtime auto: $(cat "$T/state/status.json")"
+[ "$(grep -c "runtime auto (untrusted): gVisor (runsc) is not registered" "$T/agent.log")" = 1 ] ||
+	fail "the runtime auto warning is not in the log exactly once"
+"$AGENT" status 2>&1 | grep -q "^warning: runtime auto (untrusted)" ||
+	fail "mai-agent status does not show the runtime warning"
+
 # --- the drop directory removed and re-created: watched again ---
 rm -rf "$T/drop"
 mkdir "$T/drop"

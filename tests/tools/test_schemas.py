@@ -21,7 +21,7 @@ GOOD_RESULT = {
     "times": {"accepted": "2026-11-22T08:00:00.000Z", "finished": "2026-11-22T08:00:01.250Z"},
     "assessment": {"level": "LOW", "score": 0, "findings": []},
     "decision": {"action": "run", "by": "policy"},
-    "writer": {"uid": 1001, "gid": 1001, "from": "request", "pid": 4242, "process": "vim"},
+    "writer": {"uid": 1001, "gid": 1001, "from": "request", "pid": 4242, "process": "vim", "user": "alice"},
     "execution": {
         "verdict": "exited", "exit_code": 3, "signal": None,
         "stdout": {"text": "", "bytes_kept": 0, "bytes": 0, "truncated": False},
