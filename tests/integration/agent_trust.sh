@@ -174,6 +174,20 @@ wait_field "$D/high.result.json" state completed 60
 record execution high.py | tail -1 | grep -q '"runtime": "runsc"' || fail "the execution record does not name runsc"
 [ ! -e "$D/high.approve" ] || fail "the used answer was not consumed"
 
+# --- approve shows what changed since the version of the name that ran ---
+printf 'print("v1")\n' | put_as "$W" "$D/lib.py"
+wait_field "$D/lib.result.json" state completed 60
+printf 'import os\nos.system("true")\nprint("v2")\n' | put_as "$W" "$D/lib.py"
+wait_field "$D/lib.result.json" state awaiting_confirmation 30
+v1=$(printf 'print("v1")\n' | sha256sum | cut -c1-64)
+[ "$(field "$D/lib.result.json" since_last_run.previous_sha256)" = "$v1" ] ||
+	fail "lib.py: since_last_run does not name the version that ran"
+as "$A" "$AGENT" approve "$D/lib.py" < /dev/null > "$T/out" 2>&1
+grep -q "changes since the version that ran last (sha256 $(echo "$v1" | cut -c1-12))" "$T/out" &&
+	grep -q '^-print("v1")' "$T/out" && grep -q '^+os.system("true")' "$T/out" ||
+	fail "approve does not show the diff against the version that ran: $(cat "$T/out")"
+[ ! -e "$D/lib.approve" ] || fail "approve without --yes wrote lib.approve"
+
 # --- self-approval: refused at once and by the agent, then allowed ---
 printf 'import os\nos.system("true")\n' | put_as "$A" "$D/own.py"
 wait_field "$D/own.result.json" state awaiting_confirmation 30
