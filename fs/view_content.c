@@ -12,6 +12,8 @@
 
 #include <jansson.h>
 
+#include "audit_stats.h"
+#include "daemon_metrics.h"
 #include "daemon_status.h"
 #include "fileio.h"
 #include "log.h"
@@ -80,7 +82,7 @@ size_t view_file_read(const struct view_file *f, char *buf, size_t size, off_t o
 static bool is_recomputed(enum view_node node)
 {
 	return node == VIEW_NODE_VERIFY || node == VIEW_NODE_VERIFY_JSON ||
-	       node == VIEW_NODE_STATUS;
+	       node == VIEW_NODE_STATUS || node == VIEW_NODE_METRICS;
 }
 
 /* Takes ownership of a malloc'd JSON object and turns it into file text. */
@@ -155,6 +157,24 @@ static char *build_status(struct view_ctx *ctx, size_t *len)
 	}
 	*len = n;
 	return steal_pointer(&data);
+}
+
+/* The agent's metrics (daemon_metrics.h) from status.json and the log
+ * directory this view reads, whatever state the agent is in. */
+static char *build_metrics(struct view_ctx *ctx, size_t *len)
+{
+	struct daemon_metrics_input in = { .now = time(NULL), .status_age_s = -1 };
+	struct audit_stats audit;
+	json_t *st = NULL;
+
+	daemon_status_read(ctx->state_dir, &st, &in.status_age_s, &in.live);
+	in.status = st;
+	if (audit_stats_read(view_log_dir(ctx->log), &audit) == 0)
+		in.audit = &audit;
+	char *text = daemon_metrics_render(&in);
+	json_decref(st);
+	*len = strlen(text);
+	return text;
 }
 
 /* The agent's uid: the owner of its state directory (root when that cannot
@@ -263,6 +283,9 @@ int view_content_build(struct view_ctx *ctx, const struct view_path *p, struct v
 		break;
 	case VIEW_NODE_STATUS:
 		data = build_status(ctx, &len);
+		break;
+	case VIEW_NODE_METRICS:
+		data = build_metrics(ctx, &len);
 		break;
 	case VIEW_NODE_PUBKEY: {
 		_cleanup_free_ char *key = view_log_pubkey_path(ctx->log);

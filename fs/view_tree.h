@@ -24,6 +24,7 @@ enum view_node {
 	VIEW_NODE_CHECKPOINT,
 	VIEW_NODE_PUBKEY,
 	VIEW_NODE_STATUS,
+	VIEW_NODE_METRICS,      /* Prometheus text format (daemon_metrics.h) */
 	VIEW_NODE_ENTRIES_DIR,
 	VIEW_NODE_ENTRY,        /* entries/NNNNNNNNNNNN.json; seq set */
 	VIEW_NODE_RUNS_DIR,
@@ -62,7 +63,7 @@ void view_entry_name(uint64_t seq, char *buf);
 bool view_run_name_valid(const char *name, size_t len);
 
 /* The names in the root directory, in listing order, NULL terminated. */
-#define VIEW_ROOT_COUNT 8
+#define VIEW_ROOT_COUNT 9
 extern const char *const view_root_names[];
 
 #endif

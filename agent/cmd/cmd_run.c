@@ -183,6 +183,22 @@ static bool stage_docker_health(void *ctx, bool *reachable, struct timespec *che
 	return docker_health_get(((struct stage_ctx *)ctx)->health, reachable, checked, why);
 }
 
+static unsigned stage_pool_size(void *ctx)
+{
+	struct stage_ctx *sc = ctx;
+	unsigned n = 0;
+
+	/* Under the lock that guards sc->sb, but never waiting for it: the
+	 * loop's thread asks, and a worker holds it while it sets the sandbox
+	 * up (seconds, with the self-test); there is no pool yet then. */
+	if (pthread_mutex_trylock(&sc->lock) != 0)
+		return 0;
+	if (sc->sb)
+		n = sandbox_pool_size(sc->sb);
+	pthread_mutex_unlock(&sc->lock);
+	return n;
+}
+
 static int stage_audit(void *ctx, enum audit_event e, json_t *fields, uint64_t *seq)
 {
 	struct audit_position pos;
@@ -559,6 +575,7 @@ int cmd_run(int argc, char **argv)
 					.cancel_all = stage_cancel_all,
 					.docker_health = stage_docker_health,
 					.runtimes = stage_runtimes,
+					.pool_size = stage_pool_size,
 					.reload = stage_reload, .ctx = &sc };
 	json_t *f = json_pack("{s:s, s:s, s:s}", "version", MAI_VERSION, "config_sha256",
 			      cfg->sha256, "drop_dir", cfg->agent.drop_dir);

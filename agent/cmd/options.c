@@ -19,7 +19,8 @@ void sandbox_options_from_config(const struct mai_config *cfg, const char *insta
 	o->user = c->user;
 	o->instance_id = instance_id;
 	o->workers = cfg->agent.workers > 0 ? (unsigned)cfg->agent.workers : 1;
-	o->pool_size = c->pool_size > 0 ? (unsigned)c->pool_size : 0;
+	o->pool_size = c->pool_size == CONFIG_AUTO ? SANDBOX_POOL_AUTO
+		     : c->pool_size > 0 ? (unsigned)c->pool_size : 0;
 	o->self_test = c->self_test;
 	o->network = (struct sandbox_network_options){
 		.state_dir = cfg->agent.state_dir,

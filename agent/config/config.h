@@ -113,10 +113,14 @@ struct config_trust_limits {
 	bool scale;         /* adapt the limits to the code's size and complexity */
 };
 
+/* The value of an INT key set to "auto" (config_keys.h, CONFIG_F_AUTO): the
+ * module that uses it chooses. */
+#define CONFIG_AUTO (-1)
+
 struct config_sandbox {
 	char *image;
 	char *user; /* "UID:GID" or "UID", never root */
-	int64_t pool_size;
+	int64_t pool_size;          /* CONFIG_AUTO: sized by the sandbox */
 	bool self_test;
 	uint64_t stdout_max;
 	uint64_t stderr_max;

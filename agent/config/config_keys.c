@@ -4,6 +4,7 @@
  * files in config/ hold every key of it. Keys of one section stay together
  * (the renderer relies on it). */
 #include "config_keys.h"
+#include "utf8.h"
 
 #include <string.h>
 
@@ -115,9 +116,20 @@ static const char *check_url(const char *s)
 static const char *check_origin(const char *s)
 {
 	/* The origin is the first line of every signed checkpoint (C2SP
-	 * tlog-checkpoint): one line, no spaces. */
-	if (!*s || strpbrk(s, " \t\n\r"))
-		return "a non-empty name without spaces, such as mai-agent/audit";
+	 * tlog-checkpoint) and the name of the key that signs it: UTF-8 without
+	 * control characters, Unicode spaces or '+', as signed-note wants. */
+	static const char *const want = "a non-empty UTF-8 name without spaces, '+' or control characters, such as mai-agent/audit";
+	size_t n = strlen(s);
+	uint32_t cp;
+
+	if (n == 0)
+		return want;
+	for (size_t i = 0; i < n;) {
+		int k = utf8_decode(s + i, n - i, &cp);
+		if (k < 0 || cp < 0x20 || cp == 0x7f || cp == '+' || utf8_is_space(cp))
+			return want;
+		i += (size_t)k;
+	}
 	return NULL;
 }
 
@@ -236,8 +248,9 @@ const struct config_key config_keys[] = {
 	    "image with python3 that runs the scripts", sandbox.image),
 	KEY(SANDBOX, "user", STRING, "\"1000:1000\"", 0, 0, RESTART, check_user,
 	    "uid:gid inside the container, never root", sandbox.user),
-	KEY(SANDBOX, "pool_size", INT, "0", 0, 16, RESTART, NULL,
-	    "containers created ahead of time (each still used once)", sandbox.pool_size),
+	KEY(SANDBOX, "pool_size", INT, "auto", 0, 16, RESTART | CONFIG_F_AUTO, NULL,
+	    "containers per trust level created ahead of time (each still used once); auto: "
+	    "sized from the machine, 0: none", sandbox.pool_size),
 	KEY(SANDBOX, "self_test", BOOL, "true", 0, 0, RESTART, NULL,
 	    "run a probe container at start to check the hardening", sandbox.self_test),
 	KEY(SANDBOX, "stdout_max", SIZE, "1m", 1 * KB, 64 * MB, 0, NULL,

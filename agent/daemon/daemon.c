@@ -287,6 +287,8 @@ static void write_status(struct daemon *d)
 	if (d->stages && d->stages->runtimes)
 		d->stages->runtimes(d->stages->ctx, f.runtimes, &f.runtime_warning);
 	f.docker_error = why;
+	if (d->stages && d->stages->pool_size)
+		f.pool_size = d->stages->pool_size(d->stages->ctx);
 	int r = daemon_status_write(d->env.status, d->cfg->agent.state_dir, &f);
 	if (r < 0)
 		log_warnx("cannot write %s/%s: %s", d->cfg->agent.state_dir, DAEMON_STATUS_NAME,

@@ -40,6 +40,7 @@ void daemon_job_write_result(struct daemon_job_env *env, const struct result_inf
 		drop_source_changed(env->source, side);
 	}
 	daemon_status_count_state(env->status, r->state);
+	daemon_status_observe_result(env->status, r);
 	if (r->state == RESULT_ERROR) {
 		/* The operator sees why, not only that. */
 		_cleanup_free_ char *p = names_printable(r->file);
@@ -91,6 +92,7 @@ void daemon_job_set_approvers(struct daemon_job_env *env, struct approvers *a)
 static void schedule_retry(struct daemon_job_env *env, const char *name)
 {
 	daemon_retries_schedule(env->retries, name);
+	daemon_status_count_retry(env->status);
 	if (env->wake)
 		env->wake(env->wake_arg);
 }

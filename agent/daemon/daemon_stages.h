@@ -73,6 +73,9 @@ struct daemon_stages {
 	 * when "auto" had to fall back to runc, *warning (NULL otherwise).
 	 * Strings stay valid while the agent runs. May be NULL. */
 	void (*runtimes)(void *ctx, const char *names[TRUST_COUNT], const char **warning);
+	/* Warm containers per trust level the sandbox keeps now, for
+	 * status.json; 0 while there is no sandbox. May be NULL. */
+	unsigned (*pool_size)(void *ctx);
 	/* SIGHUP: applies what a newly loaded configuration changes in the
 	 * stages (the assessor's rules and thresholds from config_dir, the
 	 * sandbox's limits per trust level and output caps) to the jobs that

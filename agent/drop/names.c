@@ -1,4 +1,5 @@
 #include "names.h"
+#include "utf8.h"
 
 #include <ctype.h>
 #include <limits.h>
@@ -30,39 +31,7 @@ static bool is_atomic_temporary(const char *s)
 
 bool names_is_utf8(const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-
-	while (*p) {
-		uint32_t cp;
-		int more;
-
-		if (*p < 0x80) {
-			p++;
-			continue;
-		} else if ((*p & 0xe0) == 0xc0) {
-			cp = *p & 0x1f;
-			more = 1;
-		} else if ((*p & 0xf0) == 0xe0) {
-			cp = *p & 0x0f;
-			more = 2;
-		} else if ((*p & 0xf8) == 0xf0) {
-			cp = *p & 0x07;
-			more = 3;
-		} else {
-			return false;
-		}
-		p++;
-		for (int i = 0; i < more; i++, p++) {
-			if ((*p & 0xc0) != 0x80)
-				return false;
-			cp = (cp << 6) | (*p & 0x3f);
-		}
-		if ((more == 1 && cp < 0x80) || (more == 2 && cp < 0x800) ||
-		    (more == 3 && cp < 0x10000) || cp > 0x10ffff ||
-		    (cp >= 0xd800 && cp <= 0xdfff))
-			return false;
-	}
-	return true;
+	return utf8_is_valid(s, strlen(s));
 }
 
 enum names_kind names_classify(const char *name, enum names_reason *reason)

@@ -44,12 +44,13 @@ start() {
 	"$AGENT" run --config-dir "$T/conf" --log-file "$T/agent.log" &
 	pids+=($!)
 	until grep -q "\"pid\": $!," "$T/state/status.json" 2>/dev/null; do sleep 0.1; done
+	POOL=$(bench_pool_size)
 }
 start watch
 start mount
 sleep 1
 
-PYTHONPATH="$root/tests/bench" python3 - "$W" "$n" $((3 * ${MAI_BENCH_POOL:-2})) <<'PY'
+PYTHONPATH="$root/tests/bench" python3 - "$W" "$n" $((3 * POOL)) <<'PY'
 import os, statistics, subprocess, sys, time
 from agent_bench import pct, wait_final, wait_idle
 w, n, want = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
@@ -130,4 +131,4 @@ hm = cp_ms("%s/mount/drop" % w, hfiles)
 print("cp of 1,000 HIGH scripts (once; the agent snapshots and assesses each): plain %.0f ms, mount %.0f ms, ratio %.2f"
       % (hp, hm, hm / hp))
 PY
-echo "assessment: $ANALYSIS; warm pool ${MAI_BENCH_POOL:-2}; settle_delay of watch mode: the shipped default"
+echo "assessment: $ANALYSIS; warm pool $POOL per trust level; settle_delay of watch mode: the shipped default"

@@ -270,16 +270,18 @@ hup_reloaded() {
 if command -v bandit > /dev/null 2>&1; then
 	printf 'analyzers:\n  bandit:\n    enabled: true\n    timeout: 60s\n' > "$T/conf/security.yaml"
 	hup_reloaded
-	printf 'import subprocess\nsubprocess.run("ls", shell=True)\n' > "$T/drop/shell.py"
+	printf 'import subprocess\nsubprocess.run("ls", shell=True)\nassert subprocess\n' > "$T/drop/shell.py"
 	wait_field "$T/drop/shell.result.json" state awaiting_confirmation 60
 	# Native MAI005 and Bandit's B602 on line 2 are one finding, the native
-	# one; what only Bandit sees (B607, a partial executable path) is added.
+	# one (B607, a partial executable path, too: MAI091); what only Bandit
+	# sees (B101, an assert) is added.
 	python3 -c 'import json,sys
 a = json.load(open(sys.argv[1]))["assessment"]
 f = a["findings"]
 b602 = [(x["source"], x["line"]) for x in f if x["bandit_id"] == "B602"]
 assert b602 == [("mai", 2)], ("B602 not one native finding on line 2", b602, f)
-assert [(x["rule_id"], x["line"]) for x in f if x["source"] == "bandit"] == [("B607", 2)], f
+assert [(x["rule_id"], x["source"]) for x in f if x["bandit_id"] == "B607"] == [("MAI091", "mai")], f
+assert [(x["rule_id"], x["line"]) for x in f if x["source"] == "bandit"] == [("B101", 3)], f
 assert a["notes"] == [], a["notes"]' "$T/drop/shell.result.json" 2> "$T/err" ||
 		fail "shell.py: Bandit's findings are not merged into the native ones: $(cat "$T/err")"
 elif [ "${MAI_REQUIRE_REAL:-0}" = 1 ]; then

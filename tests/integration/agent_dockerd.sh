@@ -217,8 +217,8 @@ outage() {
 	grep -q "slept through $sig" "$r" || fail "$sig: $name.py's output is not in the result"
 	n=$(count_lines "$name.py: completed")
 	[ "$n" -eq 1 ] || fail "$sig: $name.py has $n final results, expected 1"
-	n=$(containers_of_instance "$DSOCK")
-	[ "$n" = 0 ] || fail "$sig: $n container(s) of this agent left in the engine"
+	n=$(leftover_containers "$DSOCK")
+	[ "$n" = 0 ] || fail "$sig: $n container(s) of this agent left in the engine (besides its idle warm pool)"
 }
 
 outage TERM sleeper

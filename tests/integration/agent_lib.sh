@@ -133,6 +133,21 @@ print(urllib.parse.quote(json.dumps({"label": ["mai.instance=" + sys.argv[1]]}))
 		python3 -c 'import json,sys; print(len(json.load(sys.stdin)))'
 }
 
+# leftover_containers [SOCKET]: the containers of this agent that are not its
+# warm pool (labelled mai.job=pool-LEVEL, created or running: being prepared
+# or waiting): what a finished job must not leave behind while the agent runs
+# with its pool (pool_size: auto).
+leftover_containers() {
+	filt=$(python3 -c 'import json,sys,urllib.parse
+print(urllib.parse.quote(json.dumps({"label": ["mai.instance=" + sys.argv[1]]})))' "$T/state")
+	curl -s --unix-socket "${1:-/var/run/docker.sock}" \
+		"http://localhost/containers/json?all=1&filters=$filt" |
+		python3 -c 'import json,sys
+print(sum(1 for c in json.load(sys.stdin)
+          if not (c["State"] in ("created", "running")
+                  and c["Labels"].get("mai.job", "").startswith("pool-"))))'
+}
+
 # lib_finish NAME: the verdict of the script.
 lib_finish() {
 	if [ $fails -ne 0 ]; then

@@ -14,7 +14,10 @@
 
 #include "sandbox_attach.h"
 #include "sandbox_cgroup.h"
+#include "macro.h"
 #include "sandbox_limits.h"
+#include "sandbox_pool.h"
+#include "sandbox_result.h"
 #include "testdir.h"
 #include "waitchild.h"
 
@@ -101,8 +104,10 @@ static void test_demux_marker_any_split(void **state)
 		assert_int_equal(sandbox_demux_feed(&d, buf, cut), 0);
 		/* Ended only once both streams' markers are whole. */
 		assert_int_equal(sandbox_demux_ended(&d), cut == len);
+		assert_int_equal(sandbox_demux_marker_seen(&d), cut == len);
 		assert_int_equal(sandbox_demux_feed(&d, buf + cut, len - cut), 0);
 		assert_true(sandbox_demux_ended(&d));
+		assert_true(sandbox_demux_marker_seen(&d));
 		sandbox_demux_strip_marker(&d);
 		assert_string_equal(d.out.data, "result 42\n");
 		assert_int_equal(d.out.total, 10);
@@ -136,6 +141,38 @@ static void test_demux_marker_only_at_the_end(void **state)
 	sandbox_demux_init(&d, 1024, 1024);
 	assert_int_equal(sandbox_demux_feed(&d, buf, len), 0);
 	assert_false(sandbox_demux_ended(&d));
+	sandbox_demux_clear(&d);
+}
+
+/* A marker that output of a process left behind follows, split anywhere,
+ * has still come (the bootstrap may stop waiting), though the streams have
+ * not ended; another nonce's never comes. */
+static void test_demux_marker_seen_before_more(void **state)
+{
+	static const char other[] = "\x1eMAI-END ffffffffffffffffffffffffffffffff\n";
+	uint8_t buf[512];
+	size_t len = frame(buf, 1, "a" MARK "more\n");
+
+	len += frame(buf + len, 2, "b" MARK);
+	len += frame(buf + len, 2, "late\n");
+	for (size_t cut = 0; cut <= len; cut++) {
+		struct sandbox_demux d;
+		sandbox_demux_init(&d, 1024, 1024);
+		sandbox_demux_expect_marker(&d, MARK);
+		assert_int_equal(sandbox_demux_feed(&d, buf, cut), 0);
+		assert_int_equal(sandbox_demux_feed(&d, buf + cut, len - cut), 0);
+		assert_true(sandbox_demux_marker_seen(&d));
+		assert_false(sandbox_demux_ended(&d));
+		sandbox_demux_clear(&d);
+	}
+	len = frame(buf, 1, MARK);
+	len += frame(buf + len, 2, other);
+	struct sandbox_demux d;
+	sandbox_demux_init(&d, 1024, 1024);
+	sandbox_demux_expect_marker(&d, MARK);
+	assert_int_equal(sandbox_demux_feed(&d, buf, len), 0);
+	assert_true(d.out.marker_seen);
+	assert_false(sandbox_demux_marker_seen(&d));
 	sandbox_demux_clear(&d);
 }
 
@@ -261,6 +298,32 @@ static void test_limits_clamped_by_machine(void **state)
 	assert_int_equal(l.tmpfs_bytes, SANDBOX_MEMORY_FLOOR / 2);
 }
 
+/* pool_size: auto. [CPUs (nano), available memory, workers, size] */
+static void test_pool_auto_size(void **state)
+{
+	static const struct {
+		int64_t cpus_nano, memory;
+		unsigned workers, want;
+	} cases[] = {
+		{ 2000000000LL, 24LL << 30, 2, 2 },   /* this project's machines */
+		{ 16000000000LL, 64LL << 30, 8, 2 },  /* more does not help an idle agent */
+		{ 2000000000LL, 24LL << 30, 1, 1 },   /* one worker uses one at a time */
+		{ 1000000000LL, 4LL << 30, 4, 1 },    /* one CPU */
+		{ 500000000LL, 4LL << 30, 4, 1 },     /* half a CPU rounds up to one */
+		{ 4000000000LL, 1LL << 30, 4, 1 },    /* 1 GB: 64 MB budget, one per level */
+		{ 4000000000LL, 256LL << 20, 4, 0 },  /* too little memory: off */
+		{ 4000000000LL, 2LL << 30, 0, 2 },    /* workers unknown */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		unsigned got = sandbox_pool_auto_size(cases[i].cpus_nano, cases[i].memory,
+						      cases[i].workers);
+		if (got != cases[i].want)
+			fail_msg("case %zu: %u, expected %u", i, got, cases[i].want);
+	}
+}
+
 static void test_machine_probe_sane(void **state)
 {
 	struct sandbox_machine m;
@@ -285,10 +348,12 @@ int main(void)
 		cmocka_unit_test(test_demux_rejects_bad_header),
 		cmocka_unit_test(test_demux_marker_any_split),
 		cmocka_unit_test(test_demux_marker_only_at_the_end),
+		cmocka_unit_test(test_demux_marker_seen_before_more),
 		cmocka_unit_test(test_demux_marker_at_the_cap),
 		cmocka_unit_test_setup_teardown(test_cgroup_init, testdir_setup, testdir_teardown),
 		cmocka_unit_test(test_limits_scale),
 		cmocka_unit_test(test_limits_clamped_by_machine),
+		cmocka_unit_test(test_pool_auto_size),
 		cmocka_unit_test(test_machine_probe_sane),
 		cmocka_unit_test(test_verdict_names),
 	};

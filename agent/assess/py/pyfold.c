@@ -2,6 +2,7 @@
  * slicing, chr() sequences, "".join, % and .format of literals), follows
  * names through imports, getattr, __import__, globals() and sys.modules, and
  * reports every call it passes with its resolved name and arguments. */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,7 +21,7 @@ static void set_ref(struct pya_val *v, char *s, int dynamic)
 	pya_val_clear(v);
 	v->k = PYA_V_REF;
 	v->s = s;
-	v->dynamic = dynamic;
+	v->dynamic = !!dynamic;
 }
 
 /* Python 3.11's builtins, in strcmp order (is_builtin searches them): with
@@ -90,16 +91,25 @@ void pya_resolve_name(struct pya_ctx *c, const struct pytok *t, struct pya_val *
 		switch (b->kind) {
 		case PYA_BIND_REF:
 			set_ref(out, xstrdup(b->s), b->dynamic || hidden);
-			return;
+			out->guess = b->guess;
+			break;
 		case PYA_BIND_CONST:
 			set_str(out, xstrdup(b->s));
-			return;
+			break;
+		case PYA_BIND_NUM:
+			out->k = PYA_V_NUM;
+			out->num = b->num;
+			break;
 		case PYA_BIND_DECODED:
 			out->k = PYA_V_DECODED;
-			return;
+			break;
 		default:
-			return;
+			out->meth_tok = t; /* a local: its calls are reported by name */
+			out->guess_local = 1;
+			break;
 		}
+		out->outside = b->outside;
+		return;
 	}
 	if (t->n == 12 && memcmp(t->s, "__builtins__", 12) == 0) {
 		set_ref(out, xstrdup("builtins"), hidden);
@@ -109,8 +119,20 @@ void pya_resolve_name(struct pya_ctx *c, const struct pytok *t, struct pya_val *
 		set_ref(out, dotted_join("builtins", 8, t->s, t->n), hidden);
 		return;
 	}
-	if (c->n_star)
+	if (c->n_star) {
 		set_ref(out, dotted_join(c->star[c->n_star - 1], strlen(c->star[c->n_star - 1]), t->s, t->n), hidden);
+		return;
+	}
+	/* Nobody bound it here: a module used without its import (it may
+	 * come from exec'd text, a star import elsewhere or a later
+	 * definition), taken as what it says when it is used as one (called
+	 * or followed by an attribute). As a plain value it stays unresolved. */
+	size_t at = (size_t)(t - c->t);
+	if (at + 1 < c->n && c->t[at + 1].kind == PYT_OP && c->t[at + 1].n == 1 &&
+	    (c->t[at + 1].s[0] == '.' || c->t[at + 1].s[0] == '(')) {
+		set_ref(out, xstrndup(t->s, t->n), hidden);
+		out->guess = 1;
+	}
 }
 
 static int is_decoder(const char *q)
@@ -154,6 +176,10 @@ struct call_args {
 	char *kw_store[MAX_KWARGS * 2];
 	size_t n_kw;
 	int decoded;
+	int outside;              /* some argument, payload or not, is outside data */
+	enum pya_origin origin;   /* of the payload arguments */
+	long mode_bits;           /* mode= as a number */
+	int mode_known;
 };
 
 static void args_clear(struct call_args *a)
@@ -173,9 +199,43 @@ static char *val_text(const struct pya_val *v)
 	return NULL;
 }
 
+/* builtins, __builtins__, vars(builtins), builtins.__dict__: the namespace
+ * of the builtins (not globals(), not another object's __dict__). */
+static int is_builtins_ns(const struct pya_val *v)
+{
+	return (v->k == PYA_V_REF || (v->k == PYA_V_GLOBALS && !v->ns_module)) &&
+	       !strcmp(v->s, "builtins");
+}
+
+/* A name computed at run time picks an attribute or a builtin; when the
+ * name itself was decoded (base64, zlib...) the code hides what it runs. */
+static void computed_name(struct pya_ctx *c, const char *special, const struct pya_val *name,
+			  const struct pytok *at)
+{
+	struct pya_event d = { .kind = PYA_SPECIAL, .name = special, .dynamic = 1 };
+	pya_emit(c, &d, at);
+	if (val_decoded(name)) {
+		struct pya_event x = { .kind = PYA_SPECIAL, .name = "decode-exec", .dynamic = 1 };
+		pya_emit(c, &x, at);
+	}
+}
+
+/* exec, eval and compile handed to another function (map, partial,
+ * run_in_executor) run what that function passes them: reported as a
+ * hidden call of their own. */
+static void exec_as_value(struct pya_ctx *c, const struct pya_val *v, const struct pytok *at)
+{
+	if (v->k != PYA_V_REF || !is_exec(v->s))
+		return;
+	struct pya_event ev = { .kind = PYA_CALL, .name = v->s, .dynamic = 1,
+				.origin = PYA_ORIGIN_UNRESOLVED };
+	pya_emit(c, &ev, at);
+}
+
 /* Parses "(...)" arguments; *i is at the '('. */
 static void parse_args(struct pya_ctx *c, size_t *i, struct call_args *a)
 {
+	a->origin = PYA_ORIGIN_LITERAL;
 	(*i)++;
 	while (*i < c->n && !c->bail && !pya_tok_is(c, *i, PYT_OP, ")")) {
 		size_t before = *i;
@@ -191,6 +251,9 @@ static void parse_args(struct pya_ctx *c, size_t *i, struct call_args *a)
 		pya_expr(c, i, &v);
 		if (val_decoded(&v))
 			a->decoded = 1;
+		if (*i > vstart)
+			exec_as_value(c, &v, &c->t[vstart]);
+		a->outside |= v.outside;
 		if (kwname && a->n_kw < MAX_KWARGS) {
 			char *name = xstrndup(kwname->s, kwname->n);
 			char *value = val_text(&v);
@@ -205,8 +268,26 @@ static void parse_args(struct pya_ctx *c, size_t *i, struct call_args *a)
 			a->kw_store[a->n_kw * 2 + 1] = value;
 			a->kw[a->n_kw].name = name;
 			a->kw[a->n_kw].value = value;
+			a->kw[a->n_kw].truth = *i > vstart ? pya_val_truth(&v, vt, *i - vstart)
+							   : PYA_TRUTH_UNKNOWN;
+			if (!strcmp(name, "mode") && v.k == PYA_V_NUM) {
+				a->mode_bits = v.num;
+				a->mode_known = 1;
+			}
 			a->n_kw++;
-		} else if (!kwname && a->n_pos < MAX_ARGS) {
+		}
+		enum pya_origin o = PYA_ORIGIN_NONE;
+		if (kwname) {
+			char k[24];
+			snprintf(k, sizeof(k), "%.*s", (int)(kwname->n < 23 ? kwname->n : 23), kwname->s);
+			if (!pya_kwarg_is_option(k))
+				o = pya_val_origin(&v);
+		} else {
+			o = pya_val_origin(&v);
+		}
+		if (o > a->origin)
+			a->origin = o;
+		if (!kwname && a->n_pos < MAX_ARGS) {
 			a->pos[a->n_pos++] = v;
 			memset(&v, 0, sizeof(v));
 		} else if (!kwname) {
@@ -225,31 +306,93 @@ static void parse_args(struct pya_ctx *c, size_t *i, struct call_args *a)
 		(*i)++;
 }
 
+/* The event of a call with these arguments; name and position are the
+ * caller's. arg0 is the first positional argument (a Path's own path for
+ * its methods, then the call's arguments follow). */
+static void fill_call_event(struct pya_event *ev, const struct call_args *a,
+			    const struct pya_val *arg0, const struct pya_val *arg1)
+{
+	ev->kind = PYA_CALL;
+	ev->decoded_arg = a->decoded;
+	ev->n_args = a->n_pos;
+	ev->kwargs = a->kw;
+	ev->n_kwargs = a->n_kw;
+	ev->origin = a->origin;
+	if (arg0 && arg0->k == PYA_V_STR)
+		ev->arg0 = arg0->s;
+	if (arg0 && arg0->k == PYA_V_REF)
+		ev->arg0_ref = arg0->s;
+	ev->arg0_first = ev->arg0;
+	if (arg0 && arg0->k == PYA_V_LIST && arg0->n_items && arg0->items[0].k == PYA_V_STR)
+		ev->arg0_first = arg0->items[0].s;
+	if (arg1 && arg1->k == PYA_V_STR)
+		ev->mode = arg1->s;
+	if (arg1 && arg1->k == PYA_V_NUM) {
+		ev->mode_bits = arg1->num;
+		ev->mode_known = 1;
+	}
+	if (a->mode_known) {
+		ev->mode_bits = a->mode_bits;
+		ev->mode_known = 1;
+	}
+	for (size_t k = 0; k < a->n_kw; k++)
+		if (strcmp(a->kw[k].name, "mode") == 0)
+			ev->mode = a->kw[k].value;
+}
+
+/* A chmod method of an object (Path(p).chmod(mode), x.chmod(mode)) takes
+ * the mode first, where os.chmod(path, mode) takes it second. */
+static void method_mode(struct pya_event *ev, const struct pya_val *a0)
+{
+	size_t n = strlen(ev->name);
+
+	if (n < 6 || strcmp(ev->name + n - 5, "chmod") != 0 || !a0 || a0->k != PYA_V_NUM)
+		return;
+	if (ev->name[0] == '.' || strstr(ev->name, ").")) {
+		ev->mode_bits = a0->num;
+		ev->mode_known = 1;
+	}
+}
+
+/* What a call that nothing else explains returns: an instance named after
+ * its callee ("tarfile.open()"), so that its methods are reported by
+ * name; outside data when the call reads it or is given it. */
+static void call_result(struct pya_val *r, struct pya_val *f, int outside)
+{
+	size_t n = strlen(f->s);
+
+	outside |= pya_reads_outside(f->s);
+	if (r->k == PYA_V_UNKNOWN && n < 200 &&
+	    (strncmp(f->s, "builtins.", 9) != 0 || !strcmp(f->s, "builtins.open"))) {
+		/* The callee's name is not needed any more: it becomes the
+		 * instance's, without a copy. */
+		char *s = xrealloc(f->s, n + 3);
+		f->s = NULL;
+		memcpy(s + n, "()", 3);
+		set_ref(r, s, 0);
+	}
+	r->outside |= outside;
+}
+
 static void call_ref(struct pya_ctx *c, const struct pytok *at, struct pya_val *f,
 		     struct call_args *a)
 {
 	const char *q = f->s;
 	const struct pya_val *a0 = a->n_pos > 0 ? &a->pos[0] : NULL;
 	const struct pya_val *a1 = a->n_pos > 1 ? &a->pos[1] : NULL;
-	struct pya_event ev = { .kind = PYA_CALL, .name = q, .dynamic = f->dynamic,
-				.decoded_arg = a->decoded, .n_args = a->n_pos,
-				.kwargs = a->kw, .n_kwargs = a->n_kw };
-	char *mode = NULL;
+	struct pya_event ev = { .name = q, .dynamic = f->dynamic };
 
-	if (a0 && a0->k == PYA_V_STR)
-		ev.arg0 = a0->s;
-	if (a0 && a0->k == PYA_V_REF)
-		ev.arg0_ref = a0->s;
-	if (a1 && a1->k == PYA_V_STR)
-		ev.mode = a1->s;
-	for (size_t k = 0; k < a->n_kw; k++)
-		if (strcmp(a->kw[k].name, "mode") == 0)
-			ev.mode = a->kw[k].value;
+	fill_call_event(&ev, a, a0, a1);
+	method_mode(&ev, a0);
 	pya_emit(c, &ev, at);
-	free(mode);
 
 	struct pya_val r = { 0 };
-	if (is_exec(q)) {
+	/* Every special case below is a builtin, importlib, pathlib or a
+	 * decoder: the other calls (most of them) skip the comparisons. */
+	if (strncmp(q, "builtins.", 9) != 0 && strncmp(q, "importlib.", 10) != 0 &&
+	    strncmp(q, "pathlib.", 8) != 0 && !is_decoder(q)) {
+		call_result(&r, f, f->outside || a->outside);
+	} else if (is_exec(q)) {
 		if (a->decoded) {
 			struct pya_event d = { .kind = PYA_SPECIAL, .name = "decode-exec", .dynamic = 1 };
 			pya_emit(c, &d, at);
@@ -269,15 +412,17 @@ static void call_ref(struct pya_ctx *c, const struct pytok *at, struct pya_val *
 			pya_emit(c, &d, at);
 		}
 	} else if (!strcmp(q, "builtins.getattr") && a0 && a1) {
-		if (a0->k == PYA_V_REF && a1->k != PYA_V_STR) {
-			struct pya_event d = { .kind = PYA_SPECIAL, .name = "dynamic-attribute",
-					       .dynamic = 1 };
-			pya_emit(c, &d, at);
-		}
+		int of_builtins = is_builtins_ns(a0);
+		/* A module's attribute of a computed name; what an object of a
+		 * class of the script holds is its own business. */
+		int of_module = a0->k == PYA_V_REF && !a0->guess && !strchr(a0->s, '(');
+		if ((of_module || of_builtins) && a1->k != PYA_V_STR)
+			computed_name(c, of_builtins ? "computed-builtin" : "dynamic-attribute", a1, at);
 		if (a1->k == PYA_V_STR && a0->k == PYA_V_REF)
 			set_ref(&r, xasprintf("%s.%s", a0->s, a1->s), 1);
 		else if (a1->k == PYA_V_STR && a0->k == PYA_V_GLOBALS)
 			set_ref(&r, xasprintf("%s.%s", a0->s, a1->s), 1);
+		r.outside = a0->outside;
 	} else if (!strcmp(q, "builtins.setattr") && a0 && a0->k == PYA_V_REF &&
 		   !strcmp(a0->s, "builtins")) {
 		struct pya_event d = { .kind = PYA_SPECIAL, .name = "builtins-modified", .dynamic = 1 };
@@ -286,6 +431,7 @@ static void call_ref(struct pya_ctx *c, const struct pytok *at, struct pya_val *
 		   (!strcmp(q, "builtins.vars") && !a0)) {
 		r.k = PYA_V_GLOBALS;
 		r.s = xstrdup("builtins");
+		r.ns_module = 1;
 	} else if (!strcmp(q, "builtins.vars") && a0 && a0->k == PYA_V_REF) {
 		r.k = PYA_V_GLOBALS;
 		r.s = xstrdup(a0->s);
@@ -294,8 +440,8 @@ static void call_ref(struct pya_ctx *c, const struct pytok *at, struct pya_val *
 		char u[5];
 		u[pylex_utf8_encode((uint32_t)a0->num, u)] = '\0';
 		set_str(&r, xstrdup(u));
-	} else if (!strcmp(q, "builtins.str") && a0 && a0->k == PYA_V_STR) {
-		set_str(&r, xstrdup(a0->s));
+	} else if (!strcmp(q, "builtins.str") && a0 && (a0->k == PYA_V_STR || a0->k == PYA_V_NUM)) {
+		set_str(&r, val_text(a0));
 	} else if (!strcmp(q, "builtins.map") && a0 && a1 && a0->k == PYA_V_REF &&
 		   !strcmp(a0->s, "builtins.chr") && a1->k == PYA_V_LIST) {
 		pya_val_copy(&r, a1);
@@ -316,6 +462,8 @@ static void call_ref(struct pya_ctx *c, const struct pytok *at, struct pya_val *
 		r.s = xstrdup(a0->s);
 	} else if (!strcmp(q, "builtins.reversed") && a0 && a0->k == PYA_V_STR) {
 		set_str(&r, pya_reverse_utf8(a0->s));
+	} else {
+		call_result(&r, f, f->outside || a->outside);
 	}
 	pya_val_clear(f);
 	*f = r;
@@ -357,14 +505,17 @@ static void call_strmeth(struct pya_val *f, struct call_args *a)
 		}
 		r[o] = '\0';
 	}
-	if (r)
+	if (r) {
 		set_str(f, r);
-	else
+	} else {
+		int outside = a->outside;
 		pya_val_clear(f);
+		f->outside = outside;
+	}
 }
 
 /* Subscript or slice of a value; *i is after the '['. */
-static void subscript(struct pya_ctx *c, size_t *i, struct pya_val *v)
+static void subscript(struct pya_ctx *c, size_t *i, struct pya_val *v, const struct pytok *at)
 {
 	struct pya_val idx[3] = { { 0 } };
 	int parts = 0, colons = 0;
@@ -392,7 +543,14 @@ static void subscript(struct pya_ctx *c, size_t *i, struct pya_val *v)
 		(*i)++;
 	(void)parts;
 	struct pya_val r = { 0 };
-	if (colons == 0 && idx[0].k == PYA_V_STR &&
+	int of_builtins = is_builtins_ns(v);
+	if (colons == 0 && idx[0].k != PYA_V_STR && (of_builtins || v->k == PYA_V_GLOBALS)) {
+		/* vars(builtins)[name], __builtins__.__dict__[name]: a builtin
+		 * chosen at run time; globals()[name]: reported when called. */
+		if (of_builtins)
+			computed_name(c, "computed-builtin", &idx[0], at);
+		r.computed = 1;
+	} else if (colons == 0 && idx[0].k == PYA_V_STR &&
 	    (v->k == PYA_V_GLOBALS || v->k == PYA_V_MODULES ||
 	     (v->k == PYA_V_REF && !strcmp(v->s, "builtins")))) {
 		if (v->k == PYA_V_MODULES) {
@@ -412,10 +570,13 @@ static void subscript(struct pya_ctx *c, size_t *i, struct pya_val *v)
 		   (size_t)idx[0].num < v->n_items) {
 		pya_val_copy(&r, &v->items[idx[0].num]);
 	}
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; k < 3; k++) {
+		r.outside |= idx[k].outside;
 		pya_val_clear(&idx[k]);
+	}
 	if (v->k == PYA_V_DECODED && r.k == PYA_V_UNKNOWN)
 		r.k = PYA_V_DECODED;
+	r.outside |= v->outside;
 	pya_val_clear(v);
 	*v = r;
 }
@@ -437,14 +598,25 @@ static void attribute(struct pya_ctx *c, const struct pytok *name, struct pya_va
 			return;
 		}
 		char *q = dotted_join(v->s, strlen(v->s), name->s, name->n);
-		int dyn = v->dynamic || name->owned;
+		int dyn = v->dynamic || name->owned, guess = v->guess;
+		int outside = v->outside || pya_ref_is_outside(q);
+		long bits;
 		if (!strcmp(q, "sys.modules")) {
 			pya_val_clear(v);
 			free(q);
 			v->k = PYA_V_MODULES;
 			return;
 		}
+		if (q[0] == 's' && (bits = pya_stat_constant(q)) >= 0) {
+			pya_val_clear(v);
+			free(q);
+			v->k = PYA_V_NUM;
+			v->num = bits;
+			return;
+		}
 		set_ref(v, q, dyn);
+		v->guess = guess;
+		v->outside = outside;
 		return;
 	}
 	if (v->k == PYA_V_PATH && !v->meth) {
@@ -460,7 +632,10 @@ static void attribute(struct pya_ctx *c, const struct pytok *name, struct pya_va
 		v->meth = xstrdup("get");
 		return;
 	}
+	int outside = v->outside;
 	pya_val_clear(v);
+	v->outside = outside;
+	v->meth_tok = name; /* an unnamed object's method: reported as ".name" */
 }
 
 static long parse_number(const struct pytok *t, int *ok)
@@ -489,7 +664,7 @@ static long parse_number(const struct pytok *t, int *ok)
 static void display(struct pya_ctx *c, size_t *i, struct pya_val *v, const char *close)
 {
 	struct pya_val list = { .k = PYA_V_LIST };
-	int known = close[0] != '}', single = close[0] == ')', commas = 0;
+	int known = close[0] != '}', single = close[0] == ')', commas = 0, outside = 0;
 
 	(*i)++;
 	while (*i < c->n && !c->bail && !pya_tok_is(c, *i, PYT_OP, close)) {
@@ -498,6 +673,7 @@ static void display(struct pya_ctx *c, size_t *i, struct pya_val *v, const char 
 		if (pya_tok_is(c, *i, PYT_OP, "*") || pya_tok_is(c, *i, PYT_OP, "**"))
 			(*i)++, known = 0;
 		pya_expr(c, i, &x);
+		outside |= x.outside;
 		if (val_decoded(&x)) {
 			list.k = PYA_V_LIST;
 			known = 2;
@@ -539,6 +715,7 @@ static void display(struct pya_ctx *c, size_t *i, struct pya_val *v, const char 
 		*v = list;
 	else
 		pya_val_clear(&list);
+	v->outside = outside;
 }
 
 static void atom(struct pya_ctx *c, size_t *i, struct pya_val *v)
@@ -572,7 +749,7 @@ static void atom(struct pya_ctx *c, size_t *i, struct pya_val *v)
 	if (t->kind == PYT_STRING || t->kind == PYT_FSTRING_START) {
 		/* Adjacent literals concatenate; an f-string makes the whole unknown. */
 		size_t total = 0, start = *i;
-		int known = 1;
+		int known = 1, outside = 0;
 		while (*i < c->n && (c->t[*i].kind == PYT_STRING || c->t[*i].kind == PYT_FSTRING_START)) {
 			if (c->t[*i].kind == PYT_STRING) {
 				total += c->t[*i].n;
@@ -585,6 +762,7 @@ static void atom(struct pya_ctx *c, size_t *i, struct pya_val *v)
 				size_t before = *i;
 				struct pya_val x = { 0 };
 				pya_expr(c, i, &x);
+				outside |= x.outside;
 				pya_val_clear(&x);
 				if (*i == before)
 					(*i)++;
@@ -592,6 +770,7 @@ static void atom(struct pya_ctx *c, size_t *i, struct pya_val *v)
 			if (*i < c->n && !c->bail)
 				(*i)++;
 		}
+		v->outside = outside;
 		if (!known || c->bail)
 			return;
 		char *s = xmalloc(total + 1);
@@ -614,6 +793,58 @@ static void atom(struct pya_ctx *c, size_t *i, struct pya_val *v)
 		return display(c, i, v, "}");
 }
 
+/* A method of a constant pathlib.Path, reported as pathlib.Path.NAME with
+ * the path as its first argument and the call's arguments after it. */
+static void call_path(struct pya_ctx *c, const struct pytok *at, struct pya_val *v,
+		      struct call_args *a)
+{
+	char *q = xasprintf("pathlib.Path.%s", v->meth);
+	struct pya_val path = { .k = PYA_V_STR, .s = v->s };
+	struct pya_event ev = { .name = q, .dynamic = v->dynamic };
+
+	fill_call_event(&ev, a, &path, a->n_pos > 0 ? &a->pos[0] : NULL);
+	if (strcmp(v->meth, "open") != 0)
+		ev.mode = NULL;
+	pya_emit(c, &ev, at);
+	free(q);
+	pya_val_clear(v);
+}
+
+/* A call of something the analyzer cannot name: a method of an unknown
+ * object (reported as ".name", so rules can name methods of any object),
+ * a local function (the same), or an entry of globals() under a computed
+ * key. */
+static void call_unnamed(struct pya_ctx *c, const struct pytok *at, struct pya_val *v,
+			 struct call_args *a)
+{
+	int outside = v->outside || a->outside;
+
+	if (v->computed) {
+		struct pya_event d = { .kind = PYA_SPECIAL, .name = "computed-call", .dynamic = 1 };
+		pya_emit(c, &d, at);
+	}
+	/* A method of an unnamed object is always reported; a bare local
+	 * only with keywords (shell=...), as rules name nothing else of it. */
+	const struct pytok *mt = v->meth_tok;
+	const struct pya_filter *want = c->filter;
+	if (mt && mt->n < 64 && (!v->guess_local || a->n_kw > 0) &&
+	    (!want || (want->method_bits & pya_method_bit(mt->s, mt->n)) ||
+	     (want->keyword_calls && a->n_kw > 0))) {
+		char q[66];
+		q[0] = '.';
+		memcpy(q + 1, v->meth_tok->s, v->meth_tok->n);
+		q[v->meth_tok->n + 1] = '\0';
+		struct pya_event ev = { .name = q, .dynamic = v->dynamic };
+		fill_call_event(&ev, a, a->n_pos > 0 ? &a->pos[0] : NULL,
+				a->n_pos > 1 ? &a->pos[1] : NULL);
+		method_mode(&ev, a->n_pos > 0 ? &a->pos[0] : NULL);
+		pya_emit(c, &ev, at);
+		outside |= pya_reads_outside(q);
+	}
+	pya_val_clear(v);
+	v->outside = outside;
+}
+
 static void postfix(struct pya_ctx *c, size_t *i, struct pya_val *v)
 {
 	while (*i < c->n && !c->bail) {
@@ -627,72 +858,106 @@ static void postfix(struct pya_ctx *c, size_t *i, struct pya_val *v)
 			parse_args(c, i, &a);
 			if (v->k == PYA_V_REF)
 				call_ref(c, at, v, &a);
-			else if (v->k == PYA_V_PATH && v->meth) {
-				char *q = xasprintf("pathlib.Path.%s", v->meth);
-				struct pya_event ev = { .kind = PYA_CALL, .name = q, .arg0 = v->s,
-							.dynamic = v->dynamic, .kwargs = a.kw,
-							.n_kwargs = a.n_kw, .n_args = a.n_pos };
-				if (a.n_pos > 0 && a.pos[0].k == PYA_V_STR && !strcmp(v->meth, "open"))
-					ev.mode = a.pos[0].s;
-				pya_emit(c, &ev, at);
-				free(q);
-				pya_val_clear(v);
-			} else if (v->k == PYA_V_STRMETH)
+			else if (v->k == PYA_V_PATH && v->meth)
+				call_path(c, at, v, &a);
+			else if (v->k == PYA_V_STRMETH)
 				call_strmeth(v, &a);
 			else if ((v->k == PYA_V_GLOBALS || v->k == PYA_V_MODULES) && v->meth &&
 				 a.n_pos > 0) {
 				free(v->meth);
 				v->meth = NULL;
-				struct pya_val key = a.pos[0];
-				(void)key;
 				if (a.pos[0].k == PYA_V_STR) {
 					char *q = v->k == PYA_V_MODULES ? xstrdup(a.pos[0].s)
 						: xasprintf("%s.%s", v->s, a.pos[0].s);
 					set_ref(v, q, 1);
 				} else {
+					int computed = v->k == PYA_V_GLOBALS;
 					pya_val_clear(v);
+					v->computed = computed;
 				}
+			} else if (v->k == PYA_V_UNKNOWN) {
+				call_unnamed(c, at, v, &a);
 			} else if (v->k != PYA_V_DECODED) {
 				pya_val_clear(v);
 			}
 			args_clear(&a);
 		} else if (pytok_is(t, PYT_OP, "[")) {
 			(*i)++;
-			subscript(c, i, v);
+			subscript(c, i, v, t);
 		} else {
 			return;
 		}
 	}
 }
 
+/* Is t a prefix of an operand: not, -, +, ~ (and first in an expression
+ * also await and the * of an unpacking)? */
+static int prefix_op(const struct pytok *t, int first)
+{
+	if (t->kind == PYT_OP)
+		return t->n == 1 && (t->s[0] == '-' || t->s[0] == '+' || t->s[0] == '~' ||
+				     (first && t->s[0] == '*'));
+	return t->kind == PYT_NAME && ((t->n == 3 && !memcmp(t->s, "not", 3)) ||
+				       (first && t->n == 5 && !memcmp(t->s, "await", 5)));
+}
+
+/* Is t a binary (or conditional) operator? Asked after every operand:
+ * decided by length and first byte instead of a walk over a table. */
 static int binary_op(const struct pytok *t)
 {
-#define OP(s) { s, sizeof(s) - 1 }
-	static const struct { const char *s; size_t n; } ops[] = {
-		OP("+"), OP("-"), OP("*"), OP("/"), OP("%"), OP("//"), OP("**"), OP("|"), OP("&"),
-		OP("^"), OP("<<"), OP(">>"), OP("=="), OP("!="), OP("<"), OP(">"), OP("<="),
-		OP(">="), OP("@"), OP("and"), OP("or"), OP("in"), OP("not"), OP("is"), OP("if"),
-		OP("else"), OP(":="),
-	};
-#undef OP
-	if ((t->kind != PYT_OP && t->kind != PYT_NAME) || t->n > 4)
+	const char *s = t->s;
+
+	if (t->kind == PYT_OP) {
+		switch (t->n) {
+		case 1:
+			return strchr("+-*/%|&^<>@", s[0]) != NULL && s[0] != '\0';
+		case 2:
+			return (s[0] == s[1] && strchr("/*<>", s[0])) ||
+			       (s[1] == '=' && strchr("=!<>:", s[0]));
+		default:
+			return 0;
+		}
+	}
+	if (t->kind != PYT_NAME)
 		return 0;
-	for (size_t k = 0; k < ARRAY_SIZE(ops); k++)
-		if (pytok_is_n(t, t->kind, ops[k].s, ops[k].n))
-			return (t->kind == PYT_NAME) == (ops[k].s[0] >= 'a');
-	return 0;
+	switch (t->n) {
+	case 2:
+		return (s[0] == 'o' && s[1] == 'r') || (s[0] == 'i' && strchr("nsf", s[1]));
+	case 3:
+		return !memcmp(s, "and", 3) || !memcmp(s, "not", 3);
+	case 4:
+		return !memcmp(s, "else", 4);
+	default:
+		return 0;
+	}
+}
+
+static int is_select_op(const struct pytok *op)
+{
+	return op->kind == PYT_NAME && (pytok_is(op, PYT_NAME, "or") || pytok_is(op, PYT_NAME, "and") ||
+					pytok_is(op, PYT_NAME, "if") || pytok_is(op, PYT_NAME, "else"));
 }
 
 static void combine(struct pya_val *l, const struct pytok *op, struct pya_val *r)
 {
 	char *s = NULL;
+	int outside = l->outside || r->outside;
+	long n;
 
 	if (pytok_is(op, PYT_OP, "+") && l->k == PYA_V_STR && r->k == PYA_V_STR)
 		s = xasprintf("%s%s", l->s, r->s);
-	else if (pytok_is(op, PYT_OP, "+") && l->k == PYA_V_NUM && r->k == PYA_V_NUM)
-		l->num += r->num;
-	else if (pytok_is(op, PYT_OP, "-") && l->k == PYA_V_NUM && r->k == PYA_V_NUM)
-		l->num -= r->num;
+	else if (l->k == PYA_V_NUM && r->k == PYA_V_NUM && pytok_is(op, PYT_OP, "+") &&
+		 !__builtin_add_overflow(l->num, r->num, &n))
+		l->num = n;
+	else if (l->k == PYA_V_NUM && r->k == PYA_V_NUM && pytok_is(op, PYT_OP, "-") &&
+		 !__builtin_sub_overflow(l->num, r->num, &n))
+		l->num = n;
+	else if (l->k == PYA_V_NUM && r->k == PYA_V_NUM && pytok_is(op, PYT_OP, "|"))
+		l->num |= r->num;
+	else if (l->k == PYA_V_NUM && r->k == PYA_V_NUM && pytok_is(op, PYT_OP, "&"))
+		l->num &= r->num;
+	else if (l->k == PYA_V_NUM && r->k == PYA_V_NUM && pytok_is(op, PYT_OP, "^"))
+		l->num ^= r->num;
 	else if (pytok_is(op, PYT_OP, "%") && l->k == PYA_V_STR)
 		s = pya_percent_str(l->s, r);
 	else if (pytok_is(op, PYT_OP, "*") && l->k == PYA_V_STR && r->k == PYA_V_NUM &&
@@ -702,6 +967,14 @@ static void combine(struct pya_val *l, const struct pytok *op, struct pya_val *r
 		for (long j = 0; j < r->num; j++)
 			memcpy(s + k * (size_t)j, l->s, k);
 		s[k * (size_t)r->num] = '\0';
+	} else if (is_select_op(op) && (l->k == PYA_V_REF || r->k == PYA_V_REF)) {
+		/* "a or b", "a if c else b": either may be the value; a name
+		 * reached in a hidden way is the one that matters. */
+		if (r->k == PYA_V_REF && (l->k != PYA_V_REF || (r->dynamic && !l->dynamic))) {
+			pya_val_clear(l);
+			*l = *r;
+			*r = (struct pya_val){ 0 };
+		}
 	} else if (l->k == PYA_V_NUM && r->k == PYA_V_NUM) {
 		l->k = PYA_V_UNKNOWN;
 	} else {
@@ -711,6 +984,7 @@ static void combine(struct pya_val *l, const struct pytok *op, struct pya_val *r
 	}
 	if (s)
 		set_str(l, s);
+	l->outside = outside;
 }
 
 void pya_expr(struct pya_ctx *c, size_t *i, struct pya_val *out)
@@ -726,18 +1000,21 @@ void pya_expr(struct pya_ctx *c, size_t *i, struct pya_val *out)
 	}
 	c->depth++;
 	int negate = 0;
-	while (*i < c->n && (pya_tok_is(c, *i, PYT_NAME, "not") || pya_tok_is(c, *i, PYT_OP, "-") ||
-			     pya_tok_is(c, *i, PYT_OP, "+") || pya_tok_is(c, *i, PYT_OP, "~") ||
-			     pya_tok_is(c, *i, PYT_NAME, "await") || pya_tok_is(c, *i, PYT_OP, "*"))) {
+	while (*i < c->n && prefix_op(&c->t[*i], 1)) {
 		negate ^= pya_tok_is(c, *i, PYT_OP, "-");
 		(*i)++;
 	}
 	atom(c, i, out);
 	postfix(c, i, out);
-	if (negate && out->k == PYA_V_NUM)
+	if (negate && out->k == PYA_V_NUM && out->num != LONG_MIN)
 		out->num = -out->num;
 	else if (negate)
 		pya_val_clear(out);
+	/* Operators have no precedence here: in "f if x > 1 else g" the
+	 * comparison would lose f. A name reached in a hidden way is kept
+	 * aside and is the value of a chain with or, and, if or else. */
+	struct pya_val pick = { 0 };
+	int select = 0;
 	while (*i < c->n && !c->bail && binary_op(&c->t[*i])) {
 		const struct pytok *op = &c->t[*i];
 		struct pya_val r = { 0 };
@@ -747,19 +1024,29 @@ void pya_expr(struct pya_ctx *c, size_t *i, struct pya_val *out)
 				(*i)++;
 		/* One level deeper per operator keeps long chains iterative. */
 		int neg = 0;
-		while (*i < c->n && (pya_tok_is(c, *i, PYT_NAME, "not") || pya_tok_is(c, *i, PYT_OP, "-") ||
-				     pya_tok_is(c, *i, PYT_OP, "+") || pya_tok_is(c, *i, PYT_OP, "~"))) {
+		while (*i < c->n && prefix_op(&c->t[*i], 0)) {
 			neg ^= pya_tok_is(c, *i, PYT_OP, "-");
 			(*i)++;
 		}
 		atom(c, i, &r);
 		postfix(c, i, &r);
-		if (neg && r.k == PYA_V_NUM)
+		if (neg && r.k == PYA_V_NUM && r.num != LONG_MIN)
 			r.num = -r.num;
 		else if (neg)
 			pya_val_clear(&r);
+		select |= is_select_op(op);
+		if (pick.k == PYA_V_UNKNOWN && out->k == PYA_V_REF && out->dynamic)
+			pya_val_copy(&pick, out);
+		if (pick.k == PYA_V_UNKNOWN && r.k == PYA_V_REF && r.dynamic)
+			pya_val_copy(&pick, &r);
 		combine(out, op, &r);
 		pya_val_clear(&r);
+	}
+	if (select && pick.k == PYA_V_REF && !(out->k == PYA_V_REF && out->dynamic)) {
+		pya_val_clear(out);
+		*out = pick;
+	} else {
+		pya_val_clear(&pick);
 	}
 	c->depth--;
 }

@@ -4,6 +4,7 @@
  * and f-string nesting is capped, so no input can exhaust the stack. */
 #include <errno.h>
 #include <string.h>
+#include <stdio.h>
 
 #include "pylex.h"
 
@@ -120,6 +121,44 @@ static void set_error(struct pylex *lx, size_t off, const char *msg)
 	lx->error = xstrdup(msg);
 	lx->error_line = lx->w_line;
 	lx->error_col = lx->w_col;
+}
+
+void pylex_error_at(struct pylex *lx, unsigned line, unsigned col, const char *msg)
+{
+	if (lx->error)
+		return;
+	lx->error = xstrdup(msg);
+	lx->error_line = line;
+	lx->error_col = col;
+}
+
+/* Brackets: pushed open, matched on close; a closer without an opener or
+ * of another kind is Python's error at that closer. */
+static void bracket_open(struct pylex *lx, char c, size_t off)
+{
+	if (lx->n_brackets < PYLEX_MAX_BRACKETS) {
+		lx->bracket[lx->n_brackets] = c;
+		lx->bracket_off[lx->n_brackets] = off;
+	}
+	lx->n_brackets++;
+}
+
+static void bracket_close(struct pylex *lx, char c, size_t off)
+{
+	static const char open_of[128] = { [')'] = '(', [']'] = '[', ['}'] = '{' };
+	char msg[64];
+
+	if (lx->n_brackets == 0) {
+		snprintf(msg, sizeof(msg), "unmatched '%c'", c);
+		set_error(lx, off, msg);
+		return;
+	}
+	lx->n_brackets--;
+	if (lx->n_brackets < PYLEX_MAX_BRACKETS && lx->bracket[lx->n_brackets] != open_of[(int)c]) {
+		snprintf(msg, sizeof(msg), "closing parenthesis '%c' does not match opening "
+			 "parenthesis '%c'", c, lx->bracket[lx->n_brackets]);
+		set_error(lx, off, msg);
+	}
 }
 
 static struct pytok *emit(struct pylex *lx, struct pytok_vec *v, enum pytok_kind kind,
@@ -384,10 +423,18 @@ static size_t lex_token(struct pylex *lx, struct pytok_vec *v, size_t p, size_t 
 	if (c == '\'' || c == '"')
 		return lex_string(lx, v, p, p, end, 0, fdepth);
 	size_t n = lex_operator(b, p, end);
-	if (n == 1 && (c == '(' || c == '[' || c == '{'))
+	if (n == 1 && (c == '(' || c == '[' || c == '{')) {
 		(*depth)++;
-	else if (n == 1 && (c == ')' || c == ']' || c == '}') && *depth > 0)
-		(*depth)--;
+		bracket_open(lx, (char)c, p);
+	} else if (n == 1 && (c == ')' || c == ']' || c == '}')) {
+		if (*depth > 0)
+			(*depth)--;
+		bracket_close(lx, (char)c, p);
+	} else if (n == 1 && (c == '$' || c == '?' || c == '`' || c == '!')) {
+		set_error(lx, p, c == '!' ? "invalid syntax: '!' alone" : "invalid character");
+	} else if (n == 1 && c == '\\') {
+		set_error(lx, p, "unexpected character after line continuation character");
+	}
 	emit(lx, v, PYT_OP, p, b + p, n);
 	if (c > '\r' && c < 0x80)
 		walk_past_ascii(lx, p + n);
@@ -432,6 +479,24 @@ static size_t measure_indent(const char *b, size_t len, size_t *p)
 		(*p)++;
 	}
 	return col;
+}
+
+/* Python's indentation errors, before set_indent() takes the new depth. */
+static void check_indent(struct pylex *lx, size_t col, size_t off)
+{
+	size_t top = lx->indents[lx->n_indents - 1];
+
+	if (col > top && !lx->expect_block) {
+		set_error(lx, off, "unexpected indent");
+	} else if (col <= top && lx->expect_block) {
+		set_error(lx, off, "expected an indented block");
+	} else if (col < top) {
+		size_t k = lx->n_indents;
+		while (k > 1 && lx->indents[k - 1] > col)
+			k--;
+		if (lx->indents[k - 1] != col)
+			set_error(lx, off, "unindent does not match any outer indentation level");
+	}
 }
 
 static void set_indent(struct pylex *lx, size_t col, struct pytok_vec *v)
@@ -479,6 +544,7 @@ int pylex_statement(struct pylex *lx, struct pytok_vec *v)
 		}
 		if (p >= len)
 			continue;
+		check_indent(lx, col, p);
 		set_indent(lx, col, v);
 		break;
 	}
@@ -508,5 +574,14 @@ int pylex_statement(struct pylex *lx, struct pytok_vec *v)
 		p = lex_token(lx, v, p, len, &depth, 0);
 	}
 	lx->p = p;
+	if (lx->n_brackets) {
+		/* Only the end of the file ends a statement with open brackets. */
+		char msg[48];
+		size_t k = lx->n_brackets <= PYLEX_MAX_BRACKETS ? lx->n_brackets - 1 : PYLEX_MAX_BRACKETS - 1;
+		snprintf(msg, sizeof(msg), "'%c' was never closed", lx->bracket[k]);
+		set_error(lx, lx->bracket_off[k], msg);
+		lx->n_brackets = 0;
+	}
+	lx->expect_block = v->n > 0 && pytok_is(&v->t[v->n - 1], PYT_OP, ":");
 	return 1;
 }
