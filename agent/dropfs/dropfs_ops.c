@@ -322,9 +322,13 @@ static int op_rename(const char *from, const char *to, unsigned int flags)
 static int open_backing(struct dropfs *fs, const char *path, int flags, struct handle **out)
 {
 	bool writable = (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC);
-	int keep = O_ACCMODE | O_APPEND | O_SYNC | O_DSYNC;
+	/* O_RDONLY|O_TRUNC truncates too: the truncation below needs write
+	 * access to the backing file (the kernel checked the caller's). */
+	int acc = (flags & O_TRUNC) && (flags & O_ACCMODE) == O_RDONLY ? O_RDWR
+								       : flags & O_ACCMODE;
+	int keep = O_APPEND | O_SYNC | O_DSYNC;
 	_cleanup_close_ int fd = -1;
-	int r = AT_CALL(fs, path, fd = openat(at.dirfd, at.leaf, (flags & keep) | O_NOFOLLOW |
+	int r = AT_CALL(fs, path, fd = openat(at.dirfd, at.leaf, acc | (flags & keep) | O_NOFOLLOW |
 					      O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
 	if (r < 0)
 		return r == -ELOOP ? -EACCES : r;

@@ -286,6 +286,15 @@ static void test_last_writer_completes(void **state)
 	assert_int_equal(unlink(p), 0);
 	close(d);
 	want_names(f, 4);
+	/* O_RDONLY|O_TRUNC truncates as well. */
+	put(f, "b2.py", "xyz");
+	want_names(f, 5);
+	_cleanup_free_ char *p2 = at(f, "b2.py");
+	int e = open(p2, O_RDONLY | O_TRUNC);
+	assert_true(e >= 0);
+	close(e);
+	want_names(f, 6);
+	assert_string_equal(f->got[5].data, "");
 }
 
 static void test_rename_into_place(void **state)
