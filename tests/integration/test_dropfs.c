@@ -23,6 +23,7 @@
 #include <stdatomic.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 
 #include "dropfs.h"
@@ -323,6 +324,44 @@ static void test_rename_into_place(void **state)
 	want_names(f, 3);
 	assert_string_equal(f->got[2].rel, "c.py");
 	assert_string_equal(f->got[2].data, "ab");
+}
+
+/* What tools do besides writing: times, modes, owners, fsync, listing,
+ * statfs; none of it completes a file. */
+static void test_attributes(void **state)
+{
+	struct fx *f = *state;
+	put(f, "u.py", "print(7)\n");
+	want_names(f, 1);
+	_cleanup_free_ char *p = at(f, "u.py");
+	struct timespec tv[2] = { { .tv_sec = 1000000000, .tv_nsec = 5 },
+				  { .tv_sec = 1234567890, .tv_nsec = 0 } };
+	assert_int_equal(utimensat(AT_FDCWD, p, tv, 0), 0);
+	assert_int_equal(chmod(p, 0600), 0);
+	assert_int_equal(chown(p, NOBODY, NOBODY), 0);
+	struct stat st;
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_mtim.tv_sec, 1234567890);
+	assert_int_equal(st.st_atim.tv_sec, 1000000000);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(st.st_uid, NOBODY);
+	int fd = open(p, O_RDWR);
+	assert_true(fd >= 0);
+	assert_int_equal(fsync(fd), 0);
+	assert_int_equal(fdatasync(fd), 0);
+	close(fd);
+	struct statvfs sv;
+	assert_int_equal(statvfs(f->mnt, &sv), 0);
+	assert_true(sv.f_bsize > 0);
+	DIR *d = opendir(f->mnt);
+	assert_non_null(d);
+	struct dirent *de;
+	bool listed = false;
+	while ((de = readdir(d)))
+		listed |= strcmp(de->d_name, "u.py") == 0 && de->d_type == DT_REG;
+	closedir(d);
+	assert_true(listed);
+	want_names(f, 1); /* opened read-write, written nothing */
 }
 
 /* --- refusals --- */
@@ -691,6 +730,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_in_place_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_last_writer_completes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rename_into_place, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_attributes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_agent_files_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_users, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_torn_snapshot, setup, teardown),
