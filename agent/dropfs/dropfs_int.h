@@ -2,8 +2,8 @@
  *
  *   dropfs.c          mount, unmount, the serving threads, the queue of
  *                     names to the daemon's loop, the scan at start
- *   dropfs_backing.c  paths beneath the backing directory, ownership
- *   dropfs_files.c    open files: writers, completion, snapshots
+ *   dropfs_files.c    paths beneath the backing directory, ownership, and
+ *                     open files: writers, completion, snapshots
  *   dropfs_rules.c    what a caller may not do, refused at the call
  *   dropfs_wait.c     .wait/foo.result.json
  *   dropfs_ops.c      the FUSE operations
@@ -98,7 +98,7 @@ void dropfs_scan(struct dropfs *fs, const char *rel);
 /* The FUSE operations (dropfs_ops.c). */
 const struct fuse_operations *dropfs_operations(void);
 
-/* --- dropfs_backing.c --- */
+/* --- dropfs_files.c: paths and owners --- */
 /* A path as FUSE gives it ("/sub/foo.py") beneath the backing directory:
  * the directory that holds its last component, opened without following a
  * symbolic link at any step, and that component ("" for the root itself). */
@@ -120,7 +120,7 @@ void dropfs_caller(struct drop_writer *w, bool with_process);
 int dropfs_own(struct dropfs *fs, const struct dropfs_at *at, int fd, mode_t mode,
 	       bool is_dir, bool is_symlink);
 
-/* --- dropfs_files.c --- */
+/* --- dropfs_files.c: open files --- */
 struct dropfs_file *dropfs_file_get(struct dropfs *fs, ino_t ino);
 void dropfs_file_put(struct dropfs *fs, struct dropfs_file *f);
 /* A handle open for writing was opened (writers++) or released. Released:
