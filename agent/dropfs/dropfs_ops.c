@@ -1,7 +1,7 @@
 /* The FUSE operations of the drop directory's mount: each is the same call
- * on the backing directory, relative to its descriptor (dropfs_files.c),
- * after the checks of dropfs_rules.c, with what completion needs
- * (dropfs_files.c). Handlers return 0 or -errno. */
+ * on the backing directory, relative to its descriptor, after the checks of
+ * dropfs_rules.c, with what completion needs (both in dropfs_files.c).
+ * Handlers return 0 or -errno. */
 #include "dropfs_int.h"
 
 #include <dirent.h>
