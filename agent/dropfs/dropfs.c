@@ -126,8 +126,11 @@ static void src_set_max_size(void *impl, size_t bytes)
 	atomic_store(&((struct dropfs *)impl)->max_size, bytes);
 }
 
-/* The agent wrote rel itself: what the kernel cached of it goes (size,
- * pages), and the waiters look again. */
+/* The agent wrote or removed rel itself: what the kernel cached of it goes
+ * (the name, even as missing, and the size and pages of what it named), and
+ * the waiters look again. Never called on a serving thread: the kernel
+ * takes the directory's lock for the name, which a request being served
+ * may hold. */
 static void src_changed(void *impl, const char *rel)
 {
 	struct dropfs *fs = impl;
@@ -135,6 +138,14 @@ static void src_changed(void *impl, const char *rel)
 	int r = fs->fuse ? fuse_invalidate_path(fs->fuse, path) : -ENOENT;
 	if (r < 0 && r != -ENOENT)
 		log_debug("cannot invalidate the kernel's cache of %s: %s", rel, strerror(-r));
+	/* Names in the root are the only ones the kernel may remember as
+	 * missing (op_init), and the root's node id is known. */
+	if (fs->se && !strchr(rel, '/')) {
+		r = fuse_lowlevel_notify_inval_entry(fs->se, FUSE_ROOT_ID, rel, strlen(rel));
+		if (r < 0 && r != -ENOENT)
+			log_debug("cannot invalidate the kernel's entry of %s: %s", rel,
+				  strerror(-r));
+	}
 	dropfs_wait_wake(fs);
 }
 

@@ -584,11 +584,13 @@ static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 {
 	/* Every change but the agent's own comes through here, and the agent
 	 * drops what the kernel cached of the files it writes (src_changed):
-	 * names and attributes may be cached briefly. Nothing is cached as
-	 * missing, since the agent makes its sidecars behind the kernel. */
+	 * names and attributes may be cached briefly. A missing name too (a
+	 * create then needs no second lookup), but only when every sidecar is
+	 * in the root, whose entries the agent can drop by name. */
+	struct dropfs *fs = fuse_get_context()->private_data;
 	cfg->entry_timeout = 1;
 	cfg->attr_timeout = 1;
-	cfg->negative_timeout = 0;
+	cfg->negative_timeout = fs->o.recursive ? 0 : 1;
 	cfg->use_ino = 1;
 	cfg->hard_remove = 1;
 	cfg->nullpath_ok = 0; /* release needs the path: what is complete */
