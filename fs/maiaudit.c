@@ -133,20 +133,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 static int prepare_mountpoint(const char *mnt)
 {
 	_cleanup_free_ char *detail = NULL;
-	enum mountutil_state st = mountutil_probe(mnt, &detail);
-	if (st == MOUNTUTIL_STALE) {
-		log_warnx("stale mount on %s (transport endpoint is not connected: a previous "
-			  "maiaudit ended without unmounting); unmounting it lazily and "
-			  "mounting again", mnt);
-		_cleanup_free_ char *err = NULL;
-		if (mountutil_lazy_unmount(mnt, &err) < 0) {
-			log_errorx("cannot clear the stale mount on %s: %s", mnt, err);
-			return -EBUSY;
-		}
-		free(detail);
-		detail = NULL;
-		st = mountutil_probe(mnt, &detail);
-	}
+	enum mountutil_state st = mountutil_probe_clear(mnt, "a previous maiaudit", &detail);
 	switch (st) {
 	case MOUNTUTIL_READY:
 		return 0;

@@ -11,7 +11,7 @@ packages=(
 	docker.io runsc debootstrap debian-archive-keyring gpgv curl ca-certificates tinyproxy
 	iptables
 	gcovr python3-jsonschema bandit
-	vim-nox neovim emacs-nox
+	vim-nox neovim emacs-nox rsync
 	golang-go golang-golang-x-mod-dev prometheus
 	debhelper devscripts dpkg-dev systemd man-db
 )

@@ -18,7 +18,7 @@ static const struct {
 	[AUDIT_EVENT_AGENT_START] = { "agent_start", { NULL } },
 	[AUDIT_EVENT_AGENT_STOP] = { "agent_stop", { NULL } },
 	[AUDIT_EVENT_CONFIG_LOADED] = { "config_loaded", { "config_sha256" } },
-	[AUDIT_EVENT_JOB_ACCEPTED] = { "job_accepted", { "file", "sha256", "history" } },
+	[AUDIT_EVENT_JOB_ACCEPTED] = { "job_accepted", { "file", "sha256", "history", "uid", "writer" } },
 	[AUDIT_EVENT_ASSESSMENT] = { "assessment", { "job", "level", "rejected" } },
 	[AUDIT_EVENT_DECISION] = { "decision", { "job", "action", "by" } },
 	[AUDIT_EVENT_APPROVAL] = { "approval", { "job", "file", "sha256", "uid", "explanation", "accepted", "consumed" } },
@@ -46,6 +46,16 @@ int audit_event_check(enum audit_event e, const json_t *fields, char **err)
 	for (size_t i = 0; i < ARRAY_SIZE(events[e].required) && events[e].required[i]; i++) {
 		if (!fields || !json_object_get(fields, events[e].required[i])) {
 			*err = xasprintf("audit event %s needs the field \"%s\"", events[e].name, events[e].required[i]);
+			return -EINVAL;
+		}
+	}
+	if (e == AUDIT_EVENT_JOB_ACCEPTED) {
+		const json_t *w = json_object_get(fields, "writer");
+		if (!json_is_object(w) || !json_is_integer(json_object_get(w, "uid")) ||
+		    !json_is_integer(json_object_get(w, "gid")) ||
+		    !json_is_string(json_object_get(w, "from"))) {
+			*err = xstrdup("audit event job_accepted needs writer {uid, gid (integers), "
+				       "from (a string)}");
 			return -EINVAL;
 		}
 	}

@@ -17,7 +17,15 @@
  * before the decision that rests on it. uid is the owner of the answer file
  * (null when it could not be read), explanation its text ("" when none),
  * accepted whether it counts, consumed what became of the file ("removed",
- * or "refused: " and why, e.g. "refused: empty").
+ * or "refused: " and why, e.g. "refused: empty"). In mount mode an answer
+ * file that a non-approver tries to create is refused at the call, before
+ * any job could use it: that record has "refused_at": "call", "job": null,
+ * the caller's uid, gid, pid and process, "sha256" of the script's content
+ * then (null when there is no script), accepted false and explanation "".
+ *
+ * job_accepted carries the content's writer (drop/writer.h): "uid" and
+ * "writer" {uid, gid, from, pid?, process?}; in mount mode the process whose
+ * request completed the file.
  *
  * execution: verdict is the run's (result.h), "agent_stopped" for a run the
  * stopping agent killed, or "interrupted" with reason "agent_killed" (the
@@ -29,7 +37,7 @@ enum audit_event {
 	AUDIT_EVENT_AGENT_START,
 	AUDIT_EVENT_AGENT_STOP,
 	AUDIT_EVENT_CONFIG_LOADED,  /* config_sha256 (and reload: true on SIGHUP) */
-	AUDIT_EVENT_JOB_ACCEPTED,   /* file, sha256, history ("new", "unchanged", "changed") */
+	AUDIT_EVENT_JOB_ACCEPTED,   /* file, sha256, history ("new", "unchanged", "changed"), uid, writer */
 	AUDIT_EVENT_ASSESSMENT,     /* job, level, rejected (and the assessment) */
 	AUDIT_EVENT_DECISION,       /* job, action, by */
 	AUDIT_EVENT_APPROVAL,       /* job, file, sha256, uid, explanation, accepted, consumed */

@@ -254,8 +254,8 @@ static int cmd_answer(int argc, char **argv, enum approval_kind kind)
 		goto out_held;
 	}
 	answer = names_sidecar(base, kind == APPROVAL_APPROVE ? ".approve" : ".override");
-	printf("wrote %s/%s for the content with sha256 %s; the agent takes it within its "
-	       "settle delay and rewrites the result\n", dir, answer, h.sha256);
+	printf("wrote %s/%s for the content with sha256 %s; the agent takes it (in watch mode "
+	       "after its settle delay) and rewrites the result\n", dir, answer, h.sha256);
 	rc = MAI_EXIT_OK;
 out_held:
 	held_clear(&h);

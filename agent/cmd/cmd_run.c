@@ -530,6 +530,10 @@ int cmd_run(int argc, char **argv)
 		return MAI_EXIT_CONFIG;
 	}
 	int r = fileio_mkdir_p(cfg->agent.drop_dir, 0755);
+	/* Not connected: the mount of an agent that was killed, which mount
+	 * mode clears before it mounts again (the directory is underneath). */
+	if (r == -ENOTCONN && cfg->agent.drop_mode == CONFIG_DROP_MOUNT)
+		r = 0;
 	if (r < 0) {
 		log_errorx("cannot create the drop directory %s: %s (agent.drop_dir in agent.yaml)",
 			   cfg->agent.drop_dir, strerror(-r));

@@ -284,9 +284,12 @@ int cmd_status(int argc, char **argv)
 		} else {
 			printf("agent: running (pid %lld, up %llds)\n", (long long)pid,
 			       (long long)json_integer_value(json_object_get(st, "uptime_s")));
+			const char *mode = json_string_value(json_object_get(st, "drop_mode"));
+			bool mounted = mode && strcmp(mode, "mount") == 0;
 			printf("drop directory: %s (%s)\n", drop ? drop : "?",
-			       json_is_true(json_object_get(st, "watching")) ? "watched" :
-			       "MISSING, waiting for it");
+			       !json_is_true(json_object_get(st, "watching")) ?
+				       "MISSING, waiting for it" :
+			       mounted ? "mounted: mount mode" : "watched");
 			print_docker(st);
 			print_runtimes(st);
 			print_audit(st);

@@ -6,6 +6,7 @@
 #include <jansson.h>
 #include <libgen.h>
 #include <limits.h>
+#include <signal.h>
 #include <string.h>
 #include <time.h>
 
@@ -31,7 +32,10 @@ static void submit_usage(FILE *out)
 		"\n"
 		"Copies FILE into agent.drop_dir under its own name (atomically: the agent\n"
 		"never sees half of it), waits for the final result for exactly that\n"
-		"content and prints a summary (or the whole result with --json).\n"
+		"content and prints a summary (or the whole result with --json). With\n"
+		"drop_mode: mount it waits by opening .wait/NAME.result.json in the drop\n"
+		"directory, which the agent answers once the result is final; otherwise\n"
+		"it reads NAME.result.json every 50 ms.\n"
 		"\n"
 		"  -t, --timeout S       give up after S seconds (default 120)\n"
 		"  -j, --json            print the result document\n"
@@ -88,21 +92,32 @@ static int exit_for(json_t *res)
 	}
 }
 
-/* Final for submit: a final state, or an error that the agent will not get
- * past by itself in this build. */
-static bool is_answer(json_t *res, const char *sha)
+static void on_alarm(int sig)
 {
-	const char *got = json_string_value(json_object_get(res, "sha256"));
-	const char *state = json_string_value(json_object_get(res, "state"));
-	const char *reason = json_string_value(json_object_get(res, "reason"));
-	enum result_state s;
+	(void)sig; /* only to interrupt the read of .wait */
+}
 
-	if (!got || strcmp(got, sha) != 0 || !state || result_state_from_string(state, &s) < 0)
-		return false;
-	if (result_state_is_final(s))
-		return true;
-	return s == RESULT_ERROR && reason &&
-	       (strcmp(reason, "no_assessor") == 0 || strcmp(reason, "no_sandbox") == 0);
+/* Mount mode: opening drop/.wait/SIDE blocks until the script has a final
+ * result for its current content (agent/dropfs/dropfs.h), so there is no
+ * polling; the result itself is then read as in watch mode. true when the
+ * wait ran out of time (SIGALRM at timeout_s ends it); false when it ended,
+ * or the drop directory is not served by a running agent (no .wait: then
+ * the caller polls). */
+static bool wait_mounted(const char *drop, const char *side, long timeout_s)
+{
+	_cleanup_free_ char *path = xasprintf("%s/.wait/%s", drop, side);
+	struct sigaction sa = { .sa_handler = on_alarm }, old;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, &old); /* no SA_RESTART: the alarm ends the wait */
+	alarm((unsigned)timeout_s);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int e = errno;
+	alarm(0);
+	sigaction(SIGALRM, &old, NULL);
+	if (fd >= 0)
+		close(fd);
+	return fd < 0 && e == EINTR;
 }
 
 int cmd_submit(int argc, char **argv)
@@ -171,6 +186,7 @@ int cmd_submit(int argc, char **argv)
 		return MAI_EXIT_USAGE;
 	}
 	_cleanup_free_ char *drop = xstrdup(cfg->agent.drop_dir);
+	bool mounted = cfg->agent.drop_mode == CONFIG_DROP_MOUNT;
 	uid_t agent_uid = held_agent_uid(cfg);
 	config_free(cfg);
 	int r = copy_into(drop, base, &snap);
@@ -187,11 +203,12 @@ int cmd_submit(int argc, char **argv)
 	json_t *res = NULL;
 	const char *why;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
+	bool timed_out = mounted && wait_mounted(drop, side, timeout_s);
+	while (!timed_out) {
 		/* Only the agent's own answer for this content (held.h). */
 		res = drop_fd < 0 ? NULL : held_read_result(drop_fd, side, base, snap.sha256,
 							     agent_uid, &why);
-		if (res && is_answer(res, snap.sha256))
+		if (res && result_json_answers(res, snap.sha256, NULL))
 			break;
 		json_decref(res);
 		res = NULL;

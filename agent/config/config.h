@@ -30,6 +30,12 @@ enum config_network_mode {
 	CONFIG_NETWORK_ALLOWLIST, /* only network.allowed_hosts, through the filtering proxy */
 };
 
+/* agent.drop_mode */
+enum config_drop_mode {
+	CONFIG_DROP_WATCH, /* inotify on drop_dir */
+	CONFIG_DROP_MOUNT, /* the agent serves drop_dir as a FUSE file system */
+};
+
 /* Trust levels, the index of config_sandbox.levels[]. */
 
 /* A list of strings; items are owned by the configuration. */
@@ -44,6 +50,9 @@ struct config_agent {
 	char *mount_point;
 	int64_t workers;
 	bool recursive;
+	int drop_mode;        /* enum config_drop_mode */
+	char *drop_dir_mode;  /* octal text such as "2770"; "": leave it */
+	char *drop_dir_group; /* group name or gid; "": leave it */
 	uint64_t settle_delay_ms;
 	uint64_t max_file_size;
 	int log_level; /* enum log_level (log.h) */

@@ -25,6 +25,7 @@
 
 static const char *const log_levels[] = { "error", "warn", "info", "debug", NULL };
 static const char *const network_modes[] = { "none", "allowlist", NULL };
+static const char *const drop_modes[] = { "watch", "mount", NULL };
 
 static int config_all_of(const char *s, const char *accept)
 {
@@ -47,6 +48,23 @@ static const char *check_user(const char *s)
 		return expected;
 	if (strtol(s, NULL, 10) == 0 || (colon && strtol(colon + 1, NULL, 10) == 0))
 		return expected;
+	return NULL;
+}
+
+static const char *check_dir_mode(const char *s)
+{
+	size_t n = strlen(s);
+	if ((n != 3 && n != 4) || !config_all_of(s, "01234567"))
+		return "permissions in octal, quoted, such as \"2770\" (setgid, rwx for owner and "
+		       "group), or \"\" to leave them as they are";
+	return NULL;
+}
+
+static const char *check_group(const char *s)
+{
+	if (strlen(s) > 32 || !config_all_of(s, LOWER UPPER DIGITS "._-") || s[0] == '-')
+		return "a group name or a numeric gid, such as mai-drop, or \"\" to leave the "
+		       "group as it is";
 	return NULL;
 }
 
@@ -164,6 +182,15 @@ const struct config_key config_keys[] = {
 	    "scripts run at the same time", agent.workers),
 	KEY(AGENT, "recursive", BOOL, "false", 0, 0, RESTART, NULL,
 	    "also watch subdirectories of drop_dir", agent.recursive),
+	ENUM_KEY_F(AGENT, "drop_mode", "watch", drop_modes, RESTART,
+		   "watch: inotify on drop_dir; mount: the agent serves drop_dir as a FUSE file "
+		   "system and sees every close and writer", agent.drop_mode),
+	KEY(AGENT, "drop_dir_mode", STRING, "\"\"", 0, 0, CONFIG_F_EMPTY | RESTART, check_dir_mode,
+	    "permissions drop_dir gets at start, in octal (\"2770\"); empty: as they are",
+	    agent.drop_dir_mode),
+	KEY(AGENT, "drop_dir_group", STRING, "\"\"", 0, 0, CONFIG_F_EMPTY | RESTART, check_group,
+	    "group drop_dir gets at start (the writers' group); empty: as it is",
+	    agent.drop_dir_group),
 	KEY(AGENT, "settle_delay", DURATION, "50ms", 0, 60 * SEC, 0, NULL,
 	    "quiet time after the last write before a file is taken", agent.settle_delay_ms),
 	KEY(AGENT, "max_file_size", SIZE, "1m", 1, 64 * MB, 0, NULL,

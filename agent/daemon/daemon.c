@@ -1,4 +1,5 @@
-/* The event loop: watch -> intake -> jobs; signals; retries; status.json. */
+/* The event loop: source of names (watch or mount) -> intake -> jobs;
+ * signals; retries; status.json. */
 #include "daemon.h"
 
 #include <fcntl.h>
@@ -11,15 +12,17 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
+#include "account.h"
 #include "daemon_inflight.h"
 #include "daemon_job.h"
+#include "dropfs.h"
 #include "fileio.h"
 #include "log.h"
 #include "monoclock.h"
 #include "names.h"
 #include "place.h"
+#include "source.h"
 #include "strmap.h"
-#include "watch.h"
 
 struct daemon {
 	const struct mai_config *cfg;
@@ -27,7 +30,11 @@ struct daemon {
 	char *config_dir;
 	char *fallback_dir;          /* state_dir/unplaced (place.h) */
 	const struct daemon_stages *stages;
-	struct watch *watch;
+	struct drop_source *source; /* the watch or the mount */
+	/* name -> struct known_writer: who wrote each name's content last, as
+	 * the source said, for the takes that come without a writer (an
+	 * answer, a retry). The loop's thread only. */
+	struct strmap *writers;
 	struct jobs *jobs;
 	int epfd, sigfd, wakefd;
 	atomic_bool stop;
@@ -47,14 +54,41 @@ static void wake(void *arg)
 		log_warn("cannot wake the event loop");
 }
 
+struct known_writer {
+	char sha256[HASH_SHA256_HEX_LEN + 1];
+	struct drop_writer writer;
+};
+
+/* Who wrote name's content snap: the source's word when it has one (and it
+ * is remembered), else what the source said of this very content before,
+ * else the file's owner. */
+static void resolve_writer(struct daemon *d, const char *name, const struct intake_snapshot *snap,
+			   const struct drop_writer *said, struct drop_writer *out)
+{
+	if (said && said->from != DROP_WRITER_UNKNOWN) {
+		struct known_writer *k = xcalloc(1, sizeof(*k));
+		memcpy(k->sha256, snap->sha256, sizeof(k->sha256));
+		k->writer = *said;
+		strmap_put(d->writers, name, k);
+		*out = *said;
+		return;
+	}
+	struct known_writer *k = strmap_get(d->writers, name);
+	if (k && strcmp(k->sha256, snap->sha256) == 0) {
+		*out = k->writer;
+		return;
+	}
+	drop_writer_from_owner(out, snap->uid, snap->gid);
+}
+
 /* Records and answers a file that never became a job (refused before its
  * content was read). seen: what intake saw of it (uid and links of a hard
- * link), or NULL. */
+ * link), or NULL; writer: who wrote it, as the source knows (may be NULL). */
 static void reject(struct daemon *d, const char *name, const char *reason, const char *message,
-		   const struct intake_snapshot *seen)
+		   const struct intake_snapshot *seen, const struct drop_writer *writer)
 {
 	struct result_info r = { .file = name, .state = RESULT_REJECTED, .reason = reason,
-				 .detail = message, .decision = { .uid = -1 } };
+				 .detail = message, .writer = writer, .decision = { .uid = -1 } };
 	uint64_t seq;
 
 	clock_gettime(CLOCK_REALTIME, &r.accepted);
@@ -66,6 +100,9 @@ static void reject(struct daemon *d, const char *name, const char *reason, const
 			json_object_set_new(f, "uid", json_integer(seen->uid));
 			json_object_set_new(f, "links", json_integer((json_int_t)seen->nlink));
 		}
+		json_t *w = writer ? drop_writer_to_json(writer) : NULL;
+		if (w)
+			json_object_set_new(f, "writer", w);
 		if (d->stages->audit(d->stages->ctx, AUDIT_EVENT_INTAKE_REJECTED, f, &seq) == 0) {
 			r.audit.seqs = &seq;
 			r.audit.n_seqs = 1;
@@ -94,7 +131,7 @@ static enum audit_health audit_state(struct daemon *d, char **why)
 
 /* A script whose sidecars cannot be named is not run: it is answered under
  * the short name (names.h), and the log says so. */
-static void reject_long_name(struct daemon *d, const char *name)
+static void reject_long_name(struct daemon *d, const char *name, const struct drop_writer *writer)
 {
 	const char *slash = strrchr(name, '/');
 	_cleanup_free_ char *side = names_result_sidecar(name, RESULT_SUFFIX);
@@ -108,32 +145,55 @@ static void reject_long_name(struct daemon *d, const char *name)
 		n, NAME_MAX, shown_side, (size_t)NAME_MAX - strlen(RESULT_SUFFIX) + strlen(".py"));
 	log_warnx("%s: the name is %zu bytes long, too long for its sidecars; rejected "
 		  "(name_too_long), answered as %s", shown, n, shown_side);
-	reject(d, name, "name_too_long", msg, NULL);
+	reject(d, name, "name_too_long", msg, NULL, writer);
 }
 
-/* Takes name in and queues it. force: a user's answer arrived for it. */
-static void take(struct daemon *d, const char *name, bool force)
+/* Reads name's snapshot into *snap. */
+static enum intake_status read_snapshot(struct daemon *d, const char *name,
+					struct intake_snapshot *snap, int *err)
 {
 	const char *slash = strrchr(name, '/');
-	_cleanup_free_ char *dir = slash ? xasprintf("%s/%.*s", d->cfg->agent.drop_dir,
-						     (int)(slash - name), name)
-					 : xstrdup(d->cfg->agent.drop_dir);
-	_cleanup_free_ char *printable = names_printable(name);
+	const char *drop = drop_source_dir(d->source);
+	_cleanup_free_ char *dir = slash ? xasprintf("%s/%.*s", drop, (int)(slash - name), name)
+					 : xstrdup(drop);
 	struct intake_options io = { .max_size = d->max_file_size };
-	struct daemon_job *job;
-	int err = 0;
-
-	if (!names_sidecar_fits(name)) {
-		reject_long_name(d, name);
-		return;
-	}
-	job = xcalloc(1, sizeof(*job));
 
 	/* The directory is opened anew each time: the drop directory may have
 	 * been replaced since. O_NOFOLLOW keeps a symlinked subdirectory out. */
 	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	enum intake_status s = dfd < 0 ? INTAKE_VANISHED :
-		intake_read(dfd, slash ? slash + 1 : name, &io, &job->snap, &err);
+	if (dfd < 0)
+		return INTAKE_VANISHED;
+	return intake_read(dfd, slash ? slash + 1 : name, &io, snap, err);
+}
+
+/* Takes name in and queues it. force: a user's answer arrived for it.
+ * taken: the snapshot the source took (taken over), or NULL to read it
+ * now; writer: who wrote it, as the source knows (may be NULL). */
+static void take(struct daemon *d, const char *name, bool force, struct drop_taken *taken,
+		 const struct drop_writer *writer)
+{
+	_cleanup_free_ char *printable = names_printable(name);
+	struct daemon_job *job;
+	enum intake_status s;
+	int err = 0;
+
+	if (!names_sidecar_fits(name)) {
+		reject_long_name(d, name, writer);
+		return;
+	}
+	job = xcalloc(1, sizeof(*job));
+	if (taken) {
+		s = taken->status;
+		err = taken->err;
+		job->snap = taken->snap;
+		memset(&taken->snap, 0, sizeof(taken->snap));
+		/* The cap as it is now (a reload may have lowered it since the
+		 * mount read the file). */
+		if (s == INTAKE_OK && job->snap.len > d->max_file_size)
+			s = INTAKE_TOO_LARGE;
+	} else {
+		s = read_snapshot(d, name, &job->snap, &err);
+	}
 	if (s != INTAKE_OK) {
 		if (s == INTAKE_VANISHED) {
 			log_debug("%s: gone before it could be read; nothing to answer", printable);
@@ -147,11 +207,12 @@ static void take(struct daemon *d, const char *name, bool force)
 				log_warnx("%s: a hard link (%lu links), not read: rejected", printable,
 					  (unsigned long)job->snap.nlink);
 			reject(d, name, intake_status_to_string(s), intake_status_message(s),
-			       &job->snap);
+			       &job->snap, writer);
 		}
 		daemon_job_free(job);
 		return;
 	}
+	resolve_writer(d, name, &job->snap, writer, &job->writer);
 	/* A log that was changed behind the writer takes nothing more: no job
 	 * starts, and the result says why. */
 	_cleanup_free_ char *why = NULL;
@@ -165,7 +226,7 @@ static void take(struct daemon *d, const char *name, bool force)
 						     "agent takes no jobs until it is replaced; 'mai-agent status' "
 						     "says how"
 						   : "the audit log cannot be written until the agent restarts",
-					 .decision = { .uid = -1 } };
+					 .writer = &job->writer, .decision = { .uid = -1 } };
 		clock_gettime(CLOCK_REALTIME, &r.accepted);
 		r.finished = r.accepted;
 		daemon_job_write_result(&d->env, &r);
@@ -186,28 +247,31 @@ static void on_accepted(void *arg, const struct jobs_item *item)
 	const struct daemon_job *job = item->payload;
 	struct result_info r = { .file = job->name, .sha256 = job->snap.sha256,
 				 .size = job->snap.len, .state = RESULT_QUEUED,
-				 .accepted = job->accepted, .decision = { .uid = -1 } };
+				 .accepted = job->accepted, .writer = &job->writer,
+				 .decision = { .uid = -1 } };
 	daemon_job_write_result(env, &r);
 }
 
-static void on_name(void *arg, const char *rel, enum names_kind kind)
+static void on_name(void *arg, struct drop_name *n)
 {
 	struct daemon *d = arg;
+	const struct drop_writer *w = &n->writer;
 
-	switch (kind) {
+	switch (n->kind) {
 	case NAMES_SCRIPT:
-		take(d, rel, false);
+		take(d, n->rel, false, n->taken, w);
 		break;
 	case NAMES_APPROVE:
 	case NAMES_OVERRIDE: {
-		_cleanup_free_ char *script = names_script_for_answer(rel);
+		/* The writer is the answer's: the script's comes from before. */
+		_cleanup_free_ char *script = names_script_for_answer(n->rel);
 		if (script)
-			take(d, script, true);
+			take(d, script, true, NULL, NULL);
 		break;
 	}
 	case NAMES_BAD_NAME:
-		reject(d, rel, "bad_name", "The file name is not valid UTF-8, so results cannot "
-		       "name it: rename the file (mv) to a UTF-8 name.", NULL);
+		reject(d, n->rel, "bad_name", "The file name is not valid UTF-8, so results cannot "
+		       "name it: rename the file (mv) to a UTF-8 name.", NULL, w);
 		break;
 	case NAMES_IGNORED:
 		break;
@@ -225,7 +289,7 @@ static int run_retries(struct daemon *d)
 		log_info("retrying %s", names[i]);
 		/* Forced: the index may hold an earlier held state of this very
 		 * content (awaiting_confirmation before the approval came). */
-		take(d, names[i], true);
+		take(d, names[i], true, NULL, NULL);
 		free(names[i]);
 	}
 	if (n == ARRAY_SIZE(names))
@@ -239,7 +303,9 @@ static void write_status(struct daemon *d)
 	struct timespec now, checked = { 0 };
 	_cleanup_free_ char *why = NULL;
 	struct daemon_status_facts f = { .drop_dir = d->cfg->agent.drop_dir,
-					 .watching = watch_dir_present(d->watch),
+					 .drop_mode = d->cfg->agent.drop_mode == CONFIG_DROP_MOUNT ?
+						      "mount" : "watch",
+					 .watching = drop_source_present(d->source),
 					 .config_sha256 = d->reloaded ? d->reloaded->sha256
 								      : d->cfg->sha256,
 					 .docker_checked = &checked };
@@ -331,8 +397,10 @@ static struct approvers *load_approvers(const struct mai_config *cfg)
 static void apply_live(struct daemon *d, const struct mai_config *cfg)
 {
 	d->max_file_size = cfg->agent.max_file_size;
-	if (d->watch)
-		watch_set_settle_ms(d->watch, (unsigned)cfg->agent.settle_delay_ms);
+	if (d->source) {
+		drop_source_set_settle_ms(d->source, (unsigned)cfg->agent.settle_delay_ms);
+		drop_source_set_max_size(d->source, cfg->agent.max_file_size);
+	}
 	atomic_store(&d->env.diff_max, cfg->audit.diff_max);
 	daemon_retries_set_max(d->env.retries, cfg->agent.docker.retry_backoff_max_ms);
 }
@@ -411,11 +479,12 @@ int daemon_run(struct daemon *d)
 
 	write_status(d);
 	notify("READY=1");
-	log_info("ready: watching %s with %lld worker(s)", d->cfg->agent.drop_dir,
-		 (long long)d->cfg->agent.workers);
+	log_info("ready: %s %s with %lld worker(s)",
+		 d->cfg->agent.drop_mode == CONFIG_DROP_MOUNT ? "serving (mount mode)" : "watching",
+		 d->cfg->agent.drop_dir, (long long)d->cfg->agent.workers);
 	while (!atomic_load(&d->stop)) {
 		struct epoll_event evs[8];
-		int t = min_timeout(watch_timeout_ms(d->watch), run_retries(d));
+		int t = min_timeout(drop_source_timeout_ms(d->source), run_retries(d));
 		t = min_timeout(t, (int)STATUS_EVERY_MS);
 		int n = epoll_wait(d->epfd, evs, ARRAY_SIZE(evs), t);
 		if (n < 0 && errno != EINTR) {
@@ -433,9 +502,9 @@ int daemon_run(struct daemon *d)
 					log_warn("eventfd");
 			}
 		}
-		int r = watch_process(d->watch);
+		int r = drop_source_process(d->source);
 		if (r < 0)
-			log_warnx("reading inotify events: %s", strerror(-r));
+			log_warnx("reading the drop directory's events: %s", strerror(-r));
 		uint64_t now = (uint64_t)monoclock_ms();
 		if (daemon_status_dirty(d->env.status) || now - last_status >= STATUS_EVERY_MS) {
 			write_status(d);
@@ -459,6 +528,113 @@ void daemon_request_stop(struct daemon *d)
 {
 	atomic_store(&d->stop, true);
 	wake(d);
+}
+
+/* Whether caller may write an answer file for script, whose writer is
+ * script_uid (-1: no such script): the approvers of security.yaml, asked on
+ * a mount thread (dropfs.h). */
+static int answer_allowed(void *arg, const struct drop_writer *caller, const char *script,
+			  long script_uid, const char **status, char **why)
+{
+	struct daemon *d = arg;
+	struct approvers *a = daemon_job_approvers(&d->env);
+	enum approvers_verdict v = script_uid >= 0 ?
+		approvers_check(a, caller->uid, (uid_t)script_uid) :
+		approvers_is_approver(a, caller->uid) ? APPROVERS_OK : APPROVERS_NOT_APPROVER;
+	_cleanup_free_ char *who = approvers_describe(a);
+	_cleanup_free_ char *user = account_user_label(caller->uid);
+	approvers_unref(a);
+	*status = approvers_verdict_to_string(v);
+	if (v == APPROVERS_OK)
+		return 0;
+	if (v == APPROVERS_SELF)
+		*why = xasprintf("%s wrote %s and may not approve or override it too: another "
+				 "approver must (on a single-user machine set allow_self_approval: "
+				 "true in security.yaml)", user, script);
+	else
+		*why = xasprintf("%s may not approve or override %s: only %s may (approvers in "
+				 "security.yaml)", user, script, who);
+	return -EPERM;
+}
+
+/* A refusal at the mount's call (dropfs.h), on a mount thread: a log line
+ * for each, and for an answer file an approval or override record. */
+static void on_refused(void *arg, const struct dropfs_refusal *rf)
+{
+	struct daemon *d = arg;
+	_cleanup_free_ char *p = names_printable(rf->rel);
+	const struct drop_writer *c = rf->caller;
+
+	log_warnx("%s: %s refused (%s) for uid %u (pid %d, %s): %s%s%s", p, rf->op,
+		  strerror(rf->err), (unsigned)c->uid, (int)c->pid,
+		  c->process[0] ? c->process : "?", dropfs_refusal_why_to_string(rf->why),
+		  rf->detail ? "; " : "", rf->detail ? rf->detail : "");
+	if (rf->why != DROPFS_NOT_APPROVER || !d->stages || !d->stages->audit)
+		return;
+	const char *status = rf->status ? rf->status : "not_approver";
+	_cleanup_free_ char *consumed = xasprintf(
+		"refused at the call: %s",
+		strcmp(status, "self_approval") == 0 ? "self-approval" : "not an approver");
+	_cleanup_free_ char *user = account_user_name(c->uid);
+	json_t *f = json_pack("{s:s, s:o, s:n, s:I, s:o, s:o, s:s, s:b, s:s, s:s, s:s, s:s}",
+			      "file", rf->script, "sha256",
+			      rf->script_sha256 ? json_string(rf->script_sha256) : json_null(),
+			      "job", "uid", (json_int_t)c->uid, "user",
+			      user ? json_string(user) : json_null(), "writer",
+			      drop_writer_to_json(c), "explanation", "", "accepted", 0, "status",
+			      status, "consumed", consumed, "refused_at", "call", "operation", rf->op);
+	if (rf->script_uid >= 0)
+		json_object_set_new(f, "script_uid", json_integer(rf->script_uid));
+	if (rf->detail)
+		json_object_set_new(f, "reason", json_string(rf->detail));
+	uint64_t seq;
+	enum audit_event e = rf->kind == NAMES_OVERRIDE ? AUDIT_EVENT_OVERRIDE : AUDIT_EVENT_APPROVAL;
+	if (d->stages->audit(d->stages->ctx, e, f, &seq) < 0)
+		log_errorx("%s: the refused %s could not be recorded in the audit log", p,
+			   audit_event_to_string(e));
+	json_decref(f);
+}
+
+/* The source of names agent.drop_mode asks for, with the drop directory's
+ * permissions and group applied. 0 or -errno with *err. */
+static int open_source(struct daemon *d, char **err)
+{
+	const struct config_agent *ag = &d->cfg->agent;
+	int r;
+
+	if (ag->drop_mode == CONFIG_DROP_MOUNT) {
+		struct dropfs_options fo = {
+			.dir = ag->drop_dir, .recursive = ag->recursive,
+			.max_file_size = ag->max_file_size, .dir_mode = ag->drop_dir_mode,
+			.dir_group = ag->drop_dir_group, .answer_allowed = answer_allowed,
+			.refused = on_refused, .arg = d,
+		};
+		r = dropfs_new(&fo, on_name, d, &d->source, err);
+	} else {
+		_cleanup_close_ int dfd = open(ag->drop_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd < 0) {
+			r = -errno;
+			*err = xasprintf("cannot open the drop directory %s: %s (agent.drop_dir in "
+					 "agent.yaml)", ag->drop_dir, strerror(-r));
+			return r;
+		}
+		r = drop_dir_prepare(dfd, ag->drop_dir, ag->drop_dir_mode, ag->drop_dir_group, err);
+		if (r < 0)
+			return r;
+		struct watch_options wo = { .dir = ag->drop_dir, .recursive = ag->recursive,
+					    .settle_ms = (unsigned)ag->settle_delay_ms };
+		r = drop_source_watch_new(&wo, on_name, d, &d->source, err);
+	}
+	if (r < 0)
+		return r;
+	/* The agent's own files go where the source says (the directory
+	 * underneath a mount); before any name is reported, what a crash left
+	 * half-written there goes. */
+	d->env.source = d->source;
+	d->env.place.drop_dir = drop_source_dir(d->source);
+	drop_source_set_max_size(d->source, d->max_file_size);
+	place_clear_temporaries(d->env.place.drop_dir, ag->recursive);
+	return 0;
 }
 
 static int epoll_add(int epfd, int fd)
@@ -486,6 +662,7 @@ int daemon_new(const struct daemon_options *o, struct daemon **out, char **err)
 	d->config_dir = o->config_dir ? xstrdup(o->config_dir) : NULL;
 	d->stages = o->stages;
 	d->epfd = d->sigfd = d->wakefd = -1;
+	d->writers = strmap_new(free);
 	d->env = (struct daemon_job_env){
 		.cfg = o->cfg, .stages = o->stages, .status = daemon_status_new(),
 		.retries = daemon_retries_new(o->retry_base_ms ? o->retry_base_ms : 1000,
@@ -530,11 +707,7 @@ int daemon_new(const struct daemon_options *o, struct daemon **out, char **err)
 	if (r < 0)
 		goto fail;
 	d->env.jobs = d->jobs;
-	/* Before the watch reports anything: what a crash left half-written. */
-	place_clear_temporaries(ag->drop_dir, ag->recursive);
-	struct watch_options wo = { .dir = ag->drop_dir, .recursive = ag->recursive,
-				    .settle_ms = (unsigned)ag->settle_delay_ms };
-	r = watch_new(&wo, on_name, d, &d->watch, err);
+	r = open_source(d, err);
 	if (r < 0)
 		goto fail;
 	d->epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -544,7 +717,7 @@ int daemon_new(const struct daemon_options *o, struct daemon **out, char **err)
 		*err = xasprintf("cannot set up the event loop: %s", strerror(-r));
 		goto fail;
 	}
-	if ((r = epoll_add(d->epfd, watch_fd(d->watch))) < 0 ||
+	if ((r = epoll_add(d->epfd, drop_source_fd(d->source))) < 0 ||
 	    (r = epoll_add(d->epfd, d->wakefd)) < 0 ||
 	    (d->sigfd >= 0 && (r = epoll_add(d->epfd, d->sigfd)) < 0)) {
 		*err = xasprintf("cannot set up the event loop: %s", strerror(-r));
@@ -562,7 +735,10 @@ void daemon_free(struct daemon *d)
 	if (!d)
 		return;
 	jobs_free(d->jobs);
-	watch_free(d->watch);
+	/* After the workers: the last results go to the mount's backing
+	 * directory and tell the mount, which is unmounted here. */
+	drop_source_free(d->source);
+	strmap_free(d->writers);
 	daemon_retries_free(d->env.retries);
 	daemon_grants_free(d->env.grants);
 	daemon_resumes_free(d->env.resumes);

@@ -36,7 +36,7 @@ static bool audit_answer(struct job_ctx *c, enum approval_kind kind, const struc
 	if (s == APPROVAL_HARD_LINK)
 		json_object_set_new(f, "links", json_integer((json_int_t)a->links));
 	if (s == APPROVAL_SELF || s == APPROVAL_NOT_APPROVER)
-		json_object_set_new(f, "script_uid", json_integer(c->job->snap.uid));
+		json_object_set_new(f, "script_uid", json_integer(c->job->writer.uid));
 	if (a->pinned_sha256[0])
 		json_object_set_new(f, "pinned_sha256", json_string(a->pinned_sha256));
 	if (err)
@@ -69,9 +69,15 @@ static bool take_one(struct job_ctx *c, int dfd, const char *base, enum approval
 	struct approval a;
 	int err;
 
-	*status = approval_take(dfd, base, kind, sha, c->who, c->job->snap.uid, &a, &err);
+	*status = approval_take(dfd, base, kind, sha, c->who, c->job->writer.uid, &a, &err);
 	if (*status == APPROVAL_NONE)
 		return true;
+	if (!approval_left_in_place(*status)) {
+		/* Gone from the drop directory: a mount drops what it cached. */
+		_cleanup_free_ char *suffix = xasprintf(".%s", approval_kind_to_string(kind));
+		_cleanup_free_ char *rel = names_sidecar(c->job->name, suffix);
+		drop_source_changed(c->d->source, rel);
+	}
 	if (!audit_answer(c, kind, &a, *status, err, NULL)) {
 		if (*status == APPROVAL_OK)
 			daemon_grants_keep(c->d->grants, c->job->name, sha, &a, false, 0);
@@ -99,7 +105,7 @@ bool daemon_answers_take(struct job_ctx *c, enum level level, struct daemon_answ
 	out->approve = out->override = out->refused_status = APPROVAL_NONE;
 	if (level < LEVEL_HIGH)
 		return true;
-	_cleanup_close_ int dfd = place_open_parent(c->d->cfg->agent.drop_dir, c->job->name, &base);
+	_cleanup_close_ int dfd = place_open_parent(c->d->place.drop_dir, c->job->name, &base);
 	if (dfd < 0)
 		return true;
 	/* An answer consumed by an earlier attempt at this very content. */

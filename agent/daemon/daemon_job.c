@@ -37,6 +37,10 @@ void daemon_job_write_result(struct daemon_job_env *env, const struct result_inf
 	else if (rc < 0)
 		log_errorx("%s", err);
 	free(err);
+	if (rc == PLACE_IN_DROP_DIR) {
+		_cleanup_free_ char *side = names_result_sidecar(r->file, RESULT_SUFFIX);
+		drop_source_changed(env->source, side);
+	}
 	daemon_status_count_state(env->status, r->state);
 	daemon_status_observe_result(env->status, r);
 	if (r->state == RESULT_ERROR) {
@@ -64,6 +68,8 @@ int daemon_job_place(struct daemon_job_env *env, const char *script, const char 
 		log_warnx("%s", err);
 	else if (r < 0)
 		log_errorx("%s", err);
+	else
+		drop_source_changed(env->source, side);
 	return r < 0 ? r : 0;
 }
 
@@ -146,8 +152,10 @@ static bool audit_accept(struct job_ctx *c)
 	if (audit_script_compare(cfg->agent.state_dir, c->job->name, (const char *)snap->data, snap->len,
 				 (size_t)atomic_load(&c->d->diff_max), &h, &diff, &err) < 0)
 		log_warnx("%s: no diff against the previous version: %s", c->r.file, err);
-	json_t *f = json_pack("{s:I, s:i, s:s}", "size", (json_int_t)snap->len, "uid", (int)snap->uid,
-			      "history", audit_script_history_to_string(h));
+	const struct drop_writer *w = &c->job->writer;
+	json_t *f = json_pack("{s:I, s:I, s:s, s:o}", "size", (json_int_t)snap->len, "uid",
+			      (json_int_t)w->uid, "history", audit_script_history_to_string(h),
+			      "writer", drop_writer_to_json(w));
 	if (c->writer)
 		json_object_set_new(f, "user", json_string(c->writer));
 	if (err)
@@ -451,12 +459,11 @@ void daemon_job_run(void *arg, const struct jobs_item *item)
 	char *decider = NULL;
 
 	c.who = daemon_job_approvers(c.d);
-	c.writer = account_user_name(c.job->snap.uid);
+	c.writer = account_user_name(c.job->writer.uid);
 	c.r.file = c.job->name;
 	c.r.sha256 = c.job->snap.sha256;
 	c.r.size = c.job->snap.len;
-	c.r.has_writer = true;
-	c.r.writer_uid = c.job->snap.uid;
+	c.r.writer = &c.job->writer;
 	c.r.writer_user = c.writer;
 	c.r.accepted = c.job->accepted;
 	c.r.decision.uid = -1;

@@ -20,11 +20,15 @@
 #include "jobs.h"
 #include "place.h"
 #include "result.h"
+#include "source.h"
+#include "writer.h"
 
-/* A job's payload (struct jobs_item.payload): what intake read. */
+/* A job's payload (struct jobs_item.payload): what intake read, and who
+ * wrote it. */
 struct daemon_job {
 	char *name;                  /* relative to the drop directory */
 	struct intake_snapshot snap;
+	struct drop_writer writer;
 	struct timespec accepted;
 };
 void daemon_job_free(void *payload);
@@ -32,7 +36,10 @@ void daemon_job_free(void *payload);
 /* What the jobs share, owned by the loop; every member stays valid while
  * the workers run. */
 struct daemon_job_env {
-	const struct mai_config *cfg;       /* as started: drop_dir */
+	const struct mai_config *cfg;       /* as started */
+	/* Where names come from; drop_source_dir() is where the agent reads
+	 * and writes the drop directory's files itself. */
+	struct drop_source *source;
 	const struct daemon_stages *stages; /* NULL: none in this build */
 	struct daemon_status *status;
 	struct daemon_retries *retries;
@@ -59,7 +66,8 @@ struct daemon_job_env {
 
 /* The jobs' run callback (jobs.h); arg is the struct daemon_job_env. */
 void daemon_job_run(void *arg, const struct jobs_item *item);
-/* Writes a result sidecar, counts its state and logs it. */
+/* Writes a result sidecar, counts its state and logs it; the source hears
+ * of it (a mount drops what the kernel cached and wakes its waiters). */
 void daemon_job_write_result(struct daemon_job_env *env, const struct result_info *r);
 /* Places a sidecar's text (".audit") for script; logs a refusal or failure.
  * 0 when it is in the drop directory or the fallback, else -errno. */

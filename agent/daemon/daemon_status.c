@@ -154,12 +154,13 @@ int daemon_status_write(struct daemon_status *st, const char *state_dir,
 	st->dirty = false;
 	pthread_mutex_unlock(&st->lock);
 
-	json_t *o = json_pack("{s:i, s:s, s:I, s:I, s:s, s:b,"
+	json_t *o = json_pack("{s:i, s:s, s:I, s:I, s:s, s:s, s:b,"
 			      " s:{s:i, s:i, s:i, s:I, s:I, s:I}, s:o, s:o, s:s}",
 		"schema_version", 1, "agent_version", MAI_VERSION,
 		"pid", (json_int_t)getpid(),
 		"uptime_s", (json_int_t)f->uptime_s,
 		"drop_dir", f->drop_dir,
+		"drop_mode", f->drop_mode ? f->drop_mode : "watch",
 		"watching", f->watching,
 		"queue", "queued", f->queued, "running", f->running, "workers", f->workers,
 		"retrying", (json_int_t)f->retrying, "submitted", (json_int_t)f->submitted,

@@ -56,7 +56,8 @@ bool daemon_status_dirty(struct daemon_status *st);
 struct daemon_status_facts {
 	long long uptime_s;
 	const char *drop_dir;
-	bool watching;
+	const char *drop_mode; /* "watch" or "mount" */
+	bool watching;         /* the drop directory is watched or mounted */
 	unsigned queued, running, workers;
 	uint64_t retrying, submitted, superseded;
 	const char *config_sha256;

@@ -59,6 +59,7 @@ struct intake_snapshot {
 	size_t len;
 	char sha256[HASH_SHA256_HEX_LEN + 1];
 	uid_t uid;      /* owner of the file: who dropped it */
+	gid_t gid;      /* its group */
 	dev_t dev;
 	ino_t ino;
 	nlink_t nlink;

@@ -45,6 +45,26 @@ bool result_state_is_final(enum result_state s)
 	       s == RESULT_AWAITING_CONFIRMATION;
 }
 
+bool result_json_answers(const json_t *res, const char *sha256, const char *unread_reason)
+{
+	const char *got = json_string_value(json_object_get(res, "sha256"));
+	const char *state = json_string_value(json_object_get(res, "state"));
+	const char *reason = json_string_value(json_object_get(res, "reason"));
+	enum result_state s;
+
+	if (!state || result_state_from_string(state, &s) < 0)
+		return false;
+	if (!sha256)
+		return !got && s == RESULT_REJECTED && reason && unread_reason &&
+		       strcmp(reason, unread_reason) == 0;
+	if (!got || strcmp(got, sha256) != 0)
+		return false;
+	if (result_state_is_final(s))
+		return true;
+	return s == RESULT_ERROR && reason &&
+	       (strcmp(reason, "no_assessor") == 0 || strcmp(reason, "no_sandbox") == 0);
+}
+
 const char *result_verdict_to_string(enum result_verdict v)
 {
 	return (size_t)v < ARRAY_SIZE(verdict_names) ? verdict_names[v] : "unknown";
@@ -252,11 +272,11 @@ json_t *result_to_json(const struct result_info *r)
 	set_time(times, "started", &r->started);
 	set_time(times, "finished", &r->finished);
 	json_object_set_new(o, "times", times);
-	if (r->has_writer) {
-		json_t *w = json_pack("{s:I}", "uid", (json_int_t)r->writer_uid);
+	json_t *writer = r->writer ? drop_writer_to_json(r->writer) : NULL;
+	if (writer) {
 		if (r->writer_user)
-			json_object_set_new(w, "user", json_string(r->writer_user));
-		json_object_set_new(o, "writer", w);
+			json_object_set_new(writer, "user", json_string(r->writer_user));
+		json_object_set_new(o, "writer", writer);
 	}
 	if (r->assessment)
 		json_object_set(o, "assessment", r->assessment);

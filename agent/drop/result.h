@@ -14,9 +14,10 @@
  *   schema_version, agent_version, file, file_escaped?, sha256?, size?,
  *   state, reason?, verdict?, exit_code?, signal?, message?,
  *   times {accepted?, started?, finished?} (RFC 3339 UTC, milliseconds),
- *   writer? {uid, user?}, assessment?, since_last_run? {previous_sha256,
- *   diff, truncated, ...}, decision? {action, by, uid?, user?, reason?},
- *   execution?, audit? {seqs[], entry_hash?, checkpoint_size?} */
+ *   writer? {uid, gid, from, pid?, process?, user?} (writer.h),
+ *   assessment?, since_last_run? {previous_sha256, diff, truncated, ...},
+ *   decision? {action, by, uid?, user?, reason?}, execution?,
+ *   audit? {seqs[], entry_hash?, checkpoint_size?} */
 #ifndef MAI_RESULT_H
 #define MAI_RESULT_H
 
@@ -29,6 +30,7 @@
 
 #include "macro.h"
 #include "place.h"
+#include "writer.h"
 
 #define RESULT_SCHEMA_VERSION 1
 #define RESULT_SUFFIX ".result.json"
@@ -101,9 +103,8 @@ struct result_info {
 	 * is empty"). May be NULL. */
 	const char *detail;
 	struct timespec accepted, started, finished; /* tv_sec 0: absent */
-	bool has_writer;    /* writer_uid is known (the content was read) */
-	uid_t writer_uid;   /* owner of the script when it was read */
-	const char *writer_user; /* that user's name, or NULL */
+	const struct drop_writer *writer; /* who wrote the content; NULL or UNKNOWN: absent */
+	const char *writer_user; /* the writer's user name, or NULL */
 	json_t *assessment; /* borrowed; NULL: absent */
 	/* For a held script: its diff against the last version of its name that
 	 * ran (audit_script_since_ran's fields); borrowed; NULL: absent. */
@@ -126,6 +127,15 @@ json_t *result_to_json(const struct result_info *r) _nonnull_(1);
  * (caller frees). */
 int result_write(const struct place_dirs *p, const struct result_info *r, char **err)
 	_nonnull_(1, 2, 3) _must_check_;
+
+/* Whether res, a result document as read back, is the final answer for
+ * the content whose SHA-256 is sha256: a final state (completed, rejected,
+ * awaiting_confirmation, blocked) or an error nothing retries (the
+ * assessor or the sandbox is not part of this build). With sha256 NULL, a
+ * file the intake refused before any content was read: a rejection with
+ * reason unread_reason and no sha256. What 'mai-agent submit' waits for,
+ * and what .wait/ of a mount serves. */
+bool result_json_answers(const json_t *res, const char *sha256, const char *unread_reason);
 
 /* Formats ts as "2026-11-22T06:55:00.123Z" into buf (at least 32 bytes). */
 void result_format_time(const struct timespec *ts, char *buf, size_t size);

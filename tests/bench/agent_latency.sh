@@ -46,55 +46,23 @@ idle=$(rss)
 # directory until result.json holds a final state, polled every 1 ms.
 # Before each drop: wait until this agent's containers are its full warm
 # pool (3 trust levels x pool_size), all running, nothing being removed.
-python3 - "$T" "$N" $((3 * POOL)) <<'PY'
-import json, os, shutil, socket, sys, time, urllib.parse
+PYTHONPATH="$(dirname "$0")" python3 - "$T" "$N" $((3 * POOL)) <<'PY'
+import os, shutil, sys, time
+from agent_bench import wait_final, wait_idle
 t, n, want = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-filt = urllib.parse.quote(json.dumps({"label": ["mai.instance=" + t + "/state"]}))
-final = ('"state": "completed"', '"state": "awaiting_confirmation"', '"state": "rejected"',
-         '"state": "blocked"')
-
-def containers():
-    s = socket.socket(socket.AF_UNIX)
-    s.connect("/var/run/docker.sock")
-    s.sendall(("GET /v1.41/containers/json?all=1&filters=%s HTTP/1.0\r\n\r\n" % filt).encode())
-    data = b""
-    while True:
-        c = s.recv(65536)
-        if not c:
-            break
-        data += c
-    s.close()
-    return json.loads(data.split(b"\r\n\r\n", 1)[1])
-
-def wait_idle():
-    end = time.monotonic() + 60
-    while time.monotonic() < end:
-        cs = containers()
-        if len(cs) == want and all(c["State"] == "running" for c in cs):
-            return
-        time.sleep(0.05)
-    sys.exit("the warm pool did not fill within 60 s")
 
 def one_run(kind, i):
     src, dst = "%s/%s%d.py" % (t, kind, i), "%s/drop/%s%d.py" % (t, kind, i)
     res = "%s/drop/%s%d.result.json" % (t, kind, i)
     with open(src, "w") as f:
         f.write("import os\nos.system('x%d')\n" % i if kind == "base" else "print(%d)\n" % i)
-    wait_idle()
+    wait_idle(t + "/state", want)
     start = time.monotonic()
     if kind == "cp":
         shutil.copyfile(src, dst)
     else:
         os.rename(src, dst)
-    while True:
-        try:
-            with open(res) as f:
-                text = f.read()
-            if any(k in text for k in final):
-                break
-        except FileNotFoundError:
-            pass
-        time.sleep(0.001)
+    wait_final(res)
     return (time.monotonic() - start) * 1000
 
 ms = {"run": [], "base": [], "cp": []}

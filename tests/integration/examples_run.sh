@@ -7,6 +7,10 @@
 # schemas/. Small limits (sandbox.yaml below) keep the timeout, OOM and
 # output-limit cases to a few seconds. Exit 77 when Docker or the sandbox
 # image is not usable, a failure instead when MAI_REQUIRE_REAL=1.
+#
+# MAI_DROP_MODE=mount runs the same through the agent's FUSE mount of the
+# drop directory (drop_mode: mount; submit then waits on .wait/), and each
+# result must name the writing process as learnt from the request.
 set -u
 AGENT=${MAI_AGENT:?MAI_AGENT must name the mai-agent binary}
 SRC=${MAI_SOURCE_ROOT:?MAI_SOURCE_ROOT must name the source tree}
@@ -23,7 +27,9 @@ fail() {
 	fails=$((fails + 1))
 }
 
+MODE=${MAI_DROP_MODE:-watch}
 agent_setup "$W" || exit 1
+echo "drop_mode: $MODE" >> "$W/conf/agent.yaml"
 # The examples rely on the limits being hit: a 2 s timeout, 64 MiB of
 # memory and 64 KiB of output instead of the defaults (30 s, 512 MiB, 1 MiB).
 cat > "$W/conf/sandbox.yaml" <<'YAML'
@@ -89,9 +95,14 @@ while read -r name pid; do
 	*) want=7 ;;
 	esac
 	[ $rc -eq $want ] || fail "$name.py: mai-agent submit exited $rc, expected $want: $(cat "$W/$name.submit")"
+	if [ "$MODE" = mount ]; then
+		got=$(python3 -c 'import json,sys; w=json.load(open(sys.argv[1])).get("writer",{}); print(w.get("from"), w.get("uid"), w.get("process"))' \
+			"$W/drop/$name.result.json" 2>/dev/null)
+		[ "$got" = "request 0 mai-agent" ] || fail "$name.py: writer '$got', expected the request of mai-agent submit (uid 0)"
+	fi
 done < "$W/submits"
 
 python3 "$SRC/tests/tools/validate_sidecars.py" "$W/drop" >&2 ||
 	fail "sidecars of the examples do not match schemas/ (see above)"
 [ $fails -eq 0 ] || { tail -30 "$W/agent.log" >&2; exit 1; }
-echo "ok: $n example scripts end in the state, verdict and exit code their headers state"
+echo "ok ($MODE mode): $n example scripts end in the state, verdict and exit code their headers state"

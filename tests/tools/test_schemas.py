@@ -23,6 +23,7 @@ GOOD_RESULT = {
     "times": {"accepted": "2026-11-22T08:00:00.000Z", "finished": "2026-11-22T08:00:01.250Z"},
     "assessment": {"level": "LOW", "score": 0, "findings": []},
     "decision": {"action": "run", "by": "policy"},
+    "writer": {"uid": 1001, "gid": 1001, "from": "request", "pid": 4242, "process": "vim", "user": "alice"},
     "execution": {
         "verdict": "exited", "exit_code": 3, "signal": None,
         "stdout": {"text": "", "bytes_kept": 0, "bytes": 0, "truncated": False},
@@ -168,6 +169,20 @@ def main():
                   "completed without execution")
     bad_execution(lambda d: d.update(state="blocked", verdict=None) or d.pop("verdict")
                   or d.pop("exit_code"), ["state"], "was expected", "execution on a blocked file")
+
+    # The writer: who wrote the content, and where the agent learnt it.
+    good = copy.deepcopy(GOOD_RESULT); good["writer"] = {"uid": 0, "gid": 0, "from": "file_owner"}
+    expect(errors(rs, good) == [], "writer known from the file's owner refused: %s" % errors(rs, good))
+    bad = copy.deepcopy(GOOD_RESULT); bad["writer"]["from"] = "guess"
+    e = errors(rs, bad)
+    expect(any(p == ["writer", "from"] and "is not one of" in m for p, m in e),
+           "writer.from outside its enum accepted: %s" % e)
+    bad = copy.deepcopy(GOOD_RESULT); del bad["writer"]["gid"]
+    e = errors(rs, bad)
+    expect(any(p == ["writer"] and "'gid' is a required property" in m for p, m in e),
+           "writer without gid accepted: %s" % e)
+    bad = copy.deepcopy(GOOD_RESULT); bad["writer"]["pid"] = 0
+    expect(errors(rs, bad) != [], "writer pid 0 accepted")
 
     bad = copy.deepcopy(GOOD_AUDIT); bad["records"][0]["proof"] = ["xyz"]
     expect(errors(aus, bad) != [], "non-hex proof accepted")

@@ -121,6 +121,20 @@ static void test_event_check(void **state)
 	assert_int_equal(audit_event_check(AUDIT_EVENT_JOB_ACCEPTED, f, &err), -EINVAL);
 	assert_non_null(strstr(err, "\"history\""));
 	json_object_set_new(f, "history", json_string("new"));
+	json_object_set_new(f, "uid", json_integer(1000));
+	free(err);
+	err = NULL;
+	assert_int_equal(audit_event_check(AUDIT_EVENT_JOB_ACCEPTED, f, &err), -EINVAL);
+	assert_non_null(strstr(err, "\"writer\""));
+	/* The writer must say who and how it is known. */
+	json_object_set_new(f, "writer", json_pack("{s:i, s:s}", "uid", 1000, "from", "request"));
+	free(err);
+	err = NULL;
+	assert_int_equal(audit_event_check(AUDIT_EVENT_JOB_ACCEPTED, f, &err), -EINVAL);
+	assert_non_null(strstr(err, "writer {uid, gid"));
+	json_object_set_new(json_object_get(f, "writer"), "gid", json_integer(1000));
+	free(err);
+	err = NULL;
 	assert_int_equal(audit_event_check(AUDIT_EVENT_JOB_ACCEPTED, f, &err), 0);
 	json_decref(f);
 	free(err);

@@ -225,22 +225,37 @@ static void test_write_error_names_the_file(void **state)
 /* Who wrote the script, and who decided, by name as well as by uid. */
 static void test_writer_and_decider(void **state)
 {
+	struct drop_writer writer = { .from = DROP_WRITER_REQUEST, .uid = 1001, .gid = 1002,
+				      .pid = 4242, .process = "vim" };
 	struct result_info r = {
 		.file = "w.py", .state = RESULT_AWAITING_CONFIRMATION,
-		.has_writer = true, .writer_uid = 1001, .writer_user = "alice",
+		.writer = &writer, .writer_user = "alice",
 		.decision = { .action = "hold", .by = "policy", .uid = -1 },
 	};
 	json_t *o = result_to_json(&r);
 	json_t *w = json_object_get(o, "writer");
 	assert_int_equal(json_integer_value(json_object_get(w, "uid")), 1001);
+	assert_int_equal(json_integer_value(json_object_get(w, "gid")), 1002);
+	assert_int_equal(json_integer_value(json_object_get(w, "pid")), 4242);
+	assert_string_equal(json_string_value(json_object_get(w, "process")), "vim");
+	assert_string_equal(json_string_value(json_object_get(w, "from")), "request");
 	assert_string_equal(json_string_value(json_object_get(w, "user")), "alice");
 	assert_null(json_object_get(json_object_get(o, "decision"), "uid"));
 	json_decref(o);
 	r.decision = (struct result_decision){ .action = "run", .by = "user", .uid = 0,
 					       .user = "root" };
-	r.has_writer = false;
+	r.writer = NULL;
 	o = result_to_json(&r);
 	assert_null(json_object_get(o, "writer"));
+	json_decref(o);
+	/* Watch mode knows the file's owner and group only. */
+	drop_writer_from_owner(&writer, 1001, 1002);
+	r.writer = &writer;
+	o = result_to_json(&r);
+	w = json_object_get(o, "writer");
+	assert_string_equal(json_string_value(json_object_get(w, "from")), "file_owner");
+	assert_null(json_object_get(w, "pid"));
+	assert_null(json_object_get(w, "process"));
 	assert_string_equal(json_string_value(json_object_get(json_object_get(o, "decision"),
 							       "user")), "root");
 	json_decref(o);

@@ -1,5 +1,6 @@
-/* Mount point checks for maiaudit: find out what is at the mount point
- * before mounting, and clear a stale FUSE mount left by a killed process. */
+/* Mount point checks for the FUSE file systems (maiaudit's view, the drop
+ * directory in mount mode): find out what is at the mount point before
+ * mounting, and clear a stale FUSE mount left by a killed process. */
 #ifndef MAI_MOUNTUTIL_H
 #define MAI_MOUNTUTIL_H
 
@@ -30,6 +31,12 @@ int mountutil_canonical(const char *path, char **out);
  * -errno when the file cannot be read. When several are stacked the last
  * (topmost) one is reported. */
 int mountutil_find(const char *mountinfo, const char *mnt, char **fstype);
+
+/* mountutil_probe(), and when it finds a stale mount: says so in a warning
+ * naming who (e.g. "a previous maiaudit") left it, detaches it lazily and
+ * probes again. On a failed unmount the state stays MOUNTUTIL_STALE and
+ * *detail says why. */
+enum mountutil_state mountutil_probe_clear(const char *path, const char *who, char **detail);
 
 /* Detaches whatever is mounted on mnt lazily (MNT_DETACH): umount2() when
  * allowed, otherwise "fusermount3 -u -z", which a non-root user may run on

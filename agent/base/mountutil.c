@@ -154,6 +154,23 @@ enum mountutil_state mountutil_probe(const char *path, char **detail)
 	return MOUNTUTIL_READY;
 }
 
+enum mountutil_state mountutil_probe_clear(const char *path, const char *who, char **detail)
+{
+	enum mountutil_state st = mountutil_probe(path, detail);
+	if (st != MOUNTUTIL_STALE)
+		return st;
+	log_warnx("stale mount on %s (transport endpoint is not connected: %s ended without "
+		  "unmounting); unmounting it lazily and mounting again", path, who);
+	char *err = NULL;
+	free(*detail);
+	*detail = NULL;
+	if (mountutil_lazy_unmount(path, &err) < 0) {
+		*detail = err;
+		return MOUNTUTIL_STALE;
+	}
+	return mountutil_probe(path, detail);
+}
+
 static int run_fusermount(const char *mnt, char **err)
 {
 	char *argv[] = { (char *)"fusermount3", (char *)"-u", (char *)"-z", (char *)"--",

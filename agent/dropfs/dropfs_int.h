@@ -1,0 +1,179 @@
+/* dropfs internals, shared by its files (not seen outside agent/dropfs):
+ *
+ *   dropfs.c          mount, unmount, the serving threads, the queue of
+ *                     names to the daemon's loop, the scan at start
+ *   dropfs_files.c    paths beneath the backing directory, ownership, and
+ *                     open files: writers, completion, snapshots
+ *   dropfs_rules.c    what a caller may not do, refused at the call
+ *   dropfs_wait.c     .wait/foo.result.json
+ *   dropfs_ops.c      the FUSE operations
+ *
+ * Threads: the serving threads run the FUSE handlers; the daemon's loop
+ * thread calls the source operations (process, changed, set_max_size) and,
+ * through the daemon's workers, changed(). Each part below has its own lock. */
+#ifndef MAI_DROPFS_INT_H
+#define MAI_DROPFS_INT_H
+
+#define FUSE_USE_VERSION 312
+
+#include <fuse.h>
+#include <fuse_lowlevel.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <sys/stat.h>
+
+#include "dropfs.h"
+#include "strmap.h"
+
+#define DROPFS_THREADS 16     /* serving threads */
+#define DROPFS_MAX_WAITERS 12 /* .wait opens blocked at once; more get EAGAIN */
+/* Inode numbers of what only the mount has (readdir skips a 0): .wait, and
+ * below it one per script (its own with the top bit set). */
+#define DROPFS_WAIT_INO ((ino_t)1 << 62)
+#define DROPFS_WAIT_FILE_INO(ino) ((ino_t)(ino) | ((ino_t)1 << 63))
+
+/* A file open for writing, by inode (dropfs_files.c). */
+struct dropfs_file {
+	ino_t ino;
+	unsigned refs;     /* handles and calls using it; under files_lock */
+	unsigned writers;  /* handles open for writing */
+	bool dirty;        /* written since it was last taken */
+	bool pending;      /* renamed into place while written: taken at the last release */
+	struct drop_writer last_writer;
+	/* Writes take it shared, a snapshot exclusive (dropfs.h "Completion"). */
+	pthread_rwlock_t content;
+};
+
+/* A waiter on .wait (dropfs_wait.c). */
+struct dropfs_waiter {
+	int efd;
+	struct dropfs_waiter *next;
+};
+
+struct dropfs_event; /* a name for the daemon's loop (dropfs.c) */
+
+struct dropfs {
+	struct dropfs_options o;    /* the callbacks; strings not kept */
+	char *mountpoint;           /* canonical */
+	int root_fd;                /* the backing directory */
+	mode_t umask;               /* the process's, undone on what users create */
+	atomic_size_t max_size;
+	drop_source_fn fn;
+	void *fn_arg;
+
+	/* names for the loop: a list and an eventfd */
+	pthread_mutex_t queue_lock;
+	struct dropfs_event *queue_head, **queue_tail;
+	int queue_fd;
+
+	/* open files: "ino" in hex -> struct dropfs_file */
+	pthread_mutex_t files_lock;
+	struct strmap *files;
+
+	/* .wait */
+	pthread_mutex_t wait_lock;
+	struct dropfs_waiter *waiters;
+	unsigned n_waiters;
+
+	/* serving */
+	struct fuse *fuse;
+	struct fuse_session *se;
+	pthread_t threads[DROPFS_THREADS];
+	unsigned n_threads;
+	atomic_bool stopping;
+};
+
+/* The dropfs of the calling FUSE handler. */
+struct dropfs *dropfs_get(void);
+
+/* --- dropfs.c --- */
+/* Queues rel (kind) for the daemon's loop with the snapshot taken (taken
+ * over; NULL: none) and its writer (NULL: unknown). */
+void dropfs_queue(struct dropfs *fs, const char *rel, enum names_kind kind,
+		  struct drop_taken *taken, const struct drop_writer *writer);
+/* Queues every script and answer file below the directory rel ("" for the
+ * root), as the scan at start does for the whole tree. */
+void dropfs_scan(struct dropfs *fs, const char *rel);
+/* The FUSE operations (dropfs_ops.c). */
+const struct fuse_operations *dropfs_operations(void);
+
+/* --- dropfs_files.c: paths and owners --- */
+/* A path as FUSE gives it ("/sub/foo.py") beneath the backing directory:
+ * the directory that holds its last component, opened without following a
+ * symbolic link at any step, and that component ("" for the root itself). */
+struct dropfs_at {
+	int dirfd;        /* fs->root_fd or owned */
+	bool owned;
+	const char *leaf; /* points into the path */
+};
+int dropfs_at_open(struct dropfs *fs, const char *path, struct dropfs_at *at) _must_check_;
+void dropfs_at_close(struct dropfs_at *at);
+/* "/sub/foo.py" -> "sub/foo.py". */
+static inline const char *dropfs_rel(const char *path) { return path[0] == '/' ? path + 1 : path; }
+/* The caller of the current request. */
+void dropfs_caller(struct drop_writer *w, bool with_process);
+/* Gives what the caller just created at at/leaf (fd >= 0: that descriptor)
+ * the caller as owner (the group too unless the directory is setgid) and
+ * mode as asked (the agent's umask undone, no set-user-ID, and no
+ * set-group-ID but on a directory). 0 or -errno. */
+int dropfs_own(struct dropfs *fs, const struct dropfs_at *at, int fd, mode_t mode,
+	       bool is_dir, bool is_symlink);
+
+/* --- dropfs_files.c: open files --- */
+struct dropfs_file *dropfs_file_get(struct dropfs *fs, ino_t ino);
+void dropfs_file_put(struct dropfs *fs, struct dropfs_file *f);
+/* A handle open for writing was opened (writers++) or released. Released:
+ * wrote says whether it wrote; true when that completes the file (the
+ * last writer went and it changed), with *writer who wrote it last. */
+void dropfs_file_writer_open(struct dropfs *fs, struct dropfs_file *f);
+bool dropfs_file_writer_release(struct dropfs *fs, struct dropfs_file *f, bool wrote,
+				const struct drop_writer *who, struct drop_writer *writer);
+/* A rename or a truncation by name changed the file whole: true when no
+ * handle writes to it (take it now); otherwise it is taken at the last
+ * release. */
+bool dropfs_file_changed_whole(struct dropfs *fs, struct dropfs_file *f,
+			       const struct drop_writer *who);
+/* True while a handle writes to the inode or it waits to be taken. */
+bool dropfs_file_busy(struct dropfs *fs, ino_t ino);
+/* rel is complete: a script is snapshotted now (with writes to f held off
+ * when f is not NULL) and queued with writer; an answer file or a bad name
+ * is queued for the daemon to read; anything else is ignored. Wakes the
+ * waiters. */
+void dropfs_complete(struct dropfs *fs, const char *rel, struct dropfs_file *f,
+		     const struct drop_writer *writer);
+
+/* --- dropfs_rules.c --- */
+enum dropfs_check {
+	DROPFS_CHECK_REMOVE, /* unlink, rmdir, the old name of a rename */
+	DROPFS_CHECK_WRITE,  /* create, the new name of a rename or link, open for writing, truncate */
+	DROPFS_CHECK_ATTR,   /* chmod, chown, utimens */
+};
+/* 0 when the caller may do op on path; else the refusal is reported
+ * (log line, the refused callback) and -EACCES or -EPERM returned. */
+int dropfs_check(struct dropfs *fs, const char *path, enum dropfs_check what, const char *op);
+/* Refuses op on path outright for why (mkdir without recursion, link,
+ * mknod): reports it and returns -EPERM. */
+int dropfs_refuse(struct dropfs *fs, const char *path, enum dropfs_refusal_why why,
+		  const char *op);
+/* True for a name the agent writes itself: foo.result.json, foo.audit and
+ * their temporaries. */
+bool dropfs_is_agent_file(const char *leaf);
+/* True for the agent's sidecars that users read (served direct_io: the
+ * agent replaces them behind the kernel's cache). */
+bool dropfs_is_sidecar(const char *leaf);
+
+/* --- dropfs_wait.c --- */
+/* Whether path is .wait or below it; *rest is what follows ".wait/" ("" for
+ * .wait itself). */
+bool dropfs_wait_path(const char *path, const char **rest);
+int dropfs_wait_getattr(struct dropfs *fs, const char *rest, struct stat *st);
+/* Blocks until the result is final (see dropfs.h); on 0 *fd is the
+ * result, open for reading. -EINTR when the reader got a signal, -ENOENT
+ * when there is no such script, -EAGAIN when too many wait already,
+ * -ENOTCONN when the agent stops. */
+int dropfs_wait_open(struct dropfs *fs, const char *rest, int *fd);
+/* Something changed that a waiter may be waiting for. Any thread. */
+void dropfs_wait_wake(struct dropfs *fs);
+
+#endif

@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# Mount mode against watch mode, side by side in one run (the [dropfs]
+# issue, point 8):
+#  - drop -> final result p50/p95 of a trivial LOW script run in the sandbox,
+#    for a rename into place and for an in-place write (open, write, close),
+#    with one agent in watch mode and one in mount mode, the four kinds of
+#    drop interleaved so that both agents see the same machine; target: an
+#    in-place write in mount mode (taken at its close) at least as fast as a
+#    rename in watch mode (taken at once), since both skip the settle delay;
+#  - the cost of the mount itself: cp of 1,000 small files (not scripts, so
+#    no job runs) into the mount against the same into a plain directory
+#    beside it, median of 5; target: <= 2x the plain directory. The same with
+#    1,000 HIGH scripts (each then snapshotted at its close and assessed by
+#    the agent; no container) is shown for information.
+# Each drop arrives at an idle agent with its warm pool full (as
+# agent_latency.sh does). Uses its own release build directory (build-bench)
+# without sanitizers. Needs root, /dev/fuse, Docker and the sandbox image.
+#   tests/bench/bench_dropfs.sh [N (30)]
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+n=${1:-30}
+build=$root/build-bench
+if [ ! -f "$build/build.ninja" ]; then
+	meson setup "$build" "$root" --buildtype=release -Db_sanitize=none -Dtests=enabled -Dbench=true >/dev/null
+fi
+ninja -C "$build" agent/mai-agent >/dev/null
+AGENT=$build/agent/mai-agent
+W=$(mktemp -d "${TMPDIR:-/tmp}/mai-bench-dropfs.XXXXXX")
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	rm -rf "$W"
+}
+trap cleanup EXIT
+
+. "$root/tests/bench/agent_bench_config.sh"
+# start MODE: an agent in $W/MODE with the benchmark's configuration.
+start() {
+	T=$W/$1
+	bench_agent_config
+	echo "drop_mode: $1" >> "$T/conf/agent.yaml"
+	"$AGENT" run --config-dir "$T/conf" --log-file "$T/agent.log" &
+	pids+=($!)
+	until grep -q "\"pid\": $!," "$T/state/status.json" 2>/dev/null; do sleep 0.1; done
+	POOL=$(bench_pool_size)
+}
+start watch
+start mount
+sleep 1
+
+PYTHONPATH="$root/tests/bench" python3 - "$W" "$n" $((3 * POOL)) <<'PY'
+import json, os, resource, statistics, subprocess, sys, time
+from agent_bench import pct, wait_final, wait_idle
+w, n, want = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+
+def one_drop(mode, kind, i):
+    drop = "%s/%s/drop" % (w, mode)
+    name = "%s%d" % (kind, i)
+    text = "print(%d)\n" % i
+    tmp = "%s/.%s.tmp" % (drop, name)
+    if kind == "rename":  # the temporary is written beforehand, in the drop directory
+        with open(tmp, "w") as f:
+            f.write(text)
+    wait_idle("%s/%s/state" % (w, mode), want)
+    res = "%s/%s.result.json" % (drop, name)
+    start = time.monotonic()
+    if kind == "rename":
+        os.rename(tmp, "%s/%s.py" % (drop, name))
+    else:
+        with open("%s/%s.py" % (drop, name), "w") as f:
+            f.write(text)
+    wait_final(res)
+    return (time.monotonic() - start) * 1000
+
+ms = {}
+for i in range(n):
+    for mode in ("watch", "mount"):
+        for kind in ("rename", "inplace"):
+            ms.setdefault((mode, kind), []).append(one_drop(mode, kind, i))
+
+print("drop -> final result, trivial LOW script run in the sandbox (n=%d; ms):" % n)
+for (mode, kind), v in ms.items():
+    print("  %-5s %-8s p50 %5.0f  p95 %5.0f" % (mode, "rename" if kind == "rename" else "in place",
+                                              pct(v, 50), pct(v, 95)))
+a, b = ms[("mount", "inplace")], ms[("watch", "rename")]
+print("mount in place / watch rename: p50 %.2f, p95 %.2f (target <= 1)" %
+      (pct(a, 50) / pct(b, 50), pct(a, 95) / pct(b, 95)))
+
+# cp of 1,000 small files: the mount against a plain directory beside it.
+src = "%s/src" % w
+os.mkdir(src)
+for i in range(1000):
+    with open("%s/f%d.txt" % (src, i), "w") as f:
+        f.write("line %d\n" % i * 3)
+plain = "%s/plain" % w
+
+mount_pid = json.load(open("%s/mount/state/status.json" % w))["pid"]
+
+def agent_cpu_ms():
+    """The mount mode agent's CPU time so far (its serving threads do the
+    mount's work)."""
+    with open("/proc/%d/stat" % mount_pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+def cp_ms(dst, files):
+    """Wall time of one cp, and the CPU time it and the agent used."""
+    t, a = time.monotonic(), agent_cpu_ms()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(["cp"] + files + [dst], check=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) * 1000
+    return (time.monotonic() - t) * 1000, cpu + agent_cpu_ms() - a
+
+files = sorted("%s/%s" % (src, e) for e in os.listdir(src))
+os.mkdir(plain)
+runs = {"plain": [], "mount": []}
+for r in range(5):
+    for label, dst in (("plain", plain), ("mount", "%s/mount/drop" % w)):
+        runs[label].append(cp_ms(dst, files))
+        for e in os.listdir(dst):
+            if e.endswith(".txt"):
+                os.unlink(os.path.join(dst, e))
+p = statistics.median(x[0] for x in runs["plain"])
+m = statistics.median(x[0] for x in runs["mount"])
+pc = statistics.median(x[1] for x in runs["plain"])
+mc = statistics.median(x[1] for x in runs["mount"])
+print("cp of 1,000 small files (median of 5): plain directory %.0f ms, mount %.0f ms, ratio %.2f (target <= 2)"
+      % (p, m, m / p))
+print("  CPU time of cp and the agent meanwhile: plain %.0f ms, mount %.0f ms (the wall time's ratio grows"
+      % (pc, mc))
+print("  with the machine's load: each request waits for the agent's thread to be scheduled)")
+
+# The same with scripts: each one a job (HIGH: assessed, held, no container).
+hsrc = "%s/hsrc" % w
+os.mkdir(hsrc)
+for i in range(1000):
+    with open("%s/h%d.py" % (hsrc, i), "w") as f:
+        f.write('import os\nos.system("%d")\n' % i)
+hfiles = sorted("%s/%s" % (hsrc, e) for e in os.listdir(hsrc))
+os.mkdir("%s/plainpy" % w)
+hp = cp_ms("%s/plainpy" % w, hfiles)[0]
+hm = cp_ms("%s/mount/drop" % w, hfiles)[0]
+print("cp of 1,000 HIGH scripts (once; the agent snapshots and assesses each): plain %.0f ms, mount %.0f ms, ratio %.2f"
+      % (hp, hm, hm / hp))
+PY
+echo "assessment: $ANALYSIS; warm pool $POOL per trust level; settle_delay of watch mode: the shipped default"
