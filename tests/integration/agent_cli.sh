@@ -344,13 +344,8 @@ n=$(containers_of_instance)
 [ "$n" = 0 ] || fail "SIGTERM during a run: $n container(s) of this agent left"
 "$AGENT" verify "$T/state" > "$T/verify" 2>&1 || fail "the audit log does not verify after SIGTERM"
 start_agent
-i=0
-until [ "$(field "$T/drop/sleeper.result.json" state)" = completed ] || [ $i -ge 900 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-[ "$(field "$T/drop/sleeper.result.json" state)" = completed ] ||
-	fail "after SIGTERM and a restart, sleeper.py has no final result: $(cat "$T/drop/sleeper.result.json")"
+wait_field "$T/drop/sleeper.result.json" state completed 90 ||
+	echo "after SIGTERM and a restart, sleeper.py has no final result: $(cat "$T/drop/sleeper.result.json")" >&2
 [ "$(field "$T/drop/sleeper.result.json" exit_code)" = 0 ] ||
 	fail "after a restart, sleeper.py did not exit 0: $(cat "$T/drop/sleeper.result.json")"
 

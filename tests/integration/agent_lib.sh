@@ -1,7 +1,7 @@
 # Sourced by the agent's integration scripts (agent_cli.sh, agent_failures.sh,
 # agent_dockerd.sh, network.sh): the temporary directory, failure counting,
-# skipping, reading result.json fields, starting and stopping a
-# 'mai-agent run'.
+# skipping, starting and stopping a 'mai-agent run' (agent_start.sh, which
+# also reads result.json fields).
 #
 # Sets AGENT, T (removed at exit), PID (the running agent, or empty) and
 # fails. A script that needs more at exit defines on_exit(); it runs after
@@ -50,28 +50,6 @@ skip() {
 require_docker() {
 	curl -sf --unix-socket "$1" http://localhost/_ping > /dev/null 2>&1 ||
 		skip "the Docker engine does not answer at $1"
-}
-
-# field FILE KEY: a string or number of a result document; KEY may be
-# dotted (decision.by), a number indexing a list (dependencies.0).
-field() {
-	python3 -c 'import json,sys
-v=json.load(open(sys.argv[1]))
-for k in sys.argv[2].split("."):
-    v=v[int(k)] if isinstance(v,list) else (v.get(k) if isinstance(v,dict) else None)
-print("" if v is None else v)' "$1" "$2" 2>/dev/null
-}
-
-# wait_field FILE KEY VALUE [SECONDS]: up to SECONDS (default 10).
-wait_field() {
-	i=0
-	while [ $i -lt $((${4:-10} * 20)) ]; do
-		[ -f "$1" ] && [ "$(field "$1" "$2")" = "$3" ] && return 0
-		sleep 0.05
-		i=$((i + 1))
-	done
-	fail "$1: $2 is '$(field "$1" "$2")', expected '$3'"
-	return 1
 }
 
 # write_agent_config DIR STATE [EXTRA-YAML]: agent.yaml for a drop directory

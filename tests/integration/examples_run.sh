@@ -60,11 +60,6 @@ for f in "$SRC"/examples/scripts/*.py; do
 done
 [ $n -ge 8 ] || fail "only $n example scripts found"
 
-# field NAME KEY: a top-level value of NAME.result.json ('' when absent).
-field() {
-	python3 -c 'import json,sys; v=json.load(open(sys.argv[1])).get(sys.argv[2]); print("" if v is None else v)' \
-		"$W/drop/$1.result.json" "$2" 2>/dev/null
-}
 while read -r name pid; do
 	wait "$pid"
 	rc=$?
@@ -76,11 +71,11 @@ while read -r name pid; do
 		fail "$name.py: its first line must state 'state S' (and 'verdict V' when completed): $header"
 		continue
 	fi
-	got=$(field "$name" state)
+	got=$(field "$W/drop/$name.result.json" state)
 	[ "$got" = "$state" ] || fail "$name.py: state '$got', its header says '$state'"
-	got=$(field "$name" verdict)
+	got=$(field "$W/drop/$name.result.json" verdict)
 	[ "$got" = "$verdict" ] || fail "$name.py: verdict '$got', its header says '${verdict:-none}'"
-	got=$(field "$name" exit_code)
+	got=$(field "$W/drop/$name.result.json" exit_code)
 	[ "$got" = "$code" ] || fail "$name.py: exit_code '$got', its header says '${code:-none}'"
 	case $state/$verdict/$code in
 	completed/exited/0) want=0 ;;
