@@ -72,20 +72,23 @@ run_one() {
 	touch "$build/fuzz-$t.start"
 	for d in ${seeds[$t]}; do dirs+=("$root/$d"); done
 	# -timeout: an input that takes longer than 10 s is a hang (a report).
+	local rc=0
 	nice -n "$nice_level" "$build/tests/fuzz/$t" -max_total_time="$duration" -timeout=10 \
 		-rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$art/" \
-		"$corpus" "${dirs[@]}" >"$log" 2>&1
+		"$corpus" "${dirs[@]}" >"$log" 2>&1 || rc=$?
+	# How long it fuzzed: a crash stops it before its duration.
+	echo $(($(date +%s) - $(stat -c %Y "$build/fuzz-$t.start"))) >"$build/fuzz-$t.seconds"
+	return $rc
 }
 
 echo "run-all.sh: $targets for $duration s each (logs: $build/fuzz-TARGET.log)"
-declare -A pids=() status=() started=()
+declare -A pids=() status=()
 running=0
 for t in $targets; do
 	if [ "$jobs" -gt 0 ] && [ "$running" -ge "$jobs" ]; then
 		wait -n || true
 		running=$((running - 1))
 	fi
-	started[$t]=$(date +%s)
 	run_one "$t" &
 	pids[$t]=$!
 	running=$((running + 1))
@@ -101,11 +104,10 @@ printf '\n%-20s %8s %12s %8s %8s  %s\n' target minutes inputs corpus crashes res
 for t in $targets; do
 	log=$build/fuzz-$t.log
 	art=$build/fuzz-artifacts/$t
-	secs=$(sed -n 's/.*Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -n1)
+	secs=$(cat "$build/fuzz-$t.seconds" 2>/dev/null || echo 0)
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n1)
 	corpus=$(find "$build/fuzz-corpus/$t" -type f | wc -l)
 	crashes=$(find "$art" -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) -newer "$build/fuzz-$t.start" 2>/dev/null | wc -l)
-	[ -n "$secs" ] || secs=$(($(date +%s) - started[$t]))
 	result=ok
 	if [ "${status[$t]}" -ne 0 ] || [ "$crashes" -gt 0 ]; then
 		result="CRASH (exit ${status[$t]}; see $log and $art)"

@@ -101,14 +101,33 @@ stop_agent() {
 	PID=
 }
 
-# containers_of_instance [SOCKET]: how many containers (any state) carry this
-# agent's mai.instance label (its state directory), asked of the Engine API.
+# containers_of_instance [SOCKET [SECONDS]]: how many containers (any state)
+# carry this agent's mai.instance label (its state directory), asked of the
+# Engine API. With SECONDS, asks again every 100 ms until there are none or
+# SECONDS have passed: the agent removes a finished run's container in the
+# background, after its result.
 containers_of_instance() {
-	filt=$(python3 -c 'import json,sys,urllib.parse
-print(urllib.parse.quote(json.dumps({"label": ["mai.instance=" + sys.argv[1]]})))' "$T/state")
-	curl -s --unix-socket "${1:-/var/run/docker.sock}" \
-		"http://localhost/containers/json?all=1&filters=$filt" |
-		python3 -c 'import json,sys; print(len(json.load(sys.stdin)))'
+	python3 - "${1:-/var/run/docker.sock}" "$T/state" "${2:-0}" <<'PY'
+import http.client, json, socket, sys, time, urllib.parse
+sock, instance, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
+class UnixConnection(http.client.HTTPConnection):
+    def connect(self):
+        self.sock = socket.socket(socket.AF_UNIX)
+        self.sock.connect(sock)
+query = urllib.parse.quote(json.dumps({"label": ["mai.instance=" + instance]}))
+def count():
+    c = UnixConnection("localhost", timeout=10)
+    c.request("GET", "/containers/json?all=1&filters=" + query)
+    n = len(json.loads(c.getresponse().read()))
+    c.close()
+    return n
+end = time.monotonic() + seconds
+n = count()
+while n and time.monotonic() < end:
+    time.sleep(0.1)
+    n = count()
+print(n)
+PY
 }
 
 # lib_finish NAME: the verdict of the script.

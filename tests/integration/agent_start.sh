@@ -63,15 +63,20 @@ agent_stop() {
 # (dependencies.0). Without VALUE it prints the field once ('' when the
 # file, the key or the document is missing); with values it polls every
 # 20 ms until the field is one of them (exit 0) or SECONDS have passed
-# (exit 1, printing the last value seen). One interpreter per wait, not
+# (exit 1, printing the last value seen); with MAI_FIELD_COPY set, the
+# document in which it saw the value is also written there (a result
+# changes while the agent works on it). One interpreter per wait, not
 # one per poll: starting python3 costs tens of milliseconds, far more on
 # a loaded machine.
-_FIELD_PY='import json, sys, time
+_FIELD_PY='import json, os, sys, time
 path, key, seconds, wants = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4:]
+text = ""
 def get():
+    global text
     try:
         with open(path, encoding="utf-8") as f:
-            v = json.load(f)
+            text = f.read()
+        v = json.loads(text)
         for k in key.split("."):
             v = v[int(k)] if isinstance(v, list) else (v.get(k) if isinstance(v, dict) else None)
     except (OSError, ValueError, IndexError):
@@ -83,17 +88,22 @@ while wants and v not in wants and time.monotonic() < end:
     time.sleep(0.02)
     v = get()
 print(v)
-sys.exit(1 if wants and v not in wants else 0)'
+if wants and v not in wants:
+    sys.exit(1)
+if os.environ.get("MAI_FIELD_COPY"):
+    with open(os.environ["MAI_FIELD_COPY"], "w", encoding="utf-8") as f:
+        f.write(text)'
 
 # field FILE KEY: a string or number of a JSON document ('' when absent).
 field() {
 	python3 -c "$_FIELD_PY" "$1" "$2" 0
 }
 
-# wait_field FILE KEY VALUE [SECONDS]: until FILE's KEY is VALUE, up to
-# SECONDS (default 10); otherwise calls fail (the script's) and returns 1.
+# wait_field FILE KEY VALUE [SECONDS [COPY]]: until FILE's KEY is VALUE, up
+# to SECONDS (default 10), the document seen then copied to COPY; otherwise
+# calls fail (the script's) and returns 1.
 wait_field() {
-	_got=$(python3 -c "$_FIELD_PY" "$1" "$2" "${4:-10}" "$3") && return 0
+	_got=$(MAI_FIELD_COPY=${5:-} python3 -c "$_FIELD_PY" "$1" "$2" "${4:-10}" "$3") && return 0
 	fail "$1: $2 is '$_got', expected '$3'"
 	return 1
 }

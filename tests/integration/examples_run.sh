@@ -24,18 +24,21 @@ fail() {
 }
 
 agent_setup "$W" || exit 1
-# The examples rely on the limits being hit: a 2 s timeout, 64 MiB of
+# The examples rely on the limits being hit: a 10 s timeout, 64 MiB of
 # memory and 64 KiB of output instead of the defaults (30 s, 512 MiB, 1 MiB).
+# The timeout leaves room for a loaded machine (a Python that starts,
+# fills 64 MiB or prints 64 KiB in a container beside the other tests);
+# only timeout_sleep.py waits for it, while the rest of the suite runs.
 cat > "$W/conf/sandbox.yaml" <<'YAML'
 self_test: false
 stdout_max: 64k
 stderr_max: 64k
 trusted:
-  timeout: 2s
+  timeout: 10s
   memory: 64m
   scale: false
 standard:
-  timeout: 5s
+  timeout: 20s
   scale: false
 YAML
 agent_start "$W"

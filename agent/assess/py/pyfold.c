@@ -2,6 +2,8 @@
  * slicing, chr() sequences, "".join, % and .format of literals), follows
  * names through imports, getattr, __import__, globals() and sys.modules, and
  * reports every call it passes with its resolved name and arguments. */
+#include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -476,12 +478,14 @@ static long parse_number(const struct pytok *t, int *ok)
 			buf[o++] = t->s[k];
 	buf[o] = '\0';
 	char *end;
+	errno = 0;
 	long v = strtol(buf, &end, 0);
 	if (buf[0] == '0' && (buf[1] == 'o' || buf[1] == 'O'))
 		v = strtol(buf + 2, &end, 8);
 	else if (buf[0] == '0' && (buf[1] == 'b' || buf[1] == 'B'))
 		v = strtol(buf + 2, &end, 2);
-	*ok = *end == '\0';
+	/* A literal past a long's range is left unknown, not clamped. */
+	*ok = *end == '\0' && errno != ERANGE;
 	return v;
 }
 
@@ -683,6 +687,19 @@ static int binary_op(const struct pytok *t)
 	return 0;
 }
 
+/* Python's integers do not overflow and a long does: past its range the
+ * folder gives the value up instead of wrapping it. */
+static void num_result(struct pya_val *v, bool overflowed)
+{
+	if (overflowed)
+		v->k = PYA_V_UNKNOWN;
+}
+
+static void num_negate(struct pya_val *v)
+{
+	num_result(v, __builtin_sub_overflow(0L, v->num, &v->num));
+}
+
 static void combine(struct pya_val *l, const struct pytok *op, struct pya_val *r)
 {
 	char *s = NULL;
@@ -690,9 +707,9 @@ static void combine(struct pya_val *l, const struct pytok *op, struct pya_val *r
 	if (pytok_is(op, PYT_OP, "+") && l->k == PYA_V_STR && r->k == PYA_V_STR)
 		s = xasprintf("%s%s", l->s, r->s);
 	else if (pytok_is(op, PYT_OP, "+") && l->k == PYA_V_NUM && r->k == PYA_V_NUM)
-		l->num += r->num;
+		num_result(l, __builtin_add_overflow(l->num, r->num, &l->num));
 	else if (pytok_is(op, PYT_OP, "-") && l->k == PYA_V_NUM && r->k == PYA_V_NUM)
-		l->num -= r->num;
+		num_result(l, __builtin_sub_overflow(l->num, r->num, &l->num));
 	else if (pytok_is(op, PYT_OP, "%") && l->k == PYA_V_STR)
 		s = pya_percent_str(l->s, r);
 	else if (pytok_is(op, PYT_OP, "*") && l->k == PYA_V_STR && r->k == PYA_V_NUM &&
@@ -735,7 +752,7 @@ void pya_expr(struct pya_ctx *c, size_t *i, struct pya_val *out)
 	atom(c, i, out);
 	postfix(c, i, out);
 	if (negate && out->k == PYA_V_NUM)
-		out->num = -out->num;
+		num_negate(out);
 	else if (negate)
 		pya_val_clear(out);
 	while (*i < c->n && !c->bail && binary_op(&c->t[*i])) {
@@ -755,7 +772,7 @@ void pya_expr(struct pya_ctx *c, size_t *i, struct pya_val *out)
 		atom(c, i, &r);
 		postfix(c, i, &r);
 		if (neg && r.k == PYA_V_NUM)
-			r.num = -r.num;
+			num_negate(&r);
 		else if (neg)
 			pya_val_clear(&r);
 		combine(out, op, &r);
