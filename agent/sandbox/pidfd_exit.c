@@ -1,6 +1,7 @@
 #include "pidfd_exit.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/types.h>
 #include <poll.h>
 #include <pthread.h>
@@ -28,17 +29,26 @@ struct mai_pidfd_info {
 #define MAI_PIDFD_GET_INFO _IOWR(0xFF, 11, struct mai_pidfd_info)
 #define MAI_PIDFD_INFO_EXIT (1ULL << 3)
 
+/* PIDFD_GET_INFO asked for the exit status: 0 with info filled, or the
+ * ioctl's -errno. */
+static int get_exit_info(int pidfd, struct mai_pidfd_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->mask = MAI_PIDFD_INFO_EXIT;
+	return ioctl(pidfd, MAI_PIDFD_GET_INFO, info) < 0 ? -errno : 0;
+}
+
 int pidfd_exit_status(int pidfd, int *status)
 {
 	struct mai_pidfd_info info;
+	int r = get_exit_info(pidfd, &info);
 
-	memset(&info, 0, sizeof(info));
-	info.mask = MAI_PIDFD_INFO_EXIT;
-	if (ioctl(pidfd, MAI_PIDFD_GET_INFO, &info) < 0) {
-		/* ENOTTY/EINVAL: no such ioctl. ESRCH: reaped on a kernel whose
-		 * ioctl answers only for live processes, so no exit status. */
-		return errno == ENOTTY || errno == EINVAL || errno == ESRCH ? -EOPNOTSUPP : -errno;
-	}
+	/* ENOTTY/EINVAL: no such ioctl. ESRCH: reaped on a kernel whose ioctl
+	 * answers only for live processes, so no exit status. */
+	if (r == -ENOTTY || r == -EINVAL || r == -ESRCH)
+		return -EOPNOTSUPP;
+	if (r < 0)
+		return r;
 	if (!(info.mask & MAI_PIDFD_INFO_EXIT))
 		return -EAGAIN;
 	*status = info.exit_code;
@@ -53,30 +63,76 @@ int pidfd_exit_code(int status)
 }
 
 static bool supported;
+static char why_not[160];
 
-static void probe(void)
+/* What the probe's ioctl said, into supported or why_not. */
+static void judge(int fd)
 {
-	int fd, status = 0;
-	pid_t child = fork();
+	struct mai_pidfd_info info;
+	int r = get_exit_info(fd, &info);
 
-	if (child == 0)
-		_exit(42);
-	if (child < 0)
-		return;
-	fd = pidfd_open(child, 0);
-	waitpid(child, NULL, 0);
-	if (fd < 0)
-		return;
-	supported = pidfd_exit_status(fd, &status) == 0 && WIFEXITED(status) &&
-		    WEXITSTATUS(status) == 42;
-	close(fd);
+	if (r == -ENOTTY || r == -EINVAL)
+		snprintf(why_not, sizeof(why_not), "the kernel does not know PIDFD_GET_INFO "
+			 "(Linux 6.13 added it, 6.15 its exit status)");
+	else if (r == -ESRCH || (r == 0 && !(info.mask & MAI_PIDFD_INFO_EXIT)))
+		snprintf(why_not, sizeof(why_not), "PIDFD_GET_INFO gives no exit status for a "
+			 "reaped process (PIDFD_INFO_EXIT, Linux 6.15)");
+	else if (r < 0)
+		snprintf(why_not, sizeof(why_not), "PIDFD_GET_INFO failed: %s", strerror(-r));
+	else if (!WIFEXITED(info.exit_code) || WEXITSTATUS(info.exit_code) != 42)
+		snprintf(why_not, sizeof(why_not), "PIDFD_GET_INFO gave wait status %#x for a "
+			 "child that exited with 42", (unsigned)info.exit_code);
+	else
+		supported = true;
 }
 
-bool pidfd_exit_supported(void)
+/* Asks for what the sandbox needs, not for a kernel version: the exit
+ * status of a process that has ended and been reaped. The child waits on a
+ * pipe until its pidfd is taken, so that the pidfd is its own even when
+ * SIGCHLD is ignored (the kernel then reaps it at once, and waitpid waits
+ * for that and fails with ECHILD). */
+static void probe(void)
+{
+	int gate[2], fd;
+	pid_t child;
+	char c;
+
+	if (pipe2(gate, O_CLOEXEC) < 0) {
+		snprintf(why_not, sizeof(why_not), "no pipe for the probe: %s", strerror(errno));
+		return;
+	}
+	child = fork();
+	if (child == 0) {
+		close(gate[1]);
+		while (read(gate[0], &c, 1) < 0 && errno == EINTR)
+			;
+		_exit(42);
+	}
+	close(gate[0]);
+	if (child < 0) {
+		snprintf(why_not, sizeof(why_not), "cannot fork the probe: %s", strerror(errno));
+		close(gate[1]);
+		return;
+	}
+	fd = pidfd_open(child, 0);
+	if (fd < 0)
+		snprintf(why_not, sizeof(why_not), "pidfd_open failed: %s", strerror(errno));
+	close(gate[1]);
+	while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+		;
+	if (fd >= 0) {
+		judge(fd);
+		close(fd);
+	}
+}
+
+bool pidfd_exit_supported(const char **why)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 	pthread_once(&once, probe);
+	if (why)
+		*why = supported ? NULL : why_not;
 	return supported;
 }
 

@@ -11,9 +11,12 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-/* Whether this kernel reports exit statuses through pidfds: probed once,
- * with a child that exits with a known status. Thread-safe. */
-bool pidfd_exit_supported(void);
+/* Whether this kernel reports exit statuses through pidfds: probed once
+ * (thread-safe) by asking PIDFD_GET_INFO for the exit status of a child
+ * that exited with a known status and was reaped, what the sandbox needs,
+ * whatever the kernel's version says. When not, *why (may be NULL; a static
+ * string) says what the probe saw. */
+bool pidfd_exit_supported(const char **why);
 
 /* A pidfd for pid, provided that pid is in a cgroup whose path contains
  * cgroup_part (a container id) and is alive after the pidfd was taken, so a

@@ -1,6 +1,11 @@
+/* The sandbox, composed: the trust table (sandbox_trust.h), the way the
+ * end of a run is learnt (sandbox_exit.h), the allowlist network and pip
+ * image (sandbox_net.h), the containers' life (sandbox_container.h) and the
+ * warm pool (sandbox_pool.h); here, what a run does with them. */
 #include "sandbox.h"
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "docker.h"
@@ -9,24 +14,35 @@
 #include "monoclock.h"
 #include "pidfd_exit.h"
 #include "sandbox_attach.h"
-#include "sandbox_internal.h"
-#include "sandbox_limits.h"
-#include "sandbox_reap.h"
+#include "sandbox_bootstrap.h"
+#include "sandbox_container.h"
+#include "sandbox_deps.h"
+#include "sandbox_exit.h"
+#include "sandbox_net.h"
+#include "sandbox_pool.h"
+#include "sandbox_quiet.h"
+#include "sandbox_runner.h"
 #include "sandbox_selftest.h"
+#include "sandbox_trust.h"
 #include "sandbox_usage.h"
 
-const char *sandbox_verdict_to_string(enum sandbox_verdict v)
-{
-	switch (v) {
-	case SANDBOX_VERDICT_EXITED: return "exited";
-	case SANDBOX_VERDICT_TIMEOUT: return "timeout";
-	case SANDBOX_VERDICT_OOM_KILLED: return "oom_killed";
-	case SANDBOX_VERDICT_OUTPUT_LIMIT: return "output_limit";
-	case SANDBOX_VERDICT_PIDS_LIMIT: return "pids_limit";
-	case SANDBOX_VERDICT_SANDBOX_ERROR: return "sandbox_error";
-	}
-	return "unknown";
-}
+struct sandbox {
+	struct docker *docker;
+	char *image, *image_id, *user, *instance;
+	char *docker_version;
+	int cgroup_version;
+	size_t leftovers;
+	struct sandbox_trust *trust;
+	struct sandbox_exit *exit;
+	struct sandbox_net *net;
+	struct sandbox_containers *containers;
+	struct sandbox_pool *pool;  /* NULL when pool_size is 0 */
+	struct sandbox_quiet quiet; /* runs in flight */
+	atomic_bool cancelled;      /* set by sandbox_cancel_all() */
+};
+
+static int run_job(void *sb, const struct sandbox_job *job, const struct sandbox_run_mode *mode,
+		   struct sandbox_result *out);
 
 size_t sandbox_leftovers_removed(const struct sandbox *sb) { return sb->leftovers; }
 
@@ -37,148 +53,107 @@ int sandbox_ping(struct sandbox *sb, char **err)
 
 void sandbox_cancel_all(struct sandbox *sb) { atomic_store(&sb->cancelled, true); }
 
-static int remove_leftovers(struct sandbox *sb, char **err)
+enum sandbox_exit_source sandbox_exit_source_used(const struct sandbox *sb)
 {
-	char **ids = NULL;
-	size_t n = 0;
-
-	if (docker_container_list_by_label(sb->docker, "mai.instance", sb->instance, &ids, &n, err))
-		return -EIO;
-	for (size_t i = 0; i < n; i++) {
-		char *e = NULL;
-		if (docker_container_remove(sb->docker, ids[i], &e) == DOCKER_OK) {
-			sb->leftovers++;
-		} else {
-			log_warnx("removing leftover container %.12s failed: %s", ids[i], e);
-			free(e);
-		}
-	}
-	if (n)
-		log_info("removed %zu leftover sandbox container(s) of instance '%s'", sb->leftovers,
-			 sb->instance);
-	docker_strv_free(ids);
-	return 0;
+	return sandbox_exit_source_get(sb->exit);
 }
 
-/* Removes the containers an earlier run could not remove (Docker was
- * down); those that still cannot be removed stay on the list. The list is
- * taken whole, so Docker is called without the lock. */
-static void remove_orphans(struct sandbox *sb)
+unsigned sandbox_warm_ready(struct sandbox *sb, enum trust t)
 {
-	char **ids;
-	size_t n, kept = 0;
-
-	pthread_mutex_lock(&sb->orphans_lock);
-	ids = sb->orphans;
-	n = sb->n_orphans;
-	sb->orphans = NULL;
-	sb->n_orphans = 0;
-	pthread_mutex_unlock(&sb->orphans_lock);
-	for (size_t i = 0; i < n; i++) {
-		char *err = NULL;
-		if (docker_container_remove(sb->docker, ids[i], &err) == DOCKER_OK) {
-			log_info("removed container %.12s left by a run that Docker broke off",
-				 ids[i]);
-			free(ids[i]);
-		} else {
-			free(err);
-			ids[kept++] = ids[i];
-		}
-	}
-	if (kept == 0) {
-		free(ids);
-		return;
-	}
-	pthread_mutex_lock(&sb->orphans_lock);
-	ids = xrealloc(ids, (kept + sb->n_orphans) * sizeof(*ids));
-	for (size_t i = 0; i < sb->n_orphans; i++)
-		ids[kept + i] = sb->orphans[i];
-	free(sb->orphans);
-	sb->orphans = ids;
-	sb->n_orphans += kept;
-	pthread_mutex_unlock(&sb->orphans_lock);
+	return sandbox_pool_ready(sb->pool, t);
 }
 
-/* The reaper's removal, as discard does it (a failure keeps an orphan). */
-static void remove_container(void *arg, char *id)
+bool sandbox_trust_has_network(const struct sandbox *sb, enum trust t)
 {
-	struct sandbox_container c = { .id = id };
+	return sandbox_net_name(sb->net) && sandbox_trust_allowlist(sb->trust, t);
+}
 
-	sandbox_container_discard(arg, &c);
+/* The parts that need Docker's answers (its version, cgroup version,
+ * runtimes, image) and the leftovers of an earlier run gone. */
+static int start_parts(struct sandbox *sb, const struct sandbox_options *opts, char **err)
+{
+	struct docker_version v = { 0 };
+	struct docker_info info = { 0 };
+	struct docker_image img = { 0 };
+	bool allowlist = false;
+	int r = -EIO;
+
+	if (docker_ping(sb->docker, err))
+		return -EHOSTDOWN; /* the caller may wait for Docker to come */
+	if (docker_version(sb->docker, &v, err) || docker_info(sb->docker, &info, err))
+		goto out;
+	sb->docker_version = xstrdup(v.version);
+	sb->cgroup_version = info.cgroup_version;
+	sb->exit = sandbox_exit_start(opts->exit_source, sb->docker, sb->cgroup_version);
+	for (int t = 0; t < TRUST_COUNT; t++) {
+		const char *runtime = sandbox_trust_runtime(sb->trust, (enum trust)t);
+		if (!docker_info_has_runtime(&info, runtime)) {
+			*err = xasprintf("the runtime '%s' of trust level %s is not known to Docker "
+					 "%s: install it and register it in dockerd's daemon.json, or set "
+					 "another runtime for %s in config/sandbox.yaml", runtime,
+					 trust_to_string((enum trust)t), v.version,
+					 trust_to_string((enum trust)t));
+			r = -ENOENT;
+			goto out;
+		}
+		allowlist |= sandbox_trust_allowlist(sb->trust, (enum trust)t);
+	}
+	if (docker_image_inspect(sb->docker, sb->image, &img, err))
+		goto out;
+	sb->image_id = xstrdup(img.id);
+	if (sandbox_containers_remove_leftovers(sb->docker, sb->instance, &sb->leftovers, err) < 0)
+		goto out;
+	r = sandbox_net_start(sb->docker, sb->instance, allowlist, &opts->network, &sb->net, err);
+out:
+	docker_version_clear(&v);
+	docker_info_clear(&info);
+	docker_image_clear(&img);
+	return r;
 }
 
 int sandbox_new(const struct sandbox_options *opts, struct sandbox **out, char **err)
 {
 	struct docker_options dopts = { .socket_path = opts->socket_path };
 	struct sandbox *sb = xcalloc(1, sizeof(*sb));
-	struct docker_version v = { 0 };
-	struct docker_info info = { 0 };
-	struct docker_image img = { 0 };
-	int r = -EIO;
+	const struct sandbox_runner runner = { run_job, sb };
+	struct sandbox_container_spec warm[TRUST_COUNT];
+	int r;
 
 	*out = NULL;
 	sb->docker = docker_new(&dopts);
 	sb->image = xstrdup(opts->image ? opts->image : "mai-sandbox:latest");
 	sb->user = xstrdup(opts->user ? opts->user : "1000:1000");
 	sb->instance = xstrdup(opts->instance_id ? opts->instance_id : "default");
-	sb->workers = opts->workers ? opts->workers : 1;
-	pthread_mutex_init(&sb->orphans_lock, NULL);
-	pthread_mutex_init(&sb->trust_lock, NULL);
 	sandbox_quiet_init(&sb->quiet);
-	/* A backlog beyond what the workers leave behind is removed at once. */
-	sb->reaper = sandbox_reaper_start(remove_container, sb, &sb->quiet, 2 * sb->workers);
-	for (int t = 0; t < TRUST_COUNT; t++) {
-		sb->trust[t] = opts->trust[t];
-		sb->runtime[t] = xstrdup(opts->trust[t].runtime ? opts->trust[t].runtime : "runc");
-		sb->trust[t].runtime = sb->runtime[t];
-	}
-	sandbox_machine_probe(&sb->machine);
-
-	if (docker_ping(sb->docker, err)) {
-		r = -EHOSTDOWN; /* the caller may wait for Docker to come */
+	sb->trust = sandbox_trust_new(opts->trust, opts->workers);
+	if ((r = start_parts(sb, opts, err)) < 0)
 		goto fail;
-	}
-	if (docker_version(sb->docker, &v, err) ||
-	    docker_info(sb->docker, &info, err))
-		goto fail;
-	sb->docker_version = xstrdup(v.version);
-	sb->cgroup_version = info.cgroup_version;
-	sandbox_exit_start(sb, opts->exit_source);
-	for (int t = 0; t < TRUST_COUNT; t++) {
-		if (!docker_info_has_runtime(&info, sb->runtime[t])) {
-			*err = xasprintf("the runtime '%s' of trust level %s is not known to Docker "
-					 "%s: install it and register it in dockerd's daemon.json, or set "
-					 "another runtime for %s in config/sandbox.yaml", sb->runtime[t],
-					 trust_to_string((enum trust)t), v.version,
-					 trust_to_string((enum trust)t));
-			r = -ENOENT;
-			goto fail;
-		}
-	}
-	if (docker_image_inspect(sb->docker, sb->image, &img, err))
-		goto fail;
-	sb->image_id = xstrdup(img.id);
-	if (remove_leftovers(sb, err) < 0)
-		goto fail;
-	if ((r = sandbox_net_start(sb, &opts->network, err)) < 0)
-		goto fail;
-	r = -EIO;
-	if (opts->self_test && sandbox_selftest_run(sb, err) < 0) {
+	const struct sandbox_container_config cc = {
+		.docker = sb->docker, .image = sb->image, .user = sb->user,
+		.instance = sb->instance, .trust = sb->trust, .exit = sb->exit, .net = sb->net,
+		.quiet = &sb->quiet, .workers = opts->workers,
+	};
+	sb->containers = sandbox_containers_new(&cc);
+	if (opts->self_test &&
+	    sandbox_selftest_run(&runner, sandbox_trust_is_gvisor(sb->trust, TRUST_UNTRUSTED),
+				 err) < 0) {
 		r = -EPERM;
 		goto fail;
 	}
 	/* After the self-test: no warm container exists before confinement is
-	 * known to hold. */
-	sb->pool = sandbox_pool_start(sb, opts->pool_size);
-	docker_version_clear(&v);
-	docker_info_clear(&info);
-	docker_image_clear(&img);
+	 * known to hold. Warm containers are plain: default image, the level's
+	 * network (in the pip image, which network code needs). */
+	for (int t = 0; t < TRUST_COUNT; t++) {
+		bool network = sandbox_trust_has_network(sb, (enum trust)t);
+		warm[t] = (struct sandbox_container_spec){
+			.image = network ? sandbox_net_pip(sb->net)->image : NULL, .network = network,
+		};
+	}
+	sb->pool = sandbox_pool_start(sb->containers, sb->trust, &sb->quiet, warm,
+				      opts->pool_size);
 	*out = sb;
 	return 0;
 fail:
-	docker_version_clear(&v);
-	docker_info_clear(&info);
-	docker_image_clear(&img);
 	sandbox_free(sb);
 	return r;
 }
@@ -189,20 +164,11 @@ void sandbox_free(struct sandbox *sb)
 		return;
 	sandbox_quiet_release(&sb->quiet);
 	sandbox_pool_stop(sb->pool);
-	/* Drains the removals still queued; those that fail become orphans. */
-	sandbox_reaper_stop(sb->reaper);
-	sandbox_exit_stop(sb);
-	remove_orphans(sb);
-	for (size_t i = 0; i < sb->n_orphans; i++) {
-		/* Found by label at the next start (remove_leftovers). */
-		log_warnx("container %.12s is left in Docker: it could not be removed",
-			  sb->orphans[i]);
-		free(sb->orphans[i]);
-	}
-	free(sb->orphans);
-	pthread_mutex_destroy(&sb->orphans_lock);
-	pthread_mutex_destroy(&sb->trust_lock);
-	sandbox_net_stop(sb);
+	/* Drains the removals still queued, then the orphans. */
+	sandbox_containers_free(sb->containers);
+	sandbox_exit_stop(sb->exit);
+	sandbox_net_stop(sb->net);
+	sandbox_trust_free(sb->trust);
 	sandbox_quiet_destroy(&sb->quiet);
 	docker_free(sb->docker);
 	free(sb->image);
@@ -210,10 +176,30 @@ void sandbox_free(struct sandbox *sb)
 	free(sb->user);
 	free(sb->instance);
 	free(sb->docker_version);
-	for (int t = 0; t < TRUST_COUNT; t++)
-		free(sb->runtime[t]);
 	free(sb);
 }
+
+bool sandbox_set_limits(struct sandbox *sb, const struct sandbox_options *opts)
+{
+	bool changed = sandbox_trust_reload(sb->trust, opts->trust);
+
+	/* No container made with the old limits serves a later job. */
+	if (changed && sb->pool) {
+		log_info("sandbox limits changed: replacing the warm pool's containers");
+		sandbox_pool_flush(sb->pool);
+	}
+	return changed;
+}
+
+int sandbox_parse_toml(struct sandbox *sb, const char *toml, size_t len, json_t **table,
+		       char **err)
+{
+	const struct sandbox_runner runner = { run_job, sb };
+
+	return sandbox_deps_parse_toml(&runner, sandbox_net_pip(sb->net), toml, len, table, err);
+}
+
+void sandbox_wait_removed(struct sandbox *sb) { sandbox_containers_wait_removed(sb->containers); }
 
 static void set_message(struct sandbox_result *r, char *msg)
 {
@@ -283,144 +269,47 @@ static void fail_result(struct sandbox_result *r, char *err)
 	free(err);
 }
 
-/* gVisor's own kernel (the Sentry) and file proxy run as host threads inside
- * the container's pids cgroup, about 40 at rest and more under load, while
- * the script's processes are the Sentry's tasks. Under runsc the host-side
- * PidsLimit therefore gets this allowance on top of the configured pids, so
- * that the configured number stays what the script may start. */
-#define RUNSC_PIDS_ALLOWANCE 128
-
-bool sandbox_is_gvisor(const struct sandbox *sb, enum trust trust)
-{
-	return sb->runtime[trust] && strcmp(sb->runtime[trust], "runsc") == 0;
-}
-
-static int64_t host_pids_limit(const struct sandbox *sb, enum trust trust, int64_t pids)
-{
-	return sandbox_is_gvisor(sb, trust) ? pids + RUNSC_PIDS_ALLOWANCE : pids;
-}
-
-int sandbox_container_prepare(struct sandbox *sb, enum trust trust,
-			      const struct sandbox_limits *limits, const char *job_label,
-			      const struct sandbox_container_spec *spec,
-			      struct sandbox_container *out, char **err)
-{
-	const char *cmd[] = { "python3", "-I", "-u", "-B", "-c",
-			      spec->program ? spec->program : sandbox_bootstrap, NULL };
-	/* The allowlist mode adds the proxy's variables (sandbox_net.c). */
-	const char *env[16] = { "HOME=/tmp", "LANG=C.UTF-8", "PATH=/usr/local/bin:/usr/bin:/bin" };
-	size_t n_env = 3;
-	const struct docker_label labels[] = {
-		{ "mai.agent", "1" },
-		{ "mai.instance", sb->instance },
-		{ "mai.job", job_label ? job_label : "" },
-	};
-	bool network = spec->network && sb->net_name;
-	for (char **v = network ? sb->net_env : NULL; v && *v && n_env + 1 < ARRAY_SIZE(env); v++)
-		env[n_env++] = *v;
-	struct docker_create_params p = {
-		.image = spec->image ? spec->image : sb->image, .cmd = cmd, .env = env,
-		.user = sb->user, .workdir = "/tmp",
-		.labels = labels, .n_labels = ARRAY_SIZE(labels), .open_stdin = true,
-		.memory_bytes = limits->memory_bytes, .nano_cpus = limits->nano_cpus,
-		.pids_limit = host_pids_limit(sb, trust, limits->pids),
-		.tmpfs_bytes = limits->tmpfs_bytes,
-		.nofile = limits->nofile, .fsize_bytes = limits->fsize_bytes,
-		.runtime = sb->runtime[trust],
-		.network = network ? sb->net_name : NULL,
-		.deps_tmpfs_bytes = spec->deps_tmpfs_bytes,
-	};
-
-	memset(out, 0, sizeof(*out));
-	out->limits = *limits;
-	if (docker_container_create(sb->docker, &p, &out->id, err))
-		return -EIO;
-	/* Attach before start: not a byte of output is missed. */
-	if (docker_container_attach(sb->docker, out->id, &out->stream, err) ||
-	    docker_container_start(sb->docker, out->id, err)) {
-		sandbox_container_discard(sb, out);
-		return -EIO;
-	}
-	sandbox_exit_watch(sb, trust, out);
-	return 0;
-}
-
-void sandbox_container_discard(struct sandbox *sb, struct sandbox_container *c)
-{
-	char *err = NULL;
-
-	if (c->stream)
-		docker_stream_close(c->stream);
-	sandbox_exit_unwatch(sb, c);
-	if (c->id && docker_container_remove(sb->docker, c->id, &err)) {
-		log_warnx("removing container %.12s failed: %s; trying again before the next run",
-			  c->id, err);
-		free(err);
-		pthread_mutex_lock(&sb->orphans_lock);
-		sb->orphans = xrealloc(sb->orphans, (sb->n_orphans + 1) * sizeof(*sb->orphans));
-		sb->orphans[sb->n_orphans++] = c->id;
-		pthread_mutex_unlock(&sb->orphans_lock);
-		c->id = NULL;
-	}
-	free(c->id);
-	memset(c, 0, sizeof(*c));
-}
-
-void sandbox_container_release(struct sandbox *sb, struct sandbox_container *c)
-{
-	if (c->id && sandbox_reaper_add(sb->reaper, c->id) == 0)
-		c->id = NULL;
-	sandbox_container_discard(sb, c); /* in place when the reaper has no thread */
-}
-
-void sandbox_wait_removed(struct sandbox *sb) { sandbox_reaper_wait(sb->reaper); }
-
 /* A warm container for the job, with the job's limits applied, or -EAGAIN. */
 static int take_warm(struct sandbox *sb, enum trust trust,
 		     const struct sandbox_limits *want, struct sandbox_container *c)
 {
-	char *err = NULL;
-
 	if (!sb->pool || sandbox_pool_take(sb->pool, trust, c) < 0)
 		return -EAGAIN;
 	if (c->limits.memory_bytes == want->memory_bytes && c->limits.nano_cpus == want->nano_cpus &&
 	    c->limits.pids == want->pids)
 		return 0;
-	/* Scaled limits: memory, CPUs and pids can change on a running
-	 * container; tmpfs and ulimits stay as created (reported as applied). */
-	if (docker_container_update(sb->docker, c->id, want->memory_bytes, want->nano_cpus,
-				    host_pids_limit(sb, trust, want->pids), &err) != DOCKER_OK) {
-		log_warnx("updating the limits of pooled container %.12s failed (%s); using a cold "
-			  "one", c->id, err);
-		free(err);
-		sandbox_container_discard(sb, c);
-		return -EAGAIN;
-	}
-	c->limits.memory_bytes = want->memory_bytes;
-	c->limits.nano_cpus = want->nano_cpus;
-	c->limits.pids = want->pids;
-	return 0;
+	/* Scaled limits: applied to the running container. */
+	return sandbox_container_update(sb->containers, trust, want, c) < 0 ? -EAGAIN : 0;
+}
+
+/* The script has ended (the bootstrap waits for stdin to close, or the
+ * init has exited): the cgroup's counters, before Docker removes it. */
+static void sample_at_end(void *usage)
+{
+	sandbox_usage_end(usage);
 }
 
 int sandbox_run(struct sandbox *sb, const struct sandbox_job *job, struct sandbox_result *out)
 {
 	static const struct sandbox_run_mode plain = { 0 };
 
-	return sandbox_run_internal(sb, job, &plain, out);
+	return run_job(sb, job, &plain, out);
 }
 
-int sandbox_run_internal(struct sandbox *sb, const struct sandbox_job *job,
-			 const struct sandbox_run_mode *mode, struct sandbox_result *out)
+static int run_job(void *arg, const struct sandbox_job *job, const struct sandbox_run_mode *mode,
+		   struct sandbox_result *out)
 {
+	struct sandbox *sb = arg;
+	const struct sandbox_pip *pip = sandbox_net_pip(sb->net);
 	bool deps = job->n_dependencies > 0;
 	bool network = !mode->no_network && sandbox_trust_has_network(sb, job->trust);
 	/* A level with network runs in the pip image: it has pip and the
 	 * whole standard library (http.client, ssl) that network code needs. */
 	struct sandbox_container_spec spec = {
-		.image = mode->image ? mode->image : (deps || network ? sb->pip_image : NULL),
+		.image = mode->image ? mode->image : (deps || network ? pip->image : NULL),
 		.program = mode->program,
 		.network = network,
-		.deps_tmpfs_bytes = deps ? sb->install_size : 0,
+		.deps_tmpfs_bytes = deps ? pip->install_size : 0,
 	};
 	_cleanup_free_ char *deps_spec = NULL;
 	struct sandbox_container c = { 0 };
@@ -448,22 +337,19 @@ int sandbox_run_internal(struct sandbox *sb, const struct sandbox_job *job,
 					 "next starts"));
 		return -ECANCELED;
 	}
-	remove_orphans(sb);
-	struct sandbox_limits base;
-	bool no_scale;
-	sandbox_trust_base(sb, job->trust, &base, &no_scale);
-	sandbox_limits_compute(&base, &job->metrics, !no_scale, &sb->machine, sb->workers, &want);
+	sandbox_containers_remove_orphans(sb->containers);
+	sandbox_trust_limits(sb->trust, job->trust, &job->metrics, &want);
 	if (want.timeout_ms < mode->min_timeout_ms)
 		want.timeout_ms = mode->min_timeout_ms;
 	out->limits = want;
-	out->runtime = xstrdup(sb->runtime[job->trust]);
+	out->runtime = xstrdup(sandbox_trust_runtime(sb->trust, job->trust));
 	out->image = xstrdup(spec.image ? spec.image : sb->image);
-	out->image_id = xstrdup(spec.image && sb->pip_image_id ? sb->pip_image_id : sb->image_id);
+	out->image_id = xstrdup(spec.image && pip->image_id ? pip->image_id : sb->image_id);
 	out->docker_version = xstrdup(sb->docker_version);
 	out->cgroup_version = sb->cgroup_version;
 	sandbox_demux_init(&demux, (size_t)want.stdout_max, (size_t)want.stderr_max);
 
-	if (deps && !(spec.network && sb->pip_image_id)) {
+	if (deps && !(spec.network && pip->image_id)) {
 		fail_result(out, xasprintf("the script has PEP 723 dependencies but trust level %s "
 					   "has no network to install them with; set network: "
 					   "allowlist for %s in config/sandbox.yaml",
@@ -474,15 +360,16 @@ int sandbox_run_internal(struct sandbox *sb, const struct sandbox_job *job,
 		return -EINVAL;
 	}
 	if (deps) {
-		deps_spec = sandbox_deps_spec(sb, job);
+		deps_spec = sandbox_deps_spec(pip, job);
 		/* The install has its own time limit on top of the script's. */
-		want.timeout_ms += sb->install_timeout_ms;
+		want.timeout_ms += pip->install_timeout_ms;
 	}
 	/* Warm containers are plain: default image, the level's network. */
 	bool plain = !deps && !mode->image && !mode->program && !mode->no_network;
 	sandbox_quiet_enter(&sb->quiet);
 	if ((!plain || take_warm(sb, job->trust, &want, &c) < 0) &&
-	    sandbox_container_prepare(sb, job->trust, &want, job->job_id, &spec, &c, &err) < 0) {
+	    sandbox_container_prepare(sb->containers, job->trust, &want, job->job_id, &spec, &c,
+				      &err) < 0) {
 		fail_result(out, err);
 		out->out = (struct sandbox_output){ demux.out.data, 0, 0, false };
 		out->err = (struct sandbox_output){ demux.err.data, 0, 0, false };
@@ -492,17 +379,23 @@ int sandbox_run_internal(struct sandbox *sb, const struct sandbox_job *job,
 	out->limits = c.limits;
 	out->limits.timeout_ms = want.timeout_ms;
 	out->container_id = xstrdup(c.id);
-	sandbox_exit_pump_watch(&c, &watch);
+	sandbox_exit_pump_watch(c.init, &watch);
 	t0 = monoclock_ms();
 	sandbox_end_marker(nonce, marker);
 	sandbox_demux_expect_marker(&demux, marker);
 	input = sandbox_job_input(job, deps_spec, nonce, &input_len);
 	sandbox_usage_start(&usage, sb->docker, c.id, sb->cgroup_version);
-	end = sandbox_attach_pump(c.stream, &demux, input, input_len, &watch, t0 + want.timeout_ms,
-				  true, &sb->cancelled, &io_error);
+	watch.ended = sample_at_end;
+	watch.ended_arg = &usage;
+	/* Only the bootstrap waits for stdin to close before it exits. */
+	const struct sandbox_attach_hold hold = { sample_at_end, &usage };
+	end = sandbox_attach_pump(c.stream, &demux, input, input_len, spec.program ? NULL : &hold,
+				  &watch, t0 + want.timeout_ms, true, &sb->cancelled, &io_error);
 	/* The kernel says the init has ended and all output is in. Its OOM and
-	 * pids counters are read before Docker removes the cgroup; if it is
-	 * already gone, Docker says how the run ended, as without the kernel. */
+	 * pids counters were read at the end (while the bootstrap waited, or
+	 * when the exit was first seen), before Docker removes the cgroup; if it
+	 * was gone already, Docker says how the run ended, as without the
+	 * kernel. */
 	if (end == SANDBOX_ATTACH_EXITED) {
 		if (sandbox_usage_stop(&usage)) {
 			code = pidfd_exit_code(watch.status);
@@ -511,7 +404,7 @@ int sandbox_run_internal(struct sandbox *sb, const struct sandbox_job *job,
 			out->ended_by_kernel = true;
 			end = SANDBOX_ATTACH_EOF;
 		} else {
-			end = sandbox_attach_pump(c.stream, &demux, NULL, 0, NULL,
+			end = sandbox_attach_pump(c.stream, &demux, NULL, 0, NULL, NULL,
 						  t0 + want.timeout_ms, true, &sb->cancelled,
 						  &io_error);
 		}
@@ -587,28 +480,15 @@ int sandbox_run_internal(struct sandbox *sb, const struct sandbox_job *job,
 	docker_container_state_clear(&st);
 	/* Removed in the background: the result does not wait for it. */
 	sandbox_quiet_leave(&sb->quiet);
-	sandbox_container_release(sb, &c);
+	sandbox_container_release(sb->containers, &c);
 	out->out = (struct sandbox_output){ demux.out.data, demux.out.len, demux.out.total,
 					     demux.out.truncated };
 	out->err = (struct sandbox_output){ demux.err.data, demux.err.len, demux.err.total,
 					     demux.err.truncated };
 	if (deps) {
-		out->limits.timeout_ms -= sb->install_timeout_ms;
+		out->limits.timeout_ms -= pip->install_timeout_ms;
 		sandbox_deps_collect(out);
 	}
 	return r;
 }
 
-void sandbox_result_clear(struct sandbox_result *r)
-{
-	free(r->out.data);
-	free(r->err.data);
-	free(r->runtime);
-	free(r->image);
-	free(r->image_id);
-	free(r->docker_version);
-	free(r->container_id);
-	free(r->message);
-	json_decref(r->dependencies);
-	memset(r, 0, sizeof(*r));
-}

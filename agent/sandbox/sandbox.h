@@ -13,133 +13,13 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
 
 #include "level.h"
-
-enum sandbox_verdict {
-	SANDBOX_VERDICT_EXITED,        /* exit code or signal in the result */
-	SANDBOX_VERDICT_TIMEOUT,       /* killed by the agent's wall-clock timer */
-	SANDBOX_VERDICT_OOM_KILLED,    /* the memory limit's OOM killer struck */
-	SANDBOX_VERDICT_OUTPUT_LIMIT,  /* stdout or stderr went past its cap: killed */
-	SANDBOX_VERDICT_PIDS_LIMIT,    /* the cgroup's pids counter hit the limit */
-	SANDBOX_VERDICT_SANDBOX_ERROR, /* Docker failed; message has its words */
-};
-const char *sandbox_verdict_to_string(enum sandbox_verdict v);
-
-/* Limits of one run. Sizes in bytes, times in milliseconds. */
-struct sandbox_limits {
-	int64_t memory_bytes; /* Memory = MemorySwap */
-	int64_t nano_cpus;
-	int64_t pids;
-	int64_t tmpfs_bytes;
-	int64_t nofile;
-	int64_t fsize_bytes;
-	int64_t timeout_ms;
-	int64_t stdout_max, stderr_max;
-};
-
-struct sandbox_trust_options {
-	struct sandbox_limits base; /* before scaling and clamping */
-	const char *runtime;        /* "runc" (default) or "runsc" */
-	bool no_scale;              /* keep base as is (still clamped by the machine) */
-	/* Joins the internal sandbox network whose only way out is the
-	 * filtering proxy; PEP 723 dependencies are installed at this level. */
-	bool network_allowlist;
-};
-
-/* The allowlist mode (network.* in config/sandbox.yaml). Used only when a
- * trust level has network_allowlist. */
-struct sandbox_network_options {
-	const char *state_dir;            /* the proxy's files go to state_dir/proxy */
-	const char *const *allowed_hosts; /* exact host names */
-	size_t n_hosts;
-	const char *index_url;            /* pip's --index-url */
-	int proxy_port;
-	const char *image;                /* with python3-pip; NULL: "mai-sandbox-pip:latest" */
-	int64_t install_timeout_ms;       /* one pip install; 0: 120 s */
-	int64_t install_size;             /* tmpfs of the dependencies; 0: 256 MiB */
-	const char *proxy_program;        /* NULL: "tinyproxy" */
-};
-
-/* How the end of a run is learnt without waiting for Docker to tear the
- * container down (sandbox_attach.h). AUTO: the kernel's pidfds where they
- * report exit statuses (Linux 6.15+), else its process events connector
- * (needs root in the host's namespaces), else Docker. The others force one
- * way (tests, benchmarks). */
-enum sandbox_exit_source {
-	SANDBOX_EXIT_AUTO,
-	SANDBOX_EXIT_PIDFD,
-	SANDBOX_EXIT_NETLINK,
-	SANDBOX_EXIT_DOCKER,
-};
-
-struct sandbox_options {
-	const char *socket_path;  /* NULL: the default Docker socket */
-	const char *image;        /* NULL: "mai-sandbox:latest" */
-	const char *user;         /* NULL: "1000:1000" */
-	/* The value of the mai.instance label: containers with it that exist at
-	 * sandbox_new() are leftovers of an earlier run of this agent and are
-	 * removed. Stable across restarts of one agent; NULL: "default". */
-	const char *instance_id;
-	unsigned workers;         /* concurrent runs sharing the machine; 0: 1 */
-	unsigned pool_size;       /* warm containers per trust level; 0: none */
-	bool self_test;           /* run the confinement probes in sandbox_new */
-	enum sandbox_exit_source exit_source;
-	struct sandbox_trust_options trust[TRUST_COUNT];
-	struct sandbox_network_options network;
-};
-
-/* Fills opts with the built-in defaults. */
-void sandbox_options_defaults(struct sandbox_options *opts);
-
-/* From the assessor: the shape of the code, used to scale the limits. */
-struct sandbox_code_metrics {
-	size_t bytes, lines, loops, imports, max_nesting;
-};
-
-
-struct sandbox_job {
-	const char *job_id;     /* goes into the mai.job label */
-	const char *file_name;  /* what tracebacks show, e.g. "foo.py" */
-	const uint8_t *code;
-	size_t len;
-	enum trust trust;
-	struct sandbox_code_metrics metrics;
-	/* PEP 723 dependencies (requirement strings, checked by
-	 * pep723_check_dependencies) installed with pip before the script runs;
-	 * only at a trust level with network_allowlist. */
-	const char *const *dependencies;
-	size_t n_dependencies;
-};
-
-struct sandbox_output {
-	char *data;         /* NUL terminated, at most the cap; owned by the result */
-	size_t len;         /* bytes in data */
-	uint64_t total;     /* bytes the script wrote */
-	bool truncated;
-};
-
-struct sandbox_result {
-	enum sandbox_verdict verdict;
-	int exit_code;      /* -1 when killed by the agent */
-	int signal;         /* the signal that ended the script, 0 if none */
-	struct sandbox_output out, err;
-	int64_t wall_ms, cpu_ms;
-	int64_t peak_memory_bytes;
-	int64_t pids_peak;
-	struct sandbox_limits limits; /* as applied */
-	enum trust trust;
-	char *runtime, *image, *image_id, *docker_version, *container_id;
-	int cgroup_version;
-	char *message;      /* one line; NULL for a clean exit 0 */
-	/* The end came from the kernel (the init's pidfd, with all output in),
-	 * not from Docker's end of stream: see sandbox_attach.h. */
-	bool ended_by_kernel;
-	/* For a job with dependencies: what pip did ({"ok", "installed": [{name,
-	 * version, url, hashes}], ...}); NULL otherwise. Owned. */
-	json_t *dependencies;
-};
+/* The value types: in their own headers, which the sandbox's parts use
+ * without this one. */
+#include "sandbox_job.h"
+#include "sandbox_options.h"
+#include "sandbox_result.h"
 
 struct sandbox;
 
@@ -179,6 +59,12 @@ bool sandbox_set_limits(struct sandbox *sb, const struct sandbox_options *opts);
 /* Whether trust level t joins the sandbox network (network: allowlist). */
 bool sandbox_trust_has_network(const struct sandbox *sb, enum trust t);
 
+/* How this sandbox learns the end of its runs (never AUTO), and how many
+ * warm containers are ready now for trust level t (0 without a pool): for
+ * status and tests. Thread-safe. */
+enum sandbox_exit_source sandbox_exit_source_used(const struct sandbox *sb);
+unsigned sandbox_warm_ready(struct sandbox *sb, enum trust t);
+
 /* Parses the TOML of a PEP 723 block (pep723_locate) with Python's tomllib
  * in a container of the pip image without any network. 0 with *table (the
  * TOML table as JSON; caller decrefs); -EINVAL with *err (caller frees)
@@ -186,9 +72,5 @@ bool sandbox_trust_has_network(const struct sandbox *sb, enum trust t);
  * another -errno when the container could not run (then retry). */
 int sandbox_parse_toml(struct sandbox *sb, const char *toml, size_t len, json_t **table,
 		       char **err);
-
-/* The "execution" object of result.json; the caller owns the reference. */
-json_t *sandbox_result_to_json(const struct sandbox_result *r);
-void sandbox_result_clear(struct sandbox_result *r);
 
 #endif

@@ -95,6 +95,27 @@ bool sandbox_demux_ended(const struct sandbox_demux *d)
 	       capture_ends_with(&d->err, d->marker, d->marker_len);
 }
 
+bool sandbox_demux_marker_seen(const struct sandbox_demux *d)
+{
+	return d->out.marker_seen && d->err.marker_seen;
+}
+
+/* Whether marker m comes in p, or across the end of what c already has and
+ * the start of p (before p is added). */
+static bool marker_comes(const struct sandbox_capture *c, const uint8_t *p, size_t n,
+			 const char *m, size_t mlen)
+{
+	uint8_t join[2 * SANDBOX_MARKER_MAX];
+	size_t keep = c->tail_len < mlen - 1 ? c->tail_len : mlen - 1;
+	size_t take = n < mlen - 1 ? n : mlen - 1;
+
+	if (memmem(p, n, m, mlen))
+		return true;
+	memcpy(join, c->tail + c->tail_len - keep, keep);
+	memcpy(join + keep, p, take);
+	return memmem(join, keep + take, m, mlen) != NULL;
+}
+
 static void capture_strip(struct sandbox_capture *c, const char *m, size_t n)
 {
 	if (!capture_ends_with(c, m, n))
@@ -144,7 +165,10 @@ int sandbox_demux_feed(struct sandbox_demux *d, const uint8_t *buf, size_t len)
 			continue;
 		}
 		size_t take = len < d->remaining ? len : d->remaining;
-		capture_add(d->stream == 1 ? &d->out : &d->err, buf, take);
+		struct sandbox_capture *c = d->stream == 1 ? &d->out : &d->err;
+		if (d->marker_len && !c->marker_seen)
+			c->marker_seen = marker_comes(c, buf, take, d->marker, d->marker_len);
+		capture_add(c, buf, take);
 		d->remaining -= (uint32_t)take;
 		buf += take;
 		len -= take;
@@ -170,6 +194,11 @@ static void watch_check(struct sandbox_exit_watch *w)
 	int64_t now = monoclock_ms();
 	int r = w->get_status(w->ctx, &w->status);
 
+	if ((r == 0 || r == -EAGAIN) && !w->ended_seen) {
+		w->ended_seen = true;
+		if (w->ended)
+			w->ended(w->ended_arg);
+	}
 	if (r == 0) {
 		w->known = true;
 	} else if (r == -EAGAIN && !w->pending_since) {
@@ -179,8 +208,30 @@ static void watch_check(struct sandbox_exit_watch *w)
 	}
 }
 
+/* Waits, until the monotonic time until (ms), for the watch to learn the
+ * init's status. Whether it did. */
+static bool watch_wait(struct sandbox_exit_watch *w, int64_t until)
+{
+	while (watching(w)) {
+		struct pollfd p = { .fd = w->fd, .events = POLLIN };
+		int64_t left = until - monoclock_ms();
+		int r;
+
+		if (left <= 0)
+			return false;
+		/* An ended init stays readable until reaped: ask again each ms. */
+		r = poll(&p, w->pending_since ? 0 : 1, w->pending_since ? 1 : (int)left);
+		if (r < 0 && errno != EINTR)
+			return false;
+		if (w->pending_since || r > 0)
+			watch_check(w);
+	}
+	return w && w->known;
+}
+
 enum sandbox_attach_end sandbox_attach_pump(struct docker_stream *s, struct sandbox_demux *d,
 					    const uint8_t *input, size_t input_len,
+					    const struct sandbox_attach_hold *hold,
 					    struct sandbox_exit_watch *watch, int64_t deadline_ms,
 					    bool stop_at_limit, const atomic_bool *cancel,
 					    int *error)
@@ -198,7 +249,9 @@ enum sandbox_attach_end sandbox_attach_pump(struct docker_stream *s, struct sand
 		int wait_ms = left > 1000 ? 1000 : (int)left;
 		ssize_t n;
 
-		if (stdin_open && sent == input_len) {
+		if (stdin_open && sent == input_len && (!hold || sandbox_demux_marker_seen(d))) {
+			if (hold && hold->before_release)
+				hold->before_release(hold->arg);
 			docker_stream_close_write(s);
 			stdin_open = false;
 		}
@@ -213,8 +266,14 @@ enum sandbox_attach_end sandbox_attach_pump(struct docker_stream *s, struct sand
 				return SANDBOX_ATTACH_OUTPUT_LIMIT;
 			continue;
 		}
+		/* Docker's end of stream: the init has ended with it (its stdio is
+		 * closed), so with both markers in, the kernel's word is due at once
+		 * (a process event still on its way, a pidfd not yet reaped). */
 		if (n == 0)
-			return SANDBOX_ATTACH_EOF;
+			return sandbox_demux_ended(d) &&
+					       watch_wait(watch, monoclock_ms() + REAP_WAIT_MS)
+				       ? SANDBOX_ATTACH_EXITED
+				       : SANDBOX_ATTACH_EOF;
 		if (n != -EAGAIN) {
 			*error = (int)n;
 			return SANDBOX_ATTACH_ERROR;
@@ -225,7 +284,7 @@ enum sandbox_attach_end sandbox_attach_pump(struct docker_stream *s, struct sand
 			return SANDBOX_ATTACH_DEADLINE;
 		if (cancel && atomic_load(cancel))
 			return SANDBOX_ATTACH_CANCELLED;
-		if (stdin_open)
+		if (stdin_open && sent < input_len)
 			p[0].events |= POLLOUT;
 		/* An ended init stays readable until reaped: ask again each ms. */
 		if (watching(watch) && watch->pending_since)
@@ -238,7 +297,7 @@ enum sandbox_attach_end sandbox_attach_pump(struct docker_stream *s, struct sand
 		}
 		if (watching(watch) && (watch->pending_since || (nfds > 1 && p[1].revents)))
 			watch_check(watch);
-		if (stdin_open && (p[0].revents & POLLOUT)) {
+		if (stdin_open && sent < input_len && (p[0].revents & POLLOUT)) {
 			size_t chunk = input_len - sent < 65536 ? input_len - sent : 65536;
 			/* One chunk at a time, so output keeps being read and
 			 * neither side can block the other. */

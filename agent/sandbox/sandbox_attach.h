@@ -11,7 +11,16 @@
  * events, procexit.h), which nothing inside can forge, and each stream ends with the bootstrap's end marker, so no
  * output is still on its way. A marker the script writes itself can at most
  * end its own output early, as exiting would; the exit status stays the
- * kernel's. Without either, the pump waits for Docker's end of stream. */
+ * kernel's. Without either, the pump waits for Docker's end of stream.
+ * Which of the two a loaded machine delivers first does not decide how the
+ * run ends: when Docker's end of stream comes first with both markers in,
+ * the init has ended, and the kernel's word, due at once, is waited for.
+ *
+ * The hold. The bootstrap does not let its interpreter exit after the marker
+ * until the agent closes stdin (sandbox_bootstrap.c); the pump keeps stdin
+ * open after the input until the marker has come on both streams, lets the
+ * caller read what it needs of the live container (its cgroup's counters,
+ * which Docker removes some milliseconds after the end), then closes it. */
 #ifndef MAI_SANDBOX_ATTACH_H
 #define MAI_SANDBOX_ATTACH_H
 
@@ -32,6 +41,7 @@ struct sandbox_capture {
 	bool truncated;  /* total > limit */
 	uint8_t tail[SANDBOX_MARKER_MAX]; /* the stream's last bytes, stored or not */
 	size_t tail_len;
+	bool marker_seen; /* the end marker came, whatever followed it */
 };
 
 struct sandbox_demux {
@@ -54,6 +64,9 @@ int sandbox_demux_feed(struct sandbox_demux *d, const uint8_t *buf, size_t len);
 void sandbox_demux_expect_marker(struct sandbox_demux *d, const char *marker);
 /* Whether both streams end with the marker. */
 bool sandbox_demux_ended(const struct sandbox_demux *d);
+/* Whether the marker has come on both streams, at the end or not (output
+ * of a process the script left behind may follow it). */
+bool sandbox_demux_marker_seen(const struct sandbox_demux *d);
 /* Takes the marker off the end of each stream that ends with it: from the
  * stored bytes and the total, and sets truncated again against the cap. */
 void sandbox_demux_strip_marker(struct sandbox_demux *d);
@@ -71,27 +84,45 @@ enum sandbox_attach_end {
 
 /* The container's init, watched through the kernel (sandbox_exit.c). */
 struct sandbox_exit_watch {
-	int fd;                /* readable once it may have ended; -1: none (never EXITED) */
-	/* Its wait status: 0 once known, -EAGAIN not yet, another -errno
-	 * never (then the pump waits for Docker's end of stream). */
+	/* Readable once it has ended or the watch can no longer tell; -1: none
+	 * (never EXITED). */
+	int fd;
+	/* Its wait status, asked once fd was readable: 0 once known, -EAGAIN
+	 * ended but not yet reaped, another -errno never (then the pump waits
+	 * for Docker's end of stream). */
 	int (*get_status)(void *ctx, int *status);
 	void *ctx;
+	/* May be NULL. Called once from the pump, as soon as the init is seen
+	 * to have ended (0 or -EAGAIN above), before Docker can have learnt of
+	 * it: what only the container's cgroup says is read then. */
+	void (*ended)(void *arg);
+	void *ended_arg;
+	bool ended_seen;
 	bool known;            /* status is in */
 	int status;            /* the init's wait status */
 	int64_t pending_since; /* ended but not yet reaped, since (ms); 0: not seen */
 };
 
+/* Stdin held open after the input until the marker has come on both
+ * streams (the bootstrap waits for its end before exiting). */
+struct sandbox_attach_hold {
+	void (*before_release)(void *arg); /* may be NULL; called once */
+	void *arg;
+};
+
 const char *sandbox_attach_end_to_string(enum sandbox_attach_end e);
 
-/* Writes input (then half-closes stdin) and reads output into d until end of
- * stream, the deadline (CLOCK_MONOTONIC, ms), an output cap, or (with a
- * watch, may be NULL) the init's exit with both markers in. When
- * stop_at_limit is false, output past the caps is counted and discarded.
- * *error gets a -errno for SANDBOX_ATTACH_ERROR. cancel (may be NULL) is
- * checked at least once a second. After EXITED it may be called again,
- * without input or watch, to read on to Docker's end of stream. */
+/* Writes input, then half-closes stdin (with a hold, may be NULL: once
+ * the markers are in) and reads output into d until end of stream, the
+ * deadline (CLOCK_MONOTONIC, ms), an output cap, or (with a watch, may be
+ * NULL) the init's exit with both markers in. When stop_at_limit is false,
+ * output past the caps is counted and discarded. *error gets a -errno for
+ * SANDBOX_ATTACH_ERROR. cancel (may be NULL) is checked at least once a
+ * second. After EXITED it may be called again, without input, watch or
+ * hold, to read on to Docker's end of stream. */
 enum sandbox_attach_end sandbox_attach_pump(struct docker_stream *s, struct sandbox_demux *d,
 					    const uint8_t *input, size_t input_len,
+					    const struct sandbox_attach_hold *hold,
 					    struct sandbox_exit_watch *watch, int64_t deadline_ms,
 					    bool stop_at_limit, const atomic_bool *cancel,
 					    int *error);

@@ -1,5 +1,5 @@
-/* What a container runs and reads: the bootstrap program, its stdin, and
- * the end marker it writes last. */
+#include "sandbox_bootstrap.h"
+
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include "macro.h"
-#include "sandbox_internal.h"
 
 /* Runs inside the container as `python3 -I -u -B -c BOOTSTRAP`: reads from
  * stdin a header line with the length of the file name, the length of a
@@ -25,9 +24,17 @@
  * bootstrap's frame is cut from tracebacks.
  * When the interpreter exits normally (after the script's own threads and
  * atexit handlers), the bootstrap writes "\x1eMAI-END <nonce>\n" to stdout
- * and to stderr: the agent then knows that each stream is complete without
- * waiting for Docker to close them (sandbox_attach.h), and takes the marker
- * off the output. Processes the script forks do not write it. */
+ * and to stderr, through its own copies of both (taken before the script
+ * runs, so a script that redirects fd 1 or 2 does not divert it): the agent
+ * then knows that each stream is complete without waiting for Docker to
+ * close them (sandbox_attach.h), and takes the marker off the output.
+ * Processes the script forks do not write it.
+ * The script's stdin is /dev/null (it was at its end before); the bootstrap
+ * keeps the real one, which the agent holds open, and after the marker
+ * waits, at most 2 s, for the agent to close it before the interpreter
+ * exits: the agent reads the container's cgroup counters (OOM kills,
+ * refused forks) in that pause, while the container cannot have been torn
+ * down. A script that closes those descriptors only loses the pause. */
 const char sandbox_bootstrap[] =
 	"import atexit, os, sys, linecache, traceback\n"
 	"def mai_install(spec):\n"
@@ -72,11 +79,19 @@ const char sandbox_bootstrap[] =
 	"            f.flush()\n"
 	"        except BaseException:\n"
 	"            pass\n"
-	"    for fd in (1, 2):\n"
+	"    held = True\n"
+	"    for fd in mai_fds[:2]:\n"
 	"        try:\n"
 	"            os.write(fd, b'\\x1eMAI-END ' + h[2] + b'\\n')\n"
 	"        except BaseException:\n"
-	"            pass\n"
+	"            held = False\n"
+	"    try:\n"
+	"        if held:\n"
+	"            import select\n"
+	"            select.select([mai_fds[2]], [], [], 2)\n"
+	"    except BaseException:\n"
+	"        pass\n"
+	"mai_fds = [os.dup(1), os.dup(2), -1]\n"
 	"h = sys.stdin.buffer.readline().split()\n"
 	"atexit.register(mai_end)\n"
 	"name = sys.stdin.buffer.read(int(h[0])).decode('utf-8', 'replace')\n"
@@ -84,7 +99,11 @@ const char sandbox_bootstrap[] =
 	"    import json\n"
 	"    mai_install(json.loads(sys.stdin.buffer.read(int(h[1]))))\n"
 	"del mai_install, mai_end\n"
-	"src = sys.stdin.buffer.read()\n"
+	"src = sys.stdin.buffer.read(int(h[3]))\n"
+	"mai_fds[2] = os.dup(0)\n"
+	"null = os.open(os.devnull, os.O_RDONLY)\n"
+	"os.dup2(null, 0)\n"
+	"os.close(null)\n"
 	"sys.argv = [name]\n"
 	"linecache.cache[name] = (len(src), None, src.decode('utf-8', 'replace').splitlines(True), name)\n"
 	"g = {'__name__': '__main__', '__file__': name, '__builtins__': __builtins__}\n"
@@ -119,15 +138,15 @@ void sandbox_end_marker(char nonce[SANDBOX_NONCE_LEN + 1], char marker[SANDBOX_M
 	snprintf(marker, SANDBOX_MARKER_MAX + 1, "\x1eMAI-END %s\n", nonce);
 }
 
-/* stdin of the bootstrap: "<length of name> <length of spec> <nonce>\n"
- * name spec code. */
+/* stdin of the bootstrap: "<length of name> <length of spec> <nonce>
+ * <length of code>\n" name spec code. */
 uint8_t *sandbox_job_input(const struct sandbox_job *job, const char *spec, const char *nonce,
 			   size_t *len)
 {
 	const char *name = job->file_name ? job->file_name : "script.py";
 	size_t nl = strlen(name), sl = spec ? strlen(spec) : 0;
-	char head[96];
-	int h = snprintf(head, sizeof(head), "%zu %zu %s\n", nl, sl, nonce);
+	char head[128];
+	int h = snprintf(head, sizeof(head), "%zu %zu %s %zu\n", nl, sl, nonce, job->len);
 	uint8_t *buf = xmalloc((size_t)h + nl + sl + job->len + 1);
 	uint8_t *w = buf;
 

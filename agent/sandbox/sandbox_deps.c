@@ -1,11 +1,9 @@
-/* PEP 723 dependencies in the sandbox: the spec the bootstrap installs from
- * (sandbox.c), pip's report taken off the front of stdout, and the TOML of a
- * block parsed by tomllib in a container without network. */
+#include "sandbox_deps.h"
+
 #include <string.h>
 
 #include "docker.h"
 #include "macro.h"
-#include "sandbox_internal.h"
 
 #define DEPS_MARK "\x1eMAI-DEPS "
 /* A slow machine starts python slowly: not a TOML error. */
@@ -40,18 +38,18 @@ static char *http_netloc(const char *url)
 	return xstrndup(h, (size_t)(end - h));
 }
 
-char *sandbox_deps_spec(const struct sandbox *sb, const struct sandbox_job *job)
+char *sandbox_deps_spec(const struct sandbox_pip *pip, const struct sandbox_job *job)
 {
 	json_t *deps = json_array();
-	_cleanup_free_ char *trusted = http_netloc(sb->index_url);
+	_cleanup_free_ char *trusted = http_netloc(pip->index_url);
 	char *s;
 
 	for (size_t i = 0; i < job->n_dependencies; i++)
 		json_array_append_new(deps, json_string(job->dependencies[i]));
 	json_t *j = json_pack("{s:o, s:s, s:o, s:f, s:s}", "dependencies", deps, "index_url",
-			      sb->index_url, "trusted_host",
+			      pip->index_url, "trusted_host",
 			      trusted ? json_string(trusted) : json_null(), "timeout",
-			      (double)sb->install_timeout_ms / 1000.0, "target", DOCKER_DEPS_DIR);
+			      (double)pip->install_timeout_ms / 1000.0, "target", DOCKER_DEPS_DIR);
 	s = j ? json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
 	json_decref(j);
 	if (!s)
@@ -108,11 +106,11 @@ void sandbox_deps_collect(struct sandbox_result *r)
 			       *why ? why : json_string_value(json_object_get(rep, "error")) ?: "");
 }
 
-int sandbox_parse_toml(struct sandbox *sb, const char *toml, size_t len, json_t **table,
-		       char **err)
+int sandbox_deps_parse_toml(const struct sandbox_runner *runner, const struct sandbox_pip *pip,
+			    const char *toml, size_t len, json_t **table, char **err)
 {
 	const struct sandbox_run_mode mode = { .min_timeout_ms = PARSE_TIMEOUT_MS,
-					       .no_network = true, .image = sb->pip_image,
+					       .no_network = true, .image = pip->image,
 					       .program = toml_parser };
 	struct sandbox_job job = { .job_id = "pep723", .file_name = "pep723.toml",
 				   .code = (const uint8_t *)toml, .len = len,
@@ -122,14 +120,13 @@ int sandbox_parse_toml(struct sandbox *sb, const char *toml, size_t len, json_t 
 	int rc = 0;
 
 	*table = NULL;
-	if (!sb->pip_image_id) {
+	if (!pip->image_id) {
 		*err = xasprintf("reading PEP 723 metadata needs the image %s (tomllib): build it "
 				 "with packaging/sandbox-image/build.sh --variant pip, or set "
-				 "network.image in config/sandbox.yaml",
-				 sb->pip_image ? sb->pip_image : "mai-sandbox-pip:latest");
+				 "network.image in config/sandbox.yaml", pip->image);
 		return -ENOENT;
 	}
-	if (sandbox_run_internal(sb, &job, &mode, &r) < 0 || r.verdict != SANDBOX_VERDICT_EXITED ||
+	if (runner->run(runner->ctx, &job, &mode, &r) < 0 || r.verdict != SANDBOX_VERDICT_EXITED ||
 	    r.exit_code != 0 || r.out.truncated ||
 	    !(j = json_loadb(r.out.data, r.out.len, 0, NULL))) {
 		*err = xasprintf("parsing the PEP 723 block in a container failed (%s: %s; "

@@ -1,7 +1,5 @@
-/* How the sandbox learns that a container's init has ended, and with what
- * status, from the kernel instead of Docker (sandbox_attach.h): a pidfd
- * per container where the kernel reports exit statuses through pidfds
- * (Linux 6.15+), else one subscription to the kernel's process events. */
+#include "sandbox_exit.h"
+
 #include <string.h>
 #include <unistd.h>
 
@@ -10,7 +8,20 @@
 #include "pidfd_exit.h"
 #include "procexit.h"
 #include "sandbox_cgroup.h"
-#include "sandbox_internal.h"
+
+struct sandbox_exit {
+	enum sandbox_exit_source source; /* PIDFD, NETLINK or DOCKER, never AUTO */
+	struct procexit *procexit;       /* NETLINK's subscription */
+	struct docker *docker;           /* borrowed: finds an init Docker knows */
+	int cgroup_version;
+};
+
+/* One container's init: its pidfd (PIDFD) or its process events' watch
+ * (NETLINK). */
+struct sandbox_exit_init {
+	int pidfd; /* -1: none */
+	struct procexit_watch *events;
+};
 
 static const char *source_name(enum sandbox_exit_source s)
 {
@@ -23,38 +34,64 @@ static const char *source_name(enum sandbox_exit_source s)
 	return "unknown";
 }
 
-void sandbox_exit_start(struct sandbox *sb, enum sandbox_exit_source want)
+/* The way to take for want (logged when it is not the best one). */
+static enum sandbox_exit_source pick(struct sandbox_exit *ex, enum sandbox_exit_source want)
 {
 	_cleanup_free_ char *err = NULL;
+	const char *no_pidfd = NULL;
 
-	sb->exit_source = SANDBOX_EXIT_DOCKER;
 	if (want == SANDBOX_EXIT_DOCKER)
-		return;
-	if ((want == SANDBOX_EXIT_AUTO || want == SANDBOX_EXIT_PIDFD) && pidfd_exit_supported()) {
-		sb->exit_source = SANDBOX_EXIT_PIDFD;
-		return;
+		return SANDBOX_EXIT_DOCKER;
+	/* Asked only when it may be used: a forced other way says nothing
+	 * about this kernel's pidfds. */
+	if ((want == SANDBOX_EXIT_AUTO || want == SANDBOX_EXIT_PIDFD) &&
+	    pidfd_exit_supported(&no_pidfd)) {
+		log_debug("the ends of runs come from the kernel through pidfds");
+		return SANDBOX_EXIT_PIDFD;
 	}
 	if ((want == SANDBOX_EXIT_AUTO || want == SANDBOX_EXIT_NETLINK) &&
-	    procexit_open(&sb->procexit, &err) == 0) {
-		sb->exit_source = SANDBOX_EXIT_NETLINK;
-		log_info("this kernel cannot report exit statuses through pidfds (Linux 6.15 and "
-			 "later can): the ends of runs come from its process events instead");
-		return;
+	    procexit_open(&ex->procexit, &err) == 0) {
+		if (want == SANDBOX_EXIT_AUTO)
+			log_info("the ends of runs come from the kernel's process events: pidfds "
+				 "cannot report exit statuses here (%s)", no_pidfd);
+		else
+			log_debug("the ends of runs come from the kernel's process events, as asked");
+		return SANDBOX_EXIT_NETLINK;
 	}
 	if (want == SANDBOX_EXIT_AUTO)
 		log_info("the ends of runs wait for Docker's exit path, some 20 ms more per run: "
-			 "this kernel reports exit statuses neither through pidfds (Linux 6.15 and "
-			 "later do) nor, to this process, through its process events (%s)",
+			 "pidfds cannot report exit statuses here (%s), and the kernel's process "
+			 "events are not available to this process (%s)", no_pidfd,
 			 err ? err : "unknown");
 	else
 		log_info("the ends of runs wait for Docker's exit path: the %s way is not "
-			 "available (%s)", source_name(want), err ? err : "kernel too old");
+			 "available (%s)", source_name(want),
+			 want == SANDBOX_EXIT_PIDFD ? no_pidfd : err ? err : "unknown");
+	return SANDBOX_EXIT_DOCKER;
 }
 
-void sandbox_exit_stop(struct sandbox *sb)
+struct sandbox_exit *sandbox_exit_start(enum sandbox_exit_source want, struct docker *d,
+				       int cgroup_version)
 {
-	procexit_close(sb->procexit);
-	sb->procexit = NULL;
+	struct sandbox_exit *ex = xcalloc(1, sizeof(*ex));
+
+	ex->docker = d;
+	ex->cgroup_version = cgroup_version;
+	ex->source = pick(ex, want);
+	return ex;
+}
+
+void sandbox_exit_stop(struct sandbox_exit *ex)
+{
+	if (!ex)
+		return;
+	procexit_close(ex->procexit);
+	free(ex);
+}
+
+enum sandbox_exit_source sandbox_exit_source_get(const struct sandbox_exit *ex)
+{
+	return ex->source;
 }
 
 static int pidfd_status(void *ctx, int *status)
@@ -67,63 +104,66 @@ static int procexit_status(void *ctx, int *status)
 	return procexit_watch_status(ctx, status);
 }
 
-void sandbox_exit_watch(struct sandbox *sb, enum trust trust, struct sandbox_container *c)
+struct sandbox_exit_init *sandbox_exit_watch(struct sandbox_exit *ex, const char *id)
 {
 	_cleanup_free_ char *dir = NULL;
 	struct docker_container_state st = { 0 };
+	struct sandbox_exit_init *init;
 	char *err = NULL;
 	pid_t pid;
 	int fd;
 
-	/* gVisor's init is the Sentry's task, not a host process. */
-	if (sb->exit_source == SANDBOX_EXIT_DOCKER || sandbox_is_gvisor(sb, trust))
-		return;
+	if (ex->source == SANDBOX_EXIT_DOCKER)
+		return NULL;
+	init = xcalloc(1, sizeof(*init));
+	init->pidfd = -1;
 	/* The init from the container's cgroup, or else from Docker. */
-	dir = sandbox_cgroup_dir(sb->cgroup_version, "pids", c->id);
+	dir = sandbox_cgroup_dir(ex->cgroup_version, "pids", id);
 	pid = dir ? sandbox_cgroup_init(dir) : -ENOENT;
-	if (pid < 0 && docker_container_inspect(sb->docker, c->id, &st, &err) == DOCKER_OK &&
+	if (pid < 0 && docker_container_inspect(ex->docker, id, &st, &err) == DOCKER_OK &&
 	    st.running)
 		pid = st.pid;
 	docker_container_state_clear(&st);
 	/* Process events are watched before the check that the pid is still
 	 * the init: an exit between the two is then seen, not missed. */
-	if (pid > 0 && sb->exit_source == SANDBOX_EXIT_NETLINK)
-		c->init_watch = procexit_watch(sb->procexit, pid);
-	fd = pid > 0 ? pidfd_exit_open(pid, c->id) : -ESRCH;
-	if (fd >= 0 && sb->exit_source == SANDBOX_EXIT_PIDFD) {
-		c->init_pidfd = fd;
-		c->has_pidfd = true;
-	} else if (fd >= 0) {
+	if (pid > 0 && ex->source == SANDBOX_EXIT_NETLINK)
+		init->events = procexit_watch(ex->procexit, pid);
+	fd = pid > 0 ? pidfd_exit_open(pid, id) : -ESRCH;
+	if (fd >= 0 && ex->source == SANDBOX_EXIT_PIDFD)
+		init->pidfd = fd;
+	else if (fd >= 0)
 		close(fd);
-	}
-	if (fd < 0 || (sb->exit_source == SANDBOX_EXIT_NETLINK && !c->init_watch)) {
-		sandbox_exit_unwatch(sb, c);
+	if (fd < 0 || (ex->source == SANDBOX_EXIT_NETLINK && !init->events)) {
+		sandbox_exit_unwatch(ex, init);
+		init = NULL;
 		log_debug("cannot watch the init of container %.12s (%s): its result waits for "
-			  "Docker", c->id, err ? err : strerror(fd < 0 ? -fd : ENOMEM));
+			  "Docker", id, err ? err : strerror(fd < 0 ? -fd : ENOMEM));
 	}
 	free(err);
+	return init;
 }
 
-void sandbox_exit_unwatch(struct sandbox *sb, struct sandbox_container *c)
+void sandbox_exit_unwatch(struct sandbox_exit *ex, struct sandbox_exit_init *init)
 {
-	if (c->has_pidfd)
-		close(c->init_pidfd);
-	c->has_pidfd = false;
-	procexit_unwatch(sb->procexit, c->init_watch);
-	c->init_watch = NULL;
+	if (!init)
+		return;
+	if (init->pidfd >= 0)
+		close(init->pidfd);
+	procexit_unwatch(ex->procexit, init->events);
+	free(init);
 }
 
-void sandbox_exit_pump_watch(struct sandbox_container *c, struct sandbox_exit_watch *w)
+void sandbox_exit_pump_watch(struct sandbox_exit_init *init, struct sandbox_exit_watch *w)
 {
 	memset(w, 0, sizeof(*w));
 	w->fd = -1;
-	if (c->has_pidfd) {
-		w->fd = c->init_pidfd;
+	if (init && init->pidfd >= 0) {
+		w->fd = init->pidfd;
 		w->get_status = pidfd_status;
-		w->ctx = &c->init_pidfd;
-	} else if (c->init_watch) {
-		w->fd = procexit_watch_fd(c->init_watch);
+		w->ctx = &init->pidfd;
+	} else if (init && init->events) {
+		w->fd = procexit_watch_fd(init->events);
 		w->get_status = procexit_status;
-		w->ctx = c->init_watch;
+		w->ctx = init->events;
 	}
 }

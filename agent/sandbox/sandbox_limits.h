@@ -4,7 +4,8 @@
 #ifndef MAI_SANDBOX_LIMITS_H
 #define MAI_SANDBOX_LIMITS_H
 
-#include "sandbox.h"
+#include "sandbox_job.h"
+#include "sandbox_options.h"
 
 struct sandbox_machine {
 	int64_t cpus_nano;        /* CPUs this process may use, in nano-CPUs */

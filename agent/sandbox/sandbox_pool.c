@@ -1,22 +1,21 @@
-/* The warm pool: per trust level, N containers created, attached and
- * started ahead of time, their bootstrap waiting for a job on stdin. Each
- * serves exactly one job and is then removed (by sandbox_run); a background
- * thread refills. Nothing is reused across jobs. The pool's containers carry
- * the instance label, so a crashed agent's pool is removed at the next start;
- * sandbox_pool_stop removes them on a clean stop. */
+#include "sandbox_pool.h"
+
 #include <pthread.h>
 #include <string.h>
 
 #include "log.h"
 #include "macro.h"
-#include "sandbox_internal.h"
+#include "sandbox_trust.h"
 
 #define POOL_MAX 16
 /* After a failed refill, wait before trying again (Docker may be down). */
 #define POOL_RETRY_MS 2000
 
 struct sandbox_pool {
-	struct sandbox *sb;
+	struct sandbox_containers *containers;
+	struct sandbox_trust *trust;
+	struct sandbox_quiet *quiet;
+	struct sandbox_container_spec spec[TRUST_COUNT];
 	unsigned size;
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
@@ -29,18 +28,6 @@ struct sandbox_pool {
 	 * refills stop waiting for quiet moments until it is full again. */
 	bool starved[TRUST_COUNT];
 };
-
-/* The limits a pooled container is created with: the level's base, clamped
- * by the machine, unscaled (a job's scaling is applied by update). */
-static void pool_limits(struct sandbox *sb, enum trust t, struct sandbox_limits *l)
-{
-	struct sandbox_code_metrics none = { 0 };
-
-	struct sandbox_limits base;
-
-	sandbox_trust_base(sb, t, &base, NULL);
-	sandbox_limits_compute(&base, &none, false, &sb->machine, sb->workers, l);
-}
 
 static int pool_missing(struct sandbox_pool *p)
 {
@@ -73,20 +60,18 @@ static void *pool_refill(void *arg)
 		/* Between runs where it can: a refill started beside a run slows
 		 * it down (on a small machine, by more than the run itself). */
 		if (!starved) {
-			sandbox_quiet_wait(&p->sb->quiet, 1000);
+			sandbox_quiet_wait(p->quiet, 1000);
 			pthread_mutex_lock(&p->lock);
 			if (p->stop)
 				continue; /* the agent stops: no new container */
 			pthread_mutex_unlock(&p->lock);
 		}
-		pool_limits(p->sb, (enum trust)t, &l);
+		/* The level's base, clamped by the machine, unscaled (a job's
+		 * scaling is applied by an update when it takes the container). */
+		sandbox_trust_limits(p->trust, (enum trust)t, NULL, &l);
 		label = xasprintf("pool-%s", trust_to_string((enum trust)t));
-		bool network = sandbox_trust_has_network(p->sb, (enum trust)t);
-		struct sandbox_container_spec spec = {
-			.image = network ? p->sb->pip_image : NULL, .network = network,
-		};
-		r = sandbox_container_prepare(p->sb, (enum trust)t, &l, label, &spec, &c,
-					      &err);
+		r = sandbox_container_prepare(p->containers, (enum trust)t, &l, label, &p->spec[t],
+					      &c, &err);
 		free(label);
 		pthread_mutex_lock(&p->lock);
 		if (r < 0) {
@@ -101,7 +86,7 @@ static void *pool_refill(void *arg)
 		}
 		if (p->stop || p->n[t] >= p->size || gen != p->generation) {
 			pthread_mutex_unlock(&p->lock);
-			sandbox_container_discard(p->sb, &c);
+			sandbox_container_discard(p->containers, &c);
 			pthread_mutex_lock(&p->lock);
 			continue;
 		}
@@ -113,14 +98,20 @@ static void *pool_refill(void *arg)
 	return NULL;
 }
 
-struct sandbox_pool *sandbox_pool_start(struct sandbox *sb, unsigned size)
+struct sandbox_pool *sandbox_pool_start(struct sandbox_containers *ct, struct sandbox_trust *tt,
+					struct sandbox_quiet *q,
+					const struct sandbox_container_spec spec[TRUST_COUNT],
+					unsigned size)
 {
 	struct sandbox_pool *p;
 
 	if (size == 0)
 		return NULL;
 	p = xcalloc(1, sizeof(*p));
-	p->sb = sb;
+	p->containers = ct;
+	p->trust = tt;
+	p->quiet = q;
+	memcpy(p->spec, spec, sizeof(p->spec));
 	p->size = size > POOL_MAX ? POOL_MAX : size;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->wake, NULL);
@@ -171,7 +162,7 @@ void sandbox_pool_flush(struct sandbox_pool *p)
 	pthread_mutex_unlock(&p->lock);
 	for (int t = 0; t < TRUST_COUNT; t++)
 		for (unsigned i = 0; i < n[t]; i++)
-			sandbox_container_discard(p->sb, &old[t][i]);
+			sandbox_container_discard(p->containers, &old[t][i]);
 }
 
 unsigned sandbox_pool_ready(struct sandbox_pool *p, enum trust trust)
@@ -197,7 +188,7 @@ void sandbox_pool_stop(struct sandbox_pool *p)
 	pthread_join(p->thread, NULL);
 	for (int t = 0; t < TRUST_COUNT; t++)
 		for (unsigned i = 0; i < p->n[t]; i++)
-			sandbox_container_discard(p->sb, &p->ready[t][i]);
+			sandbox_container_discard(p->containers, &p->ready[t][i]);
 	pthread_mutex_destroy(&p->lock);
 	pthread_cond_destroy(&p->wake);
 	free(p);

@@ -1,6 +1,7 @@
 /* Runs in flight, so that background work (pool refill, container removal)
  * can wait for a quiet moment instead of competing with a run for the CPUs
- * and for dockerd. Private to the sandbox. */
+ * and for dockerd. Used by sandbox.c (the runs), the warm pool and the
+ * container removals. */
 #ifndef MAI_SANDBOX_QUIET_H
 #define MAI_SANDBOX_QUIET_H
 

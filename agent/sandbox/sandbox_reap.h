@@ -1,9 +1,9 @@
-/* Removal of finished containers off the critical path: sandbox_run hands a
+/* Removal of finished containers off the critical path: a run hands its
  * container over once its result is known and returns; one background
  * thread removes them in order, between runs where it can, with the
- * sandbox's own removal (which keeps what Docker refuses as an orphan). What
- * is queued when the agent is killed is found by label at the next start.
- * Private to the sandbox. */
+ * containers' own removal (sandbox_container.h, which keeps what Docker
+ * refuses as an orphan). What is queued when the agent is killed is found
+ * by label at the next start. Only sandbox_container.c uses it. */
 #ifndef MAI_SANDBOX_REAP_H
 #define MAI_SANDBOX_REAP_H
 

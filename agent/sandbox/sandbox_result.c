@@ -1,8 +1,23 @@
-/* sandbox_result_to_json: the "execution" object of result.json. */
+/* A run's result: the names of its verdicts, the "execution" object of
+ * result.json, and freeing it. */
+#include "sandbox_result.h"
+
 #include <string.h>
 
 #include "macro.h"
-#include "sandbox.h"
+
+const char *sandbox_verdict_to_string(enum sandbox_verdict v)
+{
+	switch (v) {
+	case SANDBOX_VERDICT_EXITED: return "exited";
+	case SANDBOX_VERDICT_TIMEOUT: return "timeout";
+	case SANDBOX_VERDICT_OOM_KILLED: return "oom_killed";
+	case SANDBOX_VERDICT_OUTPUT_LIMIT: return "output_limit";
+	case SANDBOX_VERDICT_PIDS_LIMIT: return "pids_limit";
+	case SANDBOX_VERDICT_SANDBOX_ERROR: return "sandbox_error";
+	}
+	return "unknown";
+}
 
 /* Length of the valid UTF-8 sequence at p (1-4), or 0 when invalid. */
 static size_t utf8_sequence(const unsigned char *p, size_t left)
@@ -109,4 +124,18 @@ json_t *sandbox_result_to_json(const struct sandbox_result *r)
 	if (r->dependencies)
 		json_object_set(j, "dependencies", r->dependencies);
 	return j;
+}
+
+void sandbox_result_clear(struct sandbox_result *r)
+{
+	free(r->out.data);
+	free(r->err.data);
+	free(r->runtime);
+	free(r->image);
+	free(r->image_id);
+	free(r->docker_version);
+	free(r->container_id);
+	free(r->message);
+	json_decref(r->dependencies);
+	memset(r, 0, sizeof(*r));
 }

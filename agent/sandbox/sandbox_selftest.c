@@ -1,13 +1,10 @@
-/* The self-test: probes run in a real container with the untrusted level's
- * settings. If confinement is weaker than configured, no job may run. */
-#include <stdbool.h>
+#include "sandbox_selftest.h"
+
 #include <string.h>
 #include <sys/utsname.h>
 
 #include "log.h"
 #include "macro.h"
-#include "sandbox_internal.h"
-#include "sandbox_selftest.h"
 
 /* The probes' own wall-clock limit: a slow start on a busy machine is not a
  * confinement failure. */
@@ -74,9 +71,8 @@ static int check_probes(const struct sandbox_result *r, const char *const *probe
 	return 0;
 }
 
-int sandbox_selftest_run(struct sandbox *sb, char **err)
+int sandbox_selftest_run(const struct sandbox_runner *runner, bool gvisor, char **err)
 {
-	const bool gvisor = sandbox_is_gvisor(sb, TRUST_UNTRUSTED);
 	struct utsname host;
 	_cleanup_free_ char *script = NULL;
 	struct sandbox_job job = {
@@ -102,7 +98,7 @@ int sandbox_selftest_run(struct sandbox *sb, char **err)
 	}
 	job.code = (const uint8_t *)script;
 	job.len = strlen(script);
-	if (sandbox_run_internal(sb, &job, &mode, &r) < 0 ||
+	if (runner->run(runner->ctx, &job, &mode, &r) < 0 ||
 	    r.verdict != SANDBOX_VERDICT_EXITED || r.exit_code) {
 		*err = xasprintf("sandbox self-test failed: the probe did not run cleanly (%s: %s; "
 				 "stderr: %.200s)", sandbox_verdict_to_string(r.verdict),
@@ -122,7 +118,7 @@ int sandbox_selftest_run(struct sandbox *sb, char **err)
 	job.file_name = "selftest_memory.py";
 	job.code = (const uint8_t *)memory_script;
 	job.len = sizeof(memory_script) - 1;
-	sandbox_run_internal(sb, &job, &mode, &r);
+	runner->run(runner->ctx, &job, &mode, &r);
 	if (r.verdict != SANDBOX_VERDICT_OOM_KILLED) {
 		*err = xasprintf("sandbox self-test failed: probe memory_limit: a script allocating "
 				 "without end ended with '%s' instead of oom_killed (limit %lld MiB); "

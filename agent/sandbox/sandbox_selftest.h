@@ -1,11 +1,15 @@
-/* Private to the sandbox: the confinement probes (sandbox_selftest.c). */
+/* The self-test: probes run in a real container with the untrusted level's
+ * settings. If confinement is weaker than configured, no job may run. */
 #ifndef MAI_SANDBOX_SELFTEST_H
 #define MAI_SANDBOX_SELFTEST_H
 
-#include "sandbox.h"
+#include <stdbool.h>
 
-/* Runs the probes through sandbox_run(). 0, or -EPERM with *err (caller
- * frees) naming the probe that failed. */
-int sandbox_selftest_run(struct sandbox *sb, char **err);
+#include "sandbox_runner.h"
+
+/* Runs the probes through runner, at the untrusted level, which runs under
+ * gVisor when gvisor is set. 0, or -EPERM with *err (caller frees) naming
+ * the probe that failed. */
+int sandbox_selftest_run(const struct sandbox_runner *runner, bool gvisor, char **err);
 
 #endif

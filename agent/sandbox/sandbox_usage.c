@@ -69,68 +69,64 @@ static bool sample_files(struct sandbox_usage *u)
 	return oom >= 0 && refused >= 0;
 }
 
-static void sample_api(struct sandbox_usage *u)
+/* Under u->lock: the Engine API's numbers (asked without the lock). */
+static void add_api_stats(struct sandbox_usage *u, const struct docker_stats *st)
 {
-	struct docker_stats st;
-	char *err = NULL;
-
-	if (docker_container_stats(u->docker, u->id, &st, &err) != DOCKER_OK) {
-		free(err);
+	if (!st->valid)
 		return;
-	}
-	if (!st.valid)
-		return;
-	max_into(&u->peak_memory_bytes, st.mem_max_usage);
-	max_into(&u->peak_memory_bytes, st.mem_usage);
-	max_into(&u->pids_peak, st.pids_current);
-	if ((int64_t)st.cpu_total_ns > u->cpu_ns)
-		u->cpu_ns = (int64_t)st.cpu_total_ns;
+	max_into(&u->peak_memory_bytes, st->mem_max_usage);
+	max_into(&u->peak_memory_bytes, st->mem_usage);
+	max_into(&u->pids_peak, st->pids_current);
+	if ((int64_t)st->cpu_total_ns > u->cpu_ns)
+		u->cpu_ns = (int64_t)st->cpu_total_ns;
 }
 
-static void sample(struct sandbox_usage *u)
+/* Under u->lock. The cgroup appears at start; look again until it does. */
+static void find_cgroup(struct sandbox_usage *u)
 {
 	if (u->from_cgroup_files)
-		sample_files(u);
-	else
-		sample_api(u);
+		return;
+	u->memory_dir = sandbox_cgroup_dir(u->cgroup_version, "memory", u->id);
+	if (!u->memory_dir)
+		return;
+	u->cpu_dir = sandbox_cgroup_dir(u->cgroup_version, "cpuacct", u->id);
+	u->pids_dir = sandbox_cgroup_dir(u->cgroup_version, "pids", u->id);
+	u->from_cgroup_files = true;
 }
 
 static void *sampler(void *arg)
 {
 	struct sandbox_usage *u = arg;
 
-	for (;;) {
+	pthread_mutex_lock(&u->lock);
+	while (!u->stop) {
 		struct timespec until;
-		bool stop;
 
-		pthread_mutex_lock(&u->lock);
-		stop = u->stop;
-		pthread_mutex_unlock(&u->lock);
-		if (stop)
-			break;
-		/* The cgroup appears at start; look again until it does. */
-		if (!u->from_cgroup_files) {
-			u->memory_dir = sandbox_cgroup_dir(u->cgroup_version, "memory", u->id);
-			if (u->memory_dir) {
-				u->cpu_dir = sandbox_cgroup_dir(u->cgroup_version, "cpuacct",
-								u->id);
-				u->pids_dir = sandbox_cgroup_dir(u->cgroup_version, "pids",
-								 u->id);
-				u->from_cgroup_files = true;
-			}
+		find_cgroup(u);
+		if (u->from_cgroup_files) {
+			sample_files(u);
+		} else {
+			/* An HTTP call: without the lock, so that a sample at the
+			 * end never waits for it. */
+			struct docker_stats st;
+			char *err = NULL;
+			pthread_mutex_unlock(&u->lock);
+			enum docker_error de = docker_container_stats(u->docker, u->id, &st, &err);
+			free(err);
+			pthread_mutex_lock(&u->lock);
+			if (de == DOCKER_OK)
+				add_api_stats(u, &st);
 		}
-		sample(u);
 		clock_gettime(CLOCK_MONOTONIC, &until);
 		until.tv_nsec += SAMPLE_INTERVAL_NS;
 		if (until.tv_nsec >= 1000000000L) {
 			until.tv_sec++;
 			until.tv_nsec -= 1000000000L;
 		}
-		pthread_mutex_lock(&u->lock);
 		if (!u->stop)
 			pthread_cond_timedwait(&u->wake, &u->lock, &until);
-		pthread_mutex_unlock(&u->lock);
 	}
+	pthread_mutex_unlock(&u->lock);
 	return NULL;
 }
 
@@ -151,6 +147,26 @@ void sandbox_usage_start(struct sandbox_usage *u, struct docker *d, const char *
 	u->started = pthread_create(&u->thread, NULL, sampler, u) == 0;
 }
 
+/* Under u->lock. */
+static void sample_end(struct sandbox_usage *u)
+{
+	/* Even when the thread has not looked yet (a loaded machine). */
+	find_cgroup(u);
+	if (u->from_cgroup_files && sample_files(u))
+		u->final_from_cgroup = true;
+}
+
+bool sandbox_usage_end(struct sandbox_usage *u)
+{
+	bool r;
+
+	pthread_mutex_lock(&u->lock);
+	sample_end(u);
+	r = u->final_from_cgroup;
+	pthread_mutex_unlock(&u->lock);
+	return r;
+}
+
 bool sandbox_usage_stop(struct sandbox_usage *u)
 {
 	if (!u->id)
@@ -163,9 +179,9 @@ bool sandbox_usage_stop(struct sandbox_usage *u)
 		pthread_join(u->thread, NULL);
 		u->started = false;
 	}
+	sample_end(u);
 	pthread_mutex_destroy(&u->lock);
 	pthread_cond_destroy(&u->wake);
-	u->final_from_cgroup = u->from_cgroup_files && sample_files(u);
 	free(u->id);
 	free(u->memory_dir);
 	free(u->cpu_dir);

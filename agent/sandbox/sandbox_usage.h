@@ -21,9 +21,10 @@ struct sandbox_usage {
 	int64_t pids_limit_hits; /* the cgroup's pids.events "max" counter */
 	int64_t oom_kills;       /* the memory cgroup's oom_kill counter */
 	bool from_cgroup_files;
-	bool final_from_cgroup;  /* the last sample read the cgroup's counters */
+	bool final_from_cgroup;  /* a sample at the end read the cgroup's counters */
 
-	/* Private. */
+	/* The sampler's own state: for sandbox_usage.c, not its callers.
+	 * Under lock while the thread runs: the results, the dirs and stop. */
 	struct docker *docker;
 	char *id;
 	char *memory_dir, *cpu_dir, *pids_dir; /* NULL when not found */
@@ -38,9 +39,17 @@ struct sandbox_usage {
 /* Starts sampling every 50 ms. The container must exist (created). */
 void sandbox_usage_start(struct sandbox_usage *u, struct docker *d, const char *container_id,
 			 int cgroup_version);
+/* Takes a sample now, from the caller's thread, at the end of the script:
+ * while the bootstrap waits for the agent (sandbox_attach.h "The hold"),
+ * or when the container's init has been seen to exit, before Docker can
+ * have removed the cgroup. Whether it read the cgroup's OOM and pids
+ * counters; once such a sample has, sandbox_usage_stop() says so.
+ * Thread-safe. */
+bool sandbox_usage_end(struct sandbox_usage *u);
 /* Stops the thread, takes one last sample and frees what start allocated.
- * Whether that last sample read the cgroup's OOM and pids counters (the
- * container's cgroup still existed). A second call only says that again. */
+ * Whether a sample at the end (this one or sandbox_usage_end()'s) read the
+ * cgroup's OOM and pids counters (the container's cgroup still existed).
+ * A second call only says that again. */
 bool sandbox_usage_stop(struct sandbox_usage *u);
 
 #endif

@@ -16,7 +16,6 @@
 #include "docker.h"
 #include "sandbox.h"
 #include "sandbox_attach.h"
-#include "sandbox_internal.h"
 #include "monoclock.h"
 
 static const char trivial[] = "print('ok')\n";
@@ -86,7 +85,7 @@ static int latency(bool warm, int n)
 		int64_t t;
 		/* Warm: measure a job that finds its container ready, as a job
 		 * arriving at an idle agent does. */
-		while (warm && sandbox_pool_ready(sb->pool, TRUST_STANDARD) == 0)
+		while (warm && sandbox_warm_ready(sb, TRUST_STANDARD) == 0)
 			usleep(10000);
 		t = monoclock_ms();
 		if ((e = one_run(sb)) < 0)

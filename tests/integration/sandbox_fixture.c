@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include "docker_env.h"
-#include "sandbox_internal.h"
 
 struct docker *docker;
 struct sandbox *sb;
@@ -31,15 +30,20 @@ void test_options(struct sandbox_options *o)
 	}
 }
 
-void run(const char *name, const char *code, struct sandbox_result *r)
+void run_in(struct sandbox *p, const char *name, const char *code, struct sandbox_result *r)
 {
 	struct sandbox_job job = {
 		.job_id = name, .file_name = name, .code = (const uint8_t *)code, .len = strlen(code),
 		.trust = TRUST_STANDARD,
 	};
-	sandbox_run(sb, &job, r);
+	sandbox_run(p, &job, r);
 	if (r->verdict == SANDBOX_VERDICT_SANDBOX_ERROR)
 		print_message("%s: %s\n", name, r->message);
+}
+
+void run(const char *name, const char *code, struct sandbox_result *r)
+{
+	run_in(sb, name, code, r);
 }
 
 void expect_exit(const struct sandbox_result *r, int code)
@@ -52,9 +56,9 @@ void expect_exit(const struct sandbox_result *r, int code)
 
 void wait_pool_ready(struct sandbox *p, enum trust t, unsigned n)
 {
-	for (int i = 0; i < 200 && sandbox_pool_ready(p->pool, t) < n; i++)
+	for (int i = 0; i < 200 && sandbox_warm_ready(p, t) < n; i++)
 		usleep(50000);
-	assert_int_equal(sandbox_pool_ready(p->pool, t), n);
+	assert_int_equal(sandbox_warm_ready(p, t), n);
 }
 
 void sandbox_fixture_open(void)

@@ -23,7 +23,8 @@ extern struct sandbox *sb;    /* made with test_options() by sandbox_fixture_mai
 /* Defaults with this test's socket, image and instance, and at every trust
  * level 96 MiB, 1 CPU, 32 pids, TIMEOUT_MS and OUTPUT_MAX. */
 void test_options(struct sandbox_options *o);
-/* Runs code as file name at trust level standard in sb. */
+/* Runs code as file name at trust level standard in p; run() in sb. */
+void run_in(struct sandbox *p, const char *name, const char *code, struct sandbox_result *r);
 void run(const char *name, const char *code, struct sandbox_result *r);
 /* Fails unless r is verdict exited with this code. */
 void expect_exit(const struct sandbox_result *r, int code);

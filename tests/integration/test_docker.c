@@ -121,7 +121,7 @@ static void test_hardened_run(void **state)
 	assert_int_equal(docker_container_attach(docker, id, &s, &err), DOCKER_OK);
 	assert_int_equal(docker_container_start(docker, id, &err), DOCKER_OK);
 	sandbox_demux_init(&h.d, 65536, 65536);
-	assert_int_equal(sandbox_attach_pump(s, &h.d, (const uint8_t *)probe, strlen(probe), NULL,
+	assert_int_equal(sandbox_attach_pump(s, &h.d, (const uint8_t *)probe, strlen(probe), NULL, NULL,
 					     monoclock_ms() + 30000, true, NULL, &io_error),
 			 SANDBOX_ATTACH_EOF);
 	docker_stream_close(s);

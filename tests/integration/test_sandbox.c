@@ -17,7 +17,6 @@
 #include "fileio.h"
 #include "pidfd_exit.h"
 #include "sandbox_fixture.h"
-#include "sandbox_internal.h"
 
 static const char fork_bomb[] = "import os\nwhile True:\n    try:\n        os.fork()\n"
 				"    except OSError:\n        pass\n";
@@ -41,7 +40,7 @@ static void test_hello_and_json(void **state)
 	assert_true(r.peak_memory_bytes > 1 << 20);
 	assert_true(r.cgroup_version == 1 || r.cgroup_version == 2);
 	/* Ended as soon as the kernel said so, where it can (Linux 6.15+). */
-	assert_int_equal(r.ended_by_kernel, pidfd_exit_supported());
+	assert_int_equal(r.ended_by_kernel, pidfd_exit_supported(NULL));
 	j = sandbox_result_to_json(&r);
 	assert_string_equal(json_string_value(json_object_get(j, "verdict")), "exited");
 	assert_int_equal(json_integer_value(json_object_get(j, "exit_code")), 0);
@@ -64,7 +63,7 @@ static void test_exit_code_and_stderr(void **state)
 	assert_string_equal(r.out.data, "out\n");
 	assert_string_equal(r.err.data, "bad input\n");
 	assert_string_equal(r.message, "the script exited with status 7; see its stderr");
-	assert_int_equal(r.ended_by_kernel, pidfd_exit_supported());
+	assert_int_equal(r.ended_by_kernel, pidfd_exit_supported(NULL));
 	sandbox_result_clear(&r);
 }
 
@@ -530,7 +529,7 @@ static void test_warm_pool(void **state)
 
 	assert_int_equal(sandbox_run(p, &job, &r1), 0);
 	expect_exit(&r1, 1);
-	assert_int_equal(r1.ended_by_kernel, pidfd_exit_supported());
+	assert_int_equal(r1.ended_by_kernel, pidfd_exit_supported(NULL));
 	assert_string_equal(r1.out.data, "150994944\n");
 	assert_int_equal(r1.limits.memory_bytes, 144LL << 20);
 	assert_non_null(strstr(r1.err.data, "File \"pooled.py\", line 4, in <module>\n"

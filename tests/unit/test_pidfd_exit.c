@@ -1,6 +1,7 @@
 /* Exit statuses from the kernel through pidfds (pidfd_exit.h), on real
- * child processes. The status tests skip on a kernel older than 6.15, where
- * the sandbox asks the kernel's process events instead (procexit.h). */
+ * child processes. The status tests skip where the kernel cannot report
+ * them (before Linux 6.15), where the sandbox asks the kernel's process
+ * events instead (procexit.h). */
 #include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -15,13 +16,43 @@
 #include "pidfd_exit.h"
 #include "waitchild.h"
 
+/* The probe asks the kernel, not its version, and its answer does not
+ * depend on how the process treats SIGCHLD: ignored, the kernel reaps the
+ * probe's child the moment it exits. Each child process probes afresh (the
+ * parent has not probed yet: this test runs first). */
+static void test_probe_with_sigchld_ignored(void **state)
+{
+	const char *why = NULL;
+	int answers[20], status;
+	bool here;
+
+	for (size_t i = 0; i < sizeof(answers) / sizeof(answers[0]); i++) {
+		pid_t pid = fork();
+		if (pid == 0) {
+			signal(SIGCHLD, SIG_IGN);
+			_exit(pidfd_exit_supported(NULL) ? 1 : 0);
+		}
+		assert_true(pid > 0);
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFEXITED(status));
+		answers[i] = WEXITSTATUS(status);
+	}
+	here = pidfd_exit_supported(&why);
+	for (size_t i = 0; i < sizeof(answers) / sizeof(answers[0]); i++)
+		assert_int_equal(answers[i], here);
+	if (here)
+		assert_null(why);
+	else
+		print_message("pidfds cannot report exit statuses here: %s\n", why);
+}
+
 static void test_status_after_reap(void **state)
 {
 	int release, status = -1;
 	pid_t pid = waitchild_start(7, &release);
 	int fd = pidfd_exit_open(pid, "");
 
-	if (!pidfd_exit_supported()) {
+	if (!pidfd_exit_supported(NULL)) {
 		close(release);
 		waitpid(pid, NULL, 0);
 		if (fd >= 0)
@@ -48,7 +79,7 @@ static void test_signal_gives_128_plus(void **state)
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	close(release);
-	if (!pidfd_exit_supported()) {
+	if (!pidfd_exit_supported(NULL)) {
 		close(fd);
 		skip();
 	}
@@ -80,6 +111,7 @@ static void test_open_checks_cgroup_and_life(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_probe_with_sigchld_ignored),
 		cmocka_unit_test(test_status_after_reap),
 		cmocka_unit_test(test_signal_gives_128_plus),
 		cmocka_unit_test(test_open_checks_cgroup_and_life),

@@ -15,6 +15,7 @@
 #include "sandbox_attach.h"
 #include "sandbox_cgroup.h"
 #include "sandbox_limits.h"
+#include "sandbox_result.h"
 #include "testdir.h"
 #include "waitchild.h"
 
@@ -101,8 +102,10 @@ static void test_demux_marker_any_split(void **state)
 		assert_int_equal(sandbox_demux_feed(&d, buf, cut), 0);
 		/* Ended only once both streams' markers are whole. */
 		assert_int_equal(sandbox_demux_ended(&d), cut == len);
+		assert_int_equal(sandbox_demux_marker_seen(&d), cut == len);
 		assert_int_equal(sandbox_demux_feed(&d, buf + cut, len - cut), 0);
 		assert_true(sandbox_demux_ended(&d));
+		assert_true(sandbox_demux_marker_seen(&d));
 		sandbox_demux_strip_marker(&d);
 		assert_string_equal(d.out.data, "result 42\n");
 		assert_int_equal(d.out.total, 10);
@@ -136,6 +139,38 @@ static void test_demux_marker_only_at_the_end(void **state)
 	sandbox_demux_init(&d, 1024, 1024);
 	assert_int_equal(sandbox_demux_feed(&d, buf, len), 0);
 	assert_false(sandbox_demux_ended(&d));
+	sandbox_demux_clear(&d);
+}
+
+/* A marker that output of a process left behind follows, split anywhere,
+ * has still come (the bootstrap may stop waiting), though the streams have
+ * not ended; another nonce's never comes. */
+static void test_demux_marker_seen_before_more(void **state)
+{
+	static const char other[] = "\x1eMAI-END ffffffffffffffffffffffffffffffff\n";
+	uint8_t buf[512];
+	size_t len = frame(buf, 1, "a" MARK "more\n");
+
+	len += frame(buf + len, 2, "b" MARK);
+	len += frame(buf + len, 2, "late\n");
+	for (size_t cut = 0; cut <= len; cut++) {
+		struct sandbox_demux d;
+		sandbox_demux_init(&d, 1024, 1024);
+		sandbox_demux_expect_marker(&d, MARK);
+		assert_int_equal(sandbox_demux_feed(&d, buf, cut), 0);
+		assert_int_equal(sandbox_demux_feed(&d, buf + cut, len - cut), 0);
+		assert_true(sandbox_demux_marker_seen(&d));
+		assert_false(sandbox_demux_ended(&d));
+		sandbox_demux_clear(&d);
+	}
+	len = frame(buf, 1, MARK);
+	len += frame(buf + len, 2, other);
+	struct sandbox_demux d;
+	sandbox_demux_init(&d, 1024, 1024);
+	sandbox_demux_expect_marker(&d, MARK);
+	assert_int_equal(sandbox_demux_feed(&d, buf, len), 0);
+	assert_true(d.out.marker_seen);
+	assert_false(sandbox_demux_marker_seen(&d));
 	sandbox_demux_clear(&d);
 }
 
@@ -285,6 +320,7 @@ int main(void)
 		cmocka_unit_test(test_demux_rejects_bad_header),
 		cmocka_unit_test(test_demux_marker_any_split),
 		cmocka_unit_test(test_demux_marker_only_at_the_end),
+		cmocka_unit_test(test_demux_marker_seen_before_more),
 		cmocka_unit_test(test_demux_marker_at_the_cap),
 		cmocka_unit_test_setup_teardown(test_cgroup_init, testdir_setup, testdir_teardown),
 		cmocka_unit_test(test_limits_scale),

@@ -1,0 +1,79 @@
+/* What a sandbox is made with: per trust level the limits, runtime and
+ * network, the allowlist network, how the end of a run is learnt. Value
+ * types, and their built-in defaults (sandbox_options.c). */
+#ifndef MAI_SANDBOX_OPTIONS_H
+#define MAI_SANDBOX_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "level.h"
+
+/* Limits of one run. Sizes in bytes, times in milliseconds. */
+struct sandbox_limits {
+	int64_t memory_bytes; /* Memory = MemorySwap */
+	int64_t nano_cpus;
+	int64_t pids;
+	int64_t tmpfs_bytes;
+	int64_t nofile;
+	int64_t fsize_bytes;
+	int64_t timeout_ms;
+	int64_t stdout_max, stderr_max;
+};
+
+struct sandbox_trust_options {
+	struct sandbox_limits base; /* before scaling and clamping */
+	const char *runtime;        /* "runc" (default) or "runsc" */
+	bool no_scale;              /* keep base as is (still clamped by the machine) */
+	/* Joins the internal sandbox network whose only way out is the
+	 * filtering proxy; PEP 723 dependencies are installed at this level. */
+	bool network_allowlist;
+};
+
+/* The allowlist mode (network.* in config/sandbox.yaml). Used only when a
+ * trust level has network_allowlist. */
+struct sandbox_network_options {
+	const char *state_dir;            /* the proxy's files go to state_dir/proxy */
+	const char *const *allowed_hosts; /* exact host names */
+	size_t n_hosts;
+	const char *index_url;            /* pip's --index-url */
+	int proxy_port;
+	const char *image;                /* with python3-pip; NULL: "mai-sandbox-pip:latest" */
+	int64_t install_timeout_ms;       /* one pip install; 0: 120 s */
+	int64_t install_size;             /* tmpfs of the dependencies; 0: 256 MiB */
+	const char *proxy_program;        /* NULL: "tinyproxy" */
+};
+
+/* How the end of a run is learnt without waiting for Docker to tear the
+ * container down (sandbox_attach.h). AUTO: the kernel's pidfds where they
+ * report exit statuses (Linux 6.15+), else its process events connector
+ * (needs root in the host's namespaces), else Docker. The others force one
+ * way (tests, benchmarks). */
+enum sandbox_exit_source {
+	SANDBOX_EXIT_AUTO,
+	SANDBOX_EXIT_PIDFD,
+	SANDBOX_EXIT_NETLINK,
+	SANDBOX_EXIT_DOCKER,
+};
+
+struct sandbox_options {
+	const char *socket_path;  /* NULL: the default Docker socket */
+	const char *image;        /* NULL: "mai-sandbox:latest" */
+	const char *user;         /* NULL: "1000:1000" */
+	/* The value of the mai.instance label: containers with it that exist at
+	 * sandbox_new() are leftovers of an earlier run of this agent and are
+	 * removed. Stable across restarts of one agent; NULL: "default". */
+	const char *instance_id;
+	unsigned workers;         /* concurrent runs sharing the machine; 0: 1 */
+	unsigned pool_size;       /* warm containers per trust level; 0: none */
+	bool self_test;           /* run the confinement probes in sandbox_new */
+	enum sandbox_exit_source exit_source;
+	struct sandbox_trust_options trust[TRUST_COUNT];
+	struct sandbox_network_options network;
+};
+
+/* Fills opts with the built-in defaults. */
+void sandbox_options_defaults(struct sandbox_options *opts);
+
+#endif
