@@ -6,7 +6,9 @@ Usage: coverage_report.py COVERAGE_JSON REASONS_FILE SUITES
 
 A block is a run of uncovered executable lines of one function with no
 covered line between them. Its reason is the first rule of REASONS_FILE
-(tests/coverage-reasons.txt) whose pattern matches; a block that no rule
+(tests/coverage-reasons.txt) whose pattern matches "FILE:FUNCTION:GUARD"
+and the block's lines, one a line, GUARD being the line before the block
+that has more than a brace (its if, case or loop); a block that no rule
 explains is listed as such, and the summary counts them.
 """
 import json
@@ -67,7 +69,14 @@ def blocks_of(entry, source):
     out = []
     for fn, first, last in blocks:
         text = "\n".join(s.strip() for s in source[first - 1:last])
-        out.append((fn, first, last, text))
+        # The line that guards the block (an if, a case, a loop head) says
+        # what it is about: the nearest earlier line with more than a brace.
+        guard = ""
+        for k in range(first - 2, -1, -1):
+            if source[k].strip() not in ("", "{", "}", "} else {", "else", "else {"):
+                guard = source[k].strip()
+                break
+        out.append((fn, first, last, guard, text))
     return out
 
 
@@ -116,8 +125,8 @@ def main():
         if not blocks:
             continue
         body.append("\n### %s\n\n" % name)
-        for fn, first, last, text in blocks:
-            subject = "%s:%s:%s" % (name, fn, text)
+        for fn, first, last, guard, text in blocks:
+            subject = "%s:%s:%s\n%s" % (name, fn, guard, text)
             why = next((reason for rx, reason in rules if rx.search(subject)), None)
             if why:
                 explained += 1

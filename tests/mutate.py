@@ -203,11 +203,18 @@ def run(cmd, timeout=None, **kw):
     return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout, **kw)
 
 
-def copy_tree(dst):
-    """The working tree without build directories and .git, kept in step."""
+def copy_tree(dst, folders):
+    """The working tree without build directories and .git, kept in step.
+    The mutated folders' sources are then touched: an earlier run that was
+    stopped may have left objects built from a mutant, and a copy that
+    keeps the tree's times would look older than them."""
     os.makedirs(dst, exist_ok=True)
-    run(["rsync", "-a", "--delete", "--exclude=/build*", "--exclude=/.git", "--exclude=__pycache__",
-         ROOT + "/", dst + "/"], check=True)
+    run(["rsync", "-rlp", "--checksum", "--delete", "--exclude=/build*", "--exclude=/.git",
+         "--exclude=__pycache__", ROOT + "/", dst + "/"], check=True)
+    for folder in folders:
+        for name in os.listdir(os.path.join(dst, folder)):
+            if name.endswith(".c"):
+                os.utime(os.path.join(dst, folder, name))
 
 
 def test_table(build):
@@ -282,7 +289,7 @@ def main():
 
     src, build = os.path.join(args.build, "src"), os.path.join(args.build, "build")
     print("mutate.py: %d mutants of %d places in %s; copy in %s" % (len(picked), total, ", ".join(modules), src))
-    copy_tree(src)
+    copy_tree(src, [MODULES[m][0] for m in modules])
     if not os.path.exists(os.path.join(build, "build.ninja")):
         run(["meson", "setup", build, src, "-Dbuildtype=debugoptimized", "-Db_sanitize=none"], check=True)
     table = test_table(build)
@@ -338,6 +345,7 @@ def main():
     for other, text in originals.items():
         with open(os.path.join(src, other), "w", encoding="utf-8") as f:
             f.write(text)
+    run(["ninja", "-C", build] + targets)  # no object of a mutant left behind
 
     report(results, modules, args)
 
