@@ -69,7 +69,10 @@ if [ $status -ne 0 ]; then
 fi
 
 gcovr --root "$root" --filter "$root/agent/" --filter "$root/fs/" \
-	--txt "$build/coverage.txt" --json "$build/coverage.json" "$build" >/dev/null
+	--txt "$build/coverage.txt" --json "$build/coverage.json" "$build" >"$build/gcovr.log" 2>&1 || {
+	echo "coverage.sh: gcovr failed (a source changed during the run?); see $build/gcovr.log" >&2
+	exit 1
+}
 python3 "$root/tests/coverage_report.py" "$build/coverage.json" "$root/tests/coverage-reasons.txt" \
 	"$suites" >"$build/coverage.md"
 [ $doc = 0 ] || cp "$build/coverage.md" "$root/tests/COVERAGE.md"

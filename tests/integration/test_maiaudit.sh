@@ -204,7 +204,12 @@ ok "every write-type call answers EROFS ($(grep -c EROFS "$T/probe.out") calls p
 
 # ---- lifecycle ------------------------------------------------------------
 stop_view TERM
-start_view
+# The log and key named outright instead of found under --state-dir, and
+# --debug: libfuse then logs every request.
+start_view --debug --log-dir "$STATE/audit" --pubkey "$PUB"
+grep -q "^OK n=100000 " "$MNT/verify" || fail "verify with --log-dir and --pubkey: $(cat "$MNT/verify")"
+grep -q 'opcode: ' "$LOG" || fail "--debug logged no request: $(tail -3 "$LOG")"
+ok "--log-dir and --pubkey name the same log and key; --debug logs each request"
 stop_view INT
 
 start_view
