@@ -41,6 +41,8 @@ def cases(t):
         (["check", "--jobs", "0", "x.py"], 2, "err", r"bad --jobs '0'; use a number from 1 to \d+"),
         (["check", "--jobs", "lots", "x.py"], 2, "err", r"bad --jobs 'lots'"),
         (["check", "--bogus"], 2, "err", r"Usage: mai-agent check"),
+        # a directory: its .py files at any depth, nothing else
+        (["check", t + "/tree"], 0, "out", r"\A[^\n]*/tree/sub/a\.py: LOW \(score [^\n]*\n\Z"),
         (["check", "--config-dir", t + "/badconf", t + "/ok.py"], 3, "err",
          r"agent\.yaml:1:\d+: .*workers"),
         # config
@@ -50,6 +52,7 @@ def cases(t):
         (["config", "check", "--bogus"], 2, "err", r"Usage: mai-agent config check"),
         (["config", "check", "--config-dir", t + "/badconf"], 3, "err", r"agent\.yaml:1:\d+: .*workers"),
         (["config", "keys"], 0, "out", r"drop_dir"),
+        (["config", "check", "--help"], 0, "out", r"^Usage: mai-agent config check"),
         # keygen
         (["keygen"], 2, "err", r"keygen: give the private key file .*see 'mai-agent keygen --help'"),
         (["keygen", "--name", "a b", t + "/k1.key"], 2, "err", r"'a b' is not a valid key name"),
@@ -58,11 +61,16 @@ def cases(t):
          r"keygen: .*in\.key is inside the log directory"),
         (["keygen", t + "/no/such/dir/k.key"], 2, "err", r"keygen: cannot write .*k\.key: No such file"),
         (["keygen", "--bogus"], 2, "err", r"Usage: mai-agent keygen"),
+        (["keygen", "--force", t + "/existing.key"], 0, "err",
+         r"private key .*existing\.key \(0600\), public key .*existing\.key\.pub"),
         # status
         (["status", "extra"], 2, "err", r"status takes no arguments \('extra'\)"),
         (["status"], 2, "err", r"no status at .*has the agent ever run with this configuration"),
         (["status", "--config-dir", t + "/badconf"], 3, "err", r"agent\.yaml:1:\d+"),
         (["status", "--bogus"], 2, "err", r"Usage: mai-agent status"),
+        # the last run's status.json, its process gone: "not running" (1)
+        (["status", "--config-dir", t + "/stopped"], 1, "out", r"^agent: not running \(last seen .* as pid 4194305\)"),
+        (["status", "--json", "--config-dir", t + "/stopped"], 1, "out", r'"pid": 4194305'),
         # submit
         (["submit", "--timeout", "0", "x.py"], 2, "err", r"--timeout takes whole seconds from 1 to 86400, not '0'"),
         (["submit", "--timeout", "86401", "x.py"], 2, "err", r"not '86401'"),
@@ -110,8 +118,17 @@ def main():
         os.makedirs(conf)
         with open(os.path.join(conf, "agent.yaml"), "w") as f:
             f.write("drop_dir: %s/drop\nstate_dir: %s/state\n" % (t, t))
-        for d in ("badconf", "nodrop", "log", "mnt"):
+        for d in ("badconf", "nodrop", "log", "mnt", "stopped/state", "tree/sub/deeper"):
             os.makedirs(os.path.join(t, d))
+        with open(os.path.join(t, "stopped", "agent.yaml"), "w") as f:
+            f.write("drop_dir: %s/drop\nstate_dir: %s/stopped/state\n" % (t, t))
+        with open(os.path.join(t, "stopped", "state", "status.json"), "w") as f:
+            # a pid above the kernel's largest: no such process
+            f.write('{"pid": 4194305, "docker_reachable": true}\n')
+        with open(os.path.join(t, "tree", "sub", "a.py"), "w") as f:
+            f.write("print(1)\n")
+        with open(os.path.join(t, "tree", "notes.txt"), "w") as f:
+            f.write("not python\n")
         with open(os.path.join(t, "badconf", "agent.yaml"), "w") as f:
             f.write("workers: lots\n")
         with open(os.path.join(t, "nodrop", "agent.yaml"), "w") as f:
