@@ -22,9 +22,10 @@ then picks COUNT of them (default 300, spread over the modules by their
 number of places; --seed makes another deterministic pick) and, for each
 mutant: writes it into the copy, rebuilds the modules' test programs (a
 mutant that does not compile is "stillborn" and not counted), and runs the
-module's tests, the fastest first, each with a time limit (five times its
-time on the unmutated code, at least 20 s). A mutant is killed when a test
-fails or runs out of time; it survived when all pass. The report gives per
+module's tests side by side, each with a time limit (five times its time on
+the unmutated code, at least 20 s). A mutant is killed when a test fails
+or runs out of time (the others are stopped then); it survived when all
+pass. The report gives per
 module the killed, survived and stillborn mutants and the score (killed /
 (killed + survived)), then every survivor's file, line and mutation: a
 survivor is a change no test noticed. It is written to DIR/report.md and
@@ -222,17 +223,47 @@ def test_table(build):
     return {t["name"]: t for t in json.loads(out)}
 
 
-def run_test(t, timeout):
+def start_test(t):
     env = dict(os.environ)
     for k, v in t["env"].items():
         env[k] = v + os.pathsep + env.get("PATH", "") if k == "PATH" else v
-    start = time.monotonic()
+    # Its own process group, so that a test's children go with it.
+    return subprocess.Popen(t["cmd"], env=env, cwd=t["workdir"] or None, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+
+
+def stop(p):
     try:
-        p = run(t["cmd"], timeout=timeout, env=env, cwd=t["workdir"] or None)
-        ok = p.returncode in (0, 77) if t["protocol"] == "exitcode" else p.returncode == 0
-        return ("pass" if ok else "fail"), time.monotonic() - start
-    except subprocess.TimeoutExpired:
-        return "timeout", time.monotonic() - start
+        os.killpg(p.pid, 9)
+    except ProcessLookupError:
+        pass
+    p.wait()
+
+
+def run_tests(names, table, limits):
+    """Runs the tests side by side. Returns (None, times) when all pass, or
+    (name, "fail" or "timeout") of the first to fail; the others are
+    stopped then."""
+    t0 = time.monotonic()
+    procs = {n: start_test(table[n]) for n in names}
+    times = {}
+    failed = None
+    while procs and not failed:
+        time.sleep(0.05)
+        now = time.monotonic() - t0
+        for n, p in list(procs.items()):
+            rc = p.poll()
+            if rc is None:
+                if now > limits.get(n, 600):
+                    failed = (n, "timeout")
+                continue
+            del procs[n]
+            times[n] = now
+            if rc not in (0, 77):
+                failed = (n, "fail")
+    for p in procs.values():
+        stop(p)
+    return failed, times
 
 
 def targets_of(tests, table, build):
@@ -299,14 +330,15 @@ def main():
     r = run(["ninja", "-C", build] + targets)
     if r.returncode != 0:
         sys.exit("mutate.py: the unmutated tree does not build:\n" + r.stdout.decode(errors="replace")[-3000:])
-    # The unmutated code must pass; its times set the limits.
+    # The unmutated code must pass; its times (side by side, as the mutants
+    # run) set the limits.
+    failed, times = run_tests(all_tests, table, {})
+    if failed:
+        sys.exit("mutate.py: test %s fails on the unmutated code (%s); fix that first" % failed)
     limit = {}
     for name in all_tests:
-        verdict, secs = run_test(table[name], timeout=600)
-        if verdict != "pass":
-            sys.exit("mutate.py: test %s fails on the unmutated code; fix that first" % name)
-        limit[name] = max(20.0, 5 * secs)
-        print("  baseline %-22s %6.1f s" % (name, secs))
+        limit[name] = max(20.0, 5 * times[name])
+        print("  baseline %-22s %6.1f s" % (name, times[name]))
 
     results = []
     originals = {}
@@ -323,7 +355,7 @@ def main():
         text = originals[s["file"]]
         with open(path, "w", encoding="utf-8") as f:
             f.write(text[:s["start"]] + s["new"] + text[s["end"]:])
-        tests = sorted(tests_of[s["module"]], key=lambda t: limit[t])
+        tests = tests_of[s["module"]]
         try:
             b = run(["ninja", "-C", build] + targets_of(tests, table, build), timeout=600)
             built = b.returncode == 0
@@ -332,12 +364,8 @@ def main():
         if not built:
             outcome, by = "stillborn", None
         else:
-            outcome, by = "survived", None
-            for name in tests:
-                verdict, _ = run_test(table[name], limit[name])
-                if verdict != "pass":
-                    outcome, by = ("killed", "%s (%s)" % (name, verdict))
-                    break
+            failed, _ = run_tests(tests, table, limit)
+            outcome, by = ("killed", "%s (%s)" % failed) if failed else ("survived", None)
         s.update(outcome=outcome, by=by, source=text.splitlines()[s["line"] - 1].strip())
         results.append(s)
         print("[%d/%d %4.0f s] %-9s %s:%d %s%s" % (n, len(picked), time.monotonic() - t0, outcome,
