@@ -53,6 +53,8 @@ static void usage(FILE *out)
 		"  entries/NNNNNNNNNNNN.json   one file per record\n"
 		"  runs/NAME/result.json, runs/NAME/audit   each script's latest sidecars\n"
 		"  status.json           the agent's health\n"
+		"  metrics               the same and the log's size and checkpoint age in the\n"
+		"                        Prometheus text format\n"
 		"\n"
 		"Options:\n"
 		"  --config-dir DIR  the agent's configuration (default $" CONFIG_DIR_ENV ",\n"

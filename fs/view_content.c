@@ -12,10 +12,13 @@
 
 #include <jansson.h>
 
+#include "audit_stats.h"
+#include "daemon_metrics.h"
 #include "daemon_status.h"
 #include "fileio.h"
 #include "log.h"
 #include "macro.h"
+#include "place.h"
 
 #define RESULT_SUFFIX ".result.json"
 #define AUDIT_SUFFIX ".audit"
@@ -79,7 +82,7 @@ size_t view_file_read(const struct view_file *f, char *buf, size_t size, off_t o
 static bool is_recomputed(enum view_node node)
 {
 	return node == VIEW_NODE_VERIFY || node == VIEW_NODE_VERIFY_JSON ||
-	       node == VIEW_NODE_STATUS;
+	       node == VIEW_NODE_STATUS || node == VIEW_NODE_METRICS;
 }
 
 /* Takes ownership of a malloc'd JSON object and turns it into file text. */
@@ -156,8 +159,51 @@ static char *build_status(struct view_ctx *ctx, size_t *len)
 	return steal_pointer(&data);
 }
 
-/* Opens a sidecar in the drop directory without following a symlink and
- * without blocking on a FIFO; only a regular file is accepted. */
+/* The agent's metrics (daemon_metrics.h) from status.json and the log
+ * directory this view reads, whatever state the agent is in. */
+static char *build_metrics(struct view_ctx *ctx, size_t *len)
+{
+	struct daemon_metrics_input in = { .now = time(NULL), .status_age_s = -1 };
+	struct audit_stats audit;
+	json_t *st = NULL;
+
+	daemon_status_read(ctx->state_dir, &st, &in.status_age_s, &in.live);
+	in.status = st;
+	if (audit_stats_read(view_log_dir(ctx->log), &audit) == 0)
+		in.audit = &audit;
+	char *text = daemon_metrics_render(&in);
+	json_decref(st);
+	*len = strlen(text);
+	return text;
+}
+
+/* The agent's uid: the owner of its state directory (root when that cannot
+ * be seen). A sidecar of anyone else is not the agent's answer. */
+static uid_t agent_uid(const struct view_ctx *ctx)
+{
+	struct stat st;
+	return stat(ctx->state_dir, &st) == 0 ? st.st_uid : 0;
+}
+
+/* Opens a regular file without following a symlink and without blocking on
+ * a FIFO; fd, or -ENOENT for anything else. */
+static int open_regular(int dfd, const char *name, struct stat *st)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return errno == ELOOP ? -ENOENT : -errno;
+	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
+		close(fd);
+		return -ENOENT;
+	}
+	return fd;
+}
+
+/* Opens a run's sidecar: the agent's own file in the drop directory, else
+ * the copy the agent keeps in its state directory when the drop directory
+ * refused it (place.h: a FIFO, a symlink or another user's file sat at its
+ * name). Another user's file in the drop directory is never shown as the
+ * agent's answer. */
 static int open_sidecar(struct view_ctx *ctx, const char *name, size_t name_len,
 			const char *suffix, struct stat *st)
 {
@@ -167,14 +213,15 @@ static int open_sidecar(struct view_ctx *ctx, const char *name, size_t name_len,
 	_cleanup_close_ int dfd = open(ctx->drop_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return -errno;
-	int fd = openat(dfd, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return errno == ELOOP ? -ENOENT : -errno;
-	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
+	int fd = open_regular(dfd, file, st);
+	if (fd >= 0 && st->st_uid == agent_uid(ctx))
+		return fd;
+	if (fd >= 0)
 		close(fd);
-		return -ENOENT;
-	}
-	return fd;
+	_cleanup_free_ char *fb = xasprintf("%s/%s", ctx->state_dir, PLACE_FALLBACK_DIR);
+	_cleanup_free_ char *fb_name = place_fallback_name(file);
+	_cleanup_close_ int fbfd = open(fb, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return fbfd < 0 ? -ENOENT : open_regular(fbfd, fb_name, st);
 }
 
 static int build_sidecar(struct view_ctx *ctx, const struct view_path *p, const char *suffix,
@@ -237,6 +284,9 @@ int view_content_build(struct view_ctx *ctx, const struct view_path *p, struct v
 	case VIEW_NODE_STATUS:
 		data = build_status(ctx, &len);
 		break;
+	case VIEW_NODE_METRICS:
+		data = build_metrics(ctx, &len);
+		break;
 	case VIEW_NODE_PUBKEY: {
 		_cleanup_free_ char *key = view_log_pubkey_path(ctx->log);
 		r = fileio_read_path(key, VIEW_FILE_MAX, &data, &len);
@@ -298,45 +348,86 @@ static int cmp_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+struct name_list {
+	char **items;
+	size_t n, cap;
+};
+
+/* Adds the run names of the result sidecars in dir; in the fallback
+ * directory (fallback), only those of the drop directory's top level, with
+ * place_fallback_name()'s escapes undone. 0 or -errno. */
+static int add_runs(struct name_list *l, const char *dir, bool fallback)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return -errno;
+	const size_t slen = strlen(RESULT_SUFFIX);
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		_cleanup_free_ char *name = xstrdup(de->d_name);
+		if (fallback) {
+			if (strstr(name, "%2F"))
+				continue;
+			char *o = name;
+			for (const char *p = de->d_name; *p; p++) {
+				if (strncmp(p, "%25", 3) == 0 || strncmp(p, "%2E", 3) == 0) {
+					*o++ = p[2] == '5' ? '%' : '.';
+					p += 2;
+				} else {
+					*o++ = *p;
+				}
+			}
+			*o = '\0';
+		}
+		size_t len = strlen(name);
+		if (len <= slen || strcmp(name + len - slen, RESULT_SUFFIX) != 0)
+			continue;
+		if (de->d_type != DT_REG && de->d_type != DT_UNKNOWN)
+			continue;
+		if (!view_run_name_valid(name, len - slen)) {
+			log_debug("runs: not shown: a sidecar whose name is not safe to show "
+				  "in %s", dir);
+			continue;
+		}
+		if (l->n == l->cap) {
+			l->cap = l->cap ? l->cap * 2 : 16;
+			l->items = xrealloc(l->items, l->cap * sizeof(*l->items));
+		}
+		l->items[l->n++] = xstrndup(name, len - slen);
+	}
+	closedir(d);
+	return 0;
+}
+
 int view_runs_list(struct view_ctx *ctx, char ***names, size_t *count)
 {
+	struct name_list l = { 0 };
+
 	*names = NULL;
 	*count = 0;
 	if (!ctx->drop_dir)
 		return 0;
-	DIR *d = opendir(ctx->drop_dir);
-	if (!d) {
-		int r = -errno;
+	int r = add_runs(&l, ctx->drop_dir, false);
+	if (r < 0) {
 		log_warnx("runs: cannot list the drop directory %s: %s; check --drop-dir",
 			  ctx->drop_dir, strerror(-r));
 		return r;
 	}
-	size_t n = 0, cap = 0;
-	char **list = NULL;
-	const size_t slen = strlen(RESULT_SUFFIX);
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		size_t len = strlen(de->d_name);
-		if (len <= slen || strcmp(de->d_name + len - slen, RESULT_SUFFIX) != 0)
-			continue;
-		if (de->d_type != DT_REG && de->d_type != DT_UNKNOWN)
-			continue;
-		if (!view_run_name_valid(de->d_name, len - slen)) {
-			log_debug("runs: not shown: a sidecar whose name is not safe to show "
-				  "in %s", ctx->drop_dir);
-			continue;
-		}
-		if (n == cap) {
-			cap = cap ? cap * 2 : 16;
-			list = xrealloc(list, cap * sizeof(*list));
-		}
-		list[n++] = xstrndup(de->d_name, len - slen);
+	/* Answers the drop directory refused (absent: none). */
+	_cleanup_free_ char *fb = xasprintf("%s/%s", ctx->state_dir, PLACE_FALLBACK_DIR);
+	(void)add_runs(&l, fb, true);
+	if (l.n > 1)
+		qsort(l.items, l.n, sizeof(*l.items), cmp_names);
+	/* A name in both lists is one run. */
+	size_t out = 0;
+	for (size_t i = 0; i < l.n; i++) {
+		if (out > 0 && strcmp(l.items[out - 1], l.items[i]) == 0)
+			free(l.items[i]);
+		else
+			l.items[out++] = l.items[i];
 	}
-	closedir(d);
-	if (n > 1)
-		qsort(list, n, sizeof(*list), cmp_names);
-	*names = list;
-	*count = n;
+	*names = l.items;
+	*count = out;
 	return 0;
 }
 

@@ -18,12 +18,13 @@ static const struct view_fixed root_table[] = {
 	{ "checkpoint", VIEW_NODE_CHECKPOINT },
 	{ "pubkey", VIEW_NODE_PUBKEY },
 	{ "status.json", VIEW_NODE_STATUS },
+	{ "metrics", VIEW_NODE_METRICS },
 	{ "entries", VIEW_NODE_ENTRIES_DIR },
 	{ "runs", VIEW_NODE_RUNS_DIR },
 };
 
 const char *const view_root_names[] = {
-	"verify", "verify.json", "head", "checkpoint", "pubkey", "status.json",
+	"verify", "verify.json", "head", "checkpoint", "pubkey", "status.json", "metrics",
 	"entries", "runs", NULL,
 };
 
@@ -37,6 +38,7 @@ const char *view_node_to_string(enum view_node node)
 	case VIEW_NODE_CHECKPOINT: return "checkpoint";
 	case VIEW_NODE_PUBKEY: return "pubkey";
 	case VIEW_NODE_STATUS: return "status.json";
+	case VIEW_NODE_METRICS: return "metrics";
 	case VIEW_NODE_ENTRIES_DIR: return "entries";
 	case VIEW_NODE_ENTRY: return "entry";
 	case VIEW_NODE_RUNS_DIR: return "runs";

@@ -13,7 +13,8 @@
 /* Largest sequence number that fits in VIEW_ENTRY_DIGITS digits. */
 #define VIEW_ENTRY_MAX 999999999999ULL
 /* Longest run name shown under runs/ (NAME_MAX minus ".result.json"). */
-#define VIEW_RUN_NAME_MAX 240
+/* The longest stem whose ".result.json" fits in a file name (NAME_MAX). */
+#define VIEW_RUN_NAME_MAX 243
 
 enum view_node {
 	VIEW_NODE_ROOT,
@@ -23,6 +24,7 @@ enum view_node {
 	VIEW_NODE_CHECKPOINT,
 	VIEW_NODE_PUBKEY,
 	VIEW_NODE_STATUS,
+	VIEW_NODE_METRICS,      /* Prometheus text format (daemon_metrics.h) */
 	VIEW_NODE_ENTRIES_DIR,
 	VIEW_NODE_ENTRY,        /* entries/NNNNNNNNNNNN.json; seq set */
 	VIEW_NODE_RUNS_DIR,
@@ -61,7 +63,7 @@ void view_entry_name(uint64_t seq, char *buf);
 bool view_run_name_valid(const char *name, size_t len);
 
 /* The names in the root directory, in listing order, NULL terminated. */
-#define VIEW_ROOT_COUNT 8
+#define VIEW_ROOT_COUNT 9
 extern const char *const view_root_names[];
 
 #endif

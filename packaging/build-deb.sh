@@ -13,7 +13,7 @@ tmp=$(mktemp -d /tmp/mai-build-deb.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 src=$tmp/mai-agent-$version
 mkdir "$src"
-tar -C "$root" --exclude='./build*' --exclude=./.git -cf - . | tar -C "$src" -xf -
+tar -C "$root" --exclude='./build*' --exclude=./.git --exclude=./tests/tools/npm/node_modules -cf - . | tar -C "$src" -xf -
 cp -r "$root/packaging/debian" "$src/debian"
 # The date of the last commit when there is one, so a rebuild of the same
 # tree gives the same package.

@@ -12,6 +12,7 @@ packages=(
 	iptables
 	gcovr python3-jsonschema bandit
 	vim-nox neovim emacs-nox
+	golang-go golang-golang-x-mod-dev prometheus
 	debhelper devscripts dpkg-dev systemd man-db
 )
 

@@ -72,8 +72,11 @@ static void add_finding(void *p, const struct assess_rule *r, const struct pya_e
 		.rule_id = r->id, .bandit_id = r->bandit_id, .severity = r->severity,
 		.confidence = r->confidence, .cwe = r->cwe, .line = ev->line, .col = ev->col,
 		.message = r->message, .source = "mai", .score = assess_rule_score(r),
-		.block = r->block,
+		.block = r->block, .origin = (enum assess_origin)ev->origin,
 	};
+	/* Outside data and values nobody can follow may raise the score; a
+	 * literal keeps the rule's own. */
+	f.score *= r->origin_weight[ev->origin];
 	assess_result_add(out, &f);
 }
 
@@ -142,10 +145,14 @@ void assess_result_finish(const struct assess_rules *rules, struct assess_result
 			max = f->score;
 		block |= f->block;
 	}
-	/* The others only order scripts within a level: with the default
-	 * thresholds (20, 50, 80) no pile of findings crosses into the next one. */
+	/* The others only order scripts within a level: a pile of findings
+	 * never crosses into the next level, the worst one decides. */
 	double rest = (sum - max) / 10.0;
 	r->score = max + (rest < 9.9 ? rest : 9.9);
+	const double limits[] = { rules->medium, rules->high, rules->blocked };
+	for (size_t i = 0; i < ARRAY_SIZE(limits); i++)
+		if (max < limits[i] && r->score >= limits[i])
+			r->score = limits[i] - 0.1;
 	if (block || r->rejection || r->score >= rules->blocked)
 		r->level = LEVEL_BLOCKED;
 	else if (r->score >= rules->high)
@@ -187,7 +194,9 @@ int assess_source(const struct assess_rules *rules, const char *name, const uint
 		assess_result_add_note(out, note);
 		free(note);
 	}
-	pya_analyze(&lx, on_event, &m, &out->metrics);
+	struct pya_filter filter;
+	assess_rules_filter(rules, &filter);
+	pya_analyze(&lx, on_event, &m, &out->metrics, &filter);
 	out->metrics.bytes = len;
 	if (lx.error) {
 		char *note = xasprintf("%s:%u:%u: %s (Python will refuse to run this file)", name,

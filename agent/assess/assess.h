@@ -24,6 +24,19 @@ enum assess_severity {
 };
 const char *assess_severity_to_string(enum assess_severity s);
 
+/* Where the arguments of the call behind a finding come from (see
+ * enum pya_origin): none for findings that are not about a call. */
+enum assess_origin {
+	ASSESS_ORIGIN_NONE,
+	ASSESS_ORIGIN_LITERAL,
+	ASSESS_ORIGIN_UNRESOLVED,
+	ASSESS_ORIGIN_OUTSIDE,
+};
+/* "literal", "unresolved", "outside", or NULL for none. */
+const char *assess_origin_to_string(enum assess_origin o);
+/* The same for people: "literal", "unresolved", "from outside the script". */
+const char *assess_origin_describe(enum assess_origin o);
+
 struct assess_finding {
 	char *rule_id;          /* "MAI012" (or "BANDIT" for Bandit-only findings) */
 	char *bandit_id;        /* "B602" or NULL */
@@ -33,13 +46,16 @@ struct assess_finding {
 	unsigned line, col;     /* 1-based; col counts code points */
 	char *message;
 	char *source;           /* "mai", "bandit" or "semgrep" */
-	double score;           /* severity x confidence x weight */
+	double score;           /* severity x confidence x weight (x origin weight) */
 	int block;              /* the rule forces BLOCKED */
+	enum assess_origin origin;
 };
 
 struct assess_result {
 	enum level level;
-	double score;                    /* highest finding + min(9.9, others / 10) */
+	double score;                    /* highest finding + min(9.9, others / 10),
+					  * kept below the next threshold the
+					  * highest alone does not reach */
 	struct assess_finding *findings; /* sorted by line, col */
 	size_t n_findings;
 	struct py_metrics metrics;
@@ -76,8 +92,8 @@ int assess_source(const struct assess_rules *rules, const char *name, const uint
 
 /* The result as a JSON object (new reference; the caller decrefs):
  * {level, score, findings:[{rule_id, bandit_id, severity, confidence, cwe,
- * line, col, message, source}], metrics:{...}, rejection?, rejection_offset?,
- * notes:[...]} */
+ * line, col, message, source, score, origin?}], metrics:{...}, rejection?,
+ * rejection_offset?, notes:[...]} */
 json_t *assess_result_to_json(const struct assess_result *r);
 
 /* Frees everything the result holds and zeroes it. */

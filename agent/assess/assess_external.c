@@ -205,6 +205,23 @@ int assess_bandit_run_resident(struct bandit_worker *w, const struct assess_exte
 	return assess_bandit_run(x, data, len, r);
 }
 
+char *assess_external_version(const char *program, unsigned timeout_ms)
+{
+	char *argv[] = { (char *)program, "--version", NULL };
+	_cleanup_free_ char *out = NULL;
+	size_t len = 0;
+
+	if (subprocess_capture(argv, timeout_ms, 4096, false, &out, &len) != 0)
+		return NULL;
+	/* "bandit 1.6.2\n  python version = ..." or "1.45.0\n": the first
+	 * word of the first line that starts with a digit */
+	out[strcspn(out, "\n")] = '\0';
+	for (char *w = strtok(out, " \t"); w; w = strtok(NULL, " \t"))
+		if (w[0] >= '0' && w[0] <= '9')
+			return xstrdup(w);
+	return NULL;
+}
+
 int assess_semgrep_run(const struct assess_external *x, const uint8_t *data, size_t len,
 		       struct assess_result *r)
 {

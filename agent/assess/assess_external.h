@@ -44,6 +44,10 @@ int assess_with_analyzers(const struct assess_rules *rules, const struct config_
 			  struct bandit_worker *bandit, const char *name, const uint8_t *data,
 			  size_t len, struct assess_result *res);
 
+/* The version an analyzer reports with --version ("1.6.2"), or NULL when it
+ * does not run or says none. Caller frees. */
+char *assess_external_version(const char *program, unsigned timeout_ms);
+
 /* Adds the findings of a Bandit or Semgrep JSON report to r. 0, or -EINVAL
  * with *err (caller frees) when the text is not such a report. */
 int assess_bandit_parse(const char *json, size_t len, struct assess_result *r, char **err);

@@ -21,6 +21,8 @@ json_t *assess_result_to_json(const struct assess_result *r)
 		json_object_set_new(j, "message", json_string(f->message));
 		json_object_set_new(j, "source", json_string(f->source));
 		json_object_set_new(j, "score", json_real(f->score));
+		if (f->origin != ASSESS_ORIGIN_NONE)
+			json_object_set_new(j, "origin", json_string(assess_origin_to_string(f->origin)));
 		json_array_append_new(fs, j);
 	}
 	json_object_set_new(o, "findings", fs);

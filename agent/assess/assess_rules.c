@@ -3,6 +3,7 @@
  * ids add rules. Every error names the file, line and column. */
 #include <errno.h>
 #include <fnmatch.h>
+#include <stddef.h>
 #include <string.h>
 #include <strings.h>
 
@@ -10,11 +11,40 @@
 
 static const char *const rule_keys[] = {
 	"id", "bandit", "match", "severity", "confidence", "cwe", "message", "block", "enabled",
-	"weight",
+	"weight", "origin_weights",
 };
 static const char *const match_keys[] = {
 	"call", "import", "special", "dynamic", "in_loop", "kwarg", "unless_kwarg", "write_mode",
-	"path", "arg_contains", "arg_ref",
+	"path", "arg_contains", "arg_ref", "not_call", "kwarg_true", "has_kwarg", "lacks_kwarg",
+	"mode", "partial_path", "arg_glob", "string",
+};
+/* The match keys that take a name or a list of names, and where they go. */
+static const struct {
+	const char *key;
+	size_t off;
+} strv_keys[] = {
+	{ "call", offsetof(struct assess_rule, call) },
+	{ "import", offsetof(struct assess_rule, import) },
+	{ "special", offsetof(struct assess_rule, special) },
+	{ "unless_kwarg", offsetof(struct assess_rule, unless_kwarg) },
+	{ "arg_contains", offsetof(struct assess_rule, arg_contains) },
+	{ "arg_ref", offsetof(struct assess_rule, arg_ref) },
+	{ "not_call", offsetof(struct assess_rule, not_call) },
+	{ "kwarg_true", offsetof(struct assess_rule, kwarg_true) },
+	{ "has_kwarg", offsetof(struct assess_rule, has_kwarg) },
+	{ "lacks_kwarg", offsetof(struct assess_rule, lacks_kwarg) },
+	{ "mode", offsetof(struct assess_rule, mode) },
+	{ "arg_glob", offsetof(struct assess_rule, arg_glob) },
+	{ "string", offsetof(struct assess_rule, string) },
+};
+
+static struct assess_strv *rule_strv(struct assess_rule *r, size_t k)
+{
+	return (struct assess_strv *)((char *)r + strv_keys[k].off);
+}
+
+static const char *const mode_classes[] = {
+	"world-writable-or-setid", "group-writable-or-exec", "restricted", "unknown",
 };
 
 static int fail(char **err, const char *name, const struct yt_node *n, const char *what,
@@ -96,13 +126,20 @@ static int parse_match(const char *name, const struct yt_node *m, struct assess_
 		if (!known_key(key, match_keys, ARRAY_SIZE(match_keys)))
 			return fail(err, name, k, "unknown match key",
 				    "call, import, special, dynamic, in_loop, kwarg, unless_kwarg, "
-				    "write_mode, path, arg_contains or arg_ref");
-		if (!strcmp(key, "call")) rc = get_strv(name, v, &r->call, err);
-		else if (!strcmp(key, "import")) rc = get_strv(name, v, &r->import, err);
-		else if (!strcmp(key, "special")) rc = get_strv(name, v, &r->special, err);
-		else if (!strcmp(key, "unless_kwarg")) rc = get_strv(name, v, &r->unless_kwarg, err);
-		else if (!strcmp(key, "arg_contains")) rc = get_strv(name, v, &r->arg_contains, err);
-		else if (!strcmp(key, "arg_ref")) rc = get_strv(name, v, &r->arg_ref, err);
+				    "write_mode, path, arg_contains, arg_ref, not_call, kwarg_true, "
+				    "has_kwarg, lacks_kwarg, mode, partial_path, arg_glob or string");
+		size_t sk = 0;
+		while (sk < ARRAY_SIZE(strv_keys) && strcmp(key, strv_keys[sk].key) != 0)
+			sk++;
+		if (sk < ARRAY_SIZE(strv_keys)) {
+			rc = get_strv(name, v, rule_strv(r, sk), err);
+			for (size_t mi = 0; rc == 0 && !strcmp(key, "mode") && mi < r->mode.n; mi++)
+				if (!known_key(r->mode.v[mi], mode_classes, ARRAY_SIZE(mode_classes)))
+					return fail(err, name, v, "unknown mode class",
+						    "world-writable-or-setid, group-writable-or-exec, "
+						    "restricted or unknown");
+		}
+		else if (!strcmp(key, "partial_path")) rc = get_bool(name, v, &r->partial_path, err);
 		else if (!strcmp(key, "dynamic")) rc = get_bool(name, v, &r->dynamic, err);
 		else if (!strcmp(key, "in_loop")) rc = get_bool(name, v, &r->in_loop, err);
 		else if (!strcmp(key, "write_mode")) rc = get_bool(name, v, &r->write_mode, err);
@@ -129,12 +166,8 @@ static void rule_clear(struct assess_rule *r)
 	free(r->bandit_id);
 	free(r->message);
 	free(r->kwarg);
-	strv_free(&r->call);
-	strv_free(&r->import);
-	strv_free(&r->special);
-	strv_free(&r->unless_kwarg);
-	strv_free(&r->arg_contains);
-	strv_free(&r->arg_ref);
+	for (size_t k = 0; k < ARRAY_SIZE(strv_keys); k++)
+		strv_free(rule_strv(r, k));
 }
 
 void assess_rules_free(struct assess_rules *rules)
@@ -147,6 +180,32 @@ void assess_rules_free(struct assess_rules *rules)
 	free(rules->source);
 	assess_rules_index_free(rules);
 	free(rules);
+}
+
+/* origin_weights: {unresolved: W, outside: W}: factors on the score of a
+ * finding whose call takes such arguments (a literal's is always 1). */
+static int get_origin_weights(const char *name, const struct yt_node *m, double *w, char **err)
+{
+	static const char *const keys[] = { "unresolved", "outside" };
+	static const enum pya_origin origins[] = { PYA_ORIGIN_UNRESOLVED, PYA_ORIGIN_OUTSIDE };
+
+	if (m->kind != YT_MAPPING)
+		return fail(err, name, m, "origin_weights is not a mapping",
+			    "{unresolved: N, outside: N}");
+	for (size_t i = 0; i + 1 < m->n_items; i += 2) {
+		const struct yt_node *k = m->items[i], *v = m->items[i + 1];
+		size_t o = 0;
+		while (o < ARRAY_SIZE(keys) && strcmp(k->value, keys[o]) != 0)
+			o++;
+		if (o == ARRAY_SIZE(keys))
+			return fail(err, name, k, "unknown origin", "unresolved or outside");
+		char *end;
+		double d = v->kind == YT_SCALAR ? strtod(v->value, &end) : -1;
+		if (v->kind != YT_SCALAR || *end || !v->value[0] || !(d >= 1 && d <= 10))
+			return fail(err, name, v, "bad origin weight", "a number from 1 to 10");
+		w[origins[o]] = d;
+	}
+	return 0;
 }
 
 static int apply_one(struct assess_rules *rules, const char *name, const struct yt_node *e,
@@ -171,7 +230,8 @@ static int apply_one(struct assess_rules *rules, const char *name, const struct 
 		r->enabled = 1;
 		r->weight = 1.0;
 		r->confidence = ASSESS_SEV_HIGH;
-		r->dynamic = r->in_loop = r->write_mode = -1;
+		r->dynamic = r->in_loop = r->write_mode = r->partial_path = -1;
+		memcpy(r->origin_weight, rules->origin_weight, sizeof(r->origin_weight));
 		fresh = 1;
 	}
 	r->line = e->line;
@@ -181,8 +241,12 @@ static int apply_one(struct assess_rules *rules, const char *name, const struct 
 		if (!known_key(k->value, rule_keys, ARRAY_SIZE(rule_keys))) {
 			rc = fail(err, name, k, "unknown rule key",
 				  "id, bandit, match, severity, confidence, cwe, message, block, "
-				  "enabled or weight");
+				  "enabled, weight or origin_weights");
 			break;
+		}
+		if (!strcmp(k->value, "origin_weights")) {
+			rc = get_origin_weights(name, v, r->origin_weight, err);
+			continue;
 		}
 		if (v->kind != YT_SCALAR && strcmp(k->value, "match")) {
 			rc = fail(err, name, v, "not a single value", "a scalar");
@@ -221,9 +285,9 @@ static int apply_one(struct assess_rules *rules, const char *name, const struct 
 		}
 	}
 	if (rc == 0 && fresh && (!r->severity || !r->message ||
-				 (!r->call.n && !r->import.n && !r->special.n)))
+				 (!r->call.n && !r->import.n && !r->special.n && !r->string.n)))
 		rc = fail(err, name, e, "new rule is incomplete",
-			  "severity, message and a match with call, import or special");
+			  "severity, message and a match with call, import, special or string");
 	if (rc < 0 && fresh) {
 		rule_clear(r);
 		return rc;
@@ -281,6 +345,9 @@ static int load_text(struct assess_rules *rules, const char *name, const char *t
 		return rc;
 	if (root && root->kind != YT_MAPPING)
 		rc = fail(err, name, root, "the file is not a mapping", "keys such as rules, thresholds");
+	if (rc == 0 && root && !path && yt_map_get(root, "origin_weights"))
+		rc = get_origin_weights(name, yt_map_get(root, "origin_weights"),
+					rules->origin_weight, err);
 	if (rc == 0 && root)
 		rc = assess_rules_apply(rules, name, yt_map_get(root, "rules"), err);
 	if (rc == 0 && root)
@@ -297,6 +364,8 @@ int assess_rules_load(const char *security_yaml, struct assess_rules **out, char
 	rules->medium = 20;
 	rules->high = 50;
 	rules->blocked = 80;
+	for (size_t i = 0; i < ARRAY_SIZE(rules->origin_weight); i++)
+		rules->origin_weight[i] = 1.0;
 	rc = load_text(rules, "built-in assess_rules.yaml", assess_default_yaml,
 		       assess_default_yaml_len, NULL, err);
 	if (rc == 0 && security_yaml) {
@@ -340,17 +409,44 @@ double assess_rule_score(const struct assess_rule *rule)
 	return assess_score(rule->severity, rule->confidence) * rule->weight;
 }
 
+const char *assess_origin_to_string(enum assess_origin o)
+{
+	switch (o) {
+	case ASSESS_ORIGIN_NONE: return NULL;
+	case ASSESS_ORIGIN_LITERAL: return "literal";
+	case ASSESS_ORIGIN_UNRESOLVED: return "unresolved";
+	case ASSESS_ORIGIN_OUTSIDE: return "outside";
+	}
+	return NULL;
+}
+
+const char *assess_origin_describe(enum assess_origin o)
+{
+	switch (o) {
+	case ASSESS_ORIGIN_NONE: return NULL;
+	case ASSESS_ORIGIN_LITERAL: return "literal";
+	case ASSESS_ORIGIN_UNRESOLVED: return "unresolved";
+	case ASSESS_ORIGIN_OUTSIDE: return "from outside the script";
+	}
+	return NULL;
+}
+
 /* Patterns are mostly exact names or "prefix.*": those are compared
  * directly (every call of a file meets every rule), the rest by fnmatch. */
 static int glob_one(const char *pat, const char *name)
 {
+	if (pat[0] == '*' && pat[1] == '\0')
+		return 1; /* every call, whatever it is a method of */
 	if (pat[0] != name[0] && pat[0] != '*' && pat[0] != '?' && pat[0] != '[')
 		return 0;
 	const char *star = strchr(pat, '*');
 	if (!star && !strpbrk(pat, "?["))
 		return strcmp(pat, name) == 0;
+	/* "socket.*" names the module's members, not the methods of what they
+	 * return ("socket.socket().bind"): a prefix does not reach past "()". */
 	if (star && star[1] == '\0' && !strpbrk(pat, "?["))
-		return strncmp(pat, name, (size_t)(star - pat)) == 0;
+		return strncmp(pat, name, (size_t)(star - pat)) == 0 &&
+		       !strchr(name + (star - pat), '(');
 	return fnmatch(pat, name, 0) == 0;
 }
 
@@ -358,6 +454,14 @@ static int any_glob(const struct assess_strv *s, const char *name)
 {
 	for (size_t i = 0; i < s->n; i++)
 		if (glob_one(s->v[i], name))
+			return 1;
+	return 0;
+}
+
+static int any_exact(const struct assess_strv *s, const char *name)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->v[i], name))
 			return 1;
 	return 0;
 }
@@ -384,6 +488,40 @@ static int is_outside(const char *p)
 	return strncmp(p, "/tmp/", 5) != 0 && strncmp(p, "/var/tmp/", 9) != 0;
 }
 
+static const struct pya_kwarg *kwarg_get(const struct pya_event *ev, const char *name)
+{
+	for (size_t i = 0; i < ev->n_kwargs; i++)
+		if (!strcmp(ev->kwargs[i].name, name))
+			return &ev->kwargs[i];
+	return NULL;
+}
+
+const char *assess_mode_class(const struct pya_event *ev)
+{
+	/* Bandit's B103 grading: others may write (or set-id bits) is high;
+	 * the group may write or run, or others may run, is medium. */
+	if (!ev->mode_known)
+		return mode_classes[3];
+	if (ev->mode_bits & 06002)
+		return mode_classes[0];
+	if (ev->mode_bits & 00031)
+		return mode_classes[1];
+	return mode_classes[2];
+}
+
+/* A program named without a directory is looked up in PATH: Bandit's B607
+ * counts a path from the root, a drive letter, '\' or '.' as given. */
+static int is_partial_path(const char *p)
+{
+	if (!p || !p[0])
+		return 0;
+	if (p[0] == '/' || p[0] == '\\' || p[0] == '.')
+		return 0;
+	if (((p[0] | 0x20) >= 'a' && (p[0] | 0x20) <= 'z') && p[1] == ':')
+		return 0;
+	return 1;
+}
+
 static int kwarg_is(const struct pya_event *ev, const char *spec)
 {
 	const char *eq = strchr(spec, '=');
@@ -399,6 +537,13 @@ int assess_rule_matches(const struct assess_rule *r, const struct pya_event *ev)
 {
 	if (!r->enabled)
 		return 0;
+	/* First the cheapest test that fails for most calls of a rule that
+	 * names every call ("*" with shell=...). */
+	for (size_t i = 0; i < r->kwarg_true.n; i++) {
+		const struct pya_kwarg *k = kwarg_get(ev, r->kwarg_true.v[i]);
+		if (!k || k->truth == PYA_TRUTH_FALSE)
+			return 0;
+	}
 	switch (ev->kind) {
 	case PYA_CALL:
 		if (!r->call.n || !any_glob(&r->call, ev->name))
@@ -412,8 +557,33 @@ int assess_rule_matches(const struct assess_rule *r, const struct pya_event *ev)
 		if (!r->special.n || !any_glob(&r->special, ev->name))
 			return 0;
 		break;
+	case PYA_STRING:
+		return r->string.n && any_exact(&r->string, ev->name);
 	default:
 		return 0;
+	}
+	if (r->not_call.n && any_glob(&r->not_call, ev->name))
+		return 0;
+	if (r->has_kwarg.n) {
+		int any = 0;
+		for (size_t i = 0; i < r->has_kwarg.n && !any; i++)
+			any = kwarg_get(ev, r->has_kwarg.v[i]) != NULL;
+		if (!any)
+			return 0;
+	}
+	for (size_t i = 0; i < r->lacks_kwarg.n; i++)
+		if (kwarg_get(ev, r->lacks_kwarg.v[i]))
+			return 0;
+	if (r->mode.n && !any_exact(&r->mode, assess_mode_class(ev)))
+		return 0;
+	if (r->partial_path >= 0 && r->partial_path != is_partial_path(ev->arg0_first))
+		return 0;
+	if (r->arg_glob.n) {
+		int hit = 0;
+		for (size_t i = 0; ev->arg0 && i < r->arg_glob.n && !hit; i++)
+			hit = fnmatch(r->arg_glob.v[i], ev->arg0, 0) == 0;
+		if (!hit)
+			return 0;
 	}
 	if (r->dynamic >= 0 && r->dynamic != !!ev->dynamic)
 		return 0;

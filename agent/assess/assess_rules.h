@@ -21,11 +21,14 @@ struct assess_rule {
 	int block;
 	int enabled;
 	double weight;
+	double origin_weight[4];          /* by enum pya_origin; literal and none stay 1 */
 	/* match */
 	struct assess_strv call, import, special, unless_kwarg, arg_contains, arg_ref;
+	struct assess_strv not_call, kwarg_true, has_kwarg, lacks_kwarg, mode, arg_glob, string;
 	char *kwarg;
 	int dynamic, in_loop, write_mode; /* -1: any */
 	int path;                         /* 0 any, 1 outside, 2 local */
+	int partial_path;                 /* -1: any */
 	unsigned line, col;               /* where the rule was (last) defined */
 };
 
@@ -35,6 +38,8 @@ struct assess_rules {
 	struct assess_rule *r;
 	size_t n;
 	double medium, high, blocked;
+	/* origin_weights of the built-in file: the default of every rule */
+	double origin_weight[4];
 	char *source; /* file the user rules came from, for messages */
 	struct assess_rule_index *index; /* rebuilt by assess_rules_apply() */
 };
@@ -56,11 +61,15 @@ typedef void (*assess_match_fn)(void *ctx, const struct assess_rule *rule,
  * number of threads may call it at once. */
 void assess_rules_each_match(const struct assess_rules *rules, const struct pya_event *ev,
 			     assess_match_fn fn, void *ctx);
+/* What the analyzer must report for these rules (assess_rules_index.c). */
+void assess_rules_filter(const struct assess_rules *rules, struct pya_filter *f);
 /* Does the event satisfy the rule's match? */
 int assess_rule_matches(const struct assess_rule *rule, const struct pya_event *ev);
 /* severity x confidence factors, the score of one finding of weight 1; the
  * same scale for native rules and for Bandit's and Semgrep's findings. */
 double assess_score(enum assess_severity severity, enum assess_severity confidence);
 double assess_rule_score(const struct assess_rule *rule);
+/* The class of a chmod's mode bits that the `mode:` match names. */
+const char *assess_mode_class(const struct pya_event *ev);
 
 #endif

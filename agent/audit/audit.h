@@ -52,9 +52,13 @@ struct audit_sidecar_info {
 	char entry_hash[65];      /* hex entry hash of the last record */
 };
 
-/* Writes a sidecar for the records seqs[0..n) (each with an inclusion proof
- * against a fresh checkpoint) atomically to path, and fills *pos when it is
- * not NULL. 0 or -errno. */
+/* The sidecar document for the records seqs[0..n) (each with an inclusion
+ * proof against a fresh checkpoint), newline-terminated, in *text (caller
+ * frees) and *len; fills *pos when it is not NULL. 0 or -errno. */
+int audit_sidecar_render(struct audit_log *log, const uint64_t *seqs, size_t n, char **text,
+			 size_t *len, struct audit_sidecar_info *pos);
+/* The same, written atomically to path (a directory that only its owner
+ * writes; the daemon places a job's sidecar with place.h). 0 or -errno. */
 int audit_sidecar_write(struct audit_log *log, const uint64_t *seqs, size_t n, const char *path,
 			struct audit_sidecar_info *pos);
 

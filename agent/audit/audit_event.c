@@ -27,6 +27,7 @@ static const struct {
 	[AUDIT_EVENT_VERIFICATION] = { "verification", { "ok", "entries", "head", "checkpoint" } },
 	[AUDIT_EVENT_TORN_TAIL] = { "audit_torn_tail", { "segment", "offset", "bytes", "quarantine" } },
 	[AUDIT_EVENT_CHECKPOINT] = { "checkpoint", { "size", "root" } },
+	[AUDIT_EVENT_INTAKE_REJECTED] = { "intake_rejected", { "file", "reason" } },
 };
 
 const char *audit_event_to_string(enum audit_event e)
@@ -82,13 +83,40 @@ const char *audit_script_history_to_string(enum audit_script_history h)
 	return "unknown";
 }
 
+/* The script_diff fields of content against the stored version prev_hex
+ * (but "file" and "job"). 0 or -errno with *err. */
+static int diff_fields(struct blobstore *store, const char *name, const char *prev_hex,
+		       const char *content, size_t len, size_t diff_max, json_t **fields, char **err)
+{
+	char new_hex[HASH_SHA256_HEX_LEN + 1];
+	_cleanup_free_ char *prev = NULL;
+	size_t plen = 0;
+	int r = blobstore_get(store, prev_hex, SCRIPT_MAX, &prev, &plen, err);
+	if (r < 0)
+		return r;
+	struct diff_options opts;
+	struct diff_result d;
+	hash_sha256_hex(content, len, new_hex);
+	diff_options_init(&opts, name);
+	opts.max_bytes = diff_max;
+	diff_unified(prev, plen, content, len, &opts, &d);
+	*fields = json_pack("{s:s, s:s, s:s%, s:b, s:b, s:I, s:I}", "previous_sha256",
+			    prev_hex, "sha256", new_hex, "diff", d.text, d.len, "truncated", d.truncated,
+			    "whole_replaced", d.capped, "lines_added", (json_int_t)d.lines_added,
+			    "lines_removed", (json_int_t)d.lines_removed);
+	if (!*fields) /* not UTF-8: the hashes still name both versions */
+		*fields = json_pack("{s:s, s:s, s:s, s:b, s:s}", "previous_sha256",
+				    prev_hex, "sha256", new_hex, "diff", "", "truncated", 1, "omitted",
+				    "the script is not UTF-8 text");
+	diff_result_clear(&d);
+	return 0;
+}
+
 int audit_script_compare(const char *state_dir, const char *name, const char *content, size_t len,
 			 size_t diff_max, enum audit_script_history *history, json_t **fields, char **err)
 {
 	struct blobstore *store = NULL;
 	char prev_hex[HASH_SHA256_HEX_LEN + 1], new_hex[HASH_SHA256_HEX_LEN + 1];
-	_cleanup_free_ char *prev = NULL;
-	size_t plen = 0;
 	*fields = NULL;
 	*history = AUDIT_SCRIPT_UNKNOWN;
 	int r = blobstore_open(state_dir, &store, err);
@@ -103,23 +131,36 @@ int audit_script_compare(const char *state_dir, const char *name, const char *co
 	hash_sha256_hex(content, len, new_hex);
 	if (r == 0 && strcmp(prev_hex, new_hex) == 0) {
 		*history = AUDIT_SCRIPT_UNCHANGED;
-	} else if (r == 0 && (r = blobstore_get(store, prev_hex, SCRIPT_MAX, &prev, &plen, err)) == 0) {
-		struct diff_options opts;
-		struct diff_result d;
-		diff_options_init(&opts, name);
-		opts.max_bytes = diff_max;
-		diff_unified(prev, plen, content, len, &opts, &d);
-		*fields = json_pack("{s:s, s:s, s:s%, s:b, s:b, s:I, s:I}", "previous_sha256",
-				    prev_hex, "sha256", new_hex, "diff", d.text, d.len, "truncated", d.truncated,
-				    "whole_replaced", d.capped, "lines_added", (json_int_t)d.lines_added,
-				    "lines_removed", (json_int_t)d.lines_removed);
-		if (!*fields) /* not UTF-8: the hashes still name both versions */
-			*fields = json_pack("{s:s, s:s, s:s, s:b, s:s}", "previous_sha256",
-					    prev_hex, "sha256", new_hex, "diff", "", "truncated", 1, "omitted",
-					    "the script is not UTF-8 text");
-		diff_result_clear(&d);
+	} else if (r == 0 && (r = diff_fields(store, name, prev_hex, content, len, diff_max, fields,
+					      err)) == 0) {
 		*history = AUDIT_SCRIPT_CHANGED;
 	}
+	blobstore_free(store);
+	return r;
+}
+
+int audit_script_since_ran(const char *state_dir, const char *name, const char *content,
+			   size_t len, size_t diff_max, json_t **fields, char **err)
+{
+	struct blobstore *store = NULL;
+	char ran_hex[HASH_SHA256_HEX_LEN + 1];
+	*fields = NULL;
+	int r = blobstore_open(state_dir, &store, err);
+	if (r < 0)
+		return r;
+	r = blobstore_last_ran(store, name, ran_hex, err);
+	if (r == 0)
+		r = diff_fields(store, name, ran_hex, content, len, diff_max, fields, err);
+	blobstore_free(store);
+	return r == -ENOENT && !*err ? 0 : r;
+}
+
+int audit_script_mark_ran(const char *state_dir, const char *name, const char *sha256, char **err)
+{
+	struct blobstore *store = NULL;
+	int r = blobstore_open(state_dir, &store, err);
+	if (r == 0)
+		r = blobstore_mark_ran(store, name, sha256, err);
 	blobstore_free(store);
 	return r;
 }

@@ -32,6 +32,10 @@ enum audit_event {
 	AUDIT_EVENT_VERIFICATION,   /* ok, entries, head, checkpoint */
 	AUDIT_EVENT_TORN_TAIL,      /* written by the log itself at open */
 	AUDIT_EVENT_CHECKPOINT,     /* size, root: written by the log after it signs one */
+	/* A file refused before its content was read (a symlink, a FIFO, a
+	 * hard link, too large, a name that cannot be answered): file, reason,
+	 * and what is known of it (uid, links). No job follows. */
+	AUDIT_EVENT_INTAKE_REJECTED,
 	AUDIT_EVENT_COUNT,
 };
 
@@ -73,5 +77,17 @@ int audit_script_compare(const char *state_dir, const char *name, const char *co
  * -errno with *err (caller frees). */
 int audit_script_remember(const char *state_dir, const char *name, const char *content, size_t len,
 			  char **err);
+
+/* For a held script: the script_diff fields of content against the version
+ * of name that ran last (audit_script_mark_ran), so that whoever approves
+ * sees what changed since; an unchanged content gives an empty diff. *fields
+ * is NULL when no version of name ever ran. 0, or -errno with *err (caller
+ * frees). */
+int audit_script_since_ran(const char *state_dir, const char *name, const char *content,
+			   size_t len, size_t diff_max, json_t **fields, char **err);
+
+/* Records sha256 (a version remembered before) as the one of name that ran
+ * last. 0 or -errno with *err (caller frees). */
+int audit_script_mark_ran(const char *state_dir, const char *name, const char *sha256, char **err);
 
 #endif

@@ -260,6 +260,11 @@ static int load_checkpoint(const char *path, const struct note_verifier *v, stru
 static void check_consistency(const char *since_path, const struct checkpoint *since, const struct checkpoint *ck,
 			      uint64_t entries, const struct merkle_tree *tree, struct audit_verify_report *rep)
 {
+	if (since->size == 0) {
+		fail(rep, 0, xasprintf("%s covers no records: every log extends the empty tree, so it "
+				       "proves nothing; keep a checkpoint of a later size", since_path));
+		return;
+	}
 	if (since->size > entries) {
 		fail(rep, entries, xasprintf("%s covers %" PRIu64 " records but the log has only %" PRIu64
 					     ": records were cut", since_path, since->size, entries));

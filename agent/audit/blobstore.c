@@ -11,6 +11,7 @@
 struct blobstore {
 	char *dir;        /* <state_dir>/blobs */
 	char *names_dir;  /* <state_dir>/blobs/names */
+	char *ran_dir;    /* <state_dir>/blobs/ran */
 	/* fileio_write_atomic's temporary name is per process, so two workers
 	 * storing the same content or name at once must take turns. */
 	pthread_mutex_t put_lock;
@@ -35,11 +36,11 @@ int blobstore_open(const char *state_dir, struct blobstore **out, char **err)
 
 	s->dir = xasprintf("%s/blobs", state_dir);
 	s->names_dir = xasprintf("%s/blobs/names", state_dir);
+	s->ran_dir = xasprintf("%s/blobs/ran", state_dir);
 	pthread_mutex_init(&s->put_lock, NULL);
-	r = fileio_mkdir_p(s->names_dir, 0700);
-	if (r < 0) {
+	if ((r = fileio_mkdir_p(s->names_dir, 0700)) < 0 || (r = fileio_mkdir_p(s->ran_dir, 0700)) < 0) {
 		*err = xasprintf("cannot create the version store %s: %s; check state_dir in "
-				 "config/agent.yaml and its permissions", s->names_dir, strerror(-r));
+				 "config/agent.yaml and its permissions", s->dir, strerror(-r));
 		blobstore_free(s);
 		return r;
 	}
@@ -53,6 +54,7 @@ void blobstore_free(struct blobstore *store)
 		return;
 	free(store->dir);
 	free(store->names_dir);
+	free(store->ran_dir);
 	pthread_mutex_destroy(&store->put_lock);
 	free(store);
 }
@@ -62,13 +64,27 @@ char *blobstore_blob_path(const struct blobstore *store, const char *hash_hex)
 	return xasprintf("%s/%.2s/%s", store->dir, hash_hex, hash_hex);
 }
 
-static char *name_index_path(const struct blobstore *store, const char *name)
+static char *name_index_path(const char *dir, const char *name)
 {
 	char key[HASH_SHA256_HEX_LEN + 1];
 	/* Hashing the name keeps any file name (slashes, "..", newlines) out of
 	 * the path. */
 	hash_sha256_hex(name, strlen(name), key);
-	return xasprintf("%s/%s", store->names_dir, key);
+	return xasprintf("%s/%s", dir, key);
+}
+
+/* Records hex (64 digits) in the index file of name in dir. */
+static int write_index(const char *dir, const char *name, const char *hex, char **err)
+{
+	_cleanup_free_ char *index = name_index_path(dir, name);
+	char line[INDEX_LEN + 1];
+	memcpy(line, hex, HASH_SHA256_HEX_LEN);
+	line[HASH_SHA256_HEX_LEN] = '\n';
+	int r = fileio_write_atomic(index, line, INDEX_LEN, 0600);
+	if (r < 0)
+		*err = xasprintf("cannot record a version of '%s' in %s: %s", name, index,
+				 strerror(-r));
+	return r;
 }
 
 int blobstore_get(struct blobstore *store, const char *hash_hex, size_t max,
@@ -150,16 +166,9 @@ static int put_locked(struct blobstore *store, const char *name, const void *dat
 
 	/* The index is replaced only after the blob is durable, so it never
 	 * names content that is not on disk. */
-	_cleanup_free_ char *index = name_index_path(store, name);
-	char line[INDEX_LEN + 1];
-	memcpy(line, hex, HASH_SHA256_HEX_LEN);
-	line[HASH_SHA256_HEX_LEN] = '\n';
-	r = fileio_write_atomic(index, line, INDEX_LEN, 0600);
-	if (r < 0) {
-		*err = xasprintf("cannot record the latest version of '%s' in %s: %s",
-				 name, index, strerror(-r));
+	r = write_index(store->names_dir, name, hex, err);
+	if (r < 0)
 		return r;
-	}
 	memcpy(hash_hex, hex, sizeof(hex));
 	return 0;
 }
@@ -173,10 +182,10 @@ int blobstore_put(struct blobstore *store, const char *name, const void *data, s
 	return r;
 }
 
-int blobstore_previous(struct blobstore *store, const char *name,
-		       char hash_hex[HASH_SHA256_HEX_LEN + 1], char **err)
+static int read_index(const char *dir, const char *name, char hash_hex[HASH_SHA256_HEX_LEN + 1],
+		      char **err)
 {
-	_cleanup_free_ char *index = name_index_path(store, name);
+	_cleanup_free_ char *index = name_index_path(dir, name);
 	_cleanup_free_ char *buf = NULL;
 	size_t n;
 	int r = fileio_read_path(index, INDEX_LEN, &buf, &n);
@@ -206,4 +215,28 @@ int blobstore_previous(struct blobstore *store, const char *name,
 	}
 	memcpy(hash_hex, buf, HASH_SHA256_HEX_LEN + 1);
 	return 0;
+}
+
+int blobstore_previous(struct blobstore *store, const char *name,
+		       char hash_hex[HASH_SHA256_HEX_LEN + 1], char **err)
+{
+	return read_index(store->names_dir, name, hash_hex, err);
+}
+
+int blobstore_mark_ran(struct blobstore *store, const char *name, const char *hash_hex, char **err)
+{
+	if (!is_hash_hex(hash_hex)) {
+		*err = xasprintf("'%.80s' is not a SHA-256 in lower-case hex (64 digits)", hash_hex);
+		return -EINVAL;
+	}
+	pthread_mutex_lock(&store->put_lock);
+	int r = write_index(store->ran_dir, name, hash_hex, err);
+	pthread_mutex_unlock(&store->put_lock);
+	return r;
+}
+
+int blobstore_last_ran(struct blobstore *store, const char *name,
+		       char hash_hex[HASH_SHA256_HEX_LEN + 1], char **err)
+{
+	return read_index(store->ran_dir, name, hash_hex, err);
 }

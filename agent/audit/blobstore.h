@@ -3,6 +3,7 @@
  *
  *   <state_dir>/blobs/<first 2 hex>/<sha256 hex>     one file per content
  *   <state_dir>/blobs/names/<sha256 of the name>     hex hash of its latest version
+ *   <state_dir>/blobs/ran/<sha256 of the name>       hex hash of the version that ran last
  *
  * Blobs are written once (deduplicated by hash) and checked against their
  * hash whenever read, so a corrupted blob is reported, never used. Every file
@@ -36,6 +37,14 @@ int blobstore_put(struct blobstore *store, const char *name, const void *data, s
  * seen (not an error: *err stays NULL); -EBADMSG when the index entry is
  * damaged; or -errno. *err is set on every error but -ENOENT (caller frees). */
 int blobstore_previous(struct blobstore *store, const char *name,
+		       char hash_hex[HASH_SHA256_HEX_LEN + 1], char **err) _must_check_;
+
+/* Records hash_hex (a version put before) as the one of name that ran last.
+ * 0 or -errno with *err (caller frees). */
+int blobstore_mark_ran(struct blobstore *store, const char *name, const char *hash_hex,
+		       char **err) _must_check_;
+/* The hash of the version of name that ran last: as blobstore_previous(). */
+int blobstore_last_ran(struct blobstore *store, const char *name,
 		       char hash_hex[HASH_SHA256_HEX_LEN + 1], char **err) _must_check_;
 
 /* Reads the blob with this hash (64 lower-case hex digits; anything else is

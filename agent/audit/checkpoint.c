@@ -45,6 +45,13 @@ int checkpoint_parse(const char *text, struct checkpoint *ck, const char **why)
 		*why = "checkpoint root hash is not 32 bytes of base64";
 		return -EBADMSG;
 	}
+	/* Extension lines, when any, are non-empty (C2SP tlog-checkpoint). */
+	for (const char *e = l3 + 1; *e; e = strchr(e, '\n') + 1) {
+		if (*e == '\n' || !strchr(e, '\n')) {
+			*why = "checkpoint has an empty or unterminated extension line";
+			return -EBADMSG;
+		}
+	}
 	ck->origin = xstrndup(text, (size_t)(l1 - text));
 	ck->size = size;
 	memcpy(ck->root, root, MERKLE_HASH_LEN);

@@ -339,12 +339,12 @@ int merkle_verify_consistency(uint64_t m, uint64_t n, const uint8_t root_m[MERKL
 			      const uint8_t root_n[MERKLE_HASH_LEN],
 			      const uint8_t proof[][MERKLE_HASH_LEN], size_t count)
 {
-	if (m > n || count > MERKLE_MAX_PROOF)
+	/* From size 0 nothing is proved: every tree extends the empty one, so
+	 * any "old root" would pass (Go's tlog.CheckTree refuses it too). */
+	if (m == 0 || m > n || count > MERKLE_MAX_PROOF)
 		return -EBADMSG;
 	if (m == n)
 		return count == 0 && memcmp(root_m, root_n, MERKLE_HASH_LEN) == 0 ? 0 : -EBADMSG;
-	if (m == 0)
-		return count == 0 ? 0 : -EBADMSG;
 	if (count == 0)
 		return -EBADMSG;
 

@@ -60,7 +60,8 @@ int merkle_tree_consistency_proof(const struct merkle_tree *t, uint64_t m, uint6
 int merkle_verify_inclusion(const uint8_t leaf_hash[MERKLE_HASH_LEN], uint64_t index, uint64_t size,
 			    const uint8_t proof[][MERKLE_HASH_LEN], size_t n,
 			    const uint8_t root[MERKLE_HASH_LEN]);
-/* RFC 9162 2.1.4.2. 0 or -EBADMSG. */
+/* RFC 9162 2.1.4.2. 0 or -EBADMSG; m must be at least 1 (a proof from the
+ * empty tree would accept any root_m). */
 int merkle_verify_consistency(uint64_t m, uint64_t n, const uint8_t root_m[MERKLE_HASH_LEN],
 			      const uint8_t root_n[MERKLE_HASH_LEN],
 			      const uint8_t proof[][MERKLE_HASH_LEN], size_t count);

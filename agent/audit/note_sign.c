@@ -7,11 +7,15 @@
 #include "fileio.h"
 #include "hash.h"
 #include "macro.h"
+#include "utf8.h"
 
 #define ED25519_LEN 32
 #define ED25519_SIG_LEN 64
 #define ALG_ED25519 0x01
 #define KEY_FILE_MAX 4096
+#define NOTE_MAX (1u << 20)
+/* Go's sumdb/note refuses notes with more signatures than this. */
+#define NOTE_MAX_SIGNATURES 100
 
 static const char dash[] = "\xe2\x80\x94 "; /* U+2014 EM DASH and a space */
 
@@ -58,14 +62,44 @@ int note_base64_decode(const char *in, size_t in_len, uint8_t *out, size_t *len)
 	return 0;
 }
 
+/* Why n bytes of note text break C2SP signed-note's text rules (valid UTF-8,
+ * no ASCII control character but newline), or NULL when they do not. */
+static const char *text_problem(const char *s, size_t n)
+{
+	uint32_t cp;
+
+	for (size_t i = 0; i < n;) {
+		int k = utf8_decode(s + i, n - i, &cp);
+		if (k < 0)
+			return "not valid UTF-8";
+		if ((cp < 0x20 && cp != '\n') || cp == 0x7f)
+			return "an ASCII control character";
+		i += (size_t)k;
+	}
+	return NULL;
+}
+
+/* A key name as C2SP signed-note (and Go's note.isValidName) wants it:
+ * non-empty UTF-8 without Unicode spaces or '+', and, being part of a note,
+ * without control characters. */
+int note_name_valid(const char *name, size_t n)
+{
+	uint32_t cp;
+
+	if (n == 0 || n > 256 || text_problem(name, n))
+		return 0;
+	for (size_t i = 0; i < n;) {
+		int k = utf8_decode(name + i, n - i, &cp);
+		if (cp == '+' || cp == '\n' || utf8_is_space(cp))
+			return 0;
+		i += (size_t)k;
+	}
+	return 1;
+}
+
 static int name_ok(const char *name)
 {
-	if (!*name || strlen(name) > 256)
-		return 0;
-	for (const char *p = name; *p; p++)
-		if (*p == '+' || (unsigned char)*p <= ' ' || *p == 0x7f)
-			return 0;
-	return 1;
+	return note_name_valid(name, strlen(name));
 }
 
 static void key_id(const char *name, const uint8_t pub[ED25519_LEN], uint8_t id[4])
@@ -266,7 +300,8 @@ const char *note_verifier_name(const struct note_verifier *v)
 int note_sign(const struct note_signer *s, const char *text, char **note)
 {
 	size_t len = strlen(text);
-	if (len == 0 || text[len - 1] != '\n' || strstr(text, "\n\n"))
+	if (len == 0 || text[0] == '\n' || text[len - 1] != '\n' || strstr(text, "\n\n") ||
+	    text_problem(text, len))
 		return -EINVAL;
 	uint8_t sig[4 + ED25519_SIG_LEN];
 	size_t siglen = ED25519_SIG_LEN;
@@ -282,10 +317,41 @@ int note_sign(const struct note_signer *s, const char *text, char **note)
 	return 0;
 }
 
+/* One signature line "— NAME BASE64" (without its newline): the name and
+ * the decoded bytes (key hash and signature, caller frees). -EBADMSG when
+ * the line is not one, whatever its algorithm or length. */
+static int parse_signature_line(const char *line, size_t ll, const char **name, size_t *name_len,
+				uint8_t **sig, size_t *sig_len)
+{
+	if (ll < 4 || memcmp(line, dash, 4) != 0)
+		return -EBADMSG;
+	const char *sp = memchr(line + 4, ' ', ll - 4);
+	if (!sp)
+		return -EBADMSG;
+	const char *b64 = sp + 1;
+	size_t b64_len = ll - (size_t)(b64 - line);
+	*name = line + 4;
+	*name_len = (size_t)(sp - *name);
+	*sig = xmalloc(b64_len / 4 * 3 + 3);
+	if (!note_name_valid(*name, *name_len) ||
+	    note_base64_decode(b64, b64_len, *sig, sig_len) < 0 || *sig_len < 5) {
+		free(*sig);
+		*sig = NULL;
+		return -EBADMSG;
+	}
+	return 0;
+}
+
 int note_open(const struct note_verifier *v, const char *note, size_t len, char **text, char **err)
 {
-	if (len > 1 << 20 || memchr(note, '\0', len)) {
+	const char *why;
+
+	if (len > NOTE_MAX || memchr(note, '\0', len)) {
 		*err = xstrdup("not a signed note (binary or too large)");
+		return -EBADMSG;
+	}
+	if ((why = text_problem(note, len))) {
+		*err = xasprintf("not a signed note (%s)", why);
 		return -EBADMSG;
 	}
 	/* The signatures start after the last blank line. */
@@ -297,40 +363,42 @@ int note_open(const struct note_verifier *v, const char *note, size_t len, char 
 		return -EBADMSG;
 	}
 	size_t text_len = (size_t)(split - note) + 1;
+	if (note[0] == '\n' || memmem(note, text_len, "\n\n", 2)) {
+		*err = xstrdup("not a signed note (an empty line in its text)");
+		return -EBADMSG;
+	}
+	/* Every line must be a well-formed signature; those by keys other
+	 * than v (a witness's cosignature, of any algorithm and length) are
+	 * ignored, as signed-note asks; one by v must verify. */
 	const char *line = split + 2, *end = note + len;
-	int found = 0;
+	int found = 0, count = 0;
 	while (line < end) {
 		const char *nl = memchr(line, '\n', (size_t)(end - line));
-		size_t ll = (size_t)(nl - line);
-		const char *sp = ll > 4 ? memchr(line + 4, ' ', ll - 4) : NULL;
-		if (ll < 4 || memcmp(line, dash, 4) != 0 || !sp) {
+		const char *name;
+		size_t name_len, siglen;
+		_cleanup_free_ uint8_t *sig = NULL;
+		if (++count > NOTE_MAX_SIGNATURES) {
+			*err = xasprintf("more than %d signatures", NOTE_MAX_SIGNATURES);
+			return -EBADMSG;
+		}
+		if (parse_signature_line(line, (size_t)(nl - line), &name, &name_len, &sig, &siglen) < 0) {
 			*err = xstrdup("malformed signature line (expected '— NAME BASE64')");
 			return -EBADMSG;
 		}
-		size_t nl_len = (size_t)(sp - line - 4);
-		const char *b64 = sp + 1;
-		size_t b64_len = (size_t)(nl - b64);
-		uint8_t sig[4 + ED25519_SIG_LEN + 8];
-		size_t siglen = 0;
-		if (b64_len > 100 || note_base64_decode(b64, b64_len, sig, &siglen) < 0 || siglen < 5) {
-			*err = xstrdup("malformed signature line (bad base64)");
-			return -EBADMSG;
-		}
-		if (nl_len == strlen(v->name) && memcmp(line + 4, v->name, nl_len) == 0 &&
-		    memcmp(sig, v->id, 4) == 0) {
-			found = 1;
-			EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-			int ok = siglen == 4 + ED25519_SIG_LEN && ctx &&
-				 EVP_DigestVerifyInit(ctx, NULL, NULL, NULL, v->pkey) == 1 &&
-				 EVP_DigestVerify(ctx, sig + 4, ED25519_SIG_LEN, (const uint8_t *)note, text_len) == 1;
-			EVP_MD_CTX_free(ctx);
-			if (!ok) {
-				*err = xasprintf("signature by key '%s' does not verify", v->name);
-				return -EPERM;
-			}
-			break;
-		}
 		line = nl + 1;
+		if (found || name_len != strlen(v->name) || memcmp(name, v->name, name_len) != 0 ||
+		    memcmp(sig, v->id, 4) != 0)
+			continue;
+		found = 1;
+		EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+		int ok = siglen == 4 + ED25519_SIG_LEN && ctx &&
+			 EVP_DigestVerifyInit(ctx, NULL, NULL, NULL, v->pkey) == 1 &&
+			 EVP_DigestVerify(ctx, sig + 4, ED25519_SIG_LEN, (const uint8_t *)note, text_len) == 1;
+		EVP_MD_CTX_free(ctx);
+		if (!ok) {
+			*err = xasprintf("signature by key '%s' does not verify", v->name);
+			return -EPERM;
+		}
 	}
 	if (!found) {
 		*err = xasprintf("no signature by key '%s' (signed with another key?)", v->name);

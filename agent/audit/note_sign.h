@@ -14,7 +14,12 @@
 struct note_signer;
 struct note_verifier;
 
-/* New key pair named name (no spaces, no '+'). Both strings end in "\n";
+/* Is n bytes at name a key name C2SP signed-note allows: non-empty UTF-8
+ * without Unicode spaces, '+' or control characters (Go's sumdb/note reads
+ * no other)? */
+int note_name_valid(const char *name, size_t n);
+
+/* New key pair named name (note_name_valid). Both strings end in "\n";
  * caller frees. 0 or -EINVAL. */
 int note_keygen(const char *name, char **private_text, char **public_text);
 
@@ -31,12 +36,18 @@ void note_verifier_free(struct note_verifier *v);
 char *note_signer_verifier_text(const struct note_signer *s);
 const char *note_verifier_name(const struct note_verifier *v);
 
-/* Signs text (must end in '\n', no blank line) and returns the note. */
+/* Signs text and returns the note. The text must follow signed-note's
+ * rules: valid UTF-8, no control character but newline, no empty line, a
+ * final newline; -EINVAL otherwise. */
 int note_sign(const struct note_signer *s, const char *text, char **note);
 
-/* Checks that note carries a valid signature by v. On success *text (may be
- * NULL) receives the signed text. -EBADMSG when malformed, -EPERM when no
- * line by this key or its signature is wrong; *err says which. */
+/* Checks that note carries a valid signature by v. Signature lines by other
+ * keys (witness cosignatures, any algorithm or length) are ignored; each
+ * must still be a well-formed line, at most 100 in all. The text must follow
+ * signed-note's rules (UTF-8, no control characters but newline, no empty
+ * line). On success *text (may be NULL) receives the signed text. -EBADMSG
+ * when malformed, -EPERM when no line by this key or its signature is
+ * wrong; *err says which. */
 int note_open(const struct note_verifier *v, const char *note, size_t len, char **text, char **err);
 
 /* Standard base64 helpers (with padding). */

@@ -13,8 +13,8 @@
 #include "hash.h"
 #include "macro.h"
 
-int audit_sidecar_write(struct audit_log *log, const uint64_t *seqs, size_t n, const char *path,
-			struct audit_sidecar_info *pos)
+int audit_sidecar_render(struct audit_log *log, const uint64_t *seqs, size_t n, char **out,
+			 size_t *out_len, struct audit_sidecar_info *pos)
 {
 	int r = audit_checkpoint_now(log);
 	if (r < 0)
@@ -75,9 +75,18 @@ int audit_sidecar_write(struct audit_log *log, const uint64_t *seqs, size_t n, c
 				"records", records);
 	_cleanup_free_ char *text = json_dumps(doc, JSON_INDENT(1) | JSON_SORT_KEYS);
 	json_decref(doc);
-	size_t tl = strlen(text);
-	_cleanup_free_ char *withnl = xasprintf("%s\n", text);
-	return fileio_write_atomic(path, withnl, tl + 1, 0644);
+	*out_len = strlen(text) + 1;
+	*out = xasprintf("%s\n", text);
+	return 0;
+}
+
+int audit_sidecar_write(struct audit_log *log, const uint64_t *seqs, size_t n, const char *path,
+			struct audit_sidecar_info *pos)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	int r = audit_sidecar_render(log, seqs, n, &text, &len, pos);
+	return r < 0 ? r : fileio_write_atomic(path, text, len, 0644);
 }
 
 static int bad(char **err, const char *what)

@@ -44,9 +44,16 @@ int fileio_read_fd(int fd, size_t max, char **out, size_t *len)
 
 int fileio_read_path(const char *path, size_t max, char **out, size_t *len)
 {
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	/* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
+	 * writer, forever; a regular file ignores the flag. */
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
 	return fileio_read_fd(fd, max, out, len);
 }
 

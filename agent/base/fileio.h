@@ -12,7 +12,8 @@
  * terminated, *len excludes the NUL). Returns 0, -EFBIG when the content is
  * larger than max, or -errno. The caller frees *out. */
 int fileio_read_fd(int fd, size_t max, char **out, size_t *len) _must_check_;
-/* The same for a path (opened O_RDONLY|O_CLOEXEC). */
+/* The same for a path, which must name a regular file: -EINVAL for a FIFO,
+ * socket, device or directory (opened without waiting for a FIFO's writer). */
 int fileio_read_path(const char *path, size_t max, char **out, size_t *len) _must_check_;
 
 /* Writes all of buf, retrying on EINTR and partial writes. 0 or -errno. */

@@ -28,6 +28,7 @@ int cmd_run(int argc, char **argv);
 int cmd_submit(int argc, char **argv);
 int cmd_approve(int argc, char **argv);
 int cmd_override(int argc, char **argv);
+int cmd_pending(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_keygen(int argc, char **argv);
 int cmd_verify(int argc, char **argv);

@@ -12,6 +12,7 @@
 #include "config.h"
 #include "fileio.h"
 #include "log.h"
+#include "names.h"
 #include "ordered_pool.h"
 
 /* Exit statuses of check, by the highest level among the files. */
@@ -31,12 +32,14 @@ enum {
 #define CHECK_JOBS_MAX 64u
 
 enum format { FORMAT_TEXT, FORMAT_JSON, FORMAT_SARIF };
+/* Whether the text format quotes the source line under each finding. */
+enum context { CONTEXT_AUTO, CONTEXT_ALWAYS, CONTEXT_NEVER };
 
 static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: mai-agent check [--format text|json|sarif] [--config-dir DIR] [--native-only]\n"
-		"                       [--jobs N] FILE|DIR...\n"
+		"                       [--jobs N] [--context auto|always|never] FILE|DIR...\n"
 		"\n"
 		"Assesses Python files without running them: findings, metrics and a level\n"
 		"(LOW, MEDIUM, HIGH, BLOCKED) per file, as the agent would before a run.\n"
@@ -45,8 +48,19 @@ static void usage(FILE *out)
 		"Directories are searched for *.py files (symbolic links are not followed).\n"
 		"\n"
 		"Options:\n"
-		"  -f, --format FMT     text (default: compiler-style lines with the source\n"
-		"                       line and a caret), json, or sarif (SARIF 2.1.0)\n"
+		"  -f, --format FMT     text (default): compiler-style lines\n"
+		"                       FILE:LINE:COL: error|warning|note: MESSAGE [RULE]\n"
+		"                       (error: HIGH or CRITICAL finding, warning: MEDIUM,\n"
+		"                       note: LOW) that vim's quickfix (:compiler gcc) and\n"
+		"                       emacs' compilation mode read, then one summary line\n"
+		"                       per file; json (one object per file; a name that is\n"
+		"                       not UTF-8 is escaped, with path_escaped: true); or\n"
+		"                       sarif (SARIF 2.1.0 for code scanning, paths\n"
+		"                       relative to the current directory)\n"
+		"      --context WHEN   quote the source line and a caret under each finding:\n"
+		"                       auto (default: when the output is a terminal), always\n"
+		"                       or never. A quoted line of code can look like a\n"
+		"                       location to an editor, so pipes get none by default\n"
 		"  -c, --config-dir DIR read DIR/security.yaml (rules, thresholds); default\n"
 		"                       $MAI_CONFIG_DIR, else %s; the built-in rules\n"
 		"                       alone when the directory has no security.yaml\n"
@@ -123,7 +137,8 @@ static int collect_dir(const char *dir, struct check_files *out, int depth)
 	return 0;
 }
 
-/* Prints one line of the source and a caret under the column. */
+/* Prints one line of the source and a caret under the column, as gcc does
+ * ("  12 | code" and "     |   ^"). */
 static void print_context(const char *data, size_t len, unsigned line, unsigned col)
 {
 	const char *p = data, *end = data + len;
@@ -139,7 +154,8 @@ static void print_context(const char *data, size_t len, unsigned line, unsigned 
 		n--;
 	if (n > 300)
 		n = 300; /* a 10 MB line is not shown whole */
-	printf("    %.*s\n    ", (int)n, p);
+	int w = printf("%5u | ", line) - 2;
+	printf("%.*s\n%*s| ", (int)n, p, w, "");
 	unsigned c = 1;
 	for (size_t i = 0; i < n && c < col; i++) {
 		if (((unsigned char)p[i] & 0xC0) == 0x80)
@@ -150,21 +166,53 @@ static void print_context(const char *data, size_t len, unsigned line, unsigned 
 	printf("^\n");
 }
 
-static void print_text(const char *path, const char *data, size_t len, const struct assess_result *r)
+/* The compiler's word for a finding of this severity: what editors type
+ * an entry by. */
+static const char *text_kind(enum assess_severity s)
 {
-	if (r->rejection)
-		printf("%s: BLOCKED rejected at byte %zu: %s\n", path, r->rejection_offset, r->rejection);
+	return s >= ASSESS_SEV_HIGH ? "error" : s == ASSESS_SEV_MEDIUM ? "warning" : "note";
+}
+
+/* Where a rejected file's first bad byte is: line and column (code points). */
+static void offset_position(const char *data, size_t len, size_t offset, unsigned *line,
+			    unsigned *col)
+{
+	size_t start = 0;
+	*line = 1;
+	*col = 1;
+	for (size_t i = 0; i < offset && i < len; i++)
+		if (data[i] == '\n')
+			(*line)++, start = i + 1;
+	for (size_t i = start; i < offset && i < len; i++)
+		*col += ((unsigned char)data[i] & 0xC0) != 0x80;
+}
+
+/* One location line per finding, "FILE:LINE:COL: KIND: MESSAGE [RULE]"; then
+ * the notes and one summary line per file, in a form no compile-output parser
+ * takes for a location (no line number after the file name). */
+static void print_text(const char *path, const char *data, size_t len, const struct assess_result *r,
+		       int context)
+{
+	if (r->rejection) {
+		unsigned line, col;
+		offset_position(data, len, r->rejection_offset, &line, &col);
+		printf("%s:%u:%u: error: rejected at byte %zu: %s; the file is BLOCKED and not assessed [MAI900]\n",
+		       path, line, col, r->rejection_offset, r->rejection);
+	}
 	for (size_t i = 0; i < r->n_findings; i++) {
 		const struct assess_finding *f = &r->findings[i];
 		int both = f->bandit_id && strcmp(f->bandit_id, f->rule_id) != 0;
-		printf("%s:%u:%u: %s [%s%s%s] %s\n", path, f->line, f->col,
-		       assess_severity_to_string(f->severity), f->rule_id, both ? "/" : "",
-		       both ? f->bandit_id : "", f->message);
-		print_context(data, len, f->line, f->col);
+		const char *origin = assess_origin_describe(f->origin);
+		printf("%s:%u:%u: %s: %s%s%s%s [%s%s%s]\n", path, f->line ? f->line : 1,
+		       f->col ? f->col : 1, text_kind(f->severity), f->message,
+		       origin ? " (arguments: " : "", origin ? origin : "", origin ? ")" : "",
+		       f->rule_id, both ? "/" : "", both ? f->bandit_id : "");
+		if (context)
+			print_context(data, len, f->line, f->col);
 	}
 	for (size_t i = 0; i < r->n_notes; i++)
 		printf("%s: note: %s\n", path, r->notes[i]);
-	printf("%s: %s (score %.1f, %zu finding%s, %zu lines)\n", path,
+	printf("%s: level %s, score %.1f, %zu finding%s, %zu lines\n", path,
 	       level_to_string(r->level), r->score, r->n_findings,
 	       r->n_findings == 1 ? "" : "s", r->metrics.lines);
 }
@@ -184,6 +232,7 @@ struct check_run {
 	const struct mai_config *cfg;
 	int native_only;
 	enum format format;
+	int context;              /* text: quote source lines */
 	struct check_slot *slots; /* indexed by file % window */
 	size_t window;
 	/* Output side, touched by check_done only. */
@@ -239,22 +288,32 @@ static void check_done(void *p, size_t i)
 	struct assess_result *res = &sl->res;
 
 	if (sl->read_error < 0) {
-		log_errorx("%s: cannot read: %s", path,
-			   sl->read_error == -EFBIG ? "larger than 256 MiB" : strerror(-sl->read_error));
+		const char *why = sl->read_error == -EFBIG ? "larger than 256 MiB"
+				: sl->read_error == -EINVAL ? "not a regular file"
+				: strerror(-sl->read_error);
+		log_errorx("%s: cannot read: %s", path, why);
+		if (run->format == FORMAT_SARIF)
+			assess_sarif_add_unreadable(&run->sarif, path, why);
 		run->unreadable = 1;
 		return;
 	}
 	if (res->level > run->worst)
 		run->worst = res->level;
 	if (run->format == FORMAT_TEXT) {
-		print_text(path, sl->data, sl->len, res);
+		print_text(path, sl->data, sl->len, res, run->context);
 	} else if (run->format == FORMAT_JSON) {
 		json_t *j = assess_result_to_json(res);
-		json_object_set_new(j, "path", json_string(path));
+		if (names_is_utf8(path)) {
+			json_object_set_new(j, "path", json_string(path));
+		} else { /* JSON strings are UTF-8: escaped, and said so */
+			_cleanup_free_ char *printable = names_printable(path);
+			json_object_set_new(j, "path", json_string(printable));
+			json_object_set_new(j, "path_escaped", json_true());
+		}
 		print_json_element(j, run->json_items++ == 0);
 		json_decref(j);
 	} else {
-		assess_sarif_add(&run->sarif, path, res);
+		assess_sarif_add(&run->sarif, path, sl->data, sl->len, res);
 	}
 	assess_result_clear(res);
 	free(sl->data);
@@ -298,6 +357,18 @@ rules:
 	return 0;
 }
 
+/* The index of arg in names (NULL-terminated, in the order of the enum it
+ * stands for), or -1 after saying what --option expects. */
+static int choice(const char *option, const char *arg, const char *const names[],
+		  const char *expected)
+{
+	for (int i = 0; names[i]; i++)
+		if (!strcmp(arg, names[i]))
+			return i;
+	log_errorx("unknown --%s '%s'; use %s", option, arg, expected);
+	return -1;
+}
+
 int cmd_check(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -305,10 +376,12 @@ int cmd_check(int argc, char **argv)
 		{ "config-dir", required_argument, NULL, 'c' },
 		{ "native-only", no_argument, NULL, 'n' },
 		{ "jobs", required_argument, NULL, 'j' },
+		{ "context", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	enum format format = FORMAT_TEXT;
+	enum context context = CONTEXT_AUTO;
 	const char *config_dir = NULL;
 	struct assess_rules *rules = NULL;
 	struct check_files files = { 0 };
@@ -318,18 +391,25 @@ int cmd_check(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "f:c:nj:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'f':
-			if (!strcmp(optarg, "text")) format = FORMAT_TEXT;
-			else if (!strcmp(optarg, "json")) format = FORMAT_JSON;
-			else if (!strcmp(optarg, "sarif")) format = FORMAT_SARIF;
-			else {
-				log_errorx("unknown --format '%s'; use text, json or sarif", optarg);
+		case 'f': {
+			static const char *const names[] = { "text", "json", "sarif", NULL };
+			int i = choice("format", optarg, names, "text, json or sarif");
+			if (i < 0)
 				return MAI_EXIT_USAGE;
-			}
+			format = (enum format)i;
 			break;
+		}
 		case 'c':
 			config_dir = optarg;
 			break;
+		case 'C': {
+			static const char *const names[] = { "auto", "always", "never", NULL };
+			int i = choice("context", optarg, names, "auto, always or never");
+			if (i < 0)
+				return MAI_EXIT_USAGE;
+			context = (enum context)i;
+			break;
+		}
 		case 'n':
 			native_only = 1;
 			break;
@@ -374,9 +454,24 @@ int cmd_check(int argc, char **argv)
 		}
 	}
 	struct check_run run = { .files = &files, .rules = rules, .cfg = cfg,
-				 .native_only = native_only, .format = format, .worst = LEVEL_LOW };
-	if (format == FORMAT_SARIF)
-		assess_sarif_init(&run.sarif);
+				 .native_only = native_only, .format = format, .worst = LEVEL_LOW,
+				 .context = context == CONTEXT_ALWAYS ||
+					    (context == CONTEXT_AUTO && isatty(STDOUT_FILENO)) };
+	if (format == FORMAT_SARIF) {
+		_cleanup_free_ char *cwd = getcwd(NULL, 0);
+		const struct config_analyzers *a = cfg ? &cfg->security.analyzers : NULL;
+		assess_sarif_init(&run.sarif, cwd ? cwd : "/", a && a->bandit.enabled,
+				  a && a->semgrep.enabled);
+		const struct config_analyzer *tools[] = { [ASSESS_SARIF_BANDIT] = a ? &a->bandit : NULL,
+							  [ASSESS_SARIF_SEMGREP] = a ? &a->semgrep : NULL };
+		for (int t = ASSESS_SARIF_BANDIT; t <= ASSESS_SARIF_SEMGREP; t++) {
+			if (!tools[t] || !tools[t]->enabled)
+				continue;
+			_cleanup_free_ char *v = assess_external_version(tools[t]->path,
+									 (unsigned)tools[t]->timeout_ms);
+			assess_sarif_set_version(&run.sarif, (enum assess_sarif_tool)t, v);
+		}
+	}
 	if (!jobs)
 		jobs = ordered_pool_cpus(CHECK_JOBS_DEFAULT_MAX);
 	/* Two files per thread in flight: one being assessed, one waiting to

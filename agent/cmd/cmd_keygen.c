@@ -88,8 +88,9 @@ int cmd_keygen(int argc, char **argv)
 	}
 	_cleanup_free_ char *priv = NULL, *vkey = NULL;
 	if (note_keygen(name, &priv, &vkey) < 0) {
-		log_errorx("keygen: '%s' is not a valid key name (no spaces, no '+'; use the origin "
-			   "from audit.yaml)", name);
+		log_errorx("keygen: '%s' is not a valid key name: C2SP signed notes take UTF-8 "
+			   "without spaces, '+' or control characters (use the origin from audit.yaml)",
+			   name);
 		return MAI_EXIT_USAGE;
 	}
 	int r = fileio_write_atomic(key, priv, strlen(priv), 0600);

@@ -60,7 +60,8 @@ struct stage_ctx {
 	/* NULL while Docker has not answered yet: the first job that needs it
 	 * (each retry of it, with the daemon's backoff) tries again. */
 	struct sandbox *sb;
-	struct sandbox_options so;
+	struct sandbox_options so; /* runtime "auto" resolved once Docker answers */
+	char *runtime_warning; /* "auto" fell back to runc; NULL: it did not */
 	const char *socket; /* borrowed from the config, for messages */
 	struct docker_health *health; /* the outcomes of the calls below go there */
 	pthread_mutex_t lock; /* guards sb, so's limits, rules and stopping */
@@ -116,6 +117,35 @@ static char *docker_down_message(const struct stage_ctx *sc, const char *why)
 	return xasprintf("Docker is not usable at %s: %s", sc->socket, why);
 }
 
+/* Resolves the runtime "auto" (options.h) before the sandbox is made; the
+ * fallback to runc is said once, here. Under sc->lock or before the
+ * workers start. 0 or -EHOSTDOWN with *err. */
+static int resolve_runtimes(struct stage_ctx *sc, char **err)
+{
+	char *warning = NULL;
+	int r = sandbox_options_resolve_auto(&sc->so, &warning, err);
+	if (warning) {
+		log_warnx("%s", warning);
+		free(sc->runtime_warning);
+		sc->runtime_warning = warning;
+	}
+	if (r == 0)
+		for (int t = 0; t < TRUST_COUNT; t++)
+			log_info("trust level %s runs with %s", trust_to_string((enum trust)t),
+				 sc->so.trust[t].runtime ? sc->so.trust[t].runtime : "runc");
+	return r;
+}
+
+static void stage_runtimes(void *ctx, const char *names[TRUST_COUNT], const char **warning)
+{
+	struct stage_ctx *sc = ctx;
+	pthread_mutex_lock(&sc->lock);
+	for (int t = 0; t < TRUST_COUNT; t++)
+		names[t] = sc->so.trust[t].runtime ? sc->so.trust[t].runtime : "runc";
+	*warning = sc->runtime_warning;
+	pthread_mutex_unlock(&sc->lock);
+}
+
 /* The sandbox, set up now if Docker did not answer before. NULL with
  * *detail (caller frees) and *rc: -ECANCELED when the agent is stopping,
  * else -EHOSTDOWN (Docker still does not answer). */
@@ -128,7 +158,9 @@ static struct sandbox *stage_sandbox(struct stage_ctx *sc, char **detail, int *r
 
 	pthread_mutex_lock(&sc->lock);
 	if (!sc->sb && !sc->stopping) {
-		r = sandbox_new(&sc->so, &sc->sb, &e);
+		r = resolve_runtimes(sc, &e);
+		if (r == 0)
+			r = sandbox_new(&sc->so, &sc->sb, &e);
 		if (r == 0)
 			log_info("Docker answers at %s: sandbox ready", sc->socket);
 		docker_health_note(sc->health, r != -EHOSTDOWN, e);
@@ -152,6 +184,22 @@ static bool stage_docker_health(void *ctx, bool *reachable, struct timespec *che
 	return docker_health_get(((struct stage_ctx *)ctx)->health, reachable, checked, why);
 }
 
+static unsigned stage_pool_size(void *ctx)
+{
+	struct stage_ctx *sc = ctx;
+	unsigned n = 0;
+
+	/* Under the lock that guards sc->sb, but never waiting for it: the
+	 * loop's thread asks, and a worker holds it while it sets the sandbox
+	 * up (seconds, with the self-test); there is no pool yet then. */
+	if (pthread_mutex_trylock(&sc->lock) != 0)
+		return 0;
+	if (sc->sb)
+		n = sandbox_pool_size(sc->sb);
+	pthread_mutex_unlock(&sc->lock);
+	return n;
+}
+
 static int stage_audit(void *ctx, enum audit_event e, json_t *fields, uint64_t *seq)
 {
 	struct audit_position pos;
@@ -164,10 +212,10 @@ static int stage_audit(void *ctx, enum audit_event e, json_t *fields, uint64_t *
 	return r;
 }
 
-static int stage_audit_sidecar(void *ctx, const uint64_t *seqs, size_t n, const char *path,
-			       struct audit_sidecar_info *pos)
+static int stage_audit_sidecar(void *ctx, const uint64_t *seqs, size_t n, char **text,
+			       size_t *len, struct audit_sidecar_info *pos)
 {
-	return audit_sidecar_write(((struct stage_ctx *)ctx)->log, seqs, n, path, pos);
+	return audit_sidecar_render(((struct stage_ctx *)ctx)->log, seqs, n, text, len, pos);
 }
 
 static int open_audit(const struct mai_config *cfg, struct audit_log **log)
@@ -501,7 +549,9 @@ int cmd_run(int argc, char **argv)
 		log_errorx("%s", err);
 		goto out;
 	}
-	r = sandbox_new(&sc.so, &sc.sb, &err);
+	r = resolve_runtimes(&sc, &err);
+	if (r == 0)
+		r = sandbox_new(&sc.so, &sc.sb, &err);
 	docker_health_note(sc.health, r != -EHOSTDOWN, r < 0 ? err : NULL);
 	if (r == -EHOSTDOWN) {
 		/* Docker down is a state the agent lives through: drops are
@@ -527,6 +577,8 @@ int cmd_run(int argc, char **argv)
 					.audit_sidecar = stage_audit_sidecar,
 					.cancel_all = stage_cancel_all,
 					.docker_health = stage_docker_health,
+					.pool_size = stage_pool_size,
+					.runtimes = stage_runtimes,
 					.reload = stage_reload, .ctx = &sc };
 	json_t *f = json_pack("{s:s, s:s, s:s}", "version", MAI_VERSION, "config_sha256",
 			      cfg->sha256, "drop_dir", cfg->agent.drop_dir);
@@ -572,6 +624,7 @@ out:
 	if (log)
 		audit_close(log);
 	sandbox_free(sc.sb);
+	free(sc.runtime_warning);
 	rules_put(&sc, sc.rules);
 	assess_rules_free(rules);
 	config_free(cfg);

@@ -1,5 +1,6 @@
 /* mai-agent status: the agent's health from the status.json it keeps in the
  * state directory. */
+#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <signal.h>
@@ -9,7 +10,9 @@
 
 #include "cmd.h"
 #include "config.h"
+#include "audit_stats.h"
 #include "daemon.h"
+#include "daemon_metrics.h"
 #include "log.h"
 #include "options.h"
 #include "result.h"
@@ -18,7 +21,7 @@
 static void status_usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: mai-agent status [--config-dir DIR] [--json | --self-test]\n"
+		"Usage: mai-agent status [--config-dir DIR] [--format text|json|prometheus | --self-test]\n"
 		"\n"
 		"Shows the running agent's queue, counts by state and level, Docker\n"
 		"reachability (and how long ago it was checked: the agent checks every\n"
@@ -27,7 +30,14 @@ static void status_usage(FILE *out)
 		"when it was last seen instead.\n"
 		"\n"
 		"  -c, --config-dir DIR  configuration directory\n"
-		"  -j, --json            print status.json as it is\n"
+		"  -f, --format FMT      text (default), json (status.json as it is; also\n"
+		"                        --json) or prometheus: the metrics in the Prometheus\n"
+		"                        text format, for node_exporter's textfile collector\n"
+		"                        (jobs by state, level and verdict, queue, retries,\n"
+		"                        run and drop-to-result latency, Docker, warm pool,\n"
+		"                        audit records, bytes and checkpoint age); printed\n"
+		"                        whether or not the agent runs (mai_agent_up), exit 0\n"
+		"  -j, --json            the same as --format json\n"
 		"      --self-test       run the sandbox's confinement probes in a real\n"
 		"                        container with the configured image, user and\n"
 		"                        limits (root read-only, no network, no\n"
@@ -100,9 +110,27 @@ static void print_counts(const char *title, json_t *o)
 	printf("\n");
 }
 
+/* "runtimes: trusted runc, standard runc, untrusted runsc", then the
+ * warnings the agent gave (a runtime auto that fell back to runc). */
+static void print_runtimes(json_t *st)
+{
+	json_t *rt = json_object_get(st, "runtimes"), *w;
+	const char *k;
+	json_t *v;
+	size_t i;
+	if (json_object_size(rt) > 0) {
+		printf("runtimes:");
+		json_object_foreach(rt, k, v)
+			printf(" %s %s", k, json_string_value(v) ? json_string_value(v) : "?");
+		printf("\n");
+	}
+	json_array_foreach(json_object_get(st, "warnings"), i, w)
+		printf("warning: %s\n", json_string_value(w) ? json_string_value(w) : "?");
+}
+
 static int status_self_test(const struct mai_config *cfg)
 {
-	_cleanup_free_ char *err = NULL;
+	_cleanup_free_ char *err = NULL, *warning = NULL;
 	struct sandbox_options so;
 	struct sandbox *sb = NULL;
 	char instance[64];
@@ -112,15 +140,48 @@ static int status_self_test(const struct mai_config *cfg)
 	sandbox_options_from_config(cfg, instance, &so);
 	so.self_test = true;
 	so.pool_size = 0;
+	if (sandbox_options_resolve_auto(&so, &warning, &err) < 0) {
+		log_errorx("%s", err);
+		return MAI_EXIT_DOCKER;
+	}
+	if (warning)
+		log_warnx("%s", warning);
 	if (sandbox_new(&so, &sb, &err) < 0) {
 		log_errorx("%s", err);
 		return MAI_EXIT_DOCKER;
 	}
-	printf("self-test: passed (root read-only, no network, no capabilities, "
-	       "no-new-privileges, seccomp, non-root user %s, memory limit enforced)\n",
-	       cfg->sandbox.user);
+	bool gvisor = so.trust[TRUST_UNTRUSTED].runtime &&
+		      strcmp(so.trust[TRUST_UNTRUSTED].runtime, "runsc") == 0;
+	printf("self-test: passed (root read-only, no network, no capabilities, %s, non-root "
+	       "user %s, memory limit enforced)\n",
+	       gvisor ? "gVisor's kernel (runsc)" : "no-new-privileges, seccomp", cfg->sandbox.user);
 	sandbox_free(sb);
 	return MAI_EXIT_OK;
+}
+
+/* --format prometheus: status.json and the audit log, whatever state the
+ * agent is in; mai_agent_up says whether it runs. */
+static int status_prometheus(const struct mai_config *cfg)
+{
+	struct daemon_metrics_input in = { .now = time(NULL), .status_age_s = -1 };
+	struct audit_stats audit;
+	json_t *st = NULL;
+	int r = daemon_status_read(cfg->agent.state_dir, &st, &in.status_age_s, &in.live);
+
+	if (r < 0 && r != -ENOENT)
+		log_warnx("%s/%s: %s; the agent's own metrics are left out", cfg->agent.state_dir,
+			  DAEMON_STATUS_NAME, r == -EBADMSG ? "not a JSON object" : strerror(-r));
+	in.status = st;
+	if ((r = audit_stats_read(cfg->audit.log_dir, &audit)) == 0)
+		in.audit = &audit;
+	else
+		log_warnx("%s: cannot read the audit log directory: %s", cfg->audit.log_dir,
+			  strerror(-r));
+	char *text = daemon_metrics_render(&in);
+	fputs(text, stdout);
+	free(text);
+	json_decref(st);
+	return fflush(stdout) == 0 ? MAI_EXIT_OK : MAI_EXIT_FAILURE;
 }
 
 int cmd_status(int argc, char **argv)
@@ -128,20 +189,29 @@ int cmd_status(int argc, char **argv)
 	static const struct option options[] = {
 		{ "config-dir", required_argument, NULL, 'c' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "format", required_argument, NULL, 'f' },
 		{ "self-test", no_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	const char *dir_arg = NULL;
-	bool as_json = false, self_test = false;
+	bool as_json = false, self_test = false, prometheus = false;
 	_cleanup_free_ char *dir = NULL, *err = NULL, *path = NULL;
 	struct mai_config *cfg = NULL;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "c:jh", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:jf:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'c': dir_arg = optarg; break;
 		case 'j': as_json = true; break;
+		case 'f':
+			as_json = !strcmp(optarg, "json");
+			prometheus = !strcmp(optarg, "prometheus");
+			if (!as_json && !prometheus && strcmp(optarg, "text") != 0) {
+				log_errorx("unknown --format '%s'; use text, json or prometheus", optarg);
+				return MAI_EXIT_USAGE;
+			}
+			break;
 		case 's': self_test = true; break;
 		case 'h': status_usage(stdout); return MAI_EXIT_OK;
 		default: status_usage(stderr); return MAI_EXIT_USAGE;
@@ -157,8 +227,8 @@ int cmd_status(int argc, char **argv)
 		config_free(cfg);
 		return MAI_EXIT_USAGE;
 	}
-	if (self_test) {
-		int r = status_self_test(cfg);
+	if (self_test || prometheus) {
+		int r = self_test ? status_self_test(cfg) : status_prometheus(cfg);
 		config_free(cfg);
 		return r;
 	}
@@ -206,12 +276,16 @@ int cmd_status(int argc, char **argv)
 			       json_is_true(json_object_get(st, "watching")) ? "watched" :
 			       "MISSING, waiting for it");
 			print_docker(st);
+			print_runtimes(st);
 			printf("pool: %lld worker(s), %lld running, %lld queued, %lld waiting to "
 			       "retry\n",
 			       (long long)json_integer_value(json_object_get(q, "workers")),
 			       (long long)json_integer_value(json_object_get(q, "running")),
 			       (long long)json_integer_value(json_object_get(q, "queued")),
 			       (long long)json_integer_value(json_object_get(q, "retrying")));
+			if (json_is_integer(json_object_get(st, "pool_size")))
+				printf("warm pool: %lld container(s) per trust level\n",
+				       (long long)json_integer_value(json_object_get(st, "pool_size")));
 			print_counts("states", json_object_get(st, "states"));
 			print_counts("levels", json_object_get(st, "levels"));
 		}

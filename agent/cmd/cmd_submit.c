@@ -5,12 +5,14 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <libgen.h>
+#include <limits.h>
 #include <string.h>
 #include <time.h>
 
 #include "cmd.h"
 #include "config.h"
 #include "fileio.h"
+#include "held.h"
 #include "intake.h"
 #include "log.h"
 #include "names.h"
@@ -148,6 +150,12 @@ int cmd_submit(int argc, char **argv)
 			   "hidden, and be valid UTF-8", file);
 		return MAI_EXIT_USAGE;
 	}
+	if (!names_sidecar_fits(base)) {
+		log_errorx("submit: the name of %s is %zu bytes long: its answer files would not "
+			   "fit in a file name, so the agent does not run it; rename it to at most "
+			   "%zu bytes", file, strlen(base), (size_t)NAME_MAX - strlen(RESULT_SUFFIX) + 3);
+		return MAI_EXIT_USAGE;
+	}
 	if (config_dir_resolve(dir_arg, &dir, &err) < 0 || config_load(dir, &cfg, &err) < 0) {
 		log_errorx("%s", err);
 		return MAI_EXIT_CONFIG;
@@ -163,6 +171,7 @@ int cmd_submit(int argc, char **argv)
 		return MAI_EXIT_USAGE;
 	}
 	_cleanup_free_ char *drop = xstrdup(cfg->agent.drop_dir);
+	uid_t agent_uid = held_agent_uid(cfg);
 	config_free(cfg);
 	int r = copy_into(drop, base, &snap);
 	if (r < 0) {
@@ -173,11 +182,15 @@ int cmd_submit(int argc, char **argv)
 	}
 	_cleanup_free_ char *side = names_sidecar(base, RESULT_SUFFIX);
 	_cleanup_free_ char *side_path = xasprintf("%s/%s", drop, side);
+	_cleanup_close_ int drop_fd = open(drop, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	struct timespec t0, now, pause = { 0, 50 * 1000000L };
 	json_t *res = NULL;
+	const char *why;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
-		res = json_load_file(side_path, 0, NULL);
+		/* Only the agent's own answer for this content (held.h). */
+		res = drop_fd < 0 ? NULL : held_read_result(drop_fd, side, base, snap.sha256,
+							     agent_uid, &why);
 		if (res && is_answer(res, snap.sha256))
 			break;
 		json_decref(res);

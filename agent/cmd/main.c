@@ -12,6 +12,7 @@ static const struct mai_command commands[] = {
 	{ "verify", "verify an audit log or a .audit sidecar offline", cmd_verify, NULL },
 	{ "approve", "confirm a HIGH file so that it runs", cmd_approve, NULL },
 	{ "override", "let a BLOCKED file run, with an explanation", cmd_override, NULL },
+	{ "pending", "list the scripts held for a person, and how to answer", cmd_pending, NULL },
 	{ "status", "show the agent's health", cmd_status, NULL },
 	{ "config", "check and print the effective configuration", cmd_config, NULL },
 	{ "keygen", "create the audit signing key", cmd_keygen, NULL },

@@ -6,6 +6,8 @@
 
 #include <string.h>
 
+#include "docker.h"
+
 void sandbox_options_from_config(const struct mai_config *cfg, const char *instance_id,
 				 struct sandbox_options *o)
 {
@@ -17,7 +19,8 @@ void sandbox_options_from_config(const struct mai_config *cfg, const char *insta
 	o->user = c->user;
 	o->instance_id = instance_id;
 	o->workers = cfg->agent.workers > 0 ? (unsigned)cfg->agent.workers : 1;
-	o->pool_size = c->pool_size > 0 ? (unsigned)c->pool_size : 0;
+	o->pool_size = c->pool_size == CONFIG_AUTO ? SANDBOX_POOL_AUTO
+		     : c->pool_size > 0 ? (unsigned)c->pool_size : 0;
 	o->self_test = c->self_test;
 	o->network = (struct sandbox_network_options){
 		.state_dir = cfg->agent.state_dir,
@@ -42,6 +45,60 @@ void sandbox_options_from_config(const struct mai_config *cfg, const char *insta
 		to->no_scale = !l->scale;
 		to->network_allowlist = l->network == CONFIG_NETWORK_ALLOWLIST;
 	}
+}
+
+/* Appends a trust level's name to a list ("untrusted", "trusted, untrusted"). */
+static void add_level(char **list, int t)
+{
+	char *l = xasprintf("%s%s%s", *list, **list ? ", " : "", trust_to_string((enum trust)t));
+	free(*list);
+	*list = l;
+}
+
+int sandbox_options_resolve_auto(struct sandbox_options *o, char **warning, char **err)
+{
+	struct docker_options dopts = { .socket_path = o->socket_path };
+	struct docker_info info = { 0 };
+	_cleanup_free_ char *fell_back = xstrdup(""), *networked = xstrdup("");
+	bool any = false;
+
+	*warning = NULL;
+	for (int t = 0; t < TRUST_COUNT; t++)
+		any |= o->trust[t].runtime && strcmp(o->trust[t].runtime, "auto") == 0;
+	if (!any)
+		return 0;
+	struct docker *d = docker_new(&dopts);
+	enum docker_error e = docker_info(d, &info, err);
+	docker_free(d);
+	if (e != DOCKER_OK)
+		return -EHOSTDOWN;
+	bool gvisor = docker_info_has_runtime(&info, "runsc");
+	docker_info_clear(&info);
+	for (int t = 0; t < TRUST_COUNT; t++) {
+		if (!o->trust[t].runtime || strcmp(o->trust[t].runtime, "auto") != 0)
+			continue;
+		/* gVisor as packaging/ensure-docker.sh registers it has no network
+		 * of its own (--network=none): an allowlist level needs runc. */
+		bool use_gvisor = gvisor && !o->trust[t].network_allowlist;
+		o->trust[t].runtime = use_gvisor ? "runsc" : "runc";
+		if (!gvisor)
+			add_level(&fell_back, t);
+		else if (!use_gvisor)
+			add_level(&networked, t);
+	}
+	if (*fell_back)
+		*warning = xasprintf("runtime auto (%s): gVisor (runsc) is not registered with "
+				     "dockerd, so these scripts run with runc and share the host's "
+				     "kernel; install gVisor and register it as runsc "
+				     "(packaging/ensure-docker.sh), or set runtime: runc in "
+				     "sandbox.yaml to say that runc is meant", fell_back);
+	else if (*networked)
+		*warning = xasprintf("runtime auto (%s): network: allowlist needs the container's "
+				     "own network, which gVisor as registered for the agent "
+				     "(--network=none) does not give, so these scripts run with runc "
+				     "and share the host's kernel; set runtime: runc in sandbox.yaml "
+				     "to say that runc is meant", networked);
+	return 0;
 }
 
 void sandbox_metrics_from_assess(const struct py_metrics *in, struct sandbox_code_metrics *out)

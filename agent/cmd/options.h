@@ -13,6 +13,15 @@
 void sandbox_options_from_config(const struct mai_config *cfg, const char *instance_id,
 				 struct sandbox_options *opts);
 
+/* Resolves the runtime "auto" of every trust level that has it, with one
+ * info call to Docker at o->socket_path: "runsc" when dockerd has gVisor
+ * registered, else "runc", and then *warning (caller frees) says so once
+ * for all of them. A level with network: allowlist gets "runc" with a
+ * warning too: gVisor as the agent registers it has no network. Other
+ * runtimes are left as they are. 0, or -EHOSTDOWN with *err (caller frees)
+ * when Docker does not answer: "auto" stays, to be resolved when it does. */
+int sandbox_options_resolve_auto(struct sandbox_options *o, char **warning, char **err);
+
 /* audit.yaml as the writer's options (paths already resolved by the config
  * loader). An empty public_key means the default, log_dir/pubkey. */
 void audit_options_from_config(const struct config_audit *cfg, struct audit_options *opt);

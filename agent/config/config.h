@@ -79,6 +79,11 @@ struct config_security {
 	} thresholds;
 	struct config_analyzers analyzers;
 	int64_t max_findings;
+	/* Who may approve and override (approvers.h): names or decimal ids. */
+	struct {
+		struct config_strv users, groups;
+	} approvers;
+	bool allow_self_approval;
 	/* The `rules:` list exactly as written (a YT_SEQUENCE, possibly empty);
 	 * its schema belongs to the assessor. Owned by the configuration. */
 	const struct yt_node *rules;
@@ -92,15 +97,21 @@ struct config_trust_limits {
 	uint64_t tmpfs_size;
 	int64_t nofile;
 	uint64_t fsize;
-	char *runtime;      /* "runc", "runsc", or any runtime dockerd knows */
+	/* "runc", "runsc", any runtime dockerd knows, or "auto": runsc when
+	 * dockerd has it registered, else runc (resolved at start, cmd/). */
+	char *runtime;
 	int network;        /* enum config_network_mode */
 	bool scale;         /* adapt the limits to the code's size and complexity */
 };
 
+/* The value of an INT key set to "auto" (config_keys.h, CONFIG_F_AUTO): the
+ * module that uses it chooses. */
+#define CONFIG_AUTO (-1)
+
 struct config_sandbox {
 	char *image;
 	char *user; /* "UID:GID" or "UID", never root */
-	int64_t pool_size;
+	int64_t pool_size;          /* CONFIG_AUTO: sized by the sandbox */
 	bool self_test;
 	uint64_t stdout_max;
 	uint64_t stderr_max;

@@ -4,9 +4,11 @@
  * files in config/ hold every key of it. Keys of one section stay together
  * (the renderer relies on it). */
 #include "config_keys.h"
+#include "utf8.h"
 
 #include <string.h>
 
+#include "account.h"
 #include "config.h"
 
 #define OFF(field) offsetof(struct mai_config, field)
@@ -62,6 +64,14 @@ static const char *check_runtime(const char *s)
 	return NULL;
 }
 
+static const char *check_account(const char *s)
+{
+	if (!account_name_valid(s))
+		return "user or group names (letters, digits, '.', '_', '-') or numeric ids, such "
+		       "as root or mai-approvers";
+	return NULL;
+}
+
 static const char *check_program(const char *s)
 {
 	if (!*s || strpbrk(s, " \t\n"))
@@ -88,9 +98,20 @@ static const char *check_url(const char *s)
 static const char *check_origin(const char *s)
 {
 	/* The origin is the first line of every signed checkpoint (C2SP
-	 * tlog-checkpoint): one line, no spaces. */
-	if (!*s || strpbrk(s, " \t\n\r"))
-		return "a non-empty name without spaces, such as mai-agent/audit";
+	 * tlog-checkpoint) and the name of the key that signs it: UTF-8 without
+	 * control characters, Unicode spaces or '+', as signed-note wants. */
+	static const char *const want = "a non-empty UTF-8 name without spaces, '+' or control characters, such as mai-agent/audit";
+	size_t n = strlen(s);
+	uint32_t cp;
+
+	if (n == 0)
+		return want;
+	for (size_t i = 0; i < n;) {
+		int k = utf8_decode(s + i, n - i, &cp);
+		if (k < 0 || cp < 0x20 || cp == 0x7f || cp == '+' || utf8_is_space(cp))
+			return want;
+		i += (size_t)k;
+	}
 	return NULL;
 }
 
@@ -106,7 +127,7 @@ static const char *check_origin(const char *s)
  * the sandbox network, the open audit log) stays as it was started. */
 #define RESTART CONFIG_F_RESTART
 
-#define TRUST_KEYS(name, i, d_mem, d_cpus, d_pids, d_timeout, d_tmpfs, d_nofile, d_fsize)                  \
+#define TRUST_KEYS(name, i, d_mem, d_cpus, d_pids, d_timeout, d_tmpfs, d_nofile, d_fsize, d_runtime)       \
 	KEY(SANDBOX, name ".memory", SIZE, d_mem, 16 * MB, 1024 * GB, 0, NULL,                   \
 	    "memory limit (Memory = MemorySwap, so no swap)", sandbox.levels[i].memory),        \
 	KEY(SANDBOX, name ".cpus", CPUS, d_cpus, NANO_CPU / 100, 1024 * NANO_CPU, 0, NULL,        \
@@ -121,8 +142,9 @@ static const char *check_origin(const char *s)
 	    "most open files (ulimit nofile)", sandbox.levels[i].nofile),                       \
 	KEY(SANDBOX, name ".fsize", SIZE, d_fsize, 1 * KB, 64 * GB, 0, NULL,                     \
 	    "largest file the script may write (ulimit fsize)", sandbox.levels[i].fsize),      \
-	KEY(SANDBOX, name ".runtime", STRING, "runc", 0, 0, RESTART, check_runtime,             \
-	    "OCI runtime: runc, or runsc for gVisor", sandbox.levels[i].runtime),               \
+	KEY(SANDBOX, name ".runtime", STRING, d_runtime, 0, 0, RESTART, check_runtime,          \
+	    "OCI runtime: runc, runsc for gVisor, or auto (runsc when dockerd has it "          \
+	    "registered, else runc with a warning)", sandbox.levels[i].runtime),              \
 	ENUM_KEY_F(SANDBOX, name ".network", "none", network_modes, RESTART,                   \
 		 "none, or allowlist (network.allowed_hosts through the filtering proxy)",     \
 		 sandbox.levels[i].network),                                                   \
@@ -182,6 +204,15 @@ const struct config_key config_keys[] = {
 	    "Semgrep is stopped after this long", security.analyzers.semgrep.timeout_ms),
 	KEY(SECURITY, "max_findings", INT, "200", 1, 100000, 0, NULL,
 	    "findings kept per script; more are counted, not listed", security.max_findings),
+	KEY(SECURITY, "approvers.users", STRING_LIST, "[root]", 0, 0, 0, check_account,
+	    "users who may approve HIGH and override BLOCKED scripts (names or uids)",
+	    security.approvers.users),
+	KEY(SECURITY, "approvers.groups", STRING_LIST, "[mai-approvers]", 0, 0, 0, check_account,
+	    "groups whose members may approve and override (names or gids; one that does not "
+	    "exist counts once it does)", security.approvers.groups),
+	KEY(SECURITY, "allow_self_approval", BOOL, "false", 0, 0, 0, NULL,
+	    "let an approver approve or override a script they wrote themselves (for "
+	    "single-user machines)", security.allow_self_approval),
 	KEY(SECURITY, "rules", RAW, "[]", 0, 0, CONFIG_F_LIST, NULL,
 	    "extra assessment rules; the format is the assessor's", security.rules),
 
@@ -190,8 +221,9 @@ const struct config_key config_keys[] = {
 	    "image with python3 that runs the scripts", sandbox.image),
 	KEY(SANDBOX, "user", STRING, "\"1000:1000\"", 0, 0, RESTART, check_user,
 	    "uid:gid inside the container, never root", sandbox.user),
-	KEY(SANDBOX, "pool_size", INT, "0", 0, 16, RESTART, NULL,
-	    "containers created ahead of time (each still used once)", sandbox.pool_size),
+	KEY(SANDBOX, "pool_size", INT, "auto", 0, 16, RESTART | CONFIG_F_AUTO, NULL,
+	    "containers per trust level created ahead of time (each still used once); auto: "
+	    "sized from the machine, 0: none", sandbox.pool_size),
 	KEY(SANDBOX, "self_test", BOOL, "true", 0, 0, RESTART, NULL,
 	    "run a probe container at start to check the hardening", sandbox.self_test),
 	KEY(SANDBOX, "stdout_max", SIZE, "1m", 1 * KB, 64 * MB, 0, NULL,
@@ -214,9 +246,9 @@ const struct config_key config_keys[] = {
 	KEY(SANDBOX, "network.install_size", SIZE, "256m", 1 * MB, 64 * GB, RESTART, NULL,
 	    "size of the tmpfs one script's dependencies are installed into",
 	    sandbox.network.install_size),
-	TRUST_KEYS("trusted", TRUST_TRUSTED, "512m", "1.0", "128", "30s", "64m", "256", "64m"),
-	TRUST_KEYS("standard", TRUST_STANDARD, "256m", "1.0", "64", "10s", "32m", "128", "16m"),
-	TRUST_KEYS("untrusted", TRUST_UNTRUSTED, "128m", "0.5", "32", "5s", "16m", "64", "4m"),
+	TRUST_KEYS("trusted", TRUST_TRUSTED, "512m", "1.0", "128", "30s", "64m", "256", "64m", "runc"),
+	TRUST_KEYS("standard", TRUST_STANDARD, "256m", "1.0", "64", "10s", "32m", "128", "16m", "runc"),
+	TRUST_KEYS("untrusted", TRUST_UNTRUSTED, "128m", "0.5", "32", "5s", "16m", "64", "4m", "auto"),
 
 	/* audit.yaml */
 	KEY(AUDIT, "log_dir", PATH, "audit", 0, 0, CONFIG_F_RELATIVE | RESTART, NULL,

@@ -36,6 +36,7 @@ enum config_flag {
 	CONFIG_F_EMPTY = 1 << 1,    /* STRING, PATH: "" is allowed */
 	CONFIG_F_LIST = 1 << 2,     /* RAW: must be a list */
 	CONFIG_F_RESTART = 1 << 3,  /* a reload (SIGHUP) keeps the old value until the next start */
+	CONFIG_F_AUTO = 1 << 4,     /* INT: also the word "auto", stored as CONFIG_AUTO (config.h) */
 };
 
 struct config_key {

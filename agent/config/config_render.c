@@ -119,7 +119,10 @@ static void render_value(FILE *f, const struct config_key *k, const void *field,
 		fputs(*(const bool *)field ? " true" : " false", f);
 		break;
 	case CONFIG_INT:
-		fprintf(f, " %" PRId64, *(const int64_t *)field);
+		if ((k->flags & CONFIG_F_AUTO) && *(const int64_t *)field == CONFIG_AUTO)
+			fputs(" auto", f);
+		else
+			fprintf(f, " %" PRId64, *(const int64_t *)field);
 		break;
 	case CONFIG_SIZE:
 		units_format_size(*(const uint64_t *)field, buf);
@@ -210,7 +213,8 @@ static void describe_range(FILE *f, const struct config_key *k)
 
 	switch (k->type) {
 	case CONFIG_INT:
-		fprintf(f, " %" PRId64 "..%" PRId64, k->min, k->max);
+		fprintf(f, " %s%" PRId64 "..%" PRId64, k->flags & CONFIG_F_AUTO ? "auto or " : "",
+			k->min, k->max);
 		return;
 	case CONFIG_SIZE:
 		units_format_size((uint64_t)k->min, lo);

@@ -70,8 +70,8 @@ static void config_expected(const struct config_key *k, char *buf, size_t size)
 		snprintf(buf, size, "expected true or false");
 		return;
 	case CONFIG_INT:
-		snprintf(buf, size, "expected a whole number from %lld to %lld",
-			 (long long)k->min, (long long)k->max);
+		snprintf(buf, size, "expected %sa whole number from %lld to %lld",
+			 k->flags & CONFIG_F_AUTO ? "auto or " : "", (long long)k->min, (long long)k->max);
 		return;
 	case CONFIG_SIZE:
 		units_format_size((uint64_t)k->min, lo);
@@ -329,6 +329,10 @@ int config_apply(struct config_ctx *ctx, const struct config_key *k, const struc
 		*(bool *)field = strcmp(v->value, "true") == 0;
 		return 0;
 	case CONFIG_INT:
+		if ((k->flags & CONFIG_F_AUTO) && strcmp(v->value, "auto") == 0) {
+			*(int64_t *)field = CONFIG_AUTO;
+			return 0;
+		}
 		r = config_parse_int(v->value, &i);
 		if (r == -EINVAL) {
 			config_fail(ctx, file, v->line, v->col, "%s: '%s' is not a whole number; %s",

@@ -2,6 +2,7 @@
 #include "daemon.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -15,6 +16,7 @@
 #include "log.h"
 #include "monoclock.h"
 #include "names.h"
+#include "place.h"
 #include "strmap.h"
 #include "watch.h"
 
@@ -22,6 +24,7 @@ struct daemon {
 	const struct mai_config *cfg;
 	struct mai_config *reloaded; /* owned: the config from the last SIGHUP */
 	char *config_dir;
+	char *fallback_dir;          /* state_dir/unplaced (place.h) */
 	const struct daemon_stages *stages;
 	struct watch *watch;
 	struct jobs *jobs;
@@ -43,14 +46,54 @@ static void wake(void *arg)
 		log_warn("cannot wake the event loop");
 }
 
-/* Writes a sidecar for a file that never became a job (rejected at intake). */
-static void reject(struct daemon *d, const char *name, const char *reason, const char *message)
+/* Records and answers a file that never became a job (refused before its
+ * content was read). seen: what intake saw of it (uid and links of a hard
+ * link), or NULL. */
+static void reject(struct daemon *d, const char *name, const char *reason, const char *message,
+		   const struct intake_snapshot *seen)
 {
 	struct result_info r = { .file = name, .state = RESULT_REJECTED, .reason = reason,
 				 .detail = message, .decision = { .uid = -1 } };
+	uint64_t seq;
+
 	clock_gettime(CLOCK_REALTIME, &r.accepted);
 	r.finished = r.accepted;
+	if (d->stages && d->stages->audit) {
+		_cleanup_free_ char *shown = names_is_utf8(name) ? xstrdup(name) : names_printable(name);
+		json_t *f = json_pack("{s:s, s:s}", "file", shown, "reason", reason);
+		if (seen && seen->nlink > 1) {
+			json_object_set_new(f, "uid", json_integer(seen->uid));
+			json_object_set_new(f, "links", json_integer((json_int_t)seen->nlink));
+		}
+		if (d->stages->audit(d->stages->ctx, AUDIT_EVENT_INTAKE_REJECTED, f, &seq) == 0) {
+			r.audit.seqs = &seq;
+			r.audit.n_seqs = 1;
+		} else {
+			log_errorx("%s: its rejection (%s) cannot be recorded in the audit log", shown,
+				   reason);
+		}
+		json_decref(f);
+	}
 	daemon_job_write_result(&d->env, &r);
+}
+
+/* A script whose sidecars cannot be named is not run: it is answered under
+ * the short name (names.h), and the log says so. */
+static void reject_long_name(struct daemon *d, const char *name)
+{
+	const char *slash = strrchr(name, '/');
+	_cleanup_free_ char *side = names_result_sidecar(name, RESULT_SUFFIX);
+	const char *short_name = strrchr(side, '/') ? strrchr(side, '/') + 1 : side;
+	size_t n = strlen(slash ? slash + 1 : name);
+	_cleanup_free_ char *shown = names_printable(name), *shown_side = names_printable(short_name);
+	_cleanup_free_ char *msg = xasprintf(
+		"The name is %zu bytes long, so its answer files (.result.json, .audit) would not fit "
+		"in a file name (at most %d bytes): it was not run, and this answer is %s. Rename "
+		"the script to at most %zu bytes (mv) and it is taken again.",
+		n, NAME_MAX, shown_side, (size_t)NAME_MAX - strlen(RESULT_SUFFIX) + strlen(".py"));
+	log_warnx("%s: the name is %zu bytes long, too long for its sidecars; rejected "
+		  "(name_too_long), answered as %s", shown, n, shown_side);
+	reject(d, name, "name_too_long", msg, NULL);
 }
 
 /* Takes name in and queues it. force: a user's answer arrived for it. */
@@ -62,8 +105,14 @@ static void take(struct daemon *d, const char *name, bool force)
 					 : xstrdup(d->cfg->agent.drop_dir);
 	_cleanup_free_ char *printable = names_printable(name);
 	struct intake_options io = { .max_size = d->max_file_size };
-	struct daemon_job *job = xcalloc(1, sizeof(*job));
+	struct daemon_job *job;
 	int err = 0;
+
+	if (!names_sidecar_fits(name)) {
+		reject_long_name(d, name);
+		return;
+	}
+	job = xcalloc(1, sizeof(*job));
 
 	/* The directory is opened anew each time: the drop directory may have
 	 * been replaced since. O_NOFOLLOW keeps a symlinked subdirectory out. */
@@ -71,14 +120,18 @@ static void take(struct daemon *d, const char *name, bool force)
 	enum intake_status s = dfd < 0 ? INTAKE_VANISHED :
 		intake_read(dfd, slash ? slash + 1 : name, &io, &job->snap, &err);
 	if (s != INTAKE_OK) {
-		daemon_job_free(job);
 		if (s == INTAKE_VANISHED) {
 			log_debug("%s: gone before it could be read; nothing to answer", printable);
-			return;
+		} else {
+			if (s == INTAKE_IO_ERROR)
+				log_warnx("%s: cannot read it: %s", printable, strerror(err));
+			else if (s == INTAKE_HARD_LINK)
+				log_warnx("%s: a hard link (%lu links), not read: rejected", printable,
+					  (unsigned long)job->snap.nlink);
+			reject(d, name, intake_status_to_string(s), intake_status_message(s),
+			       &job->snap);
 		}
-		if (s == INTAKE_IO_ERROR)
-			log_warnx("%s: cannot read it: %s", printable, strerror(err));
-		reject(d, name, intake_status_to_string(s), intake_status_message(s));
+		daemon_job_free(job);
 		return;
 	}
 	job->name = xstrdup(name);
@@ -116,7 +169,7 @@ static void on_name(void *arg, const char *rel, enum names_kind kind)
 	}
 	case NAMES_BAD_NAME:
 		reject(d, rel, "bad_name", "The file name is not valid UTF-8, so results cannot "
-		       "name it: rename the file (mv) to a UTF-8 name.");
+		       "name it: rename the file (mv) to a UTF-8 name.", NULL);
 		break;
 	case NAMES_IGNORED:
 		break;
@@ -165,7 +218,11 @@ static void write_status(struct daemon *d)
 	if (d->stages && d->stages->docker_health)
 		f.docker_known = d->stages->docker_health(d->stages->ctx, &f.docker_reachable,
 							  &checked, &why);
+	if (d->stages && d->stages->runtimes)
+		d->stages->runtimes(d->stages->ctx, f.runtimes, &f.runtime_warning);
 	f.docker_error = why;
+	if (d->stages && d->stages->pool_size)
+		f.pool_size = d->stages->pool_size(d->stages->ctx);
 	int r = daemon_status_write(d->env.status, d->cfg->agent.state_dir, &f);
 	if (r < 0)
 		log_warnx("cannot write %s/%s: %s", d->cfg->agent.state_dir, DAEMON_STATUS_NAME,
@@ -193,6 +250,37 @@ static void notify(const char *state)
 	if (sendto(fd, state, strlen(state), MSG_NOSIGNAL, (struct sockaddr *)&sa,
 		   (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n)) < 0)
 		log_warn("cannot notify the service manager");
+}
+
+struct approvers *daemon_approvers_from_config(const struct mai_config *cfg)
+{
+	const struct config_security *s = &cfg->security;
+	return approvers_new((const char *const *)s->approvers.users.items, s->approvers.users.n,
+			     (const char *const *)s->approvers.groups.items, s->approvers.groups.n,
+			     s->allow_self_approval);
+}
+
+/* The approvers of cfg, after saying which of them name no account. */
+static struct approvers *load_approvers(const struct mai_config *cfg)
+{
+	struct approvers *a = daemon_approvers_from_config(cfg);
+	_cleanup_free_ char *unknown = approvers_unknown(a);
+	for (char *line = unknown, *nl; *line; line = nl + 1) {
+		nl = strchr(line, '\n');
+		*nl = '\0';
+		/* The default group need not exist; a name someone wrote should. */
+		if (strcmp(line, "group " APPROVERS_DEFAULT_GROUP) == 0)
+			log_info("approvers: %s does not exist (yet): nobody approves through it",
+				 line);
+		else
+			log_warnx("approvers: %s does not exist: nobody approves through it until "
+				  "it does (approvers in security.yaml)", line);
+	}
+	_cleanup_free_ char *who = approvers_describe(a);
+	log_info("approvers: %s%s", who,
+		 approvers_allow_self(a) ? ", who may approve what they wrote themselves"
+					 : ", never for a script they wrote themselves");
+	return a;
 }
 
 /* The settings of cfg that apply at once, to what starts afterwards. */
@@ -228,6 +316,7 @@ static void reload(struct daemon *d)
 	}
 	log_set_level((enum log_level)cfg->agent.log_level);
 	apply_live(d, cfg);
+	daemon_job_set_approvers(&d->env, load_approvers(cfg));
 	json_t *restart = config_restart_changes(d->cfg, cfg);
 	size_t i;
 	json_t *key;
@@ -358,6 +447,11 @@ int daemon_new(const struct daemon_options *o, struct daemon **out, char **err)
 		.grants = daemon_grants_new(), .wake = wake, .wake_arg = d,
 	};
 	pthread_mutex_init(&d->env.result_lock, NULL);
+	pthread_mutex_init(&d->env.approvers_lock, NULL);
+	d->fallback_dir = xasprintf("%s/%s", ag->state_dir, PLACE_FALLBACK_DIR);
+	d->env.place = (struct place_dirs){ .drop_dir = ag->drop_dir,
+					    .fallback_dir = d->fallback_dir };
+	d->env.approvers = load_approvers(o->cfg);
 	apply_live(d, o->cfg);
 	clock_gettime(CLOCK_MONOTONIC, &d->started);
 
@@ -385,6 +479,8 @@ int daemon_new(const struct daemon_options *o, struct daemon **out, char **err)
 	if (r < 0)
 		goto fail;
 	d->env.jobs = d->jobs;
+	/* Before the watch reports anything: what a crash left half-written. */
+	place_clear_temporaries(ag->drop_dir, ag->recursive);
 	struct watch_options wo = { .dir = ag->drop_dir, .recursive = ag->recursive,
 				    .settle_ms = (unsigned)ag->settle_delay_ms };
 	r = watch_new(&wo, on_name, d, &d->watch, err);
@@ -427,6 +523,9 @@ void daemon_free(struct daemon *d)
 		close(d->wakefd);
 	config_free(d->reloaded);
 	free(d->config_dir);
+	free(d->fallback_dir);
+	approvers_unref(d->env.approvers);
 	pthread_mutex_destroy(&d->env.result_lock);
+	pthread_mutex_destroy(&d->env.approvers_lock);
 	free(d);
 }

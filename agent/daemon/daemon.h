@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "approvers.h"
 #include "config.h"
 #include "daemon_stages.h"
 #include "daemon_status.h"
@@ -45,5 +46,10 @@ void daemon_request_stop(struct daemon *d);
  * afterwards inherit it) and returns them in *set for a signalfd. */
 void daemon_block_signals(sigset_t *set);
 void daemon_free(struct daemon *d);
+
+/* The approvers of cfg's security.yaml (approvers.h), for the daemon and
+ * the commands that check a caller. The caller drops the reference
+ * (approvers_unref). */
+struct approvers *daemon_approvers_from_config(const struct mai_config *cfg);
 
 #endif

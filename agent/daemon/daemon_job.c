@@ -1,33 +1,15 @@
 /* One job on a worker thread: audit, assess, policy (with the user's
- * answers), execute, and the sidecar at each step. */
+ * answers, daemon_answer.c), execute, and the sidecars at each step. */
 #include "daemon_job.h"
 
-#include <fcntl.h>
 #include <string.h>
 
-#include "approval.h"
+#include "account.h"
+#include "daemon_answer.h"
+#include "daemon_job_ctx.h"
 #include "log.h"
 #include "names.h"
 #include "policy.h"
-
-#define MAX_SEQS 8
-
-struct job_ctx {
-	struct daemon_job_env *d;
-	const struct daemon_job *job;
-	struct result_info r;
-	uint64_t seqs[MAX_SEQS];
-	struct audit_sidecar_info position; /* behind r.audit's entry hash */
-	uint64_t job_seq; /* of job_accepted: the "job" field of the later records */
-	bool accepted;    /* job_seq is set */
-	uint64_t last_seq; /* of the record audit() appended last, when last_valid */
-	bool last_valid;
-	uint64_t answer_seq; /* of the approval/override record of the answer used */
-	bool answer_recorded; /* answer_seq is set */
-	uint64_t first_seq;   /* of that answer's first record (an earlier attempt's) */
-	bool first_recorded;
-	char *detail; /* owned text behind r.detail */
-};
 
 void daemon_job_free(void *payload)
 {
@@ -44,13 +26,18 @@ void daemon_job_write_result(struct daemon_job_env *env, const struct result_inf
 	char *err = NULL;
 
 	pthread_mutex_lock(&env->result_lock);
-	int rc = result_write(env->cfg->agent.drop_dir, r, &err);
+	int rc = result_write(&env->place, r, &err);
 	pthread_mutex_unlock(&env->result_lock);
-	if (rc < 0) {
+	/* A refused name is said once per answer: at its last write. */
+	if (rc == PLACE_IN_FALLBACK && (r->state == RESULT_QUEUED || r->state == RESULT_RUNNING))
+		log_debug("%s", err);
+	else if (rc == PLACE_IN_FALLBACK)
+		log_warnx("%s", err);
+	else if (rc < 0)
 		log_errorx("%s", err);
-		free(err);
-	}
+	free(err);
 	daemon_status_count_state(env->status, r->state);
+	daemon_status_observe_result(env->status, r);
 	if (r->state == RESULT_ERROR) {
 		/* The operator sees why, not only that. */
 		_cleanup_free_ char *p = names_printable(r->file);
@@ -63,10 +50,44 @@ void daemon_job_write_result(struct daemon_job_env *env, const struct result_inf
 	}
 }
 
+int daemon_job_place(struct daemon_job_env *env, const char *script, const char *suffix,
+		     const char *text, size_t len)
+{
+	_cleanup_free_ char *side = names_result_sidecar(script, suffix);
+	_cleanup_free_ char *err = NULL;
+
+	pthread_mutex_lock(&env->result_lock);
+	int r = place_sidecar(&env->place, side, text, len, true, &err);
+	pthread_mutex_unlock(&env->result_lock);
+	if (r == PLACE_IN_FALLBACK)
+		log_warnx("%s", err);
+	else if (r < 0)
+		log_errorx("%s", err);
+	return r < 0 ? r : 0;
+}
+
+struct approvers *daemon_job_approvers(struct daemon_job_env *env)
+{
+	pthread_mutex_lock(&env->approvers_lock);
+	struct approvers *a = approvers_ref(env->approvers);
+	pthread_mutex_unlock(&env->approvers_lock);
+	return a;
+}
+
+void daemon_job_set_approvers(struct daemon_job_env *env, struct approvers *a)
+{
+	pthread_mutex_lock(&env->approvers_lock);
+	struct approvers *old = env->approvers;
+	env->approvers = a;
+	pthread_mutex_unlock(&env->approvers_lock);
+	approvers_unref(old);
+}
+
 /* Asks the loop to take name again after a growing delay. */
 static void schedule_retry(struct daemon_job_env *env, const char *name)
 {
 	daemon_retries_schedule(env->retries, name);
+	daemon_status_count_retry(env->status);
 	if (env->wake)
 		env->wake(env->wake_arg);
 }
@@ -74,43 +95,6 @@ static void schedule_retry(struct daemon_job_env *env, const char *name)
 static void now_ts(struct timespec *ts)
 {
 	clock_gettime(CLOCK_REALTIME, ts);
-}
-
-/* Appends one record (takes fields); false (and an error result) when the
- * log refuses: then nothing may run. */
-static bool audit(struct job_ctx *c, enum audit_event e, json_t *fields)
-{
-	const struct daemon_stages *st = c->d->stages;
-	uint64_t seq = 0;
-	int r;
-
-	json_object_set_new(fields, "file", json_string(c->r.file));
-	if (c->r.sha256)
-		json_object_set_new(fields, "sha256", json_string(c->r.sha256));
-	if (c->accepted)
-		json_object_set_new(fields, "job", json_integer((json_int_t)c->job_seq));
-	if (!st || !st->audit) {
-		json_decref(fields);
-		return true; /* the audit log is not part of this build: nothing to cite */
-	}
-	r = st->audit(st->ctx, e, fields, &seq);
-	json_decref(fields);
-	if (r < 0) {
-		free(c->detail);
-		c->detail = xasprintf("the audit log cannot be written: %s; nothing runs until "
-				      "it can (check the disk of audit.log_dir)", strerror(-r));
-		log_errorx("%s: %s", c->r.file, c->detail);
-		return false;
-	}
-	if (e == AUDIT_EVENT_JOB_ACCEPTED) {
-		c->job_seq = seq;
-		c->accepted = true;
-	}
-	c->last_seq = seq;
-	c->last_valid = true;
-	if (c->r.audit.n_seqs < MAX_SEQS)
-		c->seqs[c->r.audit.n_seqs++] = seq;
-	return true;
 }
 
 /* job_accepted, with what the content is to the history of its name, and
@@ -131,11 +115,13 @@ static bool audit_accept(struct job_ctx *c)
 		log_warnx("%s: no diff against the previous version: %s", c->r.file, err);
 	json_t *f = json_pack("{s:I, s:i, s:s}", "size", (json_int_t)snap->len, "uid", (int)snap->uid,
 			      "history", audit_script_history_to_string(h));
+	if (c->writer)
+		json_object_set_new(f, "user", json_string(c->writer));
 	if (err)
 		json_object_set_new(f, "history_error", json_string(err));
-	bool ok = audit(c, AUDIT_EVENT_JOB_ACCEPTED, f);
+	bool ok = daemon_job_audit(c, AUDIT_EVENT_JOB_ACCEPTED, f);
 	if (diff && ok)
-		ok = audit(c, AUDIT_EVENT_SCRIPT_DIFF, diff);
+		ok = daemon_job_audit(c, AUDIT_EVENT_SCRIPT_DIFF, diff);
 	else
 		json_decref(diff);
 	if (!ok)
@@ -174,15 +160,16 @@ static void finish_final(struct job_ctx *c)
 	/* The records it cites are durable already; the final result.json comes
 	 * last, so that whoever waits for it finds foo.audit in place. */
 	if (st && st->audit_sidecar && c->r.audit.n_seqs > 0) {
-		_cleanup_free_ char *side = names_sidecar(c->job->name, ".audit");
-		_cleanup_free_ char *path = xasprintf("%s/%s", c->d->cfg->agent.drop_dir, side);
-		int r = st->audit_sidecar(st->ctx, c->seqs, c->r.audit.n_seqs, path, &c->position);
-		if (r == 0) {
+		_cleanup_free_ char *text = NULL;
+		size_t len = 0;
+		int r = st->audit_sidecar(st->ctx, c->seqs, c->r.audit.n_seqs, &text, &len,
+					  &c->position);
+		if (r == 0 && daemon_job_place(c->d, c->job->name, ".audit", text, len) == 0) {
 			c->r.audit.checkpoint_size = c->position.checkpoint_size;
 			c->r.audit.entry_hash = c->position.entry_hash[0] ? c->position.entry_hash : NULL;
-		} else {
-			_cleanup_free_ char *p = names_printable(path);
-			log_warnx("cannot write %s: %s", p, strerror(-r));
+		} else if (r < 0) {
+			_cleanup_free_ char *p = names_printable(c->job->name);
+			log_warnx("%s: cannot build its .audit sidecar: %s", p, strerror(-r));
 		}
 	}
 	now_ts(&c->r.finished);
@@ -193,123 +180,49 @@ static void finish_final(struct job_ctx *c)
 	daemon_grants_drop(c->d->grants, c->job->name);
 }
 
-/* The user's text as a JSON string: as written when it is UTF-8, else with
- * the bytes escaped ("" for none). */
-static json_t *reason_json(const char *reason)
-{
-	if (!reason)
-		return json_string("");
-	if (names_is_utf8(reason))
-		return json_string(reason);
-	_cleanup_free_ char *p = names_printable(reason);
-	return json_string(p);
-}
-
-/* The approval or override record of an answer of kind that approval_take()
- * consumed with status s (errno err), or, with reused, that an earlier
- * attempt at this content consumed. false when the log refuses. */
-static bool audit_answer(struct job_ctx *c, enum approval_kind kind, const struct approval *a,
-			 enum approval_status s, int err, const struct daemon_grant *reused)
-{
-	/* approval_take() knows the owner only of an answer it could read. */
-	bool uid_known = s == APPROVAL_OK || s == APPROVAL_EMPTY || s == APPROVAL_STALE;
-	json_t *f = json_pack("{s:o, s:o, s:b, s:s, s:s}", "uid",
-			      uid_known ? json_integer(a->uid) : json_null(), "explanation",
-			      reason_json(a->reason), "accepted", s == APPROVAL_OK, "status",
-			      approval_status_to_string(s), "consumed", approval_consumed_to_string(s));
-	if (a->pinned_sha256[0])
-		json_object_set_new(f, "pinned_sha256", json_string(a->pinned_sha256));
-	if (err)
-		json_object_set_new(f, "error", json_string(strerror(err)));
-	if (reused) {
-		/* first_seq: the record the earlier attempt wrote (none when its
-		 * append failed: then this one is the first). */
-		json_object_set_new(f, "reused", json_true());
-		if (reused->recorded)
-			json_object_set_new(f, "first_seq", json_integer((json_int_t)reused->seq));
-	}
-	if (!audit(c, kind == APPROVAL_OVERRIDE ? AUDIT_EVENT_OVERRIDE : AUDIT_EVENT_APPROVAL, f))
-		return false;
-	if (s == APPROVAL_OK) {
-		c->answer_recorded = c->last_valid;
-		c->answer_seq = c->last_seq;
-		c->first_recorded = (reused && reused->recorded) || c->last_valid;
-		c->first_seq = reused && reused->recorded ? reused->seq : c->last_seq;
-	}
-	return true;
-}
-
-/* Consumes the answers the level calls for, each recorded before anything
- * rests on it. false when the log refuses a record: then a usable answer is
- * kept as a grant for the retry (nothing runs without its record). */
-static bool take_answers(struct job_ctx *c, enum level level, enum approval_status *ap,
-			 enum approval_status *ov, struct approval *answer)
-{
-	const char *slash = strrchr(c->job->name, '/');
-	_cleanup_free_ char *dir = slash ? xasprintf("%s/%.*s", c->d->cfg->agent.drop_dir,
-						     (int)(slash - c->job->name), c->job->name)
-					 : xstrdup(c->d->cfg->agent.drop_dir);
-	const char *base = slash ? slash + 1 : c->job->name;
-	const char *sha = c->job->snap.sha256;
-	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	struct daemon_grant g;
-	struct approval tmp;
-	int err;
-
-	*ap = *ov = APPROVAL_NONE;
-	memset(answer, 0, sizeof(*answer));
-	if (dfd < 0 || level < LEVEL_HIGH)
-		return true;
-	/* An answer consumed by an earlier attempt at this very content. */
-	if (daemon_grants_find(c->d->grants, c->job->name, sha, &g)) {
-		if (g.answer.kind == APPROVAL_APPROVE && level == LEVEL_HIGH)
-			*ap = APPROVAL_OK;
-		else if (g.answer.kind == APPROVAL_OVERRIDE)
-			*ov = APPROVAL_OK;
-		*answer = g.answer;
-		if (*ap == APPROVAL_OK || *ov == APPROVAL_OK)
-			return audit_answer(c, answer->kind, answer, APPROVAL_OK, 0, &g);
-		approval_clear(answer);
-	}
-	if (level == LEVEL_HIGH) {
-		*ap = approval_take(dfd, base, APPROVAL_APPROVE, sha, answer, &err);
-		if (*ap != APPROVAL_NONE && !audit_answer(c, APPROVAL_APPROVE, answer, *ap, err, NULL)) {
-			if (*ap == APPROVAL_OK)
-				daemon_grants_keep(c->d->grants, c->job->name, sha, answer, false, 0);
-			return false;
-		}
-		if (*ap == APPROVAL_OK)
-			return true;
-		approval_clear(answer);
-	}
-	*ov = approval_take(dfd, base, APPROVAL_OVERRIDE, sha, &tmp, &err);
-	bool recorded = *ov == APPROVAL_NONE || audit_answer(c, APPROVAL_OVERRIDE, &tmp, *ov, err, NULL);
-	if (!recorded && *ov == APPROVAL_OK)
-		daemon_grants_keep(c->d->grants, c->job->name, sha, &tmp, false, 0);
-	if (*ov == APPROVAL_OK || *ap == APPROVAL_NONE || *ap == APPROVAL_OK) {
-		*answer = tmp;
-	} else {
-		approval_clear(&tmp);
-	}
-	return recorded;
-}
-
 static json_t *decision_fields(const struct job_ctx *c, const struct policy_decision *pd,
-			       const struct approval *a, enum approval_status ap, enum approval_status ov)
+			       const struct daemon_answers *ans)
 {
+	const struct approval *a = &ans->used;
 	json_t *o = json_pack("{s:s, s:s, s:s, s:s}", "action", policy_action_to_string(pd->action),
-			      "by", pd->by, "approve", approval_status_to_string(ap),
-			      "override", approval_status_to_string(ov));
+			      "by", pd->by, "approve", approval_status_to_string(ans->approve),
+			      "override", approval_status_to_string(ans->override));
 	if (strcmp(pd->by, "user") == 0) {
+		_cleanup_free_ char *user = account_user_name(a->uid);
 		json_object_set_new(o, "uid", json_integer(a->uid));
+		if (user)
+			json_object_set_new(o, "user", json_string(user));
 		json_object_set_new(o, "answer", json_string(approval_kind_to_string(a->kind)));
 		if (a->reason)
-			json_object_set_new(o, "reason", reason_json(a->reason));
+			json_object_set_new(o, "reason", daemon_job_reason_json(a->reason));
 		/* The approval or override record this decision rests on. */
 		if (c->answer_recorded)
 			json_object_set_new(o, "answer_seq", json_integer((json_int_t)c->answer_seq));
 	}
 	return o;
+}
+
+/* What a held script changed since the last version of its name that ran,
+ * for whoever is asked to approve it (the result's since_last_run). */
+static json_t *since_last_run(const struct job_ctx *c)
+{
+	const struct intake_snapshot *snap = &c->job->snap;
+	_cleanup_free_ char *err = NULL;
+	json_t *f = NULL;
+	if (audit_script_since_ran(c->d->cfg->agent.state_dir, c->job->name,
+				   (const char *)snap->data, snap->len,
+				   (size_t)atomic_load(&c->d->diff_max), &f, &err) < 0)
+		log_warnx("%s: no diff against the version that ran last: %s", c->r.file, err);
+	return f;
+}
+
+/* A run ended: this content is the version of its name that ran last. */
+static void remember_ran(const struct job_ctx *c)
+{
+	_cleanup_free_ char *err = NULL;
+	if (audit_script_mark_ran(c->d->cfg->agent.state_dir, c->job->name, c->job->snap.sha256,
+				  &err) < 0)
+		log_warnx("%s: not kept as the version that ran last: %s", c->r.file, err);
 }
 
 static void run_content(struct job_ctx *c, const struct policy_decision *pd,
@@ -342,7 +255,7 @@ static void run_content(struct job_ctx *c, const struct policy_decision *pd,
 			json_t *f = json_pack("{s:s, s:s, s:s}", "state", "error", "reason",
 					      "agent_stopped", "detail", msg);
 			json_object_set_new(f, "verdict", json_string("agent_stopped"));
-			(void)audit(c, AUDIT_EVENT_EXECUTION, f);
+			(void)daemon_job_audit(c, AUDIT_EVENT_EXECUTION, f);
 			c->r.retry = RESULT_RETRY_NEXT_START;
 			finish_error(c, "agent_stopped", msg, false);
 			return;
@@ -363,10 +276,11 @@ static void run_content(struct job_ctx *c, const struct policy_decision *pd,
 	json_t *f = json_pack("{s:s}", "verdict", result_verdict_to_string(ex.verdict));
 	if (ex.json)
 		json_object_set(f, "execution", ex.json);
-	if (!audit(c, AUDIT_EVENT_EXECUTION, f)) {
+	if (!daemon_job_audit(c, AUDIT_EVENT_EXECUTION, f)) {
 		finish_error(c, "audit_unwritable", c->detail, true);
 		return;
 	}
+	remember_ran(c);
 	finish_final(c);
 }
 
@@ -375,13 +289,19 @@ void daemon_job_run(void *arg, const struct jobs_item *item)
 	struct job_ctx c = { .d = arg, .job = item->payload };
 	const struct daemon_stages *st = c.d->stages;
 	struct daemon_assessment a = { 0 };
-	struct approval answer = { 0 };
-	enum approval_status ap, ov;
+	struct daemon_answers ans = { 0 };
 	struct policy_decision pd;
+	json_t *since = NULL;
+	char *decider = NULL;
 
+	c.who = daemon_job_approvers(c.d);
+	c.writer = account_user_name(c.job->snap.uid);
 	c.r.file = c.job->name;
 	c.r.sha256 = c.job->snap.sha256;
 	c.r.size = c.job->snap.len;
+	c.r.has_writer = true;
+	c.r.writer_uid = c.job->snap.uid;
+	c.r.writer_user = c.writer;
 	c.r.accepted = c.job->accepted;
 	c.r.decision.uid = -1;
 	c.r.audit.seqs = c.seqs;
@@ -407,23 +327,26 @@ void daemon_job_run(void *arg, const struct jobs_item *item)
 	json_t *af = json_pack("{s:i, s:b}", "level", (int)a.level, "rejected", a.rejected);
 	if (a.json)
 		json_object_set(af, "assessment", a.json);
-	if (!audit(&c, AUDIT_EVENT_ASSESSMENT, af)) {
+	if (!daemon_job_audit(&c, AUDIT_EVENT_ASSESSMENT, af)) {
 		finish_error(&c, "audit_unwritable", c.detail, true);
 		goto out;
 	}
-	ap = ov = APPROVAL_NONE;
-	if (!a.rejected && !take_answers(&c, a.level, &ap, &ov, &answer)) {
+	ans.approve = ans.override = ans.refused_status = APPROVAL_NONE;
+	if (!a.rejected && !daemon_answers_take(&c, a.level, &ans)) {
 		finish_error(&c, "audit_unwritable", c.detail, true);
 		goto out;
 	}
-	policy_decide(a.level, a.rejected, ap, ov, &pd);
+	policy_decide(a.level, a.rejected, ans.approve, ans.override, &pd);
 	c.r.decision.action = policy_action_to_string(pd.action);
 	c.r.decision.by = pd.by;
 	if (strcmp(pd.by, "user") == 0) {
-		c.r.decision.uid = answer.uid;
-		c.r.decision.reason = answer.reason;
+		c.r.decision.uid = ans.used.uid;
+		c.r.decision.reason = ans.used.reason;
 	}
-	if (!audit(&c, AUDIT_EVENT_DECISION, decision_fields(&c, &pd, &answer, ap, ov))) {
+	if (strcmp(pd.by, "user") == 0)
+		decider = account_user_name(ans.used.uid);
+	c.r.decision.user = decider;
+	if (!daemon_job_audit(&c, AUDIT_EVENT_DECISION, decision_fields(&c, &pd, &ans))) {
 		finish_error(&c, "audit_unwritable", c.detail, true);
 		goto out;
 	}
@@ -436,29 +359,27 @@ void daemon_job_run(void *arg, const struct jobs_item *item)
 		finish_final(&c);
 		break;
 	case POLICY_HOLD:
-	case POLICY_BLOCK: {
-		enum approval_status used = pd.action == POLICY_HOLD ? (ap != APPROVAL_NONE ? ap : ov)
-								     : ov;
-		enum approval_kind kind = pd.action == POLICY_HOLD && ap != APPROVAL_NONE ?
-			APPROVAL_APPROVE : APPROVAL_OVERRIDE;
-		const char *slash = strrchr(c.job->name, '/');
+	case POLICY_BLOCK:
 		c.r.state = pd.state;
-		if (used != APPROVAL_NONE && used != APPROVAL_OK) {
-			c.detail = approval_status_message(used, kind, slash ? slash + 1 : c.job->name);
-			c.r.detail = c.detail;
-		}
+		c.detail = daemon_answers_note(&c, &ans);
+		c.r.detail = c.detail;
+		since = since_last_run(&c);
+		c.r.since_last_run = since;
 		finish_final(&c);
 		break;
-	}
 	case POLICY_RUN:
-		run_content(&c, &pd, &answer, &a);
+		run_content(&c, &pd, &ans.used, &a);
 		break;
 	}
 out:
 	if (c.r.execution)
 		json_decref(c.r.execution);
+	json_decref(since);
 	json_decref(a.json);
 	free(a.detail);
 	free(c.detail);
-	approval_clear(&answer);
+	free(c.writer);
+	free(decider);
+	daemon_answers_clear(&ans);
+	approvers_unref(c.who);
 }

@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <time.h>
 
+#include "approvers.h"
 #include "config.h"
 #include "daemon_grant.h"
 #include "daemon_retry.h"
@@ -16,6 +17,7 @@
 #include "daemon_status.h"
 #include "intake.h"
 #include "jobs.h"
+#include "place.h"
 #include "result.h"
 
 /* A job's payload (struct jobs_item.payload): what intake read. */
@@ -37,6 +39,12 @@ struct daemon_job_env {
 	struct jobs *jobs;
 	atomic_uint_least64_t diff_max;     /* audit.diff_max; a reload changes it */
 	pthread_mutex_t result_lock;        /* one sidecar writer at a time */
+	/* Where sidecars go: the drop directory, or the state directory's
+	 * fallback when the drop directory refuses one (place.h). */
+	struct place_dirs place;
+	/* Who may answer (security.yaml); a reload swaps it under the lock. */
+	pthread_mutex_t approvers_lock;
+	struct approvers *approvers;
 	/* Wakes the loop when a retry was scheduled. */
 	void (*wake)(void *arg);
 	void *wake_arg;
@@ -46,5 +54,14 @@ struct daemon_job_env {
 void daemon_job_run(void *arg, const struct jobs_item *item);
 /* Writes a result sidecar, counts its state and logs it. */
 void daemon_job_write_result(struct daemon_job_env *env, const struct result_info *r);
+/* Places a sidecar's text (".audit") for script; logs a refusal or failure.
+ * 0 when it is in the drop directory or the fallback, else -errno. */
+int daemon_job_place(struct daemon_job_env *env, const char *script, const char *suffix,
+		     const char *text, size_t len);
+/* The approvers now in force, with a reference the caller drops
+ * (approvers_unref). */
+struct approvers *daemon_job_approvers(struct daemon_job_env *env);
+/* Replaces the approvers (takes a's reference). */
+void daemon_job_set_approvers(struct daemon_job_env *env, struct approvers *a);
 
 #endif

@@ -54,10 +54,11 @@ struct daemon_stages {
 	 * what audit_event_check asks of e) and returns its sequence number;
 	 * durable on return. -errno means nothing may run. */
 	int (*audit)(void *ctx, enum audit_event e, json_t *fields, uint64_t *seq);
-	/* Writes the .audit sidecar of a job (its records plus an inclusion
-	 * proof) to path and fills *pos (the checkpoint size proved against,
-	 * the last record's entry hash). May be NULL. 0 or -errno. */
-	int (*audit_sidecar)(void *ctx, const uint64_t *seqs, size_t n, const char *path,
+	/* The .audit sidecar of a job (its records plus an inclusion proof)
+	 * as text (caller frees; the daemon places it in the drop directory),
+	 * and *pos (the checkpoint size proved against, the last record's
+	 * entry hash). May be NULL. 0 or -errno. */
+	int (*audit_sidecar)(void *ctx, const uint64_t *seqs, size_t n, char **text, size_t *len,
 			     struct audit_sidecar_info *pos);
 	/* Kills every running execution (SIGTERM/SIGINT); each worker then
 	 * records its job as ended. May be NULL. */
@@ -67,6 +68,14 @@ struct daemon_stages {
 	 * (wall clock) and, when not reachable, *why (caller frees; may be
 	 * NULL). May be NULL: not known. */
 	bool (*docker_health)(void *ctx, bool *reachable, struct timespec *checked, char **why);
+	/* Warm containers per trust level the sandbox keeps now, for
+	 * status.json; 0 while there is no sandbox. May be NULL. */
+	unsigned (*pool_size)(void *ctx);
+	/* The runtime each trust level runs with, for status.json: names[t]
+	 * ("runc", "runsc", or "auto" while Docker has not answered yet) and,
+	 * when "auto" had to fall back to runc, *warning (NULL otherwise).
+	 * Strings stay valid while the agent runs. May be NULL. */
+	void (*runtimes)(void *ctx, const char *names[TRUST_COUNT], const char **warning);
 	/* SIGHUP: applies what a newly loaded configuration changes in the
 	 * stages (the assessor's rules and thresholds from config_dir, the
 	 * sandbox's limits per trust level and output caps) to the jobs that

@@ -37,6 +37,18 @@ void daemon_status_free(struct daemon_status *st);
 void daemon_status_count_state(struct daemon_status *st, enum result_state s);
 /* A content was assessed at this level. */
 void daemon_status_count_level(struct daemon_status *st, enum level l);
+/* A final answer was written: counts its verdict (completed) and adds its
+ * times to the latency histograms, the run (started to finished) and the
+ * drop to the result (accepted to finished, or to now when finished is
+ * absent). Queued and running sidecars are ignored. */
+void daemon_status_observe_result(struct daemon_status *st, const struct result_info *r);
+/* A job was scheduled to be taken again (Docker down, a failed stage). */
+void daemon_status_count_retry(struct daemon_status *st);
+
+/* The latency histograms' upper bounds in seconds (Prometheus "le"), the
+ * same for both; their counts are cumulative in status.json. */
+#define DAEMON_STATUS_BUCKETS 12
+extern const double daemon_status_buckets[DAEMON_STATUS_BUCKETS];
 /* Whether something changed since the last daemon_status_write(). */
 bool daemon_status_dirty(struct daemon_status *st);
 
@@ -52,10 +64,20 @@ struct daemon_status_facts {
 	bool docker_known, docker_reachable;
 	const struct timespec *docker_checked;
 	const char *docker_error; /* NULL: none */
+	unsigned pool_size;       /* warm containers per trust level now; 0: none */
+	/* The runtime of each trust level (NULL: not known) and the warning
+	 * of a runtime "auto" that fell back to runc (NULL: none). */
+	const char *runtimes[TRUST_COUNT];
+	const char *runtime_warning;
 };
 
 /* Writes state_dir/status.json (replaced atomically, not fsynced: it is
- * rewritten every second) and clears the dirty flag. 0 or -errno. */
+ * rewritten every second) and clears the dirty flag. Besides the facts and
+ * the counts by state and level it holds, for the metrics
+ * (daemon_metrics.h), "verdicts", "retries_total", "pool_size" and
+ * "latency": {"run_seconds"|"drop_to_result_seconds": {"le": [...],
+ * "buckets": [cumulative counts], "count", "sum"}}, all since the agent
+ * started. 0 or -errno. */
 int daemon_status_write(struct daemon_status *st, const char *state_dir,
 			const struct daemon_status_facts *f);
 

@@ -5,6 +5,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "account.h"
+#include "dirwrite.h"
 #include "fileio.h"
 #include "log.h"
 #include "names.h"
@@ -16,32 +18,37 @@ const char *approval_kind_to_string(enum approval_kind k)
 	return k == APPROVAL_OVERRIDE ? "override" : "approve";
 }
 
+static const struct {
+	const char *id;
+	const char *consumed;
+} statuses[] = {
+	[APPROVAL_OK] = { "ok", "removed" },
+	[APPROVAL_NONE] = { "none", "none" },
+	[APPROVAL_EMPTY] = { "empty", "refused: empty" },
+	[APPROVAL_STALE] = { "stale", "refused: stale content" },
+	[APPROVAL_NOT_REGULAR] = { "not_regular", "refused: not a regular file" },
+	[APPROVAL_TOO_LARGE] = { "too_large", "refused: too large" },
+	[APPROVAL_IO_ERROR] = { "io_error", "refused: unreadable" },
+	[APPROVAL_HARD_LINK] = { "hard_link", "refused: hard link" },
+	[APPROVAL_NOT_APPROVER] = { "not_approver", "refused: not an approver" },
+	[APPROVAL_SELF] = { "self_approval", "refused: self-approval" },
+	[APPROVAL_WRITABLE] = { "writable_by_others", "refused: writable by others" },
+};
+
 const char *approval_status_to_string(enum approval_status s)
 {
-	switch (s) {
-	case APPROVAL_OK: return "ok";
-	case APPROVAL_NONE: return "none";
-	case APPROVAL_EMPTY: return "empty";
-	case APPROVAL_STALE: return "stale";
-	case APPROVAL_NOT_REGULAR: return "not_regular";
-	case APPROVAL_TOO_LARGE: return "too_large";
-	case APPROVAL_IO_ERROR: return "io_error";
-	}
-	return "unknown";
+	return (size_t)s < ARRAY_SIZE(statuses) ? statuses[s].id : "unknown";
 }
 
 const char *approval_consumed_to_string(enum approval_status s)
 {
-	switch (s) {
-	case APPROVAL_OK: return "removed";
-	case APPROVAL_NONE: return "none";
-	case APPROVAL_EMPTY: return "refused: empty";
-	case APPROVAL_STALE: return "refused: stale content";
-	case APPROVAL_NOT_REGULAR: return "refused: not a regular file";
-	case APPROVAL_TOO_LARGE: return "refused: too large";
-	case APPROVAL_IO_ERROR: return "refused: unreadable";
-	}
-	return "refused";
+	return (size_t)s < ARRAY_SIZE(statuses) ? statuses[s].consumed : "refused";
+}
+
+bool approval_left_in_place(enum approval_status s)
+{
+	return s == APPROVAL_HARD_LINK || s == APPROVAL_NOT_APPROVER || s == APPROVAL_SELF ||
+	       s == APPROVAL_WRITABLE;
 }
 
 static char *answer_name(const char *script, enum approval_kind k)
@@ -50,11 +57,48 @@ static char *answer_name(const char *script, enum approval_kind k)
 	return names_sidecar(script, suffix);
 }
 
-char *approval_status_message(enum approval_status s, enum approval_kind k, const char *script)
+/* The sentence for a refusal of who wrote the answer; NULL for others. */
+static char *person_message(enum approval_status s, const char *file, const char *script,
+			    const struct approval *a, const struct approvers *who)
+{
+	_cleanup_free_ char *owner = account_user_label(a->uid);
+	_cleanup_free_ char *may = approvers_describe(who);
+	const char *cmd = a->kind == APPROVAL_OVERRIDE ? "override" : "approve";
+
+	switch (s) {
+	case APPROVAL_NOT_APPROVER:
+		return xasprintf("%s was written by %s, who is not an approver, so it was left in "
+				 "place unread: only %s may %s (approvers in security.yaml); one "
+				 "of them runs 'mai-agent %s %s'", file, owner, may, cmd, cmd, script);
+	case APPROVAL_SELF:
+		return xasprintf("%s was written by %s, who also wrote %s, so it was left in place "
+				 "unread: an approval must come from another approver (%s); on a "
+				 "single-user machine set allow_self_approval: true in security.yaml",
+				 file, owner, script, may);
+	case APPROVAL_HARD_LINK:
+		return xasprintf("%s has %lu links (a hard link), so it may be anyone's file: it was "
+				 "left in place unread; remove it, and an approver (%s) runs "
+				 "'mai-agent %s %s'", file, (unsigned long)a->links, may, cmd, script);
+	case APPROVAL_WRITABLE:
+		return xasprintf("%s (owned by %s) may be written by others than its owner, so "
+				 "anyone could have changed it: it was left in place unread; 'chmod "
+				 "go-w' it, or an approver (%s) runs 'mai-agent %s %s'", file, owner,
+				 may, cmd, script);
+	default:
+		return NULL;
+	}
+}
+
+char *approval_status_message(enum approval_status s, enum approval_kind k, const char *script,
+			      const struct approval *a, const struct approvers *who)
 {
 	_cleanup_free_ char *raw = answer_name(script, k);
 	_cleanup_free_ char *file = names_printable(raw);
+	_cleanup_free_ char *shown = names_printable(script);
+	char *person = person_message(s, file, shown, a, who);
 
+	if (person)
+		return person;
 	switch (s) {
 	case APPROVAL_OK:
 		return xasprintf("%s was used", file);
@@ -73,8 +117,9 @@ char *approval_status_message(enum approval_status s, enum approval_kind k, cons
 				 APPROVAL_MAX_SIZE);
 	case APPROVAL_IO_ERROR:
 		return xasprintf("%s could not be read (see the agent log)", file);
+	default:
+		return xasprintf("%s: unknown status", file);
 	}
-	return xasprintf("%s: unknown status", file);
 }
 
 void approval_clear(struct approval *a)
@@ -131,71 +176,110 @@ static void parse_answer(char *text, struct approval *out)
 	out->reason = n ? xstrndup(body, n) : NULL;
 }
 
+/* What the inode st is as an answer from who, before anything is read. */
+static enum approval_status judge(const struct stat *st, const struct approvers *who,
+				  uid_t script_uid, struct approval *out)
+{
+	if (!S_ISREG(st->st_mode))
+		return APPROVAL_NOT_REGULAR;
+	out->has_uid = true;
+	out->uid = st->st_uid;
+	out->links = st->st_nlink;
+	if (st->st_nlink > 1)
+		return APPROVAL_HARD_LINK;
+	switch (approvers_check(who, st->st_uid, script_uid)) {
+	case APPROVERS_NOT_APPROVER:
+		return APPROVAL_NOT_APPROVER;
+	case APPROVERS_SELF:
+		return APPROVAL_SELF;
+	case APPROVERS_OK:
+		break;
+	}
+	if (st->st_mode & (S_IWGRP | S_IWOTH))
+		return APPROVAL_WRITABLE;
+	return APPROVAL_OK;
+}
+
+/* Reads an answer that judge() let through, and checks its pin. */
+static enum approval_status read_answer(int fd, enum approval_kind kind, const char *current_sha256,
+					struct approval *out, int *err_out)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	int r = fileio_read_fd(fd, APPROVAL_MAX_SIZE, &text, &len);
+
+	if (r == -EFBIG)
+		return APPROVAL_TOO_LARGE;
+	if (r < 0) {
+		*err_out = -r;
+		return APPROVAL_IO_ERROR;
+	}
+	parse_answer(text, out);
+	if (out->pinned_sha256[0] && strcmp(out->pinned_sha256, current_sha256) != 0)
+		return APPROVAL_STALE;
+	if (kind == APPROVAL_OVERRIDE && !out->reason)
+		return APPROVAL_EMPTY;
+	return APPROVAL_OK;
+}
+
+/* Removes name if it still is the inode that was judged (read); a file
+ * renamed over it since is a new answer and stays. A directory named like
+ * an answer is removed only when empty. */
+static void consume(int dirfd, const char *name, const struct stat *judged)
+{
+	struct stat now;
+	if (fstatat(dirfd, name, &now, AT_SYMLINK_NOFOLLOW) < 0 || now.st_dev != judged->st_dev ||
+	    now.st_ino != judged->st_ino)
+		return;
+	if (unlinkat(dirfd, name, S_ISDIR(now.st_mode) ? AT_REMOVEDIR : 0) < 0 && errno != ENOTEMPTY)
+		log_warn("cannot remove the consumed answer %s", name);
+}
+
 enum approval_status approval_take(int dirfd, const char *script, enum approval_kind kind,
-				   const char *current_sha256, struct approval *out, int *err_out)
+				   const char *current_sha256, const struct approvers *who,
+				   uid_t script_uid, struct approval *out, int *err_out)
 {
 	_cleanup_free_ char *name = answer_name(script, kind);
-	_cleanup_free_ char *taken = NULL;
-	_cleanup_free_ char *text = NULL;
-	const char *slash = strrchr(name, '/');
 	struct stat st;
-	size_t len = 0;
-	int r;
+	enum approval_status s;
 
 	memset(out, 0, sizeof(*out));
 	out->kind = kind;
 	*err_out = 0;
-	/* The hidden name sits in the same directory as the answer. */
-	if (slash)
-		taken = xasprintf("%.*s/.%s.taken.%ld", (int)(slash - name), name, slash + 1,
-				  (long)getpid());
-	else
-		taken = xasprintf(".%s.taken.%ld", name, (long)getpid());
-
-	if (renameat(dirfd, name, dirfd, taken) < 0) {
+	/* Look first: a FIFO or a device is never opened. */
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		if (errno == ENOENT)
 			return APPROVAL_NONE;
 		*err_out = errno;
 		return APPROVAL_IO_ERROR;
 	}
-	_cleanup_close_ int fd = openat(dirfd, taken,
-					O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	enum approval_status s = APPROVAL_OK;
-	if (fd < 0) {
-		if (errno == ELOOP) {
+	s = judge(&st, who, script_uid, out);
+	if (s == APPROVAL_OK) {
+		/* The file opened is judged again: it may have been replaced. */
+		_cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+							     O_NOCTTY | O_CLOEXEC);
+		if (fd < 0 && errno == ENOENT)
+			return APPROVAL_NONE;
+		if (fd < 0 && errno == ELOOP) {
 			s = APPROVAL_NOT_REGULAR;
-		} else {
+		} else if (fd < 0 || fstat(fd, &st) < 0) {
 			*err_out = errno;
 			s = APPROVAL_IO_ERROR;
-		}
-	} else if (fstat(fd, &st) < 0) {
-		*err_out = errno;
-		s = APPROVAL_IO_ERROR;
-	} else if (!S_ISREG(st.st_mode)) {
-		s = APPROVAL_NOT_REGULAR;
-	} else {
-		out->uid = st.st_uid;
-		r = fileio_read_fd(fd, APPROVAL_MAX_SIZE, &text, &len);
-		if (r == -EFBIG) {
-			s = APPROVAL_TOO_LARGE;
-		} else if (r < 0) {
-			*err_out = -r;
-			s = APPROVAL_IO_ERROR;
 		} else {
-			parse_answer(text, out);
-			if (out->pinned_sha256[0] &&
-			    strcmp(out->pinned_sha256, current_sha256) != 0)
-				s = APPROVAL_STALE;
-			else if (kind == APPROVAL_OVERRIDE && !out->reason)
-				s = APPROVAL_EMPTY;
+			s = judge(&st, who, script_uid, out);
+			if (s == APPROVAL_OK)
+				s = read_answer(fd, kind, current_sha256, out, err_out);
 		}
 	}
-	/* Consumed whatever it held; a directory named foo.approve is removed
-	 * only when empty. */
-	if (unlinkat(dirfd, taken, 0) < 0 && unlinkat(dirfd, taken, AT_REMOVEDIR) < 0)
-		log_warn("cannot remove the consumed answer %s", taken);
-	if (s != APPROVAL_OK && s != APPROVAL_EMPTY && s != APPROVAL_STALE)
+	if (!approval_left_in_place(s))
+		consume(dirfd, name, &st);
+	if (s != APPROVAL_OK && s != APPROVAL_EMPTY && s != APPROVAL_STALE) {
+		/* Who it was stays known for the record; nothing read is kept. */
+		struct approval keep = { .kind = kind, .has_uid = out->has_uid, .uid = out->uid,
+					 .links = out->links };
 		approval_clear(out);
+		*out = keep;
+	}
 	return s;
 }
 
@@ -203,7 +287,7 @@ int approval_write(const char *dir, const char *script, enum approval_kind kind,
 		   const char *sha256, const char *reason, char **err)
 {
 	_cleanup_free_ char *name = answer_name(script, kind);
-	_cleanup_free_ char *path = xasprintf("%s/%s", dir, name);
+	_cleanup_free_ char *shown = NULL, *detail = NULL;
 	_cleanup_free_ char *text = xasprintf("%s%s%s%s%s", sha256 ? PIN_PREFIX " " : "",
 					      sha256 ? sha256 : "", sha256 ? "\n" : "",
 					      reason ? reason : "", reason ? "\n" : "");
@@ -214,12 +298,17 @@ int approval_write(const char *dir, const char *script, enum approval_kind kind,
 				 APPROVAL_MAX_SIZE);
 		return -EFBIG;
 	}
-	/* 0644: the agent must read it; the explanation is no secret (it goes
+	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* 0644: the agent must read it, and no one else may change it (a
+	 * writable answer is refused); the explanation is no secret (it goes
 	 * into the audit log anyway). */
-	int r = fileio_write_atomic(path, text, len, 0644);
+	int r = dfd < 0 ? -errno
+			: dirwrite_replace(dfd, name, text, len, 0644,
+					   DIRWRITE_DURABLE | DIRWRITE_REPLACE_FOREIGN, &detail);
 	if (r < 0) {
-		_cleanup_free_ char *p = names_printable(path);
-		*err = xasprintf("cannot write %s: %s", p, strerror(-r));
+		_cleanup_free_ char *path = xasprintf("%s/%s", dir, name);
+		shown = names_printable(path);
+		*err = xasprintf("cannot write %s: %s", shown, detail ? detail : strerror(-r));
 	}
 	return r;
 }

@@ -17,6 +17,10 @@ static const struct {
 	[INTAKE_NOT_REGULAR] = { "not_regular",
 		"This is not a regular file (a FIFO, socket, device or directory): only plain "
 		"files are run; copy the script itself into the drop directory." },
+	[INTAKE_HARD_LINK] = { "hard_link",
+		"The file has more than one link (a hard link, made with ln), so it may be "
+		"someone else's file from outside the drop directory: it was not read. Copy "
+		"the script into the drop directory (cp) instead of linking it." },
 	[INTAKE_TOO_LARGE] = { "too_large",
 		"The file is larger than the size cap (agent.max_file_size in agent.yaml): "
 		"shrink the script or raise the cap." },
@@ -74,12 +78,19 @@ static void sleep_ms(unsigned ms)
 		;
 }
 
-static enum intake_status classify_mode(mode_t mode)
+/* What the inode is to intake; for a hard link, out keeps its owner and
+ * link count for the caller's record. */
+static enum intake_status classify(const struct stat *st, struct intake_snapshot *out)
 {
-	if (S_ISLNK(mode))
+	if (S_ISLNK(st->st_mode))
 		return INTAKE_SYMLINK;
-	if (!S_ISREG(mode))
+	if (!S_ISREG(st->st_mode))
 		return INTAKE_NOT_REGULAR;
+	if (st->st_nlink > 1) {
+		out->uid = st->st_uid;
+		out->nlink = st->st_nlink;
+		return INTAKE_HARD_LINK;
+	}
 	return INTAKE_OK;
 }
 
@@ -110,7 +121,7 @@ enum intake_status intake_read(int dirfd, const char *name, const struct intake_
 	 * devices has side effects), and a symlink is reported as such. */
 	if (fstatat(dirfd, name, &pre, AT_SYMLINK_NOFOLLOW) < 0)
 		return fail_errno(errno, err_out);
-	s = classify_mode(pre.st_mode);
+	s = classify(&pre, out);
 	if (s != INTAKE_OK)
 		return s;
 
@@ -128,7 +139,7 @@ enum intake_status intake_read(int dirfd, const char *name, const struct intake_
 
 		if (fstat(fd, &pre) < 0)
 			return fail_errno(errno, err_out);
-		s = classify_mode(pre.st_mode);
+		s = classify(&pre, out);
 		if (s != INTAKE_OK)
 			return s;
 		if ((uint64_t)pre.st_size > (uint64_t)opts->max_size)
@@ -144,6 +155,9 @@ enum intake_status intake_read(int dirfd, const char *name, const struct intake_
 			opts->after_read(opts->after_read_arg, attempt);
 		if (fstat(fd, &post) < 0)
 			return fail_errno(errno, err_out);
+		/* Linked while it was read: what was read is dropped with buf. */
+		if ((s = classify(&post, out)) != INTAKE_OK)
+			return s;
 		if (same_version(&pre, &post) && (off_t)len == post.st_size) {
 			out->data = (uint8_t *)steal_pointer(&buf);
 			out->len = len;

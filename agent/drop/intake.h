@@ -4,7 +4,11 @@
  * again. The file is opened relative to a directory descriptor with
  * O_NOFOLLOW|O_NONBLOCK, so a symlink is never followed (its target is never
  * opened) and a FIFO or device never blocks the agent. Anything that is not a
- * regular file is refused before it is opened. A file that changes while it
+ * regular file is refused before it is opened. So is a file with more than
+ * one link: a hard link may name a file outside the drop directory that its
+ * writer could not read (ln /root/secret.py drop/x.py), so its content is
+ * never read; the link count is checked before the open, on the open file
+ * and again after the read, whose bytes are dropped then. A file that changes while it
  * is read (size, mtime or ctime differ between the fstat before and after the
  * read, or the read length differs from the size) is read again a few times;
  * if it never holds still the result is INTAKE_UNSTABLE. Whatever the outcome
@@ -26,6 +30,7 @@ enum intake_status {
 	INTAKE_OK,
 	INTAKE_SYMLINK,     /* the name is a symbolic link */
 	INTAKE_NOT_REGULAR, /* a FIFO, socket, device or directory */
+	INTAKE_HARD_LINK,   /* a regular file with more than one link */
 	INTAKE_TOO_LARGE,   /* larger than the configured cap */
 	INTAKE_VANISHED,    /* removed or renamed before it could be read */
 	INTAKE_UNSTABLE,    /* kept changing while it was read */
@@ -62,8 +67,10 @@ struct intake_snapshot {
 };
 
 /* Reads dirfd/name (name is one path component). On INTAKE_OK *out holds
- * the snapshot; on any other status *out is zeroed and, for
- * INTAKE_IO_ERROR, *err_out holds the errno (0 otherwise). */
+ * the snapshot; on any other status *out is zeroed but for uid and nlink
+ * when the file was looked at (for INTAKE_HARD_LINK: who owns it and how many
+ * links it has) and, for INTAKE_IO_ERROR, *err_out holds the errno (0
+ * otherwise). */
 enum intake_status intake_read(int dirfd, const char *name, const struct intake_options *opts,
 			       struct intake_snapshot *out, int *err_out) _nonnull_(2, 3, 4);
 

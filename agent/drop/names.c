@@ -1,8 +1,12 @@
 #include "names.h"
+#include "utf8.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdint.h>
 #include <string.h>
+
+#include "hash.h"
 
 static bool ends_with(const char *s, size_t n, const char *suffix)
 {
@@ -27,39 +31,7 @@ static bool is_atomic_temporary(const char *s)
 
 bool names_is_utf8(const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-
-	while (*p) {
-		uint32_t cp;
-		int more;
-
-		if (*p < 0x80) {
-			p++;
-			continue;
-		} else if ((*p & 0xe0) == 0xc0) {
-			cp = *p & 0x1f;
-			more = 1;
-		} else if ((*p & 0xf0) == 0xe0) {
-			cp = *p & 0x0f;
-			more = 2;
-		} else if ((*p & 0xf8) == 0xf0) {
-			cp = *p & 0x07;
-			more = 3;
-		} else {
-			return false;
-		}
-		p++;
-		for (int i = 0; i < more; i++, p++) {
-			if ((*p & 0xc0) != 0x80)
-				return false;
-			cp = (cp << 6) | (*p & 0x3f);
-		}
-		if ((more == 1 && cp < 0x80) || (more == 2 && cp < 0x800) ||
-		    (more == 3 && cp < 0x10000) || cp > 0x10ffff ||
-		    (cp >= 0xd800 && cp <= 0xdfff))
-			return false;
-	}
-	return true;
+	return utf8_is_valid(s, strlen(s));
 }
 
 enum names_kind names_classify(const char *name, enum names_reason *reason)
@@ -199,4 +171,37 @@ char *names_script_for_answer(const char *name)
 			return xasprintf("%.*s.py", (int)(n - m), name);
 	}
 	return NULL;
+}
+
+#define LONGEST_SIDECAR ".result.json"
+
+static size_t stem_len(const char *base)
+{
+	size_t n = strlen(base);
+	return ends_with(base, n, ".py") && n > 3 ? n - 3 : n;
+}
+
+bool names_sidecar_fits(const char *script)
+{
+	const char *slash = strrchr(script, '/');
+	const char *base = slash ? slash + 1 : script;
+	return stem_len(base) + strlen(LONGEST_SIDECAR) <= NAME_MAX;
+}
+
+char *names_result_sidecar(const char *script, const char *suffix)
+{
+	if (names_sidecar_fits(script))
+		return names_sidecar(script, suffix);
+	const char *slash = strrchr(script, '/');
+	const char *base = slash ? slash + 1 : script;
+	const unsigned char *b = (const unsigned char *)base;
+	char hex[HASH_SHA256_HEX_LEN + 1];
+	size_t cut = NAMES_SHORT_PREFIX;
+
+	/* Back off the continuation bytes of a character cut in two. */
+	while (cut > 0 && (b[cut] & 0xc0) == 0x80)
+		cut--;
+	hash_sha256_hex(base, strlen(base), hex);
+	return xasprintf("%.*s%.*s~%.16s%s", slash ? (int)(slash - script + 1) : 0, script,
+			 (int)cut, base, hex, suffix);
 }

@@ -66,6 +66,21 @@ char *names_printable(const char *name) _nonnull_(1);
  * (or any name: a missing ".py" suffix is kept whole). Caller frees. */
 char *names_sidecar(const char *script, const char *suffix) _nonnull_(1, 2);
 
+/* Whether the sidecars of script fit in a file name: its last component
+ * without ".py" plus ".result.json" (the longest suffix) is at most
+ * NAME_MAX (255) bytes, i.e. the script's own name at most 246. */
+bool names_sidecar_fits(const char *script) _nonnull_(1);
+
+/* The agent's sidecar of script (".result.json", ".audit"): names_sidecar()
+ * when it fits, else a short stated name in the same directory, the first
+ * NAMES_SHORT_PREFIX bytes of the name without ".py" (cut at a character
+ * boundary), '~', and the first 16 hex digits of the SHA-256 of the
+ * script's whole last component: "<prefix>~<16 hex>.result.json". Such a
+ * script is rejected (name_too_long), and its answer goes there. Caller
+ * frees. */
+#define NAMES_SHORT_PREFIX 200
+char *names_result_sidecar(const char *script, const char *suffix) _nonnull_(1, 2);
+
 /* "foo.approve" or "foo.override" -> "foo.py"; NULL for any other name.
  * Caller frees. */
 char *names_script_for_answer(const char *name) _nonnull_(1);

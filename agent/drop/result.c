@@ -2,7 +2,6 @@
 
 #include <string.h>
 
-#include "fileio.h"
 #include "names.h"
 
 static const char *const state_names[] = {
@@ -191,6 +190,8 @@ static json_t *decision_json(const struct result_decision *d)
 	json_object_set_new(o, "by", json_string(d->by ? d->by : "policy"));
 	if (d->uid >= 0)
 		json_object_set_new(o, "uid", json_integer(d->uid));
+	if (d->uid >= 0 && d->user)
+		json_object_set_new(o, "user", json_string(d->user));
 	if (d->reason) {
 		/* A user's text may be anything: keep it valid in JSON. */
 		_cleanup_free_ char *p = names_is_utf8(d->reason) ? NULL : names_printable(d->reason);
@@ -251,8 +252,16 @@ json_t *result_to_json(const struct result_info *r)
 	set_time(times, "started", &r->started);
 	set_time(times, "finished", &r->finished);
 	json_object_set_new(o, "times", times);
+	if (r->has_writer) {
+		json_t *w = json_pack("{s:I}", "uid", (json_int_t)r->writer_uid);
+		if (r->writer_user)
+			json_object_set_new(w, "user", json_string(r->writer_user));
+		json_object_set_new(o, "writer", w);
+	}
 	if (r->assessment)
 		json_object_set(o, "assessment", r->assessment);
+	if (r->since_last_run)
+		json_object_set(o, "since_last_run", r->since_last_run);
 	if (r->decision.action)
 		json_object_set_new(o, "decision", decision_json(&r->decision));
 	if (r->execution)
@@ -262,29 +271,24 @@ json_t *result_to_json(const struct result_info *r)
 	return o;
 }
 
-int result_write(const char *drop_dir, const struct result_info *r, char **err)
+int result_write(const struct place_dirs *p, const struct result_info *r, char **err)
 {
-	_cleanup_free_ char *side = names_sidecar(r->file, RESULT_SUFFIX);
-	_cleanup_free_ char *path = xasprintf("%s/%s", drop_dir, side);
+	_cleanup_free_ char *side = names_result_sidecar(r->file, RESULT_SUFFIX);
 	json_t *o = result_to_json(r);
 	char *text = json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS);
 	int ret;
 
 	json_decref(o);
 	if (!text) {
-		*err = xasprintf("cannot encode the result of %s as JSON", side);
+		_cleanup_free_ char *shown = names_printable(side);
+		*err = xasprintf("cannot encode the result of %s as JSON", shown);
 		return -EINVAL;
 	}
 	size_t len = strlen(text);
 	text = xrealloc(text, len + 2);
 	text[len++] = '\n';
 	text[len] = '\0';
-	ret = fileio_write_atomic(path, text, len, 0644);
+	ret = place_sidecar(p, side, text, len, true, err);
 	free(text);
-	if (ret < 0) {
-		_cleanup_free_ char *p = names_printable(path);
-		*err = xasprintf("cannot write %s: %s (is the drop directory writable and its disk "
-				 "not full?)", p, strerror(-ret));
-	}
 	return ret;
 }

@@ -2,17 +2,21 @@
  *
  * Built with jansson from a result_info that borrows everything it points
  * to (the assessment and execution objects come from the assessor's and the
- * sandbox's *_to_json). Written atomically (temporary file, fsync, rename)
- * next to the script, mode 0644, so a reader sees the old answer or the new
- * one, never a mix. Every state but a clean exit carries a one-line
- * "message" that tells the user what to do next.
+ * sandbox's *_to_json). Written next to the script by place_sidecar()
+ * (place.h: a new file renamed into place, never written through a name
+ * another user prepared), mode 0644, so a reader sees the old answer or the
+ * new one, never a mix; a script whose name leaves no room for the suffix
+ * is answered under names_result_sidecar()'s short name. Every state but a
+ * clean exit carries a one-line "message" that tells the user what to do
+ * next.
  *
  * Schema (schema_version 1):
  *   schema_version, agent_version, file, file_escaped?, sha256?, size?,
  *   state, reason?, verdict?, exit_code?, signal?, message?,
  *   times {accepted?, started?, finished?} (RFC 3339 UTC, milliseconds),
- *   assessment?, decision? {action, by, uid?, reason?}, execution?,
- *   audit? {seqs[], entry_hash?, checkpoint_size?} */
+ *   writer? {uid, user?}, assessment?, since_last_run? {previous_sha256,
+ *   diff, truncated, ...}, decision? {action, by, uid?, user?, reason?},
+ *   execution?, audit? {seqs[], entry_hash?, checkpoint_size?} */
 #ifndef MAI_RESULT_H
 #define MAI_RESULT_H
 
@@ -20,9 +24,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "macro.h"
+#include "place.h"
 
 #define RESULT_SCHEMA_VERSION 1
 #define RESULT_SUFFIX ".result.json"
@@ -68,6 +74,7 @@ struct result_decision {
 	const char *action; /* "run", "hold", "block", "reject"; NULL: no decision yet */
 	const char *by;     /* "policy" or "user" */
 	long uid;           /* the user who approved or overrode; -1 for none */
+	const char *user;   /* that user's name, or NULL */
 	const char *reason; /* the user's explanation, or NULL */
 };
 
@@ -94,7 +101,13 @@ struct result_info {
 	 * is empty"). May be NULL. */
 	const char *detail;
 	struct timespec accepted, started, finished; /* tv_sec 0: absent */
+	bool has_writer;    /* writer_uid is known (the content was read) */
+	uid_t writer_uid;   /* owner of the script when it was read */
+	const char *writer_user; /* that user's name, or NULL */
 	json_t *assessment; /* borrowed; NULL: absent */
+	/* For a held script: its diff against the last version of its name that
+	 * ran (audit_script_since_ran's fields); borrowed; NULL: absent. */
+	json_t *since_last_run;
 	json_t *execution;  /* borrowed; NULL: absent */
 	struct result_decision decision;
 	struct result_audit audit;
@@ -107,9 +120,11 @@ char *result_message(const struct result_info *r) _nonnull_(1);
 /* The whole document; a new reference the caller decrefs. */
 json_t *result_to_json(const struct result_info *r) _nonnull_(1);
 
-/* Writes drop_dir/<file without .py>.result.json atomically. 0 or -errno
- * with *err set (caller frees). */
-int result_write(const char *drop_dir, const struct result_info *r, char **err)
+/* Writes <file without .py>.result.json (names_result_sidecar) with
+ * place_sidecar(), durably. Returns what place_sidecar() returns: an enum
+ * place_outcome, or -errno; *err is set for PLACE_IN_FALLBACK and errors
+ * (caller frees). */
+int result_write(const struct place_dirs *p, const struct result_info *r, char **err)
 	_nonnull_(1, 2, 3) _must_check_;
 
 /* Formats ts as "2026-11-22T06:55:00.123Z" into buf (at least 32 bytes). */

@@ -163,6 +163,18 @@ static void consider(struct watch *w, const char *rel, const char *name, bool se
 	schedule(w, rel, kind, settle);
 }
 
+/* A directory named like a script is not one: said in the log, since no
+ * result will answer it. */
+static void note_directory(const struct watch *w, const char *rel, const char *name)
+{
+	if (names_classify(name, NULL) != NAMES_SCRIPT)
+		return;
+	_cleanup_free_ char *p = names_printable(rel);
+	log_warnx("%s/%s is a directory, not a script: it is not run and gets no result (only "
+		  "regular files named *.py are run)%s", w->dir, p,
+		  w->recursive ? "; what it holds is watched like any subdirectory" : "");
+}
+
 static struct watch_dir *find_dir(struct watch *w, int wd)
 {
 	for (size_t i = 0; i < w->ndirs; i++)
@@ -215,6 +227,7 @@ static void scan_dir(struct watch *w, const char *rel)
 				 S_ISDIR(st.st_mode);
 		}
 		if (is_dir) {
+			note_directory(w, child, de->d_name);
 			if (w->recursive && de->d_name[0] != '.')
 				add_dir(w, child);
 			continue;
@@ -331,6 +344,8 @@ static void handle_event(struct watch *w, const struct inotify_event *ev)
 
 	_cleanup_free_ char *rel = join(d->rel, ev->name);
 	if (ev->mask & IN_ISDIR) {
+		if (ev->mask & (IN_CREATE | IN_MOVED_TO))
+			note_directory(w, rel, ev->name);
 		if ((ev->mask & (IN_CREATE | IN_MOVED_TO)) && w->recursive && ev->name[0] != '.')
 			add_dir(w, rel);
 		else if (ev->mask & (IN_MOVED_FROM | IN_DELETE))

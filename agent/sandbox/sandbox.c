@@ -17,6 +17,7 @@
 #include "sandbox_bootstrap.h"
 #include "sandbox_container.h"
 #include "sandbox_deps.h"
+#include "sandbox_limits.h"
 #include "sandbox_exit.h"
 #include "sandbox_net.h"
 #include "sandbox_pool.h"
@@ -111,6 +112,11 @@ out:
 	return r;
 }
 
+unsigned sandbox_pool_size(const struct sandbox *sb)
+{
+	return sandbox_pool_capacity(sb->pool);
+}
+
 int sandbox_new(const struct sandbox_options *opts, struct sandbox **out, char **err)
 {
 	struct docker_options dopts = { .socket_path = opts->socket_path };
@@ -149,8 +155,17 @@ int sandbox_new(const struct sandbox_options *opts, struct sandbox **out, char *
 			.image = network ? sandbox_net_pip(sb->net)->image : NULL, .network = network,
 		};
 	}
-	sb->pool = sandbox_pool_start(sb->containers, sb->trust, &sb->quiet, warm,
-				      opts->pool_size);
+	unsigned pool = opts->pool_size, workers = opts->workers ? opts->workers : 1;
+	if (pool == SANDBOX_POOL_AUTO) {
+		struct sandbox_machine m;
+		sandbox_machine_probe(&m);
+		pool = sandbox_pool_auto_size(m.cpus_nano, m.memory_available, workers);
+		log_info("warm pool: %u container%s per trust level (pool_size: auto; %d CPUs, "
+			 "%lld MB available, %u workers)", pool, pool == 1 ? "" : "s",
+			 (int)((m.cpus_nano + 999999999) / 1000000000),
+			 (long long)(m.memory_available >> 20), workers);
+	}
+	sb->pool = sandbox_pool_start(sb->containers, sb->trust, &sb->quiet, warm, pool);
 	*out = sb;
 	return 0;
 fail:
@@ -226,7 +241,12 @@ static void classify(struct sandbox_result *r, enum sandbox_attach_end end, bool
 					 (long long)r->limits.stdout_max,
 					 (long long)r->limits.stderr_max,
 					 killed ? " and was killed" : "", level));
-	} else if (st->oom_killed) {
+	} else if (st->oom_killed || u->oom_kills > 0 ||
+		   (!killed && r->signal == SIGKILL && r->limits.memory_bytes > 0 &&
+		    u->peak_memory_bytes >= r->limits.memory_bytes - r->limits.memory_bytes / 16)) {
+		/* Under runsc, Docker misses some OOM kills (OOMKilled false, exit
+		 * 137): the cgroup's own count, when a sample saw it, or a SIGKILL
+		 * that no one but the kernel sent at the memory limit says so. */
 		r->verdict = SANDBOX_VERDICT_OOM_KILLED;
 		/* The kernel kills at the limit: usage reached it, even when the
 		 * last sample came before the final allocations (the cgroup is

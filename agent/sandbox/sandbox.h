@@ -23,6 +23,9 @@
 
 struct sandbox;
 
+/* The pool size in force (per trust level, after auto sizing); 0: none. */
+unsigned sandbox_pool_size(const struct sandbox *sb);
+
 /* Connects to Docker, checks the image and the runtime of every trust level
  * (a missing runtime is an error here, not at the first job), removes the
  * leftovers of this instance and, when asked, runs the self-test. On failure

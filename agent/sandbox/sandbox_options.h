@@ -4,6 +4,7 @@
 #ifndef MAI_SANDBOX_OPTIONS_H
 #define MAI_SANDBOX_OPTIONS_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -66,7 +67,9 @@ struct sandbox_options {
 	 * removed. Stable across restarts of one agent; NULL: "default". */
 	const char *instance_id;
 	unsigned workers;         /* concurrent runs sharing the machine; 0: 1 */
-	unsigned pool_size;       /* warm containers per trust level; 0: none */
+	/* Warm containers per trust level; 0: none; SANDBOX_POOL_AUTO: sized
+	 * from the machine (sandbox_pool_auto_size). */
+	unsigned pool_size;
 	bool self_test;           /* run the confinement probes in sandbox_new */
 	enum sandbox_exit_source exit_source;
 	struct sandbox_trust_options trust[TRUST_COUNT];
@@ -75,5 +78,13 @@ struct sandbox_options {
 
 /* Fills opts with the built-in defaults. */
 void sandbox_options_defaults(struct sandbox_options *opts);
+
+#define SANDBOX_POOL_AUTO UINT_MAX
+/* What one idle warm container holds, measured with runc (cgroup v1, the
+ * mai-sandbox image): about 3 MB charged to its cgroup (the bootstrap's
+ * python3 waiting on stdin and docker-init) and 5 MB for its
+ * containerd-shim on the host, about 8 MB in all; this budget counts twice
+ * that. Under runsc gVisor's sentry and gofer hold tens of MB more. */
+#define SANDBOX_POOL_IDLE_BYTES (16LL << 20)
 
 #endif

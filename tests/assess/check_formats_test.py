@@ -8,14 +8,7 @@ import subprocess
 import sys
 import tempfile
 
-agent = os.environ["MAI_AGENT"]
-root = os.environ["MAI_SOURCE_ROOT"]
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
+from checklib import agent, check, failures, finish, root, skip_or_fail
 
 
 def run(*args):
@@ -38,7 +31,8 @@ with tempfile.TemporaryDirectory() as d:
     os.mkdir(bad)
     hi = os.path.join(bad, "spawn.py")
     with open(hi, "w") as f:
-        f.write("import subprocess\n\nsubprocess.run('ls', shell=True)\n")
+        f.write("import subprocess, sys\n\nsubprocess.run(sys.argv[1], shell=True)\n"
+                "subprocess.run(['/bin/ls'])\n")
     low = os.path.join(d, "low.py")
     with open(low, "w") as f:
         f.write("print(1)\n")
@@ -51,24 +45,58 @@ with tempfile.TemporaryDirectory() as d:
 
     p = run("--native-only", "--config-dir", cfg, hi)
     check(p.returncode == 11, "HIGH exits 11, got %d" % p.returncode)
+    # Each finding about a call says where its arguments come from; the
+    # pile of findings stays under BLOCKED (79.9), the worst one decides.
     want = (
-        "%s:1:8: LOW [MAI008/B404] imports a process-spawning module\n"
-        "    import subprocess\n"
-        "           ^\n"
-        "%s:3:12: HIGH [MAI005/B602] subprocess call with shell=True: the command goes through the shell\n"
-        "    subprocess.run('ls', shell=True)\n"
-        "               ^\n"
-        "%s:3:12: HIGH [MAI006/B603] starts a process with subprocess\n"
-        "    subprocess.run('ls', shell=True)\n"
-        "               ^\n"
-        "%s: HIGH (score 78.0, 3 findings, 3 lines)\n" % (hi, hi, hi, hi))
-    check(p.stdout == want, "text output:\n%s\nexpected:\n%s" % (p.stdout, want))
+        "%s:1:8: note: imports a process-spawning module [MAI008/B404]\n"
+        "%s:3:12: error: subprocess call with shell=True: the command goes through the shell"
+        " (arguments: from outside the script) [MAI005/B602]\n"
+        "%s:3:12: error: starts a process with subprocess (arguments: from outside the script) [MAI006/B603]\n"
+        "%s:4:12: error: starts a process with subprocess (arguments: literal) [MAI006/B603]\n"
+        "%s: level HIGH, score 79.9, 4 findings, 4 lines\n" % (hi, hi, hi, hi, hi))
+    check(p.stdout == want, "text output (a pipe: no source lines):\n%s\nexpected:\n%s" % (p.stdout, want))
+    p = run("--native-only", "--config-dir", cfg, "--context", "always", hi)
+    want_ctx = (
+        "%s:1:8: note: imports a process-spawning module [MAI008/B404]\n"
+        "    1 | import subprocess, sys\n"
+        "      |        ^\n"
+        "%s:3:12: error: subprocess call with shell=True: the command goes through the shell"
+        " (arguments: from outside the script) [MAI005/B602]\n"
+        "    3 | subprocess.run(sys.argv[1], shell=True)\n"
+        "      |            ^\n"
+        "%s:3:12: error: starts a process with subprocess (arguments: from outside the script) [MAI006/B603]\n"
+        "    3 | subprocess.run(sys.argv[1], shell=True)\n"
+        "      |            ^\n"
+        "%s:4:12: error: starts a process with subprocess (arguments: literal) [MAI006/B603]\n"
+        "    4 | subprocess.run(['/bin/ls'])\n"
+        "      |            ^\n"
+        "%s: level HIGH, score 79.9, 4 findings, 4 lines\n" % (hi, hi, hi, hi, hi))
+    check(p.stdout == want_ctx, "text output with --context always:\n%s\nexpected:\n%s" % (p.stdout, want_ctx))
+    check(run("--context", "sometimes", hi).returncode == 2, "unknown --context exits 2")
 
     check(run("--config-dir", cfg, low).returncode == 0, "LOW exits 0")
     check(run("--config-dir", cfg, med).returncode == 10, "MEDIUM exits 10")
     p = run("--config-dir", cfg, blk)
     check(p.returncode == 12, "rejected file exits 12")
-    check("%s: BLOCKED rejected at byte 6: invalid UTF-8" % blk in p.stdout, "rejection text: " + p.stdout)
+    check("%s:2:1: error: rejected at byte 6: invalid UTF-8" % blk in p.stdout
+          and p.stdout.split("\n")[0].endswith("the file is BLOCKED and not assessed [MAI900]") and "%s: level BLOCKED" % blk in p.stdout, "rejection text: " + p.stdout)
+    # A FIFO is refused at once instead of waiting for a writer.
+    fifo = os.path.join(d, "pipe.py")
+    os.mkfifo(fifo)
+    p = run("--config-dir", cfg, fifo)
+    check(p.returncode == 2 and "pipe.py: cannot read: not a regular file" in p.stderr,
+          "a FIFO exits 2 at once: %d %s" % (p.returncode, p.stderr))
+    os.unlink(fifo)
+    # A name that is not UTF-8 keeps its path in the JSON, escaped.
+    odd = os.path.join(d.encode(), b"odd\xffname.py")
+    with open(odd, "w") as f:
+        f.write("print(1)\n")
+    p = subprocess.run([agent, "check", "--native-only", "--config-dir", cfg, "--format", "json", odd],
+                       capture_output=True, timeout=60)
+    docs = json.loads(p.stdout)
+    check(p.returncode == 0 and docs[0].get("path") == d + "/odd\\xffname.py" and docs[0].get("path_escaped") is True,
+          "non-UTF-8 path in JSON: %s" % docs)
+    os.unlink(odd)
     p = run("--config-dir", cfg, os.path.join(d, "missing.py"))
     check(p.returncode == 2 and "missing.py: cannot read: No such file or directory" in p.stderr,
           "unreadable exits 2 with the path: %d %s" % (p.returncode, p.stderr))
@@ -90,14 +118,34 @@ with tempfile.TemporaryDirectory() as d:
     check(p.returncode == 12, "worst level decides the exit status")
     spawn = docs[0]
     check(spawn["level"] == "HIGH" and spawn["findings"][1]["bandit_id"] == "B602"
-          and spawn["findings"][1]["line"] == 3 and spawn["metrics"]["lines"] == 3,
+          and spawn["findings"][1]["line"] == 3 and spawn["metrics"]["lines"] == 4,
           "json fields: %s" % spawn)
+    check([f.get("origin") for f in spawn["findings"]] == [None, "outside", "outside", "literal"]
+          and abs(spawn["findings"][1]["score"] - 77.0) < 0.01
+          and abs(spawn["findings"][3]["score"] - 70.0) < 0.01,
+          "json origins and their weights: %s" % spawn["findings"])
     check(docs[1]["rejection_offset"] == 6, "json rejection offset")
+    # Each element is the assessment that result.json embeds (plus its path).
+    import jsonschema
+    with open(os.path.join(root, "schemas", "result.schema.json")) as f:
+        result_schema = json.load(f)
+    assessment = dict(result_schema, **{"$ref": "#/$defs/assessment"})
+    assessment.pop("required", None)
+    assessment.pop("properties", None)
+    assessment.pop("additionalProperties", None)
+    assessment.pop("allOf", None)
+    for doc in docs:
+        jsonschema.validate({k: v for k, v in doc.items() if k != "path"}, assessment)
 
     p = run("--native-only", "--config-dir", cfg, "--format", "sarif", d)
     sarif = json.loads(p.stdout)
     res = sarif["runs"][0]["results"]
-    check(sarif["version"] == "2.1.0" and len(res) == 4, "sarif results: %d" % len(res))
+    # spawn.py's four findings, blk.py's rejection (MAI900), med.py's write
+    check(sarif["version"] == "2.1.0" and len(res) == 6, "sarif results: %d" % len(res))
+    check(res[1]["properties"].get("origin") == "outside"
+          and res[1]["message"]["text"].endswith("(arguments: from outside the script).")
+          and res[3]["properties"].get("origin") == "literal" and "origin" not in res[0]["properties"],
+          "sarif origins: %s" % [(r["properties"], r["message"]) for r in res[:4]])
     loc = res[1]["locations"][0]["physicalLocation"]
     check(loc["artifactLocation"]["uri"].endswith("bad%20dir/spawn.py") and loc["region"]["startLine"] == 3
           and loc["region"]["startColumn"] == 12 and res[1]["ruleId"] == "MAI005" and res[1]["level"] == "error",
@@ -118,7 +166,4 @@ with tempfile.TemporaryDirectory() as d:
         p = run("--config-dir", cfg, "--format", "sarif", d)
         jsonschema.validate(json.loads(p.stdout), sarif_schema)
 
-for f in failures:
-    print("FAIL " + f)
-print("%d failures" % len(failures))
-sys.exit(1 if failures else 0)
+finish()

@@ -1,14 +1,17 @@
 # Sourced by agent_latency.sh and agent_load.sh: the agent's configuration
 # for a benchmark run in $T (drop and state directories, a fresh signing key,
-# the shipped defaults but pool_size MAI_BENCH_POOL (default 2) and, with
-# MAI_BENCH_BANDIT=0, the Bandit pass off). Needs AGENT and T; exports
-# MAI_CONFIG_DIR and sets ANALYSIS, a line that says how scripts are assessed.
+# the shipped defaults, with pool_size MAI_BENCH_POOL when it is set (else the
+# shipped pool_size: auto) and, with MAI_BENCH_BANDIT=0, the Bandit pass
+# off). Needs AGENT and T; exports MAI_CONFIG_DIR and sets ANALYSIS, a line
+# that says how scripts are assessed.
 bench_agent_config() {
 	mkdir -p "$T/conf" "$T/drop" "$T/keys"
 	"$AGENT" keygen "$T/keys/audit.key" > /dev/null 2>&1
 	printf 'drop_dir: %s\nstate_dir: %s\nlog_level: warn\n' "$T/drop" "$T/state" > "$T/conf/agent.yaml"
 	printf 'signing_key: %s\n' "$T/keys/audit.key" > "$T/conf/audit.yaml"
-	printf 'pool_size: %s\n' "${MAI_BENCH_POOL:-2}" > "$T/conf/sandbox.yaml"
+	if [ -n "${MAI_BENCH_POOL:-}" ]; then
+		printf 'pool_size: %s\n' "$MAI_BENCH_POOL" > "$T/conf/sandbox.yaml"
+	fi
 	if [ "${MAI_BENCH_BANDIT:-1}" = 0 ]; then
 		printf 'analyzers:\n  bandit:\n    enabled: false\n' > "$T/conf/security.yaml"
 		ANALYSIS="native rules only (MAI_BENCH_BANDIT=0)"
@@ -19,4 +22,22 @@ bench_agent_config() {
 	fi
 	MAI_CONFIG_DIR="$T/conf"
 	export MAI_CONFIG_DIR
+}
+
+# bench_pool_size: the warm pool's size per trust level that the running
+# agent reports in status.json (pool_size: auto resolves it from the
+# machine); waits until the sandbox is set up. Needs T.
+bench_pool_size() {
+	_i=0
+	while [ $_i -lt 600 ]; do
+		_n=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get("pool_size", ""))' \
+			"$T/state/status.json" 2>/dev/null)
+		if [ -n "$_n" ] && { [ "$_n" -gt 0 ] || [ "${MAI_BENCH_POOL:-x}" = 0 ]; }; then
+			echo "$_n"
+			return 0
+		fi
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	echo 0
 }

@@ -2,9 +2,10 @@
 # Drop-to-final-result latency of the agent for a trivial script, and the
 # agent's RSS idle and after the load. Needs Docker and the sandbox image.
 #
-#   [MAI_BENCH_POOL=2] [MAI_BENCH_BANDIT=0] tests/bench/agent_latency.sh BUILD_DIR [N]
+#   [MAI_BENCH_POOL=N] [MAI_BENCH_BANDIT=0] tests/bench/agent_latency.sh BUILD_DIR [N]
 #
-# MAI_BENCH_POOL is the warm pool size; MAI_BENCH_BANDIT=0 turns off the
+# MAI_BENCH_POOL sets the warm pool size (unset: the shipped pool_size:
+# auto, as the agent sized it); MAI_BENCH_BANDIT=0 turns off the
 # Bandit pass of the assessment (security.yaml analyzers.bandit.enabled, on
 # by default when Bandit is installed: the resident Bandit worker checks each
 # job).
@@ -18,8 +19,8 @@
 # sidecars. Each drop arrives at an idle agent with its warm pool full (as
 # bench_sandbox's warm latency does): the script waits until the Engine API
 # lists exactly the pool's containers for this agent, all running (refills
-# and removals are done). The agent runs with the shipped defaults but
-# pool_size MAI_BENCH_POOL. Targets (issue #6):
+# and removals are done). The agent runs with the shipped defaults (but
+# pool_size MAI_BENCH_POOL when set). Targets (issue #6):
 # p50 <= 100 ms, p95 <= 250 ms with the warm pool; RSS idle < 16 MB (for
 # RSS under a 1,000-drop load and throughput, see agent_load.sh).
 set -eu
@@ -35,6 +36,7 @@ bench_agent_config
 "$AGENT" run --log-file "$T/agent.log" &
 PID=$!
 until grep -q "\"pid\": $PID," "$T/state/status.json" 2>/dev/null; do sleep 0.1; done
+POOL=$(bench_pool_size)
 sleep 1
 rss() { awk '/^VmRSS/ { print $2 }' "/proc/$PID/status"; }
 idle=$(rss)
@@ -44,7 +46,7 @@ idle=$(rss)
 # directory until result.json holds a final state, polled every 1 ms.
 # Before each drop: wait until this agent's containers are its full warm
 # pool (3 trust levels x pool_size), all running, nothing being removed.
-python3 - "$T" "$N" $((3 * ${MAI_BENCH_POOL:-2})) <<'PY'
+python3 - "$T" "$N" $((3 * POOL)) <<'PY'
 import json, os, shutil, socket, sys, time, urllib.parse
 t, n, want = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 filt = urllib.parse.quote(json.dumps({"label": ["mai.instance=" + t + "/state"]}))
@@ -112,7 +114,8 @@ r50=$(pct 50 < "$T/run.ms"); r95=$(pct 95 < "$T/run.ms")
 b50=$(pct 50 < "$T/base.ms"); b95=$(pct 95 < "$T/base.ms")
 c50=$(pct 50 < "$T/cp.ms"); c95=$(pct 95 < "$T/cp.ms")
 settle=$(awk '/^ *settle_delay:/ { print $2 }' "$(dirname "$0")/../../config/agent.yaml")
-echo "assessment: $ANALYSIS; warm pool ${MAI_BENCH_POOL:-2}"
+how=${MAI_BENCH_POOL:+pool_size: $MAI_BENCH_POOL}
+echo "assessment: $ANALYSIS; warm pool $POOL per trust level (${how:-the shipped pool_size: auto})"
 echo "drop-to-result, trivial LOW script run in the sandbox (n=$N): p50 ${r50} ms, p95 ${r95} ms"
 echo "baseline, HIGH script held without a run (n=$N):           p50 ${b50} ms, p95 ${b95} ms"
 echo "the LOW script written in place (cp; settle_delay $settle) (n=$N): p50 ${c50} ms, p95 ${c95} ms"

@@ -8,14 +8,15 @@
 # Targets: RSS idle < 16 MB, under the load < 48 MB. Needs Docker and the
 # sandbox image.
 #
-#   [MAI_BENCH_POOL=2] [MAI_BENCH_BANDIT=0] tests/bench/agent_load.sh BUILD_DIR [N (1000)] [CHURN_RUNS (200)]
+#   [MAI_BENCH_POOL=N] [MAI_BENCH_BANDIT=0] tests/bench/agent_load.sh BUILD_DIR [N (1000)] [CHURN_RUNS (200)]
 #
 # MAI_BENCH_BANDIT=0 turns off the Bandit pass of the assessment (the resident
 # Bandit worker, one for all jobs, when Bandit is installed, as shipped).
 #
 # BUILD_DIR is configured with -Dbench=true (for bench_sandbox), e.g.
 # meson setup build-rel --buildtype=release -Dbench=true. The agent runs
-# with the shipped defaults (2 workers) but a warm pool of MAI_BENCH_POOL.
+# with the shipped defaults (2 workers, pool_size: auto) but a warm pool of
+# MAI_BENCH_POOL when it is set.
 set -eu
 BUILD=${1:?usage: agent_load.sh BUILD_DIR [N] [CHURN_RUNS]}
 N=${2:-1000}

@@ -18,6 +18,10 @@ on_exit() {
 
 # The agent starts without Docker (it waits for it), so ask the engine first.
 require_docker /var/run/docker.sock
+# One account (root) drops and approves here; two people approving is
+# agent_trust.sh's case.
+AGENT_SECURITY_YAML="${AGENT_SECURITY_YAML}allow_self_approval: true
+"
 mkdir -p "$T/src"
 write_agent_config "$T/drop" "$T/state" "workers: 2
 max_file_size: 1m"
@@ -123,7 +127,7 @@ rc=$?
 [ "$(field "$T/drop/nul.result.json" reason)" = "not_text" ] || fail "nul.py: reason not not_text"
 
 # --- approve: the decision is the user's, the answer is consumed ---
-"$AGENT" approve --reason "reviewed" "$T/drop/high.py" > /dev/null 2>&1 || fail "approve failed"
+"$AGENT" approve --yes --reason "reviewed" "$T/drop/high.py" > /dev/null 2>&1 || fail "approve failed"
 wait_field "$T/drop/high.result.json" decision.by user
 [ "$(field "$T/drop/high.result.json" decision.reason)" = "reviewed" ] || fail "approve: reason lost"
 [ ! -e "$T/drop/high.approve" ] || fail "high.approve was not consumed"
@@ -153,7 +157,7 @@ check_answers evil.py 'len(recs) == 1 and recs[0]["accepted"] is False and recs[
 log_records override "$T/drop/evil.audit" | grep -q '"consumed": "refused: empty"' ||
 	fail "evil.audit does not carry the refused override"
 evil_v1_sha=$(sha256sum "$T/drop/evil.py" | cut -d' ' -f1)
-"$AGENT" override --reason "lab demo" "$T/drop/evil.py" > /dev/null 2>&1 || fail "override failed"
+"$AGENT" override --yes --reason "lab demo" "$T/drop/evil.py" > /dev/null 2>&1 || fail "override failed"
 wait_field "$T/drop/evil.result.json" decision.by user
 wait_field "$T/drop/evil.result.json" state completed 60
 check_answers evil.py 'len(recs) == 2 and recs[1]["accepted"] is True and recs[1]["explanation"] == "lab demo"
@@ -248,16 +252,18 @@ hup_reloaded() {
 if command -v bandit > /dev/null 2>&1; then
 	printf 'analyzers:\n  bandit:\n    enabled: true\n    timeout: 60s\n' > "$T/conf/security.yaml"
 	hup_reloaded
-	printf 'import subprocess\nsubprocess.run("ls", shell=True)\n' > "$T/drop/shell.py"
+	printf 'import subprocess\nsubprocess.run("ls", shell=True)\nassert subprocess\n' > "$T/drop/shell.py"
 	wait_field "$T/drop/shell.result.json" state awaiting_confirmation 60
 	# Native MAI005 and Bandit's B602 on line 2 are one finding, the native
-	# one; what only Bandit sees (B607, a partial executable path) is added.
+	# one (B607, a partial executable path, too: MAI091); what only Bandit
+	# sees (B101, an assert) is added.
 	python3 -c 'import json,sys
 a = json.load(open(sys.argv[1]))["assessment"]
 f = a["findings"]
 b602 = [(x["source"], x["line"]) for x in f if x["bandit_id"] == "B602"]
 assert b602 == [("mai", 2)], ("B602 not one native finding on line 2", b602, f)
-assert [(x["rule_id"], x["line"]) for x in f if x["source"] == "bandit"] == [("B607", 2)], f
+assert [(x["rule_id"], x["source"]) for x in f if x["bandit_id"] == "B607"] == [("MAI091", "mai")], f
+assert [(x["rule_id"], x["line"]) for x in f if x["source"] == "bandit"] == [("B101", 3)], f
 assert a["notes"] == [], a["notes"]' "$T/drop/shell.result.json" 2> "$T/err" ||
 		fail "shell.py: Bandit's findings are not merged into the native ones: $(cat "$T/err")"
 elif [ "${MAI_REQUIRE_REAL:-0}" = 1 ]; then

@@ -125,6 +125,18 @@ i=0
 until grep -q "sandbox ready" "$T/agent.log" || [ $i -ge 600 ]; do sleep 0.05; i=$((i + 1)); done
 grep -q "sandbox ready" "$T/agent.log" || fail "the agent did not take the private engine in 30 s"
 
+# --- runtime auto where dockerd has no runsc (this engine's daemon.json is
+# {}): the untrusted level runs with runc, and says so once, in the log,
+# status.json and 'mai-agent status' (agent_trust.sh: runsc where it is) ---
+[ "$(field "$T/state/status.json" runtimes.untrusted)" = runc ] ||
+	fail "runtime auto without gVisor: untrusted is '$(field "$T/state/status.json" runtimes.untrusted)', expected runc"
+field "$T/state/status.json" warnings.0 | grep -q "^runtime auto (untrusted): gVisor (runsc) is not registered" ||
+	fail "status.json has no warning about runtime auto: $(cat "$T/state/status.json")"
+[ "$(grep -c "runtime auto (untrusted): gVisor (runsc) is not registered" "$T/agent.log")" = 1 ] ||
+	fail "the runtime auto warning is not in the log exactly once"
+"$AGENT" status 2>&1 | grep -q "^warning: runtime auto (untrusted)" ||
+	fail "mai-agent status does not show the runtime warning"
+
 # --- the drop directory removed and re-created: watched again ---
 rm -rf "$T/drop"
 mkdir "$T/drop"
@@ -211,8 +223,8 @@ outage() {
 	grep -q "slept through $sig" "$r" || fail "$sig: $name.py's output is not in the result"
 	n=$(count_lines "$name.py: completed")
 	[ "$n" -eq 1 ] || fail "$sig: $name.py has $n final results, expected 1"
-	n=$(containers_of_instance "$DSOCK" 10)
-	[ "$n" = 0 ] || fail "$sig: $n container(s) of this agent left in the engine 10 s after the result"
+	n=$(leftover_containers "$DSOCK" 10)
+	[ "$n" = 0 ] || fail "$sig: $n container(s) of this agent left in the engine 10 s after the result (besides its idle warm pool)"
 }
 
 outage TERM sleeper

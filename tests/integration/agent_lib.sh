@@ -107,28 +107,38 @@ stop_agent() {
 # SECONDS have passed: the agent removes a finished run's container in the
 # background, after its result.
 containers_of_instance() {
-	python3 - "${1:-/var/run/docker.sock}" "$T/state" "${2:-0}" <<'PY'
-import http.client, json, socket, sys, time, urllib.parse
-sock, instance, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
+	python3 -c "$_CONTAINERS_PY" "${1:-/var/run/docker.sock}" "$T/state" "${2:-0}" all
+}
+
+# leftover_containers [SOCKET [SECONDS]]: the same, leaving out the warm
+# pool's (labelled mai.job=pool-LEVEL, created or running: being prepared
+# or waiting): what a finished job must not leave behind while the agent
+# runs with its pool (pool_size: auto).
+leftover_containers() {
+	python3 -c "$_CONTAINERS_PY" "${1:-/var/run/docker.sock}" "$T/state" "${2:-0}" jobs
+}
+
+_CONTAINERS_PY='import http.client, json, socket, sys, time, urllib.parse
+sock, instance, seconds, which = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
 class UnixConnection(http.client.HTTPConnection):
     def connect(self):
         self.sock = socket.socket(socket.AF_UNIX)
         self.sock.connect(sock)
 query = urllib.parse.quote(json.dumps({"label": ["mai.instance=" + instance]}))
+def idle_pool(c):
+    return c["State"] in ("created", "running") and c["Labels"].get("mai.job", "").startswith("pool-")
 def count():
     c = UnixConnection("localhost", timeout=10)
     c.request("GET", "/containers/json?all=1&filters=" + query)
-    n = len(json.loads(c.getresponse().read()))
+    found = json.loads(c.getresponse().read())
     c.close()
-    return n
+    return sum(1 for c in found if which == "all" or not idle_pool(c))
 end = time.monotonic() + seconds
 n = count()
 while n and time.monotonic() < end:
     time.sleep(0.1)
     n = count()
-print(n)
-PY
-}
+print(n)'
 
 # lib_finish NAME: the verdict of the script.
 lib_finish() {

@@ -52,6 +52,20 @@ agent_start() {
 	return $_rc
 }
 
+# agent_start_or_skip DIR [ARGS...]: agent_start; when the agent did not
+# start, calls skip (the sourcing test's: exit 77, or a failure under
+# MAI_REQUIRE_REAL=1) if Docker or the sandbox image is not usable, else
+# prints its log and exits 1.
+agent_start_or_skip() {
+	agent_start "$@"
+	_rc=$?
+	[ $_rc -eq 0 ] && return 0
+	[ $_rc -eq 4 ] && skip "Docker or the sandbox image is not usable for the agent"
+	echo "FAIL: the agent did not start (exit $_rc)" >&2
+	cat "$1/agent.log" >&2
+	exit 1
+}
+
 # agent_stop: SIGTERM, and wait until the agent has ended.
 agent_stop() {
 	[ -n "${AGENT_PID:-}" ] && kill -TERM "$AGENT_PID" 2>/dev/null && wait "$AGENT_PID"

@@ -39,7 +39,7 @@ trap cleanup EXIT
 # that goes into it) is built once and kept in the cache; a second run of
 # the suite on the same tree installs and checks that same package.
 cache=${MAI_CACHE_DIR:-/var/cache/mai}/deb
-key=$( (tar -C "$root" --exclude='./build*' --exclude=./.git --sort=name --mtime=@0 \
+key=$( (tar -C "$root" --exclude='./build*' --exclude=./.git --exclude=./tests/tools/npm/node_modules --sort=name --mtime=@0 \
 	--owner=0 --group=0 --numeric-owner -cf - . && git -C "$root" log -1 --format=%aD 2>/dev/null) |
 	sha256sum | cut -c1-16)
 deb=$(ls "$cache/$key"/mai-agent_*.deb 2>/dev/null | head -n1 || true)

@@ -33,14 +33,7 @@ ln -s "$AGENT" "$W/bin/mai-agent"
 PATH="$W/bin:$PATH"
 export PATH
 agent_setup "$W" || exit 1
-agent_start "$W"
-rc=$?
-if [ $rc -ne 0 ]; then
-	[ $rc -eq 4 ] && skip "Docker or the sandbox image is not usable for the agent"
-	echo "FAIL: the agent did not start (exit $rc)" >&2
-	cat "$W/agent.log" >&2
-	exit 1
-fi
+agent_start_or_skip "$W"
 
 # expect_state NAME STATE: the sidecar the hook's submit waited for.
 expect_state() {

@@ -18,7 +18,7 @@ for f in "$SRC"/examples/scripts/*.py; do
 		continue
 	fi
 	got=$("$AGENT" check --config-dir "$SRC/config" "$f" | tail -1 |
-		sed -n 's/^.*: \(LOW\|MEDIUM\|HIGH\|BLOCKED\) (score.*/\1/p')
+		sed -n 's/^.*: level \(LOW\|MEDIUM\|HIGH\|BLOCKED\), score.*/\1/p')
 	if [ "$got" != "$want" ]; then
 		echo "FAIL: $f: check says '$got', its header says '$want'" >&2
 		fails=$((fails + 1))
@@ -33,7 +33,7 @@ out=$("$AGENT" check --config-dir "$SRC/config" "$T/rejected_latin1.py")
 rc=$?
 [ $rc -eq 12 ] || { echo "FAIL: invalid UTF-8: check exited $rc, expected 12" >&2; fails=$((fails + 1)); }
 case $out in
-*"BLOCKED rejected at byte 10"*) ;;
+*"rejected_latin1.py:1:11: error: rejected at byte 10: invalid UTF-8"*"level BLOCKED"*) ;;
 *) echo "FAIL: invalid UTF-8: unexpected report: $out" >&2; fails=$((fails + 1)) ;;
 esac
 [ $fails -eq 0 ] || exit 1

@@ -116,6 +116,9 @@ done
 # --- the agent: trusted (LOW) and untrusted (HIGH let through) may fetch
 #     from localhost; standard (MEDIUM) has no network ---
 PROXY_PORT=$(free_port)
+# root drops and approves probe.py: one account, so self-approval is on.
+AGENT_SECURITY_YAML="${AGENT_SECURITY_YAML}allow_self_approval: true
+"
 write_agent_config "$T/drop" "$T/state" "workers: 2"
 cat > "$T/conf/sandbox.yaml" <<YAML
 network:
@@ -133,6 +136,15 @@ untrusted:
   timeout: 60s
 YAML
 start_agent
+# runtime auto and an allowlist level: gVisor as registered for the agent
+# has no network (--network=none), so untrusted runs with runc, said as a
+# warning.
+if curl -s --unix-socket /var/run/docker.sock http://localhost/info | grep -q '"runsc"'; then
+	[ "$(field "$T/state/status.json" runtimes.untrusted)" = runc ] ||
+		fail "runtime auto with network: allowlist is not runc: $(cat "$T/state/status.json")"
+	field "$T/state/status.json" warnings.0 | grep -q "network: allowlist needs the container's own network" ||
+		fail "no warning that auto chose runc for the allowlist level"
+fi
 
 # The sandbox network, its bridge and its packet filter are named after the
 # agent's instance (its state directory).
@@ -295,7 +307,7 @@ PY
 R=$T/drop/probe.result.json
 # It opens sockets and URLs: HIGH, so it waits for a user's approval.
 wait_final "$R"
-"$AGENT" approve --reason "network probe of the test" "$T/drop/probe.py" > /dev/null 2>&1 ||
+"$AGENT" approve --yes --reason "network probe of the test" "$T/drop/probe.py" > /dev/null 2>&1 ||
 	fail "approving probe.py failed (state $(field "$R" state))"
 if wait_field "$R" state completed 120; then
 	out=$(field "$R" execution.stdout.text)

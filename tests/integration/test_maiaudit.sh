@@ -127,9 +127,9 @@ same() {
 # ---- layout and modes -------------------------------------------------
 start_view
 ok "mounted"
-[ "$(ls "$MNT" | tr '\n' ' ')" = "checkpoint entries head pubkey runs status.json verify verify.json " ] ||
+[ "$(ls "$MNT" | tr '\n' ' ')" = "checkpoint entries head metrics pubkey runs status.json verify verify.json " ] ||
 	fail "root listing: $(ls "$MNT" | tr '\n' ' ')"
-for f in verify verify.json status.json; do
+for f in verify verify.json status.json metrics; do
 	[ "$(stat -c %a "$MNT/$f")" = 444 ] || fail "$f mode $(stat -c %a "$MNT/$f")"
 done
 for d in . entries runs; do
@@ -145,6 +145,13 @@ ok "layout, modes 0444/0555, mounted ro, statfs"
 # ---- status.json --------------------------------------------------------
 grep -q "\"message\": \"the agent is not running: $STATE/status.json does not exist" "$MNT/status.json" ||
 	fail "status.json without an agent: $(cat "$MNT/status.json")"
+# metrics without an agent: up 0, the log's own series, valid exposition text
+grep -qx "mai_agent_up 0" "$MNT/metrics" || fail "metrics without an agent: $(cat "$MNT/metrics")"
+grep -q "^mai_agent_audit_records_total [0-9]" "$MNT/metrics" || fail "metrics: no audit records"
+if command -v promtool > /dev/null; then
+	promtool check metrics < "$MNT/metrics" > "$T/promtool.out" 2>&1 ||
+		fail "promtool check metrics on the view: $(cat "$T/promtool.out")"
+fi
 printf '{"pid": %d, "queue": 2, "docker": true}' $$ >"$STATE/status.json"
 printf '{"pid": %d, "queue": 2, "docker": true}\n' $$ >"$T/status.expect"
 same "$MNT/status.json" "$T/status.expect"
@@ -221,7 +228,7 @@ grep -q "Transport endpoint is not connected" "$T/ls.err" || fail "after kill -9
 start_view
 grep -q "stale mount on $MNT (transport endpoint is not connected" "$LOG" ||
 	fail "no message about the stale mount in the log"
-[ "$(ls "$MNT" | wc -l)" = 8 ] || fail "the remounted view is not whole"
+[ "$(ls "$MNT" | wc -l)" = 9 ] || fail "the remounted view is not whole"
 [ "$(grep -c " $MNT " /proc/self/mountinfo)" = 1 ] || fail "mounts are stacked on $MNT"
 ok "after kill -9 the next start clears the stale mount, says so and mounts again"
 

@@ -10,6 +10,8 @@
  *   dump LOG_DIR OUTDIR            every record's JSON into OUTDIR/NNNNNNNNNNNN.json
  *   get LOG_DIR SEQ | head LOG_DIR | checkpoint LOG_DIR | count LOG_DIR
  *   locate LOG_DIR SEQ             "FILE OFFSET LENGTH" of record SEQ as stored
+ *   sidecar LOG_DIR KEY OUT SEQ... a .audit sidecar of those records, as the
+ *                                  agent writes one for a job
  */
 #include <dirent.h>
 #include <errno.h>
@@ -80,6 +82,28 @@ static int cmd_fill(const char *dir, const char *key, unsigned long long n, unsi
 	r = audit_checkpoint_now(log);
 	audit_close(log);
 	return r < 0 ? die("audit_checkpoint_now", r, NULL) : 0;
+}
+
+static int cmd_sidecar(const char *dir, const char *key, const char *out, int n, char **seqv)
+{
+	struct audit_options opt = {
+		.log_dir = dir, .signing_key = key, .origin = "mai-test/audit",
+		.checkpoint_interval_s = 3600, .diff_max = 65536,
+	};
+	struct audit_log *log = NULL;
+	char *err = NULL;
+	uint64_t seqs[64];
+	int r = audit_open(&opt, &log, &err);
+
+	if (r < 0)
+		return die("audit_open", r, err);
+	if (n > 64)
+		n = 64;
+	for (int i = 0; i < n; i++)
+		seqs[i] = strtoull(seqv[i], NULL, 10);
+	r = audit_sidecar_write(log, seqs, (size_t)n, out, NULL);
+	audit_close(log);
+	return r < 0 ? die("audit_sidecar_write", r, NULL) : 0;
 }
 
 static int cmd_verify(const char *dir, const char *pubkey, bool json)
@@ -170,7 +194,7 @@ int main(int argc, char **argv)
 {
 	if (argc < 3) {
 		fprintf(stderr, "usage: view_audit_tool fill|verify|verify-json|dump|get|head|"
-				"checkpoint|count|locate LOG_DIR ...\n");
+				"checkpoint|count|locate|sidecar LOG_DIR ...\n");
 		return 2;
 	}
 	const char *cmd = argv[1], *dir = argv[2];
@@ -179,6 +203,8 @@ int main(int argc, char **argv)
 				argc > 5 ? (unsigned)strtoul(argv[5], NULL, 10) : 0);
 	if (strcmp(cmd, "verify") == 0 && argc == 4)
 		return cmd_verify(dir, argv[3], false);
+	if (strcmp(cmd, "sidecar") == 0 && argc >= 6)
+		return cmd_sidecar(dir, argv[3], argv[4], argc - 5, argv + 5);
 	if (strcmp(cmd, "verify-json") == 0 && argc == 4)
 		return cmd_verify(dir, argv[3], true);
 

@@ -2,8 +2,10 @@
 """The schemas are valid JSON Schemas, a well-formed result and sidecar pass,
 and hand-made bad ones are refused with the failing field named."""
 import copy
+import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -38,8 +40,14 @@ GOOD_RESULT = {
 GOOD_AUDIT = {
     "format": "mai-audit-sidecar/1",
     "checkpoint": "mai-agent/example\n7\nq83vEjRWeJCrze8SNFZ4kKvN7xI0VniQq83vEjRWeJA=\n\n\u2014 mai-agent/example AAAAAA==\n",
-    "records": [{"seq": 4, "record": "{\"type\":\"job\"}", "proof": ["ef" * 32]}],
+    "records": [{"seq": 4, "record": None, "proof": ["ef" * 32]}],
 }
+
+# A record line as audit_format.h lays it out: the entry hash is the RFC 6962
+# leaf hash of the bytes from offset 65 on, as the schema's description says.
+_LEAF = "00" * 32 + " 000000000004 000000000007 " + '{"fields":{},"seq":4,"time":"2026-11-22T08:00:00.000Z","type":"job_accepted"}'
+GOOD_AUDIT["records"][0]["record"] = hashlib.sha256(b"\x00" + _LEAF.encode()).hexdigest() + " " + _LEAF
+assert GOOD_AUDIT["records"][0]["record"][65:] == _LEAF
 
 fails = 0
 
@@ -58,7 +66,41 @@ def load(name):
 
 def errors(schema, doc):
     v = jsonschema.validators.validator_for(schema)(schema)
-    return [(list(e.absolute_path), e.message) for e in v.iter_errors(doc)]
+    found = [(list(e.absolute_path), e.message) for e in v.iter_errors(doc)]
+    AJV_CASES.append((schema, doc, not found))
+    return found
+
+
+# Every document given to errors() is also given to Ajv in strict mode, which
+# must agree on valid or not (the schemas are read by both kinds of tools).
+AJV_CASES = []
+sys.path.insert(0, HERE)
+import validate_sidecars  # noqa: E402  (beside this file)
+
+
+def ajv_agrees():
+    if not (shutil.which("node") and os.path.isdir(os.path.join(HERE, "npm", "node_modules", "ajv"))):
+        msg = "Ajv is not installed (packaging/install-validators.sh)"
+        expect(os.environ.get("MAI_REQUIRE_REAL") != "1", msg)
+        print("SKIP part: " + msg)
+        return
+    with tempfile.TemporaryDirectory() as d:
+        for name in ("result.schema.json", "audit-sidecar.schema.json"):
+            schema = load(name)
+            cases = [(doc, valid) for s, doc, valid in AJV_CASES if s == schema]
+            paths = []
+            for i, (doc, _valid) in enumerate(cases):
+                paths.append(os.path.join(d, "%s.%d.json" % (name, i)))
+                with open(paths[-1], "w") as f:
+                    json.dump(doc, f)
+            verdicts, problems = validate_sidecars.ajv_run(os.path.join(SCHEMAS, name), paths)
+            expect(not problems, "Ajv strict: %s" % problems)
+            for path, (doc, valid) in zip(paths, cases):
+                got = verdicts.get(path)
+                expect(got is not None and (got == []) == valid,
+                       "Ajv says %s for %s, python-jsonschema the opposite" %
+                       (got, json.dumps(doc)[:200]))
+            expect(len(cases) >= 2, "Ajv saw %d documents of %s" % (len(cases), name))
 
 
 def main():
@@ -81,6 +123,20 @@ def main():
     expect(errors(rs, bad) != [], "lower-case level accepted")
     bad = copy.deepcopy(GOOD_RESULT); bad["extra"] = 1
     expect(errors(rs, bad) != [], "unknown top-level key accepted")
+    # A finding says where its call's arguments come from (or nothing).
+    finding = {"rule_id": "MAI001", "bandit_id": "B605", "severity": "HIGH", "confidence": "HIGH",
+               "cwe": 78, "line": 2, "col": 4, "message": "starts a process through the shell",
+               "source": "mai", "score": 77.0, "origin": "outside"}
+    good = copy.deepcopy(GOOD_RESULT)
+    good["assessment"].update(level="HIGH", score=77.0, findings=[finding, dict(finding, origin="literal")],
+                              notes=["t.py:3:1: unexpected indent (Python will refuse to run this file)"])
+    expect(errors(rs, good) == [], "a finding with its origin refused: %s" % errors(rs, good))
+    nocall = {k: v for k, v in finding.items() if k != "origin"}
+    good["assessment"]["findings"] = [nocall]
+    expect(errors(rs, good) == [], "a finding without an origin refused: %s" % errors(rs, good))
+    bad = copy.deepcopy(good); bad["assessment"]["findings"] = [dict(finding, origin="argv")]
+    e = errors(rs, bad)
+    expect(any(p[-1:] == ["origin"] and "is not one of" in m for p, m in e), "origin 'argv' accepted: %s" % e)
 
     # The execution object is held to what agent/sandbox/sandbox_result.c writes.
     def bad_execution(change, path, words, what):
@@ -131,9 +187,10 @@ def main():
         expect(p.returncode == 1, "validator exit %d on a bad file" % p.returncode)
         expect(os.path.join(d, "bad.result.json") + ": /state: 'finished' is not one of" in p.stdout,
                "validator output does not name file and field: %r" % p.stdout)
+    ajv_agrees()
     if fails:
         return 1
-    print("test_schemas: all checks passed")
+    print("test_schemas: all checks passed (python-jsonschema and Ajv strict)")
     return 0
 
 

@@ -1,17 +1,55 @@
 #!/usr/bin/env python3
 """Validate every *.result.json and *.audit under the given directories
-against the JSON Schemas in schemas/.  Prints each failure as
-'path: json-pointer: message' and exits 1 if any file fails, 0 otherwise.
+against the JSON Schemas in schemas/, with python-jsonschema and with Ajv in
+strict mode (tests/tools/ajv_validate.js, node; Ajv is skipped with a warning
+when it is not installed, a failure when MAI_REQUIRE_REAL=1).  Prints each
+failure as 'path: json-pointer: message' and exits 1 if any file fails, 0
+otherwise.
 Usage: validate_sidecars.py [--schemas DIR] DIR..."""
 import argparse
 import json
 import os
+import shutil
+import subprocess
 import sys
 
 import jsonschema
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_SCHEMAS = os.path.join(HERE, "..", "..", "schemas")
+AJV = os.path.join(HERE, "ajv_validate.js")
+SCHEMA_OF = {".result.json": "result.schema.json", ".audit": "audit-sidecar.schema.json"}
+
+
+def ajv_available():
+    return shutil.which("node") and os.path.isdir(os.path.join(HERE, "npm", "node_modules", "ajv"))
+
+
+def ajv_run(schema_path, paths):
+    """Ajv's verdicts on paths: {path: [error strings]} ([] when valid), and
+    the errors of the run itself."""
+    verdicts, problems = {}, []
+    for i in range(0, len(paths), 200):
+        chunk = paths[i:i + 200]
+        p = subprocess.run(["node", AJV, schema_path] + chunk, capture_output=True, text=True)
+        for line in p.stdout.splitlines():
+            try:
+                v = json.loads(line)
+                verdicts[v["doc"]] = v["errors"]
+            except (ValueError, KeyError, TypeError):
+                problems.append("ajv: %s" % line)
+        if p.returncode not in (0, 1) or any(path not in verdicts for path in chunk):
+            problems.append("ajv: %s: exit %d, no verdict for some files: %s" %
+                            (schema_path, p.returncode, p.stderr.strip()[-500:]))
+    return verdicts, problems
+
+
+def ajv_check(schema_path, paths):
+    """Ajv (strict) on paths: a list of error strings, [] when all are valid."""
+    verdicts, errs = ajv_run(schema_path, paths)
+    for path, problems in sorted(verdicts.items()):
+        errs += ["ajv: %s: %s" % (path, e) for e in problems]
+    return errs
 
 
 def load_validators(schema_dir):
@@ -48,6 +86,7 @@ def main(argv):
     args = ap.parse_args(argv)
     validators = load_validators(args.schemas)
     n_files = n_bad = 0
+    found = {suffix: [] for suffix in validators}
     for top in args.dirs:
         if not os.path.isdir(top):
             print("%s: not a directory" % top, file=sys.stderr)
@@ -57,10 +96,23 @@ def main(argv):
                 for suffix, v in validators.items():
                     if name.endswith(suffix) and not name.startswith("."):
                         n_files += 1
+                        found[suffix].append(os.path.join(root, name))
                         errs = check_file(os.path.join(root, name), v)
                         if errs:
                             n_bad += 1
                             print("\n".join(errs))
+    if not ajv_available():
+        msg = "validate_sidecars: Ajv is not installed (packaging/install-validators.sh)"
+        if os.environ.get("MAI_REQUIRE_REAL") == "1":
+            print(msg)
+            return 1
+        print(msg + "; python-jsonschema only", file=sys.stderr)
+    else:
+        for suffix, paths in found.items():
+            errs = ajv_check(os.path.join(args.schemas, SCHEMA_OF[suffix]), paths) if paths else []
+            if errs:
+                n_bad += 1
+                print("\n".join(errs))
     print("validate_sidecars: %d file(s) checked, %d invalid" % (n_files, n_bad),
           file=sys.stderr)
     return 1 if n_bad else 0

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "approval.h"
+#include "approvers.h"
 #include "fileio.h"
 #include "hash.h"
 #include "testdir.h"
@@ -41,6 +42,24 @@ static unsigned count_entries(const char *dir)
 			n++;
 	closedir(d);
 	return n;
+}
+
+/* The caller as the one approver; self-approval allowed unless said. */
+static struct approvers *me(bool allow_self)
+{
+	_cleanup_free_ char *uid = xasprintf("%lu", (unsigned long)getuid());
+	const char *users[] = { uid };
+	return approvers_new(users, 1, NULL, 0, allow_self);
+}
+
+/* approval_take() of foo.py's answer as written by getuid(). */
+static enum approval_status take(int dfd, enum approval_kind kind, const char *sha,
+				 struct approval *a, int *err)
+{
+	struct approvers *who = me(true);
+	enum approval_status s = approval_take(dfd, "foo.py", kind, sha, who, getuid(), a, err);
+	approvers_unref(who);
+	return s;
 }
 
 static const struct {
@@ -77,7 +96,7 @@ static void test_take_table(void **state)
 
 		put(dir, file, cases[i].text);
 		assert_true(approval_exists(dfd, "foo.py", cases[i].kind));
-		enum approval_status s = approval_take(dfd, "foo.py", cases[i].kind, SHA_A, &a, &err);
+		enum approval_status s = take(dfd, cases[i].kind, SHA_A, &a, &err);
 		if (s != cases[i].want)
 			fail_msg("case %zu: got %s, want %s", i, approval_status_to_string(s),
 				 approval_status_to_string(cases[i].want));
@@ -106,10 +125,77 @@ static void test_uid_of_writer_is_recorded(void **state)
 	/* Changing the owner needs CAP_CHOWN; without it the uid is ours. */
 	uid_t want = fchownat(dfd, "foo.approve", 4321, 4321, AT_SYMLINK_NOFOLLOW) == 0 ?
 		4321 : getuid();
-	assert_int_equal(approval_take(dfd, "foo.py", APPROVAL_APPROVE, SHA_A, &a, &err),
+	const char *users[] = { "4321", "0" };
+	struct approvers *who = approvers_new(users, 2, NULL, 0, false);
+	assert_int_equal(approval_take(dfd, "foo.py", APPROVAL_APPROVE, SHA_A, who, 1000, &a, &err),
 			 APPROVAL_OK);
 	assert_int_equal(a.uid, want);
+	assert_true(a.has_uid);
 	approval_clear(&a);
+	approvers_unref(who);
+}
+
+/* Answers refused for who wrote them: not read, left in place, the owner
+ * known for the record. As root: the files are given other owners. */
+static void test_refused_for_who_wrote_it(void **state)
+{
+	const char *dir = *state;
+	_cleanup_close_ int dfd = open_dir(dir);
+	_cleanup_free_ char *ans = xasprintf("%s/foo.approve", dir);
+	_cleanup_free_ char *other = xasprintf("%s/elsewhere", dir);
+	const char *users[] = { "4321" };
+	struct approvers *who = approvers_new(users, 1, NULL, 0, false);
+	struct approval a;
+	int err;
+
+	if (geteuid() != 0) {
+		approvers_unref(who);
+		skip(); /* giving a file to another uid needs root */
+	}
+	/* Not an approver: uid 999. */
+	put(dir, "foo.approve", "sha256: " SHA_A "\nlooks fine\n");
+	assert_int_equal(chown(ans, 999, 999), 0);
+	assert_int_equal(approval_take(dfd, "foo.py", APPROVAL_APPROVE, SHA_A, who, 1000, &a, &err),
+			 APPROVAL_NOT_APPROVER);
+	assert_true(a.has_uid);
+	assert_int_equal(a.uid, 999);
+	assert_null(a.reason);            /* not read */
+	assert_string_equal(a.pinned_sha256, "");
+	assert_true(approval_exists(dfd, "foo.py", APPROVAL_APPROVE)); /* left in place */
+	assert_true(approval_left_in_place(APPROVAL_NOT_APPROVER));
+	assert_string_equal(approval_consumed_to_string(APPROVAL_NOT_APPROVER),
+			    "refused: not an approver");
+
+	/* An approver, but the script's writer too. */
+	assert_int_equal(chown(ans, 4321, 4321), 0);
+	assert_int_equal(approval_take(dfd, "foo.py", APPROVAL_APPROVE, SHA_A, who, 4321, &a, &err),
+			 APPROVAL_SELF);
+	assert_null(a.reason);
+	assert_true(approval_exists(dfd, "foo.py", APPROVAL_APPROVE));
+
+	/* Writable by its group: anyone in it could have re-pinned it. */
+	assert_int_equal(chmod(ans, 0664), 0);
+	assert_int_equal(approval_take(dfd, "foo.py", APPROVAL_APPROVE, SHA_A, who, 1000, &a, &err),
+			 APPROVAL_WRITABLE);
+	assert_true(approval_exists(dfd, "foo.py", APPROVAL_APPROVE));
+	assert_int_equal(chmod(ans, 0644), 0);
+
+	/* A hard link: two names, one file that may be anyone's. */
+	assert_int_equal(link(ans, other), 0);
+	assert_int_equal(approval_take(dfd, "foo.py", APPROVAL_APPROVE, SHA_A, who, 1000, &a, &err),
+			 APPROVAL_HARD_LINK);
+	assert_int_equal(a.links, 2);
+	assert_null(a.reason);
+	assert_true(approval_exists(dfd, "foo.py", APPROVAL_APPROVE));
+	assert_int_equal(unlink(other), 0);
+
+	/* The same file from an approver for another's script: used, removed. */
+	assert_int_equal(approval_take(dfd, "foo.py", APPROVAL_APPROVE, SHA_A, who, 1000, &a, &err),
+			 APPROVAL_OK);
+	assert_string_equal(a.reason, "looks fine");
+	assert_false(approval_exists(dfd, "foo.py", APPROVAL_APPROVE));
+	approval_clear(&a);
+	approvers_unref(who);
 }
 
 static void test_none_symlink_and_too_large(void **state)
@@ -121,13 +207,11 @@ static void test_none_symlink_and_too_large(void **state)
 	struct approval a;
 	int err;
 
-	assert_int_equal(approval_take(dfd, "foo.py", APPROVAL_APPROVE, SHA_A, &a, &err),
-			 APPROVAL_NONE);
+	assert_int_equal(take(dfd, APPROVAL_APPROVE, SHA_A, &a, &err), APPROVAL_NONE);
 
 	put(dir, "secret", "the target stays\n");
 	assert_int_equal(symlink(secret, link), 0);
-	assert_int_equal(approval_take(dfd, "foo.py", APPROVAL_OVERRIDE, SHA_A, &a, &err),
-			 APPROVAL_NOT_REGULAR);
+	assert_int_equal(take(dfd, APPROVAL_OVERRIDE, SHA_A, &a, &err), APPROVAL_NOT_REGULAR);
 	assert_null(a.reason);
 	struct stat st;
 	assert_int_equal(lstat(link, &st), -1); /* the link is gone ... */
@@ -137,8 +221,7 @@ static void test_none_symlink_and_too_large(void **state)
 	memset(big, 'y', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
 	put(dir, "foo.approve", big);
-	assert_int_equal(approval_take(dfd, "foo.py", APPROVAL_APPROVE, SHA_A, &a, &err),
-			 APPROVAL_TOO_LARGE);
+	assert_int_equal(take(dfd, APPROVAL_APPROVE, SHA_A, &a, &err), APPROVAL_TOO_LARGE);
 	assert_false(approval_exists(dfd, "foo.py", APPROVAL_APPROVE));
 }
 
@@ -158,10 +241,23 @@ static void test_write_then_take_round_trip(void **state)
 	assert_int_equal(fileio_read_path(path, 1024, &text, &len), 0);
 	assert_string_equal(text, "sha256: " SHA_B "\nreviewed by ops\n");
 	free(text);
-	assert_int_equal(approval_take(dfd, "x y.py", APPROVAL_OVERRIDE, SHA_B, &a, &e),
-			 APPROVAL_OK);
+	struct approvers *who = me(true);
+	assert_int_equal(approval_take(dfd, "x y.py", APPROVAL_OVERRIDE, SHA_B, who, getuid(), &a,
+				       &e), APPROVAL_OK);
 	assert_string_equal(a.reason, "reviewed by ops");
 	approval_clear(&a);
+	approvers_unref(who);
+
+	/* What another user left at the name is replaced, never written
+	 * through: here a FIFO, which an open for writing would block on. */
+	_cleanup_free_ char *fifo = xasprintf("%s/f.approve", dir);
+	assert_int_equal(mkfifo(fifo, 0666), 0);
+	assert_int_equal(approval_write(dir, "f.py", APPROVAL_APPROVE, SHA_A, "ok", &err), 0);
+	struct stat st;
+	assert_int_equal(lstat(fifo, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(st.st_mode & 07777, 0644);
+	assert_int_equal(unlink(fifo), 0);
 
 	assert_int_equal(approval_write("/nonexistent", "a.py", APPROVAL_APPROVE, NULL, NULL,
 					&err), -ENOENT);
@@ -171,14 +267,32 @@ static void test_write_then_take_round_trip(void **state)
 
 static void test_messages(void **state)
 {
-	char *m = approval_status_message(APPROVAL_EMPTY, APPROVAL_OVERRIDE, "foo.py");
+	const char *users[] = { "root" }, *groups[] = { "mai-approvers" };
+	struct approvers *who = approvers_new(users, 1, groups, 1, false);
+	struct approval a = { .kind = APPROVAL_OVERRIDE, .has_uid = true, .uid = 0, .links = 2 };
+	char *m = approval_status_message(APPROVAL_EMPTY, APPROVAL_OVERRIDE, "foo.py", &a, who);
 	assert_string_equal(m, "foo.override was empty and has been consumed: an override must "
 			       "explain why the script has to run");
 	free(m);
-	m = approval_status_message(APPROVAL_STALE, APPROVAL_APPROVE, "foo.py");
+	a.kind = APPROVAL_APPROVE;
+	m = approval_status_message(APPROVAL_STALE, APPROVAL_APPROVE, "foo.py", &a, who);
 	assert_string_equal(m, "foo.approve was for other content of the script and has been "
 			       "consumed: the script changed since, so review it again");
 	free(m);
+	m = approval_status_message(APPROVAL_NOT_APPROVER, APPROVAL_APPROVE, "foo.py", &a, who);
+	assert_string_equal(m, "foo.approve was written by root (uid 0), who is not an approver, "
+			       "so it was left in place unread: only user root or a member of "
+			       "group mai-approvers may approve (approvers in security.yaml); "
+			       "one of them runs 'mai-agent approve foo.py'");
+	free(m);
+	m = approval_status_message(APPROVAL_SELF, APPROVAL_APPROVE, "foo.py", &a, who);
+	assert_non_null(strstr(m, "who also wrote foo.py"));
+	assert_non_null(strstr(m, "set allow_self_approval: true in security.yaml"));
+	free(m);
+	m = approval_status_message(APPROVAL_HARD_LINK, APPROVAL_APPROVE, "foo.py", &a, who);
+	assert_non_null(strstr(m, "foo.approve has 2 links (a hard link)"));
+	free(m);
+	approvers_unref(who);
 }
 
 int main(void)
@@ -187,6 +301,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_take_table),
 		T(test_uid_of_writer_is_recorded),
+		T(test_refused_for_who_wrote_it),
 		T(test_none_symlink_and_too_large),
 		T(test_write_then_take_round_trip),
 		cmocka_unit_test(test_messages),

@@ -49,7 +49,11 @@ static void test_levels_and_finding_fields(void **state)
 
 	assess(rules, "import subprocess as sp\n\nsp.run('x', shell=True)\n", &r);
 	assert_int_equal(r.level, LEVEL_HIGH);
-	assert_int_equal(r.n_findings, 3); /* B404 import, B602 shell, B603 run */
+	/* B404 import, B602 shell, B603 run, B607 'x' is looked up in PATH */
+	assert_int_equal(r.n_findings, 4);
+	assert_string_equal(r.findings[3].rule_id, "MAI091");
+	assert_int_equal(r.findings[3].origin, ASSESS_ORIGIN_LITERAL);
+	assert_int_equal(r.findings[0].origin, ASSESS_ORIGIN_NONE); /* an import */
 	const struct assess_finding *f = &r.findings[1];
 	assert_string_equal(f->rule_id, "MAI005");
 	assert_string_equal(f->bandit_id, "B602");
@@ -59,8 +63,9 @@ static void test_levels_and_finding_fields(void **state)
 	assert_int_equal(f->line, 3);
 	assert_int_equal(f->col, 4);
 	assert_string_equal(f->message, "subprocess call with shell=True: the command goes through the shell");
-	/* 70 for the highest, plus a tenth of 70 and of 10 */
-	assert_true(r.score > 77.9 && r.score < 78.1);
+	/* 70 for the highest (literal arguments: no origin weight), plus a
+	 * tenth of 70, 10 and 10 */
+	assert_true(r.score > 78.9 && r.score < 79.1);
 	assess_result_clear(&r);
 
 	assess(rules, "with open('notes.txt', 'a') as f:\n    f.write('x')\n", &r);
@@ -194,15 +199,16 @@ static void test_rule_errors_are_positioned(void **state)
 {
 	expect_error(*state, "rules:\n  - id: X1\n    sevrity: HIGH\n",
 		     "3:5: unknown rule key; expected id, bandit, match, severity, confidence, cwe, "
-		     "message, block, enabled or weight");
+		     "message, block, enabled, weight or origin_weights");
 	expect_error(*state, "rules:\n  - {id: MAI001, severity: SEVERE}\n",
 		     "2:28: unknown level; expected LOW, MEDIUM, HIGH or CRITICAL");
 	expect_error(*state, "rules:\n  - id: X2\n    severity: LOW\n    message: m\n",
 		     "2:5: new rule is incomplete; expected severity, message and a match with call, "
-		     "import or special");
+		     "import, special or string");
 	expect_error(*state, "rules:\n  - {id: X3, match: {calls: [a]}}\n",
 		     "2:22: unknown match key; expected call, import, special, dynamic, in_loop, "
-		     "kwarg, unless_kwarg, write_mode, path, arg_contains or arg_ref");
+		     "kwarg, unless_kwarg, write_mode, path, arg_contains, arg_ref, not_call, "
+		     "kwarg_true, has_kwarg, lacks_kwarg, mode, partial_path, arg_glob or string");
 	expect_error(*state, "rules: {}\n", "1:8: rules is not a list; expected a list of rules (- id: ...)");
 	expect_error(*state, "thresholds: {medium: 60, high: 50}\n",
 		     "1:13: thresholds out of order; expected medium < high < blocked");

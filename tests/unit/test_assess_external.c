@@ -13,7 +13,8 @@
 #include "bandit_worker.h"
 #include "fileio.h"
 
-static const char src[] = "import subprocess\nsubprocess.run('ls', shell=True)\neval(input())\n";
+static const char src[] = "import subprocess\nsubprocess.run('ls', shell=True)\neval(input())\n"
+			  "assert src\n";
 
 static int have_bandit(void)
 {
@@ -38,23 +39,33 @@ static void test_bandit_real_run_merges(void **state)
 	assert_int_equal(assess_bandit_run(&x, (const uint8_t *)src, sizeof(src) - 1, &r), 0);
 	assess_result_finish(rules, &r);
 	assert_int_equal(r.n_notes, 0);
-	int b602_native = 0, b602_bandit = 0, b607_bandit = 0;
+	int b602_native = 0, b602_bandit = 0, b607_native = 0, b607_bandit = 0, b101_bandit = 0;
 	for (size_t i = 0; i < r.n_findings; i++) {
 		const struct assess_finding *f = &r.findings[i];
+		int native = !strcmp(f->source, "mai");
 		if (f->bandit_id && !strcmp(f->bandit_id, "B602")) {
-			if (!strcmp(f->source, "mai"))
+			if (native)
 				b602_native++;
 			else
 				b602_bandit++;
 		}
-		if (!strcmp(f->rule_id, "B607") && !strcmp(f->source, "bandit") && f->line == 2)
-			b607_bandit++;
+		if (f->bandit_id && !strcmp(f->bandit_id, "B607") && f->line == 2) {
+			if (native)
+				b607_native++;
+			else
+				b607_bandit++;
+		}
+		if (!strcmp(f->rule_id, "B101") && !native && f->line == 4)
+			b101_bandit++;
 	}
-	/* Bandit's B602 on line 2 duplicates MAI005: kept once, the native one */
+	/* Bandit's B602 and B607 on line 2 duplicate MAI005 and MAI091: kept
+	 * once, the native ones */
 	assert_int_equal(b602_native, 1);
 	assert_int_equal(b602_bandit, 0);
+	assert_int_equal(b607_native, 1);
+	assert_int_equal(b607_bandit, 0);
 	/* what only Bandit reports is added */
-	assert_int_equal(b607_bandit, 1);
+	assert_int_equal(b101_bandit, 1);
 	assess_result_clear(&r);
 	assess_rules_free(rules);
 }
@@ -183,7 +194,7 @@ static json_t *assess_corpus(const struct assess_rules *rules, struct bandit_wor
 static void test_resident_worker_matches_one_shot(void **state)
 {
 	static const char *const files[] = {
-		"mai005_shell_true.py", "mai040_pickle.py", "mai060_chmod.py",
+		"mai005_shell_true.py", "mai040_pickle.py", "mai061_chmod_world.py",
 		"mai042_yaml_load.py", "benign_pure_math.py", "mai001_os_system.py",
 	};
 	struct assess_rules *rules = NULL;

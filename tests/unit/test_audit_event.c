@@ -81,6 +81,38 @@ static void test_compare_keeps_nothing(void **state)
 }
 
 /* The fields each type must carry; override needs a real explanation. */
+/* What a held script changed since the version of its name that ran last:
+ * nothing before anything ran, then the diff against that version, not
+ * against the latest one seen (which may itself have been held). */
+static void test_since_last_run(void **state)
+{
+	const char *dir = *state;
+	const char *v1 = "print(1)\n", *v2 = "print(2)\n", *v3 = "import os\nos.system('x')\n";
+	char *err = NULL;
+	json_t *f = NULL;
+	char h1[HASH_SHA256_HEX_LEN + 1];
+	hash_sha256_hex(v1, strlen(v1), h1);
+
+	assert_int_equal(audit_script_since_ran(dir, "x.py", v2, strlen(v2), 4096, &f, &err), 0);
+	assert_null(f);
+	assert_null(err);
+	assert_int_equal(audit_script_remember(dir, "x.py", v1, strlen(v1), &err), 0);
+	assert_int_equal(audit_script_mark_ran(dir, "x.py", h1, &err), 0);
+	assert_int_equal(audit_script_remember(dir, "x.py", v2, strlen(v2), &err), 0); /* held */
+	assert_int_equal(audit_script_since_ran(dir, "x.py", v3, strlen(v3), 4096, &f, &err), 0);
+	assert_non_null(f);
+	assert_string_equal(json_string_value(json_object_get(f, "previous_sha256")), h1);
+	const char *diff = json_string_value(json_object_get(f, "diff"));
+	assert_non_null(strstr(diff, "-print(1)"));
+	assert_non_null(strstr(diff, "+os.system('x')"));
+	json_decref(f);
+	/* Another name has its own history. */
+	assert_int_equal(audit_script_since_ran(dir, "y.py", v3, strlen(v3), 4096, &f, &err), 0);
+	assert_null(f);
+	assert_int_equal(audit_script_mark_ran(dir, "x.py", "not-a-hash", &err), -EINVAL);
+	free(err);
+}
+
 static void test_event_check(void **state)
 {
 	(void)state;
@@ -147,6 +179,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_script_history, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_compare_keeps_nothing, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_since_last_run, testdir_setup, testdir_teardown),
 		cmocka_unit_test(test_event_check),
 		cmocka_unit_test(test_answer_records),
 	};

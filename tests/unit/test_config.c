@@ -110,6 +110,10 @@ static const struct {
 	  "sandbox.yaml:2:9: trusted.cpus: '1.5.0' is not a decimal number; expected a number of CPUs from 0.01 to 1024.0, such as 1.0 or 0.5" },
 	{ "sandbox.yaml", "user: \"0:0\"\n",
 	  "sandbox.yaml:1:7: user: '0:0' is not valid; expected a numeric uid:gid other than root, such as \"1000:1000\"" },
+	{ "sandbox.yaml", "pool_size: some\n",
+	  "sandbox.yaml:1:12: pool_size: 'some' is not a whole number; expected auto or a whole number from 0 to 16" },
+	{ "sandbox.yaml", "pool_size: 17\n",
+	  "sandbox.yaml:1:12: pool_size: '17' is out of range; expected auto or a whole number from 0 to 16" },
 	{ "sandbox.yaml", "image: \"\"\n",
 	  "sandbox.yaml:1:8: image: empty; expected an image reference such as mai-sandbox:latest" },
 	/* duplicate key */
@@ -179,6 +183,7 @@ static void test_values_land_in_the_typed_struct(void **state)
 	assert_int_equal(u->pids, 32); /* untouched keys keep their defaults */
 	assert_int_equal(cfg->sandbox.levels[TRUST_TRUSTED].memory, 512 << 20);
 	assert_int_equal(cfg->sandbox.network.allowed_hosts.n, 0);
+	assert_int_equal(cfg->sandbox.pool_size, CONFIG_AUTO); /* the default: sized by the sandbox */
 
 	/* relative audit paths resolve against agent.state_dir */
 	assert_string_equal(cfg->audit.log_dir, "/srv/mai/log");
@@ -200,6 +205,17 @@ static void test_values_land_in_the_typed_struct(void **state)
 	assert_non_null(strstr(text, "\n    allowed_hosts: []\n"));
 	assert_non_null(strstr(text, "\n  untrusted:\n    memory: 1g\n    cpus: 0.25\n"));
 	assert_non_null(strstr(text, "\n  retention_age: 30d\n"));
+	assert_non_null(strstr(text, "\n  pool_size: auto\n"));
+	config_free(cfg);
+
+	/* a number and 0 still set it; 0 turns the pool off */
+	write_file(dir, "sandbox.yaml", "pool_size: 0\n");
+	assert_int_equal(config_load(dir, &cfg, &err), 0);
+	assert_int_equal(cfg->sandbox.pool_size, 0);
+	config_free(cfg);
+	write_file(dir, "sandbox.yaml", "pool_size: 3\n");
+	assert_int_equal(config_load(dir, &cfg, &err), 0);
+	assert_int_equal(cfg->sandbox.pool_size, 3);
 	config_free(cfg);
 }
 

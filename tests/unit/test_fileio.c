@@ -68,6 +68,20 @@ static void test_read_cap(void **state)
 	assert_int_equal(fileio_read_path("/nonexistent/x", 10, &buf, &len), -ENOENT);
 }
 
+/* A FIFO (no writer) and a directory are refused at once, never waited on. */
+static void test_read_refuses_what_is_not_a_regular_file(void **state)
+{
+	const char *dir = *state;
+	_cleanup_free_ char *fifo = xasprintf("%s/pipe", dir);
+	char *buf = NULL;
+	size_t len = 0;
+
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(fileio_read_path(fifo, 1024, &buf, &len), -EINVAL);
+	assert_int_equal(fileio_read_path(dir, 1024, &buf, &len), -EINVAL);
+	assert_null(buf);
+}
+
 static void test_mkdir_p(void **state)
 {
 	const char *dir = *state;
@@ -91,6 +105,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_replace_without_fsync_replaces_and_leaves_no_temp,
 						testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_read_cap, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_read_refuses_what_is_not_a_regular_file, testdir_setup,
+						testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_mkdir_p, testdir_setup, testdir_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

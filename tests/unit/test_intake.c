@@ -88,6 +88,64 @@ static void test_symlink_rejected_target_never_opened(void **state)
 	assert_int_equal(intake_read(dfd, "shadow.py", &defaults, &snap, &err), INTAKE_SYMLINK);
 }
 
+/* ln /root/secret.py drop/x.py: a file with two links is refused before a
+ * byte of it is read (the inotify watch sees no open), and the snapshot
+ * says whose it is and how many links it has, for the record. */
+static void test_hard_link_rejected_never_read(void **state)
+{
+	const char *dir = *state;
+	_cleanup_free_ char *secret = xasprintf("%s/secret.py", dir);
+	_cleanup_free_ char *drop = xasprintf("%s/drop", dir);
+	_cleanup_free_ char *link_path = xasprintf("%s/drop/x.py", dir);
+	struct intake_snapshot snap;
+	int err;
+
+	assert_int_equal(fileio_mkdir_p(drop, 0700), 0);
+	assert_int_equal(fileio_write_atomic(secret, "print('secret')\n", 16, 0600), 0);
+	assert_int_equal(link(secret, link_path), 0);
+	_cleanup_close_ int ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	assert_true(inotify_add_watch(ifd, secret, IN_OPEN | IN_ACCESS) >= 0);
+	_cleanup_close_ int dfd = open_dir(drop);
+	assert_int_equal(intake_read(dfd, "x.py", &defaults, &snap, &err), INTAKE_HARD_LINK);
+	assert_null(snap.data);
+	assert_int_equal(snap.nlink, 2);
+	assert_int_equal(snap.uid, getuid());
+	char buf[4096];
+	assert_int_equal(read(ifd, buf, sizeof(buf)), -1);
+	assert_int_equal(errno, EAGAIN);
+	assert_string_equal(intake_status_to_string(INTAKE_HARD_LINK), "hard_link");
+	assert_non_null(strstr(intake_status_message(INTAKE_HARD_LINK), "Copy the script"));
+	/* Once the other link is gone it is an ordinary file again. */
+	assert_int_equal(unlink(secret), 0);
+	assert_int_equal(intake_read(dfd, "x.py", &defaults, &snap, &err), INTAKE_OK);
+	intake_snapshot_clear(&snap);
+}
+
+/* A link made while the file is read: what was read is dropped. */
+static void linked_during_read(void *arg, unsigned attempt)
+{
+	const char *dir = arg;
+	_cleanup_free_ char *from = xasprintf("%s/late.py", dir);
+	_cleanup_free_ char *to = xasprintf("%s/second-name", dir);
+	if (attempt == 1)
+		assert_int_equal(link(from, to), 0);
+}
+
+static void test_hard_link_made_during_the_read(void **state)
+{
+	const char *dir = *state;
+	_cleanup_close_ int dfd = open_dir(dir);
+	_cleanup_free_ char *p = xasprintf("%s/late.py", dir);
+	struct intake_options o = defaults;
+	struct intake_snapshot snap;
+	int err;
+	assert_int_equal(fileio_write_atomic(p, "x = 1\n", 6, 0644), 0);
+	o.after_read = linked_during_read;
+	o.after_read_arg = (void *)dir;
+	assert_int_equal(intake_read(dfd, "late.py", &o, &snap, &err), INTAKE_HARD_LINK);
+	assert_null(snap.data);
+}
+
 /* A FIFO must be refused at once: were it opened blocking, this test would
  * hang (no writer ever appears). */
 static void test_fifo_directory_and_device_refused_without_blocking(void **state)
@@ -248,6 +306,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_regular_file_snapshot_and_hash),
 		T(test_symlink_rejected_target_never_opened),
+		T(test_hard_link_rejected_never_read),
+		T(test_hard_link_made_during_the_read),
 		T(test_fifo_directory_and_device_refused_without_blocking),
 		T(test_size_cap),
 		T(test_vanished_and_bad_names),

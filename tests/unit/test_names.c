@@ -118,6 +118,52 @@ static void test_sidecar_and_answer_names(void **state)
 	assert_null(names_script_for_answer(".approve"));
 }
 
+/* 246 bytes of name fit every sidecar; 247 do not, and are answered
+ * under "<first 200 bytes>~<16 hex>", cut at a character boundary. */
+static void test_long_names_get_a_short_sidecar(void **state)
+{
+	char name[300];
+	memset(name, 'a', 243);
+	strcpy(name + 243, ".py");
+	assert_true(names_sidecar_fits(name));
+	char *s = names_result_sidecar(name, ".result.json");
+	assert_int_equal(strlen(s), 255);
+	free(s);
+
+	memset(name, 'a', 244);
+	strcpy(name + 244, ".py");
+	assert_false(names_sidecar_fits(name));
+	s = names_result_sidecar(name, ".result.json");
+	assert_int_equal(strlen(s), NAMES_SHORT_PREFIX + 1 + 16 + 12);
+	assert_int_equal(s[NAMES_SHORT_PREFIX], '~');
+	assert_int_equal(strspn(s, "a"), NAMES_SHORT_PREFIX);
+	char *again = names_result_sidecar(name, ".audit");
+	assert_int_equal(strncmp(s, again, NAMES_SHORT_PREFIX + 17), 0); /* one stem */
+	free(again);
+	free(s);
+
+	/* A two-byte character across the cut is not split; the directory stays. */
+	char sub[320] = "d/";
+	memset(sub + 2, 'b', 199);
+	memcpy(sub + 201, "\xc3\xa9", 2); /* bytes 199 and 200 of the last part */
+	memset(sub + 203, 'c', 60);
+	strcpy(sub + 263, ".py");
+	assert_false(names_sidecar_fits(sub));
+	s = names_result_sidecar(sub, ".result.json");
+	assert_int_equal(strncmp(s, "d/", 2), 0);
+	assert_int_equal(s[2 + 199], '~');
+	assert_true(names_is_utf8(s));
+	free(s);
+	/* Different long names, different short names. */
+	name[10] = 'z';
+	s = names_result_sidecar(name, ".result.json");
+	name[10] = 'a';
+	again = names_result_sidecar(name, ".result.json");
+	assert_string_not_equal(s, again);
+	free(s);
+	free(again);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -125,6 +171,7 @@ int main(void)
 		cmocka_unit_test(test_reason_strings),
 		cmocka_unit_test(test_printable),
 		cmocka_unit_test(test_sidecar_and_answer_names),
+		cmocka_unit_test(test_long_names_get_a_short_sidecar),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "fileio.h"
+#include "names.h"
 #include "result.h"
 #include "testdir.h"
 
@@ -129,7 +130,8 @@ static void test_write_full_document(void **state)
 		.audit = { .seqs = seqs, .n_seqs = 3, .entry_hash = "ffee", .checkpoint_size = 44 },
 	};
 	char *err = NULL;
-	assert_int_equal(result_write(dir, &r, &err), 0);
+	struct place_dirs pd = { .drop_dir = dir };
+	assert_int_equal(result_write(&pd, &r, &err), PLACE_IN_DROP_DIR);
 	json_decref(assessment);
 	json_decref(execution);
 
@@ -189,7 +191,8 @@ static void test_rejected_odd_name_sidecar(void **state)
 		.detail = "the name is not valid UTF-8: rename the file",
 	};
 	char *err = NULL;
-	assert_int_equal(result_write(dir, &r, &err), 0);
+	struct place_dirs pd = { .drop_dir = dir };
+	assert_int_equal(result_write(&pd, &r, &err), 0);
 
 	/* The sidecar sits next to the script under its raw name; inside, the
 	 * name is escaped so that the JSON stays valid. */
@@ -211,10 +214,58 @@ static void test_write_error_names_the_file(void **state)
 {
 	struct result_info r = { .file = "foo.py", .state = RESULT_QUEUED };
 	char *err = NULL;
-	assert_int_equal(result_write("/nonexistent/drop", &r, &err), -ENOENT);
-	assert_string_equal(err, "cannot write /nonexistent/drop/foo.result.json: No such file or "
-				 "directory (is the drop directory writable and its disk not full?)");
+	struct place_dirs pd = { .drop_dir = "/nonexistent/drop" };
+	assert_int_equal(result_write(&pd, &r, &err), -ENOENT);
+	assert_string_equal(err, "cannot write /nonexistent/drop/foo.result.json: cannot open its "
+				 "directory: No such file or directory (is the drop directory "
+				 "writable and its disk not full?)");
 	free(err);
+}
+
+/* Who wrote the script, and who decided, by name as well as by uid. */
+static void test_writer_and_decider(void **state)
+{
+	struct result_info r = {
+		.file = "w.py", .state = RESULT_AWAITING_CONFIRMATION,
+		.has_writer = true, .writer_uid = 1001, .writer_user = "alice",
+		.decision = { .action = "hold", .by = "policy", .uid = -1 },
+	};
+	json_t *o = result_to_json(&r);
+	json_t *w = json_object_get(o, "writer");
+	assert_int_equal(json_integer_value(json_object_get(w, "uid")), 1001);
+	assert_string_equal(json_string_value(json_object_get(w, "user")), "alice");
+	assert_null(json_object_get(json_object_get(o, "decision"), "uid"));
+	json_decref(o);
+	r.decision = (struct result_decision){ .action = "run", .by = "user", .uid = 0,
+					       .user = "root" };
+	r.has_writer = false;
+	o = result_to_json(&r);
+	assert_null(json_object_get(o, "writer"));
+	assert_string_equal(json_string_value(json_object_get(json_object_get(o, "decision"),
+							       "user")), "root");
+	json_decref(o);
+}
+
+/* A name that leaves no room for ".result.json" is answered under the
+ * short stated name (names.h), never silently. */
+static void test_long_name_answered_under_short_name(void **state)
+{
+	const char *dir = *state;
+	char name[256];
+	memset(name, 'n', 249);
+	strcpy(name + 249, ".py"); /* 252 bytes: fits, its sidecar does not */
+	struct result_info r = { .file = name, .state = RESULT_REJECTED, .reason = "name_too_long",
+				 .detail = "too long" };
+	struct place_dirs pd = { .drop_dir = dir };
+	char *err = NULL;
+	assert_int_equal(result_write(&pd, &r, &err), PLACE_IN_DROP_DIR);
+	_cleanup_free_ char *side = names_result_sidecar(name, ".result.json");
+	assert_int_equal(strlen(side), NAMES_SHORT_PREFIX + 1 + 16 + strlen(".result.json"));
+	_cleanup_free_ char *path = xasprintf("%s/%s", dir, side);
+	json_t *o = json_load_file(path, 0, NULL);
+	assert_non_null(o);
+	assert_string_equal(json_string_value(json_object_get(o, "file")), name);
+	json_decref(o);
 }
 
 int main(void)
@@ -227,6 +278,8 @@ int main(void)
 		T(test_write_full_document),
 		T(test_rejected_odd_name_sidecar),
 		T(test_write_error_names_the_file),
+		cmocka_unit_test(test_writer_and_decider),
+		T(test_long_name_answered_under_short_name),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

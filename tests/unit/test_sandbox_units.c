@@ -14,7 +14,9 @@
 
 #include "sandbox_attach.h"
 #include "sandbox_cgroup.h"
+#include "macro.h"
 #include "sandbox_limits.h"
+#include "sandbox_pool.h"
 #include "sandbox_result.h"
 #include "testdir.h"
 #include "waitchild.h"
@@ -296,6 +298,32 @@ static void test_limits_clamped_by_machine(void **state)
 	assert_int_equal(l.tmpfs_bytes, SANDBOX_MEMORY_FLOOR / 2);
 }
 
+/* pool_size: auto. [CPUs (nano), available memory, workers, size] */
+static void test_pool_auto_size(void **state)
+{
+	static const struct {
+		int64_t cpus_nano, memory;
+		unsigned workers, want;
+	} cases[] = {
+		{ 2000000000LL, 24LL << 30, 2, 2 },   /* this project's machines */
+		{ 16000000000LL, 64LL << 30, 8, 2 },  /* more does not help an idle agent */
+		{ 2000000000LL, 24LL << 30, 1, 1 },   /* one worker uses one at a time */
+		{ 1000000000LL, 4LL << 30, 4, 1 },    /* one CPU */
+		{ 500000000LL, 4LL << 30, 4, 1 },     /* half a CPU rounds up to one */
+		{ 4000000000LL, 1LL << 30, 4, 1 },    /* 1 GB: 64 MB budget, one per level */
+		{ 4000000000LL, 256LL << 20, 4, 0 },  /* too little memory: off */
+		{ 4000000000LL, 2LL << 30, 0, 2 },    /* workers unknown */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		unsigned got = sandbox_pool_auto_size(cases[i].cpus_nano, cases[i].memory,
+						      cases[i].workers);
+		if (got != cases[i].want)
+			fail_msg("case %zu: %u, expected %u", i, got, cases[i].want);
+	}
+}
+
 static void test_machine_probe_sane(void **state)
 {
 	struct sandbox_machine m;
@@ -325,6 +353,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cgroup_init, testdir_setup, testdir_teardown),
 		cmocka_unit_test(test_limits_scale),
 		cmocka_unit_test(test_limits_clamped_by_machine),
+		cmocka_unit_test(test_pool_auto_size),
 		cmocka_unit_test(test_machine_probe_sane),
 		cmocka_unit_test(test_verdict_names),
 	};

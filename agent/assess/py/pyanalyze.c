@@ -44,12 +44,31 @@ static void bind(struct pya_ctx *c, const struct pytok *t, enum pya_bind kind, c
 
 static void bind_value(struct pya_ctx *c, const struct pytok *t, const struct pya_val *v)
 {
+	struct pya_binding b = { .kind = PYA_BIND_LOCAL, .outside = v->outside };
+
 	switch (v->k) {
-	case PYA_V_REF: bind(c, t, PYA_BIND_REF, v->s, v->dynamic); break;
-	case PYA_V_STR: bind(c, t, PYA_BIND_CONST, v->s, 0); break;
-	case PYA_V_DECODED: bind(c, t, PYA_BIND_DECODED, NULL, 0); break;
-	default: bind(c, t, PYA_BIND_LOCAL, NULL, 0); break;
+	case PYA_V_REF:
+		b.kind = PYA_BIND_REF;
+		b.s = v->s;
+		b.dynamic = v->dynamic;
+		b.guess = v->guess;
+		break;
+	case PYA_V_STR: b.kind = PYA_BIND_CONST; b.s = v->s; break;
+	case PYA_V_NUM: b.kind = PYA_BIND_NUM; b.num = v->num; break;
+	case PYA_V_DECODED: b.kind = PYA_BIND_DECODED; break;
+	default: break;
 	}
+	pya_scope_bind(c->scope, t->s, t->n, &b);
+}
+
+/* Binds the plain names of a target list [from, to) as locals holding
+ * outside data (for x in sys.argv, with open(p) as f: ...). */
+static void bind_targets_outside(struct pya_ctx *c, size_t from, size_t to)
+{
+	struct pya_binding b = { .kind = PYA_BIND_LOCAL, .outside = 1 };
+	for (size_t k = from; k < to; k++)
+		if (c->t[k].kind == PYT_NAME)
+			pya_scope_bind(c->scope, c->t[k].s, c->t[k].n, &b);
 }
 
 /* Reads a dotted name at *i into a new string. */
@@ -139,15 +158,22 @@ static void from_stmt(struct pya_ctx *c, size_t i)
 	free(mod);
 }
 
+/* Evaluates one expression of a statement at *i, from depth 0 (an
+ * expression too deep for one statement resumes here, see pya_expr). */
+static void statement_expr(struct pya_ctx *c, size_t *i, struct pya_val *v)
+{
+	c->depth = 0;
+	c->bail = 0;
+	pya_expr(c, i, v);
+}
+
 /* Evaluates every expression of [i, n) for the calls in it. */
 static void scan_exprs(struct pya_ctx *c, size_t i)
 {
 	while (i < c->n) {
 		size_t before = i;
 		struct pya_val v = { 0 };
-		c->depth = 0;
-		c->bail = 0;
-		pya_expr(c, &i, &v);
+		statement_expr(c, &i, &v);
 		pya_val_clear(&v);
 		if (i == before)
 			i++;
@@ -166,6 +192,47 @@ static void bind_targets_local(struct pya_ctx *c, size_t from, size_t to)
 			bind(c, &c->t[k], PYA_BIND_LOCAL, NULL, 0);
 }
 
+/* "a, b = x, y": the right side as a tuple; *i is at the first ','. */
+static void rhs_tuple(struct pya_ctx *c, size_t *i, struct pya_val *v)
+{
+	struct pya_val list = { .k = PYA_V_LIST };
+
+	list.items = xcalloc(1, sizeof(*list.items));
+	list.items[list.n_items++] = *v;
+	while (*i < c->n && !c->bail && is_op(c, *i, ",")) {
+		(*i)++;
+		if (*i >= c->n)
+			break;
+		list.items = xrealloc(list.items, (list.n_items + 1) * sizeof(*list.items));
+		memset(&list.items[list.n_items], 0, sizeof(list.items[0]));
+		pya_expr(c, i, &list.items[list.n_items++]);
+	}
+	*v = list;
+}
+
+/* Binds "a, b" / "(a, b)" / "[a, b]" in [from, to) item by item to a
+ * tuple value of as many items; 0 when the targets are of another shape. */
+static int unpack_targets(struct pya_ctx *c, size_t from, size_t to, const struct pya_val *v)
+{
+	size_t n = 0;
+
+	if (v->k != PYA_V_LIST)
+		return 0;
+	if (to - from >= 2 && ((is_op(c, from, "(") && is_op(c, to - 1, ")")) ||
+			       (is_op(c, from, "[") && is_op(c, to - 1, "]"))))
+		from++, to--;
+	for (size_t k = from; k < to; k += 2) {
+		if (c->t[k].kind != PYT_NAME || (k + 1 < to && !is_op(c, k + 1, ",")))
+			return 0;
+		n++;
+	}
+	if (n != v->n_items)
+		return 0;
+	for (size_t k = from, j = 0; k < to; k += 2, j++)
+		bind_value(c, &c->t[k], &v->items[j]);
+	return 1;
+}
+
 static void simple_stmt(struct pya_ctx *c)
 {
 	size_t i = 0;
@@ -179,6 +246,16 @@ static void simple_stmt(struct pya_ctx *c)
 		return from_stmt(c, 0);
 	if (is_name(c, 0, "global") || is_name(c, 0, "nonlocal"))
 		return;
+	if (c->lx && c->n > 1 && (is_name(c, 0, "print") || is_name(c, 0, "exec")) &&
+	    (c->t[1].kind == PYT_STRING || c->t[1].kind == PYT_NUMBER ||
+	     (c->t[1].kind == PYT_NAME && !pytok_is(&c->t[1], PYT_NAME, "if") &&
+	      !pytok_is(&c->t[1], PYT_NAME, "and") && !pytok_is(&c->t[1], PYT_NAME, "or") &&
+	      !pytok_is(&c->t[1], PYT_NAME, "in") && !pytok_is(&c->t[1], PYT_NAME, "is") &&
+	      !pytok_is(&c->t[1], PYT_NAME, "not"))))
+		/* Python 2's print and exec statements. */
+		pylex_error_at(c->lx, c->t[0].line, c->t[0].col,
+			       is_name(c, 0, "print") ? "missing parentheses in call to 'print'"
+						      : "missing parentheses in call to 'exec'");
 	/* Assignment: the last '=' at depth 0 separates the targets. */
 	long depth = 0;
 	size_t last_eq = 0, first_eq = 0, annot = 0;
@@ -208,9 +285,9 @@ static void simple_stmt(struct pya_ctx *c)
 	}
 	struct pya_val v = { 0 };
 	i = last_eq + 1;
-	c->depth = 0;
-	c->bail = 0;
-	pya_expr(c, &i, &v);
+	statement_expr(c, &i, &v);
+	if (is_op(c, i, ","))
+		rhs_tuple(c, &i, &v);
 	scan_exprs(c, i);
 	/* Targets: "a = b = value"; attribute and subscript targets are
 	 * expressions too (their calls count). */
@@ -222,7 +299,7 @@ static void simple_stmt(struct pya_ctx *c)
 		size_t to = (start == 0) ? end_first : k;
 		if (to == start + 1 && c->t[start].kind == PYT_NAME && !aug)
 			bind_value(c, &c->t[start], &v);
-		else if (to > start)
+		else if (to > start && (aug || !unpack_targets(c, start, to, &v)))
 			bind_targets_local(c, start, to);
 		if (aug && c->t[0].kind == PYT_NAME)
 			bind(c, &c->t[0], PYA_BIND_LOCAL, NULL, 0);
@@ -231,6 +308,34 @@ static void simple_stmt(struct pya_ctx *c)
 			break;
 	}
 	pya_val_clear(&v);
+}
+
+/* "with A as a, B as b:": each name holds what its expression gave
+ * (an open file, a tarfile, a socket), so its methods are named. */
+static void with_items(struct pya_ctx *c)
+{
+	size_t i = 1;
+
+	if (pya_tok_is(c, i, PYT_OP, "(") && !pya_tok_is(c, c->n - 1, PYT_OP, ")"))
+		i++; /* parenthesized with-items (3.10) */
+	while (i < c->n) {
+		size_t before = i;
+		struct pya_val v = { 0 };
+		statement_expr(c, &i, &v);
+		if (pya_tok_is(c, i, PYT_NAME, "as") && i + 1 < c->n) {
+			if (c->t[i + 1].kind == PYT_NAME &&
+			    (i + 2 >= c->n || is_op(c, i + 2, ",") || is_op(c, i + 2, ")")))
+				bind_value(c, &c->t[i + 1], &v);
+			else
+				bind_targets_local(c, i + 1, i + 2);
+			i += 2;
+		}
+		pya_val_clear(&v);
+		if (i == before)
+			i++;
+		while (i < c->n && (is_op(c, i, ",") || is_op(c, i, ")")))
+			i++;
+	}
 }
 
 static void push_loop(struct loop_stack *ls, size_t indent)
@@ -286,6 +391,11 @@ static void statement(struct pya_ctx *c, const struct pytok *t, size_t n, size_t
 				break;
 			}
 		}
+		if (compound && cut == n && c->lx && k == n) {
+			/* A block header runs to its ':'; Python stops here. */
+			const struct pytok *last = &t[n - 1];
+			pylex_error_at(c->lx, last->line, last->col + (unsigned)last->n, "expected ':'");
+		}
 		c->t = t + off;
 		c->n = cut > off ? cut - off : 0;
 		if (is_loop) {
@@ -296,7 +406,15 @@ static void statement(struct pya_ctx *c, const struct pytok *t, size_t n, size_t
 				while (in < c->n && !pya_tok_is(c, in, PYT_NAME, "in"))
 					in++;
 				bind_targets_local(c, 1, in);
-				scan_exprs(c, in);
+				if (in + 1 < c->n) {
+					size_t e = in + 1;
+					struct pya_val it = { 0 };
+					statement_expr(c, &e, &it);
+					if (it.outside)
+						bind_targets_outside(c, 1, in);
+					pya_val_clear(&it);
+					scan_exprs(c, e);
+				}
 			} else {
 				scan_exprs(c, 1);
 			}
@@ -319,12 +437,15 @@ static void statement(struct pya_ctx *c, const struct pytok *t, size_t n, size_t
 					bind(c, &c->t[p], PYA_BIND_LOCAL, NULL, 0);
 		} else if (compound) {
 			c->m->statements++;
-			if (pytok_is(kw, PYT_NAME, "with") || pytok_is(kw, PYT_NAME, "except")) {
-				for (size_t p = 1; p + 1 < c->n; p++)
-					if (pya_tok_is(c, p, PYT_NAME, "as"))
-						bind_targets_local(c, p + 1, p + 2);
+			if (pytok_is(kw, PYT_NAME, "with")) {
+				with_items(c);
+			} else {
+				if (pytok_is(kw, PYT_NAME, "except"))
+					for (size_t p = 1; p + 1 < c->n; p++)
+						if (pya_tok_is(c, p, PYT_NAME, "as"))
+							bind_targets_local(c, p + 1, p + 2);
+				scan_exprs(c, 1);
 			}
-			scan_exprs(c, 1);
 		} else {
 			simple_stmt(c);
 		}
@@ -371,6 +492,7 @@ void pya_analyze_text(struct pya_ctx *c, const char *s, size_t n, const struct p
 		struct pya_ctx sub = *c;
 		struct py_metrics ignored = { 0 };
 		sub.exec_depth++;
+		sub.lx = NULL;
 		sub.outer_in_loop = c->in_loop;
 		if (c->exec_depth == 0 && at) {
 			sub.at_line = at->line;
@@ -388,11 +510,13 @@ void pya_analyze_text(struct pya_ctx *c, const char *s, size_t n, const struct p
 	pylex_close(&lx);
 }
 
-void pya_analyze(struct pylex *lx, pya_event_fn fn, void *ctx, struct py_metrics *m)
+void pya_analyze(struct pylex *lx, pya_event_fn fn, void *ctx, struct py_metrics *m,
+		 const struct pya_filter *filter)
 {
-	struct pya_ctx c = { .fn = fn, .fn_ctx = ctx, .m = m };
+	struct pya_ctx c = { .fn = fn, .fn_ctx = ctx, .m = m, .filter = filter, .lx = lx };
 
 	c.module = c.scope = pya_scope_new(0, NULL);
+	pya_scan_bidi(&c, lx->buf, lx->len);
 	run(&c, lx);
 	pya_scope_pop(c.module);
 	for (size_t i = 0; i < c.n_star; i++)

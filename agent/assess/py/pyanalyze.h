@@ -6,6 +6,7 @@
 #define MAI_PYANALYZE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "pylex.h"
 #include "pymetrics.h"
@@ -15,12 +16,32 @@ enum pya_event_kind {
 	PYA_IMPORT,   /* name: module, or module.name for from-imports */
 	PYA_STRING,   /* name: a string constant (literal or folded) */
 	PYA_SPECIAL,  /* name: "decode-exec", "subclasses", "encoding-abusable",
-		       * "encoding-unknown", "builtins-modified", "dynamic-import" */
+		       * "encoding-unknown", "builtins-modified", "dynamic-import",
+		       * "computed-builtin", "computed-call", "bidi-control" */
+};
+
+/* Where the arguments of a call come from (the payload: positional
+ * arguments and keywords that carry data, not option flags such as
+ * shell= or stdout=). The worst of them wins: outside, then unresolved. */
+enum pya_origin {
+	PYA_ORIGIN_NONE,       /* not a call */
+	PYA_ORIGIN_LITERAL,    /* constants, or folded from constants (no argument: literal) */
+	PYA_ORIGIN_UNRESOLVED, /* a value the analyzer cannot follow */
+	PYA_ORIGIN_OUTSIDE,    /* argv, environ, stdin, input(), files, sockets, HTTP */
+};
+const char *pya_origin_to_string(enum pya_origin o);
+
+/* A Python truth value when the analyzer knows it. */
+enum pya_truth {
+	PYA_TRUTH_UNKNOWN = -1,
+	PYA_TRUTH_FALSE = 0,
+	PYA_TRUTH_TRUE = 1,
 };
 
 struct pya_kwarg {
 	const char *name;
 	const char *value; /* folded constant ("True", "'w'" as w) or NULL */
+	enum pya_truth truth;
 };
 
 struct pya_event {
@@ -33,15 +54,35 @@ struct pya_event {
 	int n_args;         /* positional arguments */
 	const char *arg0;   /* first positional argument when constant */
 	const char *arg0_ref; /* first positional argument when a known object */
+	const char *arg0_first; /* arg0, or the first item of a list argument, when constant */
 	const char *mode;   /* open(): the mode when constant */
+	long mode_bits;     /* chmod: the numeric mode (second argument or mode=) ... */
+	int mode_known;     /* ... when it folds to a number */
+	enum pya_origin origin;
 	const struct pya_kwarg *kwargs;
 	size_t n_kwargs;
 };
 
 typedef void (*pya_event_fn)(void *ctx, const struct pya_event *ev);
 
-/* Analyzes one lexed file; events go to fn. Fills the metrics. */
-void pya_analyze(struct pylex *lx, pya_event_fn fn, void *ctx, struct py_metrics *m);
+/* Which calls of things the analyzer cannot name (".NAME" events) the
+ * caller wants: methods whose pya_method_bit() is in method_bits, and with
+ * keyword_calls set every such call that has keyword arguments. Most method
+ * calls of a file are of that kind; a filter spares reporting them. */
+struct pya_filter {
+	uint64_t method_bits;
+	int keyword_calls;
+};
+/* A one-word hash of a method name (not NUL-terminated: n bytes). */
+static inline uint64_t pya_method_bit(const char *name, size_t n)
+{
+	return n ? 1ULL << ((n * 7 + (unsigned char)name[0] + (unsigned char)name[n - 1]) & 63) : 1;
+}
+
+/* Analyzes one lexed file; events go to fn. Fills the metrics. filter may
+ * be NULL: every event. */
+void pya_analyze(struct pylex *lx, pya_event_fn fn, void *ctx, struct py_metrics *m,
+		 const struct pya_filter *filter);
 
 /* Internal: the scope tables (pyscope.c). */
 enum pya_bind {
@@ -49,6 +90,7 @@ enum pya_bind {
 	PYA_BIND_REF,     /* s: a qualified module or function name */
 	PYA_BIND_CONST,   /* s: a constant string */
 	PYA_BIND_DECODED, /* the result of a decoding call */
+	PYA_BIND_NUM,     /* num: a constant number */
 	PYA_BIND_LOCAL,   /* anything else defined here: shadows builtins */
 };
 
@@ -56,6 +98,9 @@ struct pya_binding {
 	enum pya_bind kind;
 	char *s;
 	int dynamic;
+	int outside;      /* the value is data from outside the script */
+	int guess;        /* PYA_BIND_REF: a name nobody bound (see pya_resolve_name) */
+	long num;         /* PYA_BIND_NUM */
 };
 
 struct pya_scope;

@@ -25,10 +25,20 @@ enum pya_vk {
 
 struct pya_val {
 	enum pya_vk k;
+	/* Flags as bits: values are made and cleared for nearly every token. */
+	unsigned dynamic : 1;
+	unsigned outside : 1;     /* data from outside the script (any kind) */
+	unsigned guess : 1;       /* PYA_V_REF: a name nobody bound, taken as itself */
+	unsigned computed : 1;    /* PYA_V_UNKNOWN: a namespace entry under a computed key */
+	unsigned ns_module : 1;   /* PYA_V_GLOBALS: globals(), locals() or vars() of this module */
+	unsigned guess_local : 1; /* meth_tok is a bare local name, not a method */
 	char *s;
 	char *meth;
 	long num;
-	int dynamic;
+	/* PYA_V_UNKNOWN: the attribute just taken of an object that cannot be
+	 * named, or the bare name of a local; a call of it is reported as
+	 * ".name". Points into the statement's tokens: never kept. */
+	const struct pytok *meth_tok;
 	struct pya_val *items;
 	size_t n_items;
 };
@@ -50,6 +60,8 @@ struct pya_ctx {
 	char **star;          /* modules imported with '*' */
 	size_t n_star;
 	struct py_metrics *m;
+	const struct pya_filter *filter; /* NULL: report every unnamed call */
+	struct pylex *lx;     /* the file's lexer, for syntax errors; NULL in exec'd text */
 };
 
 /* Frees what v holds and zeroes it. */
@@ -63,6 +75,38 @@ static inline void pya_val_clear(struct pya_val *v)
 		*v = (struct pya_val){ 0 };
 }
 void pya_val_copy(struct pya_val *dst, const struct pya_val *src);
+/* v becomes the constant string s (taken over). */
+static inline void pya_set_str(struct pya_val *v, char *s)
+{
+	pya_val_clear(v);
+	v->k = PYA_V_STR;
+	v->s = s;
+}
+/* v becomes a reference to the qualified name s (taken over). */
+static inline void pya_set_ref(struct pya_val *v, char *s, int dynamic)
+{
+	pya_val_clear(v);
+	v->k = PYA_V_REF;
+	v->s = s;
+	v->dynamic = !!dynamic;
+}
+/* Does v (or an item of it) hold decoded data? Asked of nearly every
+ * operand: the items only when there are some. */
+int pya_items_decoded(const struct pya_val *v);
+static inline int pya_val_decoded(const struct pya_val *v)
+{
+	return v->k == PYA_V_DECODED || (v->n_items && pya_items_decoded(v));
+}
+/* Is v the builtins' namespace (builtins, __builtins__, vars(builtins),
+ * builtins.__dict__), not globals() or another object's __dict__? */
+int pya_is_builtins_ns(const struct pya_val *v);
+/* Reports a name computed at run time (special: "computed-builtin",
+ * "dynamic-attribute"), and decode-exec when the name was decoded. */
+void pya_computed_name(struct pya_ctx *c, const char *special, const struct pya_val *name,
+		       const struct pytok *at);
+/* A call: parses the arguments at *i (the '(') and replaces v, the callee,
+ * with what the call returns; reports the call. at: where it is reported. */
+void pya_call(struct pya_ctx *c, size_t *i, struct pya_val *v, const struct pytok *at);
 /* Folding helpers (pyfold_str.c): new strings, or NULL when not constant. */
 char *pya_format_str(const char *fmt, const struct pya_val *args, size_t n);
 char *pya_percent_str(const char *fmt, const struct pya_val *v);
@@ -76,6 +120,24 @@ void pya_expr(struct pya_ctx *c, size_t *i, struct pya_val *out);
 /* Resolves a bare name in the current scopes. */
 void pya_resolve_name(struct pya_ctx *c, const struct pytok *t, struct pya_val *out);
 void pya_emit(struct pya_ctx *c, struct pya_event *ev, const struct pytok *at);
+/* Where values come from (pyorigin.c). */
+/* Is a call of q (a qualified name, or ".meth" of an unnamed object) a read
+ * of data from outside the script? */
+int pya_reads_outside(const char *q);
+/* Is the reference q (sys.argv, os.environ...) data from outside? */
+int pya_ref_is_outside(const char *q);
+/* The origin of one argument value. */
+enum pya_origin pya_val_origin(const struct pya_val *v);
+/* Is this keyword argument an option flag (shell, stdout...) rather than
+ * the data the call works on? */
+int pya_kwarg_is_option(const char *name);
+/* The number of a stat module constant (stat.S_IWOTH), or -1. */
+long pya_stat_constant(const char *q);
+/* The truth value of an argument, when known. */
+enum pya_truth pya_val_truth(const struct pya_val *v, const struct pytok *first, size_t ntok);
+/* Scans the decoded source for bidirectional control characters and
+ * reports the first as a "bidi-control" special event. */
+void pya_scan_bidi(struct pya_ctx *c, const char *buf, size_t len);
 /* Analyzes text (exec'd constant strings) as code with dynamic events. */
 void pya_analyze_text(struct pya_ctx *c, const char *s, size_t n, const struct pytok *at);
 static inline __attribute__((always_inline)) int pya_tok_is(const struct pya_ctx *c, size_t i,

@@ -5,12 +5,6 @@
 
 #include "pyanalyze_int.h"
 
-static void set_str(struct pya_val *v, char *s)
-{
-	pya_val_clear(v);
-	v->k = PYA_V_STR;
-	v->s = s;
-}
 
 void pya_val_release(struct pya_val *v)
 {
@@ -151,7 +145,7 @@ void pya_chr_list(struct pya_val *v)
 		if (it->k == PYA_V_NUM && it->num > 0 && it->num < 0x110000) {
 			char u[5];
 			u[pylex_utf8_encode((uint32_t)it->num, u)] = '\0';
-			set_str(it, xstrdup(u));
+			pya_set_str(it, xstrdup(u));
 		}
 	}
 }

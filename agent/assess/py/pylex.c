@@ -4,6 +4,7 @@
  * and f-string nesting is capped, so no input can exhaust the stack. */
 #include <errno.h>
 #include <string.h>
+#include <stdio.h>
 
 #include "pylex.h"
 
@@ -32,8 +33,7 @@ static struct pytok *vec_push(struct pytok_vec *v)
 		v->cap = v->cap ? v->cap * 2 : 64;
 		v->t = xrealloc(v->t, v->cap * sizeof(*v->t));
 	}
-	memset(&v->t[v->n], 0, sizeof(v->t[0]));
-	return &v->t[v->n++];
+	return &v->t[v->n++]; /* emit() sets every field */
 }
 
 int pylex_open(struct pylex *lx, const uint8_t *data, size_t len, const char **reason,
@@ -122,16 +122,50 @@ static void set_error(struct pylex *lx, size_t off, const char *msg)
 	lx->error_col = lx->w_col;
 }
 
+void pylex_error_at(struct pylex *lx, unsigned line, unsigned col, const char *msg)
+{
+	if (lx->error)
+		return;
+	lx->error = xstrdup(msg);
+	lx->error_line = line;
+	lx->error_col = col;
+}
+
+/* Brackets: pushed open, matched on close; a closer without an opener or
+ * of another kind is Python's error at that closer. */
+static void bracket_open(struct pylex *lx, char c, size_t off)
+{
+	if (lx->n_brackets < PYLEX_MAX_BRACKETS) {
+		lx->bracket[lx->n_brackets] = c;
+		lx->bracket_off[lx->n_brackets] = off;
+	}
+	lx->n_brackets++;
+}
+
+static void bracket_close(struct pylex *lx, char c, size_t off)
+{
+	static const char open_of[128] = { [')'] = '(', [']'] = '[', ['}'] = '{' };
+	char msg[64];
+
+	if (lx->n_brackets == 0) {
+		snprintf(msg, sizeof(msg), "unmatched '%c'", c);
+		set_error(lx, off, msg);
+		return;
+	}
+	lx->n_brackets--;
+	if (lx->n_brackets < PYLEX_MAX_BRACKETS && lx->bracket[lx->n_brackets] != open_of[(int)c]) {
+		snprintf(msg, sizeof(msg), "closing parenthesis '%c' does not match opening "
+			 "parenthesis '%c'", c, lx->bracket[lx->n_brackets]);
+		set_error(lx, off, msg);
+	}
+}
+
 static struct pytok *emit(struct pylex *lx, struct pytok_vec *v, enum pytok_kind kind,
 			  size_t off, const char *s, size_t n)
 {
 	struct pytok *t = vec_push(v);
 	walk_to(lx, off);
-	t->kind = kind;
-	t->line = lx->w_line;
-	t->col = lx->w_col;
-	t->s = s;
-	t->n = n;
+	*t = (struct pytok){ .kind = kind, .line = lx->w_line, .col = lx->w_col, .s = s, .n = n };
 	return t;
 }
 
@@ -153,6 +187,15 @@ static int is_name_char(unsigned char c)
 static int is_newline(char c)
 {
 	return c == '\n' || c == '\r';
+}
+
+/* The offset of the line end after p (or len): comments end there. */
+static size_t line_end(const char *b, size_t len, size_t p)
+{
+	const char *nl = memchr(b + p, '\n', len - p);
+	size_t e = nl ? (size_t)(nl - b) : len;
+	const char *cr = memchr(b + p, '\r', e - p); /* old Mac line ends */
+	return cr ? (size_t)(cr - b) : e;
 }
 
 static size_t skip_newline(const char *b, size_t len, size_t p)
@@ -260,6 +303,14 @@ static size_t lex_string(struct pylex *lx, struct pytok_vec *v, size_t start, si
 	struct pytok *t;
 
 	for (;;) {
+		if (triple && i < end) {
+			/* Docstrings are long: straight to the next quote or
+			 * backslash, the only bytes that matter inside them. */
+			const char *qp = memchr(b + i, q, end - i);
+			size_t qi = qp ? (size_t)(qp - b) : end;
+			const char *bs = memchr(b + i, '\\', qi - i);
+			i = bs ? (size_t)(bs - b) : qi;
+		}
 		if (i >= end || (!triple && is_newline(b[i]))) {
 			set_error(lx, start, "unterminated string literal");
 			flags |= PYT_F_UNTERMINATED;
@@ -384,10 +435,30 @@ static size_t lex_token(struct pylex *lx, struct pytok_vec *v, size_t p, size_t 
 	if (c == '\'' || c == '"')
 		return lex_string(lx, v, p, p, end, 0, fdepth);
 	size_t n = lex_operator(b, p, end);
-	if (n == 1 && (c == '(' || c == '[' || c == '{'))
-		(*depth)++;
-	else if (n == 1 && (c == ')' || c == ']' || c == '}') && *depth > 0)
-		(*depth)--;
+	if (n == 1) {
+		switch (c) {
+		case '(': case '[': case '{':
+			(*depth)++;
+			bracket_open(lx, (char)c, p);
+			break;
+		case ')': case ']': case '}':
+			if (*depth > 0)
+				(*depth)--;
+			bracket_close(lx, (char)c, p);
+			break;
+		case '$': case '?': case '`':
+			set_error(lx, p, "invalid character");
+			break;
+		case '!':
+			set_error(lx, p, "invalid syntax: '!' alone");
+			break;
+		case '\\':
+			set_error(lx, p, "unexpected character after line continuation character");
+			break;
+		default:
+			break;
+		}
+	}
 	emit(lx, v, PYT_OP, p, b + p, n);
 	if (c > '\r' && c < 0x80)
 		walk_past_ascii(lx, p + n);
@@ -406,8 +477,7 @@ static size_t lex_range(struct pylex *lx, struct pytok_vec *v, size_t p, size_t 
 			continue;
 		}
 		if (c == '#') {
-			while (p < end && !is_newline(b[p]))
-				p++;
+			p = line_end(b, end, p);
 			continue;
 		}
 		p = lex_token(lx, v, p, end, &depth, fdepth);
@@ -432,6 +502,24 @@ static size_t measure_indent(const char *b, size_t len, size_t *p)
 		(*p)++;
 	}
 	return col;
+}
+
+/* Python's indentation errors, before set_indent() takes the new depth. */
+static void check_indent(struct pylex *lx, size_t col, size_t off)
+{
+	size_t top = lx->indents[lx->n_indents - 1];
+
+	if (col > top && !lx->expect_block) {
+		set_error(lx, off, "unexpected indent");
+	} else if (col <= top && lx->expect_block) {
+		set_error(lx, off, "expected an indented block");
+	} else if (col < top) {
+		size_t k = lx->n_indents;
+		while (k > 1 && lx->indents[k - 1] > col)
+			k--;
+		if (lx->indents[k - 1] != col)
+			set_error(lx, off, "unindent does not match any outer indentation level");
+	}
 }
 
 static void set_indent(struct pylex *lx, size_t col, struct pytok_vec *v)
@@ -471,14 +559,14 @@ int pylex_statement(struct pylex *lx, struct pytok_vec *v)
 		}
 		size_t col = measure_indent(b, len, &p);
 		if (p < len && b[p] == '#')
-			while (p < len && !is_newline(b[p]))
-				p++;
+			p = line_end(b, len, p);
 		if (p < len && is_newline(b[p])) {
 			p = skip_newline(b, len, p);
 			continue;
 		}
 		if (p >= len)
 			continue;
+		check_indent(lx, col, p);
 		set_indent(lx, col, v);
 		break;
 	}
@@ -491,8 +579,7 @@ int pylex_statement(struct pylex *lx, struct pytok_vec *v)
 			continue;
 		}
 		if (c == '#') {
-			while (p < len && !is_newline(b[p]))
-				p++;
+			p = line_end(b, len, p);
 			continue;
 		}
 		if (c == '\\' && p + 1 < len && is_newline(b[p + 1])) {
@@ -508,5 +595,14 @@ int pylex_statement(struct pylex *lx, struct pytok_vec *v)
 		p = lex_token(lx, v, p, len, &depth, 0);
 	}
 	lx->p = p;
+	if (lx->n_brackets) {
+		/* Only the end of the file ends a statement with open brackets. */
+		char msg[48];
+		size_t k = lx->n_brackets <= PYLEX_MAX_BRACKETS ? lx->n_brackets - 1 : PYLEX_MAX_BRACKETS - 1;
+		snprintf(msg, sizeof(msg), "'%c' was never closed", lx->bracket[k]);
+		set_error(lx, lx->bracket_off[k], msg);
+		lx->n_brackets = 0;
+	}
+	lx->expect_block = v->n > 0 && pytok_is(&v->t[v->n - 1], PYT_OP, ":");
 	return 1;
 }

@@ -85,9 +85,20 @@ struct pylex {
 	char encoding[64];   /* normalized codec name, "utf-8" by default */
 	enum pylex_encoding_status encoding_status;
 	unsigned encoding_line;
-	char *error;         /* first lexical problem (unterminated string...) */
+	/* The first syntax error Python would stop at: an unterminated
+	 * string, a bracket never closed or closed by another kind, an
+	 * invalid character, an indentation that matches no block, a block
+	 * header without its ':' (reported by the analyzer). */
+	char *error;
 	unsigned error_line, error_col;
+	/* Open brackets of the current statement: kind and offset, the
+	 * first PYLEX_MAX_BRACKETS of them (deeper ones are only counted). */
+	char bracket[32];
+	size_t bracket_off[32];
+	size_t n_brackets;
+	int expect_block;    /* the last statement ended with ':' */
 };
+#define PYLEX_MAX_BRACKETS 32
 
 /* Checks and decodes a snapshot. Returns 0, or -EINVAL when the file is not
  * source text: *reason (static string) and *offset (byte offset in data) say
@@ -99,6 +110,9 @@ void pylex_close(struct pylex *lx);
 /* Appends the tokens of the next logical line to v (reset first). Returns 1
  * when a statement was read, 0 at the end of the file. */
 int pylex_statement(struct pylex *lx, struct pytok_vec *v);
+
+/* Records a syntax error at a position, unless one is known already. */
+void pylex_error_at(struct pylex *lx, unsigned line, unsigned col, const char *msg);
 
 /* Internal to the lexer's files. */
 int pylex_detect_encoding(struct pylex *lx, const uint8_t *data, size_t len,

@@ -52,12 +52,18 @@ size_t pya_scope_indent(const struct pya_scope *sc)
 	return sc->indent;
 }
 
-static struct slot *find_slot(struct slot *slots, size_t cap, const char *name, size_t n)
+static struct slot *find_slot_hashed(struct slot *slots, size_t cap, size_t h, const char *name,
+				     size_t n)
 {
-	size_t i = hash_name(name, n) & (cap - 1);
+	size_t i = h & (cap - 1);
 	while (slots[i].name && (slots[i].n != n || memcmp(slots[i].name, name, n) != 0))
 		i = (i + 1) & (cap - 1);
 	return &slots[i];
+}
+
+static struct slot *find_slot(struct slot *slots, size_t cap, const char *name, size_t n)
+{
+	return find_slot_hashed(slots, cap, hash_name(name, n), name, n);
 }
 
 void pya_scope_bind(struct pya_scope *sc, const char *name, size_t n, const struct pya_binding *b)
@@ -85,8 +91,12 @@ void pya_scope_bind(struct pya_scope *sc, const char *name, size_t n, const stru
 
 const struct pya_binding *pya_scope_lookup(const struct pya_scope *sc, const char *name, size_t n)
 {
+	size_t h = hash_name(name, n); /* once for every scope outward */
+
 	for (; sc; sc = sc->parent) {
-		struct slot *s = find_slot(sc->slots, sc->cap, name, n);
+		if (!sc->used)
+			continue;
+		struct slot *s = find_slot_hashed(sc->slots, sc->cap, h, name, n);
 		if (s->name)
 			return &s->b;
 	}

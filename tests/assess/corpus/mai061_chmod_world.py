@@ -1,4 +1,4 @@
 # expect: HIGH
-# rules: MAI060
+# rules: MAI061
 import os
 os.chmod('x', 0o777)

@@ -1,0 +1,30 @@
+"""What the assess suite's Python tests share: the environment meson gives
+them, a list of failures that check() collects, and finish(), which prints
+them with the closing line and exits 1 when there is any."""
+import os
+import sys
+
+agent = os.environ["MAI_AGENT"]
+root = os.environ.get("MAI_SOURCE_ROOT", "")
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+
+
+def skip_or_fail(msg):
+    """A missing tool: a failure under MAI_REQUIRE_REAL=1 (CI), else exit 77."""
+    if os.environ.get("MAI_REQUIRE_REAL") == "1":
+        print("FAIL " + msg)
+        sys.exit(1)
+    print("SKIP: " + msg)
+    sys.exit(77)
+
+
+def finish():
+    for f in failures:
+        print("FAIL " + f)
+    print("%d failures" % len(failures))
+    sys.exit(1 if failures else 0)

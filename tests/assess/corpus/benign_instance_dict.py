@@ -1,0 +1,7 @@
+# expect: LOW
+# absent: MAI019 MAI013
+class Box:
+    pass
+b = Box()
+for k in list(b.__dict__):
+    del b.__dict__[k]

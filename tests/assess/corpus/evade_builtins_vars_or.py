@@ -1,0 +1,5 @@
+# expect: HIGH
+# rules: MAI019
+import builtins
+n = input()
+f = vars(builtins)[n] or print

@@ -1,0 +1,4 @@
+# expect: HIGH
+# rules: MAI013
+name = input()
+globals()[name]('1')

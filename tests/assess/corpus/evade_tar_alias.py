@@ -1,0 +1,6 @@
+# expect: HIGH
+# rules: MAI047
+import tarfile as t
+opener = t.open
+archive = opener('a.tar')
+archive.extractall()

@@ -1,0 +1,5 @@
+# expect: HIGH
+# rules: MAI001
+# absent: MAI006
+import subprocess
+subprocess.getoutput('ls -l')

@@ -1,0 +1,4 @@
+# expect: HIGH
+# rules: MAI001
+import popen2
+popen2.popen3('ls')[0].read()

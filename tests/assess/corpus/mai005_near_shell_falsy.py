@@ -1,0 +1,7 @@
+# expect: HIGH
+# rules: MAI006
+# absent: MAI005
+import subprocess
+subprocess.call(['ls'], shell=0)
+subprocess.call(['ls'], shell=[])
+subprocess.call(['ls'], shell=None)

@@ -1,0 +1,5 @@
+# expect: HIGH
+# rules: MAI005
+import subprocess
+subprocess.call('ls', shell='False')
+subprocess.call('ls', shell=[True])

@@ -1,0 +1,3 @@
+# expect: HIGH
+# rules: MAI006
+subprocess.call(['/bin/ls', '-l'])

@@ -1,0 +1,6 @@
+# expect: HIGH
+# rules: MAI009
+import sh
+sh.ls('-l')
+from sh import git
+git('status')

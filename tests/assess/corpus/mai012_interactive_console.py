@@ -1,0 +1,6 @@
+# expect: HIGH
+# rules: MAI012
+import code
+console = code.InteractiveConsole()
+console.push('print(1)')
+code.InteractiveInterpreter().runsource('print(2)')

@@ -1,0 +1,5 @@
+# expect: HIGH
+# rules: MAI012
+import _xxsubinterpreters as interp
+i = interp.create()
+interp.run_string(i, 'print(1)')

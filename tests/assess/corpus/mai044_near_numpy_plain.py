@@ -1,0 +1,4 @@
+# expect: LOW
+# absent: MAI044
+import numpy as np
+arr = np.load('a.npy', allow_pickle=False)

@@ -1,0 +1,5 @@
+# expect: HIGH
+# rules: MAI047
+import tarfile
+with tarfile.open('a.tar') as tar:
+    tar.extractall('out')

@@ -1,0 +1,5 @@
+# expect: MEDIUM
+# rules: MAI049
+import logging.config
+t = logging.config.listen(9999)
+t.start()

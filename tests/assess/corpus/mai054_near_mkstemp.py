@@ -1,0 +1,4 @@
+# expect: LOW
+# absent: MAI054
+import tempfile
+fd, name = tempfile.mkstemp()

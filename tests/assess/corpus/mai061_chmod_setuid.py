@@ -1,0 +1,5 @@
+# expect: HIGH
+# rules: MAI061
+# absent: MAI062 MAI063 MAI064
+import os, stat
+os.chmod('tool', stat.S_ISUID | stat.S_IRWXU)

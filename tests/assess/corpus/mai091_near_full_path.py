@@ -1,0 +1,5 @@
+# expect: HIGH
+# rules: MAI006
+# absent: MAI091
+import subprocess
+subprocess.run(['/usr/bin/git', 'status'])

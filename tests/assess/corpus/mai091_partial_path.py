@@ -1,0 +1,4 @@
+# expect: HIGH
+# rules: MAI091 MAI006
+import subprocess
+subprocess.run(['git', 'status'])

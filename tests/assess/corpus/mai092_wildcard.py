@@ -1,0 +1,4 @@
+# expect: HIGH
+# rules: MAI092 MAI001
+import os
+os.system('tar czf backup.tgz *')

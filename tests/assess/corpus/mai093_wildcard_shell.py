@@ -1,0 +1,4 @@
+# expect: HIGH
+# rules: MAI093 MAI005
+import subprocess
+subprocess.call('chown user *', shell=1)

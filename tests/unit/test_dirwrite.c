@@ -1,0 +1,238 @@
+/* dirwrite: files written into a directory that others can write, against
+ * what others can put there first (FIFOs, symlinks, hard links, their own
+ * files, directories), in a temporary directory. The parts that need files
+ * of another uid run as root (chown). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "dirwrite.h"
+#include "fileio.h"
+#include "testdir.h"
+
+static int open_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	return fd;
+}
+
+static char *slurp(const char *path)
+{
+	char *text = NULL;
+	size_t len;
+	assert_int_equal(fileio_read_path(path, 1 << 16, &text, &len), 0);
+	return text;
+}
+
+/* Names in dir that are temporaries of dirwrite. */
+static unsigned temporaries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	unsigned n = 0;
+	while ((de = readdir(d)))
+		n += dirwrite_is_temporary(de->d_name);
+	closedir(d);
+	return n;
+}
+
+static void test_writes_and_replaces_its_own_file(void **state)
+{
+	const char *dir = *state;
+	_cleanup_close_ int dfd = open_dir(dir);
+	_cleanup_free_ char *path = xasprintf("%s/a.result.json", dir);
+	char *detail = NULL;
+
+	mode_t old = umask(077);
+	assert_int_equal(dirwrite_replace(dfd, "a.result.json", "one\n", 4, 0644, DIRWRITE_DURABLE,
+					  &detail), 0);
+	assert_null(detail);
+	assert_int_equal(dirwrite_replace(dfd, "a.result.json", "two\n", 4, 0644, 0, &detail), 0);
+	umask(old);
+	_cleanup_free_ char *text = slurp(path);
+	assert_string_equal(text, "two\n");
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0644); /* not masked by the umask */
+	assert_int_equal(st.st_nlink, 1);
+	assert_int_equal(temporaries(dir), 0);
+}
+
+/* Nothing another user prepares is opened: a FIFO would block an open for
+ * writing forever (this test would hang), a symlink would be followed. */
+static void test_fifo_symlink_and_directory_are_refused(void **state)
+{
+	const char *dir = *state;
+	_cleanup_close_ int dfd = open_dir(dir);
+	_cleanup_free_ char *target = xasprintf("%s/target", dir);
+	_cleanup_free_ char *sym = xasprintf("%s/s.audit", dir);
+	char *detail = NULL;
+
+	assert_int_equal(mkfifoat(dfd, "f.result.json", 0666), 0);
+	assert_int_equal(dirwrite_replace(dfd, "f.result.json", "x", 1, 0644, 0, &detail), -EEXIST);
+	assert_non_null(strstr(detail, "a FIFO owned by"));
+	assert_non_null(strstr(detail, "nothing is written through it"));
+	free(detail);
+
+	assert_int_equal(fileio_write_atomic(target, "keep", 4, 0600), 0);
+	assert_int_equal(symlink(target, sym), 0);
+	assert_int_equal(dirwrite_replace(dfd, "s.audit", "x", 1, 0644, 0, &detail), -EEXIST);
+	assert_non_null(strstr(detail, "a symbolic link owned by"));
+	free(detail);
+	_cleanup_free_ char *kept = slurp(target);
+	assert_string_equal(kept, "keep");
+
+	assert_int_equal(mkdirat(dfd, "d.result.json", 0755), 0);
+	assert_int_equal(dirwrite_replace(dfd, "d.result.json", "x", 1, 0644, 0, &detail), -EISDIR);
+	assert_non_null(strstr(detail, "a directory"));
+	free(detail);
+	/* Even when the caller may replace others' files: never a directory. */
+	assert_int_equal(dirwrite_replace(dfd, "d.result.json", "x", 1, 0644,
+					  DIRWRITE_REPLACE_FOREIGN, &detail), -EISDIR);
+	free(detail);
+	/* ... but a FIFO or a symlink is replaced then, by rename. */
+	assert_int_equal(dirwrite_replace(dfd, "f.result.json", "y", 1, 0644,
+					  DIRWRITE_REPLACE_FOREIGN, &detail), 0);
+	struct stat st;
+	assert_int_equal(fstatat(dfd, "f.result.json", &st, AT_SYMLINK_NOFOLLOW), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(temporaries(dir), 0);
+}
+
+/* A hard link of the writer's own file at the name: replaced by a new
+ * file, the other name's content and mode untouched (an open would have
+ * written through it and made it 0644). */
+static void test_hard_link_is_replaced_not_written_through(void **state)
+{
+	const char *dir = *state;
+	_cleanup_close_ int dfd = open_dir(dir);
+	_cleanup_free_ char *secret = xasprintf("%s/secret", dir);
+	_cleanup_free_ char *side = xasprintf("%s/h.result.json", dir);
+	char *detail = NULL;
+
+	assert_int_equal(fileio_write_atomic(secret, "private\n", 8, 0600), 0);
+	assert_int_equal(link(secret, side), 0);
+	assert_int_equal(dirwrite_replace(dfd, "h.result.json", "{}\n", 3, 0644, 0, &detail), 0);
+	_cleanup_free_ char *text = slurp(secret);
+	assert_string_equal(text, "private\n");
+	struct stat st;
+	assert_int_equal(stat(secret, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(st.st_nlink, 1);
+	_cleanup_free_ char *now = slurp(side);
+	assert_string_equal(now, "{}\n");
+}
+
+static void test_other_users_file_is_refused(void **state)
+{
+	const char *dir = *state;
+	_cleanup_close_ int dfd = open_dir(dir);
+	_cleanup_free_ char *theirs = xasprintf("%s/t.result.json", dir);
+	char *detail = NULL;
+
+	if (geteuid() != 0)
+		skip(); /* a file of another uid needs root */
+	assert_int_equal(fileio_write_atomic(theirs, "theirs\n", 7, 0666), 0);
+	assert_int_equal(chown(theirs, 999, 999), 0);
+	assert_int_equal(dirwrite_replace(dfd, "t.result.json", "x", 1, 0644, 0, &detail), -EEXIST);
+	assert_non_null(strstr(detail, "a regular file owned by"));
+	assert_non_null(strstr(detail, "uid 999"));
+	free(detail);
+	_cleanup_free_ char *text = slurp(theirs);
+	assert_string_equal(text, "theirs\n");
+	/* An answer file may take another user's place (by rename). */
+	assert_int_equal(dirwrite_replace(dfd, "t.result.json", "mine\n", 5, 0644,
+					  DIRWRITE_REPLACE_FOREIGN, &detail), 0);
+	struct stat st;
+	assert_int_equal(stat(theirs, &st), 0);
+	assert_int_equal(st.st_uid, 0);
+}
+
+static void test_name_too_long(void **state)
+{
+	const char *dir = *state;
+	_cleanup_close_ int dfd = open_dir(dir);
+	char name[300];
+	char *detail = NULL;
+	memset(name, 'n', 256);
+	name[256] = '\0';
+	assert_int_equal(dirwrite_replace(dfd, name, "x", 1, 0644, 0, &detail), -ENAMETOOLONG);
+	assert_non_null(strstr(detail, "256 bytes long"));
+	free(detail);
+	/* 255 bytes is a file name: the temporary's name is short, not longer. */
+	name[255] = '\0';
+	assert_int_equal(dirwrite_replace(dfd, name, "x", 1, 0644, 0, &detail), 0);
+}
+
+/* After a crash: the agent's own temporaries go, nothing else. */
+static void test_clear_temporaries(void **state)
+{
+	const char *dir = *state;
+	_cleanup_close_ int dfd = open_dir(dir);
+	static const char *const ours[] = {
+		DIRWRITE_TEMP_PREFIX "0123456789abcdef",
+		"foo.result.json.tmp.4242",
+		"foo.audit.tmp.17",
+	};
+	static const char *const kept[] = {
+		DIRWRITE_TEMP_PREFIX "0123",            /* not 16 hex digits */
+		DIRWRITE_TEMP_PREFIX "0123456789ABCDEF", /* not lower-case hex */
+		"notes.tmp.12",
+		"foo.result.json",
+		"x.py",
+	};
+	unsigned removed = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(ours); i++) {
+		_cleanup_free_ char *p = xasprintf("%s/%s", dir, ours[i]);
+		assert_int_equal(fileio_write_atomic(p, "x", 1, 0600), 0);
+		assert_true(dirwrite_is_temporary(ours[i]));
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(kept); i++) {
+		_cleanup_free_ char *p = xasprintf("%s/%s", dir, kept[i]);
+		assert_int_equal(fileio_write_atomic(p, "x", 1, 0600), 0);
+		assert_false(dirwrite_is_temporary(kept[i]));
+	}
+	/* A FIFO at a temporary's name is not the agent's and is left alone. */
+	assert_int_equal(mkfifoat(dfd, DIRWRITE_TEMP_PREFIX "fedcba9876543210", 0600), 0);
+	bool root = geteuid() == 0;
+	if (root) {
+		_cleanup_free_ char *p = xasprintf("%s/%s", dir, DIRWRITE_TEMP_PREFIX "1111111111111111");
+		assert_int_equal(fileio_write_atomic(p, "x", 1, 0600), 0);
+		assert_int_equal(chown(p, 999, 999), 0);
+	}
+	assert_int_equal(dirwrite_clear_temporaries(dfd, &removed), 0);
+	assert_int_equal(removed, ARRAY_SIZE(ours));
+	struct stat st;
+	for (size_t i = 0; i < ARRAY_SIZE(ours); i++)
+		assert_int_equal(fstatat(dfd, ours[i], &st, AT_SYMLINK_NOFOLLOW), -1);
+	for (size_t i = 0; i < ARRAY_SIZE(kept); i++)
+		assert_int_equal(fstatat(dfd, kept[i], &st, AT_SYMLINK_NOFOLLOW), 0);
+	assert_int_equal(fstatat(dfd, DIRWRITE_TEMP_PREFIX "fedcba9876543210", &st,
+				 AT_SYMLINK_NOFOLLOW), 0);
+	if (root)
+		assert_int_equal(fstatat(dfd, DIRWRITE_TEMP_PREFIX "1111111111111111", &st,
+					 AT_SYMLINK_NOFOLLOW), 0);
+}
+
+int main(void)
+{
+#define T(f) cmocka_unit_test_setup_teardown(f, testdir_setup, testdir_teardown)
+	const struct CMUnitTest tests[] = {
+		T(test_writes_and_replaces_its_own_file),
+		T(test_fifo_symlink_and_directory_are_refused),
+		T(test_hard_link_is_replaced_not_written_through),
+		T(test_other_users_file_is_refused),
+		T(test_name_too_long),
+		T(test_clear_temporaries),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
