@@ -1,17 +1,35 @@
 #!/bin/sh
-# Line coverage of the unit suite, per source folder.
+# Line coverage of the whole suite, per source folder and per file.
 #
-#   tests/coverage.sh [BUILD_DIR]     (default: build-coverage)
+#   tests/coverage.sh [--doc] [BUILD_DIR]     (default: build-coverage)
 #
 # Configures a separate build directory with meson's b_coverage (no
-# sanitizers: their instrumentation skews the counts), runs the 'unit' suite
-# and prints the covered lines of agent/ and fs/ per folder with gcovr. The
-# full report per file is left in BUILD_DIR/coverage.txt.
+# sanitizers: their instrumentation skews the counts), runs the unit, assess
+# and integration suites against it exactly as ./run-tests does (real
+# Docker, FUSE and inotify, MAI_REQUIRE_REAL=1: nothing may skip), so that
+# every mai-agent and maiaudit process the tests start adds its counts, and
+# prints the covered lines of agent/ and fs/ per folder. It leaves in
+# BUILD_DIR:
+#   coverage.txt           the report per file (gcovr)
+#   coverage.json          line by line (gcovr), for tests/coverage_report.py
+#   coverage.md            per folder, per file, and every uncovered block of
+#                          lines with the reason it stays uncovered
+# With --doc, coverage.md is also copied to tests/COVERAGE.md.
+# Environment: COVERAGE_SUITES (default "unit assess integration"),
+# MESON_TESTTHREADS (tests at a time, default four per CPU).
+# Needs root, Docker and FUSE like ./run-tests; run that once first (it sets
+# up the packages and the sandbox images).
 set -eu
 
 cd "$(dirname "$0")/.."
 root=$(pwd)
+doc=0
+if [ "${1:-}" = --doc ]; then
+	doc=1
+	shift
+fi
 build=${1:-build-coverage}
+suites=${COVERAGE_SUITES:-unit assess integration}
 
 for tool in meson ninja gcovr python3; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
@@ -28,40 +46,38 @@ if [ ! -f "$build/build.ninja" ]; then
 	rm -f "$build.setup.log"
 fi
 ninja -C "$build" >/dev/null
-
+# Outputs of sources that no longer exist (a file removed or renamed since
+# the directory was set up): their notes would name missing sources.
+ninja -C "$build" -t cleandead >/dev/null
+find "$build" -name '*.gcno' | while read -r note; do
+	[ -f "${note%.gcno}.o" ] || rm -f "$note" "${note%.gcno}.gcda"
+done
 # Counters from an earlier run would add up with this one.
 find "$build" -name '*.gcda' -delete
 
-meson test -C "$build" --suite unit --print-errorlogs >"$build/unit-tests.log" 2>&1 || {
-	echo "coverage.sh: the unit suite failed; see $build/unit-tests.log" >&2
-	exit 1
-}
+set --
+for s in $suites; do
+	set -- "$@" --suite "$s"
+done
+export MAI_REQUIRE_REAL=1
+export MESON_TESTTHREADS="${MESON_TESTTHREADS:-$(($(nproc) * 4))}"
+status=0
+meson test -C "$build" --print-errorlogs "$@" >"$build/tests.log" 2>&1 || status=$?
+if [ $status -ne 0 ]; then
+	echo "coverage.sh: some tests failed (their lines count as not covered); see $build/tests.log:" >&2
+	grep -E '^ *[0-9]+/[0-9]+ .* (FAIL|TIMEOUT)' "$build/tests.log" >&2 || true
+fi
 
 gcovr --root "$root" --filter "$root/agent/" --filter "$root/fs/" \
-	--txt "$build/coverage.txt" --json-summary "$build/coverage-summary.json" \
-	"$build" >/dev/null
+	--txt "$build/coverage.txt" --json "$build/coverage.json" "$build" >"$build/gcovr.log" 2>&1 || {
+	echo "coverage.sh: gcovr failed (a source changed during the run?); see $build/gcovr.log" >&2
+	exit 1
+}
+python3 "$root/tests/coverage_report.py" "$build/coverage.json" "$root/tests/coverage-reasons.txt" \
+	"$suites" >"$build/coverage.md"
+[ $doc = 0 ] || cp "$build/coverage.md" "$root/tests/COVERAGE.md"
 
-python3 - "$build/coverage-summary.json" <<'PY'
-import json, os, sys
-
-with open(sys.argv[1]) as f:
-    summary = json.load(f)
-folders = {}
-for entry in summary["files"]:
-    folder = os.path.dirname(entry["filename"]) or "."
-    total, covered = folders.get(folder, (0, 0))
-    folders[folder] = (total + entry["line_total"], covered + entry["line_covered"])
-
-print("line coverage of the unit suite")
-print("%-12s %8s %8s %7s" % ("folder", "lines", "covered", "cover"))
-all_total = all_covered = 0
-for folder in sorted(folders):
-    total, covered = folders[folder]
-    all_total += total
-    all_covered += covered
-    pct = 100.0 * covered / total if total else 100.0
-    print("%-12s %8d %8d %6.1f%%" % (folder + "/", total, covered, pct))
-pct = 100.0 * all_covered / all_total if all_total else 100.0
-print("%-12s %8d %8d %6.1f%%" % ("total", all_total, all_covered, pct))
-PY
-echo "per file: $build/coverage.txt"
+# The per-folder table of coverage.md on the terminal.
+sed -n '/^## Per folder/,/^## Per file/p' "$build/coverage.md" | sed '1d;$d'
+echo "per file and every uncovered block: $build/coverage.md (gcovr's own report: $build/coverage.txt)"
+exit $status

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "assess.h"
 #include "assess_external.h"
@@ -511,11 +512,16 @@ int cmd_run(int argc, char **argv)
 		log_errorx("run: unexpected argument '%s'; see 'mai-agent run --help'", argv[optind]);
 		return MAI_EXIT_USAGE;
 	}
-	if (log_file && !freopen(log_file, "a", stderr)) {
-		log_error("run: cannot open the log file %s", log_file);
-		return MAI_EXIT_USAGE;
-	}
 	if (log_file) {
+		/* Opened before stderr is replaced: freopen() would close stderr
+		 * first, and the message saying why it failed would go nowhere. */
+		int fd = open(log_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+		if (fd < 0) {
+			log_error("run: cannot open the log file %s (--log-file)", log_file);
+			return MAI_EXIT_USAGE;
+		}
+		dup2(fd, STDERR_FILENO);
+		close(fd);
 		setvbuf(stderr, NULL, _IOLBF, 0);
 		log_set_timestamps(true);
 	}

@@ -111,6 +111,22 @@ static json_t *get_object(json_t *obj, const char *key, bool required, const cha
 	return v;
 }
 
+/* An optional object field: *out is NULL when absent; -1 when of another type. */
+static int opt_object(json_t *obj, const char *key, json_t **out, const char *what, char **err)
+{
+	json_t *v = json_object_get(obj, key);
+
+	*out = NULL;
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_object(v)) {
+		shape_error(err, what, key, "is not an object");
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
 static json_t *load_object(const char *body, size_t len, const char *what, char **err)
 {
 	json_t *j = load(body, len, what, err);
@@ -302,7 +318,7 @@ enum docker_error docker_codec_parse_network(const char *body, size_t len,
 					     struct docker_network *out, char **err)
 {
 	const char *w = "network inspect";
-	json_t *j = load_object(body, len, w, err), *ipam, *cfg, *first, *opts;
+	json_t *j = load_object(body, len, w, err), *ipam = NULL, *cfg, *first, *opts;
 	int r;
 
 	memset(out, 0, sizeof(*out));
@@ -311,7 +327,7 @@ enum docker_error docker_codec_parse_network(const char *body, size_t len,
 	r = get_string(j, "Id", true, &out->id, w, err);
 	r = r ?: get_string(j, "Name", true, &out->name, w, err);
 	r = r ?: get_bool(j, "Internal", false, &out->internal, w, err);
-	ipam = r ? NULL : get_object(j, "IPAM", false, w, err);
+	r = r ?: opt_object(j, "IPAM", &ipam, w, err);
 	cfg = ipam ? json_object_get(ipam, "Config") : NULL;
 	if (r == 0 && cfg && !json_is_null(cfg) && !json_is_array(cfg))
 		r = shape_fail(err, w, "IPAM.Config", "is not an array");
@@ -509,22 +525,6 @@ enum docker_error docker_codec_parse_container(const char *body, size_t len,
 	out->exit_code = (int)code;
 	out->pid = (int)pid;
 	return DOCKER_OK;
-}
-
-/* An optional object field: *out is NULL when absent; -1 when of another type. */
-static int opt_object(json_t *obj, const char *key, json_t **out, const char *what, char **err)
-{
-	json_t *v = json_object_get(obj, key);
-
-	*out = NULL;
-	if (!v || json_is_null(v))
-		return 0;
-	if (!json_is_object(v)) {
-		shape_error(err, what, key, "is not an object");
-		return -1;
-	}
-	*out = v;
-	return 0;
 }
 
 enum docker_error docker_codec_parse_stats(const char *body, size_t len, struct docker_stats *out,

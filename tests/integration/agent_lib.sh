@@ -1,7 +1,7 @@
 # Sourced by the agent's integration scripts (agent_cli.sh, agent_failures.sh,
 # agent_dockerd.sh, network.sh): the temporary directory, failure counting,
-# skipping, reading result.json fields, starting and stopping a
-# 'mai-agent run'.
+# skipping, starting and stopping a 'mai-agent run' (agent_start.sh, which
+# also reads result.json fields).
 #
 # Sets AGENT, T (removed at exit), PID (the running agent, or empty) and
 # fails. A script that needs more at exit defines on_exit(); it runs after
@@ -50,28 +50,6 @@ skip() {
 require_docker() {
 	curl -sf --unix-socket "$1" http://localhost/_ping > /dev/null 2>&1 ||
 		skip "the Docker engine does not answer at $1"
-}
-
-# field FILE KEY: a string or number of a result document; KEY may be
-# dotted (decision.by), a number indexing a list (dependencies.0).
-field() {
-	python3 -c 'import json,sys
-v=json.load(open(sys.argv[1]))
-for k in sys.argv[2].split("."):
-    v=v[int(k)] if isinstance(v,list) else (v.get(k) if isinstance(v,dict) else None)
-print("" if v is None else v)' "$1" "$2" 2>/dev/null
-}
-
-# wait_field FILE KEY VALUE [SECONDS]: up to SECONDS (default 10).
-wait_field() {
-	i=0
-	while [ $i -lt $((${4:-10} * 20)) ]; do
-		[ -f "$1" ] && [ "$(field "$1" "$2")" = "$3" ] && return 0
-		sleep 0.05
-		i=$((i + 1))
-	done
-	fail "$1: $2 is '$(field "$1" "$2")', expected '$3'"
-	return 1
 }
 
 # write_agent_config DIR STATE [EXTRA-YAML]: agent.yaml for a drop directory
@@ -123,14 +101,13 @@ stop_agent() {
 	PID=
 }
 
-# containers_of_instance [SOCKET]: how many containers (any state) carry this
-# agent's mai.instance label (its state directory), asked of the Engine API.
+# containers_of_instance [SOCKET [SECONDS]]: how many containers (any state)
+# carry this agent's mai.instance label (its state directory), asked of the
+# Engine API. With SECONDS, asks again every 100 ms until there are none or
+# SECONDS have passed: the agent removes a finished run's container in the
+# background, after its result.
 containers_of_instance() {
-	filt=$(python3 -c 'import json,sys,urllib.parse
-print(urllib.parse.quote(json.dumps({"label": ["mai.instance=" + sys.argv[1]]})))' "$T/state")
-	curl -s --unix-socket "${1:-/var/run/docker.sock}" \
-		"http://localhost/containers/json?all=1&filters=$filt" |
-		python3 -c 'import json,sys; print(len(json.load(sys.stdin)))'
+	python3 -c "$_CONTAINERS_PY" "${1:-/var/run/docker.sock}" "$T/state" "${2:-0}" all
 }
 
 # unmount_view DIR: a FUSE mount left on DIR (an agent's --mount) goes.
@@ -140,20 +117,35 @@ unmount_view() {
 	fi
 }
 
-# leftover_containers [SOCKET]: the containers of this agent that are not its
-# warm pool (labelled mai.job=pool-LEVEL, created or running: being prepared
-# or waiting): what a finished job must not leave behind while the agent runs
-# with its pool (pool_size: auto).
+# leftover_containers [SOCKET [SECONDS]]: the same, leaving out the warm
+# pool's (labelled mai.job=pool-LEVEL, created or running: being prepared
+# or waiting): what a finished job must not leave behind while the agent
+# runs with its pool (pool_size: auto).
 leftover_containers() {
-	filt=$(python3 -c 'import json,sys,urllib.parse
-print(urllib.parse.quote(json.dumps({"label": ["mai.instance=" + sys.argv[1]]})))' "$T/state")
-	curl -s --unix-socket "${1:-/var/run/docker.sock}" \
-		"http://localhost/containers/json?all=1&filters=$filt" |
-		python3 -c 'import json,sys
-print(sum(1 for c in json.load(sys.stdin)
-          if not (c["State"] in ("created", "running")
-                  and c["Labels"].get("mai.job", "").startswith("pool-"))))'
+	python3 -c "$_CONTAINERS_PY" "${1:-/var/run/docker.sock}" "$T/state" "${2:-0}" jobs
 }
+
+_CONTAINERS_PY='import http.client, json, socket, sys, time, urllib.parse
+sock, instance, seconds, which = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
+class UnixConnection(http.client.HTTPConnection):
+    def connect(self):
+        self.sock = socket.socket(socket.AF_UNIX)
+        self.sock.connect(sock)
+query = urllib.parse.quote(json.dumps({"label": ["mai.instance=" + instance]}))
+def idle_pool(c):
+    return c["State"] in ("created", "running") and c["Labels"].get("mai.job", "").startswith("pool-")
+def count():
+    c = UnixConnection("localhost", timeout=10)
+    c.request("GET", "/containers/json?all=1&filters=" + query)
+    found = json.loads(c.getresponse().read())
+    c.close()
+    return sum(1 for c in found if which == "all" or not idle_pool(c))
+end = time.monotonic() + seconds
+n = count()
+while n and time.monotonic() < end:
+    time.sleep(0.1)
+    n = count()
+print(n)'
 
 # lib_finish NAME: the verdict of the script.
 lib_finish() {

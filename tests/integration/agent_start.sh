@@ -1,5 +1,7 @@
 # Sourced by the shell tests that need a real agent on a temp drop directory
-# (agent_cli.sh, agent_failures.sh, editors.sh, examples_run.sh). Needs AGENT (the mai-agent binary).
+# (agent_lib.sh and the scripts that source it, editors.sh,
+# examples_run.sh): its configuration, starting and stopping it, and reading
+# the fields of its result documents. Needs AGENT (the mai-agent binary).
 
 # security.yaml of every test configuration: Bandit (on by default, about
 # 0.3 s a job) stays off unless a test is about it; agent_cli.sh turns it on.
@@ -68,4 +70,63 @@ agent_start_or_skip() {
 agent_stop() {
 	[ -n "${AGENT_PID:-}" ] && kill -TERM "$AGENT_PID" 2>/dev/null && wait "$AGENT_PID"
 	AGENT_PID=
+}
+
+# The one Python program behind field and wait_field: FILE KEY SECONDS
+# [VALUE...]. KEY may be dotted (decision.by) and a number indexes a list
+# (dependencies.0). Without VALUE it prints the field once ('' when the
+# file, the key or the document is missing); with values it polls every
+# 20 ms until the field is one of them (exit 0) or SECONDS have passed
+# (exit 1, printing the last value seen); with MAI_FIELD_COPY set, the
+# document in which it saw the value is also written there (a result
+# changes while the agent works on it). One interpreter per wait, not
+# one per poll: starting python3 costs tens of milliseconds, far more on
+# a loaded machine.
+_FIELD_PY='import json, os, sys, time
+path, key, seconds, wants = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4:]
+text = ""
+def get():
+    global text
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        v = json.loads(text)
+        for k in key.split("."):
+            v = v[int(k)] if isinstance(v, list) else (v.get(k) if isinstance(v, dict) else None)
+    except (OSError, ValueError, IndexError):
+        return ""
+    return "" if v is None else str(v)
+end = time.monotonic() + seconds
+v = get()
+while wants and v not in wants and time.monotonic() < end:
+    time.sleep(0.02)
+    v = get()
+print(v)
+if wants and v not in wants:
+    sys.exit(1)
+if os.environ.get("MAI_FIELD_COPY"):
+    with open(os.environ["MAI_FIELD_COPY"], "w", encoding="utf-8") as f:
+        f.write(text)'
+
+# field FILE KEY: a string or number of a JSON document ('' when absent).
+field() {
+	python3 -c "$_FIELD_PY" "$1" "$2" 0
+}
+
+# wait_field FILE KEY VALUE [SECONDS [COPY]]: until FILE's KEY is VALUE, up
+# to SECONDS (default 10), the document seen then copied to COPY; otherwise
+# calls fail (the script's) and returns 1.
+wait_field() {
+	_got=$(MAI_FIELD_COPY=${5:-} python3 -c "$_FIELD_PY" "$1" "$2" "${4:-10}" "$3") && return 0
+	fail "$1: $2 is '$_got', expected '$3'"
+	return 1
+}
+
+# wait_final FILE [SECONDS]: until the result has a final state (completed,
+# rejected, blocked, awaiting_confirmation), up to SECONDS (default 120).
+wait_final() {
+	_got=$(python3 -c "$_FIELD_PY" "$1" state "${2:-120}" completed rejected blocked \
+		awaiting_confirmation) && return 0
+	fail "$1: no final state (state '$_got')"
+	return 1
 }

@@ -17,8 +17,21 @@ if dpkg-query -W -f='${Status}' mai-agent 2>/dev/null | grep -q installed; then
 	exit 1
 fi
 out=$(mktemp -d /tmp/mai-deb-test.XXXXXX)
+# dpkg_waiting LOG ARGS...: dpkg ARGS, waiting (up to 10 min) while another
+# dpkg or apt holds the package database's lock, as apt's
+# DPkg::Lock::Timeout does; dpkg itself gives up at once.
+dpkg_waiting() {
+	log=$1
+	shift
+	i=0
+	while ! dpkg "$@" >"$log" 2>&1; do
+		grep -q 'lock' "$log" && [ $i -lt 300 ] || return 1
+		sleep 2
+		i=$((i + 1))
+	done
+}
 cleanup() {
-	dpkg --purge mai-agent >"$out/purge.log" 2>&1 || cat "$out/purge.log" >&2
+	dpkg_waiting "$out/purge.log" --purge mai-agent || cat "$out/purge.log" >&2
 	rm -rf "$out"
 }
 trap cleanup EXIT
@@ -39,7 +52,8 @@ else
 	cp "$built" "$cache/$key/"
 	deb=$cache/$key/$(basename "$built")
 fi
-dpkg -i "$deb" >"$out/dpkg.log" 2>&1 || apt-get -f install -y -q >>"$out/dpkg.log" 2>&1
+dpkg_waiting "$out/dpkg.log" -i "$deb" ||
+	apt-get -o DPkg::Lock::Timeout=600 -f install -y -q >>"$out/dpkg.log" 2>&1
 want=$("$root/packaging/version.sh")
 version=$(/usr/bin/mai-agent --version)
 [ "$version" = "mai-agent $want" ] || { echo "deb: FAIL: --version said '$version', meson.build says $want" >&2; exit 1; }

@@ -251,20 +251,6 @@ else
 	[ $i -lt 100 ] || fail "the neighbour's listener at $NEIGHBOUR_IP:8000 does not answer the host (the check below would prove nothing)"
 fi
 
-# wait_final FILE: until the result has a final state (up to 120 s).
-wait_final() {
-	i=0
-	while [ $i -lt 1200 ]; do
-		case $(field "$1" state) in
-		completed|rejected|blocked|awaiting_confirmation) return 0 ;;
-		esac
-		sleep 0.1
-		i=$((i + 1))
-	done
-	fail "$1: no final state (state '$(field "$1" state)')"
-	return 1
-}
-
 drop() { # NAME: the script comes on stdin
 	cat > "$T/$1.tmp"
 	mv "$T/$1.tmp" "$T/drop/$1"

@@ -24,26 +24,37 @@ void test_options(struct sandbox_options *o)
 		l->tmpfs_bytes = 8LL << 20;
 		l->nofile = 64;
 		l->fsize_bytes = 16LL << 20;
-		l->timeout_ms = TIMEOUT_MS;
+		l->timeout_ms = t == TRUST_TRUSTED ? SHORT_TIMEOUT_MS : TIMEOUT_MS;
 		l->stdout_max = OUTPUT_MAX;
 		l->stderr_max = OUTPUT_MAX;
 	}
 }
 
-void run_in(struct sandbox *p, const char *name, const char *code, struct sandbox_result *r)
+static void run_at(struct sandbox *p, enum trust t, const char *name, const char *code,
+		   struct sandbox_result *r)
 {
 	struct sandbox_job job = {
 		.job_id = name, .file_name = name, .code = (const uint8_t *)code, .len = strlen(code),
-		.trust = TRUST_STANDARD,
+		.trust = t,
 	};
 	sandbox_run(p, &job, r);
 	if (r->verdict == SANDBOX_VERDICT_SANDBOX_ERROR)
 		print_message("%s: %s\n", name, r->message);
 }
 
+void run_in(struct sandbox *p, const char *name, const char *code, struct sandbox_result *r)
+{
+	run_at(p, TRUST_STANDARD, name, code, r);
+}
+
 void run(const char *name, const char *code, struct sandbox_result *r)
 {
-	run_in(sb, name, code, r);
+	run_at(sb, TRUST_STANDARD, name, code, r);
+}
+
+void run_short(const char *name, const char *code, struct sandbox_result *r)
+{
+	run_at(sb, TRUST_TRUSTED, name, code, r);
 }
 
 void expect_exit(const struct sandbox_result *r, int code)

@@ -136,7 +136,11 @@ for d in . entries runs; do
 	[ "$(stat -c %a "$MNT/$d")" = 555 ] || fail "$d mode $(stat -c %a "$MNT/$d")"
 done
 grep " $MNT " /proc/self/mountinfo | grep -q " ro[, ]" || fail "mount is not read-only"
-ok "layout, modes 0444/0555, mounted ro"
+# df and stat -f ask the view itself (statfs): a read-only file system of
+# 4 KiB blocks, none of them free.
+[ "$(stat -f -c '%S %f %a' "$MNT")" = "4096 0 0" ] ||
+	fail "stat -f on the mount: $(stat -f -c '%S %f %a' "$MNT")"
+ok "layout, modes 0444/0555, mounted ro, statfs"
 
 # ---- status.json --------------------------------------------------------
 grep -q "\"message\": \"the agent is not running: $STATE/status.json does not exist" "$MNT/status.json" ||
@@ -207,7 +211,12 @@ ok "every write-type call answers EROFS ($(grep -c EROFS "$T/probe.out") calls p
 
 # ---- lifecycle ------------------------------------------------------------
 stop_view TERM
-start_view
+# The log and key named outright instead of found under --state-dir, and
+# --debug: libfuse then logs every request.
+start_view --debug --log-dir "$STATE/audit" --pubkey "$PUB"
+grep -q "^OK n=100000 " "$MNT/verify" || fail "verify with --log-dir and --pubkey: $(cat "$MNT/verify")"
+grep -q 'opcode: ' "$LOG" || fail "--debug logged no request: $(tail -3 "$LOG")"
+ok "--log-dir and --pubkey name the same log and key; --debug logs each request"
 stop_view INT
 
 start_view

@@ -191,6 +191,125 @@ static void test_create_wait_list_image(void **state)
 	free(err);
 }
 
+/* Every other parser refuses a reply of the wrong shape with a message that
+ * names the field, and leaves nothing allocated. */
+static enum docker_error parse_any(const struct bad_case *c, char **err)
+{
+	const char *b = c->body;
+	size_t len = strlen(b);
+	enum docker_error e;
+
+	switch (c->name[0]) {
+	case 'w': { /* wait */
+		int64_t code;
+		return docker_codec_parse_wait(b, len, &code, err);
+	}
+	case 'v': { /* version */
+		struct docker_version v;
+		e = docker_codec_parse_version(b, len, &v, err);
+		assert_null(v.version);
+		return e;
+	}
+	case 'n': { /* network inspect */
+		struct docker_network n;
+		e = docker_codec_parse_network(b, len, &n, err);
+		assert_null(n.id);
+		assert_null(n.subnet);
+		return e;
+	}
+	case 'N': { /* network create */
+		char *id = NULL;
+		e = docker_codec_parse_network_create(b, len, &id, err);
+		assert_null(id);
+		return e;
+	}
+	case 'i': { /* image */
+		struct docker_image img;
+		e = docker_codec_parse_image(b, len, &img, err);
+		assert_null(img.id);
+		return e;
+	}
+	case 's': { /* stats */
+		struct docker_stats st;
+		return docker_codec_parse_stats(b, len, &st, err);
+	}
+	case 'l': { /* list */
+		char **ids = NULL;
+		size_t n;
+		e = docker_codec_parse_list(b, len, &ids, &n, err);
+		assert_null(ids);
+		return e;
+	}
+	case 'I': { /* info */
+		struct docker_info i;
+		e = docker_codec_parse_info(b, len, &i, err);
+		assert_null(i.runtimes);
+		return e;
+	}
+	}
+	fail_msg("case %s: no parser for it", c->name);
+	return DOCKER_OK;
+}
+
+static void test_other_replies_bad(void **state)
+{
+	static const struct bad_case cases[] = {
+		{ "wait: not json", "nope", "Docker's reply to container wait is not JSON (line 1 "
+					    "column 4: '[' or '{' expected near 'nope'): nope" },
+		{ "wait: no code", "{\"Error\":null}",
+		  "unexpected Docker reply to container wait: StatusCode is missing (expected an integer)" },
+		{ "wait: error string", "{\"StatusCode\":1,\"Error\":\"x\"}",
+		  "unexpected Docker reply to container wait: Error is not {\"Message\": string}" },
+		{ "wait: message number", "{\"StatusCode\":1,\"Error\":{\"Message\":5}}",
+		  "unexpected Docker reply to container wait: Error is not {\"Message\": string}" },
+		{ "version: array", "[]", "unexpected Docker reply to version: the reply is not a JSON object" },
+		{ "version: no api", "{\"Version\":\"20.10\"}",
+		  "unexpected Docker reply to version: ApiVersion is missing (expected a string)" },
+		{ "version: os number", "{\"Version\":\"20.10\",\"ApiVersion\":\"1.41\",\"Os\":1}",
+		  "unexpected Docker reply to version: Os is not a string" },
+		{ "network: not json", "{", "Docker's reply to network inspect is not JSON (line 1 column 1: "
+					   "string or '}' expected near end of file): {" },
+		{ "network: no name", "{\"Id\":\"n1\"}",
+		  "unexpected Docker reply to network inspect: Name is missing (expected a string)" },
+		{ "network: internal string", "{\"Id\":\"n1\",\"Name\":\"x\",\"Internal\":\"yes\"}",
+		  "unexpected Docker reply to network inspect: Internal is not a boolean" },
+		{ "network: ipam array", "{\"Id\":\"n1\",\"Name\":\"x\",\"IPAM\":[]}",
+		  "unexpected Docker reply to network inspect: IPAM is not an object" },
+		{ "network: config object", "{\"Id\":\"n1\",\"Name\":\"x\",\"IPAM\":{\"Config\":{}}}",
+		  "unexpected Docker reply to network inspect: IPAM.Config is not an array" },
+		{ "network: config entry", "{\"Id\":\"n1\",\"Name\":\"x\",\"IPAM\":{\"Config\":[1]}}",
+		  "unexpected Docker reply to network inspect: IPAM.Config[0] is not an object" },
+		{ "network: gateway number", "{\"Id\":\"n1\",\"Name\":\"x\",\"IPAM\":{\"Config\":"
+					     "[{\"Subnet\":\"10.0.0.0/24\",\"Gateway\":1}]}}",
+		  "unexpected Docker reply to network inspect: Gateway is not a string" },
+		{ "network: options array", "{\"Id\":\"n1\",\"Name\":\"x\",\"Options\":[]}",
+		  "unexpected Docker reply to network inspect: Options is not an object" },
+		{ "Network create: short id", "{\"Id\":\"n1\"}",
+		  "unexpected Docker reply to network create: Id is not a 64-digit network id" },
+		{ "image: no id", "{\"Size\":1}",
+		  "unexpected Docker reply to image inspect: Id is missing (expected a string)" },
+		{ "image: size string", "{\"Id\":\"sha256:ab\",\"Size\":\"1\"}",
+		  "unexpected Docker reply to image inspect: Size is not an integer" },
+		{ "stats: pids array", "{\"pids_stats\":[]}",
+		  "unexpected Docker reply to container stats: pids_stats is not an object" },
+		{ "stats: cpu usage number", "{\"cpu_stats\":{\"cpu_usage\":1}}",
+		  "unexpected Docker reply to container stats: cpu_usage is not an object" },
+		{ "stats: usage string", "{\"memory_stats\":{\"usage\":\"1\"}}",
+		  "unexpected Docker reply to container stats: usage is not an integer" },
+		{ "list: object", "{}", "unexpected Docker reply to container list: the reply is not a JSON array" },
+		{ "list: not json", "[", "Docker's reply to container list is not JSON (line 1 column 1: "
+					 "']' expected near end of file): [" },
+		{ "Info: runtime entry", "{\"ServerVersion\":\"x\",\"NCPU\":2,\"MemTotal\":1,"
+					 "\"Runtimes\":{\"runc\":1}}",
+		  "unexpected Docker reply to info: a Runtimes entry is not an object" },
+		{ "Info: security options", "{\"ServerVersion\":\"x\",\"NCPU\":2,\"MemTotal\":1,"
+					    "\"Runtimes\":{},\"SecurityOptions\":\"seccomp\"}",
+		  "unexpected Docker reply to info: SecurityOptions is not an array" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		check_bad(&cases[i], parse_any);
+}
+
 static void test_stats(void **state)
 {
 	static const char v1[] = "{\"pids_stats\":{\"current\":4},\"cpu_stats\":{\"cpu_usage\":"
@@ -356,6 +475,7 @@ int main(void)
 		cmocka_unit_test(test_container_inspect),
 		cmocka_unit_test(test_create_wait_list_image),
 		cmocka_unit_test(test_stats),
+		cmocka_unit_test(test_other_replies_bad),
 		cmocka_unit_test(test_error_message),
 		cmocka_unit_test(test_create_body_hardening),
 	};

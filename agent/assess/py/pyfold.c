@@ -2,6 +2,7 @@
  * slicing, chr() sequences, "".join, % and .format of literals), follows
  * names through imports, getattr, __import__, globals() and sys.modules, and
  * reports every call it passes with its resolved name and arguments. */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -262,12 +263,14 @@ static long parse_number(const struct pytok *t, int *ok)
 			buf[o++] = t->s[k];
 	buf[o] = '\0';
 	char *end;
+	errno = 0;
 	long v = strtol(buf, &end, 0);
 	if (buf[0] == '0' && (buf[1] == 'o' || buf[1] == 'O'))
 		v = strtol(buf + 2, &end, 8);
 	else if (buf[0] == '0' && (buf[1] == 'b' || buf[1] == 'B'))
 		v = strtol(buf + 2, &end, 2);
-	*ok = *end == '\0';
+	/* A literal past a long's range is left unknown, not clamped. */
+	*ok = *end == '\0' && errno != ERANGE;
 	return v;
 }
 

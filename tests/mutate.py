@@ -1,0 +1,411 @@
+#!/usr/bin/env python3
+"""Mutation testing of the audit and assess code: would the tests notice a
+wrong line?
+
+    tests/mutate.py [--build DIR] [--modules audit,assess,py] [--count N]
+                    [--seed S] [--list] [--keep-going]
+
+Makes a copy of the source tree in DIR/src and a plain build (no
+sanitizers, for speed) in DIR/build (default DIR: build-mutate in the
+repository). It finds every place in the modules' C files where one of
+these mutations applies:
+
+  relational   <  <=  >  >=  ==  !=  turned into their neighbour or negation
+  logical      && and || swapped; a unary ! removed
+  arithmetic   + and - swapped, << and >>, & and | (binary), += and -=,
+               ++ and --
+  constant     an integer literal N made N+1 (1 made 0)
+  condition    an if's condition negated: if (!(...))
+  statement    an expression statement (a call, an assignment) removed
+
+then picks COUNT of them (default 300, spread over the modules by their
+number of places; --seed makes another deterministic pick) and, for each
+mutant: writes it into the copy, rebuilds the modules' test programs (a
+mutant that does not compile is "stillborn" and not counted), and runs the
+module's tests side by side, each with a time limit (five times its time on
+the unmutated code, at least 20 s). A mutant is killed when a test fails
+or runs out of time (the others are stopped then); it survived when all
+pass. The report gives per
+module the killed, survived and stillborn mutants and the score (killed /
+(killed + survived)), then every survivor's file, line and mutation: a
+survivor is a change no test noticed. It is written to DIR/report.md and
+DIR/report.json too. The run is niced (10).
+
+Not mutated, because no test of a plain build could notice: calls that
+only free, close, log or lock (a leak or a missing lock shows only under a
+sanitizer or a race), numbers in array sizes, and the generated or
+table-only files (pynfkc_table.c).
+"""
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# module -> (source files under the repository, tests that exercise it)
+ASSESS_SUITE = ["assess-corpus", "assess-check-formats", "assess-check-jobs", "fuzz-replay"]
+MODULES = {
+    "audit": ("agent/audit", ["merkle", "audit_event", "sidecar", "blobstore", "audit",
+                              "cmd_verify", "audit_tamper", "fuzz-replay-audit"]),
+    "assess": ("agent/assess", ["assess", "assess_external"] + ASSESS_SUITE),
+    "py": ("agent/assess/py", ["pylex", "assess"] + ASSESS_SUITE),
+}
+SKIP_FILES = {"pynfkc_table.c"}
+UNOBSERVABLE_CALL = re.compile(
+    r"^\s*(\w*free\w*|\w*_clear|json_decref|close|fclose|closedir|log_\w+|pthread_\w+|"
+    r"\w*_unlock|\w*_lock|va_end|munmap)\s*\(")
+
+TOKEN = re.compile(r"""
+    (?P<comment>//[^\n]*|/\*.*?\*/)
+  | (?P<string>"(?:\\.|[^"\\\n])*")
+  | (?P<char>'(?:\\.|[^'\\\n])*')
+  | (?P<number>0[xX][0-9a-fA-F]+[uUlL]*|\d+\.\d*(?:[eE][-+]?\d+)?[fFlL]?|\d+[uUlL]*)
+  | (?P<ident>[A-Za-z_]\w*)
+  | (?P<op><<=|>>=|\.\.\.|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^]=|[-+*/%&|^!~<>=?:;,.(){}\[\]])
+  | (?P<space>\s+)
+  | (?P<other>.)
+""", re.S | re.X)
+
+KEYWORDS = {"if", "else", "for", "while", "do", "switch", "case", "default", "return", "break",
+            "continue", "goto", "sizeof", "struct", "union", "enum", "static", "const", "typedef",
+            "unsigned", "signed", "int", "char", "long", "short", "void", "bool", "double", "float",
+            "size_t", "ssize_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "int64_t", "int32_t",
+            "off_t", "pid_t", "extern", "inline", "volatile", "register", "_Bool", "json_t", "FILE",
+            "DIR", "va_list", "time_t", "mode_t", "uid_t", "gid_t", "uintptr_t", "socklen_t"}
+SWAP = {"<": ["<=", ">="], "<=": ["<", ">"], ">": [">=", "<="], ">=": [">", "<"],
+        "==": ["!="], "!=": ["=="], "&&": ["||"], "||": ["&&"], "+": ["-"], "-": ["+"],
+        "<<": [">>"], ">>": ["<<"], "&": ["|"], "|": ["&"], "+=": ["-="], "-=": ["+="],
+        "++": ["--"], "--": ["++"]}
+KIND = {"<": "relational", "<=": "relational", ">": "relational", ">=": "relational",
+        "==": "relational", "!=": "relational", "&&": "logical", "||": "logical"}
+
+
+def tokenize(text):
+    """Significant tokens as (kind, start, end, text); preprocessor lines skipped."""
+    toks, line_start = [], True
+    pos = 0
+    while pos < len(text):
+        if line_start:
+            m = re.match(r"[ \t]*#", text[pos:])
+            if m:  # a preprocessor line, with its continuations
+                end = pos
+                while True:
+                    nl = text.find("\n", end)
+                    if nl < 0:
+                        end = len(text)
+                        break
+                    if text[nl - 1] != "\\":
+                        end = nl
+                        break
+                    end = nl + 1
+                pos = end
+                continue
+        m = TOKEN.match(text, pos)
+        kind = m.lastgroup
+        if kind == "space":
+            if "\n" in m.group():
+                line_start = True
+        elif kind != "comment":
+            toks.append((kind, m.start(), m.end(), m.group()))
+            line_start = False
+        pos = m.end()
+    return toks
+
+
+def binary_context(toks, i):
+    """Whether the operator at i has an operand on its left (it is binary)."""
+    if i == 0:
+        return False
+    kind, _, _, text = toks[i - 1]
+    return kind in ("ident", "number", "string", "char") and text not in KEYWORDS or text in (")", "]")
+
+
+def matching(toks, i, open_, close):
+    depth = 0
+    for k in range(i, len(toks)):
+        if toks[k][3] == open_:
+            depth += 1
+        elif toks[k][3] == close:
+            depth -= 1
+            if depth == 0:
+                return k
+    return None
+
+
+def sites(path, text):
+    """Every mutant of one file: dicts with offsets and the replacement."""
+    toks = tokenize(text)
+    out = []
+    depth = 0
+    bracket = 0
+
+    def add(kind, start, end, new, label):
+        line = text.count("\n", 0, start) + 1
+        src = text.splitlines()[line - 1]
+        if re.match(r"\s*log_\w+\s*\(", src):
+            return
+        out.append({"file": path, "line": line, "start": start, "end": end, "new": new,
+                    "kind": kind, "label": label})
+
+    for i, (kind, start, end, tok) in enumerate(toks):
+        if tok == "{":
+            depth += 1
+        elif tok == "}":
+            depth -= 1
+        elif tok == "[":
+            bracket += 1
+        elif tok == "]":
+            bracket -= 1
+        if depth == 0:
+            continue  # only inside functions (and initialisers of file-scope tables)
+        if kind == "op" and tok in SWAP:
+            if tok in ("+", "-", "&", "|", "<", ">", "<<", ">>") and not binary_context(toks, i):
+                continue
+            for new in SWAP[tok]:
+                add(KIND.get(tok, "arithmetic"), start, end, new, "%s -> %s" % (tok, new))
+        elif kind == "op" and tok == "!" and i + 1 < len(toks) and toks[i + 1][3] != "=":
+            add("logical", start, end, "", "! removed")
+        elif kind == "number" and bracket == 0 and re.fullmatch(r"\d+[uUlL]*|0[xX][0-9a-fA-F]+[uUlL]*", tok):
+            digits = re.match(r"0[xX][0-9a-fA-F]+|\d+", tok).group()
+            suffix = tok[len(digits):]
+            octal = len(digits) > 1 and digits[0] == "0" and digits[1] not in "xX"
+            value = int(digits, 8 if octal else 0)
+            new = value - 1 if value == 1 else value + 1
+            hexa = digits[:2] in ("0x", "0X")
+            shown = ("0%o" if octal else "0x%x" if hexa else "%d") % new
+            add("constant", start, end, shown + suffix, "%s -> %s" % (tok, shown))
+        elif kind == "ident" and tok == "if" and i + 1 < len(toks) and toks[i + 1][3] == "(":
+            close = matching(toks, i + 1, "(", ")")
+            if close is None:
+                continue
+            a, b = toks[i + 1][2], toks[close][1]
+            add("condition", a, b, "!(" + text[a:b] + ")", "if condition negated")
+    # Expression statements alone on their line.
+    offset = 0
+    for line_text in text.splitlines(keepends=True):
+        stripped = line_text.strip()
+        m = re.match(r"([A-Za-z_]\w*)\s*(\(|=[^=]|->|\.|\[|\+=|-=|\|=|&=|\+\+|--)", stripped)
+        if (m and stripped.endswith(";") and m.group(1) not in KEYWORDS and
+                not UNOBSERVABLE_CALL.match(stripped) and not re.match(r"[A-Za-z_]\w*\s+[*A-Za-z_]", stripped) and
+                stripped.count("(") == stripped.count(")") and "{" not in stripped and "}" not in stripped):
+            start = offset + line_text.index(stripped)
+            add("statement", start, start + len(stripped), "(void)0;", "statement removed")
+        offset += len(line_text)
+    return out
+
+
+def run(cmd, timeout=None, **kw):
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout, **kw)
+
+
+def copy_tree(dst, folders):
+    """The working tree without build directories and .git, kept in step.
+    The mutated folders' sources are then touched: an earlier run that was
+    stopped may have left objects built from a mutant, and a copy that
+    keeps the tree's times would look older than them."""
+    os.makedirs(dst, exist_ok=True)
+    run(["rsync", "-rlp", "--checksum", "--delete", "--exclude=/build*", "--exclude=/.git",
+         "--exclude=__pycache__", ROOT + "/", dst + "/"], check=True)
+    for folder in folders:
+        for name in os.listdir(os.path.join(dst, folder)):
+            if name.endswith(".c"):
+                os.utime(os.path.join(dst, folder, name))
+
+
+def test_table(build):
+    out = run(["meson", "introspect", "--tests", build], check=True).stdout
+    return {t["name"]: t for t in json.loads(out)}
+
+
+def start_test(t):
+    env = dict(os.environ)
+    for k, v in t["env"].items():
+        env[k] = v + os.pathsep + env.get("PATH", "") if k == "PATH" else v
+    # Its own process group, so that a test's children go with it.
+    return subprocess.Popen(t["cmd"], env=env, cwd=t["workdir"] or None, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+
+
+def stop(p):
+    try:
+        os.killpg(p.pid, 9)
+    except ProcessLookupError:
+        pass
+    p.wait()
+
+
+def run_tests(names, table, limits):
+    """Runs the tests side by side. Returns (None, times) when all pass, or
+    (name, "fail" or "timeout") of the first to fail; the others are
+    stopped then."""
+    t0 = time.monotonic()
+    procs = {n: start_test(table[n]) for n in names}
+    times = {}
+    failed = None
+    while procs and not failed:
+        time.sleep(0.05)
+        now = time.monotonic() - t0
+        for n, p in list(procs.items()):
+            rc = p.poll()
+            if rc is None:
+                if now > limits.get(n, 600):
+                    failed = (n, "timeout")
+                continue
+            del procs[n]
+            times[n] = now
+            if rc not in (0, 77):
+                failed = (n, "fail")
+    for p in procs.values():
+        stop(p)
+    return failed, times
+
+
+def targets_of(tests, table, build):
+    """The ninja targets the tests need: their programs, and mai-agent for
+    the scripts that run it."""
+    targets = {"agent/mai-agent"}
+    for name in tests:
+        exe = table[name]["cmd"][0]
+        if exe.startswith(build + "/"):
+            targets.add(os.path.relpath(exe, build))
+    return sorted(targets)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build", default=os.path.join(ROOT, "build-mutate"))
+    ap.add_argument("--modules", default="audit,assess,py")
+    ap.add_argument("--count", type=int, default=300)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--list", action="store_true", help="print the picked mutants and exit")
+    args = ap.parse_args()
+    os.nice(10)
+    modules = args.modules.split(",")
+    for m in modules:
+        if m not in MODULES:
+            sys.exit("mutate.py: unknown module %r (known: %s)" % (m, ", ".join(MODULES)))
+
+    # Every place, per module, then a deterministic pick spread by size.
+    per_module = {}
+    for m in modules:
+        folder = MODULES[m][0]
+        found = []
+        for name in sorted(os.listdir(os.path.join(ROOT, folder))):
+            if name.endswith(".c") and name not in SKIP_FILES:
+                path = os.path.join(folder, name)
+                with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+                    found += sites(path, f.read())
+        per_module[m] = found
+    total = sum(len(v) for v in per_module.values())
+    rng = random.Random(args.seed)
+    picked = []
+    for m in modules:
+        want = max(1, round(args.count * len(per_module[m]) / total))
+        sample = rng.sample(per_module[m], min(want, len(per_module[m])))
+        for s in sample:
+            s["module"] = m
+        picked += sample
+    picked.sort(key=lambda s: (s["file"], s["start"]))
+    if args.list:
+        for s in picked:
+            print("%s %s:%d %s: %s" % (s["module"], s["file"], s["line"], s["kind"], s["label"]))
+        print("%d mutants of %d places" % (len(picked), total))
+        return
+
+    src, build = os.path.join(args.build, "src"), os.path.join(args.build, "build")
+    print("mutate.py: %d mutants of %d places in %s; copy in %s" % (len(picked), total, ", ".join(modules), src))
+    copy_tree(src, [MODULES[m][0] for m in modules])
+    if not os.path.exists(os.path.join(build, "build.ninja")):
+        run(["meson", "setup", build, src, "-Dbuildtype=debugoptimized", "-Db_sanitize=none"], check=True)
+    table = test_table(build)
+    tests_of = {m: [t for t in MODULES[m][1] if t in table] for m in modules}
+    all_tests = sorted({t for m in modules for t in tests_of[m]})
+    targets = targets_of(all_tests, table, build)
+    r = run(["ninja", "-C", build] + targets)
+    if r.returncode != 0:
+        sys.exit("mutate.py: the unmutated tree does not build:\n" + r.stdout.decode(errors="replace")[-3000:])
+    # The unmutated code must pass; its times (side by side, as the mutants
+    # run) set the limits.
+    failed, times = run_tests(all_tests, table, {})
+    if failed:
+        sys.exit("mutate.py: test %s fails on the unmutated code (%s); fix that first" % failed)
+    limit = {}
+    for name in all_tests:
+        limit[name] = max(20.0, 5 * times[name])
+        print("  baseline %-22s %6.1f s" % (name, times[name]))
+
+    results = []
+    originals = {}
+    t0 = time.monotonic()
+    for n, s in enumerate(picked, 1):
+        path = os.path.join(src, s["file"])
+        if s["file"] not in originals:
+            for other, text in originals.items():  # one file mutated at a time
+                with open(os.path.join(src, other), "w", encoding="utf-8") as f:
+                    f.write(text)
+            originals.clear()
+            with open(path, encoding="utf-8") as f:
+                originals[s["file"]] = f.read()
+        text = originals[s["file"]]
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text[:s["start"]] + s["new"] + text[s["end"]:])
+        tests = tests_of[s["module"]]
+        try:
+            b = run(["ninja", "-C", build] + targets_of(tests, table, build), timeout=600)
+            built = b.returncode == 0
+        except subprocess.TimeoutExpired:
+            built = False
+        if not built:
+            outcome, by = "stillborn", None
+        else:
+            failed, _ = run_tests(tests, table, limit)
+            outcome, by = ("killed", "%s (%s)" % failed) if failed else ("survived", None)
+        s.update(outcome=outcome, by=by, source=text.splitlines()[s["line"] - 1].strip())
+        results.append(s)
+        print("[%d/%d %4.0f s] %-9s %s:%d %s%s" % (n, len(picked), time.monotonic() - t0, outcome,
+              s["file"], s["line"], s["label"], " by " + by if by else ""), flush=True)
+    for other, text in originals.items():
+        with open(os.path.join(src, other), "w", encoding="utf-8") as f:
+            f.write(text)
+    run(["ninja", "-C", build] + targets)  # no object of a mutant left behind
+
+    report(results, modules, args)
+
+
+def report(results, modules, args):
+    lines = ["# Mutation score", "",
+             "`tests/mutate.py --count %d --seed %d --modules %s`: %d mutants." % (
+                 args.count, args.seed, ",".join(modules), len(results)), "",
+             "| module | mutants | killed | survived | stillborn | score |",
+             "|---|---:|---:|---:|---:|---:|"]
+    summary = {}
+    for m in modules + ["all"]:
+        rs = [r for r in results if m == "all" or r["module"] == m]
+        k = sum(r["outcome"] == "killed" for r in rs)
+        sv = sum(r["outcome"] == "survived" for r in rs)
+        sb = sum(r["outcome"] == "stillborn" for r in rs)
+        score = 100.0 * k / (k + sv) if k + sv else 100.0
+        summary[m] = {"mutants": len(rs), "killed": k, "survived": sv, "stillborn": sb, "score": score}
+        lines.append("| %s | %d | %d | %d | %d | %.1f%% |" % (m, len(rs), k, sv, sb, score))
+    lines += ["", "## Survivors", ""]
+    for r in results:
+        if r["outcome"] == "survived":
+            lines.append("- %s:%d (%s) %s: `%s`" % (r["file"], r["line"], r["kind"], r["label"],
+                                                 r["source"].replace("`", "'")))
+    text = "\n".join(lines) + "\n"
+    with open(os.path.join(args.build, "report.md"), "w", encoding="utf-8") as f:
+        f.write(text)
+    with open(os.path.join(args.build, "report.json"), "w", encoding="utf-8") as f:
+        json.dump({"summary": summary, "mutants": results}, f, indent=1)
+    print()
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

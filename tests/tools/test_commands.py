@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""The command lines of mai-agent and maiaudit that need neither Docker nor
+a mount: help, version, and every refusal of bad arguments or unusable
+input, each with its exit status (mai-agent --help lists them: 2 usage or
+unreadable input, 3 invalid configuration) and a message that says what is
+wrong and what to do. Table-driven: one row a case.
+
+Environment (set by meson): MAI_AGENT, MAIAUDIT.
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+AGENT = os.environ["MAI_AGENT"]
+MAIAUDIT = os.environ["MAIAUDIT"]
+COMMANDS = ["run", "check", "submit", "verify", "approve", "override", "status", "config",
+            "keygen"]
+
+
+def cases(t):
+    """(program, arguments, exit status, stream, regex) rows; t is the temp dir."""
+    agent = [
+        ([], 2, "err", r"^Usage: mai-agent \[--version\] \[--help\] COMMAND"),
+        (["--version"], 0, "out", r"^mai-agent \d+\.\d+\.\d+\n$"),
+        (["-V"], 0, "out", r"^mai-agent \d+\.\d+\.\d+\n$"),
+        (["help"], 0, "out", r"Commands:\n(  \w+ +.*\n){9}"),
+        (["bogus"], 2, "err", r"unknown command 'bogus'; run 'mai-agent --help' for the list"),
+        # approve and override
+        (["approve"], 2, "err", r"approve: expected exactly one FILE; see 'mai-agent approve --help'"),
+        (["approve", "a.py", "b.py"], 2, "err", r"approve: expected exactly one FILE"),
+        (["override", "x.py"], 2, "err", r"override: --reason TEXT is required and must not be empty"),
+        (["override", "--reason", "", "x.py"], 2, "err", r"--reason TEXT is required"),
+        (["approve", "notes.txt"], 2, "err", r"approve: notes.txt is not a script the agent runs \(a \.py"),
+        (["approve", t + "/none.py"], 2, "err", r"approve: cannot read .*/none\.py: .*drop it again"),
+        (["approve", "--bogus", "x.py"], 2, "err", r"Usage: mai-agent approve FILE"),
+        # check
+        (["check"], 2, "err", r"check needs at least one FILE or DIR; see 'mai-agent check --help'"),
+        (["check", "--format", "xml", "x.py"], 2, "err", r"unknown --format 'xml'; use text, json or sarif"),
+        (["check", "--jobs", "0", "x.py"], 2, "err", r"bad --jobs '0'; use a number from 1 to \d+"),
+        (["check", "--jobs", "lots", "x.py"], 2, "err", r"bad --jobs 'lots'"),
+        (["check", "--bogus"], 2, "err", r"Usage: mai-agent check"),
+        # a directory: its .py files at any depth, nothing else
+        (["check", t + "/tree"], 0, "out", r"\A[^\n]*/tree/sub/a\.py: [^\n]*\bLOW\b[^\n]*\n\Z"),
+        (["check", "--config-dir", t + "/badconf", t + "/ok.py"], 3, "err",
+         r"agent\.yaml:1:\d+: .*workers"),
+        # config
+        (["config"], 2, "err", r"^Usage: mai-agent config check"),
+        (["config", "bogus"], 2, "err", r"config: unknown action 'bogus'; expected 'check' or 'keys'"),
+        (["config", "check", "extra"], 2, "err", r"config check: unexpected argument 'extra'"),
+        (["config", "check", "--bogus"], 2, "err", r"Usage: mai-agent config check"),
+        (["config", "check", "--config-dir", t + "/badconf"], 3, "err", r"agent\.yaml:1:\d+: .*workers"),
+        (["config", "keys"], 0, "out", r"drop_dir"),
+        (["config", "check", "--help"], 0, "out", r"^Usage: mai-agent config check"),
+        # keygen
+        (["keygen"], 2, "err", r"keygen: give the private key file .*see 'mai-agent keygen --help'"),
+        (["keygen", "--name", "a b", t + "/k1.key"], 2, "err", r"'a b' is not a valid key name"),
+        (["keygen", t + "/existing.key"], 2, "err", r"keygen: .*existing\.key exists; checkpoints signed"),
+        (["keygen", "--log-dir", t + "/log", t + "/log/in.key"], 2, "err",
+         r"keygen: .*in\.key is inside the log directory"),
+        (["keygen", t + "/no/such/dir/k.key"], 2, "err", r"keygen: cannot write .*k\.key: No such file"),
+        (["keygen", "--bogus"], 2, "err", r"Usage: mai-agent keygen"),
+        (["keygen", "--force", t + "/existing.key"], 0, "err",
+         r"private key .*existing\.key \(0600\), public key .*existing\.key\.pub"),
+        # status
+        (["status", "extra"], 2, "err", r"status takes no arguments \('extra'\)"),
+        (["status"], 2, "err", r"no status at .*has the agent ever run with this configuration"),
+        (["status", "--config-dir", t + "/badconf"], 3, "err", r"agent\.yaml:1:\d+"),
+        (["status", "--bogus"], 2, "err", r"Usage: mai-agent status"),
+        # the last run's status.json, its process gone: "not running" (1)
+        (["status", "--config-dir", t + "/stopped"], 1, "out", r"^agent: not running \(last seen .* as pid 4194305\)"),
+        (["status", "--json", "--config-dir", t + "/stopped"], 1, "out", r'"pid": 4194305'),
+        # submit
+        (["submit", "--timeout", "0", "x.py"], 2, "err", r"--timeout takes whole seconds from 1 to 86400, not '0'"),
+        (["submit", "--timeout", "86401", "x.py"], 2, "err", r"not '86401'"),
+        (["submit"], 2, "err", r"submit: expected exactly one FILE; see 'mai-agent submit --help'"),
+        (["submit", "notes.txt"], 2, "err", r"notes\.txt is not a name the agent runs: it must end in \.py"),
+        (["submit", ".hidden.py"], 2, "err", r"is not a name the agent runs"),
+        (["submit", t + "/none.py"], 2, "err", r"submit: cannot take .*none\.py"),
+        (["submit", "--config-dir", t + "/nodrop", t + "/ok.py"], 2, "err",
+         r"submit: cannot copy .*ok\.py into .*agent\.drop_dir in agent\.yaml"),
+        (["submit", "--config-dir", t + "/badconf", t + "/ok.py"], 3, "err", r"agent\.yaml:1:\d+"),
+        (["submit", "--bogus"], 2, "err", r"Usage: mai-agent submit"),
+        # verify
+        (["verify", "a", "b"], 2, "err", r"verify: give one log directory or sidecar"),
+        (["verify", t + "/none"], 2, "err", r"verify: .*none: No such file or directory"),
+        (["verify", "--since", "x", t + "/ok.audit"], 2, "err", r"--since applies to a log directory, not to the sidecar"),
+        (["verify", "--bogus"], 2, "err", r"Usage: mai-agent verify"),
+        # run
+        (["run", "extra"], 2, "err", r"run: unexpected argument 'extra'; see 'mai-agent run --help'"),
+        (["run", "--log-file", t + "/no/such/dir/agent.log"], 2, "err",
+         r"run: cannot open the log file .*agent\.log \(--log-file\): No such file or directory"),
+        (["run", "--config-dir", t + "/badconf"], 3, "err", r"agent\.yaml:1:\d+"),
+        (["run", "--bogus"], 2, "err", r"Usage: mai-agent run"),
+    ]
+    for name in COMMANDS:
+        agent.append(([name, "--help"], 0, "out", r"^Usage: mai-agent %s" % name))
+        agent.append(([name, "-h"], 0, "out", r"^Usage: mai-agent %s" % name))
+    view = [
+        (["--help"], 0, "out", r"^Usage: maiaudit \[MOUNTPOINT\] \[OPTIONS\]"),
+        (["--version"], 0, "out", r"^maiaudit \d+\.\d+\.\d+\n$"),
+        (["--bogus"], 2, "err", r"Run 'maiaudit --help' for the options"),
+        (["a", "b"], 2, "err", r"more than one mount point given"),
+        (["--log-file", t + "/no/such/dir/view.log", t + "/mnt"], 2, "err",
+         r"cannot open the log file .*view\.log \(--log-file\)"),
+        ([t + "/no/such/dir/mnt", "--state-dir", t], 2, "err",
+         r"mount point .*/mnt: its parent directory is not usable"),
+        (["--config-dir", t + "/badconf", t + "/mnt"], 2, "err", r"agent\.yaml:1:\d+"),
+    ]
+    return [(AGENT,) + c for c in agent] + [(MAIAUDIT,) + c for c in view]
+
+
+def main():
+    failures = []
+    with tempfile.TemporaryDirectory(prefix="mai-commands.") as t:
+        conf = os.path.join(t, "conf")
+        os.makedirs(conf)
+        with open(os.path.join(conf, "agent.yaml"), "w") as f:
+            f.write("drop_dir: %s/drop\nstate_dir: %s/state\n" % (t, t))
+        for d in ("badconf", "nodrop", "log", "mnt", "stopped/state", "tree/sub/deeper"):
+            os.makedirs(os.path.join(t, d))
+        with open(os.path.join(t, "stopped", "agent.yaml"), "w") as f:
+            f.write("drop_dir: %s/drop\nstate_dir: %s/stopped/state\n" % (t, t))
+        with open(os.path.join(t, "stopped", "state", "status.json"), "w") as f:
+            # a pid above the kernel's largest: no such process
+            f.write('{"pid": 4194305, "docker_reachable": true}\n')
+        with open(os.path.join(t, "tree", "sub", "a.py"), "w") as f:
+            f.write("print(1)\n")
+        with open(os.path.join(t, "tree", "notes.txt"), "w") as f:
+            f.write("not python\n")
+        with open(os.path.join(t, "badconf", "agent.yaml"), "w") as f:
+            f.write("workers: lots\n")
+        with open(os.path.join(t, "nodrop", "agent.yaml"), "w") as f:
+            f.write("drop_dir: %s/no/such/drop\nstate_dir: %s/state\n" % (t, t))
+        with open(os.path.join(t, "ok.py"), "w") as f:
+            f.write("print('ok')\n")
+        with open(os.path.join(t, "ok.audit"), "w") as f:
+            f.write("{}\n")
+        with open(os.path.join(t, "existing.key"), "w") as f:
+            f.write("a key\n")
+        env = dict(os.environ, MAI_CONFIG_DIR=conf)
+        rows = cases(t)
+        for prog, args, status, stream, pattern in rows:
+            p = subprocess.run([prog] + args, capture_output=True, env=env, timeout=60,
+                               stdin=subprocess.DEVNULL)
+            text = (p.stdout if stream == "out" else p.stderr).decode("utf-8", "replace")
+            shown = "%s %s" % (os.path.basename(prog), " ".join(a.replace(t, "$T") for a in args))
+            if p.returncode != status:
+                failures.append("%s: exit %d, expected %d; stderr: %s" % (
+                    shown, p.returncode, status, p.stderr.decode("utf-8", "replace")[-300:]))
+            elif not re.search(pattern, text, re.M):
+                failures.append("%s: std%s does not match /%s/: %s" % (shown, stream, pattern, text[-300:]))
+    for f in failures:
+        print("FAIL: " + f, file=sys.stderr)
+    print("%d command lines, %d failed" % (len(rows), len(failures)))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
