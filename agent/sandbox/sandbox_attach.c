@@ -7,9 +7,12 @@
 #include "macro.h"
 #include "monoclock.h"
 
-/* How long an init that has ended may stay unreaped before the watch gives
- * up and the pump waits for Docker's end of stream instead. */
+/* An init that has ended stays readable until its parent (containerd's
+ * shim) reaps it: its status is asked for each millisecond, and after this
+ * long every REAP_SLOW_POLL_MS. Docker learns of the end only after that
+ * reap too, so waiting for it is never slower than Docker's exit path. */
 #define REAP_WAIT_MS 200
+#define REAP_SLOW_POLL_MS 20
 
 const char *sandbox_attach_end_to_string(enum sandbox_attach_end e)
 {
@@ -191,7 +194,6 @@ static bool watching(const struct sandbox_exit_watch *w)
  * the kernel for its status; gives the watch up when it cannot say. */
 static void watch_check(struct sandbox_exit_watch *w)
 {
-	int64_t now = monoclock_ms();
 	int r = w->get_status(w->ctx, &w->status);
 
 	if ((r == 0 || r == -EAGAIN) && !w->ended_seen) {
@@ -199,28 +201,38 @@ static void watch_check(struct sandbox_exit_watch *w)
 		if (w->ended)
 			w->ended(w->ended_arg);
 	}
-	if (r == 0) {
+	if (r == 0)
 		w->known = true;
-	} else if (r == -EAGAIN && !w->pending_since) {
-		w->pending_since = now;
-	} else if (r != -EAGAIN || now - w->pending_since > REAP_WAIT_MS) {
+	else if (r == -EAGAIN && !w->pending_since)
+		w->pending_since = monoclock_ms();
+	else if (r != -EAGAIN)
 		w->fd = -1;
-	}
 }
 
-/* Waits, until the monotonic time until (ms), for the watch to learn the
- * init's status. Whether it did. */
-static bool watch_wait(struct sandbox_exit_watch *w, int64_t until)
+/* How long to sleep before asking again for the status of an init that
+ * has ended unreaped. */
+static int reap_poll_ms(const struct sandbox_exit_watch *w)
+{
+	return monoclock_ms() - w->pending_since < REAP_WAIT_MS ? 1 : REAP_SLOW_POLL_MS;
+}
+
+/* Waits, until the monotonic time until (ms) or *cancel, for the watch to
+ * learn the init's status. Whether it did. */
+static bool watch_wait(struct sandbox_exit_watch *w, int64_t until, const atomic_bool *cancel)
 {
 	while (watching(w)) {
 		struct pollfd p = { .fd = w->fd, .events = POLLIN };
 		int64_t left = until - monoclock_ms();
 		int r;
 
-		if (left <= 0)
+		if (left <= 0 || (cancel && atomic_load(cancel)))
 			return false;
-		/* An ended init stays readable until reaped: ask again each ms. */
-		r = poll(&p, w->pending_since ? 0 : 1, w->pending_since ? 1 : (int)left);
+		if (left > 1000)
+			left = 1000;
+		if (w->pending_since)
+			r = poll(NULL, 0, left < reap_poll_ms(w) ? (int)left : reap_poll_ms(w));
+		else
+			r = poll(&p, 1, (int)left);
 		if (r < 0 && errno != EINTR)
 			return false;
 		if (w->pending_since || r > 0)
@@ -267,11 +279,11 @@ enum sandbox_attach_end sandbox_attach_pump(struct docker_stream *s, struct sand
 			continue;
 		}
 		/* Docker's end of stream: the init has ended with it (its stdio is
-		 * closed), so with both markers in, the kernel's word is due at once
-		 * (a process event still on its way, a pidfd not yet reaped). */
+		 * closed), so with both markers in, the kernel's word is due (a
+		 * process event still on its way, a pidfd not yet reaped), and
+		 * sooner than Docker's own. */
 		if (n == 0)
-			return sandbox_demux_ended(d) &&
-					       watch_wait(watch, monoclock_ms() + REAP_WAIT_MS)
+			return sandbox_demux_ended(d) && watch_wait(watch, deadline_ms, cancel)
 				       ? SANDBOX_ATTACH_EXITED
 				       : SANDBOX_ATTACH_EOF;
 		if (n != -EAGAIN) {
@@ -286,9 +298,9 @@ enum sandbox_attach_end sandbox_attach_pump(struct docker_stream *s, struct sand
 			return SANDBOX_ATTACH_CANCELLED;
 		if (stdin_open && sent < input_len)
 			p[0].events |= POLLOUT;
-		/* An ended init stays readable until reaped: ask again each ms. */
-		if (watching(watch) && watch->pending_since)
-			wait_ms = wait_ms > 1 ? 1 : wait_ms;
+		/* An ended init stays readable until reaped: ask again soon. */
+		if (watching(watch) && watch->pending_since && wait_ms > reap_poll_ms(watch))
+			wait_ms = reap_poll_ms(watch);
 		else if (watching(watch))
 			p[nfds++] = (struct pollfd){ .fd = watch->fd, .events = POLLIN };
 		if (poll(p, nfds, wait_ms) < 0 && errno != EINTR) {

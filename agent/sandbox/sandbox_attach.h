@@ -14,7 +14,8 @@
  * kernel's. Without either, the pump waits for Docker's end of stream.
  * Which of the two a loaded machine delivers first does not decide how the
  * run ends: when Docker's end of stream comes first with both markers in,
- * the init has ended, and the kernel's word, due at once, is waited for.
+ * the init has ended, and the kernel's word, which Docker's own status
+ * follows, is waited for (up to the deadline).
  *
  * The hold. The bootstrap does not let its interpreter exit after the marker
  * until the agent closes stdin (sandbox_bootstrap.c); the pump keeps stdin

@@ -67,7 +67,7 @@ void expect_exit(const struct sandbox_result *r, int code)
 
 void wait_pool_ready(struct sandbox *p, enum trust t, unsigned n)
 {
-	for (int i = 0; i < 200 && sandbox_warm_ready(p, t) < n; i++)
+	for (int i = 0; i < 1200 && sandbox_warm_ready(p, t) < n; i++)
 		usleep(50000);
 	assert_int_equal(sandbox_warm_ready(p, t), n);
 }

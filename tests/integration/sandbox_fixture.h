@@ -36,7 +36,8 @@ void run(const char *name, const char *code, struct sandbox_result *r);
 void run_short(const char *name, const char *code, struct sandbox_result *r);
 /* Fails unless r is verdict exited with this code. */
 void expect_exit(const struct sandbox_result *r, int code);
-/* Waits (up to 10 s) until p's pool has n containers ready for t. */
+/* Waits until p's pool has n containers ready for t: up to 60 s, what a
+ * refill can take on a machine loaded by other work. */
 void wait_pool_ready(struct sandbox *p, enum trust t, unsigned n);
 /* Opens docker and sb; exits 77 (skipped) without the engine or the image,
  * 1 when the sandbox cannot be made. */
