@@ -97,9 +97,12 @@ int fileio_fsync_parent(const char *path)
 	return 0;
 }
 
+/* The temporary is named by the calling thread's id, not the process's:
+ * two threads replacing the same path at once (two jobs storing the same
+ * script version) must not write, truncate or rename each other's. */
 static int write_replace(const char *path, const void *buf, size_t len, mode_t mode, bool durable)
 {
-	_cleanup_free_ char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	_cleanup_free_ char *tmp = xasprintf("%s.tmp.%ld", path, (long)gettid());
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
 	int r;
 

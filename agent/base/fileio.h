@@ -22,8 +22,9 @@ int fileio_write_all(int fd, const void *buf, size_t len) _must_check_;
 /* The same at file offset off (pwrite). */
 int fileio_pwrite_all(int fd, const void *buf, size_t len, uint64_t off) _must_check_;
 
-/* Replaces path with buf atomically: path.tmp.PID, fsync, rename, fsync of
- * the directory. mode applies to the new file. 0 or -errno. */
+/* Replaces path with buf atomically: path.tmp.TID (the calling thread's
+ * id, so that threads writing the same path do not meet), fsync, rename,
+ * fsync of the directory. mode applies to the new file. 0 or -errno. */
 int fileio_write_atomic(const char *path, const void *buf, size_t len, mode_t mode) _must_check_;
 /* The same without the two fsyncs: readers see the old or the new content,
  * but a crash of the machine may lose the change. For state that is

@@ -10,7 +10,7 @@
  *   "4913" probe and ".swp"/".swo"/".swx" files, backups ending in '~',
  *   emacs lock files ".#foo.py" and autosaves "#foo.py#"), the agent's own
  *   sidecars (".result.json", ".audit", and temporaries of an atomic write
- *   "*.tmp.PID"), and anything else that is not ".py".
+ *   "*.tmp.N", N a process or thread id), and anything else that is not ".py".
  * - "foo.approve" and "foo.override" are answers to the held "foo.py".
  * - Hostile but valid names (spaces, newlines, a leading dash, non-ASCII
  *   UTF-8) are scripts like any other: the agent never hands a name to a

@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <pthread.h>
 #include <sys/stat.h>
 
 #include "fileio.h"
@@ -49,6 +50,47 @@ static void test_atomic_write_replaces_and_leaves_no_temp(void **state)
 static void test_replace_without_fsync_replaces_and_leaves_no_temp(void **state)
 {
 	check_replaces_and_leaves_no_temp(*state, fileio_write_replace);
+}
+
+struct writer_arg {
+	const char *path;
+	char text[16];
+	int failures;
+};
+
+static void *replace_many(void *p)
+{
+	struct writer_arg *a = p;
+	for (int i = 0; i < 200; i++)
+		if (fileio_write_replace(a->path, a->text, strlen(a->text), 0600) < 0)
+			a->failures++;
+	return NULL;
+}
+
+/* Threads replacing the same file at once (two jobs storing the same
+ * script version) each succeed, and the file is always one writer's whole
+ * content: their temporaries never meet. */
+static void test_threads_replace_one_file(void **state)
+{
+	_cleanup_free_ char *path = xasprintf("%s/shared", (const char *)*state);
+	struct writer_arg args[4];
+	pthread_t th[4];
+
+	for (int i = 0; i < 4; i++) {
+		args[i] = (struct writer_arg){ .path = path };
+		snprintf(args[i].text, sizeof(args[i].text), "writer %d\n", i);
+		assert_int_equal(pthread_create(&th[i], NULL, replace_many, &args[i]), 0);
+	}
+	for (int i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(args[i].failures, 0);
+	}
+	char *buf = NULL;
+	size_t len = 0;
+	assert_int_equal(fileio_read_path(path, 64, &buf, &len), 0);
+	assert_int_equal(len, 9);
+	assert_memory_equal(buf, "writer ", 7);
+	free(buf);
 }
 
 static void test_read_cap(void **state)
@@ -104,6 +146,8 @@ int main(void)
 						testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_replace_without_fsync_replaces_and_leaves_no_temp,
 						testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_threads_replace_one_file, testdir_setup,
+						testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_read_cap, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_read_refuses_what_is_not_a_regular_file, testdir_setup,
 						testdir_teardown),
