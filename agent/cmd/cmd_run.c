@@ -552,6 +552,12 @@ int cmd_run(int argc, char **argv)
 	sigset_t set;
 	daemon_block_signals(&set);
 
+	/* The audit log first: a log the agent cannot vouch for (changed
+	 * behind it, a torn checkpoint) refuses the start at once, before
+	 * seconds of Docker calls and the sandbox's self-test. */
+	if (open_audit(cfg, &log) < 0)
+		goto out;
+
 	/* One agent per state directory: its path names this instance's
 	 * containers, so a restarted agent removes what a killed one left. */
 	sandbox_options_from_config(cfg, cfg->agent.state_dir, &sc.so);
@@ -581,8 +587,6 @@ int cmd_run(int argc, char **argv)
 			 cfg->sandbox.image, sandbox_leftovers_removed(sc.sb));
 	}
 
-	if (open_audit(cfg, &log) < 0)
-		goto out;
 	rules_swap(&sc, rules, &cfg->security.analyzers);
 	rules = NULL;
 	sc.log = log;

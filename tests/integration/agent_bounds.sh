@@ -147,9 +147,13 @@ wait_field "$T/drop/after.result.json" reason audit_tampered 20
 [ -z "$(records after.py)" ] || fail "a job started on a changed log: $(records after.py)"
 stop_agent
 # A restart says what changed and how to recover, not something about keys.
+# It is refused before the sandbox starts.
+ready_before=$(grep -c "sandbox ready" "$T/agent.log")
 agent_start "$T"
 rc=$?
 [ $rc -ne 0 ] || { fail "the agent started on a changed log"; kill -TERM "$AGENT_PID"; wait "$AGENT_PID"; }
+[ "$(grep -c "sandbox ready" "$T/agent.log")" = "$ready_before" ] ||
+	fail "the start on a changed log prepared the sandbox before it refused"
 tail -n 3 "$T/agent.log" | grep "was changed after the agent wrote it" | grep "quarantine" | grep -q "decision\|seq" ||
 	fail "the restart message does not name the change and the recovery: $(tail -n 3 "$T/agent.log")"
 ! tail -n 3 "$T/agent.log" | grep -q keygen || fail "the restart message speaks of keys: $(tail -n 3 "$T/agent.log")"

@@ -28,7 +28,9 @@ agent_setup() {
 
 # agent_start DIR [ARGS...]: 'mai-agent run ARGS' in the background, its
 # log in DIR/agent.log, and waits until DIR/state/status.json names this process
-# (an older one may be there), up to AGENT_START_WAIT seconds (default 10).
+# (an older one may be there) or it has ended, up to AGENT_START_WAIT seconds
+# (default 60: a start with the sandbox's self-test under gVisor took over
+# 10 s on a loaded machine; a start that ends or is ready returns at once).
 # Sets AGENT_PID and returns 0 while it runs;
 # when it ended, returns its exit status (4: Docker or the sandbox image
 # is not usable; 1 for an exit 0) with AGENT_PID empty.
@@ -39,7 +41,7 @@ agent_start() {
 	AGENT_PID=$!
 	_i=0
 	until grep -q "\"pid\": $AGENT_PID," "$_dir/state/status.json" 2>/dev/null ||
-		[ $_i -ge $((${AGENT_START_WAIT:-10} * 20)) ]; do
+		[ $_i -ge $((${AGENT_START_WAIT:-60} * 20)) ]; do
 		kill -0 "$AGENT_PID" 2>/dev/null || break
 		sleep 0.05
 		_i=$((_i + 1))

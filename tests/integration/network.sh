@@ -35,10 +35,6 @@ LISTEN_PID=
 CONTROL=
 CONTROL_NET=
 NEIGHBOUR=
-# The allowlist mode creates a network and starts a proxy before it writes
-# its status.
-AGENT_START_WAIT=30
-
 on_exit() {
 	for p in $HTTP_PID $LISTEN_PID; do
 		kill "$p" 2>/dev/null
