@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -44,6 +45,63 @@ static void view_dir_free(struct view_dir *d)
 		return;
 	view_runs_free(d->names, d->n);
 	free(d);
+}
+
+/* Every open file and directory. A reader that still holds one when the
+ * view stops never sends its release (the session has ended), so what is
+ * left here is freed when the file system is destroyed. */
+struct handle {
+	struct handle *prev, *next;
+	void *obj;      /* struct view_file or struct view_dir */
+	bool dir;
+};
+static pthread_mutex_t handles_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct handle *handles;
+
+static void handle_obj_free(struct handle *h)
+{
+	if (h->dir)
+		view_dir_free(h->obj);
+	else
+		view_file_free(h->obj);
+	free(h);
+}
+
+static uint64_t handle_new(void *obj, bool dir)
+{
+	struct handle *h = xcalloc(1, sizeof(*h));
+	h->obj = obj;
+	h->dir = dir;
+	pthread_mutex_lock(&handles_lock);
+	h->next = handles;
+	if (handles)
+		handles->prev = h;
+	handles = h;
+	pthread_mutex_unlock(&handles_lock);
+	return (uint64_t)(uintptr_t)h;
+}
+
+static void *handle_get(const struct fuse_file_info *fi)
+{
+	const struct handle *h = (const struct handle *)(uintptr_t)fi->fh;
+	return h ? h->obj : NULL;
+}
+
+static void handle_release(struct fuse_file_info *fi)
+{
+	struct handle *h = (struct handle *)(uintptr_t)fi->fh;
+	if (!h)
+		return;
+	pthread_mutex_lock(&handles_lock);
+	if (h->prev)
+		h->prev->next = h->next;
+	else
+		handles = h->next;
+	if (h->next)
+		h->next->prev = h->prev;
+	pthread_mutex_unlock(&handles_lock);
+	handle_obj_free(h);
+	fi->fh = 0;
 }
 
 /* ---- attributes ------------------------------------------------------ */
@@ -96,7 +154,7 @@ static int op_getattr(const char *path, struct stat *st, struct fuse_file_info *
 		return r;
 	if (fi && fi->fh && !view_node_is_dir(p.node)) {
 		/* fstat on an open file: the size of what this handle holds. */
-		const struct view_file *f = (const struct view_file *)(uintptr_t)fi->fh;
+		const struct view_file *f = handle_get(fi);
 		fill_stat(st, false, f->len, time(NULL));
 		return 0;
 	}
@@ -137,7 +195,7 @@ static int op_open(const char *path, struct fuse_file_info *fi)
 	r = view_content_build(ctx, &p, &f);
 	if (r < 0)
 		return r;
-	fi->fh = (uint64_t)(uintptr_t)f;
+	fi->fh = handle_new(f, false);
 	/* Sizes of recomputed files are known only once built: reads must
 	 * reach us whatever size getattr reported. */
 	fi->direct_io = 1;
@@ -148,7 +206,7 @@ static int op_open(const char *path, struct fuse_file_info *fi)
 static int op_read(const char *path, char *buf, size_t size, off_t off,
 		   struct fuse_file_info *fi)
 {
-	const struct view_file *f = (const struct view_file *)(uintptr_t)fi->fh;
+	const struct view_file *f = handle_get(fi);
 	if (!f)
 		return -EBADF;
 	return (int)view_file_read(f, buf, size, off);
@@ -156,8 +214,7 @@ static int op_read(const char *path, char *buf, size_t size, off_t off,
 
 static int op_release(const char *path, struct fuse_file_info *fi)
 {
-	view_file_free((struct view_file *)(uintptr_t)fi->fh);
-	fi->fh = 0;
+	handle_release(fi);
 	return 0;
 }
 
@@ -189,7 +246,7 @@ static int op_opendir(const char *path, struct fuse_file_info *fi)
 		if (view_run_exists(ctx, &q))
 			d->names[d->n++] = xstrdup("audit");
 	}
-	fi->fh = (uint64_t)(uintptr_t)d;
+	fi->fh = handle_new(d, true);
 	return 0;
 }
 
@@ -198,7 +255,7 @@ static int op_opendir(const char *path, struct fuse_file_info *fi)
 static int op_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t off,
 		      struct fuse_file_info *fi, enum fuse_readdir_flags flags)
 {
-	const struct view_dir *d = (const struct view_dir *)(uintptr_t)fi->fh;
+	const struct view_dir *d = handle_get(fi);
 	struct stat st;
 	if (!d)
 		return -EBADF;
@@ -245,8 +302,7 @@ static int op_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t
 
 static int op_releasedir(const char *path, struct fuse_file_info *fi)
 {
-	view_dir_free((struct view_dir *)(uintptr_t)fi->fh);
-	fi->fh = 0;
+	handle_release(fi);
 	return 0;
 }
 
@@ -309,8 +365,21 @@ static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 	return fuse_get_context()->private_data;
 }
 
+/* The handles readers still held when the view stopped. */
+static void op_destroy(void *private_data)
+{
+	pthread_mutex_lock(&handles_lock);
+	while (handles) {
+		struct handle *h = handles;
+		handles = h->next;
+		handle_obj_free(h);
+	}
+	pthread_mutex_unlock(&handles_lock);
+}
+
 static const struct fuse_operations view_ops = {
 	.init = op_init,
+	.destroy = op_destroy,
 	.getattr = op_getattr,
 	.open = op_open,
 	.read = op_read,
