@@ -49,12 +49,18 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # module -> (source files under the repository, tests that exercise it)
-ASSESS_SUITE = ["assess-corpus", "assess-check-formats", "assess-check-jobs", "fuzz-replay"]
+# Every unit test linked with the module's folder (tests/unit/meson.build:
+# audit_dep, assess_dep, py_dep) and the assess suite, except
+# assess-sarif-github, whose .NET validator takes a minute a run and checks
+# the SARIF's form, which test_assess_sarif checks too.
+ASSESS_SUITE = ["assess-corpus", "assess-check-formats", "assess-check-jobs",
+                "assess-compile-format", "fuzz-replay"]
 MODULES = {
-    "audit": ("agent/audit", ["merkle", "audit_event", "sidecar", "blobstore", "audit",
-                              "cmd_verify", "audit_tamper", "fuzz-replay-audit"]),
-    "assess": ("agent/assess", ["assess", "assess_external"] + ASSESS_SUITE),
-    "py": ("agent/assess/py", ["pylex", "assess"] + ASSESS_SUITE),
+    "audit": ("agent/audit", ["merkle", "note", "audit_event", "sidecar", "blobstore", "audit",
+                              "cmd_verify", "audit_tamper", "audit_bounds", "fuzz-replay-audit"]),
+    "assess": ("agent/assess", ["assess", "assess_external", "assess_origin", "assess_sarif"]
+               + ASSESS_SUITE),
+    "py": ("agent/assess/py", ["pylex", "assess", "assess_origin"] + ASSESS_SUITE),
 }
 SKIP_FILES = {"pynfkc_table.c"}
 UNOBSERVABLE_CALL = re.compile(
