@@ -185,6 +185,42 @@ static void test_call_patterns_of_every_shape(void **state)
 	assess_rules_free(rules);
 }
 
+/* A method of an object nobody can name (".NAME") meets the "*.NAME"
+ * patterns, and the other patterns that may name it too: a glob ("*.x?y")
+ * and a prefix ("*.xy*"), which are tried for every call. The analyzer only
+ * reports the methods some rule may want, so a rule set with such globs
+ * must want them all. The names here are ones no built-in rule names. */
+static void test_method_globs_of_unnamed_objects(void **state)
+{
+	char *err = NULL;
+	struct assess_result r;
+	struct assess_rules *rules = load(*state,
+		"rules:\n"
+		"  - {id: Q1, match: {call: [\"*.fetchp?ss\"]}, severity: LOW, message: glob}\n"
+		"  - {id: Q2, match: {call: [\"*.fetchu*\"]}, severity: LOW, message: prefix}\n", &err);
+	static const struct {
+		const char *src;
+		const char *ids;
+	} cases[] = {
+		{ "def f(o):\n    o.fetchpass()\n", "Q1 " },
+		{ "[].fetchpass()\n", "Q1 " },
+		{ "(a + b).fetchuser()\n", "Q2 " },
+		{ "(a + b).fetchpast()\n", "" },
+	};
+
+	assert_non_null(rules);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char ids[64] = "";
+		assess(rules, cases[i].src, &r);
+		for (size_t k = 0; k < r.n_findings; k++)
+			if (r.findings[k].rule_id[0] == 'Q' && strlen(ids) + 4 < sizeof(ids))
+				strcat(strcat(ids, r.findings[k].rule_id), " ");
+		assert_string_equal(ids, cases[i].ids);
+		assess_result_clear(&r);
+	}
+	assess_rules_free(rules);
+}
+
 static void expect_error(const char *dir, const char *yaml, const char *tail)
 {
 	char *err = NULL;
@@ -347,6 +383,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_findings_capped_as_configured, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_user_rules_change_the_defaults, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_call_patterns_of_every_shape, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_method_globs_of_unnamed_objects, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_rule_errors_are_positioned, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_adversarial_inputs_stay_linear, testdir_setup, testdir_teardown),
 	};
