@@ -37,7 +37,7 @@ survived in it, found by file, mutation and source line (the line number
 may have moved since): whether the tests added for them kill them now.
 
 Not mutated, because no test of a plain build could notice: calls that
-only free, close, log or lock (a leak or a missing lock shows only under a
+only free (pylex_close too), close, log or lock (a leak or a missing lock shows only under a
 sanitizer or a race), numbers in array sizes, the first capacity of an
 array grown by doubling and its factor (the 2 and the N of
 `cap ? cap * 2 : N`: other positive sizes only change when it is
@@ -73,7 +73,7 @@ MODULES = {
 SKIP_FILES = {"pynfkc_table.c"}
 UNOBSERVABLE_CALL = re.compile(
     r"^\s*(\w*free\w*|\w*_clear|json_decref|close|fclose|closedir|log_\w+|pthread_\w+|"
-    r"\w*_unlock|\w*_lock|va_end|munmap)\s*\(")
+    r"\w*_unlock|\w*_lock|va_end|munmap|pylex_close)\s*\(")
 
 # The growth of an array by doubling: "cap ? cap * 2 : N".
 DOUBLING = re.compile(r"\?\s*[\w>.\[\]-]+\s*\*\s*2\s*:\s*(?:[1-9]\d*\b|[A-Z_][A-Z0-9_]*)")

@@ -231,6 +231,72 @@ static void expect_error(const char *dir, const char *yaml, const char *tail)
 	free(err);
 }
 
+/* A finding's score is its severity's factor (LOW 1, MEDIUM 4, HIGH 7,
+ * CRITICAL 10) times its confidence's (LOW 3, MEDIUM 6, HIGH 10), times
+ * the rule's weight: Bandit's and Semgrep's findings are scored
+ * by the same table. */
+static void test_scores_of_severity_and_confidence(void **state)
+{
+	static const struct {
+		const char *severity, *confidence;
+		double score;
+	} cases[] = {
+		{ "LOW", "HIGH", 10 }, { "MEDIUM", "HIGH", 40 }, { "HIGH", "HIGH", 70 },
+		{ "CRITICAL", "HIGH", 100 }, { "HIGH", "MEDIUM", 42 },
+		{ "HIGH", "LOW", 21 }, { "MEDIUM", "LOW", 12 },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *err = NULL;
+		struct assess_result r;
+		_cleanup_free_ char *yaml = xasprintf(
+			"rules:\n  - {id: S1, match: {call: [frob.nicate]}, severity: %s,"
+			" confidence: %s, message: m}\n", cases[i].severity, cases[i].confidence);
+		struct assess_rules *rules = load(*state, yaml, &err);
+		if (!rules)
+			fail_msg("%s: %s", yaml, err);
+		assess(rules, "import frob\nfrob.nicate()\n", &r);
+		assert_int_equal(r.n_findings, 1);
+		assert_true(r.findings[0].score == cases[i].score);
+		assess_result_clear(&r);
+		assess_rules_free(rules);
+	}
+}
+
+/* A script whose score is a threshold is at that threshold's level, each
+ * of the three thresholds read from security.yaml; weights from 0 to 100
+ * are accepted, their ends included. os.system alone scores 70 (MAI001). */
+static void test_thresholds_and_weights_inclusive(void **state)
+{
+	static const struct {
+		const char *yaml;
+		enum level level;
+	} cases[] = {
+		{ "thresholds: {medium: 70, high: 80, blocked: 90}\n", LEVEL_MEDIUM },
+		{ "thresholds: {medium: 10, high: 70, blocked: 90}\n", LEVEL_HIGH },
+		{ "thresholds: {medium: 10, high: 20, blocked: 70}\n", LEVEL_BLOCKED },
+		{ "thresholds: {medium: 71, high: 80, blocked: 90}\n", LEVEL_LOW },
+		{ "rules:\n  - {id: MAI001, weight: 0}\n", LEVEL_LOW },
+		{ "rules:\n  - {id: MAI001, weight: 100}\n", LEVEL_BLOCKED },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *err = NULL;
+		struct assess_result r;
+		struct assess_rules *rules = load(*state, cases[i].yaml, &err);
+		if (!rules)
+			fail_msg("%s: %s", cases[i].yaml, err);
+		assess(rules, "import os\nos.system('id')\n", &r);
+		assert_int_equal(r.level, cases[i].level);
+		assess_result_clear(&r);
+		assess_rules_free(rules);
+	}
+	expect_error(*state, "rules:\n  - {id: MAI001, weight: 100.5}\n",
+		     "2:26: bad weight; expected a number from 0 to 100");
+	expect_error(*state, "rules:\n  - {id: MAI001, weight: -0.5}\n",
+		     "2:26: bad weight; expected a number from 0 to 100");
+}
+
 static void test_rule_errors_are_positioned(void **state)
 {
 	expect_error(*state, "rules:\n  - id: X1\n    sevrity: HIGH\n",
@@ -384,6 +450,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_user_rules_change_the_defaults, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_call_patterns_of_every_shape, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_method_globs_of_unnamed_objects, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_scores_of_severity_and_confidence, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_thresholds_and_weights_inclusive, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_rule_errors_are_positioned, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_adversarial_inputs_stay_linear, testdir_setup, testdir_teardown),
 	};
