@@ -1,11 +1,15 @@
 /* Bandit (real, when installed) and Semgrep (a recorded report) adapters. */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -240,6 +244,25 @@ static void wait_zombie(pid_t pid)
 	fail_msg("worker %d did not die", (int)pid);
 }
 
+/* The one socket this process holds (the worker's end), or -1. */
+static int worker_socket(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int found = -1, n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		struct stat st;
+		int fd = atoi(e->d_name);
+		if (e->d_name[0] != '.' && fd != dirfd(d) && fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode))
+			found = fd, n++;
+	}
+	closedir(d);
+	assert_true(n <= 1);
+	return found;
+}
+
 /* A worker killed between jobs is replaced by the next job; one that
  * overruns analyzers.bandit.timeout is killed and the job says so, as
  * the one-shot run does. */
@@ -292,8 +315,36 @@ static void test_resident_worker_death_and_timeout(void **state)
 	json_decref(j);
 	assert_true(bandit_worker_pid(bw) > 0);
 	json_decref(expected);
+
+	/* A stopped worker's socket is closed once: a file opened since then
+	 * under the same number is left alone when the worker is freed. */
+	int sock = worker_socket();
+	assert_true(sock >= 0);
+	assert_int_equal(assess_bandit_run_resident(bw, &hurried, big, big_len, &r), -ETIMEDOUT);
+	assess_result_clear(&r);
+	assert_int_equal(fcntl(sock, F_GETFD), -1);
+	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	assert_true(null >= 0);
+	if (null != sock) {
+		assert_int_equal(dup2(null, sock), sock);
+		close(null);
+	}
 	bandit_worker_free(bw);
+	assert_int_not_equal(fcntl(sock, F_GETFD), -1);
+	close(sock);
 	assess_rules_free(rules);
+}
+
+/* A worker that never started holds no descriptor: freeing it closes
+ * nothing (not stdin, descriptor 0). */
+static void test_unstarted_worker_closes_nothing(void **state)
+{
+	if (fcntl(0, F_GETFD) < 0)
+		assert_int_equal(open("/dev/null", O_RDONLY), 0);
+	struct bandit_worker *bw = bandit_worker_new();
+	assert_int_equal(bandit_worker_pid(bw), -1);
+	bandit_worker_free(bw);
+	assert_int_not_equal(fcntl(0, F_GETFD), -1);
 }
 
 /* Where no worker can run (analyzers.bandit.path not found, or a wrapper
@@ -347,6 +398,7 @@ int main(void)
 		cmocka_unit_test(test_resident_worker_matches_one_shot),
 		cmocka_unit_test(test_resident_worker_death_and_timeout),
 		cmocka_unit_test(test_resident_worker_falls_back),
+		cmocka_unit_test(test_unstarted_worker_closes_nothing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
