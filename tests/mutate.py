@@ -36,13 +36,16 @@ DIR/report.json too. The run is niced (10).
 survived in it, found by file, mutation and source line (the line number
 may have moved since): whether the tests added for them kill them now.
 
-Not mutated, because no test of a plain build could notice: calls that
-only free (pylex_close too), close, log or lock (a leak or a missing lock shows only under a
-sanitizer or a race), numbers in array sizes, the first capacity of an
-array grown by doubling and its factor (the 2 and the N of
-`cap ? cap * 2 : N`: other positive sizes only change when it is
-reallocated), and the generated or table-only files
-(pynfkc_table.c).
+Not mutated, because no test of a plain build could notice:
+  - calls that only free (pylex_close too), close, log or lock: a leak or
+    a missing lock shows only under a sanitizer or a race;
+  - numbers in array sizes, and the arithmetic and numbers in an
+    allocation's arguments: a byte too few is written past unnoticed in
+    the allocator's rounding, where a sanitizer sees it;
+  - the first capacity of an array grown by doubling and its factor (the
+    N and the 2 of `cap ? cap * 2 : N`): another positive size only
+    changes when it is reallocated;
+  - the generated or table-only files (pynfkc_table.c).
 """
 import argparse
 import json
@@ -75,6 +78,7 @@ UNOBSERVABLE_CALL = re.compile(
     r"^\s*(\w*free\w*|\w*_clear|json_decref|close|fclose|closedir|log_\w+|pthread_\w+|"
     r"\w*_unlock|\w*_lock|va_end|munmap|pylex_close)\s*\(")
 
+ALLOCATORS = {"xmalloc", "xcalloc", "xrealloc", "xreallocarray", "malloc", "calloc", "realloc"}
 # The growth of an array by doubling: "cap ? cap * 2 : N".
 DOUBLING = re.compile(r"\?\s*[\w>.\[\]-]+\s*\*\s*2\s*:\s*(?:[1-9]\d*\b|[A-Z_][A-Z0-9_]*)")
 
@@ -161,8 +165,16 @@ def sites(path, text):
     out = []
     depth = 0
     bracket = 0
+    sizes = []  # the arguments of allocations: (start, end)
+    for i, (kind, start, end, tok) in enumerate(toks):
+        if kind == "ident" and tok in ALLOCATORS and i + 1 < len(toks) and toks[i + 1][3] == "(":
+            close = matching(toks, i + 1, "(", ")")
+            if close is not None:
+                sizes.append((toks[i + 1][1], toks[close][2]))
 
     def add(kind, start, end, new, label):
+        if kind in ("arithmetic", "constant") and any(a <= start < b for a, b in sizes):
+            return
         line = text.count("\n", 0, start) + 1
         src = text.splitlines()[line - 1]
         if re.match(r"\s*log_\w+\s*\(", src):
