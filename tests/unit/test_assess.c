@@ -265,19 +265,22 @@ static void test_scores_of_severity_and_confidence(void **state)
 
 /* A script whose score is a threshold is at that threshold's level, each
  * of the three thresholds read from security.yaml; weights from 0 to 100
- * are accepted, their ends included. os.system alone scores 70 (MAI001). */
+ * are accepted, their ends included. frob.nicate() scores 70 (HIGH, HIGH
+ * confidence) and is the script's only finding. */
 static void test_thresholds_and_weights_inclusive(void **state)
 {
 	static const struct {
 		const char *yaml;
 		enum level level;
 	} cases[] = {
-		{ "thresholds: {medium: 70, high: 80, blocked: 90}\n", LEVEL_MEDIUM },
-		{ "thresholds: {medium: 10, high: 70, blocked: 90}\n", LEVEL_HIGH },
-		{ "thresholds: {medium: 10, high: 20, blocked: 70}\n", LEVEL_BLOCKED },
-		{ "thresholds: {medium: 71, high: 80, blocked: 90}\n", LEVEL_LOW },
-		{ "rules:\n  - {id: MAI001, weight: 0}\n", LEVEL_LOW },
-		{ "rules:\n  - {id: MAI001, weight: 100}\n", LEVEL_BLOCKED },
+#define S1 "rules:\n  - {id: S1, match: {call: [frob.nicate]}, severity: HIGH, message: m"
+		{ "thresholds: {medium: 70, high: 80, blocked: 90}\n" S1 "}\n", LEVEL_MEDIUM },
+		{ "thresholds: {medium: 10, high: 70, blocked: 90}\n" S1 "}\n", LEVEL_HIGH },
+		{ "thresholds: {medium: 10, high: 20, blocked: 70}\n" S1 "}\n", LEVEL_BLOCKED },
+		{ "thresholds: {medium: 71, high: 80, blocked: 90}\n" S1 "}\n", LEVEL_LOW },
+		{ S1 ", weight: 0}\n", LEVEL_LOW },
+		{ S1 ", weight: 100}\n", LEVEL_BLOCKED },
+#undef S1
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
@@ -286,7 +289,8 @@ static void test_thresholds_and_weights_inclusive(void **state)
 		struct assess_rules *rules = load(*state, cases[i].yaml, &err);
 		if (!rules)
 			fail_msg("%s: %s", cases[i].yaml, err);
-		assess(rules, "import os\nos.system('id')\n", &r);
+		assess(rules, "import frob\nfrob.nicate()\n", &r);
+		assert_int_equal(r.n_findings, 1);
 		assert_int_equal(r.level, cases[i].level);
 		assess_result_clear(&r);
 		assess_rules_free(rules);
