@@ -67,6 +67,16 @@ static void test_origin_of_sink_arguments(void **state)
 		  ASSESS_ORIGIN_OUTSIDE },
 		{ "import os\ndef run(cmd):\n    os.system(cmd)\n", "MAI001", ASSESS_ORIGIN_UNRESOLVED },
 		{ "import os\nos.system(build())\n", "MAI001", ASSESS_ORIGIN_UNRESOLVED },
+		/* An attribute taken with getattr of outside data is outside data. */
+		{ "import os\nos.system(getattr(input(), 'strip')())\n", "MAI001", ASSESS_ORIGIN_OUTSIDE },
+		/* An augmented assignment leaves the literal behind. */
+		{ "import os\ncmd = 'ls '\ncmd += input()\nos.system(cmd)\n", "MAI001",
+		  ASSESS_ORIGIN_UNRESOLVED },
+		/* Every operand of a chain: comparisons, and, or, if-else, **. */
+		{ "import os\nos.system('ls' if a == 1 else input())\n", "MAI001", ASSESS_ORIGIN_OUTSIDE },
+		{ "import os\nos.system(a and input())\n", "MAI001", ASSESS_ORIGIN_OUTSIDE },
+		{ "import os\nos.system(a ** 2 or input())\n", "MAI001", ASSESS_ORIGIN_OUTSIDE },
+		{ "import os\nos.system(a ^ 2 or input())\n", "MAI001", ASSESS_ORIGIN_OUTSIDE },
 		/* Option flags do not count: the command is literal. */
 		{ "import subprocess, sys\nsubprocess.run(['ls'], stdout=sys.stdout, stdin=sys.stdin)\n",
 		  "MAI006", ASSESS_ORIGIN_LITERAL },
