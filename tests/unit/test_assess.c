@@ -186,10 +186,11 @@ static void test_call_patterns_of_every_shape(void **state)
 }
 
 /* A method of an object nobody can name (".NAME") meets the "*.NAME"
- * patterns, and the other patterns that may name it too: a glob ("*.x?y")
- * and a prefix ("*.xy*"), which are tried for every call. The analyzer only
- * reports the methods some rule may want, so a rule set with such globs
- * must want them all. The names here are ones no built-in rule names. */
+ * patterns, and the other patterns that may name it too: a glob ("*.x?y"),
+ * a prefix ("*.xy*") and a suffix ("*y"), which are tried for every call.
+ * The analyzer only reports the methods some rule may want, so a rule set
+ * with such globs must want them all. The names here are ones no built-in
+ * rule names. */
 static void test_method_globs_of_unnamed_objects(void **state)
 {
 	char *err = NULL;
@@ -197,13 +198,14 @@ static void test_method_globs_of_unnamed_objects(void **state)
 	struct assess_rules *rules = load(*state,
 		"rules:\n"
 		"  - {id: Q1, match: {call: [\"*.fetchp?ss\"]}, severity: LOW, message: glob}\n"
-		"  - {id: Q2, match: {call: [\"*.fetchu*\"]}, severity: LOW, message: prefix}\n", &err);
+		"  - {id: Q2, match: {call: [\"*.fetchu*\"]}, severity: LOW, message: prefix}\n"
+		"  - {id: Q3, match: {call: [\"*etchpass\"]}, severity: LOW, message: suffix}\n", &err);
 	static const struct {
 		const char *src;
 		const char *ids;
 	} cases[] = {
-		{ "def f(o):\n    o.fetchpass()\n", "Q1 " },
-		{ "[].fetchpass()\n", "Q1 " },
+		{ "def f(o):\n    o.fetchpass()\n", "Q1 Q3 " },
+		{ "[].fetchpass()\n", "Q1 Q3 " },
 		{ "(a + b).fetchuser()\n", "Q2 " },
 		{ "(a + b).fetchpast()\n", "" },
 	};
