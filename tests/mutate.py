@@ -43,7 +43,8 @@ Not mutated, because no test of a plain build could notice:
     allocation's arguments: a byte too few is written past unnoticed in
     the allocator's rounding, where a sanitizer sees it;
   - the first capacity of an array grown by doubling and its factor (the
-    N and the 2 of `cap ? cap * 2 : N`): another positive size only
+    N and the 2 of `cap ? cap * 2 : N`, or an N > 1 given alone to a
+    capacity: `cap = N;`, `x->cap_items = N;`): another positive size only
     changes when it is reallocated;
   - the generated or table-only files (pynfkc_table.c).
 """
@@ -78,6 +79,8 @@ UNOBSERVABLE_CALL = re.compile(
     r"^\s*(\w*free\w*|\w*_clear|json_decref|close|fclose|closedir|log_\w+|pthread_\w+|"
     r"\w*_unlock|\w*_lock|va_end|munmap|pylex_close)\s*\(")
 
+# A capacity's first value, alone on its line: "cap = 16;", "x->cap_items = 16;".
+FIRST_SIZE = re.compile(r"\s*(?:size_t\s+)?[\w>.-]*\b(?:cap|cap_\w+|\w+_cap)\s*=\s*(\d+)[uUlL]*\s*[;,]")
 ALLOCATORS = {"xmalloc", "xcalloc", "xrealloc", "xreallocarray", "malloc", "calloc", "realloc"}
 # The growth of an array by doubling: "cap ? cap * 2 : N".
 DOUBLING = re.compile(r"\?\s*[\w>.\[\]-]+\s*\*\s*2\s*:\s*(?:[1-9]\d*\b|[A-Z_][A-Z0-9_]*)")
@@ -203,8 +206,11 @@ def sites(path, text):
         elif kind == "number" and bracket == 0 and re.fullmatch(r"\d+[uUlL]*|0[xX][0-9a-fA-F]+[uUlL]*", tok):
             bol = text.rfind("\n", 0, start) + 1
             eol = text.find("\n", start)
-            if any(m.start() <= start - bol < m.end()
-                   for m in DOUBLING.finditer(text[bol:eol if eol >= 0 else len(text)])):
+            line_text = text[bol:eol if eol >= 0 else len(text)]
+            if any(m.start() <= start - bol < m.end() for m in DOUBLING.finditer(line_text)):
+                continue
+            m = FIRST_SIZE.match(line_text)
+            if m and m.start(1) == start - bol and int(tok.rstrip("uUlL"), 0) > 1:
                 continue
             digits = re.match(r"0[xX][0-9a-fA-F]+|\d+", tok).group()
             suffix = tok[len(digits):]
