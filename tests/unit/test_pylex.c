@@ -213,6 +213,36 @@ static void test_encodings(void **state)
 	assert_int_equal(pylex_open(&lx, (const uint8_t *)bom, sizeof(bom) - 1, &reason, &off), 0);
 	assert_int_equal(lx.encoding_status, PYLEX_ENC_CONFLICT);
 	pylex_close(&lx);
+
+	/* not on line 3 either when lines 1 and 2 are comments */
+	const char third[] = "#!/usr/bin/python\n# notes\n# coding: utf-7\nx = 1\n";
+	assert_int_equal(pylex_open(&lx, (const uint8_t *)third, sizeof(third) - 1, &reason, &off), 0);
+	assert_int_equal(lx.encoding_status, PYLEX_ENC_OK);
+	pylex_close(&lx);
+
+	/* UTF-8 by its names, "utf-8-" followed by anything as Python reads it */
+	static const char *const utf8_names[] = { "utf-8", "UTF8", "utf_8_sig", "utf-8-unix" };
+	for (size_t i = 0; i < ARRAY_SIZE(utf8_names); i++) {
+		char *src = xasprintf("# coding: %s\nx = 'caf\xc3\xa9'\n", utf8_names[i]);
+		assert_int_equal(pylex_open(&lx, (const uint8_t *)src, strlen(src), &reason, &off), 0);
+		assert_int_equal(lx.encoding_status, PYLEX_ENC_OK);
+		pylex_close(&lx);
+		s = lex_all(src, strlen(src));
+		assert_string_equal(s, "N:x@2:1 O:=@2:3 S:caf\xc3\xa9@2:5");
+		free(s);
+		free(src);
+	}
+}
+
+/* Escapes of code points at the ends of each UTF-8 length: 1, 2, 3 and
+ * 4 bytes. */
+static void test_escapes_encode_every_utf8_length(void **state)
+{
+	const char src[] = "x = '\\x7f\\x80\\u07ff\\u0800\\uffff\\U00010000\\U0010ffff'\n";
+	char *s = lex_all(src, sizeof(src) - 1);
+	assert_string_equal(s, "N:x@1:1 O:=@1:3 S:\x7f\xc2\x80\xdf\xbf\xe0\xa0\x80\xef\xbf\xbf"
+			       "\xf0\x90\x80\x80\xf4\x8f\xbf\xbf@1:5");
+	free(s);
 }
 
 static void test_indentation_depth_and_unterminated(void **state)
@@ -253,6 +283,7 @@ int main(void)
 		cmocka_unit_test(test_nfkc_identifiers),
 		cmocka_unit_test(test_rejections_with_offsets),
 		cmocka_unit_test(test_encodings),
+		cmocka_unit_test(test_escapes_encode_every_utf8_length),
 		cmocka_unit_test(test_indentation_depth_and_unterminated),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
