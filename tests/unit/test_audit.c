@@ -21,6 +21,7 @@
 #include "audit_fixture.h"
 #include "audit_reader.h"
 #include "audit_verify.h"
+#include "fileio.h"
 #include "macro.h"
 #include "testdir.h"
 
@@ -124,6 +125,45 @@ static void test_first_start_makes_a_key(void **state)
 	assert_true(rep.ok);
 	assert_int_equal(rep.entries, 4); /* and the checkpoint record */
 	audit_verify_report_clear(&rep);
+
+	/* The next start keeps that key, whatever failed before it (errno
+	 * left at ENOENT by the caller's last miss). */
+	_cleanup_free_ char *first = NULL, *second = NULL;
+	size_t n1, n2;
+	assert_int_equal(fileio_read_path(key, 1 << 16, &first, &n1), 0);
+	errno = ENOENT;
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	fixture_append(log, 1);
+	audit_close(log);
+	assert_int_equal(fileio_read_path(key, 1 << 16, &second, &n2), 0);
+	assert_int_equal(n1, n2);
+	assert_memory_equal(first, second, n1);
+}
+
+/* With checkpoint_interval_s set, records are covered by a checkpoint of
+ * their own within that time, with no call to checkpoint. */
+static void test_timed_checkpoint(void **state)
+{
+	const char *dir = *state;
+	fixture_keys(dir, "k", "mai.test/audit");
+	struct audit_options o = fixture_options(dir, "k", 0);
+	o.checkpoint_interval_s = 1;
+	struct audit_log *log = NULL;
+	_cleanup_free_ char *err = NULL, *pub = xasprintf("%s/k.pub", dir);
+	struct audit_verify_report rep;
+	int covered = 0;
+
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	fixture_append(log, 3);
+	for (int i = 0; i < 100 && !covered; i++) {
+		usleep(100 * 1000);
+		/* (read while the timer may be writing: only a whole view counts) */
+		covered = audit_verify_log(o.log_dir, pub, &rep) == 0 && rep.ok &&
+			  rep.checkpoint == AUDIT_CKPT_OK && rep.entries == 4;
+		audit_verify_report_clear(&rep);
+	}
+	assert_true(covered);
+	audit_close(log);
 }
 
 /* The configured key lives in a directory of its own that a fresh machine
@@ -501,6 +541,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_second_writer_refused, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_first_start_makes_a_key, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_checkpoint_status_while_open, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_timed_checkpoint, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_first_start_makes_the_key_directory, testdir_setup,
 						testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_torn_tail_quarantined_and_recorded, testdir_setup, testdir_teardown),
