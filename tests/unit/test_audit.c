@@ -20,6 +20,7 @@
 #include "audit_format.h"
 #include "audit_fixture.h"
 #include "audit_reader.h"
+#include "audit_stats.h"
 #include "audit_verify.h"
 #include "fileio.h"
 #include "macro.h"
@@ -218,6 +219,58 @@ static void test_checkpoint_status_while_open(void **state)
 	assert_int_equal(rep.checkpoint, AUDIT_CKPT_STALE);
 	audit_verify_report_clear(&rep);
 	audit_close(log);
+}
+
+/* What a scrape reads of a log without verifying it: as many records as
+ * the verifier counts (the last one's seq + 1, found from the tail even
+ * when that record is longer than the first read), the segments' bytes,
+ * and the checkpoint. A segment of one line counts one record. */
+static void test_stats_of_a_log(void **state)
+{
+	const char *dir = *state;
+	fixture_keys(dir, "k", "mai.test/audit");
+	struct audit_options o = fixture_options(dir, "k", 0);
+	o.checkpoint_interval_s = 3600;
+	struct audit_log *log = NULL;
+	_cleanup_free_ char *err = NULL, *pub = xasprintf("%s/k.pub", dir);
+	_cleanup_free_ char *seg = xasprintf("%s/seg-000000000000.log", o.log_dir);
+	_cleanup_free_ char *big = xmalloc(9000);
+	struct audit_verify_report rep;
+	struct audit_stats st;
+	struct stat sb;
+
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	fixture_append(log, 5);
+	assert_int_equal(audit_checkpoint_now(log), 0);
+	memset(big, 'x', 8999);
+	big[8999] = '\0';
+	json_t *f = json_pack("{s:s}", "file", big);
+	assert_int_equal(audit_append(log, "job_accepted", f, NULL), 0);
+	json_decref(f);
+	audit_close(log);
+
+	assert_int_equal(audit_verify_log(o.log_dir, pub, &rep), 0);
+	assert_true(rep.ok);
+	assert_int_equal(audit_stats_read(o.log_dir, &st), 0);
+	assert_int_equal(st.records, rep.entries);
+	audit_verify_report_clear(&rep);
+	assert_int_equal(stat(seg, &sb), 0);
+	assert_int_equal(st.bytes, (uint64_t)sb.st_size);
+	assert_int_equal(st.checkpoint_size, st.records); /* the close signs the whole log */
+	assert_true(st.checkpoint_time > 0);
+
+	/* A log of one record, its one line at the start of the file. */
+	_cleanup_free_ char *text = NULL, *one = xasprintf("%s/one", dir);
+	_cleanup_free_ char *one_seg = xasprintf("%s/seg-000000000000.log", one);
+	size_t len;
+	assert_int_equal(fileio_read_path(seg, 1 << 20, &text, &len), 0);
+	size_t first = (size_t)(strchr(text, '\n') - text) + 1;
+	assert_int_equal(mkdir(one, 0700), 0);
+	assert_int_equal(fileio_write_atomic(one_seg, text, first, 0600), 0);
+	assert_int_equal(audit_stats_read(one, &st), 0);
+	assert_int_equal(st.records, 1);
+	assert_int_equal(st.bytes, first);
+	assert_int_equal(st.checkpoint_size, 0);
 }
 
 static void test_torn_tail_quarantined_and_recorded(void **state)
@@ -542,6 +595,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_first_start_makes_a_key, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_checkpoint_status_while_open, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_timed_checkpoint, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_stats_of_a_log, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_first_start_makes_the_key_directory, testdir_setup,
 						testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_torn_tail_quarantined_and_recorded, testdir_setup, testdir_teardown),
