@@ -473,6 +473,11 @@ static void test_retention_keeps_the_rest_verifiable(void **state)
 	_cleanup_free_ char *line = verify_line(dir, "k");
 	/* 100 + the checkpoint's record + retention event + 20 + close's checkpoint record */
 	assert_true(strncmp(line, "OK n=123 ", 9) == 0);
+	/* A checkpoint kept from after the cut, for --since below. */
+	_cleanup_free_ char *ckpt = xasprintf("%s/checkpoint", log_dir), *kept = xasprintf("%s/kept", dir);
+	size_t klen;
+	_cleanup_free_ char *ktext = fixture_read(ckpt, &klen);
+	fixture_write(kept, ktext, klen);
 
 	/* The writer reopens on the anchor and goes on; proofs still work. */
 	assert_int_equal(audit_open(&o, &log, &err), 0);
@@ -489,6 +494,11 @@ static void test_retention_keeps_the_rest_verifiable(void **state)
 	struct audit_verify_report rep;
 	assert_int_equal(audit_verify_sidecar(sc, pub, &rep), 0);
 	assert_true(rep.ok);
+	audit_verify_report_clear(&rep);
+	/* The log only grew since the kept checkpoint, proved from the anchor. */
+	assert_int_equal(audit_verify_log_since(log_dir, pub, kept, &rep), 0);
+	assert_true(rep.ok);
+	assert_int_equal(rep.entries, 129);
 	audit_verify_report_clear(&rep);
 
 	/* A forged anchor cannot match the signed root. */
