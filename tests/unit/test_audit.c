@@ -141,6 +141,36 @@ static void test_first_start_makes_a_key(void **state)
 	assert_memory_equal(first, second, n1);
 }
 
+/* Records without a signed checkpoint cannot be vouched for: the verifier
+ * fails them; an empty log has nothing to vouch for and passes. */
+static void test_records_without_checkpoint_fail(void **state)
+{
+	const char *dir = *state;
+	fixture_keys(dir, "k", "mai.test/audit");
+	struct audit_options o = fixture_options(dir, "k", 0);
+	struct audit_log *log = NULL;
+	_cleanup_free_ char *err = NULL, *pub = xasprintf("%s/k.pub", dir);
+	_cleanup_free_ char *ckpt = xasprintf("%s/checkpoint", o.log_dir), *empty = xasprintf("%s/empty", dir);
+	struct audit_verify_report rep;
+
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	fixture_append(log, 3);
+	audit_close(log);
+	assert_int_equal(unlink(ckpt), 0);
+	assert_int_equal(audit_verify_log(o.log_dir, pub, &rep), 0);
+	assert_false(rep.ok);
+	assert_int_equal(rep.checkpoint, AUDIT_CKPT_MISSING);
+	assert_non_null(strstr(rep.reason, "no signed checkpoint"));
+	audit_verify_report_clear(&rep);
+
+	assert_int_equal(mkdir(empty, 0700), 0);
+	assert_int_equal(audit_verify_log(empty, pub, &rep), 0);
+	assert_true(rep.ok);
+	assert_int_equal(rep.entries, 0);
+	assert_int_equal(rep.checkpoint, AUDIT_CKPT_MISSING);
+	audit_verify_report_clear(&rep);
+}
+
 /* With checkpoint_interval_s set, records are covered by a checkpoint of
  * their own within that time, with no call to checkpoint. */
 static void test_timed_checkpoint(void **state)
@@ -605,6 +635,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_first_start_makes_a_key, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_checkpoint_status_while_open, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_timed_checkpoint, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_records_without_checkpoint_fail, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_stats_of_a_log, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_first_start_makes_the_key_directory, testdir_setup,
 						testdir_teardown),
