@@ -471,6 +471,31 @@ static void test_rotation_keeps_one_chain(void **state)
 
 /* Retention drops old segments only under the signed checkpoint, and what
  * remains (plus what is appended later) still verifies, also by sidecar. */
+/* A cut so early that its tree nodes fill no whole page frees none of
+ * them and succeeds. */
+static void test_small_retention_cut(void **state)
+{
+	const char *dir = *state;
+	fixture_keys(dir, "k", "mai.test/audit");
+	struct audit_options o = fixture_options(dir, "k", 0);
+	o.rotate_size = 1024;
+	o.retention_age_s = 3600;
+	struct audit_log *log = NULL;
+	_cleanup_free_ char *err = NULL;
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	fixture_append(log, 8);
+	assert_int_equal(audit_checkpoint_now(log), 0);
+	assert_int_equal(audit_retention_now(log, time(NULL) + 7200), 0);
+	fixture_append(log, 2);
+	audit_close(log);
+	_cleanup_free_ char *line = verify_line(dir, "k");
+	assert_true(strncmp(line, "OK n=", 5) == 0);
+	_cleanup_free_ uint64_t *firsts = NULL;
+	size_t n = 0;
+	assert_int_equal(audit_segments_list(o.log_dir, &firsts, &n), 0);
+	assert_true(firsts[0] > 0); /* something was cut */
+}
+
 static void test_retention_keeps_the_rest_verifiable(void **state)
 {
 	const char *dir = *state;
@@ -646,6 +671,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_failed_write_recovers, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_event_fields_checked, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_retention_keeps_the_rest_verifiable, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_small_retention_cut, testdir_setup, testdir_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
