@@ -516,6 +516,11 @@ static void test_retention_keeps_the_rest_verifiable(void **state)
 	assert_int_equal(audit_segments_list(log_dir, &before, &nbefore), 0);
 	assert_true(nbefore >= 4);
 	assert_int_equal(before[0], 0);
+	/* Two of the segments the cut will remove, to put back below. */
+	_cleanup_free_ char *old0 = audit_segment_path(log_dir, before[0], "log");
+	_cleanup_free_ char *old1 = audit_segment_path(log_dir, before[1], "log");
+	size_t len0, len1;
+	_cleanup_free_ char *text0 = fixture_read(old0, &len0), *text1 = fixture_read(old1, &len1);
 	assert_int_equal(audit_checkpoint_now(log), 0);
 	assert_int_equal(audit_retention_now(log, time(NULL) + 7200), 0);
 	_cleanup_free_ uint64_t *after = NULL;
@@ -528,6 +533,14 @@ static void test_retention_keeps_the_rest_verifiable(void **state)
 	_cleanup_free_ char *line = verify_line(dir, "k");
 	/* 100 + the checkpoint's record + retention event + 20 + close's checkpoint record */
 	assert_true(strncmp(line, "OK n=123 ", 9) == 0);
+	/* A crash after the anchor was written and before the old segments
+	 * were removed leaves them below it: they are not part of the log. */
+	fixture_write(old0, text0, len0);
+	fixture_write(old1, text1, len1);
+	_cleanup_free_ char *leftover = verify_line(dir, "k");
+	assert_true(strncmp(leftover, "OK n=123 ", 9) == 0);
+	assert_int_equal(unlink(old0), 0);
+	assert_int_equal(unlink(old1), 0);
 	/* A checkpoint kept from after the cut, for --since below. */
 	_cleanup_free_ char *ckpt = xasprintf("%s/checkpoint", log_dir), *kept = xasprintf("%s/kept", dir);
 	size_t klen;
