@@ -2,6 +2,7 @@
  * (tests/assess/sarif_github_test.py): every built-in rule is documented,
  * paths become relative to SRCROOT ("." and ".." resolved) or absolute file:
  * URIs, regions span the name at the finding, and the runs follow the tools. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -203,12 +204,42 @@ static void test_regions_at_the_edges_and_uris(void **state)
 	assess_result_clear(&r);
 }
 
+/* A rejected file's result points at the first byte that is not text:
+ * its line, and its column in code points. */
+static void test_rejection_region(void **state)
+{
+	struct assess_rules *rules = NULL;
+	struct assess_result r;
+	struct assess_sarif s;
+	char *err = NULL;
+	const char src[] = "x = 1\ny = 2\nz = '\xc3\xa9\xff'\n";
+
+	(void)state;
+	assert_int_equal(assess_rules_load(NULL, &rules, &err), 0);
+	assert_int_equal(assess_source(rules, "bad.py", (const uint8_t *)src, sizeof(src) - 1, &r),
+			 -EINVAL);
+	assess_sarif_init(&s, "/work/repo", 0, 0);
+	assess_sarif_add(&s, "bad.py", src, sizeof(src) - 1, &r);
+	json_t *doc = assess_sarif_finish(&s);
+	json_t *res = json_array_get(json_object_get(json_array_get(json_object_get(doc, "runs"), 0),
+						     "results"), 0);
+	assert_string_equal(json_string_value(json_object_get(res, "ruleId")), "MAI900");
+	json_t *region = result_region(doc, 0, "region");
+	assert_int_equal(json_integer_value(json_object_get(region, "startLine")), 3);
+	assert_int_equal(json_integer_value(json_object_get(region, "startColumn")), 7);
+	assert_int_equal(json_integer_value(json_object_get(region, "endColumn")), 8);
+	json_decref(doc);
+	assess_result_clear(&r);
+	assess_rules_free(rules);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_builtin_rule_is_documented),
 		cmocka_unit_test(test_paths_regions_and_runs),
 		cmocka_unit_test(test_regions_at_the_edges_and_uris),
+		cmocka_unit_test(test_rejection_region),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
