@@ -67,6 +67,9 @@ static void test_origin_of_sink_arguments(void **state)
 		  ASSESS_ORIGIN_OUTSIDE },
 		{ "import os\ndef run(cmd):\n    os.system(cmd)\n", "MAI001", ASSESS_ORIGIN_UNRESOLVED },
 		{ "import os\nos.system(build())\n", "MAI001", ASSESS_ORIGIN_UNRESOLVED },
+		/* A list's origin is its least known item's, wherever it is. */
+		{ "import subprocess\nsubprocess.run(['ls', '-l', build()])\n", "MAI006",
+		  ASSESS_ORIGIN_UNRESOLVED },
 		/* An attribute taken with getattr of outside data is outside data. */
 		{ "import os\nos.system(getattr(input(), 'strip')())\n", "MAI001", ASSESS_ORIGIN_OUTSIDE },
 		/* An augmented assignment leaves the literal behind. */

@@ -235,13 +235,15 @@ static void test_encodings(void **state)
 }
 
 /* Escapes of code points at the ends of each UTF-8 length: 1, 2, 3 and
- * 4 bytes. */
+ * 4 bytes; the one-letter and octal escapes. */
 static void test_escapes_encode_every_utf8_length(void **state)
 {
-	const char src[] = "x = '\\x7f\\x80\\u07ff\\u0800\\uffff\\U00010000\\U0010ffff'\n";
+	const char src[] = "x = '\\x7f\\x80\\u07ff\\u0800\\uffff\\U00010000\\U0010ffff'\n"
+			   "y = '\\a\\b\\f\\v\\t\\r\\n\\\\\\'\\\"\\101\\7'\n";
 	char *s = lex_all(src, sizeof(src) - 1);
 	assert_string_equal(s, "N:x@1:1 O:=@1:3 S:\x7f\xc2\x80\xdf\xbf\xe0\xa0\x80\xef\xbf\xbf"
-			       "\xf0\x90\x80\x80\xf4\x8f\xbf\xbf@1:5");
+			       "\xf0\x90\x80\x80\xf4\x8f\xbf\xbf@1:5 |"
+			       " N:y@2:1 O:=@2:3 S:\a\b\f\v\t\r\n\\'\"A\a@2:5");
 	free(s);
 }
 
