@@ -16,6 +16,7 @@
 #include "assess_external.h"
 #include "bandit_worker.h"
 #include "fileio.h"
+#include "subprocess.h"
 
 static const char src[] = "import subprocess\nsubprocess.run('ls', shell=True)\neval(input())\n"
 			  "assert src\n";
@@ -335,6 +336,39 @@ static void test_resident_worker_death_and_timeout(void **state)
 	assess_rules_free(rules);
 }
 
+/* A bandit whose #! line names its interpreter through env and an
+ * argument ("#!/usr/bin/env python3", as in a virtualenv or a pip install)
+ * starts a resident worker all the same. */
+static void test_resident_worker_through_env(void **state)
+{
+	if (!have_bandit())
+		skip();
+	_cleanup_free_ char *bandit = subprocess_find_program("bandit"), *text = NULL;
+	size_t len;
+	assert_non_null(bandit);
+	assert_int_equal(fileio_read_path(bandit, 1 << 20, &text, &len), 0);
+	const char *body = memchr(text, '\n', len);
+	assert_non_null(body);
+	char dir[] = "/tmp/mai-bw-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	_cleanup_free_ char *wrapper = xasprintf("%s/bandit", dir);
+	_cleanup_free_ char *script = xasprintf("#!/usr/bin/env  python3 \n%.*s", (int)(len - (size_t)(body + 1 - text)),
+						body + 1);
+	assert_int_equal(fileio_write_atomic(wrapper, script, strlen(script), 0755), 0);
+
+	struct bandit_worker *bw = bandit_worker_new();
+	struct assess_external x = { wrapper, NULL, 60000 };
+	struct assess_result r = { 0 };
+	assert_int_equal(assess_bandit_run_resident(bw, &x, (const uint8_t *)src, sizeof(src) - 1, &r), 0);
+	assert_int_equal(r.n_notes, 0);
+	assert_true(r.n_findings > 0);
+	assert_true(bandit_worker_pid(bw) > 0);
+	assess_result_clear(&r);
+	bandit_worker_free(bw);
+	unlink(wrapper);
+	rmdir(dir);
+}
+
 /* A worker that never started holds no descriptor: freeing it closes
  * nothing (not stdin, descriptor 0). */
 static void test_unstarted_worker_closes_nothing(void **state)
@@ -398,6 +432,7 @@ int main(void)
 		cmocka_unit_test(test_resident_worker_matches_one_shot),
 		cmocka_unit_test(test_resident_worker_death_and_timeout),
 		cmocka_unit_test(test_resident_worker_falls_back),
+		cmocka_unit_test(test_resident_worker_through_env),
 		cmocka_unit_test(test_unstarted_worker_closes_nothing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
