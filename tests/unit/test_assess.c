@@ -223,6 +223,63 @@ static void test_method_globs_of_unnamed_objects(void **state)
 	assess_rules_free(rules);
 }
 
+/* A rule's lists are read to their end: every unless_kwarg entry spares
+ * a call, every string text is found (the index of first bytes and lengths
+ * included); path: local is a known value. Findings come sorted by line,
+ * then column, whatever order the analyzer met them in. */
+static void test_rule_lists_and_finding_order(void **state)
+{
+	char *err = NULL;
+	struct assess_result r;
+	struct assess_rules *rules = load(*state,
+		"rules:\n"
+		"  - {id: U1, match: {call: [frob.run], unless_kwarg: [safe=True, dry=True]},"
+		" severity: LOW, message: run}\n"
+		"  - {id: U2, match: {string: [alpha-secret, zz-other-long-secret-text]},"
+		" severity: LOW, message: secret}\n"
+		"  - {id: U3, match: {call: [frob.load], path: local}, severity: LOW, message: load}\n",
+		&err);
+	static const struct {
+		const char *src;
+		const char *ids;
+	} cases[] = {
+		{ "import frob\nfrob.run()\n", "U1 " },
+		{ "import frob\nfrob.run(safe=True)\n", "" },
+		{ "import frob\nfrob.run(dry=True)\n", "" },
+		{ "x = 'alpha-secret'\n", "U2 " },
+		{ "x = 'zz-other-long-secret-text'\n", "U2 " },
+		{ "x = 'zz-other'\n", "" },
+		{ "import frob\nfrob.load('notes.txt')\n", "U3 " },
+	};
+
+	if (!rules)
+		fail_msg("%s", err);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char ids[64] = "";
+		assess(rules, cases[i].src, &r);
+		for (size_t k = 0; k < r.n_findings; k++)
+			if (r.findings[k].rule_id[0] == 'U' && strlen(ids) + 4 < sizeof(ids))
+				strcat(strcat(ids, r.findings[k].rule_id), " ");
+		assert_string_equal(ids, cases[i].ids);
+		assess_result_clear(&r);
+	}
+	/* eval is met before the os.system around it, on its line or below */
+	static const char *const nested[] = {
+		"import os\nos.system(eval(input()))\n",
+		"import os\nos.system(\n    eval(input()))\n",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(nested); i++) {
+		assess(rules, nested[i], &r);
+		assert_true(r.n_findings >= 2);
+		for (size_t k = 1; k < r.n_findings; k++)
+			assert_true(r.findings[k - 1].line < r.findings[k].line ||
+				    (r.findings[k - 1].line == r.findings[k].line &&
+				     r.findings[k - 1].col <= r.findings[k].col));
+		assess_result_clear(&r);
+	}
+	assess_rules_free(rules);
+}
+
 static void expect_error(const char *dir, const char *yaml, const char *tail)
 {
 	char *err = NULL;
@@ -458,6 +515,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_method_globs_of_unnamed_objects, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_scores_of_severity_and_confidence, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_thresholds_and_weights_inclusive, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_rule_lists_and_finding_order, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_rule_errors_are_positioned, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_adversarial_inputs_stay_linear, testdir_setup, testdir_teardown),
 	};
