@@ -204,6 +204,38 @@ static void test_regions_at_the_edges_and_uris(void **state)
 	assess_result_clear(&r);
 }
 
+/* A rule of security.yaml that is Bandit's check too names it in its
+ * descriptor; its help in markdown escapes what markdown would read as
+ * markup and keeps every other character. */
+static void test_descriptor_bandit_id_and_markdown(void **state)
+{
+	struct assess_result r = { 0 };
+	struct assess_sarif s;
+	struct assess_finding f = {
+		.rule_id = (char *)"LOCAL9", .bandit_id = (char *)"B602", .severity = ASSESS_SEV_HIGH,
+		.confidence = ASSESS_SEV_HIGH, .line = 1, .col = 1,
+		.message = (char *)"runs os.exec* on __x__", .source = (char *)"mai",
+	};
+
+	(void)state;
+	assess_result_add(&r, &f);
+	assess_sarif_init(&s, "/work/repo", 0, 0);
+	assess_sarif_add(&s, "a.py", "x\n", 2, &r);
+	json_t *doc = assess_sarif_finish(&s);
+	json_t *d = json_array_get(json_object_get(json_object_get(json_object_get(
+		json_array_get(json_object_get(doc, "runs"), 0), "tool"), "driver"), "rules"), 0);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(d, "properties"),
+								"bandit_id")), "B602");
+	const char *md = json_string_value(json_object_get(json_object_get(d, "help"), "markdown"));
+	assert_non_null(md);
+	const char *want = "runs os.exec\\* on \\_\\_x\\_\\_.\n\n**What to do:** ";
+	if (strncmp(md, want, strlen(want)) != 0)
+		fail_msg("markdown help: %s", md);
+	assert_non_null(strstr(md, "- The same check as Bandit's B602\n"));
+	json_decref(doc);
+	assess_result_clear(&r);
+}
+
 /* A rejected file's result points at the first byte that is not text:
  * its line, and its column in code points. */
 static void test_rejection_region(void **state)
@@ -240,6 +272,7 @@ int main(void)
 		cmocka_unit_test(test_paths_regions_and_runs),
 		cmocka_unit_test(test_regions_at_the_edges_and_uris),
 		cmocka_unit_test(test_rejection_region),
+		cmocka_unit_test(test_descriptor_bandit_id_and_markdown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
