@@ -3,7 +3,7 @@
 wrong line?
 
     tests/mutate.py [--build DIR] [--modules audit,assess,py] [--count N]
-                    [--seed S] [--list] [--keep-going]
+                    [--seed S] [--list] [--only FILE:LINE,...] [--retry REPORT]
 
 Makes a copy of the source tree in DIR/src and a plain build (no
 sanitizers, for speed) in DIR/build (default DIR: build-mutate in the
@@ -31,10 +31,22 @@ module the killed, survived and stillborn mutants and the score (killed /
 survivor is a change no test noticed. It is written to DIR/report.md and
 DIR/report.json too. The run is niced (10).
 
-Not mutated, because no test of a plain build could notice: calls that
-only free, close, log or lock (a leak or a missing lock shows only under a
-sanitizer or a race), numbers in array sizes, and the generated or
-table-only files (pynfkc_table.c).
+--only FILE:LINE,... runs every mutant of those lines instead of a pick;
+--retry REPORT (an earlier report.json) runs again the mutants that
+survived in it, found by file, mutation and source line (the line number
+may have moved since): whether the tests added for them kill them now.
+
+Not mutated, because no test of a plain build could notice:
+  - calls that only free (pylex_close too), close, log or lock: a leak or
+    a missing lock shows only under a sanitizer or a race;
+  - numbers in array sizes, and the arithmetic and numbers in an
+    allocation's arguments: a byte too few is written past unnoticed in
+    the allocator's rounding, where a sanitizer sees it;
+  - the first capacity of an array grown by doubling and its factor (the
+    N and the 2 of `cap ? cap * 2 : N`, or an N > 1 given alone to a
+    capacity: `cap = N;`, `x->cap_items = N;`): another positive size only
+    changes when it is reallocated;
+  - the generated or table-only files (pynfkc_table.c).
 """
 import argparse
 import json
@@ -49,17 +61,29 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # module -> (source files under the repository, tests that exercise it)
-ASSESS_SUITE = ["assess-corpus", "assess-check-formats", "assess-check-jobs", "fuzz-replay"]
+# Every unit test linked with the module's folder (tests/unit/meson.build:
+# audit_dep, assess_dep, py_dep) and the assess suite, except
+# assess-sarif-github, whose .NET validator takes a minute a run and checks
+# the SARIF's form, which test_assess_sarif checks too.
+ASSESS_SUITE = ["assess-corpus", "assess-check-formats", "assess-check-jobs",
+                "assess-compile-format", "fuzz-replay"]
 MODULES = {
-    "audit": ("agent/audit", ["merkle", "audit_event", "sidecar", "blobstore", "audit",
-                              "cmd_verify", "audit_tamper", "fuzz-replay-audit"]),
-    "assess": ("agent/assess", ["assess", "assess_external"] + ASSESS_SUITE),
-    "py": ("agent/assess/py", ["pylex", "assess"] + ASSESS_SUITE),
+    "audit": ("agent/audit", ["merkle", "note", "audit_event", "sidecar", "blobstore", "audit",
+                              "cmd_verify", "audit_tamper", "audit_bounds", "fuzz-replay-audit"]),
+    "assess": ("agent/assess", ["assess", "assess_external", "assess_origin", "assess_sarif"]
+               + ASSESS_SUITE),
+    "py": ("agent/assess/py", ["pylex", "assess", "assess_origin"] + ASSESS_SUITE),
 }
 SKIP_FILES = {"pynfkc_table.c"}
 UNOBSERVABLE_CALL = re.compile(
     r"^\s*(\w*free\w*|\w*_clear|json_decref|close|fclose|closedir|log_\w+|pthread_\w+|"
-    r"\w*_unlock|\w*_lock|va_end|munmap)\s*\(")
+    r"\w*_unlock|\w*_lock|va_end|munmap|pylex_close)\s*\(")
+
+# A capacity's first value, alone on its line: "cap = 16;", "x->cap_items = 16;".
+FIRST_SIZE = re.compile(r"\s*(?:size_t\s+)?[\w>.-]*\b(?:cap|cap_\w+|\w+_cap)\s*=\s*(\d+)[uUlL]*\s*[;,]")
+ALLOCATORS = {"xmalloc", "xcalloc", "xrealloc", "xreallocarray", "malloc", "calloc", "realloc"}
+# The growth of an array by doubling: "cap ? cap * 2 : N".
+DOUBLING = re.compile(r"\?\s*[\w>.\[\]-]+\s*\*\s*2\s*:\s*(?:[1-9]\d*\b|[A-Z_][A-Z0-9_]*)")
 
 TOKEN = re.compile(r"""
     (?P<comment>//[^\n]*|/\*.*?\*/)
@@ -144,8 +168,16 @@ def sites(path, text):
     out = []
     depth = 0
     bracket = 0
+    sizes = []  # the arguments of allocations: (start, end)
+    for i, (kind, start, end, tok) in enumerate(toks):
+        if kind == "ident" and tok in ALLOCATORS and i + 1 < len(toks) and toks[i + 1][3] == "(":
+            close = matching(toks, i + 1, "(", ")")
+            if close is not None:
+                sizes.append((toks[i + 1][1], toks[close][2]))
 
     def add(kind, start, end, new, label):
+        if kind in ("arithmetic", "constant") and any(a <= start < b for a, b in sizes):
+            return
         line = text.count("\n", 0, start) + 1
         src = text.splitlines()[line - 1]
         if re.match(r"\s*log_\w+\s*\(", src):
@@ -172,6 +204,14 @@ def sites(path, text):
         elif kind == "op" and tok == "!" and i + 1 < len(toks) and toks[i + 1][3] != "=":
             add("logical", start, end, "", "! removed")
         elif kind == "number" and bracket == 0 and re.fullmatch(r"\d+[uUlL]*|0[xX][0-9a-fA-F]+[uUlL]*", tok):
+            bol = text.rfind("\n", 0, start) + 1
+            eol = text.find("\n", start)
+            line_text = text[bol:eol if eol >= 0 else len(text)]
+            if any(m.start() <= start - bol < m.end() for m in DOUBLING.finditer(line_text)):
+                continue
+            m = FIRST_SIZE.match(line_text)
+            if m and m.start(1) == start - bol and int(tok.rstrip("uUlL"), 0) > 1:
+                continue
             digits = re.match(r"0[xX][0-9a-fA-F]+|\d+", tok).group()
             suffix = tok[len(digits):]
             octal = len(digits) > 1 and digits[0] == "0" and digits[1] not in "xX"
@@ -284,6 +324,8 @@ def main():
     ap.add_argument("--count", type=int, default=300)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--list", action="store_true", help="print the picked mutants and exit")
+    ap.add_argument("--only", help="FILE:LINE,...: every mutant of these lines")
+    ap.add_argument("--retry", help="an earlier report.json: its survivors again")
     args = ap.parse_args()
     os.nice(10)
     modules = args.modules.split(",")
@@ -311,6 +353,27 @@ def main():
         for s in sample:
             s["module"] = m
         picked += sample
+    if args.only or args.retry:
+        picked = []
+        if args.only:
+            want = {tuple(w.rsplit(":", 1)) for w in args.only.split(",")}
+            for m in modules:
+                for s in per_module[m]:
+                    if (s["file"], str(s["line"])) in want:
+                        picked.append(dict(s, module=m))
+        else:
+            with open(args.retry, encoding="utf-8") as f:
+                old = [r for r in json.load(f)["mutants"] if r["outcome"] == "survived"]
+            want = {(r["file"], r["label"], r["source"]) for r in old}
+            texts = {}
+            for m in modules:
+                for s in per_module[m]:
+                    if s["file"] not in texts:
+                        with open(os.path.join(ROOT, s["file"]), encoding="utf-8") as f:
+                            texts[s["file"]] = f.read().splitlines()
+                    line = texts[s["file"]][s["line"] - 1].strip()
+                    if (s["file"], s["label"], line) in want:
+                        picked.append(dict(s, module=m))
     picked.sort(key=lambda s: (s["file"], s["start"]))
     if args.list:
         for s in picked:
@@ -380,8 +443,10 @@ def main():
 
 def report(results, modules, args):
     lines = ["# Mutation score", "",
-             "`tests/mutate.py --count %d --seed %d --modules %s`: %d mutants." % (
-                 args.count, args.seed, ",".join(modules), len(results)), "",
+             "`tests/mutate.py --count %d --seed %d --modules %s%s`: %d mutants." % (
+                 args.count, args.seed, ",".join(modules),
+                 " --only " + args.only if args.only else " --retry" if args.retry else "",
+                 len(results)), "",
              "| module | mutants | killed | survived | stillborn | score |",
              "|---|---:|---:|---:|---:|---:|"]
     summary = {}

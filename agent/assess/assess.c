@@ -183,7 +183,8 @@ int assess_source(const struct assess_rules *rules, const char *name, const uint
 	}
 	if (lx.encoding_status != PYLEX_ENC_OK) {
 		struct pya_event ev = {
-			.kind = PYA_SPECIAL, .line = lx.encoding_line ? lx.encoding_line : 1, .col = 1,
+			/* Only a coding cookie, on its line, makes the encoding other than OK. */
+			.kind = PYA_SPECIAL, .line = lx.encoding_line, .col = 1,
 			.dynamic = 1,
 			.name = lx.encoding_status == PYLEX_ENC_UNKNOWN ? "encoding-unknown"
 								       : "encoding-abusable",

@@ -402,8 +402,14 @@ void assess_rules_set_max_findings(struct assess_rules *rules, size_t max)
 	rules->max_findings = max;
 }
 
-static const double severity_factor[] = { 0, 1, 4, 7, 10 };
-static const double confidence_factor[] = { 0, 3, 6, 10, 10 };
+/* By level; levels start at ASSESS_SEV_LOW. A confidence is never
+ * CRITICAL: rules refuse it and the reports' levels stop at HIGH. */
+static const double severity_factor[ASSESS_SEV_CRITICAL + 1] = {
+	[ASSESS_SEV_LOW] = 1, [ASSESS_SEV_MEDIUM] = 4, [ASSESS_SEV_HIGH] = 7, [ASSESS_SEV_CRITICAL] = 10,
+};
+static const double confidence_factor[ASSESS_SEV_CRITICAL + 1] = {
+	[ASSESS_SEV_LOW] = 3, [ASSESS_SEV_MEDIUM] = 6, [ASSESS_SEV_HIGH] = 10,
+};
 
 double assess_score(enum assess_severity severity, enum assess_severity confidence)
 {

@@ -24,7 +24,7 @@ struct idx_list {
 };
 
 struct assess_rule_index {
-	struct idx_list imports, specials, calls, strings; /* rules with such patterns */
+	struct idx_list imports, specials, strings; /* rules with such patterns */
 	struct strmap *exact;   /* full name -> struct idx_list of rules */
 	struct strmap *by_head; /* head of a prefix -> struct idx_list */
 	struct strmap *by_method; /* NAME of "*.NAME" -> struct idx_list */
@@ -129,7 +129,6 @@ void assess_rules_index_free(struct assess_rules *rules)
 		return;
 	free(x->imports.v);
 	free(x->specials.v);
-	free(x->calls.v);
 	free(x->strings.v);
 	free(x->always.v);
 	free(x->any_kw.v);
@@ -154,8 +153,6 @@ void assess_rules_index_build(struct assess_rules *rules)
 			list_add(&x->imports, i);
 		if (r->special.n)
 			list_add(&x->specials, i);
-		if (r->call.n)
-			list_add(&x->calls, i);
 		if (r->string.n)
 			list_add(&x->strings, i);
 		for (size_t k = 0; k < r->string.n; k++) {

@@ -349,7 +349,8 @@ static int verify(const char *log_dir, const char *pubkey_path, const char *sinc
 	}
 
 	struct checkpoint ck = { 0 }, since = { 0 };
-	struct target ck_t = { 0 }, since_t = { 0 };
+	struct target ck_t = { 0 };
+	int since_loaded = 0; /* check_consistency() proves it on the whole tree */
 	_cleanup_free_ char *ckpath = xasprintf("%s/checkpoint", log_dir), *ckerr = NULL, *since_err = NULL;
 	int ckr = load_checkpoint(ckpath, v, &ck, &ckerr);
 	if (ckr == 0) {
@@ -368,15 +369,13 @@ static int verify(const char *log_dir, const char *pubkey_path, const char *sinc
 		}
 		if (sr < 0)
 			fail(rep, 0, xasprintf("%s: %s", since_path, since_err));
-		else {
-			since_t.want = 1;
-			since_t.size = since.size;
-		}
+		else
+			since_loaded = 1;
 	}
 
 	struct stream st = { .cite_limit = ckr == 0 ? ck.size : UINT64_MAX };
 	merkle_compact_init(&st.compact);
-	if (since_t.want)
+	if (since_loaded)
 		st.tree = merkle_tree_new();
 	st.targets[0] = &ck_t;
 	stream_reach(&st); /* size 0 */
@@ -391,7 +390,7 @@ static int verify(const char *log_dir, const char *pubkey_path, const char *sinc
 		if (ckr == 0 && ck.size < base.size)
 			fail(rep, base.size, xasprintf("%s/base: the log was cut at seq %" PRIu64 " beyond its signed "
 						       "checkpoint (%" PRIu64 ")", log_dir, base.size, ck.size));
-		if (since_t.want && since.size < base.size)
+		if (since_loaded && since.size < base.size)
 			fail(rep, 0, xasprintf("%s is older than the retention cut (seq %" PRIu64 "): it cannot be "
 					       "checked against this log", since_path, base.size));
 	} else if (br != -ENOENT) {
@@ -449,7 +448,7 @@ static int verify(const char *log_dir, const char *pubkey_path, const char *sinc
 			rep->checkpoint = AUDIT_CKPT_STALE;
 		}
 	}
-	if (since_t.want && rep->ok)
+	if (since_loaded && rep->ok)
 		check_consistency(since_path, &since, &ck, st.seq, st.tree, rep);
 	merkle_tree_free(st.tree);
 	checkpoint_clear(&ck);

@@ -185,6 +185,101 @@ static void test_call_patterns_of_every_shape(void **state)
 	assess_rules_free(rules);
 }
 
+/* A method of an object nobody can name (".NAME") meets the "*.NAME"
+ * patterns, and the other patterns that may name it too: a glob ("*.x?y"),
+ * a prefix ("*.xy*") and a suffix ("*y"), which are tried for every call.
+ * The analyzer only reports the methods some rule may want, so a rule set
+ * with such globs must want them all. The names here are ones no built-in
+ * rule names. */
+static void test_method_globs_of_unnamed_objects(void **state)
+{
+	char *err = NULL;
+	struct assess_result r;
+	struct assess_rules *rules = load(*state,
+		"rules:\n"
+		"  - {id: Q1, match: {call: [\"*.fetchp?ss\"]}, severity: LOW, message: glob}\n"
+		"  - {id: Q2, match: {call: [\"*.fetchu*\"]}, severity: LOW, message: prefix}\n"
+		"  - {id: Q3, match: {call: [\"*etchpass\"]}, severity: LOW, message: suffix}\n", &err);
+	static const struct {
+		const char *src;
+		const char *ids;
+	} cases[] = {
+		{ "def f(o):\n    o.fetchpass()\n", "Q1 Q3 " },
+		{ "[].fetchpass()\n", "Q1 Q3 " },
+		{ "(a + b).fetchuser()\n", "Q2 " },
+		{ "(a + b).fetchpast()\n", "" },
+	};
+
+	assert_non_null(rules);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char ids[64] = "";
+		assess(rules, cases[i].src, &r);
+		for (size_t k = 0; k < r.n_findings; k++)
+			if (r.findings[k].rule_id[0] == 'Q' && strlen(ids) + 4 < sizeof(ids))
+				strcat(strcat(ids, r.findings[k].rule_id), " ");
+		assert_string_equal(ids, cases[i].ids);
+		assess_result_clear(&r);
+	}
+	assess_rules_free(rules);
+}
+
+/* A rule's lists are read to their end: every unless_kwarg entry spares
+ * a call, every string text is found (the index of first bytes and lengths
+ * included); path: local is a known value. Findings come sorted by line,
+ * then column, whatever order the analyzer met them in. */
+static void test_rule_lists_and_finding_order(void **state)
+{
+	char *err = NULL;
+	struct assess_result r;
+	struct assess_rules *rules = load(*state,
+		"rules:\n"
+		"  - {id: U1, match: {call: [frob.run], unless_kwarg: [safe=True, dry=True]},"
+		" severity: LOW, message: run}\n"
+		"  - {id: U2, match: {string: [alpha-secret, zz-other-long-secret-text]},"
+		" severity: LOW, message: secret}\n"
+		"  - {id: U3, match: {call: [frob.load], path: local}, severity: LOW, message: load}\n",
+		&err);
+	static const struct {
+		const char *src;
+		const char *ids;
+	} cases[] = {
+		{ "import frob\nfrob.run()\n", "U1 " },
+		{ "import frob\nfrob.run(safe=True)\n", "" },
+		{ "import frob\nfrob.run(dry=True)\n", "" },
+		{ "x = 'alpha-secret'\n", "U2 " },
+		{ "x = 'zz-other-long-secret-text'\n", "U2 " },
+		{ "x = 'zz-other'\n", "" },
+		{ "import frob\nfrob.load('notes.txt')\n", "U3 " },
+	};
+
+	if (!rules)
+		fail_msg("%s", err);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char ids[64] = "";
+		assess(rules, cases[i].src, &r);
+		for (size_t k = 0; k < r.n_findings; k++)
+			if (r.findings[k].rule_id[0] == 'U' && strlen(ids) + 4 < sizeof(ids))
+				strcat(strcat(ids, r.findings[k].rule_id), " ");
+		assert_string_equal(ids, cases[i].ids);
+		assess_result_clear(&r);
+	}
+	/* eval is met before the os.system around it, on its line or below */
+	static const char *const nested[] = {
+		"import os\nos.system(eval(input()))\n",
+		"import os\nos.system(\n    eval(input()))\n",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(nested); i++) {
+		assess(rules, nested[i], &r);
+		assert_true(r.n_findings >= 2);
+		for (size_t k = 1; k < r.n_findings; k++)
+			assert_true(r.findings[k - 1].line < r.findings[k].line ||
+				    (r.findings[k - 1].line == r.findings[k].line &&
+				     r.findings[k - 1].col <= r.findings[k].col));
+		assess_result_clear(&r);
+	}
+	assess_rules_free(rules);
+}
+
 static void expect_error(const char *dir, const char *yaml, const char *tail)
 {
 	char *err = NULL;
@@ -193,6 +288,76 @@ static void expect_error(const char *dir, const char *yaml, const char *tail)
 	_cleanup_free_ char *want = xasprintf("%s/security.yaml:%s", dir, tail);
 	assert_string_equal(err, want);
 	free(err);
+}
+
+/* A finding's score is its severity's factor (LOW 1, MEDIUM 4, HIGH 7,
+ * CRITICAL 10) times its confidence's (LOW 3, MEDIUM 6, HIGH 10), times
+ * the rule's weight: Bandit's and Semgrep's findings are scored
+ * by the same table. */
+static void test_scores_of_severity_and_confidence(void **state)
+{
+	static const struct {
+		const char *severity, *confidence;
+		double score;
+	} cases[] = {
+		{ "LOW", "HIGH", 10 }, { "MEDIUM", "HIGH", 40 }, { "HIGH", "HIGH", 70 },
+		{ "CRITICAL", "HIGH", 100 }, { "HIGH", "MEDIUM", 42 },
+		{ "HIGH", "LOW", 21 }, { "MEDIUM", "LOW", 12 },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *err = NULL;
+		struct assess_result r;
+		_cleanup_free_ char *yaml = xasprintf(
+			"rules:\n  - {id: S1, match: {call: [frob.nicate]}, severity: %s,"
+			" confidence: %s, message: m}\n", cases[i].severity, cases[i].confidence);
+		struct assess_rules *rules = load(*state, yaml, &err);
+		if (!rules)
+			fail_msg("%s: %s", yaml, err);
+		assess(rules, "import frob\nfrob.nicate()\n", &r);
+		assert_int_equal(r.n_findings, 1);
+		assert_true(r.findings[0].score == cases[i].score);
+		assess_result_clear(&r);
+		assess_rules_free(rules);
+	}
+}
+
+/* A script whose score is a threshold is at that threshold's level, each
+ * of the three thresholds read from security.yaml; weights from 0 to 100
+ * are accepted, their ends included. frob.nicate() scores 70 (HIGH, HIGH
+ * confidence) and is the script's only finding. */
+static void test_thresholds_and_weights_inclusive(void **state)
+{
+	static const struct {
+		const char *yaml;
+		enum level level;
+	} cases[] = {
+#define S1 "rules:\n  - {id: S1, match: {call: [frob.nicate]}, severity: HIGH, message: m"
+		{ "thresholds: {medium: 70, high: 80, blocked: 90}\n" S1 "}\n", LEVEL_MEDIUM },
+		{ "thresholds: {medium: 10, high: 70, blocked: 90}\n" S1 "}\n", LEVEL_HIGH },
+		{ "thresholds: {medium: 10, high: 20, blocked: 70}\n" S1 "}\n", LEVEL_BLOCKED },
+		{ "thresholds: {medium: 71, high: 80, blocked: 90}\n" S1 "}\n", LEVEL_LOW },
+		{ S1 ", weight: 0}\n", LEVEL_LOW },
+		{ S1 ", weight: 100}\n", LEVEL_BLOCKED },
+#undef S1
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *err = NULL;
+		struct assess_result r;
+		struct assess_rules *rules = load(*state, cases[i].yaml, &err);
+		if (!rules)
+			fail_msg("%s: %s", cases[i].yaml, err);
+		assess(rules, "import frob\nfrob.nicate()\n", &r);
+		assert_int_equal(r.n_findings, 1);
+		assert_int_equal(r.level, cases[i].level);
+		assess_result_clear(&r);
+		assess_rules_free(rules);
+	}
+	expect_error(*state, "rules:\n  - {id: MAI001, weight: 100.5}\n",
+		     "2:26: bad weight; expected a number from 0 to 100");
+	expect_error(*state, "rules:\n  - {id: MAI001, weight: -0.5}\n",
+		     "2:26: bad weight; expected a number from 0 to 100");
 }
 
 static void test_rule_errors_are_positioned(void **state)
@@ -347,6 +512,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_findings_capped_as_configured, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_user_rules_change_the_defaults, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_call_patterns_of_every_shape, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_method_globs_of_unnamed_objects, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_scores_of_severity_and_confidence, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_thresholds_and_weights_inclusive, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_rule_lists_and_finding_order, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_rule_errors_are_positioned, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_adversarial_inputs_stay_linear, testdir_setup, testdir_teardown),
 	};

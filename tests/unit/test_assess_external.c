@@ -1,17 +1,22 @@
 /* Bandit (real, when installed) and Semgrep (a recorded report) adapters. */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "assess_external.h"
 #include "bandit_worker.h"
 #include "fileio.h"
+#include "subprocess.h"
 
 static const char src[] = "import subprocess\nsubprocess.run('ls', shell=True)\neval(input())\n"
 			  "assert src\n";
@@ -240,6 +245,25 @@ static void wait_zombie(pid_t pid)
 	fail_msg("worker %d did not die", (int)pid);
 }
 
+/* The one socket this process holds (the worker's end), or -1. */
+static int worker_socket(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int found = -1, n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		struct stat st;
+		int fd = atoi(e->d_name);
+		if (e->d_name[0] != '.' && fd != dirfd(d) && fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode))
+			found = fd, n++;
+	}
+	closedir(d);
+	assert_true(n <= 1);
+	return found;
+}
+
 /* A worker killed between jobs is replaced by the next job; one that
  * overruns analyzers.bandit.timeout is killed and the job says so, as
  * the one-shot run does. */
@@ -292,8 +316,69 @@ static void test_resident_worker_death_and_timeout(void **state)
 	json_decref(j);
 	assert_true(bandit_worker_pid(bw) > 0);
 	json_decref(expected);
+
+	/* A stopped worker's socket is closed once: a file opened since then
+	 * under the same number is left alone when the worker is freed. */
+	int sock = worker_socket();
+	assert_true(sock >= 0);
+	assert_int_equal(assess_bandit_run_resident(bw, &hurried, big, big_len, &r), -ETIMEDOUT);
+	assess_result_clear(&r);
+	assert_int_equal(fcntl(sock, F_GETFD), -1);
+	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	assert_true(null >= 0);
+	if (null != sock) {
+		assert_int_equal(dup2(null, sock), sock);
+		close(null);
+	}
 	bandit_worker_free(bw);
+	assert_int_not_equal(fcntl(sock, F_GETFD), -1);
+	close(sock);
 	assess_rules_free(rules);
+}
+
+/* A bandit whose #! line names its interpreter through env and an
+ * argument ("#!/usr/bin/env python3", as in a virtualenv or a pip install)
+ * starts a resident worker all the same. */
+static void test_resident_worker_through_env(void **state)
+{
+	if (!have_bandit())
+		skip();
+	_cleanup_free_ char *bandit = subprocess_find_program("bandit"), *text = NULL;
+	size_t len;
+	assert_non_null(bandit);
+	assert_int_equal(fileio_read_path(bandit, 1 << 20, &text, &len), 0);
+	const char *body = memchr(text, '\n', len);
+	assert_non_null(body);
+	char dir[] = "/tmp/mai-bw-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	_cleanup_free_ char *wrapper = xasprintf("%s/bandit", dir);
+	_cleanup_free_ char *script = xasprintf("#!/usr/bin/env  python3 \n%.*s", (int)(len - (size_t)(body + 1 - text)),
+						body + 1);
+	assert_int_equal(fileio_write_atomic(wrapper, script, strlen(script), 0755), 0);
+
+	struct bandit_worker *bw = bandit_worker_new();
+	struct assess_external x = { wrapper, NULL, 60000 };
+	struct assess_result r = { 0 };
+	assert_int_equal(assess_bandit_run_resident(bw, &x, (const uint8_t *)src, sizeof(src) - 1, &r), 0);
+	assert_int_equal(r.n_notes, 0);
+	assert_true(r.n_findings > 0);
+	assert_true(bandit_worker_pid(bw) > 0);
+	assess_result_clear(&r);
+	bandit_worker_free(bw);
+	unlink(wrapper);
+	rmdir(dir);
+}
+
+/* A worker that never started holds no descriptor: freeing it closes
+ * nothing (not stdin, descriptor 0). */
+static void test_unstarted_worker_closes_nothing(void **state)
+{
+	if (fcntl(0, F_GETFD) < 0)
+		assert_int_equal(open("/dev/null", O_RDONLY), 0);
+	struct bandit_worker *bw = bandit_worker_new();
+	assert_int_equal(bandit_worker_pid(bw), -1);
+	bandit_worker_free(bw);
+	assert_int_not_equal(fcntl(0, F_GETFD), -1);
 }
 
 /* Where no worker can run (analyzers.bandit.path not found, or a wrapper
@@ -347,6 +432,8 @@ int main(void)
 		cmocka_unit_test(test_resident_worker_matches_one_shot),
 		cmocka_unit_test(test_resident_worker_death_and_timeout),
 		cmocka_unit_test(test_resident_worker_falls_back),
+		cmocka_unit_test(test_resident_worker_through_env),
+		cmocka_unit_test(test_unstarted_worker_closes_nothing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -67,6 +67,19 @@ static void test_origin_of_sink_arguments(void **state)
 		  ASSESS_ORIGIN_OUTSIDE },
 		{ "import os\ndef run(cmd):\n    os.system(cmd)\n", "MAI001", ASSESS_ORIGIN_UNRESOLVED },
 		{ "import os\nos.system(build())\n", "MAI001", ASSESS_ORIGIN_UNRESOLVED },
+		/* A list's origin is its least known item's, wherever it is. */
+		{ "import subprocess\nsubprocess.run(['ls', '-l', build()])\n", "MAI006",
+		  ASSESS_ORIGIN_UNRESOLVED },
+		/* An attribute taken with getattr of outside data is outside data. */
+		{ "import os\nos.system(getattr(input(), 'strip')())\n", "MAI001", ASSESS_ORIGIN_OUTSIDE },
+		/* An augmented assignment leaves the literal behind. */
+		{ "import os\ncmd = 'ls '\ncmd += input()\nos.system(cmd)\n", "MAI001",
+		  ASSESS_ORIGIN_UNRESOLVED },
+		/* Every operand of a chain: comparisons, and, or, if-else, **. */
+		{ "import os\nos.system('ls' if a == 1 else input())\n", "MAI001", ASSESS_ORIGIN_OUTSIDE },
+		{ "import os\nos.system(a and input())\n", "MAI001", ASSESS_ORIGIN_OUTSIDE },
+		{ "import os\nos.system(a ** 2 or input())\n", "MAI001", ASSESS_ORIGIN_OUTSIDE },
+		{ "import os\nos.system(a ^ 2 or input())\n", "MAI001", ASSESS_ORIGIN_OUTSIDE },
 		/* Option flags do not count: the command is literal. */
 		{ "import subprocess, sys\nsubprocess.run(['ls'], stdout=sys.stdout, stdin=sys.stdin)\n",
 		  "MAI006", ASSESS_ORIGIN_LITERAL },
@@ -227,6 +240,38 @@ static void test_chmod_graded_by_mode_bits(void **state)
 	assess_rules_free(rules);
 }
 
+/* The bidirectional controls that reorder what a reader sees (U+202A..E,
+ * U+2066..9) are found, each at its line and column (in code points); the
+ * code points on either side of those ranges are not. */
+static void test_bidi_controls_at_their_place(void **state)
+{
+	static const struct {
+		const char *ch;
+		int found;
+	} cases[] = {
+		{ "\xe2\x80\xaa", 1 }, { "\xe2\x80\xae", 1 }, { "\xe2\x81\xa6", 1 },
+		{ "\xe2\x81\xa9", 1 }, { "\xe2\x80\xa9", 0 }, { "\xe2\x80\xaf", 0 },
+		{ "\xe2\x81\xa5", 0 }, { "\xe2\x81\xaa", 0 },
+	};
+	struct assess_rules *rules = load(*state, NULL);
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct assess_result r;
+		_cleanup_free_ char *src = xasprintf("x = 1\ncaf\xc3\xa9 = '%s'\n", cases[i].ch);
+		assess(rules, src, &r);
+		const struct assess_finding *f = find(&r, "MAI080");
+		if (!cases[i].found) {
+			assert_null(f);
+		} else {
+			assert_non_null(f);
+			assert_int_equal(f->line, 2);
+			assert_int_equal(f->col, 9);
+		}
+		assess_result_clear(&r);
+	}
+	assess_rules_free(rules);
+}
+
 static void test_syntax_errors_are_stated(void **state)
 {
 	static const struct {
@@ -292,6 +337,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_origin_weights, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_origin_weight_errors, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_chmod_graded_by_mode_bits, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_bidi_controls_at_their_place, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_syntax_errors_are_stated, testdir_setup, testdir_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,6 +2,7 @@
  * (tests/assess/sarif_github_test.py): every built-in rule is documented,
  * paths become relative to SRCROOT ("." and ".." resolved) or absolute file:
  * URIs, regions span the name at the finding, and the runs follow the tools. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -42,6 +43,11 @@ static json_t *result_location(json_t *doc, size_t run, size_t i)
 	return json_object_get(json_array_get(json_object_get(res, "locations"), 0), "physicalLocation");
 }
 
+static const char *snippet_of(json_t *region)
+{
+	return json_string_value(json_object_get(json_object_get(region, "snippet"), "text"));
+}
+
 static void test_paths_regions_and_runs(void **state)
 {
 	struct assess_rules *rules = NULL;
@@ -79,7 +85,9 @@ static void test_paths_regions_and_runs(void **state)
 	assert_int_equal(json_integer_value(json_object_get(region, "endLine")), 3);
 	const char *snippet = json_string_value(json_object_get(json_object_get(region, "snippet"), "text"));
 	assert_int_equal(json_integer_value(json_object_get(region, "endColumn")), col + (json_int_t)strlen(snippet));
-	assert_true(strstr("os.system", snippet) != NULL);
+	assert_int_equal(col, 4);
+	assert_string_equal(snippet, "system");
+	assert_string_equal(snippet_of(json_object_get(loc, "contextRegion")), "os.system('ls')");
 
 	size_t per_file = r.n_findings;
 	art = json_object_get(result_location(doc, 0, per_file), "artifactLocation");
@@ -94,11 +102,177 @@ static void test_paths_regions_and_runs(void **state)
 	assess_rules_free(rules);
 }
 
+/* A finding made by hand, of the native run. */
+static void add_finding(struct assess_result *r, const char *id, enum assess_severity sev,
+			enum assess_severity conf, unsigned cwe, unsigned line, unsigned col)
+{
+	struct assess_finding f = {
+		.rule_id = (char *)id, .severity = sev, .confidence = conf, .cwe = cwe,
+		.line = line, .col = col, .message = (char *)"m", .source = (char *)"mai",
+	};
+	assess_result_add(r, &f);
+}
+
+static json_t *result_region(json_t *doc, size_t i, const char *which)
+{
+	return json_object_get(result_location(doc, 0, i), which);
+}
+
+/* Regions at the edges of a line and of the snapshot: a name runs to the
+ * end of the snapshot's bytes and no further, a line's '\r' is not part of
+ * it, a column past the line's end gives the line alone, a column on a
+ * character that is no name gives that one character; the uri of a path
+ * keeps letters, digits and "-._~/" and percent-encodes the rest. */
+static void test_regions_at_the_edges_and_uris(void **state)
+{
+	struct assess_result r = { 0 };
+	struct assess_sarif s;
+	/* The snapshot ends after "os.sys": what follows is not the file's. */
+	const char *src = "ab\nos.system('ls')\r\nos.system";
+	size_t len = strlen(src) - 3;
+
+	(void)state;
+	add_finding(&r, "LOCAL1", ASSESS_SEV_LOW, ASSESS_SEV_LOW, 0, 1, 3);
+	add_finding(&r, "LOCAL2", ASSESS_SEV_MEDIUM, ASSESS_SEV_MEDIUM, 78, 2, 4);
+	add_finding(&r, "LOCAL3", ASSESS_SEV_HIGH, ASSESS_SEV_HIGH, 0, 2, 15);
+	add_finding(&r, "LOCAL4", ASSESS_SEV_CRITICAL, ASSESS_SEV_HIGH, 94, 3, 1);
+	assess_sarif_init(&s, "/work/repo/", 0, 0);
+	assess_sarif_add(&s, "aAzZ09-._~@[`{:/\xc3\xa9 +.py", src, len, &r);
+	json_t *doc = assess_sarif_finish(&s);
+
+	json_t *art = json_object_get(result_location(doc, 0, 0), "artifactLocation");
+	assert_string_equal(json_string_value(json_object_get(art, "uri")),
+			    "aAzZ09-._~%40%5B%60%7B%3A/%C3%A9%20%2B.py");
+
+	/* Line 1 is "ab": column 3 is past it. */
+	json_t *region = result_region(doc, 0, "region");
+	assert_int_equal(json_integer_value(json_object_get(region, "startLine")), 1);
+	assert_null(json_object_get(region, "startColumn"));
+	assert_null(result_region(doc, 0, "contextRegion"));
+
+	/* Line 2 at column 4: the name "system", the whole line without its '\r'. */
+	region = result_region(doc, 1, "region");
+	assert_int_equal(json_integer_value(json_object_get(region, "startColumn")), 4);
+	assert_int_equal(json_integer_value(json_object_get(region, "endColumn")), 10);
+	assert_string_equal(snippet_of(region), "system");
+	assert_string_equal(snippet_of(result_region(doc, 1, "contextRegion")), "os.system('ls')");
+
+	/* Column 15 is the ')': no name, that one character. */
+	region = result_region(doc, 2, "region");
+	assert_string_equal(snippet_of(region), ")");
+	assert_int_equal(json_integer_value(json_object_get(region, "endColumn")), 16);
+
+	/* Line 3 is cut by the snapshot's end. */
+	region = result_region(doc, 3, "region");
+	assert_string_equal(snippet_of(region), "os.sys");
+	assert_int_equal(json_integer_value(json_object_get(region, "endColumn")), 7);
+
+	/* The descriptors: GitHub's severity and precision by level, the CWE as
+	 * a tag and a help link only when there is one. */
+	json_t *rules = json_object_get(json_object_get(json_object_get(
+		json_array_get(json_object_get(doc, "runs"), 0), "tool"), "driver"), "rules");
+	static const struct {
+		const char *level, *severity, *precision, *cwe_tag, *help;
+	} want[] = {
+		{ "note", "3.0", "low", NULL, NULL },
+		{ "warning", "5.5", "medium", "external/cwe/cwe-078",
+		  "https://cwe.mitre.org/data/definitions/78.html" },
+		{ "error", "8.0", "high", NULL, NULL },
+		{ "error", "9.5", "high", "external/cwe/cwe-094",
+		  "https://cwe.mitre.org/data/definitions/94.html" },
+	};
+	assert_int_equal(json_array_size(rules), ARRAY_SIZE(want));
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		json_t *d = json_array_get(rules, i);
+		json_t *props = json_object_get(d, "properties"), *tags = json_object_get(props, "tags");
+		assert_string_equal(json_string_value(json_object_get(json_object_get(
+			d, "defaultConfiguration"), "level")), want[i].level);
+		assert_string_equal(json_string_value(json_object_get(props, "security-severity")),
+				    want[i].severity);
+		assert_string_equal(json_string_value(json_object_get(props, "precision")),
+				    want[i].precision);
+		assert_string_equal(json_string_value(json_array_get(tags, 0)), "security");
+		assert_int_equal(json_array_size(tags), want[i].cwe_tag ? 2 : 1);
+		if (want[i].cwe_tag)
+			assert_string_equal(json_string_value(json_array_get(tags, 1)), want[i].cwe_tag);
+		if (want[i].help)
+			assert_string_equal(json_string_value(json_object_get(d, "helpUri")), want[i].help);
+		else
+			assert_null(json_object_get(d, "helpUri"));
+	}
+	json_decref(doc);
+	assess_result_clear(&r);
+}
+
+/* A rule of security.yaml that is Bandit's check too names it in its
+ * descriptor; its help in markdown escapes what markdown would read as
+ * markup and keeps every other character. */
+static void test_descriptor_bandit_id_and_markdown(void **state)
+{
+	struct assess_result r = { 0 };
+	struct assess_sarif s;
+	struct assess_finding f = {
+		.rule_id = (char *)"LOCAL9", .bandit_id = (char *)"B602", .severity = ASSESS_SEV_HIGH,
+		.confidence = ASSESS_SEV_HIGH, .line = 1, .col = 1,
+		.message = (char *)"runs os.exec* on __x__", .source = (char *)"mai",
+	};
+
+	(void)state;
+	assess_result_add(&r, &f);
+	assess_sarif_init(&s, "/work/repo", 0, 0);
+	assess_sarif_add(&s, "a.py", "x\n", 2, &r);
+	json_t *doc = assess_sarif_finish(&s);
+	json_t *d = json_array_get(json_object_get(json_object_get(json_object_get(
+		json_array_get(json_object_get(doc, "runs"), 0), "tool"), "driver"), "rules"), 0);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(d, "properties"),
+								"bandit_id")), "B602");
+	const char *md = json_string_value(json_object_get(json_object_get(d, "help"), "markdown"));
+	assert_non_null(md);
+	const char *want = "runs os.exec\\* on \\_\\_x\\_\\_.\n\n**What to do:** ";
+	if (strncmp(md, want, strlen(want)) != 0)
+		fail_msg("markdown help: %s", md);
+	assert_non_null(strstr(md, "- The same check as Bandit's B602\n"));
+	json_decref(doc);
+	assess_result_clear(&r);
+}
+
+/* A rejected file's result points at the first byte that is not text:
+ * its line, and its column in code points. */
+static void test_rejection_region(void **state)
+{
+	struct assess_rules *rules = NULL;
+	struct assess_result r;
+	struct assess_sarif s;
+	char *err = NULL;
+	const char src[] = "x = 1\ny = 2\nz = '\xc3\xa9\xff'\n";
+
+	(void)state;
+	assert_int_equal(assess_rules_load(NULL, &rules, &err), 0);
+	assert_int_equal(assess_source(rules, "bad.py", (const uint8_t *)src, sizeof(src) - 1, &r),
+			 -EINVAL);
+	assess_sarif_init(&s, "/work/repo", 0, 0);
+	assess_sarif_add(&s, "bad.py", src, sizeof(src) - 1, &r);
+	json_t *doc = assess_sarif_finish(&s);
+	json_t *res = json_array_get(json_object_get(json_array_get(json_object_get(doc, "runs"), 0),
+						     "results"), 0);
+	assert_string_equal(json_string_value(json_object_get(res, "ruleId")), "MAI900");
+	json_t *region = result_region(doc, 0, "region");
+	assert_int_equal(json_integer_value(json_object_get(region, "startLine")), 3);
+	assert_int_equal(json_integer_value(json_object_get(region, "startColumn")), 7);
+	assert_int_equal(json_integer_value(json_object_get(region, "endColumn")), 8);
+	json_decref(doc);
+	assess_result_clear(&r);
+	assess_rules_free(rules);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_builtin_rule_is_documented),
 		cmocka_unit_test(test_paths_regions_and_runs),
+		cmocka_unit_test(test_regions_at_the_edges_and_uris),
+		cmocka_unit_test(test_rejection_region),
+		cmocka_unit_test(test_descriptor_bandit_id_and_markdown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,7 +20,9 @@
 #include "audit_format.h"
 #include "audit_fixture.h"
 #include "audit_reader.h"
+#include "audit_stats.h"
 #include "audit_verify.h"
+#include "fileio.h"
 #include "macro.h"
 #include "testdir.h"
 
@@ -124,6 +126,75 @@ static void test_first_start_makes_a_key(void **state)
 	assert_true(rep.ok);
 	assert_int_equal(rep.entries, 4); /* and the checkpoint record */
 	audit_verify_report_clear(&rep);
+
+	/* The next start keeps that key, whatever failed before it (errno
+	 * left at ENOENT by the caller's last miss). */
+	_cleanup_free_ char *first = NULL, *second = NULL;
+	size_t n1, n2;
+	assert_int_equal(fileio_read_path(key, 1 << 16, &first, &n1), 0);
+	errno = ENOENT;
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	fixture_append(log, 1);
+	audit_close(log);
+	assert_int_equal(fileio_read_path(key, 1 << 16, &second, &n2), 0);
+	assert_int_equal(n1, n2);
+	assert_memory_equal(first, second, n1);
+}
+
+/* Records without a signed checkpoint cannot be vouched for: the verifier
+ * fails them; an empty log has nothing to vouch for and passes. */
+static void test_records_without_checkpoint_fail(void **state)
+{
+	const char *dir = *state;
+	fixture_keys(dir, "k", "mai.test/audit");
+	struct audit_options o = fixture_options(dir, "k", 0);
+	struct audit_log *log = NULL;
+	_cleanup_free_ char *err = NULL, *pub = xasprintf("%s/k.pub", dir);
+	_cleanup_free_ char *ckpt = xasprintf("%s/checkpoint", o.log_dir), *empty = xasprintf("%s/empty", dir);
+	struct audit_verify_report rep;
+
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	fixture_append(log, 3);
+	audit_close(log);
+	assert_int_equal(unlink(ckpt), 0);
+	assert_int_equal(audit_verify_log(o.log_dir, pub, &rep), 0);
+	assert_false(rep.ok);
+	assert_int_equal(rep.checkpoint, AUDIT_CKPT_MISSING);
+	assert_non_null(strstr(rep.reason, "no signed checkpoint"));
+	audit_verify_report_clear(&rep);
+
+	assert_int_equal(mkdir(empty, 0700), 0);
+	assert_int_equal(audit_verify_log(empty, pub, &rep), 0);
+	assert_true(rep.ok);
+	assert_int_equal(rep.entries, 0);
+	assert_int_equal(rep.checkpoint, AUDIT_CKPT_MISSING);
+	audit_verify_report_clear(&rep);
+}
+
+/* With checkpoint_interval_s set, records are covered by a checkpoint of
+ * their own within that time, with no call to checkpoint. */
+static void test_timed_checkpoint(void **state)
+{
+	const char *dir = *state;
+	fixture_keys(dir, "k", "mai.test/audit");
+	struct audit_options o = fixture_options(dir, "k", 0);
+	o.checkpoint_interval_s = 1;
+	struct audit_log *log = NULL;
+	_cleanup_free_ char *err = NULL, *pub = xasprintf("%s/k.pub", dir);
+	struct audit_verify_report rep;
+	int covered = 0;
+
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	fixture_append(log, 3);
+	for (int i = 0; i < 100 && !covered; i++) {
+		usleep(100 * 1000);
+		/* (read while the timer may be writing: only a whole view counts) */
+		covered = audit_verify_log(o.log_dir, pub, &rep) == 0 && rep.ok &&
+			  rep.checkpoint == AUDIT_CKPT_OK && rep.entries == 4;
+		audit_verify_report_clear(&rep);
+	}
+	assert_true(covered);
+	audit_close(log);
 }
 
 /* The configured key lives in a directory of its own that a fresh machine
@@ -178,6 +249,58 @@ static void test_checkpoint_status_while_open(void **state)
 	assert_int_equal(rep.checkpoint, AUDIT_CKPT_STALE);
 	audit_verify_report_clear(&rep);
 	audit_close(log);
+}
+
+/* What a scrape reads of a log without verifying it: as many records as
+ * the verifier counts (the last one's seq + 1, found from the tail even
+ * when that record is longer than the first read), the segments' bytes,
+ * and the checkpoint. A segment of one line counts one record. */
+static void test_stats_of_a_log(void **state)
+{
+	const char *dir = *state;
+	fixture_keys(dir, "k", "mai.test/audit");
+	struct audit_options o = fixture_options(dir, "k", 0);
+	o.checkpoint_interval_s = 3600;
+	struct audit_log *log = NULL;
+	_cleanup_free_ char *err = NULL, *pub = xasprintf("%s/k.pub", dir);
+	_cleanup_free_ char *seg = xasprintf("%s/seg-000000000000.log", o.log_dir);
+	_cleanup_free_ char *big = xmalloc(9000);
+	struct audit_verify_report rep;
+	struct audit_stats st;
+	struct stat sb;
+
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	fixture_append(log, 12); /* a last seq of two digits */
+	assert_int_equal(audit_checkpoint_now(log), 0);
+	memset(big, 'x', 8999);
+	big[8999] = '\0';
+	json_t *f = json_pack("{s:s}", "file", big);
+	assert_int_equal(audit_append(log, "job_accepted", f, NULL), 0);
+	json_decref(f);
+	audit_close(log);
+
+	assert_int_equal(audit_verify_log(o.log_dir, pub, &rep), 0);
+	assert_true(rep.ok);
+	assert_int_equal(audit_stats_read(o.log_dir, &st), 0);
+	assert_int_equal(st.records, rep.entries);
+	audit_verify_report_clear(&rep);
+	assert_int_equal(stat(seg, &sb), 0);
+	assert_int_equal(st.bytes, (uint64_t)sb.st_size);
+	assert_int_equal(st.checkpoint_size, st.records); /* the close signs the whole log */
+	assert_true(st.checkpoint_time > 0);
+
+	/* A log of one record, its one line at the start of the file. */
+	_cleanup_free_ char *text = NULL, *one = xasprintf("%s/one", dir);
+	_cleanup_free_ char *one_seg = xasprintf("%s/seg-000000000000.log", one);
+	size_t len;
+	assert_int_equal(fileio_read_path(seg, 1 << 20, &text, &len), 0);
+	size_t first = (size_t)(strchr(text, '\n') - text) + 1;
+	assert_int_equal(mkdir(one, 0700), 0);
+	assert_int_equal(fileio_write_atomic(one_seg, text, first, 0600), 0);
+	assert_int_equal(audit_stats_read(one, &st), 0);
+	assert_int_equal(st.records, 1);
+	assert_int_equal(st.bytes, first);
+	assert_int_equal(st.checkpoint_size, 0);
 }
 
 static void test_torn_tail_quarantined_and_recorded(void **state)
@@ -348,6 +471,31 @@ static void test_rotation_keeps_one_chain(void **state)
 
 /* Retention drops old segments only under the signed checkpoint, and what
  * remains (plus what is appended later) still verifies, also by sidecar. */
+/* A cut so early that its tree nodes fill no whole page frees none of
+ * them and succeeds. */
+static void test_small_retention_cut(void **state)
+{
+	const char *dir = *state;
+	fixture_keys(dir, "k", "mai.test/audit");
+	struct audit_options o = fixture_options(dir, "k", 0);
+	o.rotate_size = 1024;
+	o.retention_age_s = 3600;
+	struct audit_log *log = NULL;
+	_cleanup_free_ char *err = NULL;
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	fixture_append(log, 8);
+	assert_int_equal(audit_checkpoint_now(log), 0);
+	assert_int_equal(audit_retention_now(log, time(NULL) + 7200), 0);
+	fixture_append(log, 2);
+	audit_close(log);
+	_cleanup_free_ char *line = verify_line(dir, "k");
+	assert_true(strncmp(line, "OK n=", 5) == 0);
+	_cleanup_free_ uint64_t *firsts = NULL;
+	size_t n = 0;
+	assert_int_equal(audit_segments_list(o.log_dir, &firsts, &n), 0);
+	assert_true(firsts[0] > 0); /* something was cut */
+}
+
 static void test_retention_keeps_the_rest_verifiable(void **state)
 {
 	const char *dir = *state;
@@ -368,6 +516,11 @@ static void test_retention_keeps_the_rest_verifiable(void **state)
 	assert_int_equal(audit_segments_list(log_dir, &before, &nbefore), 0);
 	assert_true(nbefore >= 4);
 	assert_int_equal(before[0], 0);
+	/* Two of the segments the cut will remove, to put back below. */
+	_cleanup_free_ char *old0 = audit_segment_path(log_dir, before[0], "log");
+	_cleanup_free_ char *old1 = audit_segment_path(log_dir, before[1], "log");
+	size_t len0, len1;
+	_cleanup_free_ char *text0 = fixture_read(old0, &len0), *text1 = fixture_read(old1, &len1);
 	assert_int_equal(audit_checkpoint_now(log), 0);
 	assert_int_equal(audit_retention_now(log, time(NULL) + 7200), 0);
 	_cleanup_free_ uint64_t *after = NULL;
@@ -380,6 +533,19 @@ static void test_retention_keeps_the_rest_verifiable(void **state)
 	_cleanup_free_ char *line = verify_line(dir, "k");
 	/* 100 + the checkpoint's record + retention event + 20 + close's checkpoint record */
 	assert_true(strncmp(line, "OK n=123 ", 9) == 0);
+	/* A crash after the anchor was written and before the old segments
+	 * were removed leaves them below it: they are not part of the log. */
+	fixture_write(old0, text0, len0);
+	fixture_write(old1, text1, len1);
+	_cleanup_free_ char *leftover = verify_line(dir, "k");
+	assert_true(strncmp(leftover, "OK n=123 ", 9) == 0);
+	assert_int_equal(unlink(old0), 0);
+	assert_int_equal(unlink(old1), 0);
+	/* A checkpoint kept from after the cut, for --since below. */
+	_cleanup_free_ char *ckpt = xasprintf("%s/checkpoint", log_dir), *kept = xasprintf("%s/kept", dir);
+	size_t klen;
+	_cleanup_free_ char *ktext = fixture_read(ckpt, &klen);
+	fixture_write(kept, ktext, klen);
 
 	/* The writer reopens on the anchor and goes on; proofs still work. */
 	assert_int_equal(audit_open(&o, &log, &err), 0);
@@ -396,6 +562,11 @@ static void test_retention_keeps_the_rest_verifiable(void **state)
 	struct audit_verify_report rep;
 	assert_int_equal(audit_verify_sidecar(sc, pub, &rep), 0);
 	assert_true(rep.ok);
+	audit_verify_report_clear(&rep);
+	/* The log only grew since the kept checkpoint, proved from the anchor. */
+	assert_int_equal(audit_verify_log_since(log_dir, pub, kept, &rep), 0);
+	assert_true(rep.ok);
+	assert_int_equal(rep.entries, 129);
 	audit_verify_report_clear(&rep);
 
 	/* A forged anchor cannot match the signed root. */
@@ -501,6 +672,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_second_writer_refused, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_first_start_makes_a_key, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_checkpoint_status_while_open, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_timed_checkpoint, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_records_without_checkpoint_fail, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_stats_of_a_log, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_first_start_makes_the_key_directory, testdir_setup,
 						testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_torn_tail_quarantined_and_recorded, testdir_setup, testdir_teardown),
@@ -510,6 +684,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_failed_write_recovers, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_event_fields_checked, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_retention_keeps_the_rest_verifiable, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_small_retention_cut, testdir_setup, testdir_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -186,6 +186,35 @@ static json_t *record_fields(const char *dir, uint64_t seq, size_t *line_len)
 /* Fields that would make a record too long go in cut down: the largest
  * parts (an output that escapes to six times its size, a list of findings)
  * lose their tail, and the record says what was cut and how much. */
+/* Sequence numbers are twelve digits, read eight and four at a time:
+ * a line written at any of them (every digit position used, up to the
+ * largest) checks back at that number and at no other. */
+static void test_sequence_numbers_of_every_width(void **state)
+{
+	static const uint64_t seqs[] = { 0, 9, 10, 99999, 123456789012, 987654321098, 999999999999 };
+	uint8_t prev[AUDIT_HASH_LEN] = { 0 }, h[AUDIT_HASH_LEN], back[AUDIT_HASH_LEN];
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(seqs); i++) {
+		json_t *f = json_pack("{s:s}", "file", "x.py");
+		_cleanup_free_ char *body = audit_format_body(seqs[i], "job_accepted", f,
+							      "2025-01-01T00:00:00.000000Z");
+		json_decref(f);
+		_cleanup_free_ char *line = NULL;
+		size_t len;
+		const char *why = NULL;
+		uint64_t ckpt = 0;
+		audit_format_line(prev, seqs[i], seqs[i] / 2, body, &line, &len, h);
+		if (audit_format_check(line, len - 1, prev, seqs[i], back, &ckpt, &why) != 0)
+			fail_msg("seq %llu: %s", (unsigned long long)seqs[i], why);
+		assert_memory_equal(back, h, AUDIT_HASH_LEN);
+		assert_int_equal(ckpt, seqs[i] / 2);
+		assert_int_equal(audit_format_check(line, len - 1, prev, seqs[i] + 1, back, &ckpt, &why),
+				 -EBADMSG);
+		memcpy(prev, h, AUDIT_HASH_LEN);
+	}
+}
+
 static void test_oversized_parts_cut_and_said_so(void **state)
 {
 	const char *dir = *state;
@@ -484,6 +513,7 @@ int main(void)
 #define T(f) cmocka_unit_test_setup_teardown(f, testdir_setup, testdir_teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_one_record_limit_for_writer_reader_and_verifier),
+		T(test_sequence_numbers_of_every_width),
 		T(test_oversized_parts_cut_and_said_so),
 		T(test_running_writer_notices_a_changed_byte),
 		T(test_running_writer_notices_a_rewritten_chain),

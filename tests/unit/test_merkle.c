@@ -172,6 +172,56 @@ static void test_all_proofs_and_mutations(void **state)
 	merkle_tree_free(t);
 }
 
+/* A tree seeded with the compact range of its first leaves (what the log
+ * keeps after a retention cut) gives the roots, proofs and compact ranges
+ * the whole tree gives from there on, for every size of the cut (one or
+ * several perfect subtrees); it cannot be cut below the seed or beyond
+ * its size. */
+static void test_seeded_tree_matches_the_whole(void **state)
+{
+	uint8_t leaf[40][MERKLE_HASH_LEN];
+	struct merkle_tree *whole = merkle_tree_new();
+	for (int i = 0; i < 40; i++) {
+		uint8_t d[1] = { (uint8_t)i };
+		merkle_leaf_hash(d, 1, leaf[i]);
+		merkle_tree_append(whole, leaf[i]);
+	}
+	uint8_t proof[MERKLE_MAX_PROOF][MERKLE_HASH_LEN], other[MERKLE_MAX_PROOF][MERKLE_HASH_LEN];
+	uint8_t a[MERKLE_HASH_LEN], b[MERKLE_HASH_LEN];
+	size_t n, m;
+
+	for (uint64_t base = 1; base < 40; base++) {
+		struct merkle_compact c;
+		assert_int_equal(merkle_tree_compact(whole, base, &c), 0);
+		struct merkle_tree *t = merkle_tree_new();
+		merkle_tree_seed(t, &c);
+		for (uint64_t i = base; i < 40; i++)
+			merkle_tree_append(t, leaf[i]);
+		assert_int_equal(merkle_tree_size(t), 40);
+		for (uint64_t size = base; size <= 40; size++) {
+			assert_int_equal(merkle_tree_root(t, size, a), 0);
+			assert_int_equal(merkle_tree_root(whole, size, b), 0);
+			assert_memory_equal(a, b, MERKLE_HASH_LEN);
+			assert_int_equal(merkle_tree_consistency_proof(t, base, size, proof, &n), 0);
+			assert_int_equal(merkle_tree_consistency_proof(whole, base, size, other, &m), 0);
+			assert_int_equal(n, m);
+			assert_memory_equal(proof, other, n * MERKLE_HASH_LEN);
+		}
+		for (uint64_t i = base; i < 40; i++) {
+			assert_int_equal(merkle_tree_inclusion_proof(t, i, 40, proof, &n), 0);
+			assert_int_equal(merkle_tree_inclusion_proof(whole, i, 40, other, &m), 0);
+			assert_int_equal(n, m);
+			assert_memory_equal(proof, other, n * MERKLE_HASH_LEN);
+		}
+		assert_int_equal(merkle_tree_truncate(t, 41), -EINVAL);
+		assert_int_equal(merkle_tree_truncate(t, base - 1), -EINVAL);
+		assert_int_equal(merkle_tree_truncate(t, base), 0);
+		assert_int_equal(merkle_tree_size(t), base);
+		merkle_tree_free(t);
+	}
+	merkle_tree_free(whole);
+}
+
 /* The leaf and node hashes pad their own last blocks: every length around a
  * block boundary, and past the size hashed through a copy, must give what
  * plain SHA-256 of the prefixed bytes gives. */
@@ -203,6 +253,7 @@ int main(void)
 		cmocka_unit_test(test_hashes_match_sha256_at_every_length),
 		cmocka_unit_test(test_known_proofs),
 		cmocka_unit_test(test_all_proofs_and_mutations),
+		cmocka_unit_test(test_seeded_tree_matches_the_whole),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -163,6 +163,15 @@ static void test_key_names(void **state)
 		free(priv);
 		free(pub);
 	}
+	/* at most 256 bytes */
+	char longest[258];
+	memset(longest, 'n', 257);
+	longest[257] = '\0';
+	assert_int_equal(note_keygen(longest, &priv, &pub), -EINVAL);
+	longest[256] = '\0';
+	assert_int_equal(note_keygen(longest, &priv, &pub), 0);
+	free(priv);
+	free(pub);
 }
 
 static void test_consistency_from_zero_is_refused(void **state)

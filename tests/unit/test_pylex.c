@@ -106,6 +106,25 @@ static void test_positions_match_a_plain_count(void **state)
 	}
 }
 
+/* Operators of three bytes, of two, and the bytes that stay alone: a
+ * doubled '*', '/', '<' or '>' takes a '=' after it, '...' is one token. */
+static void test_operators_of_one_two_and_three_bytes(void **state)
+{
+	const char src[] = "a **= b ** c // d //= e >> f >>= g << h <<= i\n"
+			   "j = k[...] -> l != m == n := o @= p ^= q |= r %= s .t\n"
+			   "u = v*w/x<y>z+-1\n";
+	char *s = lex_all(src, sizeof(src) - 1);
+	assert_string_equal(s,
+		"N:a@1:1 O:**=@1:3 N:b@1:7 O:**@1:9 N:c@1:12 O://@1:14 N:d@1:17 O://=@1:19 N:e@1:23"
+		" O:>>@1:25 N:f@1:28 O:>>=@1:30 N:g@1:34 O:<<@1:36 N:h@1:39 O:<<=@1:41 N:i@1:45 |"
+		" N:j@2:1 O:=@2:3 N:k@2:5 O:[@2:6 O:...@2:7 O:]@2:10 O:->@2:12 N:l@2:15 O:!=@2:17"
+		" N:m@2:20 O:==@2:22 N:n@2:25 O::=@2:27 N:o@2:30 O:@=@2:32 N:p@2:35 O:^=@2:37"
+		" N:q@2:40 O:|=@2:42 N:r@2:45 O:%=@2:47 N:s@2:50 O:.@2:52 N:t@2:53 |"
+		" N:u@3:1 O:=@3:3 N:v@3:5 O:*@3:6 N:w@3:7 O:/@3:8 N:x@3:9 O:<@3:10 N:y@3:11"
+		" O:>@3:12 N:z@3:13 O:+@3:14 O:-@3:15 D:1@3:16");
+	free(s);
+}
+
 static void test_string_prefixes_and_escapes(void **state)
 {
 	const char src[] = "a = rb'\\x41' + Br\"\\n\" + b'\\x6f\\x73' + u'\\u00e9\\N{DASH}' + '''x\ny''' + R'''\\\\'''\n";
@@ -194,6 +213,38 @@ static void test_encodings(void **state)
 	assert_int_equal(pylex_open(&lx, (const uint8_t *)bom, sizeof(bom) - 1, &reason, &off), 0);
 	assert_int_equal(lx.encoding_status, PYLEX_ENC_CONFLICT);
 	pylex_close(&lx);
+
+	/* not on line 3 either when lines 1 and 2 are comments */
+	const char third[] = "#!/usr/bin/python\n# notes\n# coding: utf-7\nx = 1\n";
+	assert_int_equal(pylex_open(&lx, (const uint8_t *)third, sizeof(third) - 1, &reason, &off), 0);
+	assert_int_equal(lx.encoding_status, PYLEX_ENC_OK);
+	pylex_close(&lx);
+
+	/* UTF-8 by its names, "utf-8-" followed by anything as Python reads it */
+	static const char *const utf8_names[] = { "utf-8", "UTF8", "utf_8_sig", "utf-8-unix" };
+	for (size_t i = 0; i < ARRAY_SIZE(utf8_names); i++) {
+		char *src = xasprintf("# coding: %s\nx = 'caf\xc3\xa9'\n", utf8_names[i]);
+		assert_int_equal(pylex_open(&lx, (const uint8_t *)src, strlen(src), &reason, &off), 0);
+		assert_int_equal(lx.encoding_status, PYLEX_ENC_OK);
+		pylex_close(&lx);
+		s = lex_all(src, strlen(src));
+		assert_string_equal(s, "N:x@2:1 O:=@2:3 S:caf\xc3\xa9@2:5");
+		free(s);
+		free(src);
+	}
+}
+
+/* Escapes of code points at the ends of each UTF-8 length: 1, 2, 3 and
+ * 4 bytes; the one-letter and octal escapes. */
+static void test_escapes_encode_every_utf8_length(void **state)
+{
+	const char src[] = "x = '\\x7f\\x80\\u07ff\\u0800\\uffff\\U00010000\\U0010ffff'\n"
+			   "y = '\\a\\b\\f\\v\\t\\r\\n\\\\\\'\\\"\\101\\7'\n";
+	char *s = lex_all(src, sizeof(src) - 1);
+	assert_string_equal(s, "N:x@1:1 O:=@1:3 S:\x7f\xc2\x80\xdf\xbf\xe0\xa0\x80\xef\xbf\xbf"
+			       "\xf0\x90\x80\x80\xf4\x8f\xbf\xbf@1:5 |"
+			       " N:y@2:1 O:=@2:3 S:\a\b\f\v\t\r\n\\'\"A\a@2:5");
+	free(s);
 }
 
 static void test_indentation_depth_and_unterminated(void **state)
@@ -228,11 +279,13 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tokens_positions_and_joining),
 		cmocka_unit_test(test_positions_match_a_plain_count),
+		cmocka_unit_test(test_operators_of_one_two_and_three_bytes),
 		cmocka_unit_test(test_string_prefixes_and_escapes),
 		cmocka_unit_test(test_fstring_fields_are_tokens),
 		cmocka_unit_test(test_nfkc_identifiers),
 		cmocka_unit_test(test_rejections_with_offsets),
 		cmocka_unit_test(test_encodings),
+		cmocka_unit_test(test_escapes_encode_every_utf8_length),
 		cmocka_unit_test(test_indentation_depth_and_unterminated),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

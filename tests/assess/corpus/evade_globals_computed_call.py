@@ -1,4 +1,5 @@
 # expect: HIGH
 # rules: MAI013
+# absent: MAI019
 name = input()
 globals()[name]('1')
