@@ -350,7 +350,7 @@ static int verify(const char *log_dir, const char *pubkey_path, const char *sinc
 
 	struct checkpoint ck = { 0 }, since = { 0 };
 	struct target ck_t = { 0 };
-	int since_loaded = 0; /* check_consistency() proves it on the whole tree */
+	bool since_loaded = false; /* check_consistency() proves it on the whole tree */
 	_cleanup_free_ char *ckpath = xasprintf("%s/checkpoint", log_dir), *ckerr = NULL, *since_err = NULL;
 	int ckr = load_checkpoint(ckpath, v, &ck, &ckerr);
 	if (ckr == 0) {
@@ -370,7 +370,7 @@ static int verify(const char *log_dir, const char *pubkey_path, const char *sinc
 		if (sr < 0)
 			fail(rep, 0, xasprintf("%s: %s", since_path, since_err));
 		else
-			since_loaded = 1;
+			since_loaded = true;
 	}
 
 	struct stream st = { .cite_limit = ckr == 0 ? ck.size : UINT64_MAX };
