@@ -52,7 +52,10 @@ static int stage_assess(void *arg, const char *name, const struct intake_snapsho
 	return 0;
 }
 
-/* "# sleep: N": the run takes N ms, and stops when the daemon halts it. */
+/* "# sleep: N": the run takes N ms, and stops when the daemon halts it.
+ * "# until halted: N": until a run was halted, the run lasts until the
+ * daemon halts it (N ms at most, however slow the machine); after that, it
+ * ends at once. */
 static int stage_execute(void *arg, const char *name, const struct intake_snapshot *snap,
 			 const struct daemon_assessment *a, enum trust trust, const atomic_bool *halt,
 			 struct daemon_execution *out, char **detail)
@@ -69,7 +72,12 @@ static int stage_execute(void *arg, const char *name, const struct intake_snapsh
 		*detail = xstrdup("Docker is not reachable at /var/run/docker.sock");
 		return -ECONNREFUSED;
 	}
-	for (int ms = marker(snap, "# sleep: ", 0); ms > 0; ms -= 10) {
+	int ms = marker(snap, "# sleep: ", 0);
+	pthread_mutex_lock(&c->lock);
+	if (c->halted == 0)
+		ms = marker(snap, "# until halted: ", ms);
+	pthread_mutex_unlock(&c->lock);
+	for (; ms > 0; ms -= 10) {
 		if (atomic_load(halt)) {
 			pthread_mutex_lock(&c->lock);
 			c->halted++;

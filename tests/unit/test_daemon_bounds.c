@@ -110,7 +110,7 @@ static void test_run_stopped_when_the_log_fails_and_recorded_when_it_works(void 
 {
 	struct ctx *c = *state;
 	start(c, true);
-	put(c->drop, "long.py", "# level: LOW\n# sleep: 4000\n");
+	put(c->drop, "long.py", "# level: LOW\n# until halted: 60000\n");
 	json_decref(wait_state(c, "long.result.json", "running"));
 	sleep_ms(100);
 	pthread_mutex_lock(&c->lock);
