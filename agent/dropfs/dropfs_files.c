@@ -59,18 +59,10 @@ void dropfs_at_close(struct dropfs_at *at)
 	at->owned = false;
 }
 
-void dropfs_caller(struct drop_writer *w, bool with_process)
+void dropfs_caller(struct drop_writer *w)
 {
 	const struct fuse_context *c = fuse_get_context();
-	if (with_process) {
-		drop_writer_from_request(w, c->uid, c->gid, c->pid);
-		return;
-	}
-	memset(w, 0, sizeof(*w));
-	w->from = DROP_WRITER_REQUEST;
-	w->uid = c->uid;
-	w->gid = c->gid;
-	w->pid = c->pid;
+	drop_writer_from_request(w, c->uid, c->gid, c->pid);
 }
 
 int dropfs_own(struct dropfs *fs, const struct dropfs_at *at, int fd, mode_t mode,

@@ -111,8 +111,11 @@ int dropfs_at_open(struct dropfs *fs, const char *path, struct dropfs_at *at) _m
 void dropfs_at_close(struct dropfs_at *at);
 /* "/sub/foo.py" -> "sub/foo.py". */
 static inline const char *dropfs_rel(const char *path) { return path[0] == '/' ? path + 1 : path; }
-/* The caller of the current request. */
-void dropfs_caller(struct drop_writer *w, bool with_process);
+/* The caller of the current request, with its process: read at every
+ * request that may make a script, whatever the name it writes (a hidden
+ * temporary renamed into place is taken at its last release, as its
+ * opener wrote it). */
+void dropfs_caller(struct drop_writer *w);
 /* Gives what the caller just created at at/leaf (fd >= 0: that descriptor)
  * the caller as owner (the group too unless the directory is setgid) and
  * mode as asked (the agent's umask undone, no set-user-ID, and no

@@ -158,7 +158,7 @@ static int op_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 	pthread_rwlock_unlock(&f->content);
 	if (r == 0) {
 		struct drop_writer who;
-		dropfs_caller(&who, kind_of(path) == NAMES_SCRIPT);
+		dropfs_caller(&who);
 		if (dropfs_file_changed_whole(fs, f, &who))
 			dropfs_complete(fs, dropfs_rel(path), f, &who);
 	}
@@ -250,7 +250,7 @@ static int op_symlink(const char *target, const char *path)
 		/* A symlink named like a script is answered (rejected) as in
 		 * watch mode; an Emacs lock file is ignored. */
 		struct drop_writer who;
-		dropfs_caller(&who, true);
+		dropfs_caller(&who);
 		dropfs_complete(fs, dropfs_rel(path), NULL, &who);
 	}
 	return r;
@@ -270,7 +270,7 @@ static void renamed_into(struct dropfs *fs, const char *to, const struct stat *s
 		return;
 	}
 	struct drop_writer who;
-	dropfs_caller(&who, true);
+	dropfs_caller(&who);
 	struct dropfs_file *f = S_ISREG(st->st_mode) ? dropfs_file_get(fs, st->st_ino) : NULL;
 	if (!f || dropfs_file_changed_whole(fs, f, &who))
 		dropfs_complete(fs, dropfs_rel(to), f, &who);
@@ -341,7 +341,7 @@ static int open_backing(struct dropfs *fs, const char *path, int flags, struct h
 	if (writable) {
 		h->file = dropfs_file_get(fs, st.st_ino);
 		dropfs_file_writer_open(fs, h->file);
-		dropfs_caller(&h->opener, kind_of(path) == NAMES_SCRIPT);
+		dropfs_caller(&h->opener);
 	}
 	if (flags & O_TRUNC) {
 		pthread_rwlock_rdlock(&h->file->content);
@@ -441,7 +441,7 @@ static int op_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 	struct handle *h = handle_new(HANDLE_FILE, fd);
 	h->file = dropfs_file_get(fs, st.st_ino);
 	dropfs_file_writer_open(fs, h->file);
-	dropfs_caller(&h->opener, kind_of(path) == NAMES_SCRIPT);
+	dropfs_caller(&h->opener);
 	atomic_store(&h->wrote, true); /* a new file is new content, even empty */
 	fi->fh = (uintptr_t)h;
 	return 0;

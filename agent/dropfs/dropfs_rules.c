@@ -64,7 +64,7 @@ int dropfs_refuse(struct dropfs *fs, const char *path, enum dropfs_refusal_why w
 		  const char *op)
 {
 	struct drop_writer caller;
-	dropfs_caller(&caller, true);
+	dropfs_caller(&caller);
 	struct dropfs_refusal rf = { .why = why, .rel = dropfs_rel(path), .op = op, .err = EPERM,
 				     .caller = &caller };
 	report(fs, &rf);
@@ -101,7 +101,7 @@ static int check_answer(struct dropfs *fs, const char *path, enum names_kind kin
 			const char *op)
 {
 	struct drop_writer caller;
-	dropfs_caller(&caller, true);
+	dropfs_caller(&caller);
 	_cleanup_free_ char *script = names_script_for_answer(dropfs_rel(path));
 	_cleanup_free_ char *why = NULL;
 	char sha[HASH_SHA256_HEX_LEN + 1];
@@ -135,7 +135,7 @@ int dropfs_check(struct dropfs *fs, const char *path, enum dropfs_check what, co
 	const char *leaf = slash ? slash + 1 : path;
 	if (dropfs_is_agent_file(leaf)) {
 		struct drop_writer caller;
-		dropfs_caller(&caller, true);
+		dropfs_caller(&caller);
 		struct dropfs_refusal rf = { .why = DROPFS_AGENT_FILE, .rel = dropfs_rel(path),
 					     .op = op, .err = EACCES, .caller = &caller };
 		report(fs, &rf);

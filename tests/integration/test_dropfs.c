@@ -314,7 +314,9 @@ static void test_rename_into_place(void **state)
 	assert_string_equal(f->got[1].data, "v2\n");
 
 	/* Renamed into place while a handle still writes: taken at its close,
-	 * with all it wrote. */
+	 * with all it wrote, and with the writer's process, although the name
+	 * it opened was no script (mai-agent submit's temporary, whose release
+	 * the kernel may send after the rename). */
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	assert_int_equal(write(fd, "a", 1), 1);
 	assert_int_equal(rename(tmp, dst), 0);
@@ -324,6 +326,9 @@ static void test_rename_into_place(void **state)
 	want_names(f, 3);
 	assert_string_equal(f->got[2].rel, "c.py");
 	assert_string_equal(f->got[2].data, "ab");
+	assert_int_equal(f->got[2].writer.from, DROP_WRITER_REQUEST);
+	assert_int_equal(f->got[2].writer.pid, getpid());
+	assert_string_equal(f->got[2].writer.process, comm());
 }
 
 /* What tools do besides writing: times, modes, owners, fsync, listing,
