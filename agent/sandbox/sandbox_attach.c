@@ -32,7 +32,8 @@ static void capture_init(struct sandbox_capture *c, size_t limit)
 	memset(c, 0, sizeof(*c));
 	c->limit = limit;
 	/* Grows on demand up to the limit; start small. */
-	c->data = xmalloc(1);
+	c->cap = 1;
+	c->data = xmalloc(c->cap);
 	c->data[0] = '\0';
 }
 
@@ -63,7 +64,14 @@ static void capture_add(struct sandbox_capture *c, const uint8_t *p, size_t n)
 		c->truncated = true;
 	if (take == 0)
 		return;
-	c->data = xrealloc(c->data, c->len + take + 1);
+	if (c->len + take + 1 > c->cap) {
+		/* Doubling: the stream comes in chunks of a few KiB, and growing
+		 * by each one copied the whole output every time (seconds for
+		 * megabytes, where realloc cannot grow in place). */
+		size_t cap = c->cap * 2 > c->len + take + 1 ? c->cap * 2 : c->len + take + 1;
+		c->cap = cap < c->limit + 1 ? cap : c->limit + 1;
+		c->data = xrealloc(c->data, c->cap);
+	}
 	memcpy(c->data + c->len, p, take);
 	c->len += take;
 	c->data[c->len] = '\0';

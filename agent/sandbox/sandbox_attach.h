@@ -37,6 +37,7 @@
 struct sandbox_capture {
 	char *data;      /* NUL terminated, at most limit bytes; owned */
 	size_t len;      /* bytes stored */
+	size_t cap;      /* bytes allocated, > len */
 	size_t limit;    /* the cap */
 	uint64_t total;  /* bytes the script wrote, stored or not */
 	bool truncated;  /* total > limit */
