@@ -77,13 +77,6 @@ int audit_event_check(enum audit_event e, const json_t *fields, char **err)
 	return 0;
 }
 
-/* The size of json as the log writes it. */
-static size_t encoded_size(const json_t *json)
-{
-	_cleanup_free_ char *s = audit_canonical_json(json);
-	return s ? strlen(s) : 0;
-}
-
 /* The largest part of json that can be cut (a string of 1 KiB or more, an
  * array of two or more items), its path (dotted) and encoded size. */
 struct part {
@@ -116,7 +109,7 @@ static void largest_part(json_t *parent, const struct where *w, json_t *value, s
 	size_t size = 0;
 	if ((json_is_string(value) && json_string_length(value) >= 1024) ||
 	    (json_is_array(value) && json_array_size(value) >= 2))
-		size = encoded_size(value);
+		size = audit_canonical_size(value);
 	if (size > best->size) {
 		free(best->path);
 		*best = (struct part){ parent, w->key, w->index, value, where_path(w), size };
@@ -177,7 +170,7 @@ json_t *audit_event_fit(enum audit_event e, const json_t *fields, size_t max)
 	/* What saying so adds, with room to spare. */
 	const size_t note = 4096;
 	for (int round = 0; round < 16; round++) {
-		size_t size = encoded_size(fit) + note + 64 * json_object_size(cuts);
+		size_t size = audit_canonical_size(fit) + note + 64 * json_object_size(cuts);
 		if (size <= max)
 			break;
 		struct part p = { 0 };
@@ -190,12 +183,12 @@ json_t *audit_event_fit(enum audit_event e, const json_t *fields, size_t max)
 		cut_part(&p, size - max + 1024, cuts);
 		free(p.path);
 	}
-	if (encoded_size(fit) + note + 64 * json_object_size(cuts) > max) {
+	if (audit_canonical_size(fit) + note + 64 * json_object_size(cuts) > max) {
 		/* Nothing left to cut that would do: the fields the type needs. */
 		json_t *bare = json_object();
 		for (size_t i = 0; e < AUDIT_EVENT_COUNT && i < ARRAY_SIZE(events[e].required) && events[e].required[i]; i++) {
 			json_t *v = json_object_get(fit, events[e].required[i]);
-			if (v && encoded_size(v) < 4096)
+			if (v && audit_canonical_size(v) < 4096)
 				json_object_set(bare, events[e].required[i], v);
 		}
 		json_decref(fit);
@@ -214,9 +207,13 @@ int audit_event_append(struct audit_log *log, enum audit_event e, json_t *fields
 	int r = audit_event_check(e, fields, err);
 	if (r < 0)
 		return r;
-	r = audit_append(log, events[e].name, fields, pos);
-	if (r != -EMSGSIZE)
-		return r;
+	/* Fields that cannot fit are not encoded first (under the log's lock)
+	 * only to learn that. */
+	if (audit_canonical_size(fields) <= AUDIT_RECORD_MAX) {
+		r = audit_append(log, events[e].name, fields, pos);
+		if (r != -EMSGSIZE)
+			return r;
+	}
 	/* Too large for one record: the largest parts (an output, findings, a
 	 * diff) are cut, and the record says which and how much. */
 	json_t *fit = audit_event_fit(e, fields, AUDIT_RECORD_MAX - 1024);

@@ -28,6 +28,67 @@ char *audit_canonical_json(const json_t *json)
 	return json_dumps(json, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII | JSON_ENCODE_ANY);
 }
 
+/* The encoded length of the n bytes of UTF-8 at s, quotes included, as
+ * jansson writes them with JSON_ENSURE_ASCII: \" \\ \b \f \n \r \t take
+ * two bytes, other control characters and every character past U+007F six
+ * (\uXXXX), and those past U+FFFF twelve (a surrogate pair). */
+static size_t string_size(const char *s, size_t n)
+{
+	size_t size = 2;
+	for (size_t i = 0; i < n;) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x80) {
+			size += c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' ||
+					c == '\r' || c == '\t' ? 2 : c < 0x20 ? 6 : 1;
+			i++;
+		} else if (c < 0xe0) {
+			size += 6;
+			i += 2;
+		} else if (c < 0xf0) {
+			size += 6;
+			i += 3;
+		} else {
+			size += 12;
+			i += 4;
+		}
+	}
+	return size;
+}
+
+size_t audit_canonical_size(const json_t *json)
+{
+	size_t size = 0, i;
+	const char *key;
+	json_t *v;
+	switch (json_typeof(json)) {
+	case JSON_STRING:
+		return string_size(json_string_value(json), json_string_length(json));
+	case JSON_OBJECT:
+		size = 2 + (json_object_size(json) ? json_object_size(json) - 1 : 0);
+		json_object_foreach((json_t *)json, key, v) {
+			size_t one = audit_canonical_size(v);
+			if (!one)
+				return 0;
+			size += string_size(key, strlen(key)) + 1 + one;
+		}
+		return size;
+	case JSON_ARRAY:
+		size = 2 + (json_array_size(json) ? json_array_size(json) - 1 : 0);
+		json_array_foreach(json, i, v) {
+			size_t one = audit_canonical_size(v);
+			if (!one)
+				return 0;
+			size += one;
+		}
+		return size;
+	default: {
+		/* A number, true, false or null: short, as jansson writes it. */
+		_cleanup_free_ char *s = audit_canonical_json(json);
+		return s ? strlen(s) : 0;
+	}
+	}
+}
+
 char *audit_format_body(uint64_t seq, const char *type, const json_t *fields, const char *time)
 {
 	json_t *o = json_object();

@@ -215,6 +215,44 @@ static void test_sequence_numbers_of_every_width(void **state)
 	}
 }
 
+/* The size the record cut measures is the size the log writes: every
+ * kind of value, escapes, control characters, 2-, 3- and 4-byte UTF-8 (the
+ * last as a surrogate pair), a NUL inside a string, keys that need
+ * escaping, numbers, nesting and empty containers. */
+static void test_canonical_size_is_the_encoded_size(void **state)
+{
+	(void)state;
+	static const char nul[] = "a\0b";
+	json_t *values[] = {
+		json_string(""),
+		json_string("plain ASCII text, with a / and a ~"),
+		json_string("\" \\ \b \f \n \r \t \x01 \x1f \x7f"),
+		json_string("\u00e9t\u00e9 \u20ac \U0001F600 \u00a0"),
+		json_stringn(nul, 3),
+		json_integer(0),
+		json_integer(-1234567890123LL),
+		json_real(0.1),
+		json_real(-2.5e300),
+		json_true(),
+		json_false(),
+		json_null(),
+		json_object(),
+		json_array(),
+		json_pack("{s:s, s:i, s:[s, i, {}], s:{s:b, s:n}}", "k\u00e9y \"q\"", "v\n",
+			  "n", 7, "list", "\U0001F600", 3, "obj", "t", 1, "z"),
+		json_pack("[[], [[]], {s:[]}, s]", "\x02", "\u0800\uffff"),
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(values); i++) {
+		assert_non_null(values[i]);
+		_cleanup_free_ char *s = audit_canonical_json(values[i]);
+		assert_non_null(s);
+		if (audit_canonical_size(values[i]) != strlen(s))
+			fail_msg("value %zu: %zu counted, %zu written: %s", i,
+				 audit_canonical_size(values[i]), strlen(s), s);
+		json_decref(values[i]);
+	}
+}
+
 static void test_oversized_parts_cut_and_said_so(void **state)
 {
 	const char *dir = *state;
@@ -514,6 +552,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_one_record_limit_for_writer_reader_and_verifier),
 		T(test_sequence_numbers_of_every_width),
+		cmocka_unit_test(test_canonical_size_is_the_encoded_size),
 		T(test_oversized_parts_cut_and_said_so),
 		T(test_running_writer_notices_a_changed_byte),
 		T(test_running_writer_notices_a_rewritten_chain),
