@@ -192,10 +192,13 @@ print(int(t.timestamp() * 1000))'
 outage() {
 	sig=$1 name=$2
 	r="$T/drop/$name.result.json"
-	# Long enough that Docker goes down while it runs even when the test
-	# itself is slow to see it running (a loaded machine), and the private
-	# engine stops its containers 1 s after a SIGTERM (--shutdown-timeout).
-	printf 'import time\ntime.sleep(20)\nprint("slept through %s")\n' "$sig" > "$T/drop/$name.py"
+	# It sleeps until 20 s after the drop (a container's clock is the
+	# host's): long enough that Docker goes down while it runs even when the
+	# test itself is slow to see it running (a loaded machine), and the
+	# private engine stops its containers 1 s after a SIGTERM
+	# (--shutdown-timeout); the run after the outage sleeps what is left.
+	printf 'import time\ntime.sleep(max(0, %d - time.time()))\nprint("slept through %s")\n' \
+		$(($(date +%s) + 20)) "$sig" > "$T/drop/$name.py"
 	wait_field "$r" state running 20 || return
 	sleep 0.5
 	errors=$(count_lines "$name.py: error")

@@ -279,7 +279,7 @@ grep -q "GET /simple/maipkg-hello/" "$T/index.log" || fail "the index saw no req
 # --- a host not on the list: refused by the proxy, and a direct
 #     connection without the proxy has no route ---
 drop probe.py <<PY
-import os, socket, urllib.request, urllib.error
+import concurrent.futures, os, socket, urllib.request, urllib.error
 try:
     urllib.request.urlopen("http://127.0.0.1:$INDEX_PORT/simple/", timeout=20)
     print("unlisted: fetched")
@@ -287,17 +287,22 @@ except urllib.error.HTTPError as e:
     print("unlisted: refused", e.code)
 except OSError as e:
     print("unlisted: error", e)
-for name, host, port in (("loopback", "127.0.0.1", $INDEX_PORT),
-                         ("gateway", "$GW", $HOST_PORT),
-                         ("other gateway", "$OTHER_GW", $HOST_PORT),
-                         ("control container", "$CONTROL_IP", 8000),
-                         ("neighbour", "$NEIGHBOUR_IP", 8000),
-                         ("proxy port", "$GW", $PROXY_PORT)):
+def direct(target):
+    name, host, port = target
     try:
         socket.create_connection((host, port), timeout=3).close()
-        print("direct %s: connected" % name)
+        return "direct %s: connected" % name
     except OSError as e:
-        print("direct %s: failed" % name)
+        return "direct %s: failed" % name
+# Side by side: a dropped connection waits out its 3 s.
+with concurrent.futures.ThreadPoolExecutor(6) as pool:
+    for line in pool.map(direct, (("loopback", "127.0.0.1", $INDEX_PORT),
+                                  ("gateway", "$GW", $HOST_PORT),
+                                  ("other gateway", "$OTHER_GW", $HOST_PORT),
+                                  ("control container", "$CONTROL_IP", 8000),
+                                  ("neighbour", "$NEIGHBOUR_IP", 8000),
+                                  ("proxy port", "$GW", $PROXY_PORT))):
+        print(line)
 print("proxy:", os.environ.get("HTTP_PROXY", "none"))
 PY
 R=$T/drop/probe.result.json
