@@ -60,6 +60,8 @@ size_t audit_canonical_size(const json_t *json)
 	size_t size = 0, i;
 	const char *key;
 	json_t *v;
+	if (!json)
+		return 0;
 	switch (json_typeof(json)) {
 	case JSON_STRING:
 		return string_size(json_string_value(json), json_string_length(json));

@@ -42,7 +42,8 @@ char *audit_canonical_json(const json_t *json);
 /* strlen(audit_canonical_json(json)), counted without encoding: no
  * allocation, and no formatting of each non-ASCII character (a 6 MiB
  * output took seconds to encode under a sanitizer, several times over
- * while a record was cut to fit). 0 when json cannot be encoded. */
+ * while a record was cut to fit). 0 when json is NULL or cannot be
+ * encoded. */
 size_t audit_canonical_size(const json_t *json);
 
 /* The record body {"fields":fields,"seq":seq,"time":time,"type":type}, canonical.

@@ -98,7 +98,13 @@ static enum audit_health stage_audit_health(void *arg, char **why)
 	struct ctx *c = arg;
 	pthread_mutex_lock(&c->lock);
 	enum audit_health h = c->health;
-	*why = h != AUDIT_HEALTH_OK ? xstrdup(c->health_why) : NULL;
+	const char *said = c->health_why;
+	/* As the real log: unwritable from a failed write until one works. */
+	if (h == AUDIT_HEALTH_OK && c->last_write_failed) {
+		h = AUDIT_HEALTH_UNWRITABLE;
+		said = "the last record could not be written: No space left on device";
+	}
+	*why = h != AUDIT_HEALTH_OK ? xstrdup(said) : NULL;
 	pthread_mutex_unlock(&c->lock);
 	return h;
 }
@@ -129,6 +135,7 @@ static int stage_audit(void *arg, enum audit_event e, json_t *fields, uint64_t *
 		fail_msg("the daemon wrote a %s record without a field it needs: %s", audit_event_to_string(e), err);
 	pthread_mutex_lock(&c->lock);
 	int r = c->audit_fails || c->audit_fails_for == (int)e + 1 ? -ENOSPC : 0;
+	c->last_write_failed = r < 0;
 	if (!r) {
 		*seq = ++c->audited;
 		json_t *rec = json_deep_copy(fields);

@@ -34,6 +34,7 @@ struct ctx {
 	unsigned halted;           /* runs stopped by the daemon's halt flag */
 	enum audit_health health;  /* what the stand-in log says of itself */
 	const char *health_why;
+	bool last_write_failed;    /* the last record was refused: the log says unwritable */
 	unsigned retry_base_ms;    /* 0: 50 */
 };
 
