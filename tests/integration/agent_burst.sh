@@ -16,13 +16,14 @@ write_agent_config "$T/drop" "$T/state" "workers: 2"
 start_agent
 
 # answered PREFIX N SECONDS: until N results PREFIX*.result.json say
-# awaiting_confirmation; prints how many did.
+# awaiting_confirmation; prints how many did. Every half second: each look
+# reads every result file, and the agent needs the CPU.
 answered() {
 	i=0
-	while [ $i -lt $(($3 * 10)) ]; do
+	while [ $i -lt $(($3 * 2)) ]; do
 		n=$(grep -l '"awaiting_confirmation"' "$T"/drop/"$1"*.result.json 2>/dev/null | wc -l)
 		[ "$n" -eq "$2" ] && break
-		sleep 0.1
+		sleep 0.5
 		i=$((i + 1))
 	done
 	echo "$n"
