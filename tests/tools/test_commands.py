@@ -15,8 +15,8 @@ import tempfile
 
 AGENT = os.environ["MAI_AGENT"]
 MAIAUDIT = os.environ["MAIAUDIT"]
-COMMANDS = ["run", "check", "submit", "verify", "approve", "override", "status", "config",
-            "keygen"]
+COMMANDS = ["run", "check", "submit", "verify", "approve", "override", "pending", "status",
+            "config", "keygen"]
 
 
 def cases(t):
@@ -35,6 +35,15 @@ def cases(t):
         (["approve", "notes.txt"], 2, "err", r"approve: notes.txt is not a script the agent runs \(a \.py"),
         (["approve", t + "/none.py"], 2, "err", r"approve: cannot read .*/none\.py: .*drop it again"),
         (["approve", "--bogus", "x.py"], 2, "err", r"Usage: mai-agent approve FILE"),
+        (["approve", "-c", t + "/badconf", t + "/ok.py"], 3, "err", r"agent\.yaml:1:\d+: .*workers"),
+        # pending
+        (["pending", "extra"], 2, "err", r"pending takes no arguments \('extra'\); see 'mai-agent pending --help'"),
+        (["pending", "--bogus"], 2, "err", r"Usage: mai-agent pending"),
+        (["pending", "-c", t + "/badconf"], 3, "err", r"agent\.yaml:1:\d+: .*workers"),
+        (["pending", "--config-dir", t + "/nodrop"], 2, "err",
+         r"pending: cannot read the drop directory .*/no/such/drop \(agent\.drop_dir in .*/nodrop/agent\.yaml"),
+        # a drop directory with a script that has no answer yet, and a subdirectory
+        (["pending", "--config-dir", t + "/calm"], 0, "out", r"\Anothing is held in .*/calmdrop\n\Z"),
         # check
         (["check"], 2, "err", r"check needs at least one FILE or DIR; see 'mai-agent check --help'"),
         (["check", "--format", "xml", "x.py"], 2, "err", r"unknown --format 'xml'; use text, json or sarif"),
@@ -53,6 +62,7 @@ def cases(t):
         (["config", "check", "--config-dir", t + "/badconf"], 3, "err", r"agent\.yaml:1:\d+: .*workers"),
         (["config", "keys"], 0, "out", r"drop_dir"),
         (["config", "check", "--help"], 0, "out", r"^Usage: mai-agent config check"),
+        (["config", "keys", "--help"], 0, "out", r"^Usage: mai-agent config check"),
         # keygen
         (["keygen"], 2, "err", r"keygen: give the private key file .*see 'mai-agent keygen --help'"),
         (["keygen", "--name", "a b", t + "/k1.key"], 2, "err", r"'a b' is not a valid key name"),
@@ -118,7 +128,8 @@ def main():
         os.makedirs(conf)
         with open(os.path.join(conf, "agent.yaml"), "w") as f:
             f.write("drop_dir: %s/drop\nstate_dir: %s/state\n" % (t, t))
-        for d in ("badconf", "nodrop", "log", "mnt", "stopped/state", "tree/sub/deeper"):
+        for d in ("badconf", "nodrop", "calm", "log", "mnt", "stopped/state", "tree/sub/deeper",
+                  "calmdrop/sub"):
             os.makedirs(os.path.join(t, d))
         with open(os.path.join(t, "stopped", "agent.yaml"), "w") as f:
             f.write("drop_dir: %s/drop\nstate_dir: %s/stopped/state\n" % (t, t))
@@ -131,6 +142,10 @@ def main():
             f.write("not python\n")
         with open(os.path.join(t, "badconf", "agent.yaml"), "w") as f:
             f.write("workers: lots\n")
+        with open(os.path.join(t, "calm", "agent.yaml"), "w") as f:
+            f.write("drop_dir: %s/calmdrop\nstate_dir: %s/state\n" % (t, t))
+        with open(os.path.join(t, "calmdrop", "b.py"), "w") as f:
+            f.write("print(2)\n")
         with open(os.path.join(t, "nodrop", "agent.yaml"), "w") as f:
             f.write("drop_dir: %s/no/such/drop\nstate_dir: %s/state\n" % (t, t))
         with open(os.path.join(t, "ok.py"), "w") as f:
