@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -364,6 +365,43 @@ static void test_attributes(void **state)
 	want_names(f, 1); /* opened read-write, written nothing */
 }
 
+/* The root's own attributes, and a truncation, an allocation and a flush
+ * through open handles, reach the backing directory and file. */
+static void test_root_and_handles(void **state)
+{
+	struct fx *f = *state;
+	struct timespec tv[2] = { { .tv_sec = 1000000000 }, { .tv_sec = 1234567890 } };
+	struct stat st;
+	assert_int_equal(chmod(f->mnt, 01770), 0);
+	assert_int_equal(chown(f->mnt, 0, NOBODY), 0);
+	assert_int_equal(utimensat(AT_FDCWD, f->mnt, tv, 0), 0);
+	assert_int_equal(stat(f->mnt, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 01770);
+	assert_int_equal(st.st_gid, NOBODY);
+	assert_int_equal(st.st_mtim.tv_sec, 1234567890);
+
+	put(f, "h.py", "print(8)\n");
+	want_names(f, 1);
+	_cleanup_free_ char *p = at(f, "h.py");
+	int fd = open(p, O_RDWR);
+	assert_true(fd >= 0);
+	assert_int_equal(fallocate(fd, 0, 0, 8192), 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(st.st_size, 8192);
+	assert_int_equal(ftruncate(fd, 5), 0);
+	assert_int_equal(close(fd), 0);
+	/* Changed through the handle: taken again at its release. */
+	want_names(f, 2);
+	assert_string_equal(f->got[1].rel, "h.py");
+	assert_string_equal(f->got[1].data, "print");
+
+	int dfd = open(f->mnt, O_RDONLY | O_DIRECTORY);
+	assert_true(dfd >= 0);
+	assert_int_equal(fsync(dfd), 0);
+	assert_int_equal(fdatasync(dfd), 0);
+	close(dfd);
+}
+
 /* --- refusals --- */
 
 static int errno_of(int r)
@@ -425,6 +463,37 @@ static void test_agent_files_refused(void **state)
 	assert_int_equal(f->refused[11].err, EPERM);
 	assert_int_equal(f->refused_caller[11].pid, getpid());
 	pthread_mutex_unlock(&f->lock);
+}
+
+/* Two scripts exchanged are both new content; a script renamed to a name
+ * the agent ignores is not taken; a whiteout is refused. Nothing may be
+ * written or made under .wait. */
+static void test_exchange_and_wait_refusals(void **state)
+{
+	struct fx *f = *state;
+	_cleanup_free_ char *a = at(f, "a.py"), *b = at(f, "b.py"), *bak = at(f, "b.py~");
+	put(f, "a.py", "print(1)\n");
+	put(f, "b.py", "print(2)\n");
+	want_names(f, 2);
+	assert_int_equal(renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE), 0);
+	want_names(f, 4);
+	bool a_now_2 = false, b_now_1 = false;
+	for (unsigned i = 2; i < 4; i++) {
+		a_now_2 |= !strcmp(f->got[i].rel, "a.py") && !strcmp(f->got[i].data, "print(2)\n");
+		b_now_1 |= !strcmp(f->got[i].rel, "b.py") && !strcmp(f->got[i].data, "print(1)\n");
+	}
+	assert_true(a_now_2 && b_now_1);
+
+	assert_int_equal(rename(b, bak), 0);
+	want_names(f, 4);
+	assert_int_equal(errno_of(renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_WHITEOUT)), EINVAL);
+	struct stat st;
+	assert_int_equal(stat(a, &st), 0);
+
+	_cleanup_free_ char *w = at(f, ".wait/a.result.json"), *wd = at(f, ".wait/d");
+	assert_int_equal(errno_of(open(w, O_WRONLY)), EACCES);
+	assert_int_equal(errno_of(mkdir(wd, 0755)), EPERM);
+	want_names(f, 4);
 }
 
 /* The children below only make system calls (the parent has threads):
@@ -669,6 +738,26 @@ static void test_recursive(void **state)
 	want_names(f, 1);
 	assert_string_equal(f->got[0].rel, "sub/a.py");
 	assert_string_equal(f->got[0].data, "print(5)\n");
+	/* A directory renamed is looked through again, subdirectories too. */
+	_cleanup_free_ char *deep = at(f, "sub/deep"), *moved = at(f, "moved");
+	assert_int_equal(mkdir(deep, 0755), 0);
+	put(f, "sub/deep/b.py", "print(6)\n");
+	want_names(f, 2);
+	assert_int_equal(rename(sub, moved), 0);
+	want_names(f, 4);
+	/* Found by the scan: named, to be read as in watch mode. */
+	bool a = false, b = false;
+	for (unsigned i = 2; i < 4; i++) {
+		a |= !strcmp(f->got[i].rel, "moved/a.py") && !f->got[i].taken;
+		b |= !strcmp(f->got[i].rel, "moved/deep/b.py") && !f->got[i].taken;
+	}
+	assert_true(a && b);
+	/* An empty directory is removed. */
+	_cleanup_free_ char *empty = at(f, "empty");
+	assert_int_equal(mkdir(empty, 0755), 0);
+	assert_int_equal(rmdir(empty), 0);
+	struct stat st;
+	assert_int_equal(errno_of(stat(empty, &st)), ENOENT);
 }
 
 /* --- a stale mount --- */
@@ -735,7 +824,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_last_writer_completes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rename_into_place, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_attributes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_root_and_handles, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_agent_files_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exchange_and_wait_refusals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_users, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_torn_snapshot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wait, setup, teardown),
