@@ -164,6 +164,12 @@ static void test_one_record_limit_for_writer_reader_and_verifier(void **state)
 	audit_reader_close(r);
 	_cleanup_free_ char *bad = fixture_verify_line(log_dir, pub);
 	assert_true(strncmp(bad, "FAIL seq=4: record longer than the limit", 40) == 0);
+	/* The writer's start reads it back the same way, and goes no further. */
+	struct audit_options o = fixture_options(dir, "k", 0);
+	assert_int_equal(audit_open(&o, &log, &err), -EBADMSG);
+	if (!strstr(err, "record longer than the limit of the format") || !strstr(err, "seq 4") ||
+	    !strstr(err, "quarantine"))
+		fail_msg("the restart message: %s", err);
 	free(big);
 }
 
