@@ -467,6 +467,23 @@ static void test_rotation_keeps_one_chain(void **state)
 	assert_int_equal(unlink(mid), 0);
 	_cleanup_free_ char *bad = verify_line(dir, "k");
 	assert_true(strncmp(bad, want, strlen(want)) == 0);
+	/* The writer's start refuses it too, and a segment before the last cut
+	 * short: a partial record inside the log, not a torn tail. */
+	assert_int_equal(audit_open(&o, &log, &err), -EBADMSG);
+	_cleanup_free_ char *starts = xasprintf("starts at seq %llu, expected %llu",
+						(unsigned long long)firsts[2], (unsigned long long)firsts[1]);
+	if (!strstr(err, starts) || !strstr(err, "quarantine"))
+		fail_msg("the restart message: %s", err);
+	_cleanup_free_ char *seg0 = xasprintf("%s/seg-%012llu.log", log_dir, (unsigned long long)firsts[0]);
+	struct stat st;
+	assert_int_equal(stat(seg0, &st), 0);
+	assert_int_equal(truncate(seg0, st.st_size - 5), 0);
+	free(err);
+	err = NULL;
+	assert_int_equal(audit_open(&o, &log, &err), -EBADMSG);
+	if (!strstr(err, "seg-000000000000.log: partial record inside the log at offset") ||
+	    !strstr(err, "quarantine"))
+		fail_msg("the restart message: %s", err);
 }
 
 /* Retention drops old segments only under the signed checkpoint, and what
