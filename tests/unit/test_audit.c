@@ -435,6 +435,24 @@ static void test_rotation_under_concurrent_appends(void **state)
 	audit_reader_close(r);
 }
 
+/* A log directory the writer has not written yet (the audit view may
+ * start first): the reader opens it, and it has no records. */
+static void test_reader_of_an_empty_log(void **state)
+{
+	const char *dir = *state;
+	_cleanup_free_ char *err = NULL;
+	struct audit_reader *r = NULL;
+	char hex[65] = "x";
+	assert_int_equal(audit_reader_open(dir, &r, &err), 0);
+	assert_int_equal(audit_reader_count(r), 0);
+	assert_int_equal(audit_reader_head_hex(r, hex), 0);
+	assert_string_equal(hex, "");
+	char *rec = NULL;
+	size_t len;
+	assert_int_equal(audit_reader_get(r, 0, &rec, &len), -ENOENT);
+	audit_reader_close(r);
+}
+
 static void test_rotation_keeps_one_chain(void **state)
 {
 	const char *dir = *state;
@@ -697,6 +715,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_torn_tail_quarantined_and_recorded, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_group_commit_from_threads, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_rotation_keeps_one_chain, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_reader_of_an_empty_log, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_rotation_under_concurrent_appends, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_failed_write_recovers, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_event_fields_checked, testdir_setup, testdir_teardown),

@@ -61,6 +61,17 @@ static void test_script_history(void **state)
 	/* Another name is another history. */
 	assert_int_equal(drop(dir, "drop/bar.py", v2, 4096, &f), AUDIT_SCRIPT_NEW);
 	assert_null(f);
+
+	/* A version that is not UTF-8: no diff, but both hashes, and why. */
+	const char *latin1 = "print('caf\xe9')\n";
+	assert_int_equal(drop(dir, "drop/bar.py", latin1, 4096, &f), AUDIT_SCRIPT_CHANGED);
+	assert_non_null(f);
+	hash_sha256_hex(latin1, strlen(latin1), sha1);
+	assert_string_equal(json_string_value(json_object_get(f, "previous_sha256")), sha2);
+	assert_string_equal(json_string_value(json_object_get(f, "sha256")), sha1);
+	assert_string_equal(json_string_value(json_object_get(f, "diff")), "");
+	assert_string_equal(json_string_value(json_object_get(f, "omitted")), "the script is not UTF-8 text");
+	json_decref(f);
 }
 
 /* A job whose records could not be written is retried: until its version is
