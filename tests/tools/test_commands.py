@@ -44,6 +44,14 @@ def cases(t):
          r"pending: cannot read the drop directory .*/no/such/drop \(agent\.drop_dir in .*/nodrop/agent\.yaml"),
         # a drop directory with a script that has no answer yet, and a subdirectory
         (["pending", "--config-dir", t + "/calm"], 0, "out", r"\Anothing is held in .*/calmdrop\n\Z"),
+        # approving a script the agent has not answered: what is known is
+        # shown, and with no terminal to confirm on, nothing is written
+        (["approve", "--config-dir", t + "/calm", t + "/calmdrop/b.py"], 2, "out",
+         r"\A.*/calmdrop/b\.py\n  sha256 [0-9a-f]{64}, 9 bytes, written by root \(uid 0\)\n"
+         r"  no answer of the agent for this content \(the agent has not answered this script yet\)"),
+        (["approve", "--config-dir", t + "/calm", t + "/calmdrop/b.py"], 2, "err",
+         r"approve: not confirmed: standard input is not a terminal, so there is no one to ask; "
+         r"nothing was written \(pass --yes"),
         # check
         (["check"], 2, "err", r"check needs at least one FILE or DIR; see 'mai-agent check --help'"),
         (["check", "--format", "xml", "x.py"], 2, "err", r"unknown --format 'xml'; use text, json or sarif"),
@@ -144,6 +152,8 @@ def main():
             f.write("workers: lots\n")
         with open(os.path.join(t, "calm", "agent.yaml"), "w") as f:
             f.write("drop_dir: %s/calmdrop\nstate_dir: %s/state\n" % (t, t))
+        with open(os.path.join(t, "calm", "security.yaml"), "w") as f:
+            f.write("approvers:\n  users: [root]\nallow_self_approval: true\n")
         with open(os.path.join(t, "calmdrop", "b.py"), "w") as f:
             f.write("print(2)\n")
         with open(os.path.join(t, "nodrop", "agent.yaml"), "w") as f:
