@@ -58,6 +58,11 @@ def cases(t):
         (["check", "--jobs", "0", "x.py"], 2, "err", r"bad --jobs '0'; use a number from 1 to \d+"),
         (["check", "--jobs", "lots", "x.py"], 2, "err", r"bad --jobs 'lots'"),
         (["check", "--bogus"], 2, "err", r"Usage: mai-agent check"),
+        # the quoted line: without its carriage return, at most 300 bytes, the
+        # caret under the column counted in characters
+        (["check", "--context", "always", t + "/wide.py"], 11, "out",
+         r'^    2 \| x = "\u00e9{5}"; os\.system\("ls " \+ "a{263}\n {6}\| {17}\^$'),
+        (["check", "--context", "always", t + "/wide.py"], 11, "out", r'^    3 \| os\.system\("ls"\)\n'),
         # a directory: its .py files at any depth, nothing else
         (["check", t + "/tree"], 0, "out", r"\A[^\n]*/tree/sub/a\.py: [^\n]*\bLOW\b[^\n]*\n\Z"),
         (["check", "--config-dir", t + "/badconf", t + "/ok.py"], 3, "err",
@@ -158,6 +163,9 @@ def main():
             f.write("print(2)\n")
         with open(os.path.join(t, "nodrop", "agent.yaml"), "w") as f:
             f.write("drop_dir: %s/no/such/drop\nstate_dir: %s/state\n" % (t, t))
+        with open(os.path.join(t, "wide.py"), "w", newline="") as f:
+            f.write('import os\r\nx = "' + "\u00e9" * 5 + '"; os.system("ls " + "' + "a" * 400 +
+                    '")\r\nos.system("ls")\r\n')
         with open(os.path.join(t, "ok.py"), "w") as f:
             f.write("print('ok')\n")
         with open(os.path.join(t, "ok.audit"), "w") as f:
