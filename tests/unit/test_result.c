@@ -33,6 +33,11 @@ static const struct {
 	{ RESULT_COMPLETED, RESULT_VERDICT_OOM_KILLED, 0, 0, 0, NULL,
 	  "The script went over its memory limit and was killed: use less memory, or raise the "
 	  "memory limit for its trust level in sandbox.yaml." },
+	{ RESULT_COMPLETED, RESULT_VERDICT_PIDS_LIMIT, 0, 0, 0, NULL,
+	  "The script started more processes or threads than allowed and was stopped: start "
+	  "fewer, or raise the pids limit for its trust level in sandbox.yaml." },
+	{ RESULT_COMPLETED, RESULT_VERDICT_NONE, 0, 0, 0, NULL,
+	  "The script ran but its outcome is unknown: see the agent log." },
 	{ RESULT_COMPLETED, RESULT_VERDICT_SANDBOX_ERROR, 0, 0, 0, "image python3 missing",
 	  "The sandbox could not run the script (image python3 missing): check 'mai-agent "
 	  "status' and the agent log, then save the file again." },
@@ -45,6 +50,8 @@ static const struct {
 	  "explanation into foo.override) to run this exact content anyway." },
 	{ RESULT_REJECTED, RESULT_VERDICT_NONE, 0, 0, 0, "The name is a symbolic link.",
 	  "Rejected: The name is a symbolic link." },
+	{ RESULT_REJECTED, RESULT_VERDICT_NONE, 0, 0, 0, NULL,
+	  "Rejected: the file cannot be taken in; see reason and the agent log." },
 	{ RESULT_ERROR, RESULT_VERDICT_NONE, 0, 0, 0, "Docker is not reachable",
 	  "The agent could not finish this job (Docker is not reachable); it retries on its "
 	  "own: check 'mai-agent status' and the agent log if this stays." },
