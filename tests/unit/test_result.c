@@ -68,6 +68,19 @@ static const struct {
 	  "when it has run." },
 };
 
+/* A script killed by a signal: the signal, and no exit code. */
+static void test_signal_instead_of_exit_code(void **state)
+{
+	(void)state;
+	struct result_info r = { .file = "k.py", .state = RESULT_COMPLETED,
+				 .verdict = RESULT_VERDICT_EXITED, .signal = 9 };
+	json_t *o = result_to_json(&r);
+	assert_int_equal(json_integer_value(json_object_get(o, "signal")), 9);
+	assert_null(json_object_get(o, "exit_code"));
+	assert_string_equal(json_string_value(json_object_get(o, "verdict")), "exited");
+	json_decref(o);
+}
+
 static void test_messages_tell_what_to_do(void **state)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(messages); i++) {
@@ -295,6 +308,7 @@ int main(void)
 #define T(f) cmocka_unit_test_setup_teardown(f, testdir_setup, testdir_teardown)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_messages_tell_what_to_do),
+		cmocka_unit_test(test_signal_instead_of_exit_code),
 		cmocka_unit_test(test_state_and_verdict_names),
 		cmocka_unit_test(test_time_format),
 		T(test_write_full_document),
