@@ -68,6 +68,22 @@ static const struct {
 	  "when it has run." },
 };
 
+/* The fallback directory is flat: a script's path becomes one name, with
+ * '/', '%' and a leading '.' escaped, so that two paths never meet. */
+static void test_fallback_names(void **state)
+{
+	(void)state;
+	char *n = place_fallback_name("sub/a%b.py");
+	assert_string_equal(n, "sub%2Fa%25b.py");
+	free(n);
+	n = place_fallback_name(".x/y.py");
+	assert_string_equal(n, "%2Ex%2Fy.py");
+	free(n);
+	n = place_fallback_name("plain.py");
+	assert_string_equal(n, "plain.py");
+	free(n);
+}
+
 /* A script killed by a signal: the signal, and no exit code. */
 static void test_signal_instead_of_exit_code(void **state)
 {
@@ -309,6 +325,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_messages_tell_what_to_do),
 		cmocka_unit_test(test_signal_instead_of_exit_code),
+		cmocka_unit_test(test_fallback_names),
 		cmocka_unit_test(test_state_and_verdict_names),
 		cmocka_unit_test(test_time_format),
 		T(test_write_full_document),
