@@ -493,6 +493,12 @@ static void test_exchange_and_wait_refusals(void **state)
 	_cleanup_free_ char *w = at(f, ".wait/a.result.json"), *wd = at(f, ".wait/d");
 	assert_int_equal(errno_of(open(w, O_WRONLY)), EACCES);
 	assert_int_equal(errno_of(mkdir(wd, 0755)), EPERM);
+	assert_int_equal(errno_of(unlink(w)), EPERM);
+	/* A name that only starts like it is an ordinary (ignored) file. */
+	put(f, ".waiting", "x\n");
+	_cleanup_free_ char *waiting = at(f, ".waiting");
+	assert_int_equal(stat(waiting, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
 	want_names(f, 4);
 }
 
