@@ -129,6 +129,10 @@ def cases(t):
          r"cannot open the log file .*view\.log \(--log-file\)"),
         ([t + "/no/such/dir/mnt", "--state-dir", t], 2, "err",
          r"mount point .*/mnt: its parent directory is not usable"),
+        ([t + "/nomnt", "--state-dir", t], 2, "err",
+         r"mount point .*/nomnt does not exist; create it with 'mkdir -p .*/nomnt'"),
+        ([t + "/ok.py", "--state-dir", t], 2, "err", r"mount point .*/ok\.py is not a directory; give a directory"),
+        (["--allow-other", t + "/nomnt", "--state-dir", t], 2, "err", r"mount point .*/nomnt does not exist"),
         (["--config-dir", t + "/badconf", t + "/mnt"], 2, "err", r"agent\.yaml:1:\d+"),
     ]
     return [(AGENT,) + c for c in agent] + [(MAIAUDIT,) + c for c in view]
