@@ -207,6 +207,7 @@ static void test_runs_hostile_names_and_types(void **state)
 	write_file(drop, "foo.audit", "AUDIT");
 	write_file(drop, "bar.result.json", "{}");
 	write_file(drop, "a\nb.result.json", "{}");
+	write_file(drop, "cut\xc3.result.json", "{}"); /* a character cut short */
 	write_file(drop, ".hidden.result.json", "{}");
 	write_file(drop, ".result.json", "{}");
 	write_file(drop, "notes.txt", "x");
