@@ -375,6 +375,11 @@ static void test_rule_errors_are_positioned(void **state)
 		     "kwarg, unless_kwarg, write_mode, path, arg_contains, arg_ref, not_call, "
 		     "kwarg_true, has_kwarg, lacks_kwarg, mode, partial_path, arg_glob or string");
 	expect_error(*state, "rules: {}\n", "1:8: rules is not a list; expected a list of rules (- id: ...)");
+	expect_error(*state, "rules:\n  - {id: MAI001, message: [a, b]}\n",
+		     "2:27: not a single value; expected a scalar");
+	expect_error(*state, "rules:\n  - {id: MAI001, bandit: X602}\n",
+		     "2:26: not a Bandit test id; expected B followed by 3 digits (B602)");
+	expect_error(*state, "- a\n- b\n", "1:1: the file is not a mapping; expected keys such as rules, thresholds");
 	expect_error(*state, "thresholds: {medium: 60, high: 50}\n",
 		     "1:13: thresholds out of order; expected medium < high < blocked");
 }
