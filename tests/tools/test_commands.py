@@ -76,6 +76,7 @@ def cases(t):
         (["config", "keys"], 0, "out", r"drop_dir"),
         (["config", "check", "--help"], 0, "out", r"^Usage: mai-agent config check"),
         (["config", "keys", "--help"], 0, "out", r"^Usage: mai-agent config check"),
+        (["config", "keys", "--", "--help"], 0, "out", r"drop_dir"),  # after "--", not an option
         # keygen
         (["keygen"], 2, "err", r"keygen: give the private key file .*see 'mai-agent keygen --help'"),
         (["keygen", "--name", "a b", t + "/k1.key"], 2, "err", r"'a b' is not a valid key name"),

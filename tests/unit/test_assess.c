@@ -337,6 +337,8 @@ static void test_thresholds_and_weights_inclusive(void **state)
 		{ "thresholds: {medium: 10, high: 70, blocked: 90}\n" S1 "}\n", LEVEL_HIGH },
 		{ "thresholds: {medium: 10, high: 20, blocked: 70}\n" S1 "}\n", LEVEL_BLOCKED },
 		{ "thresholds: {medium: 71, high: 80, blocked: 90}\n" S1 "}\n", LEVEL_LOW },
+		{ "rules:\n  - {id: S1, match: {call: frob.nicate}, severity: HIGH, message: m}\n",
+		  LEVEL_HIGH }, /* one name without a list */
 		{ S1 ", weight: 0}\n", LEVEL_LOW },
 		{ S1 ", weight: 100}\n", LEVEL_BLOCKED },
 #undef S1

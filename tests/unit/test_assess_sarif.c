@@ -218,7 +218,7 @@ static void test_finding_order_edges_and_notes(void **state)
 	add_finding(&r, "LOCAL1", ASSESS_SEV_LOW, ASSESS_SEV_LOW, 0, 2, 1);
 	add_finding(&r, "LOCAL2", ASSESS_SEV_LOW, ASSESS_SEV_LOW, 0, 1, 0);
 	add_finding(&r, "LOCAL3", ASSESS_SEV_LOW, ASSESS_SEV_LOW, 0, 0, 0);
-	add_finding(&r, "LOCAL4", ASSESS_SEV_LOW, ASSESS_SEV_LOW, 0, 9, 1);
+	add_finding(&r, "LOCAL4", ASSESS_SEV_LOW, ASSESS_SEV_LOW, 9999, 9, 1);
 	assess_result_add_note(&r, "bandit: timed out after 10 s");
 	assess_result_add_note(&r, "max_findings reached");
 	assess_sarif_init(&s, "/work/repo/", 0, 0);
@@ -241,6 +241,12 @@ static void test_finding_order_edges_and_notes(void **state)
 	json_t *runs = json_object_get(doc, "runs");
 	assert_int_equal(json_array_size(runs), 2);
 	json_t *native = json_array_get(runs, 0), *bandit = json_array_get(runs, 1);
+	/* A CWE the agent has no name for (a rule of security.yaml may give any):
+	 * its number alone. */
+	json_t *d4 = json_array_get(json_object_get(json_object_get(json_object_get(native, "tool"),
+								   "driver"), "rules"), 3);
+	const char *help = json_string_value(json_object_get(json_object_get(d4, "help"), "text"));
+	assert_non_null(strstr(help, " CWE-9999."));
 	assert_string_equal(json_string_value(json_object_get(json_object_get(json_object_get(
 		bandit, "tool"), "driver"), "name")), "Bandit");
 	json_t *inv = json_array_get(json_object_get(bandit, "invocations"), 0);
