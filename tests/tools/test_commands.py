@@ -117,6 +117,11 @@ def cases(t):
          r"run: cannot open the log file .*agent\.log \(--log-file\): No such file or directory"),
         (["run", "--config-dir", t + "/badconf"], 3, "err", r"agent\.yaml:1:\d+"),
         (["run", "--bogus"], 2, "err", r"Usage: mai-agent run"),
+        # no agent serves the drop directory: no answer within the timeout (8)
+        (["submit", "--timeout", "1", "--config-dir", t + "/calm", t + "/ok.py"], 8, "err",
+         r"submit: no final answer for ok\.py \(sha256 [0-9a-f]{12}\) within 1s: is the agent running"),
+        # a tree deeper than 64 directories is walked to that depth only
+        (["check", t + "/deep"], 0, "out", r"\A[^\n]*/deep/a\.py: [^\n]*\bLOW\b[^\n]*\n\Z"),
     ]
     for name in COMMANDS:
         agent.append(([name, "--help"], 0, "out", r"^Usage: mai-agent %s" % name))
@@ -160,6 +165,12 @@ def main():
             f.write("not python\n")
         with open(os.path.join(t, "badconf", "agent.yaml"), "w") as f:
             f.write("workers: lots\n")
+        deep = os.path.join(t, "deep")
+        os.makedirs(os.path.join(deep, *(["d"] * 70)))
+        with open(os.path.join(deep, "a.py"), "w") as f:
+            f.write("print(1)\n")
+        with open(os.path.join(deep, *(["d"] * 70), "z.py"), "w") as f:
+            f.write("print(2)\n")
         with open(os.path.join(t, "calm", "agent.yaml"), "w") as f:
             f.write("drop_dir: %s/calmdrop\nstate_dir: %s/state\n" % (t, t))
         with open(os.path.join(t, "calm", "security.yaml"), "w") as f:
