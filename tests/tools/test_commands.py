@@ -117,6 +117,10 @@ def cases(t):
          r"run: cannot open the log file .*agent\.log \(--log-file\): No such file or directory"),
         (["run", "--config-dir", t + "/badconf"], 3, "err", r"agent\.yaml:1:\d+"),
         (["run", "--bogus"], 2, "err", r"Usage: mai-agent run"),
+        # metrics whatever the state: an audit log directory that cannot be read is said
+        (["status", "--format", "prometheus", "--config-dir", t + "/badlog"], 0, "err",
+         r"/notadir: cannot read the audit log directory: Not a directory"),
+        (["status", "--format", "prometheus", "--config-dir", t + "/badlog"], 0, "out", r"^mai_agent_up 0$"),
         # no agent serves the drop directory: no answer within the timeout (8)
         (["submit", "--timeout", "1", "--config-dir", t + "/calm", t + "/ok.py"], 8, "err",
          r"submit: no final answer for ok\.py \(sha256 [0-9a-f]{12}\) within 1s: is the agent running"),
@@ -171,6 +175,11 @@ def main():
             f.write("print(1)\n")
         with open(os.path.join(deep, *(["d"] * 70), "z.py"), "w") as f:
             f.write("print(2)\n")
+        os.makedirs(os.path.join(t, "badlog"))
+        with open(os.path.join(t, "badlog", "agent.yaml"), "w") as f:
+            f.write("drop_dir: %s/drop\nstate_dir: %s/badlog/state\n" % (t, t))
+        with open(os.path.join(t, "badlog", "audit.yaml"), "w") as f:
+            f.write("log_dir: %s/ok.py/notadir\n" % t)
         with open(os.path.join(t, "calm", "agent.yaml"), "w") as f:
             f.write("drop_dir: %s/calmdrop\nstate_dir: %s/state\n" % (t, t))
         with open(os.path.join(t, "calm", "security.yaml"), "w") as f:

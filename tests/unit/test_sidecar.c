@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
+#include <unistd.h>
 
 #include "audit.h"
 #include "audit_fixture.h"
@@ -15,6 +16,7 @@
 #include "checkpoint.h"
 #include "macro.h"
 #include "note_sign.h"
+#include "sidecar.h"
 #include "testdir.h"
 
 static void test_note_sign_and_open(void **state)
@@ -249,6 +251,14 @@ static void test_sidecar_edits_fail(void **state)
 	_cleanup_free_ char *line = verify_sidecar_line(jl.sidecar, other);
 	assert_true(strncmp(line, "FAIL seq=3: ", 12) == 0);
 	assert_non_null(strstr(line, "no signature by key 'mai.test/audit'"));
+	/* Past the size a sidecar may have: not read, and said so. */
+	assert_int_equal(truncate(jl.sidecar, (off_t)SIDECAR_MAX_BYTES + 1), 0);
+	struct audit_verify_report rep;
+	assert_int_equal(audit_verify_sidecar(jl.sidecar, jl.pub, &rep), -EFBIG);
+	_cleanup_free_ char *big = audit_verify_report_line(&rep);
+	audit_verify_report_clear(&rep);
+	if (strncmp(big, "FAIL seq=0: ", 12) != 0 || !strstr(big, "foo.audit: cannot read: File too large"))
+		fail_msg("a sidecar past the limit: %s", big);
 	free(jl.sidecar);
 	free(jl.pub);
 }
