@@ -714,6 +714,59 @@ static void test_wait(void **state)
 	assert_true(listed);
 }
 
+/* One more reader of .wait than may wait at once: EAGAIN at once, or
+ * interrupted after a second when it came before the others all waited. */
+static int wait_one_more(void *arg)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };
+	sigaction(SIGALRM, &sa, NULL);
+	alarm(1);
+	int fd = open(arg, O_RDONLY);
+	if (fd >= 0)
+		return 0;
+	return errno == EAGAIN ? 6 : errno == EINTR ? 4 : 1;
+}
+
+/* At most DROPFS_MAX_WAITERS (12) readers wait on .wait at once, and one
+ * more gets EAGAIN at once; the waiters of a mount that stops get an
+ * error, not a hang, and never a result. */
+static void test_wait_limit_and_stop(void **state)
+{
+	struct fx *f = *state;
+	_cleanup_free_ char *w = at(f, ".wait/w.result.json");
+	put(f, "w.py", "print(4)\n");
+	want_names(f, 1);
+	pid_t kids[12];
+	for (int i = 0; i < 12; i++) {
+		kids[i] = fork();
+		assert_true(kids[i] >= 0);
+		if (kids[i] == 0)
+			_exit(wait_child(w));
+	}
+	int got = 4;
+	for (int tries = 0; tries < 20 && got == 4; tries++) {
+		pid_t pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0)
+			_exit(wait_one_more(w));
+		int st;
+		assert_int_equal(waitpid(pid, &st, 0), pid);
+		got = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	}
+	assert_int_equal(got, 6);
+	for (int i = 0; i < 12; i++) {
+		int st;
+		assert_int_equal(waitpid(kids[i], &st, WNOHANG), 0); /* still waiting */
+	}
+	drop_source_free(f->src);
+	f->src = NULL;
+	for (int i = 0; i < 12; i++) {
+		int st;
+		assert_int_equal(waitpid(kids[i], &st, 0), kids[i]);
+		assert_true(WIFEXITED(st) && WEXITSTATUS(st) != 0);
+	}
+}
+
 /* --- symbolic links and subdirectories --- */
 
 static void test_symlinks(void **state)
@@ -836,6 +889,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_users, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_torn_snapshot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wait, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wait_limit_and_stop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symlinks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recursive, setup_recursive, teardown),
 		cmocka_unit_test_setup_teardown(test_stale_mount, testdir_setup, testdir_teardown),
