@@ -727,6 +727,29 @@ static int wait_one_more(void *arg)
 	return errno == EAGAIN ? 6 : errno == EINTR ? 4 : 1;
 }
 
+/* Its rejection is the final answer for a script that cannot be read (a
+ * symbolic link); a script still open for writing has none yet. */
+static void test_wait_for_rejected_and_busy(void **state)
+{
+	struct fx *f = *state;
+	_cleanup_free_ char *s = at(f, "s.py"), *ws = at(f, ".wait/s.result.json");
+	_cleanup_free_ char *b = at(f, "b.py"), *wb = at(f, ".wait/b.result.json");
+	assert_int_equal(symlink("/etc/passwd", s), 0);
+	want_names(f, 1);
+	_cleanup_free_ char *side = xasprintf("%s/s.result.json", drop_source_dir(f->src));
+	const char *text = "{\"schema_version\": 1, \"file\": \"s.py\", \"state\": \"rejected\", "
+			   "\"reason\": \"symlink\"}\n";
+	assert_int_equal(fileio_write_atomic(side, text, strlen(text), 0644), 0);
+	drop_source_changed(f->src, "s.result.json");
+	assert_int_equal(as_user(NOBODY, NOBODY, wait_interrupted, ws), 5); /* at once: rejected */
+
+	int fd = open(b, O_WRONLY | O_CREAT, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "print(1)\n", 9), 9);
+	assert_int_equal(as_user(NOBODY, NOBODY, wait_interrupted, wb), 4);
+	close(fd);
+}
+
 /* At most DROPFS_MAX_WAITERS (12) readers wait on .wait at once, and one
  * more gets EAGAIN at once; the waiters of a mount that stops get an
  * error, not a hang, and never a result. */
@@ -890,6 +913,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_no_torn_snapshot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wait, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wait_limit_and_stop, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wait_for_rejected_and_busy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symlinks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recursive, setup_recursive, teardown),
 		cmocka_unit_test_setup_teardown(test_stale_mount, testdir_setup, testdir_teardown),
