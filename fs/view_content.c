@@ -55,11 +55,6 @@ void view_ctx_free(struct view_ctx *ctx)
 	free(ctx);
 }
 
-struct view_log *view_ctx_log(struct view_ctx *ctx)
-{
-	return ctx->log;
-}
-
 void view_file_free(struct view_file *f)
 {
 	if (!f)

@@ -21,7 +21,6 @@ struct view_ctx;
  * taken over: view_ctx_free frees it. */
 struct view_ctx *view_ctx_new(struct view_log *log, const char *state_dir, const char *drop_dir);
 void view_ctx_free(struct view_ctx *ctx);
-struct view_log *view_ctx_log(struct view_ctx *ctx);
 
 struct view_file {
 	char *data;

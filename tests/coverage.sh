@@ -54,6 +54,16 @@ find "$build" -name '*.gcno' | while read -r note; do
 done
 # Counters from an earlier run would add up with this one.
 find "$build" -name '*.gcda' -delete
+# Some tests run mai-agent and maiaudit as accounts they create (setpriv,
+# runuser): those processes cannot create a counts file in root's build
+# directory, and the daemon's own umask makes the files it creates readable
+# only by root, so their counts would be lost. Every object gets an empty
+# counts file that anyone may write (an empty one is taken as "no counts
+# yet"); only these files are opened up, and they are closed again below.
+find "$build" -name '*.gcno' | while read -r note; do
+	: >"${note%.gcno}.gcda"
+	chmod 666 "${note%.gcno}.gcda"
+done
 
 set --
 for s in $suites; do
@@ -67,6 +77,11 @@ if [ $status -ne 0 ]; then
 	echo "coverage.sh: some tests failed (their lines count as not covered); see $build/tests.log:" >&2
 	grep -E '^ *[0-9]+/[0-9]+ .* (FAIL|TIMEOUT)' "$build/tests.log" >&2 || true
 fi
+
+# The objects no process ran keep an empty file, which gcov takes for a
+# damaged one; the others are root's again.
+find "$build" -name '*.gcda' -empty -delete
+find "$build" -name '*.gcda' -exec chmod 644 {} +
 
 gcovr --root "$root" --filter "$root/agent/" --filter "$root/fs/" \
 	--txt "$build/coverage.txt" --json "$build/coverage.json" "$build" >"$build/gcovr.log" 2>&1 || {

@@ -81,10 +81,6 @@ int assess_rules_load(const char *security_yaml, struct assess_rules **out, char
 void assess_rules_free(struct assess_rules *rules);
 /* Number of enabled rules. */
 size_t assess_rules_count(const struct assess_rules *rules);
-/* Overrides the thresholds (score at or above which a file is MEDIUM, HIGH,
- * BLOCKED); for callers that take them from their own config table. */
-void assess_rules_set_thresholds(struct assess_rules *rules, double medium, double high,
-				 double blocked);
 
 /* security.max_findings: the JSON of a result lists at most max findings
  * (the most severe; the level and score still count them all) and says how

@@ -389,14 +389,6 @@ size_t assess_rules_count(const struct assess_rules *rules)
 	return n;
 }
 
-void assess_rules_set_thresholds(struct assess_rules *rules, double medium, double high,
-				 double blocked)
-{
-	rules->medium = medium;
-	rules->high = high;
-	rules->blocked = blocked;
-}
-
 void assess_rules_set_max_findings(struct assess_rules *rules, size_t max)
 {
 	rules->max_findings = max;

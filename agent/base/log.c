@@ -34,17 +34,6 @@ const char *log_level_to_string(enum log_level level)
 	return level_names[level];
 }
 
-int log_level_from_string(const char *s, enum log_level *out)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(level_names); i++) {
-		if (strcmp(s, level_names[i]) == 0) {
-			*out = (enum log_level)i;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
 void log_timestamp(char out[LOG_TIMESTAMP_LEN + 1])
 {
 	struct timespec ts;

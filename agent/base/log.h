@@ -23,8 +23,6 @@ void log_set_timestamps(bool on);
 #define LOG_TIMESTAMP_LEN 24
 void log_timestamp(char out[LOG_TIMESTAMP_LEN + 1]);
 enum log_level log_get_level(void);
-/* Parses "error", "warn", "info", "debug"; returns 0 or -EINVAL. */
-int log_level_from_string(const char *s, enum log_level *out);
 const char *log_level_to_string(enum log_level level);
 
 /* log_warn and log_error append ": strerror(errno)". */

@@ -56,6 +56,16 @@ printf 'import sys\nsys.exit(3)\n' > "$T/src/three.py"
 rc=$?
 [ $rc -eq 1 ] || fail "submit of a script exiting 3 exited $rc, expected 1"
 [ "$(field "$T/drop/three.result.json" exit_code)" = 3 ] || fail "three.py: exit_code is not 3"
+# --json: the result document itself on stdout, for scripts that read it.
+printf 'print("as json")\n' > "$T/src/asjson.py"
+"$AGENT" submit --json --timeout 60 "$T/src/asjson.py" > "$T/out" 2>/dev/null
+rc=$?
+[ $rc -eq 0 ] || fail "submit --json of a clean LOW script exited $rc, expected 0"
+python3 -c 'import json,sys
+res = json.load(open(sys.argv[1]))
+assert res["file"] == "asjson.py" and res["exit_code"] == 0, res
+assert "as json" in res["execution"]["stdout"]["text"], res' "$T/out" 2> "$T/err" ||
+	fail "submit --json did not print the result document: $(cat "$T/err") $(head -c 500 "$T/out")"
 
 # --- a new version of a known name: its diff is in the audit log ---
 # log_records TYPE [FILE]: the fields and seq of every record of TYPE about
@@ -296,6 +306,11 @@ hup_reloaded
 
 "$AGENT" status > "$T/status" 2>&1 || fail "status exited $? while the agent runs"
 grep -q "agent: running" "$T/status" || fail "status does not say running"
+# The sandbox's self-test, on its own containers while the agent runs.
+"$AGENT" status --self-test > "$T/selftest" 2>&1 ||
+	fail "status --self-test exited $? with Docker up: $(cat "$T/selftest")"
+grep -q "^self-test: passed (root read-only, no network, no capabilities, " "$T/selftest" ||
+	fail "status --self-test does not say what passed: $(cat "$T/selftest")"
 grep -Eq '^docker: reachable \(checked [0-9]+ s ago\)$' "$T/status" ||
 	fail "status does not say Docker is reachable and when it was checked: $(cat "$T/status")"
 [ "$(field "$T/state/status.json" docker_reachable)" = True ] ||

@@ -249,6 +249,15 @@ got=$(answer down1 down2 | tr '\n' ' ')
 [ "$got" = "down1 awaiting_confirmation $U1 file_owner None $U1 down2 awaiting_confirmation $U2 file_owner None $U2 " ] ||
 	fail "written while the agent was down: $got"
 
+# The restarted agent refuses at the call as the first did: a writer's
+# override of another's script (logged), a result overwritten.
+as2 sh -c "echo because > '$T/drop/down1.override'" 2> "$T/err" && fail "a writer overrode down1.py"
+grep -q 'Operation not permitted' "$T/err" || fail "a writer's override: $(cat "$T/err")"
+grep -q "down1.override: create refused (Operation not permitted) for uid $U2" "$T/agent.log" ||
+	fail "no log line for the refused override"
+as2 sh -c "echo x > '$T/drop/down2.result.json'" 2> "$T/err" && fail "a writer overwrote down2.result.json"
+grep -q 'Permission denied' "$T/err" || fail "overwriting a result after the restart: $(cat "$T/err")"
+
 # --- SIGTERM unmounts; what was served stays in the directory ---
 stop_agent
 [ -z "$(mounted)" ] || fail "still mounted after SIGTERM"

@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -369,6 +370,43 @@ static void test_attributes(void **state)
 	want_names(f, 1); /* opened read-write, written nothing */
 }
 
+/* The root's own attributes, and a truncation, an allocation and a flush
+ * through open handles, reach the backing directory and file. */
+static void test_root_and_handles(void **state)
+{
+	struct fx *f = *state;
+	struct timespec tv[2] = { { .tv_sec = 1000000000 }, { .tv_sec = 1234567890 } };
+	struct stat st;
+	assert_int_equal(chmod(f->mnt, 01770), 0);
+	assert_int_equal(chown(f->mnt, 0, NOBODY), 0);
+	assert_int_equal(utimensat(AT_FDCWD, f->mnt, tv, 0), 0);
+	assert_int_equal(stat(f->mnt, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 01770);
+	assert_int_equal(st.st_gid, NOBODY);
+	assert_int_equal(st.st_mtim.tv_sec, 1234567890);
+
+	put(f, "h.py", "print(8)\n");
+	want_names(f, 1);
+	_cleanup_free_ char *p = at(f, "h.py");
+	int fd = open(p, O_RDWR);
+	assert_true(fd >= 0);
+	assert_int_equal(fallocate(fd, 0, 0, 8192), 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(st.st_size, 8192);
+	assert_int_equal(ftruncate(fd, 5), 0);
+	assert_int_equal(close(fd), 0);
+	/* Changed through the handle: taken again at its release. */
+	want_names(f, 2);
+	assert_string_equal(f->got[1].rel, "h.py");
+	assert_string_equal(f->got[1].data, "print");
+
+	int dfd = open(f->mnt, O_RDONLY | O_DIRECTORY);
+	assert_true(dfd >= 0);
+	assert_int_equal(fsync(dfd), 0);
+	assert_int_equal(fdatasync(dfd), 0);
+	close(dfd);
+}
+
 /* --- refusals --- */
 
 static int errno_of(int r)
@@ -430,6 +468,43 @@ static void test_agent_files_refused(void **state)
 	assert_int_equal(f->refused[11].err, EPERM);
 	assert_int_equal(f->refused_caller[11].pid, getpid());
 	pthread_mutex_unlock(&f->lock);
+}
+
+/* Two scripts exchanged are both new content; a script renamed to a name
+ * the agent ignores is not taken; a whiteout is refused. Nothing may be
+ * written or made under .wait. */
+static void test_exchange_and_wait_refusals(void **state)
+{
+	struct fx *f = *state;
+	_cleanup_free_ char *a = at(f, "a.py"), *b = at(f, "b.py"), *bak = at(f, "b.py~");
+	put(f, "a.py", "print(1)\n");
+	put(f, "b.py", "print(2)\n");
+	want_names(f, 2);
+	assert_int_equal(renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE), 0);
+	want_names(f, 4);
+	bool a_now_2 = false, b_now_1 = false;
+	for (unsigned i = 2; i < 4; i++) {
+		a_now_2 |= !strcmp(f->got[i].rel, "a.py") && !strcmp(f->got[i].data, "print(2)\n");
+		b_now_1 |= !strcmp(f->got[i].rel, "b.py") && !strcmp(f->got[i].data, "print(1)\n");
+	}
+	assert_true(a_now_2 && b_now_1);
+
+	assert_int_equal(rename(b, bak), 0);
+	want_names(f, 4);
+	assert_int_equal(errno_of(renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_WHITEOUT)), EINVAL);
+	struct stat st;
+	assert_int_equal(stat(a, &st), 0);
+
+	_cleanup_free_ char *w = at(f, ".wait/a.result.json"), *wd = at(f, ".wait/d");
+	assert_int_equal(errno_of(open(w, O_WRONLY)), EACCES);
+	assert_int_equal(errno_of(mkdir(wd, 0755)), EPERM);
+	assert_int_equal(errno_of(unlink(w)), EPERM);
+	/* A name that only starts like it is an ordinary (ignored) file. */
+	put(f, ".waiting", "x\n");
+	_cleanup_free_ char *waiting = at(f, ".waiting");
+	assert_int_equal(stat(waiting, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	want_names(f, 4);
 }
 
 /* The children below only make system calls (the parent has threads):
@@ -644,6 +719,81 @@ static void test_wait(void **state)
 	assert_true(listed);
 }
 
+/* A reader of .wait: 6 for EAGAIN at once, else as wait_child. */
+static int wait_or_eagain(void *arg)
+{
+	int fd = open(arg, O_RDONLY);
+	if (fd < 0 && errno == EAGAIN)
+		return 6;
+	if (fd >= 0)
+		close(fd);
+	return fd >= 0 ? 0 : 1;
+}
+
+/* At most DROPFS_MAX_WAITERS (12) readers wait on .wait at once: of 13,
+ * whatever their order, one gets EAGAIN at once and twelve wait; the
+ * waiters of a mount that stops get an error, not a hang. */
+static void test_wait_limit_and_stop(void **state)
+{
+	struct fx *f = *state;
+	_cleanup_free_ char *w = at(f, ".wait/w.result.json");
+	put(f, "w.py", "print(4)\n");
+	want_names(f, 1);
+	pid_t kids[13];
+	for (int i = 0; i < 13; i++) {
+		kids[i] = fork();
+		assert_true(kids[i] >= 0);
+		if (kids[i] == 0)
+			_exit(wait_or_eagain(w));
+	}
+	int st = 0, gone = -1;
+	for (int t = 0; t < 400 && gone < 0; t++) {
+		for (int i = 0; i < 13 && gone < 0; i++)
+			if (waitpid(kids[i], &st, WNOHANG) == kids[i])
+				gone = i;
+		if (gone < 0)
+			pump(f, 50);
+	}
+	assert_true(gone >= 0);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 6);
+	pump(f, 300);
+	for (int i = 0; i < 13; i++)
+		if (i != gone)
+			assert_int_equal(waitpid(kids[i], &st, WNOHANG), 0); /* still waiting */
+	drop_source_free(f->src);
+	f->src = NULL;
+	for (int i = 0; i < 13; i++) {
+		if (i == gone)
+			continue;
+		assert_int_equal(waitpid(kids[i], &st, 0), kids[i]);
+		assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+	}
+}
+
+/* Its rejection is the final answer for a script that cannot be read (a
+ * symbolic link); a script still open for writing has none yet. */
+static void test_wait_for_rejected_and_busy(void **state)
+{
+	struct fx *f = *state;
+	_cleanup_free_ char *s = at(f, "s.py"), *ws = at(f, ".wait/s.result.json");
+	_cleanup_free_ char *b = at(f, "b.py"), *wb = at(f, ".wait/b.result.json");
+	assert_int_equal(symlink("/etc/passwd", s), 0);
+	want_names(f, 1);
+	_cleanup_free_ char *side = xasprintf("%s/s.result.json", drop_source_dir(f->src));
+	const char *text = "{\"schema_version\": 1, \"file\": \"s.py\", \"state\": \"rejected\", "
+			   "\"reason\": \"symlink\"}\n";
+	assert_int_equal(fileio_write_atomic(side, text, strlen(text), 0644), 0);
+	drop_source_changed(f->src, "s.result.json");
+	assert_int_equal(as_user(NOBODY, NOBODY, wait_interrupted, ws), 5); /* at once: rejected */
+
+	int fd = open(b, O_WRONLY | O_CREAT, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "print(1)\n", 9), 9);
+	assert_int_equal(as_user(NOBODY, NOBODY, wait_interrupted, wb), 4);
+	close(fd);
+}
+
 /* --- symbolic links and subdirectories --- */
 
 static void test_symlinks(void **state)
@@ -674,6 +824,26 @@ static void test_recursive(void **state)
 	want_names(f, 1);
 	assert_string_equal(f->got[0].rel, "sub/a.py");
 	assert_string_equal(f->got[0].data, "print(5)\n");
+	/* A directory renamed is looked through again, subdirectories too. */
+	_cleanup_free_ char *deep = at(f, "sub/deep"), *moved = at(f, "moved");
+	assert_int_equal(mkdir(deep, 0755), 0);
+	put(f, "sub/deep/b.py", "print(6)\n");
+	want_names(f, 2);
+	assert_int_equal(rename(sub, moved), 0);
+	want_names(f, 4);
+	/* Found by the scan: named, to be read as in watch mode. */
+	bool a = false, b = false;
+	for (unsigned i = 2; i < 4; i++) {
+		a |= !strcmp(f->got[i].rel, "moved/a.py") && !f->got[i].taken;
+		b |= !strcmp(f->got[i].rel, "moved/deep/b.py") && !f->got[i].taken;
+	}
+	assert_true(a && b);
+	/* An empty directory is removed. */
+	_cleanup_free_ char *empty = at(f, "empty");
+	assert_int_equal(mkdir(empty, 0755), 0);
+	assert_int_equal(rmdir(empty), 0);
+	struct stat st;
+	assert_int_equal(errno_of(stat(empty, &st)), ENOENT);
 }
 
 /* --- a stale mount --- */
@@ -740,10 +910,14 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_last_writer_completes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rename_into_place, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_attributes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_root_and_handles, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_agent_files_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exchange_and_wait_refusals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_users, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_torn_snapshot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wait, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wait_limit_and_stop, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wait_for_rejected_and_busy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symlinks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recursive, setup_recursive, teardown),
 		cmocka_unit_test_setup_teardown(test_stale_mount, testdir_setup, testdir_teardown),

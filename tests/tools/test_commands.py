@@ -15,8 +15,8 @@ import tempfile
 
 AGENT = os.environ["MAI_AGENT"]
 MAIAUDIT = os.environ["MAIAUDIT"]
-COMMANDS = ["run", "check", "submit", "verify", "approve", "override", "status", "config",
-            "keygen"]
+COMMANDS = ["run", "check", "submit", "verify", "approve", "override", "pending", "status",
+            "config", "keygen"]
 
 
 def cases(t):
@@ -35,12 +35,34 @@ def cases(t):
         (["approve", "notes.txt"], 2, "err", r"approve: notes.txt is not a script the agent runs \(a \.py"),
         (["approve", t + "/none.py"], 2, "err", r"approve: cannot read .*/none\.py: .*drop it again"),
         (["approve", "--bogus", "x.py"], 2, "err", r"Usage: mai-agent approve FILE"),
+        (["approve", "-c", t + "/badconf", t + "/ok.py"], 3, "err", r"agent\.yaml:1:\d+: .*workers"),
+        # pending
+        (["pending", "extra"], 2, "err", r"pending takes no arguments \('extra'\); see 'mai-agent pending --help'"),
+        (["pending", "--bogus"], 2, "err", r"Usage: mai-agent pending"),
+        (["pending", "-c", t + "/badconf"], 3, "err", r"agent\.yaml:1:\d+: .*workers"),
+        (["pending", "--config-dir", t + "/nodrop"], 2, "err",
+         r"pending: cannot read the drop directory .*/no/such/drop \(agent\.drop_dir in .*/nodrop/agent\.yaml"),
+        # a drop directory with a script that has no answer yet, and a subdirectory
+        (["pending", "--config-dir", t + "/calm"], 0, "out", r"\Anothing is held in .*/calmdrop\n\Z"),
+        # approving a script the agent has not answered: what is known is
+        # shown, and with no terminal to confirm on, nothing is written
+        (["approve", "--config-dir", t + "/calm", t + "/calmdrop/b.py"], 2, "out",
+         r"\A.*/calmdrop/b\.py\n  sha256 [0-9a-f]{64}, 9 bytes, written by root \(uid 0\)\n"
+         r"  no answer of the agent for this content \(the agent has not answered this script yet\)"),
+        (["approve", "--config-dir", t + "/calm", t + "/calmdrop/b.py"], 2, "err",
+         r"approve: not confirmed: standard input is not a terminal, so there is no one to ask; "
+         r"nothing was written \(pass --yes"),
         # check
         (["check"], 2, "err", r"check needs at least one FILE or DIR; see 'mai-agent check --help'"),
         (["check", "--format", "xml", "x.py"], 2, "err", r"unknown --format 'xml'; use text, json or sarif"),
         (["check", "--jobs", "0", "x.py"], 2, "err", r"bad --jobs '0'; use a number from 1 to \d+"),
         (["check", "--jobs", "lots", "x.py"], 2, "err", r"bad --jobs 'lots'"),
         (["check", "--bogus"], 2, "err", r"Usage: mai-agent check"),
+        # the quoted line: without its carriage return, at most 300 bytes, the
+        # caret under the column counted in characters
+        (["check", "--context", "always", t + "/wide.py"], 11, "out",
+         r'^    2 \| x = "\u00e9{5}"; os\.system\("ls " \+ "a{263}\n {6}\| {17}\^$'),
+        (["check", "--context", "always", t + "/wide.py"], 11, "out", r'^    3 \| os\.system\("ls"\)\n'),
         # a directory: its .py files at any depth, nothing else
         (["check", t + "/tree"], 0, "out", r"\A[^\n]*/tree/sub/a\.py: [^\n]*\bLOW\b[^\n]*\n\Z"),
         (["check", "--config-dir", t + "/badconf", t + "/ok.py"], 3, "err",
@@ -53,6 +75,8 @@ def cases(t):
         (["config", "check", "--config-dir", t + "/badconf"], 3, "err", r"agent\.yaml:1:\d+: .*workers"),
         (["config", "keys"], 0, "out", r"drop_dir"),
         (["config", "check", "--help"], 0, "out", r"^Usage: mai-agent config check"),
+        (["config", "keys", "--help"], 0, "out", r"^Usage: mai-agent config check"),
+        (["config", "keys", "--", "--help"], 0, "out", r"drop_dir"),  # after "--", not an option
         # keygen
         (["keygen"], 2, "err", r"keygen: give the private key file .*see 'mai-agent keygen --help'"),
         (["keygen", "--name", "a b", t + "/k1.key"], 2, "err", r"'a b' is not a valid key name"),
@@ -93,6 +117,15 @@ def cases(t):
          r"run: cannot open the log file .*agent\.log \(--log-file\): No such file or directory"),
         (["run", "--config-dir", t + "/badconf"], 3, "err", r"agent\.yaml:1:\d+"),
         (["run", "--bogus"], 2, "err", r"Usage: mai-agent run"),
+        # metrics whatever the state: an audit log directory that cannot be read is said
+        (["status", "--format", "prometheus", "--config-dir", t + "/badlog"], 0, "err",
+         r"/notadir: cannot read the audit log directory: Not a directory"),
+        (["status", "--format", "prometheus", "--config-dir", t + "/badlog"], 0, "out", r"^mai_agent_up 0$"),
+        # no agent serves the drop directory: no answer within the timeout (8)
+        (["submit", "--timeout", "1", "--config-dir", t + "/calm", t + "/ok.py"], 8, "err",
+         r"submit: no final answer for ok\.py \(sha256 [0-9a-f]{12}\) within 1s: is the agent running"),
+        # a tree deeper than 64 directories is walked to that depth only
+        (["check", t + "/deep"], 0, "out", r"\A[^\n]*/deep/a\.py: [^\n]*\bLOW\b[^\n]*\n\Z"),
     ]
     for name in COMMANDS:
         agent.append(([name, "--help"], 0, "out", r"^Usage: mai-agent %s" % name))
@@ -106,6 +139,10 @@ def cases(t):
          r"cannot open the log file .*view\.log \(--log-file\)"),
         ([t + "/no/such/dir/mnt", "--state-dir", t], 2, "err",
          r"mount point .*/mnt: its parent directory is not usable"),
+        ([t + "/nomnt", "--state-dir", t], 2, "err",
+         r"mount point .*/nomnt does not exist; create it with 'mkdir -p .*/nomnt'"),
+        ([t + "/ok.py", "--state-dir", t], 2, "err", r"mount point .*/ok\.py is not a directory; give a directory"),
+        (["--allow-other", t + "/nomnt", "--state-dir", t], 2, "err", r"mount point .*/nomnt does not exist"),
         (["--config-dir", t + "/badconf", t + "/mnt"], 2, "err", r"agent\.yaml:1:\d+"),
     ]
     return [(AGENT,) + c for c in agent] + [(MAIAUDIT,) + c for c in view]
@@ -118,7 +155,8 @@ def main():
         os.makedirs(conf)
         with open(os.path.join(conf, "agent.yaml"), "w") as f:
             f.write("drop_dir: %s/drop\nstate_dir: %s/state\n" % (t, t))
-        for d in ("badconf", "nodrop", "log", "mnt", "stopped/state", "tree/sub/deeper"):
+        for d in ("badconf", "nodrop", "calm", "log", "mnt", "stopped/state", "tree/sub/deeper",
+                  "calmdrop/sub"):
             os.makedirs(os.path.join(t, d))
         with open(os.path.join(t, "stopped", "agent.yaml"), "w") as f:
             f.write("drop_dir: %s/drop\nstate_dir: %s/stopped/state\n" % (t, t))
@@ -131,8 +169,28 @@ def main():
             f.write("not python\n")
         with open(os.path.join(t, "badconf", "agent.yaml"), "w") as f:
             f.write("workers: lots\n")
+        deep = os.path.join(t, "deep")
+        os.makedirs(os.path.join(deep, *(["d"] * 70)))
+        with open(os.path.join(deep, "a.py"), "w") as f:
+            f.write("print(1)\n")
+        with open(os.path.join(deep, *(["d"] * 70), "z.py"), "w") as f:
+            f.write("print(2)\n")
+        os.makedirs(os.path.join(t, "badlog"))
+        with open(os.path.join(t, "badlog", "agent.yaml"), "w") as f:
+            f.write("drop_dir: %s/drop\nstate_dir: %s/badlog/state\n" % (t, t))
+        with open(os.path.join(t, "badlog", "audit.yaml"), "w") as f:
+            f.write("log_dir: %s/ok.py/notadir\n" % t)
+        with open(os.path.join(t, "calm", "agent.yaml"), "w") as f:
+            f.write("drop_dir: %s/calmdrop\nstate_dir: %s/state\n" % (t, t))
+        with open(os.path.join(t, "calm", "security.yaml"), "w") as f:
+            f.write("approvers:\n  users: [root]\nallow_self_approval: true\n")
+        with open(os.path.join(t, "calmdrop", "b.py"), "w") as f:
+            f.write("print(2)\n")
         with open(os.path.join(t, "nodrop", "agent.yaml"), "w") as f:
             f.write("drop_dir: %s/no/such/drop\nstate_dir: %s/state\n" % (t, t))
+        with open(os.path.join(t, "wide.py"), "w", newline="") as f:
+            f.write('import os\r\nx = "' + "\u00e9" * 5 + '"; os.system("ls " + "' + "a" * 400 +
+                    '")\r\nos.system("ls")\r\n')
         with open(os.path.join(t, "ok.py"), "w") as f:
             f.write("print('ok')\n")
         with open(os.path.join(t, "ok.audit"), "w") as f:

@@ -73,6 +73,7 @@ static const struct {
 	{ APPROVAL_APPROVE, "  looked at it\n\n", APPROVAL_OK, "looked at it", "" },
 	{ APPROVAL_APPROVE, "sha256: " SHA_A "\nok\n", APPROVAL_OK, "ok", SHA_A },
 	{ APPROVAL_APPROVE, "sha256: " SHA_B "\nok\n", APPROVAL_STALE, "ok", SHA_B },
+	{ APPROVAL_APPROVE, "sha256:\t" SHA_A " \t\nok\n", APPROVAL_OK, "ok", SHA_A },
 	{ APPROVAL_APPROVE, "sha256: AAAA\nshort pin is text\n", APPROVAL_OK,
 	  "sha256: AAAA\nshort pin is text", "" },
 	{ APPROVAL_OVERRIDE, "", APPROVAL_EMPTY, NULL, "" },
@@ -263,6 +264,16 @@ static void test_write_then_take_round_trip(void **state)
 					&err), -ENOENT);
 	assert_string_equal(err, "cannot write /nonexistent/a.approve: No such file or directory");
 	free(err);
+	/* An override's reason has the answer file's size limit. */
+	char *reason = xmalloc(APPROVAL_MAX_SIZE + 1);
+	memset(reason, 'r', APPROVAL_MAX_SIZE);
+	reason[APPROVAL_MAX_SIZE] = '\0';
+	assert_int_equal(approval_write(dir, "g.py", APPROVAL_OVERRIDE, NULL, reason, &err), -EFBIG);
+	assert_non_null(strstr(err, "the reason is too long ("));
+	free(err);
+	free(reason);
+	_cleanup_free_ char *g = xasprintf("%s/g.override", dir);
+	assert_int_equal(access(g, F_OK), -1);
 }
 
 static void test_messages(void **state)
@@ -291,6 +302,27 @@ static void test_messages(void **state)
 	free(m);
 	m = approval_status_message(APPROVAL_HARD_LINK, APPROVAL_APPROVE, "foo.py", &a, who);
 	assert_non_null(strstr(m, "foo.approve has 2 links (a hard link)"));
+	free(m);
+	m = approval_status_message(APPROVAL_WRITABLE, APPROVAL_APPROVE, "foo.py", &a, who);
+	assert_non_null(strstr(m, "foo.approve (owned by root (uid 0)) may be written by others"));
+	assert_non_null(strstr(m, "'chmod go-w' it"));
+	free(m);
+	static const struct {
+		enum approval_status s;
+		const char *text;
+	} plain[] = {
+		{ APPROVAL_OK, "foo.approve was used" },
+		{ APPROVAL_NONE, "there is no foo.approve" },
+		{ APPROVAL_NOT_REGULAR, "foo.approve was not a regular file and has been removed" },
+		{ APPROVAL_IO_ERROR, "foo.approve could not be read (see the agent log)" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(plain); i++) {
+		m = approval_status_message(plain[i].s, APPROVAL_APPROVE, "foo.py", &a, who);
+		assert_string_equal(m, plain[i].text);
+		free(m);
+	}
+	m = approval_status_message(APPROVAL_TOO_LARGE, APPROVAL_APPROVE, "foo.py", &a, who);
+	assert_non_null(strstr(m, "foo.approve was larger than "));
 	free(m);
 	approvers_unref(who);
 }

@@ -103,6 +103,9 @@ static void test_account_helpers(void **state)
 	assert_false(account_name_valid("$"));
 	assert_false(account_name_valid("a/b"));
 	assert_false(account_name_valid(""));
+	/* security.yaml may name accounts by number: a number that is an id. */
+	assert_true(account_name_valid("1000"));
+	assert_false(account_name_valid("4294967295"));
 	s = account_user_label(0);
 	assert_string_equal(s, "root (uid 0)");
 	free(s);

@@ -337,6 +337,8 @@ static void test_thresholds_and_weights_inclusive(void **state)
 		{ "thresholds: {medium: 10, high: 70, blocked: 90}\n" S1 "}\n", LEVEL_HIGH },
 		{ "thresholds: {medium: 10, high: 20, blocked: 70}\n" S1 "}\n", LEVEL_BLOCKED },
 		{ "thresholds: {medium: 71, high: 80, blocked: 90}\n" S1 "}\n", LEVEL_LOW },
+		{ "rules:\n  - {id: S1, match: {call: frob.nicate}, severity: HIGH, message: m}\n",
+		  LEVEL_HIGH }, /* one name without a list */
 		{ S1 ", weight: 0}\n", LEVEL_LOW },
 		{ S1 ", weight: 100}\n", LEVEL_BLOCKED },
 #undef S1
@@ -375,6 +377,11 @@ static void test_rule_errors_are_positioned(void **state)
 		     "kwarg, unless_kwarg, write_mode, path, arg_contains, arg_ref, not_call, "
 		     "kwarg_true, has_kwarg, lacks_kwarg, mode, partial_path, arg_glob or string");
 	expect_error(*state, "rules: {}\n", "1:8: rules is not a list; expected a list of rules (- id: ...)");
+	expect_error(*state, "rules:\n  - {id: MAI001, message: [a, b]}\n",
+		     "2:27: not a single value; expected a scalar");
+	expect_error(*state, "rules:\n  - {id: MAI001, bandit: X602}\n",
+		     "2:26: not a Bandit test id; expected B followed by 3 digits (B602)");
+	expect_error(*state, "- a\n- b\n", "1:1: the file is not a mapping; expected keys such as rules, thresholds");
 	expect_error(*state, "thresholds: {medium: 60, high: 50}\n",
 		     "1:13: thresholds out of order; expected medium < high < blocked");
 }

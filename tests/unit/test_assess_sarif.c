@@ -204,6 +204,66 @@ static void test_regions_at_the_edges_and_uris(void **state)
 	assess_result_clear(&r);
 }
 
+/* Findings in any order of lines, at line or column 0 (taken as 1), past
+ * the snapshot's last line (the line alone), on a dotted name that ends in
+ * a dot (the name without it); an analyzer's note that it failed marks its
+ * run as not successful, with the note; other notes are the native run's. */
+static void test_finding_order_edges_and_notes(void **state)
+{
+	struct assess_result r = { 0 };
+	struct assess_sarif s;
+	const char *src = "ab\nx.y.\n";
+
+	(void)state;
+	add_finding(&r, "LOCAL1", ASSESS_SEV_LOW, ASSESS_SEV_LOW, 0, 2, 1);
+	add_finding(&r, "LOCAL2", ASSESS_SEV_LOW, ASSESS_SEV_LOW, 0, 1, 0);
+	add_finding(&r, "LOCAL3", ASSESS_SEV_LOW, ASSESS_SEV_LOW, 0, 0, 0);
+	add_finding(&r, "LOCAL4", ASSESS_SEV_LOW, ASSESS_SEV_LOW, 9999, 9, 1);
+	assess_result_add_note(&r, "bandit: timed out after 10 s");
+	assess_result_add_note(&r, "max_findings reached");
+	assess_sarif_init(&s, "/work/repo/", 0, 0);
+	assess_sarif_add(&s, "e.py", src, strlen(src), &r);
+	json_t *doc = assess_sarif_finish(&s);
+
+	json_t *region = result_region(doc, 0, "region");
+	assert_string_equal(snippet_of(region), "x.y");
+	region = result_region(doc, 1, "region");
+	assert_int_equal(json_integer_value(json_object_get(region, "startLine")), 1);
+	assert_int_equal(json_integer_value(json_object_get(region, "startColumn")), 1);
+	assert_string_equal(snippet_of(region), "ab");
+	region = result_region(doc, 2, "region");
+	assert_int_equal(json_integer_value(json_object_get(region, "startLine")), 1);
+	assert_string_equal(snippet_of(region), "ab");
+	region = result_region(doc, 3, "region");
+	assert_int_equal(json_integer_value(json_object_get(region, "startLine")), 9);
+	assert_null(json_object_get(region, "startColumn"));
+
+	json_t *runs = json_object_get(doc, "runs");
+	assert_int_equal(json_array_size(runs), 2);
+	json_t *native = json_array_get(runs, 0), *bandit = json_array_get(runs, 1);
+	/* A CWE the agent has no name for (a rule of security.yaml may give any):
+	 * its number alone. */
+	json_t *d4 = json_array_get(json_object_get(json_object_get(json_object_get(native, "tool"),
+								   "driver"), "rules"), 3);
+	const char *help = json_string_value(json_object_get(json_object_get(d4, "help"), "text"));
+	assert_non_null(strstr(help, " CWE-9999."));
+	assert_string_equal(json_string_value(json_object_get(json_object_get(json_object_get(
+		bandit, "tool"), "driver"), "name")), "Bandit");
+	json_t *inv = json_array_get(json_object_get(bandit, "invocations"), 0);
+	assert_false(json_is_true(json_object_get(inv, "executionSuccessful")));
+	json_t *n = json_array_get(json_object_get(inv, "toolExecutionNotifications"), 0);
+	assert_string_equal(json_string_value(json_object_get(n, "level")), "error");
+	assert_non_null(strstr(json_string_value(json_object_get(json_object_get(n, "message"), "text")),
+			       "bandit: timed out after 10 s"));
+	inv = json_array_get(json_object_get(native, "invocations"), 0);
+	n = json_array_get(json_object_get(inv, "toolExecutionNotifications"), 0);
+	assert_string_equal(json_string_value(json_object_get(n, "level")), "note");
+	assert_non_null(strstr(json_string_value(json_object_get(json_object_get(n, "message"), "text")),
+			       "max_findings reached"));
+	json_decref(doc);
+	assess_result_clear(&r);
+}
+
 /* A rule of security.yaml that is Bandit's check too names it in its
  * descriptor; its help in markdown escapes what markdown would read as
  * markup and keeps every other character. */
@@ -271,6 +331,7 @@ int main(void)
 		cmocka_unit_test(test_every_builtin_rule_is_documented),
 		cmocka_unit_test(test_paths_regions_and_runs),
 		cmocka_unit_test(test_regions_at_the_edges_and_uris),
+		cmocka_unit_test(test_finding_order_edges_and_notes),
 		cmocka_unit_test(test_rejection_region),
 		cmocka_unit_test(test_descriptor_bandit_id_and_markdown),
 	};

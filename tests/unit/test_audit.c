@@ -435,6 +435,24 @@ static void test_rotation_under_concurrent_appends(void **state)
 	audit_reader_close(r);
 }
 
+/* A log directory the writer has not written yet (the audit view may
+ * start first): the reader opens it, and it has no records. */
+static void test_reader_of_an_empty_log(void **state)
+{
+	const char *dir = *state;
+	_cleanup_free_ char *err = NULL;
+	struct audit_reader *r = NULL;
+	char hex[65] = "x";
+	assert_int_equal(audit_reader_open(dir, &r, &err), 0);
+	assert_int_equal(audit_reader_count(r), 0);
+	assert_int_equal(audit_reader_head_hex(r, hex), 0);
+	assert_string_equal(hex, "");
+	char *rec = NULL;
+	size_t len;
+	assert_int_equal(audit_reader_get(r, 0, &rec, &len), -ENOENT);
+	audit_reader_close(r);
+}
+
 static void test_rotation_keeps_one_chain(void **state)
 {
 	const char *dir = *state;
@@ -467,6 +485,23 @@ static void test_rotation_keeps_one_chain(void **state)
 	assert_int_equal(unlink(mid), 0);
 	_cleanup_free_ char *bad = verify_line(dir, "k");
 	assert_true(strncmp(bad, want, strlen(want)) == 0);
+	/* The writer's start refuses it too, and a segment before the last cut
+	 * short: a partial record inside the log, not a torn tail. */
+	assert_int_equal(audit_open(&o, &log, &err), -EBADMSG);
+	_cleanup_free_ char *starts = xasprintf("starts at seq %llu, expected %llu",
+						(unsigned long long)firsts[2], (unsigned long long)firsts[1]);
+	if (!strstr(err, starts) || !strstr(err, "quarantine"))
+		fail_msg("the restart message: %s", err);
+	_cleanup_free_ char *seg0 = xasprintf("%s/seg-%012llu.log", log_dir, (unsigned long long)firsts[0]);
+	struct stat st;
+	assert_int_equal(stat(seg0, &st), 0);
+	assert_int_equal(truncate(seg0, st.st_size - 5), 0);
+	free(err);
+	err = NULL;
+	assert_int_equal(audit_open(&o, &log, &err), -EBADMSG);
+	if (!strstr(err, "seg-000000000000.log: partial record inside the log at offset") ||
+	    !strstr(err, "quarantine"))
+		fail_msg("the restart message: %s", err);
 }
 
 /* Retention drops old segments only under the signed checkpoint, and what
@@ -680,6 +715,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_torn_tail_quarantined_and_recorded, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_group_commit_from_threads, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_rotation_keeps_one_chain, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_reader_of_an_empty_log, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_rotation_under_concurrent_appends, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_failed_write_recovers, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_event_fields_checked, testdir_setup, testdir_teardown),

@@ -164,6 +164,12 @@ static void test_one_record_limit_for_writer_reader_and_verifier(void **state)
 	audit_reader_close(r);
 	_cleanup_free_ char *bad = fixture_verify_line(log_dir, pub);
 	assert_true(strncmp(bad, "FAIL seq=4: record longer than the limit", 40) == 0);
+	/* The writer's start reads it back the same way, and goes no further. */
+	struct audit_options o = fixture_options(dir, "k", 0);
+	assert_int_equal(audit_open(&o, &log, &err), -EBADMSG);
+	if (!strstr(err, "record longer than the limit of the format") || !strstr(err, "seq 4") ||
+	    !strstr(err, "quarantine"))
+		fail_msg("the restart message: %s", err);
 	free(big);
 }
 
@@ -507,6 +513,30 @@ static void test_start_refused_under_a_checkpoint_that_covers_more(void **state)
 		fail_msg("the refusal: %s", err);
 }
 
+/* A checkpoint whose root is not that of the records it covers (edited, or
+ * another log's): the writer's start refuses it, naming what it signs. */
+static void test_start_refused_under_a_checkpoint_of_another_root(void **state)
+{
+	const char *dir = *state;
+	struct audit_log *log = new_log(dir);
+	fixture_append(log, 5);
+	audit_close(log);
+	_cleanup_free_ char *ck = xasprintf("%s/audit/checkpoint", dir);
+	size_t len;
+	char *text = fixture_read(ck, &len);
+	char *l2 = strchr(strchr(text, '\n') + 1, '\n') + 1, *end = strchr(l2, '\n');
+	assert_int_equal(end - l2, 44); /* the root, 32 bytes in base64 */
+	memcpy(l2, "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=", 44);
+	fixture_write(ck, text, len);
+	free(text);
+	struct audit_options o = fixture_options(dir, "k", 0);
+	_cleanup_free_ char *err = NULL;
+	assert_int_equal(audit_open(&o, &log, &err), -EBADMSG);
+	if (!strstr(err, "do not have the root that") || !strstr(err, "checkpoint signs") ||
+	    !strstr(err, "quarantine"))
+		fail_msg("the refusal: %s", err);
+}
+
 /* The tree file is derived: lost, cut or damaged, it is re-derived from the
  * records at open and the sidecars' proofs verify. Its size is two hashes
  * a record at most, whatever the number of records. */
@@ -561,6 +591,7 @@ int main(void)
 		T(test_retention_under_the_reading_back_is_no_alarm),
 		T(test_restart_names_the_change_and_the_recovery_works),
 		T(test_start_refused_under_a_checkpoint_that_covers_more),
+		T(test_start_refused_under_a_checkpoint_of_another_root),
 		T(test_tree_file_rederived),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

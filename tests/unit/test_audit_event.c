@@ -12,6 +12,7 @@
 #include "hash.h"
 #include "macro.h"
 #include "testdir.h"
+#include "utf8.h"
 
 /* Compares and, as the daemon does once the records are durable, keeps the
  * version. */
@@ -60,6 +61,17 @@ static void test_script_history(void **state)
 	/* Another name is another history. */
 	assert_int_equal(drop(dir, "drop/bar.py", v2, 4096, &f), AUDIT_SCRIPT_NEW);
 	assert_null(f);
+
+	/* A version that is not UTF-8: no diff, but both hashes, and why. */
+	const char *latin1 = "print('caf\xe9')\n";
+	assert_int_equal(drop(dir, "drop/bar.py", latin1, 4096, &f), AUDIT_SCRIPT_CHANGED);
+	assert_non_null(f);
+	hash_sha256_hex(latin1, strlen(latin1), sha1);
+	assert_string_equal(json_string_value(json_object_get(f, "previous_sha256")), sha2);
+	assert_string_equal(json_string_value(json_object_get(f, "sha256")), sha1);
+	assert_string_equal(json_string_value(json_object_get(f, "diff")), "");
+	assert_string_equal(json_string_value(json_object_get(f, "omitted")), "the script is not UTF-8 text");
+	json_decref(f);
 }
 
 /* A job whose records could not be written is retried: until its version is
@@ -145,6 +157,61 @@ static void test_event_check(void **state)
 	json_decref(f);
 }
 
+/* Fields too large for one record are cut: a string to a prefix of whole
+ * UTF-8 characters, an array (also one inside an array) to its first
+ * items; when nothing can be cut, only the fields the type needs stay. */
+static void test_event_fit(void **state)
+{
+	(void)state;
+	/* "a" then 3000 two-byte characters: most cut points fall inside one. */
+	char text[1 + 6000 + 1] = "a";
+	for (size_t i = 0; i < 3000; i++)
+		memcpy(text + 1 + 2 * i, "\xc3\xa9", 2);
+	text[6001] = '\0';
+	json_t *f = json_pack("{s:s, s:s, s:s}", "file", "a.py", "reason", "too_large", "text", text);
+	for (size_t max = 4096 + 1500; max < 4096 + 6000; max += 97) {
+		json_t *fit = audit_event_fit(AUDIT_EVENT_INTAKE_REJECTED, f, max);
+		const char *kept = json_string_value(json_object_get(fit, "text"));
+		size_t n = strlen(kept);
+		assert_true(n < strlen(text) && utf8_is_valid(kept, n) && strncmp(kept, text, n) == 0);
+		json_t *cut = json_object_get(json_object_get(fit, "cut"), "text");
+		assert_int_equal(json_integer_value(json_object_get(cut, "bytes")), 6001);
+		assert_int_equal(json_integer_value(json_object_get(cut, "kept")), n);
+		json_decref(fit);
+	}
+	json_decref(f);
+
+	json_t *rows = json_array();
+	for (int i = 0; i < 3000; i++)
+		json_array_append_new(rows, json_integer(i));
+	f = json_pack("{s:s, s:s, s:[o]}", "file", "a.py", "reason", "too_large", "rows", rows);
+	json_t *fit = audit_event_fit(AUDIT_EVENT_INTAKE_REJECTED, f, 4096 + 4000);
+	json_t *inner = json_array_get(json_object_get(fit, "rows"), 0);
+	assert_true(json_array_size(inner) > 0 && json_array_size(inner) < 3000);
+	assert_int_equal(json_integer_value(json_array_get(inner, 1)), 1);
+	json_t *cut = json_object_get(json_object_get(fit, "cut"), "rows.0");
+	assert_int_equal(json_integer_value(json_object_get(cut, "items")), 3000);
+	assert_int_equal(json_integer_value(json_object_get(cut, "kept")), json_array_size(inner));
+	json_decref(fit);
+	json_decref(f);
+
+	/* Many small fields: nothing to cut. */
+	f = json_pack("{s:s, s:s}", "file", "a.py", "reason", "too_large");
+	for (int i = 0; i < 500; i++) {
+		char key[16];
+		snprintf(key, sizeof(key), "k%d", i);
+		json_object_set_new(f, key, json_string("a small value"));
+	}
+	fit = audit_event_fit(AUDIT_EVENT_INTAKE_REJECTED, f, 4096 + 1000);
+	assert_string_equal(json_string_value(json_object_get(fit, "file")), "a.py");
+	assert_string_equal(json_string_value(json_object_get(fit, "reason")), "too_large");
+	assert_null(json_object_get(fit, "k0"));
+	assert_non_null(strstr(json_string_value(json_object_get(fit, "cut")), "only those its type needs"));
+	assert_int_equal(json_object_size(fit), 4); /* file, reason, cut, record_max */
+	json_decref(fit);
+	json_decref(f);
+}
+
 /* approval and override are records of their own: who answered, what they
  * wrote and what became of the answer file. An empty override is recorded
  * as refused; accepted, it would be a run nobody explained. */
@@ -195,6 +262,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_compare_keeps_nothing, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_since_last_run, testdir_setup, testdir_teardown),
 		cmocka_unit_test(test_event_check),
+		cmocka_unit_test(test_event_fit),
 		cmocka_unit_test(test_answer_records),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -370,6 +370,31 @@ static void test_edit_cap_falls_back_to_replace(void **state)
 	diff_result_clear(&r);
 }
 
+/* Cut within the first of two hunks: the text stops there, on a line
+ * boundary, and the second hunk is still counted. A max_edits above the
+ * limit is taken as the limit. */
+static void test_cut_in_first_hunk_counts_the_second(void **state)
+{
+	(void)state;
+	const char *o = "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\nm\n";
+	const char *n = "a\nB\nc\nd\ne\nf\ng\nh\ni\nj\nk\nL\nm\n";
+	struct diff_options opts;
+	struct diff_result r;
+
+	diff_options_init(&opts, "two.py");
+	opts.max_bytes = 40;
+	opts.max_edits = (size_t)1 << 40;
+	diff_unified(o, strlen(o), n, strlen(n), &opts, &r);
+	assert_true(r.truncated);
+	assert_false(r.capped);
+	assert_int_equal(r.hunks, 2);
+	assert_int_equal(r.lines_removed, 2);
+	assert_int_equal(r.lines_added, 2);
+	assert_true(r.len <= 40 && r.len > 0 && r.text[r.len - 1] == '\n');
+	assert_null(strstr(r.text, "+L"));
+	diff_result_clear(&r);
+}
+
 /* A 1 MB file against its reverse: the edit cap bounds the work and the
  * output stops at the byte cap, on a line boundary. */
 static void test_large_input_capped_and_truncated(void **state)
@@ -435,6 +460,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_name),
 		cmocka_unit_test_setup_teardown(test_random_edits_apply, testdir_setup, testdir_teardown),
 		cmocka_unit_test(test_edit_cap_falls_back_to_replace),
+		cmocka_unit_test(test_cut_in_first_hunk_counts_the_second),
 		cmocka_unit_test(test_large_input_capped_and_truncated),
 		cmocka_unit_test(test_byte_cap_exact),
 	};

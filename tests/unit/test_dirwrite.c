@@ -12,6 +12,8 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "dirwrite.h"
 #include "fileio.h"
@@ -81,6 +83,18 @@ static void test_fifo_symlink_and_directory_are_refused(void **state)
 	assert_non_null(strstr(detail, "a FIFO owned by"));
 	assert_non_null(strstr(detail, "nothing is written through it"));
 	free(detail);
+	/* A socket, or a device node (made by root), is as foreign. */
+	assert_int_equal(mknodat(dfd, "k.result.json", S_IFSOCK | 0666, 0), 0);
+	assert_int_equal(dirwrite_replace(dfd, "k.result.json", "x", 1, 0644, 0, &detail), -EEXIST);
+	assert_non_null(strstr(detail, "a socket owned by"));
+	free(detail);
+	if (geteuid() == 0) {
+		assert_int_equal(mknodat(dfd, "n.result.json", S_IFCHR | 0666, makedev(1, 3)), 0);
+		assert_int_equal(dirwrite_replace(dfd, "n.result.json", "x", 1, 0644, 0, &detail),
+				 -EEXIST);
+		assert_non_null(strstr(detail, "a device owned by"));
+		free(detail);
+	}
 
 	assert_int_equal(fileio_write_atomic(target, "keep", 4, 0600), 0);
 	assert_int_equal(symlink(target, sym), 0);

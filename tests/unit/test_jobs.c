@@ -136,8 +136,9 @@ static void test_newer_supersedes_queued_running_finishes_first(void **state)
 	assert_int_equal(jobs_submit(j, "a.py", sha_of("v1", s[1]), false, pl(&r, "v1", 0)),
 			 JOBS_QUEUED);
 	wait_started(&r, 1);
-	/* v1 runs; v2 waits behind it, v3 replaces v2, v3 again is a duplicate,
-	 * and v1 again (the running content) is one too. */
+	/* v1 runs; v1 again (the running content) is a duplicate, v2 waits
+	 * behind it, v3 replaces v2, and v3 again is a duplicate. */
+	assert_int_equal(jobs_submit(j, "a.py", s[1], false, pl(&r, "v1b", 0)), JOBS_DUPLICATE);
 	assert_int_equal(jobs_submit(j, "a.py", sha_of("v2", s[2]), false, pl(&r, "v2", 0)),
 			 JOBS_AFTER_RUNNING);
 	assert_int_equal(jobs_submit(j, "a.py", sha_of("v3", s[3]), false, pl(&r, "v3", 0)),
@@ -158,7 +159,7 @@ static void test_newer_supersedes_queued_running_finishes_first(void **state)
 	assert_string_equal(r.order[1], "a.py@v3");
 	assert_int_equal(r.max_per_name, 1);
 	jobs_free(j);
-	assert_int_equal(r.freed, 4); /* every payload freed exactly once */
+	assert_int_equal(r.freed, 5); /* every payload freed exactly once */
 }
 
 static void test_pool_is_bounded_and_every_file_runs_once(void **state)

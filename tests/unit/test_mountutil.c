@@ -86,6 +86,13 @@ static void test_probe(void **state)
 	assert_null(detail);
 	assert_int_equal(mountutil_probe(absent, &detail), MOUNTUTIL_MISSING);
 	assert_int_equal(mountutil_probe(file, &detail), MOUNTUTIL_NOT_DIR);
+	/* Through a file: neither missing nor usable, and said why. */
+	_cleanup_free_ char *through = xasprintf("%s/file/mnt", dir);
+	assert_int_equal(mountutil_probe(through, &detail), MOUNTUTIL_ERROR);
+	assert_non_null(strstr(detail, "cannot stat "));
+	assert_non_null(strstr(detail, "/file/mnt: Not a directory"));
+	free(detail);
+	detail = NULL;
 	assert_int_equal(mountutil_probe("/proc", &detail), MOUNTUTIL_MOUNTED);
 	assert_non_null(detail);
 	assert_non_null(strstr(detail, "/proc is already a mount point (proc)"));

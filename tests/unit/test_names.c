@@ -83,6 +83,7 @@ static void test_printable(void **state)
 		{ "bad\xff.py", "bad\\xff.py" },
 		{ "cut\xc3", "cut\\xc3" },
 		{ "over\xc0\xaf", "over\\xc0\\xaf" },
+		{ "cr\r.py", "cr\\r.py" },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
 		char *p = names_printable(t[i].in);
@@ -90,6 +91,10 @@ static void test_printable(void **state)
 		assert_true(names_is_utf8(p));
 		free(p);
 	}
+	/* A character cut at the end of the name is not UTF-8. */
+	assert_false(names_is_utf8("cut\xc3"));
+	assert_false(names_is_utf8("cut\xe2\x82"));
+	assert_true(names_is_utf8("euro\xe2\x82\xac"));
 }
 
 static void test_sidecar_and_answer_names(void **state)

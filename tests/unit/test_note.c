@@ -174,6 +174,56 @@ static void test_key_names(void **state)
 	free(pub);
 }
 
+/* The key text with one character of its hash (part 1) or of its key
+ * (part 2, past the algorithm byte) changed, as an edit or a damaged disk
+ * would. */
+static char *damaged(const char *key, size_t skip, int part)
+{
+	char *t = xstrdup(key);
+	char *p = t + skip;
+	for (int i = 0; i < part; i++)
+		p = strchr(p, '+') + 1;
+	if (part == 2)
+		p += 10;
+	*p = *p == 'A' ? 'B' : *p == '0' ? '1' : *p == '1' ? '0' : 'A';
+	return t;
+}
+
+static void test_damaged_keys(void **state)
+{
+	char *priv, *pub;
+	(void)state;
+	assert_int_equal(note_keygen("log.example/audit", &priv, &pub), 0);
+	struct note_verifier *v = NULL;
+	struct note_signer *s = NULL;
+	_cleanup_free_ char *err = NULL;
+	assert_int_equal(note_verifier_parse(pub, &v, &err), 0);
+	assert_string_equal(note_verifier_name(v), "log.example/audit");
+	note_verifier_free(v);
+
+	/* An edited key hash, or key, is refused: never a key of another name. */
+	for (int part = 1; part <= 2; part++) {
+		_cleanup_free_ char *bad_pub = damaged(pub, 0, part);
+		_cleanup_free_ char *bad_priv = damaged(priv, strlen("PRIVATE+KEY+"), part);
+		free(err);
+		err = NULL;
+		assert_int_equal(note_verifier_parse(bad_pub, &v, &err), -EINVAL);
+		assert_string_equal(err, "key hash does not match the key (edited or corrupted key file)");
+		free(err);
+		err = NULL;
+		assert_int_equal(note_signer_parse(bad_priv, &s, &err), -EINVAL);
+		assert_string_equal(err, "key hash does not match the key (edited or corrupted key file)");
+	}
+	/* A key cut short. */
+	pub[strlen(pub) - 8] = '\0';
+	free(err);
+	err = NULL;
+	assert_int_equal(note_verifier_parse(pub, &v, &err), -EINVAL);
+	assert_string_equal(err, "malformed name, key hash or Ed25519 key");
+	free(priv);
+	free(pub);
+}
+
 static void test_consistency_from_zero_is_refused(void **state)
 {
 	uint8_t any[MERKLE_HASH_LEN] = { 1 }, root[MERKLE_HASH_LEN] = { 2 };
@@ -204,6 +254,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_signatures_are_ignored),
 		cmocka_unit_test(test_text_rules),
 		cmocka_unit_test(test_key_names),
+		cmocka_unit_test(test_damaged_keys),
 		cmocka_unit_test(test_consistency_from_zero_is_refused),
 		cmocka_unit_test(test_checkpoint_extension_lines),
 	};

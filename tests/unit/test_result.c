@@ -33,6 +33,11 @@ static const struct {
 	{ RESULT_COMPLETED, RESULT_VERDICT_OOM_KILLED, 0, 0, 0, NULL,
 	  "The script went over its memory limit and was killed: use less memory, or raise the "
 	  "memory limit for its trust level in sandbox.yaml." },
+	{ RESULT_COMPLETED, RESULT_VERDICT_PIDS_LIMIT, 0, 0, 0, NULL,
+	  "The script started more processes or threads than allowed and was stopped: start "
+	  "fewer, or raise the pids limit for its trust level in sandbox.yaml." },
+	{ RESULT_COMPLETED, RESULT_VERDICT_NONE, 0, 0, 0, NULL,
+	  "The script ran but its outcome is unknown: see the agent log." },
 	{ RESULT_COMPLETED, RESULT_VERDICT_SANDBOX_ERROR, 0, 0, 0, "image python3 missing",
 	  "The sandbox could not run the script (image python3 missing): check 'mai-agent "
 	  "status' and the agent log, then save the file again." },
@@ -45,6 +50,8 @@ static const struct {
 	  "explanation into foo.override) to run this exact content anyway." },
 	{ RESULT_REJECTED, RESULT_VERDICT_NONE, 0, 0, 0, "The name is a symbolic link.",
 	  "Rejected: The name is a symbolic link." },
+	{ RESULT_REJECTED, RESULT_VERDICT_NONE, 0, 0, 0, NULL,
+	  "Rejected: the file cannot be taken in; see reason and the agent log." },
 	{ RESULT_ERROR, RESULT_VERDICT_NONE, 0, 0, 0, "Docker is not reachable",
 	  "The agent could not finish this job (Docker is not reachable); it retries on its "
 	  "own: check 'mai-agent status' and the agent log if this stays." },
@@ -60,6 +67,35 @@ static const struct {
 	  "Accepted and waiting for a free worker: this file is rewritten with the outcome "
 	  "when it has run." },
 };
+
+/* The fallback directory is flat: a script's path becomes one name, with
+ * '/', '%' and a leading '.' escaped, so that two paths never meet. */
+static void test_fallback_names(void **state)
+{
+	(void)state;
+	char *n = place_fallback_name("sub/a%b.py");
+	assert_string_equal(n, "sub%2Fa%25b.py");
+	free(n);
+	n = place_fallback_name(".x/y.py");
+	assert_string_equal(n, "%2Ex%2Fy.py");
+	free(n);
+	n = place_fallback_name("plain.py");
+	assert_string_equal(n, "plain.py");
+	free(n);
+}
+
+/* A script killed by a signal: the signal, and no exit code. */
+static void test_signal_instead_of_exit_code(void **state)
+{
+	(void)state;
+	struct result_info r = { .file = "k.py", .state = RESULT_COMPLETED,
+				 .verdict = RESULT_VERDICT_EXITED, .signal = 9 };
+	json_t *o = result_to_json(&r);
+	assert_int_equal(json_integer_value(json_object_get(o, "signal")), 9);
+	assert_null(json_object_get(o, "exit_code"));
+	assert_string_equal(json_string_value(json_object_get(o, "verdict")), "exited");
+	json_decref(o);
+}
 
 static void test_messages_tell_what_to_do(void **state)
 {
@@ -288,6 +324,8 @@ int main(void)
 #define T(f) cmocka_unit_test_setup_teardown(f, testdir_setup, testdir_teardown)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_messages_tell_what_to_do),
+		cmocka_unit_test(test_signal_instead_of_exit_code),
+		cmocka_unit_test(test_fallback_names),
 		cmocka_unit_test(test_state_and_verdict_names),
 		cmocka_unit_test(test_time_format),
 		T(test_write_full_document),

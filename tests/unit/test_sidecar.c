@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
+#include <unistd.h>
 
 #include "audit.h"
 #include "audit_fixture.h"
@@ -15,6 +16,7 @@
 #include "checkpoint.h"
 #include "macro.h"
 #include "note_sign.h"
+#include "sidecar.h"
 #include "testdir.h"
 
 static void test_note_sign_and_open(void **state)
@@ -195,6 +197,21 @@ static void not_a_sidecar(json_t *doc)
 	json_object_set_new(doc, "format", json_string("something-else/1"));
 }
 
+static void no_records(json_t *doc)
+{
+	json_object_set_new(doc, "records", json_array());
+}
+
+static void proof_not_hex(json_t *doc)
+{
+	json_array_set_new(json_object_get(record(doc, 1), "proof"), 0, json_string("not a hash"));
+}
+
+static void record_without_seq(json_t *doc)
+{
+	json_object_del(record(doc, 1), "seq");
+}
+
 static void test_sidecar_edits_fail(void **state)
 {
 	const char *dir = *state;
@@ -204,22 +221,28 @@ static void test_sidecar_edits_fail(void **state)
 	_cleanup_free_ char *orig = fixture_read(jl.sidecar, &len);
 	static const struct {
 		void (*fn)(json_t *);
-		const char *want;
+		const char *want, *also;
 	} cases[] = {
-		{ change_field, "FAIL seq=4: record content does not match its entry hash (changed record)" },
-		{ flip_proof, "FAIL seq=30: inclusion proof does not lead to the checkpoint root" },
-		{ drop_proof_step, "FAIL seq=3: inclusion proof does not lead to the checkpoint root" },
-		{ extra_proof_step, "FAIL seq=3: inclusion proof does not lead to the checkpoint root" },
-		{ renumber, "FAIL seq=31: sequence number goes back (duplicated or reordered record)" },
-		{ swap_checkpoint_size, "FAIL seq=3: " },
-		{ not_a_sidecar, "FAIL seq=0: " },
+		{ change_field, "FAIL seq=4: record content does not match its entry hash (changed record)", NULL },
+		{ flip_proof, "FAIL seq=30: inclusion proof does not lead to the checkpoint root", NULL },
+		{ drop_proof_step, "FAIL seq=3: inclusion proof does not lead to the checkpoint root", NULL },
+		{ extra_proof_step, "FAIL seq=3: inclusion proof does not lead to the checkpoint root", NULL },
+		{ renumber, "FAIL seq=31: sequence number goes back (duplicated or reordered record)", NULL },
+		{ swap_checkpoint_size, "FAIL seq=3: ", NULL },
+		{ not_a_sidecar, "FAIL seq=0: ", NULL },
+		{ no_records, "FAIL seq=0: ", "foo.audit: sidecar \"records\" must be a non-empty array" },
+		{ proof_not_hex, "FAIL seq=0: ", "foo.audit: sidecar record 1: proof step 0 is not a hex hash" },
+		{ record_without_seq, "FAIL seq=0: ",
+		  "foo.audit: sidecar record 1: needs \"seq\", \"record\" and \"proof\"" },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		fixture_write(jl.sidecar, orig, len);
 		mutate(jl.sidecar, cases[i].fn);
 		_cleanup_free_ char *line = verify_sidecar_line(jl.sidecar, jl.pub);
-		if (strncmp(line, cases[i].want, strlen(cases[i].want)) != 0)
-			fail_msg("case %zu: got '%s', want '%s...'", i, line, cases[i].want);
+		if (strncmp(line, cases[i].want, strlen(cases[i].want)) != 0 ||
+		    (cases[i].also && !strstr(line, cases[i].also)))
+			fail_msg("case %zu: got '%s', want '%s...%s'", i, line, cases[i].want,
+				 cases[i].also ? cases[i].also : "");
 	}
 	/* Another key: the checkpoint's signature is refused. */
 	fixture_write(jl.sidecar, orig, len);
@@ -228,6 +251,14 @@ static void test_sidecar_edits_fail(void **state)
 	_cleanup_free_ char *line = verify_sidecar_line(jl.sidecar, other);
 	assert_true(strncmp(line, "FAIL seq=3: ", 12) == 0);
 	assert_non_null(strstr(line, "no signature by key 'mai.test/audit'"));
+	/* Past the size a sidecar may have: not read, and said so. */
+	assert_int_equal(truncate(jl.sidecar, (off_t)SIDECAR_MAX_BYTES + 1), 0);
+	struct audit_verify_report rep;
+	assert_int_equal(audit_verify_sidecar(jl.sidecar, jl.pub, &rep), -EFBIG);
+	_cleanup_free_ char *big = audit_verify_report_line(&rep);
+	audit_verify_report_clear(&rep);
+	if (strncmp(big, "FAIL seq=0: ", 12) != 0 || !strstr(big, "foo.audit: cannot read: File too large"))
+		fail_msg("a sidecar past the limit: %s", big);
 	free(jl.sidecar);
 	free(jl.pub);
 }

@@ -42,6 +42,37 @@ static void test_output_cap_and_missing_program(void **state)
 	assert_null(out);
 }
 
+/* An output larger than the first buffer (64 KiB) is read whole. */
+static void test_large_output_whole(void **state)
+{
+	char *big[] = { "sh", "-c", "head -c 300000 /dev/zero | tr '\\0' y", NULL };
+	char *out = NULL;
+	size_t len = 0;
+
+	assert_int_equal(subprocess_capture(big, 10000, 1 << 20, false, &out, &len), 0);
+	assert_int_equal(len, 300000);
+	assert_int_equal(strspn(out, "y"), 300000);
+	free(out);
+}
+
+/* A program is looked up in PATH, or in /bin and /usr/bin without one. */
+static void test_find_program(void **state)
+{
+	char *saved = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+	assert_null(subprocess_find_program("mai-no-such-program"));
+	assert_int_equal(setenv("PATH", "/nonexistent:/bin", 1), 0);
+	char *sh = subprocess_find_program("sh");
+	assert_string_equal(sh, "/bin/sh");
+	free(sh);
+	assert_int_equal(unsetenv("PATH"), 0);
+	sh = subprocess_find_program("sh");
+	assert_string_equal(sh, "/bin/sh");
+	free(sh);
+	if (saved)
+		setenv("PATH", saved, 1);
+	free(saved);
+}
+
 static void test_timeout_kills(void **state)
 {
 	char *argv[] = { "sleep", "30", NULL };
@@ -91,6 +122,8 @@ int main(void)
 		cmocka_unit_test(test_output_and_status),
 		cmocka_unit_test(test_output_cap_and_missing_program),
 		cmocka_unit_test(test_timeout_kills),
+		cmocka_unit_test(test_large_output_whole),
+		cmocka_unit_test(test_find_program),
 		cmocka_unit_test(test_child_signals_are_default),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -89,6 +89,13 @@ static void test_status_passed_through_verbatim(void **state)
 	size_t size = 0;
 	assert_int_equal(view_content_size(ctx, &p, &size), 0);
 	assert_int_equal(size, strlen(expect));
+	/* With its newline already: not a second one. */
+	write_file(sdir, "status.json", expect);
+	f = NULL;
+	assert_int_equal(view_content_build(ctx, &p, &f), 0);
+	assert_int_equal(f->len, strlen(expect));
+	assert_memory_equal(f->data, expect, f->len);
+	view_file_free(f);
 	view_ctx_free(ctx);
 }
 
@@ -150,6 +157,44 @@ static void test_status_garbage(void **state)
 	const char *err = json_string_value(json_object_get(j, "error"));
 	assert_non_null(strstr(err, "status.json is not a JSON object (line 2"));
 	json_decref(j);
+	/* Not a file at all: said so, not taken for an agent that never ran. */
+	_cleanup_free_ char *st = xasprintf("%s/status.json", sdir);
+	assert_int_equal(unlink(st), 0);
+	assert_int_equal(mkdir(st, 0755), 0);
+	j = build_json(ctx, "/status.json");
+	assert_true(json_is_null(json_object_get(j, "running")));
+	err = json_string_value(json_object_get(j, "error"));
+	if (strncmp(err, "cannot read ", 12) != 0 || !strstr(err, "/status.json: "))
+		fail_msg("%s", err);
+	json_decref(j);
+	view_ctx_free(ctx);
+}
+
+/* Results the agent could not place in the drop directory are in
+ * state/unplaced under a flat name ('%25' for '%', '%2E' for a leading '.',
+ * '%2F' for '/'): runs/ lists them under their script's name, once when the
+ * drop directory has one too; those of subdirectories are not listed. */
+static void test_runs_include_unplaced_results(void **state)
+{
+	const char *dir = *state;
+	struct view_ctx *ctx = make_ctx(dir, true);
+	_cleanup_free_ char *drop = xasprintf("%s/drop", dir);
+	_cleanup_free_ char *unplaced = xasprintf("%s/state/unplaced", dir);
+	assert_int_equal(mkdir(unplaced, 0700), 0);
+	write_file(drop, "both.result.json", "{}");
+	write_file(unplaced, "both.result.json", "{}");
+	write_file(unplaced, "per%25cent.result.json", "{}");
+	write_file(unplaced, "sub%2Fdeep.result.json", "{}");
+	write_file(unplaced, "only.result.json", "{}");
+
+	char **names = NULL;
+	size_t n = 0;
+	assert_int_equal(view_runs_list(ctx, &names, &n), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(names[0], "both");
+	assert_string_equal(names[1], "only");
+	assert_string_equal(names[2], "per%cent");
+	view_runs_free(names, n);
 	view_ctx_free(ctx);
 }
 
@@ -162,6 +207,7 @@ static void test_runs_hostile_names_and_types(void **state)
 	write_file(drop, "foo.audit", "AUDIT");
 	write_file(drop, "bar.result.json", "{}");
 	write_file(drop, "a\nb.result.json", "{}");
+	write_file(drop, "cut\xc3.result.json", "{}"); /* a character cut short */
 	write_file(drop, ".hidden.result.json", "{}");
 	write_file(drop, ".result.json", "{}");
 	write_file(drop, "notes.txt", "x");
@@ -267,6 +313,7 @@ int main(void)
 		T(test_status_of_stuck_agent),
 		T(test_status_garbage),
 		T(test_runs_hostile_names_and_types),
+		T(test_runs_include_unplaced_results),
 		T(test_content_is_held_while_open),
 		T(test_no_drop_dir_means_no_runs),
 		T(test_pubkey_missing_is_enoent),

@@ -127,6 +127,28 @@ static void test_new_records_are_seen(void **state)
 	view_log_free(vl);
 }
 
+/* A damaged record (a line too short to be one, appended by someone) is an
+ * error that names it, not an empty entry. */
+static void test_damaged_record_is_an_error(void **state)
+{
+	_cleanup_free_ char *logdir = write_log(*state, 2);
+	_cleanup_free_ char *seg = xasprintf("%s/seg-000000000000.log", logdir);
+	FILE *f = fopen(seg, "a");
+	assert_non_null(f);
+	fputs("x\n", f);
+	fclose(f);
+	struct view_log *vl = view_log_new(logdir, NULL);
+	char *err = NULL, *text = NULL;
+	size_t len;
+	assert_int_equal(view_log_entry(vl, 3, &text, &len, &err), -EIO);
+	assert_null(text);
+	_cleanup_free_ char *want = xasprintf("cannot read record 3 of the audit log in %s: ", logdir);
+	if (!err || strncmp(err, want, strlen(want)) != 0)
+		fail_msg("the error: %s", err ? err : "(none)");
+	free(err);
+	view_log_free(vl);
+}
+
 static void test_no_log(void **state)
 {
 	_cleanup_free_ char *logdir = xasprintf("%s/none", (const char *)*state);
@@ -162,6 +184,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_log_files_match_the_library),
 		T(test_new_records_are_seen),
+		T(test_damaged_record_is_an_error),
 		T(test_no_log),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

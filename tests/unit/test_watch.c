@@ -356,6 +356,33 @@ static void test_recursive_subdirectories(void **state)
 	assert_int_equal(c->seen.n, 2);
 	assert_seen_once(c, "sub/old.py");
 	assert_seen_once(c, "sub/deeper/new.py");
+
+	/* A subdirectory renamed: its scripts are reported under the new
+	 * name, and what is written in it later too; nothing under the old. */
+	_cleanup_free_ char *moved = path_in(c, "moved");
+	seen_clear(&c->seen);
+	assert_int_equal(rename(sub, moved), 0);
+	pump(c, SETTLE_MS);
+	write_in_place(c, "moved/deeper/late.py", "x=4\n");
+	pump(c, 3 * SETTLE_MS);
+	assert_seen_once(c, "moved/deeper/late.py");
+	for (size_t i = 0; i < c->seen.n; i++)
+		if (strncmp(c->seen.names[i], "sub/", 4) == 0)
+			fail_msg("%s reported under the old name", c->seen.names[i]);
+	/* Removed: nothing more from it, and a new one of that name is watched. */
+	_cleanup_free_ char *late = path_in(c, "moved/deeper/late.py"), *nw = path_in(c, "moved/deeper/new.py");
+	_cleanup_free_ char *mdeep = path_in(c, "moved/deeper");
+	assert_int_equal(unlink(late), 0);
+	assert_int_equal(unlink(nw), 0);
+	assert_int_equal(rmdir(mdeep), 0);
+	pump(c, SETTLE_MS);
+	assert_int_equal(mkdir(mdeep, 0755), 0);
+	pump(c, SETTLE_MS);
+	seen_clear(&c->seen);
+	write_in_place(c, "moved/deeper/again.py", "x=5\n");
+	pump(c, 3 * SETTLE_MS);
+	assert_int_equal(c->seen.n, 1);
+	assert_seen_once(c, "moved/deeper/again.py");
 }
 
 static void test_missing_drop_dir_is_an_error(void **state)

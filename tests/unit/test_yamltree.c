@@ -4,6 +4,8 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include "yamltree.h"
 
@@ -74,6 +76,8 @@ static const struct {
 	  "t.yaml:2:1: malformed YAML: did not find expected ',' or ']' (while parsing a flow sequence at line 1); expected consistent indentation, 'key: value' pairs and balanced quotes and brackets" },
 	{ "a: \xff\n",
 	  "t.yaml:1:4: malformed YAML: invalid leading UTF-8 octet; expected UTF-8 text" },
+	{ "a: 1\nbb: \xff\n",
+	  "t.yaml:2:5: malformed YAML: invalid leading UTF-8 octet; expected UTF-8 text" },
 };
 
 static void test_errors_name_position_and_fix(void **state)
@@ -121,6 +125,24 @@ static void test_missing_file(void **state)
 	free(err);
 }
 
+static void test_file_too_large(void **state)
+{
+	char path[] = "/tmp/mai-yaml.XXXXXX";
+	int fd = mkstemp(path);
+	struct yt_node *root = NULL;
+	char *err = NULL;
+	(void)state;
+
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, YT_MAX_FILE_SIZE + 1), 0);
+	close(fd);
+	assert_int_equal(yt_parse_file(path, &root, &err), -EFBIG);
+	unlink(path);
+	assert_null(root);
+	assert_non_null(strstr(err, ": file is larger than 4194304 bytes; expected a small YAML file"));
+	free(err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -128,6 +150,7 @@ int main(void)
 		cmocka_unit_test(test_empty_document_is_null),
 		cmocka_unit_test(test_errors_name_position_and_fix),
 		cmocka_unit_test(test_depth_limit),
+		cmocka_unit_test(test_file_too_large),
 		cmocka_unit_test(test_missing_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
