@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -141,6 +142,14 @@ enum mountutil_state mountutil_probe(const char *path, char **detail)
 		return MOUNTUTIL_READY;
 	_cleanup_free_ char *fstype = NULL;
 	if (mountutil_find("/proc/self/mountinfo", canon, &fstype) == 0) {
+		/* The kernel answers stat() of a FUSE mount's root from its
+		 * attribute cache for a while after the server died (kill -9);
+		 * statfs() always asks the server. */
+		struct statfs sf;
+		if (strncmp(fstype, "fuse", 4) == 0 && statfs(path, &sf) < 0 && errno == ENOTCONN) {
+			*detail = xasprintf("%s: %s", path, strerror(ENOTCONN));
+			return MOUNTUTIL_STALE;
+		}
 		*detail = xasprintf("%s is already a mount point (%s)", canon, fstype);
 		return MOUNTUTIL_MOUNTED;
 	}

@@ -229,6 +229,10 @@ high hup | as1 tee "$T/drop/after_hup.py" > /dev/null
 expect "$U1" tee 1 "after SIGHUP" after_hup
 
 # --- kill -9: a stale mount, cleared at the next start ---
+# The root's attributes are fresh in the kernel's cache (1 s): its stat()
+# still answers from there after the kill, and the start must not take
+# that for a live agent's mount.
+stat "$T/drop" > /dev/null
 kill -9 "$PID"
 wait "$PID" 2> /dev/null
 PID=
