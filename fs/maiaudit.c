@@ -7,7 +7,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <poll.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -17,6 +19,8 @@
 #include "mountutil.h"
 #include "view_content.h"
 #include "view_fuse.h"
+/* after view_fuse.h, which sets FUSE_USE_VERSION */
+#include <fuse_lowlevel.h>
 #include "view_log.h"
 
 
@@ -155,6 +159,25 @@ static int prepare_mountpoint(const char *mnt)
 	return -EIO;
 }
 
+/* Requests the kernel queued before the loop ended (the release of a
+ * directory a reader closed just before the signal): answered before the
+ * unmount, so that libfuse frees what it keeps for each open directory. A
+ * handle still open then is left to the file system's destroy. (A request
+ * one of fuse_loop_mt()'s threads had already read when the loop ended is
+ * dropped by libfuse itself: its directory record then leaks at exit.) */
+static void drain_queued(struct fuse_session *se)
+{
+	struct fuse_buf buf = { 0 };
+	struct pollfd pfd = { .fd = fuse_session_fd(se), .events = POLLIN };
+	fuse_session_reset(se);
+	for (int n = 0; n < 64 && poll(&pfd, 1, 20) == 1 && (pfd.revents & POLLIN); n++) {
+		if (fuse_session_receive_buf(se, &buf) <= 0)
+			break;
+		fuse_session_process_buf(se, &buf);
+	}
+	free(buf.mem);
+}
+
 static int serve(const struct options *o, const struct paths *p, const char *mnt,
 		 struct view_ctx *ctx, int logfd)
 {
@@ -209,6 +232,7 @@ static int serve(const struct options *o, const struct paths *p, const char *mnt
 		log_warnx("the FUSE loop ended with an error (%d); unmounting %s", r, mnt);
 	else
 		log_info("stopping: unmounting %s", mnt);
+	drain_queued(se);
 	ret = EXIT_OK;
 out_signals:
 	fuse_remove_signal_handlers(se);
