@@ -228,6 +228,8 @@ static void test_chmod_graded_by_mode_bits(void **state)
 		{ "os.chmod(p, m)", "MAI063", ASSESS_SEV_MEDIUM },
 		{ "pathlib.Path('x').chmod(0o777)", "MAI061", ASSESS_SEV_HIGH },
 		{ "pathlib.Path('x').chmod(0o600)", "MAI064", ASSESS_SEV_LOW },
+		/* The method of an object nobody can name takes its mode first. */
+		{ "def f(paths):\n    paths[0].chmod(0o777)", "MAI061", ASSESS_SEV_HIGH },
 	};
 	struct assess_rules *rules = load(*state, NULL);
 

@@ -236,6 +236,52 @@ static void test_descriptor_bandit_id_and_markdown(void **state)
 	assess_result_clear(&r);
 }
 
+static json_t *run_rule(json_t *doc, size_t run, size_t i)
+{
+	return json_array_get(json_object_get(json_object_get(json_object_get(
+		json_array_get(json_object_get(doc, "runs"), run), "tool"), "driver"), "rules"), i);
+}
+
+/* A built-in rule's descriptor takes its name and description from
+ * assess_rule_doc.c; another tool's rule is named by its id and described
+ * by its message, with the CWE's name in the help. */
+static void test_descriptor_names_and_cwe(void **state)
+{
+	struct assess_result r = { 0 };
+	struct assess_sarif s;
+	struct assess_finding native = {
+		.rule_id = (char *)"MAI001", .severity = ASSESS_SEV_HIGH, .confidence = ASSESS_SEV_HIGH,
+		.cwe = 78, .line = 1, .col = 1, .message = (char *)"starts a process through the shell",
+		.source = (char *)"mai",
+	};
+	struct assess_finding bandit = {
+		.rule_id = (char *)"B324", .severity = ASSESS_SEV_HIGH, .confidence = ASSESS_SEV_HIGH,
+		.cwe = 327, .line = 1, .col = 1, .message = (char *)"Use of weak MD5 hash for security",
+		.source = (char *)"bandit",
+	};
+
+	(void)state;
+	assess_result_add(&r, &native);
+	assess_result_add(&r, &bandit);
+	assess_sarif_init(&s, "/work/repo", 1, 0);
+	assess_sarif_add(&s, "a.py", "x\n", 2, &r);
+	json_t *doc = assess_sarif_finish(&s);
+	json_t *d = run_rule(doc, ASSESS_SARIF_NATIVE, 0);
+	assert_string_equal(json_string_value(json_object_get(d, "id")), "MAI001");
+	assert_string_equal(json_string_value(json_object_get(d, "name")), "ShellCommand");
+	const char *full = json_string_value(json_object_get(json_object_get(d, "fullDescription"), "text"));
+	if (strncmp(full, "Calls os.system, os.popen", 25) != 0)
+		fail_msg("fullDescription: %s", full);
+	d = run_rule(doc, ASSESS_SARIF_BANDIT, 0);
+	assert_string_equal(json_string_value(json_object_get(d, "id")), "B324");
+	assert_null(json_object_get(d, "name"));
+	const char *help = json_string_value(json_object_get(json_object_get(d, "help"), "text"));
+	if (!strstr(help, " CWE-327: Use of a Broken or Risky Cryptographic Algorithm."))
+		fail_msg("help: %s", help);
+	json_decref(doc);
+	assess_result_clear(&r);
+}
+
 /* A rejected file's result points at the first byte that is not text:
  * its line, and its column in code points. */
 static void test_rejection_region(void **state)
@@ -273,6 +319,7 @@ int main(void)
 		cmocka_unit_test(test_regions_at_the_edges_and_uris),
 		cmocka_unit_test(test_rejection_region),
 		cmocka_unit_test(test_descriptor_bandit_id_and_markdown),
+		cmocka_unit_test(test_descriptor_names_and_cwe),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
