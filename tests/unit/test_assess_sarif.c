@@ -282,6 +282,97 @@ static void test_descriptor_names_and_cwe(void **state)
 	assess_result_clear(&r);
 }
 
+/* The fingerprint of a finding of the native run i (the file's only one). */
+static const char *fingerprint_of(json_t *doc, size_t i)
+{
+	json_t *res = json_array_get(json_object_get(json_array_get(json_object_get(doc, "runs"), 0),
+						     "results"), i);
+	return json_string_value(json_object_get(json_object_get(res, "partialFingerprints"),
+						 "primaryLocationLineHash"));
+}
+
+/* primaryLocationLineHash: the rule and the line's text with its white
+ * space folded, and the occurrence: re-indenting a line or changing the
+ * width of its spaces keeps it, taking a space out or editing changes it;
+ * the second identical line is ":2". */
+static void test_fingerprints_fold_white_space(void **state)
+{
+	static const char *const lines[] = {
+		"os.system('ls', x)",     /* 0 */
+		"    os.system('ls', x)", /* 1: re-indented */
+		"os.system('ls',  x)  ",  /* 2: wider spaces, trailing ones */
+		"os.system('ls',x)",      /* 3: a space taken out */
+		"os.system('ls', y)",     /* 4: edited */
+	};
+	char *fp[ARRAY_SIZE(lines)];
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(lines); i++) {
+		struct assess_result r = { 0 };
+		struct assess_sarif s;
+		add_finding(&r, "LOCAL1", ASSESS_SEV_LOW, ASSESS_SEV_LOW, 0, 1, 1);
+		assess_sarif_init(&s, "/work/repo", 0, 0);
+		assess_sarif_add(&s, "a.py", lines[i], strlen(lines[i]), &r);
+		json_t *doc = assess_sarif_finish(&s);
+		fp[i] = xstrdup(fingerprint_of(doc, 0));
+		json_decref(doc);
+		assess_result_clear(&r);
+	}
+	assert_string_equal(fp[0], fp[1]);
+	assert_string_equal(fp[0], fp[2]);
+	assert_string_not_equal(fp[0], fp[3]);
+	assert_string_not_equal(fp[0], fp[4]);
+	assert_true(strlen(fp[0]) == 18 && !strcmp(fp[0] + 16, ":1"));
+
+	struct assess_result r = { 0 };
+	struct assess_sarif s;
+	const char *src = "os.system('ls', x)\n  os.system('ls', x)\n";
+	add_finding(&r, "LOCAL1", ASSESS_SEV_LOW, ASSESS_SEV_LOW, 0, 1, 1);
+	add_finding(&r, "LOCAL1", ASSESS_SEV_LOW, ASSESS_SEV_LOW, 0, 2, 3);
+	assess_sarif_init(&s, "/work/repo", 0, 0);
+	assess_sarif_add(&s, "a.py", src, strlen(src), &r);
+	json_t *doc = assess_sarif_finish(&s);
+	assert_string_equal(fingerprint_of(doc, 0), fp[0]);
+	assert_true(strncmp(fingerprint_of(doc, 1), fp[0], 16) == 0);
+	assert_string_equal(fingerprint_of(doc, 1) + 16, ":2");
+	json_decref(doc);
+	assess_result_clear(&r);
+	for (size_t i = 0; i < ARRAY_SIZE(lines); i++)
+		free(fp[i]);
+}
+
+/* Columns count code points: after characters of two bytes on its line, a
+ * finding's region still starts on its name. */
+static void test_regions_after_multibyte_characters(void **state)
+{
+	struct assess_rules *rules = NULL;
+	struct assess_result r;
+	struct assess_sarif s;
+	char *err = NULL;
+	const char *src = "import os as \xc3\xb6s\nx = '\xc3\xa9'; \xc3\xb6s.system('ls')\n";
+
+	(void)state;
+	assert_int_equal(assess_rules_load(NULL, &rules, &err), 0);
+	assert_int_equal(assess_source(rules, "a.py", (const uint8_t *)src, strlen(src), &r), 0);
+	assess_sarif_init(&s, "/work/repo", 0, 0);
+	assess_sarif_add(&s, "a.py", src, strlen(src), &r);
+	json_t *doc = assess_sarif_finish(&s);
+	size_t i = 0;
+	while (i < r.n_findings && strcmp(r.findings[i].rule_id, "MAI001") != 0)
+		i++;
+	assert_true(i < r.n_findings);
+	assert_int_equal(r.findings[i].line, 2);
+	json_t *region = result_region(doc, i, "region");
+	/* "x = '\xc3\xa9'; \xc3\xb6s.system": MAI001 at the callee's last name, column 13. */
+	assert_int_equal(r.findings[i].col, 13);
+	assert_int_equal(json_integer_value(json_object_get(region, "startColumn")), 13);
+	assert_string_equal(snippet_of(region), "system");
+	assert_int_equal(json_integer_value(json_object_get(region, "endColumn")), 19);
+	json_decref(doc);
+	assess_result_clear(&r);
+	assess_rules_free(rules);
+}
+
 /* A rejected file's result points at the first byte that is not text:
  * its line, and its column in code points. */
 static void test_rejection_region(void **state)
@@ -320,6 +411,8 @@ int main(void)
 		cmocka_unit_test(test_rejection_region),
 		cmocka_unit_test(test_descriptor_bandit_id_and_markdown),
 		cmocka_unit_test(test_descriptor_names_and_cwe),
+		cmocka_unit_test(test_fingerprints_fold_white_space),
+		cmocka_unit_test(test_regions_after_multibyte_characters),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
