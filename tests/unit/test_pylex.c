@@ -191,6 +191,18 @@ static void test_encodings(void **state)
 	assert_string_equal(s, "N:x@2:1 O:=@2:3 S:café@2:5");
 	free(s);
 
+	/* cp1252's bytes 0x80..0x9F that it defines, each to its character */
+	const char cp1252[] = "# coding: cp1252\nx = '\x80\x82\x83\x84\x85\x86\x87\x88\x89\x8a\x8b"
+			      "\x8c\x8e\x91\x92\x93\x94\x95\x96\x97\x98\x99\x9a\x9b\x9c\x9e\x9f'\n";
+	s = lex_all(cp1252, sizeof(cp1252) - 1);
+	assert_string_equal(s, "N:x@2:1 O:=@2:3 S:"
+			       "\xe2\x82\xac\xe2\x80\x9a\xc6\x92\xe2\x80\x9e\xe2\x80\xa6\xe2\x80\xa0"
+			       "\xe2\x80\xa1\xcb\x86\xe2\x80\xb0\xc5\xa0\xe2\x80\xb9\xc5\x92\xc5\xbd"
+			       "\xe2\x80\x98\xe2\x80\x99\xe2\x80\x9c\xe2\x80\x9d\xe2\x80\xa2\xe2\x80\x93"
+			       "\xe2\x80\x94\xcb\x9c\xe2\x84\xa2\xc5\xa1\xe2\x80\xba\xc5\x93\xc5\xbe"
+			       "\xc5\xb8@2:5");
+	free(s);
+
 	const char utf7[] = "#!/usr/bin/python\n# vim: set fileencoding=utf_7 :\nx = 1\n";
 	assert_int_equal(pylex_open(&lx, (const uint8_t *)utf7, sizeof(utf7) - 1, &reason, &off), 0);
 	assert_int_equal(lx.encoding_status, PYLEX_ENC_ABUSABLE);
