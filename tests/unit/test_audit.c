@@ -66,6 +66,11 @@ static void test_append_reopen_read_verify(void **state)
 	_cleanup_free_ char *log_dir = xasprintf("%s/audit", dir);
 	assert_int_equal(audit_reader_open(log_dir, &r, &err), 0);
 	assert_int_equal(audit_reader_count(r), 17);
+	/* The head is the last record's entry hash, the one verify names. */
+	char head[65];
+	assert_int_equal(audit_reader_head_hex(r, head), 0);
+	assert_int_equal(strlen(head), 64);
+	assert_memory_equal(line2 + 13, head, 64);
 	_cleanup_free_ char *json = NULL;
 	size_t len;
 	assert_int_equal(audit_reader_get_json(r, 10, &json, &len), 0);
