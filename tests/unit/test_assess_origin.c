@@ -228,6 +228,10 @@ static void test_chmod_graded_by_mode_bits(void **state)
 		{ "os.chmod(p, m)", "MAI063", ASSESS_SEV_MEDIUM },
 		{ "pathlib.Path('x').chmod(0o777)", "MAI061", ASSESS_SEV_HIGH },
 		{ "pathlib.Path('x').chmod(0o600)", "MAI064", ASSESS_SEV_LOW },
+		/* Modes computed from constants are folded. */
+		{ "os.chmod(p, 0o1777 - 0o1000)", "MAI061", ASSESS_SEV_HIGH },
+		{ "os.chmod(p, 0o777 & 0o755)", "MAI062", ASSESS_SEV_MEDIUM },
+		{ "os.chmod(p, 0o700 ^ 0o070)", "MAI062", ASSESS_SEV_MEDIUM },
 		/* The method of an object nobody can name takes its mode first. */
 		{ "def f(paths):\n    paths[0].chmod(0o777)", "MAI061", ASSESS_SEV_HIGH },
 	};
