@@ -259,6 +259,37 @@ static void test_escapes_encode_every_utf8_length(void **state)
 	free(s);
 }
 
+/* 200 nested blocks: each line one level deeper, back to 0 at the end. */
+static void test_deep_indentation(void **state)
+{
+	struct pylex lx;
+	struct pytok_vec v = { 0 };
+	const char *reason;
+	size_t off, n = 0, len = 0;
+	char *src = xmalloc(200 * 210 + 16);
+
+	(void)state;
+	for (size_t d = 0; d < 200; d++) {
+		memset(src + len, ' ', d);
+		len += d;
+		len += (size_t)sprintf(src + len, "if x:\n");
+	}
+	memset(src + len, ' ', 200);
+	len += 200;
+	len += (size_t)sprintf(src + len, "y = 1\nz = 2\n");
+	assert_int_equal(pylex_open(&lx, (const uint8_t *)src, len, &reason, &off), 0);
+	while (pylex_statement(&lx, &v)) {
+		assert_int_equal(v.indent, n <= 200 ? n : 0);
+		n++;
+	}
+	assert_int_equal(n, 202);
+	assert_int_equal(lx.max_indent, 200);
+	assert_null(lx.error);
+	pytok_vec_free(&v);
+	pylex_close(&lx);
+	free(src);
+}
+
 static void test_indentation_depth_and_unterminated(void **state)
 {
 	struct pylex lx;
@@ -298,6 +329,7 @@ int main(void)
 		cmocka_unit_test(test_rejections_with_offsets),
 		cmocka_unit_test(test_encodings),
 		cmocka_unit_test(test_escapes_encode_every_utf8_length),
+		cmocka_unit_test(test_deep_indentation),
 		cmocka_unit_test(test_indentation_depth_and_unterminated),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
