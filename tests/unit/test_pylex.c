@@ -49,6 +49,12 @@ static void test_tokens_positions_and_joining(void **state)
 		" N:y@4:1 O:=@4:3 N:a@4:5 O:.@4:6 N:b@4:7 O:(@5:3 D:3@5:4 O:)@5:5 |"
 		" N:z@8:1 O:=@8:3 S:é@8:5 O:;@8:8 N:w@8:10 O:=@8:12 N:x@8:14");
 	free(s);
+	/* an exponent's sign is the number's; a hex number has no exponent */
+	const char num[] = "n = 1e+5 - 2.5E-3 + 0x1e-1\n";
+	s = lex_all(num, sizeof(num) - 1);
+	assert_string_equal(s, "N:n@1:1 O:=@1:3 D:1e+5@1:5 O:-@1:10 D:2.5E-3@1:12 O:+@1:19 D:0x1e@1:21"
+			       " O:-@1:25 D:1@1:26");
+	free(s);
 }
 
 /* Line and column of byte offset off, counted the plain way: '\n', '\r\n'
