@@ -202,6 +202,12 @@ static void test_encodings(void **state)
 	assert_string_equal(s, "N:x@2:1 O:=@2:3 S:café@2:5");
 	free(s);
 
+	/* the cookie's comment may be indented (PEP 263: [ \t\f]* before '#') */
+	const char indented[] = " \t\f# vim: set fileencoding=latin-1 :\nx = 'caf\xe9'\n";
+	s = lex_all(indented, sizeof(indented) - 1);
+	assert_string_equal(s, "N:x@2:1 O:=@2:3 S:café@2:5");
+	free(s);
+
 	/* cp1252's bytes 0x80..0x9F that it defines, each to its character */
 	const char cp1252[] = "# coding: cp1252\nx = '\x80\x82\x83\x84\x85\x86\x87\x88\x89\x8a\x8b"
 			      "\x8c\x8e\x91\x92\x93\x94\x95\x96\x97\x98\x99\x9a\x9b\x9c\x9e\x9f'\n";
