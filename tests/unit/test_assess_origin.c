@@ -223,6 +223,8 @@ static void test_chmod_graded_by_mode_bits(void **state)
 		{ "os.chmod(p, 0o664)", "MAI062", ASSESS_SEV_MEDIUM },
 		{ "os.chmod(p, stat.S_IXOTH)", "MAI062", ASSESS_SEV_MEDIUM },
 		{ "os.chmod(p, stat.S_IRWXU | stat.S_IRGRP)", "MAI064", ASSESS_SEV_LOW },
+		{ "os.chmod(p, stat.S_IREAD | stat.S_IWRITE)", "MAI064", ASSESS_SEV_LOW },
+		{ "os.chmod(p, stat.S_IREAD | stat.S_IEXEC)", "MAI064", ASSESS_SEV_LOW },
 		{ "os.chmod(p, 0o644)", "MAI064", ASSESS_SEV_LOW },
 		{ "os.chmod(p, 0o600)", "MAI064", ASSESS_SEV_LOW },
 		{ "os.chmod(p, m)", "MAI063", ASSESS_SEV_MEDIUM },
