@@ -404,6 +404,8 @@ def main():
     ap.add_argument("--only", help="FILE:LINE,...: every mutant of these lines")
     ap.add_argument("--retry", help="an earlier report.json: its survivors again")
     args = ap.parse_args()
+    # The test table names programs by absolute path: so must the build.
+    args.build = os.path.abspath(args.build)
     os.nice(10)
     modules = args.modules.split(",")
     for m in modules:
