@@ -56,6 +56,18 @@ static void bind_value(struct pya_ctx *c, const struct pytok *t, const struct py
 	case PYA_V_STR: b.kind = PYA_BIND_CONST; b.s = v->s; break;
 	case PYA_V_NUM: b.kind = PYA_BIND_NUM; b.num = v->num; break;
 	case PYA_V_DECODED: b.kind = PYA_BIND_DECODED; break;
+	/* A namespace held in a name is still one: ns = vars(os); ns['system']. */
+	case PYA_V_GLOBALS:
+		b.kind = PYA_BIND_NS;
+		b.s = v->s;
+		b.ns_module = v->ns_module;
+		break;
+	case PYA_V_MODULES: b.kind = PYA_BIND_MODULES; break;
+	/* parts = [b64decode(...)]: what is taken of it is decoded data. */
+	case PYA_V_LIST:
+		if (pya_items_decoded(v))
+			b.kind = PYA_BIND_DECODED;
+		break;
 	default: break;
 	}
 	pya_scope_bind(c->scope, t->s, t->n, &b);

@@ -96,6 +96,14 @@ void pya_resolve_name(struct pya_ctx *c, const struct pytok *t, struct pya_val *
 		case PYA_BIND_DECODED:
 			out->k = PYA_V_DECODED;
 			break;
+		case PYA_BIND_NS:
+			out->k = PYA_V_GLOBALS;
+			out->s = xstrdup(b->s);
+			out->ns_module = !!b->ns_module;
+			break;
+		case PYA_BIND_MODULES:
+			out->k = PYA_V_MODULES;
+			break;
 		default:
 			out->meth_tok = t; /* a local: its calls are reported by name */
 			out->guess_local = 1;
