@@ -151,6 +151,12 @@ static void test_fstring_fields_are_tokens(void **state)
 		"F:f'@1:1 N:a@1:4 O:,@1:5 N:w@1:10 O:,@1:11 N:b@1:21 O:(@1:22 S:}@1:23 O:)@1:26"
 		" O:,@1:27 E:@1:28 O:+@1:30 F:rf\"@1:32 N:c@1:36 O:,@1:37 E:@1:38");
 	free(s);
+	/* after a field's expression: '=' (self-documenting), a conversion, a spec */
+	const char ends[] = "f'{x=}{{{y!s}}}{z:{w}}'\n";
+	s = lex_all(ends, sizeof(ends) - 1);
+	assert_string_equal(s, "F:f'@1:1 N:x@1:4 O:,@1:5 N:y@1:10 O:,@1:11 N:z@1:17 O:,@1:18 N:w@1:20"
+			       " O:,@1:21 E:@1:23");
+	free(s);
 	/* "!=" in a field is an operator, "!r" the conversion */
 	const char ne[] = "f'{a != b}{c!r}'\n";
 	s = lex_all(ne, sizeof(ne) - 1);
