@@ -215,8 +215,8 @@ static void attribute(struct pya_ctx *c, const struct pytok *name, struct pya_va
 		return; /* methods of decoded data: still decoded data */
 	if (v->k == PYA_V_REF) {
 		if (pytok_is(name, PYT_NAME, "__dict__")) {
+			/* What is taken out of it is marked hidden there. */
 			v->k = PYA_V_GLOBALS;
-			v->dynamic = 1;
 			return;
 		}
 		/* The name grows in place: "os" -> "os.path" -> "os.path.join". */
