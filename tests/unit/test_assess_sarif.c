@@ -349,7 +349,10 @@ static void test_regions_after_multibyte_characters(void **state)
 	struct assess_result r;
 	struct assess_sarif s;
 	char *err = NULL;
-	const char *src = "import os as \xc3\xb6s\nx = '\xc3\xa9'; \xc3\xb6s.system('ls')\n";
+	/* line 1 ends in two-byte characters: a region measured from before
+	 * line 2's start would count them */
+	const char *src = "import os as \xc3\xb6s  # \xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\n"
+			  "x = '\xc3\xa9'; \xc3\xb6s.system('ls')\n";
 
 	(void)state;
 	assert_int_equal(assess_rules_load(NULL, &rules, &err), 0);
