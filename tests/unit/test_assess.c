@@ -393,6 +393,24 @@ static void test_rule_errors_are_positioned(void **state)
 	expect_error(*state, "rules: {}\n", "1:8: rules is not a list; expected a list of rules (- id: ...)");
 	expect_error(*state, "thresholds: {medium: 60, high: 50}\n",
 		     "1:13: thresholds out of order; expected medium < high < blocked");
+	/* equal thresholds are out of order too: a level would be empty */
+	expect_error(*state, "thresholds: {medium: 50, high: 50}\n",
+		     "1:13: thresholds out of order; expected medium < high < blocked");
+	expect_error(*state, "thresholds: {high: 90, blocked: 90}\n",
+		     "1:13: thresholds out of order; expected medium < high < blocked");
+
+	/* A list of one may be written as its one string. */
+	char *err = NULL;
+	struct assess_result r;
+	struct assess_rules *rules = load(*state, "rules:\n  - {id: S1, match: {call: frob.nicate},"
+					  " severity: HIGH, message: m}\n", &err);
+	if (!rules)
+		fail_msg("%s", err);
+	assess(rules, "import frob\nfrob.nicate()\n", &r);
+	assert_int_equal(r.n_findings, 1);
+	assert_string_equal(r.findings[0].rule_id, "S1");
+	assess_result_clear(&r);
+	assess_rules_free(rules);
 }
 
 /* Adversarial inputs: each must finish (the suite's timeout bounds it) without

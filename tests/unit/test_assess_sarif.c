@@ -376,6 +376,29 @@ static void test_regions_after_multibyte_characters(void **state)
 	assess_rules_free(rules);
 }
 
+/* A note of Bandit's (it could not do its work on a file) fails Bandit's
+ * run, not the native one, and is told there as an error. */
+static void test_analyzer_note_fails_its_run(void **state)
+{
+	struct assess_result r = { 0 };
+	struct assess_sarif s;
+
+	(void)state;
+	assess_result_add_note(&r, "bandit: timed out after 30 s");
+	assess_sarif_init(&s, "/work/repo", 1, 0);
+	assess_sarif_add(&s, "a.py", "x\n", 2, &r);
+	json_t *doc = assess_sarif_finish(&s);
+	json_t *runs = json_object_get(doc, "runs");
+	json_t *native = json_array_get(json_object_get(json_array_get(runs, 0), "invocations"), 0);
+	json_t *bandit = json_array_get(json_object_get(json_array_get(runs, 1), "invocations"), 0);
+	assert_true(json_is_true(json_object_get(native, "executionSuccessful")));
+	assert_true(json_is_false(json_object_get(bandit, "executionSuccessful")));
+	json_t *n = json_array_get(json_object_get(bandit, "toolExecutionNotifications"), 0);
+	assert_string_equal(json_string_value(json_object_get(n, "level")), "error");
+	json_decref(doc);
+	assess_result_clear(&r);
+}
+
 /* A rejected file's result points at the first byte that is not text:
  * its line, and its column in code points. */
 static void test_rejection_region(void **state)
@@ -416,6 +439,7 @@ int main(void)
 		cmocka_unit_test(test_descriptor_names_and_cwe),
 		cmocka_unit_test(test_fingerprints_fold_white_space),
 		cmocka_unit_test(test_regions_after_multibyte_characters),
+		cmocka_unit_test(test_analyzer_note_fails_its_run),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
