@@ -303,6 +303,30 @@ static void test_exec_text_reported_at_the_call(void **state)
 	assess_rules_free(rules);
 }
 
+/* A scope holds any number of names: the 200th binding in a file resolves
+ * like the first. */
+static void test_many_names_in_one_scope(void **state)
+{
+	struct assess_rules *rules = load(*state, NULL);
+	struct assess_result r;
+	size_t cap = 200 * 24 + 64, o = 0;
+	char *src = xmalloc(cap);
+
+	o += (size_t)snprintf(src + o, cap - o, "import os\n");
+	for (int i = 0; i < 200; i++)
+		o += (size_t)snprintf(src + o, cap - o, "name%d = os\n", i);
+	snprintf(src + o, cap - o, "name0.system('a')\nname199.system('b')\n");
+	assess(rules, src, &r);
+	assert_int_equal(r.n_findings, 4); /* MAI001 and MAI091 for each call */
+	assert_string_equal(r.findings[0].rule_id, "MAI001");
+	assert_int_equal(r.findings[0].line, 202);
+	assert_string_equal(r.findings[2].rule_id, "MAI001");
+	assert_int_equal(r.findings[2].line, 203);
+	assess_result_clear(&r);
+	assess_rules_free(rules);
+	free(src);
+}
+
 /* One-line loop bodies end with their line: a fork after nested one-line
  * loops (which Python refuses) is not in a loop. */
 static void test_one_line_loops_end_with_their_line(void **state)
@@ -398,6 +422,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bidi_controls_at_their_place, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_syntax_errors_are_stated, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_exec_text_reported_at_the_call, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_many_names_in_one_scope, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_one_line_loops_end_with_their_line, testdir_setup,
 						testdir_teardown),
 	};

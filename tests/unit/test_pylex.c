@@ -191,6 +191,7 @@ static void test_rejections_with_offsets(void **state)
 {
 	expect_reject("x = 1\n\0y", 8, "NUL byte", 6);
 	expect_reject("x = '\xff'\n", 8, "invalid UTF-8", 5);
+	expect_reject("x = '\x80'\n", 8, "invalid UTF-8", 5);          /* a lone continuation byte */
 	expect_reject("x = '\xc0\xaf'\n", 9, "invalid UTF-8", 5);        /* overlong */
 	expect_reject("x = '\xed\xa0\x80'\n", 10, "invalid UTF-8", 5);   /* surrogate */
 	expect_reject("x = '\xe2\x82'", 7, "invalid UTF-8", 5);           /* truncated */
