@@ -37,8 +37,15 @@ survived in it, found by file, mutation and source line (the line number
 may have moved since): whether the tests added for them kill them now.
 
 Not mutated, because no test of a plain build could notice:
-  - calls that only free (pylex_close too), close, log or lock: a leak or
-    a missing lock shows only under a sanitizer or a race;
+  - calls that only free (pylex_close too), close, log, lock or wipe a
+    secret (explicit_bzero): a leak or a missing lock shows only under a
+    sanitizer or a race, a secret left in memory not at all; nor the
+    header of a loop whose body is only such calls, nor the condition of
+    an if (without else) whose body only logs (the arguments of the calls
+    in it are mutated);
+  - the 0 of a descriptor compared with it ("fd < 0", "x->seg_fd >= 0"),
+    and < made <= (>= made >) there: 0, 1 and 2 are the standard streams,
+    open in every test, so a descriptor the code holds is never 0;
   - numbers in array sizes, and the arithmetic and numbers in an
     allocation's arguments: a byte too few is written past unnoticed in
     the allocator's rounding, where a sanitizer sees it;
@@ -77,7 +84,7 @@ MODULES = {
 SKIP_FILES = {"pynfkc_table.c"}
 UNOBSERVABLE_CALL = re.compile(
     r"^\s*(\w*free\w*|\w*_clear|json_decref|close|fclose|closedir|log_\w+|pthread_\w+|"
-    r"\w*_unlock|\w*_lock|va_end|munmap|pylex_close)\s*\(")
+    r"\w*_unlock|\w*_lock|va_end|munmap|pylex_close|explicit_bzero)\s*\(")
 
 # A capacity's first value, alone on its line: "cap = 16;", "x->cap_items = 16;".
 FIRST_SIZE = re.compile(r"\s*(?:size_t\s+)?[\w>.-]*\b(?:cap|cap_\w+|\w+_cap)\s*=\s*(\d+)[uUlL]*\s*[;,]")
@@ -162,6 +169,60 @@ def matching(toks, i, open_, close):
     return None
 
 
+DESCRIPTOR = re.compile(r"(?:\w+_)?fd")
+
+
+def descriptor_zero(toks, i):
+    """Whether toks[i] is the < or >= (or <=, >) of a descriptor compared
+    with 0: "fd < 0", "log->seg_fd >= 0"."""
+    return (0 < i < len(toks) - 1 and toks[i][3] in ("<", "<=", ">", ">=") and
+            toks[i + 1][3] == "0" and toks[i - 1][0] == "ident" and
+            DESCRIPTOR.fullmatch(toks[i - 1][3]) is not None)
+
+
+def quiet_body(toks, k, allow_log):
+    """The statement at toks[k] (a block, or one statement), when it only
+    frees, closes or logs (UNOBSERVABLE_CALL; only a log for an if:
+    allow_log): (end index, whether an else follows), else None."""
+    if k >= len(toks):
+        return None
+    if toks[k][3] == "{":
+        close = matching(toks, k, "{", "}")
+        if close is None:
+            return None
+        stmts, start = [], k + 1
+        depth = 0
+        for j in range(k + 1, close):
+            t = toks[j][3]
+            depth += t in "([" and 1 or (t in ")]" and -1 or 0)
+            if t == ";" and depth == 0:
+                stmts.append((start, j))
+                start = j + 1
+        if start != close or not stmts:
+            return None
+        end = close
+    else:
+        j, depth = k, 0
+        while j < len(toks) and not (toks[j][3] == ";" and depth == 0):
+            t = toks[j][3]
+            depth += t in "([" and 1 or (t in ")]" and -1 or 0)
+            j += 1
+        if j >= len(toks):
+            return None
+        stmts, end = [(k, j)], j
+    for a, b in stmts:
+        if toks[a][0] != "ident" or b <= a + 1 or toks[a + 1][3] != "(":
+            return None
+        name = toks[a][3]
+        if allow_log and not name.startswith("log_"):
+            return None
+        if not UNOBSERVABLE_CALL.match(name + "("):
+            return None
+        if matching(toks, a + 1, "(", ")") != b - 1:
+            return None
+    return end, end + 1 < len(toks) and toks[end + 1][3] == "else"
+
+
 def sites(path, text):
     """Every mutant of one file: dicts with offsets and the replacement."""
     toks = tokenize(text)
@@ -169,14 +230,26 @@ def sites(path, text):
     depth = 0
     bracket = 0
     sizes = []  # the arguments of allocations: (start, end)
+    quiet = []  # loop headers and conditions whose body only frees or logs: (start, end, holes)
     for i, (kind, start, end, tok) in enumerate(toks):
         if kind == "ident" and tok in ALLOCATORS and i + 1 < len(toks) and toks[i + 1][3] == "(":
             close = matching(toks, i + 1, "(", ")")
             if close is not None:
                 sizes.append((toks[i + 1][1], toks[close][2]))
+        if kind == "ident" and tok in ("for", "if") and i + 1 < len(toks) and toks[i + 1][3] == "(":
+            close = matching(toks, i + 1, "(", ")")
+            body = quiet_body(toks, close + 1, tok == "if") if close is not None else None
+            if body is not None and (tok == "for" or not body[1]):
+                # The arguments of calls in it still count: they change what is done.
+                holes = [(toks[j + 1][1], toks[matching(toks, j + 1, "(", ")")][2])
+                         for j in range(i + 2, close)
+                         if toks[j][0] == "ident" and toks[j][3] not in KEYWORDS and toks[j + 1][3] == "("]
+                quiet.append((toks[i + 1][1], toks[close][2], holes))
 
     def add(kind, start, end, new, label):
         if kind in ("arithmetic", "constant") and any(a <= start < b for a, b in sizes):
+            return
+        if any(a <= start < b and not any(c <= start < d for c, d in holes) for a, b, holes in quiet):
             return
         line = text.count("\n", 0, start) + 1
         src = text.splitlines()[line - 1]
@@ -200,10 +273,14 @@ def sites(path, text):
             if tok in ("+", "-", "&", "|", "<", ">", "<<", ">>") and not binary_context(toks, i):
                 continue
             for new in SWAP[tok]:
+                if descriptor_zero(toks, i) and {tok, new} in ({"<", "<="}, {">=", ">"}):
+                    continue
                 add(KIND.get(tok, "arithmetic"), start, end, new, "%s -> %s" % (tok, new))
         elif kind == "op" and tok == "!" and i + 1 < len(toks) and toks[i + 1][3] != "=":
             add("logical", start, end, "", "! removed")
         elif kind == "number" and bracket == 0 and re.fullmatch(r"\d+[uUlL]*|0[xX][0-9a-fA-F]+[uUlL]*", tok):
+            if descriptor_zero(toks, i - 1):
+                continue
             bol = text.rfind("\n", 0, start) + 1
             eol = text.find("\n", start)
             line_text = text[bol:eol if eol >= 0 else len(text)]
@@ -327,6 +404,8 @@ def main():
     ap.add_argument("--only", help="FILE:LINE,...: every mutant of these lines")
     ap.add_argument("--retry", help="an earlier report.json: its survivors again")
     args = ap.parse_args()
+    # The test table names programs by absolute path: so must the build.
+    args.build = os.path.abspath(args.build)
     os.nice(10)
     modules = args.modules.split(",")
     for m in modules:

@@ -356,6 +356,22 @@ static void test_thresholds_and_weights_inclusive(void **state)
 		assess_result_clear(&r);
 		assess_rules_free(rules);
 	}
+	/* Many findings under the medium threshold keep the script LOW: the
+	 * others add at most 9.9 and never cross into the next level. */
+	char *err = NULL;
+	struct assess_result r;
+	struct assess_rules *rules = load(*state, "thresholds: {medium: 15, high: 80, blocked: 90}\n"
+					  "rules:\n  - {id: S1, match: {call: [frob.nicate]}, severity: LOW,"
+					  " message: m}\n", &err);
+	if (!rules)
+		fail_msg("%s", err);
+	assess(rules, "import frob\nfor i in range(3):\n    frob.nicate(1)\n    frob.nicate(2)\n"
+		      "    frob.nicate(3)\n    frob.nicate(4)\n    frob.nicate(5)\n    frob.nicate(6)\n", &r);
+	assert_int_equal(r.n_findings, 6);
+	assert_int_equal(r.level, LEVEL_LOW);
+	assert_true(r.score > 14.8 && r.score < 15);
+	assess_result_clear(&r);
+	assess_rules_free(rules);
 	expect_error(*state, "rules:\n  - {id: MAI001, weight: 100.5}\n",
 		     "2:26: bad weight; expected a number from 0 to 100");
 	expect_error(*state, "rules:\n  - {id: MAI001, weight: -0.5}\n",
@@ -384,6 +400,24 @@ static void test_rule_errors_are_positioned(void **state)
 	expect_error(*state, "- a\n- b\n", "1:1: the file is not a mapping; expected keys such as rules, thresholds");
 	expect_error(*state, "thresholds: {medium: 60, high: 50}\n",
 		     "1:13: thresholds out of order; expected medium < high < blocked");
+	/* equal thresholds are out of order too: a level would be empty */
+	expect_error(*state, "thresholds: {medium: 50, high: 50}\n",
+		     "1:13: thresholds out of order; expected medium < high < blocked");
+	expect_error(*state, "thresholds: {high: 90, blocked: 90}\n",
+		     "1:13: thresholds out of order; expected medium < high < blocked");
+
+	/* A list of one may be written as its one string. */
+	char *err = NULL;
+	struct assess_result r;
+	struct assess_rules *rules = load(*state, "rules:\n  - {id: S1, match: {call: frob.nicate},"
+					  " severity: HIGH, message: m}\n", &err);
+	if (!rules)
+		fail_msg("%s", err);
+	assess(rules, "import frob\nfrob.nicate()\n", &r);
+	assert_int_equal(r.n_findings, 1);
+	assert_string_equal(r.findings[0].rule_id, "S1");
+	assess_result_clear(&r);
+	assess_rules_free(rules);
 }
 
 /* Adversarial inputs: each must finish (the suite's timeout bounds it) without

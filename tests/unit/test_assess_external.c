@@ -121,6 +121,15 @@ static void test_analyzers_follow_settings(void **state)
 	assert_int_equal(r.level, native.level);
 	assess_result_clear(&r);
 
+	/* Bandit alone */
+	from_config.bandit.enabled = true;
+	assert_int_equal(assess_with_analyzers(rules, &from_config, NULL, "t.py", (const uint8_t *)src,
+					       sizeof(src) - 1, &r), 0);
+	assert_int_equal(r.n_notes, 1);
+	assert_string_equal(r.notes[0], "bandit: not installed ('/nonexistent/bandit' not found in "
+			    "PATH); native findings only");
+	assess_result_clear(&r);
+
 	from_config.bandit.enabled = from_config.semgrep.enabled = true;
 	config_analyzers_copy(&copy, &from_config);
 	config_analyzers_clear(&from_config);

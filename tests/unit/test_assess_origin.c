@@ -89,6 +89,13 @@ static void test_origin_of_sink_arguments(void **state)
 		  ASSESS_ORIGIN_OUTSIDE },
 		/* An import is not a call. */
 		{ "import subprocess\n", "MAI008", ASSESS_ORIGIN_NONE },
+		/* A join whose first item is not a constant is not folded. */
+		{ "import os\nos.system(''.join([input(), ' -l']))\n", "MAI001", ASSESS_ORIGIN_OUTSIDE },
+		/* An entry of a dict display is not folded: unresolved. */
+		{ "import os\nos.system({'a': 'ls'}['a'])\n", "MAI001", ASSESS_ORIGIN_UNRESOLVED },
+		/* A string inside an f-string's field, with a brace in it. */
+		{ "import os\nos.system(f\"{ {'k': '}'}['k'] }{input()}\")\n", "MAI001",
+		  ASSESS_ORIGIN_OUTSIDE },
 	};
 	struct assess_rules *rules = load(*state, NULL);
 
@@ -216,11 +223,19 @@ static void test_chmod_graded_by_mode_bits(void **state)
 		{ "os.chmod(p, 0o664)", "MAI062", ASSESS_SEV_MEDIUM },
 		{ "os.chmod(p, stat.S_IXOTH)", "MAI062", ASSESS_SEV_MEDIUM },
 		{ "os.chmod(p, stat.S_IRWXU | stat.S_IRGRP)", "MAI064", ASSESS_SEV_LOW },
+		{ "os.chmod(p, stat.S_IREAD | stat.S_IWRITE)", "MAI064", ASSESS_SEV_LOW },
+		{ "os.chmod(p, stat.S_IREAD | stat.S_IEXEC)", "MAI064", ASSESS_SEV_LOW },
 		{ "os.chmod(p, 0o644)", "MAI064", ASSESS_SEV_LOW },
 		{ "os.chmod(p, 0o600)", "MAI064", ASSESS_SEV_LOW },
 		{ "os.chmod(p, m)", "MAI063", ASSESS_SEV_MEDIUM },
 		{ "pathlib.Path('x').chmod(0o777)", "MAI061", ASSESS_SEV_HIGH },
 		{ "pathlib.Path('x').chmod(0o600)", "MAI064", ASSESS_SEV_LOW },
+		/* Modes computed from constants are folded. */
+		{ "os.chmod(p, 0o1777 - 0o1000)", "MAI061", ASSESS_SEV_HIGH },
+		{ "os.chmod(p, 0o777 & 0o755)", "MAI062", ASSESS_SEV_MEDIUM },
+		{ "os.chmod(p, 0o700 ^ 0o070)", "MAI062", ASSESS_SEV_MEDIUM },
+		/* The method of an object nobody can name takes its mode first. */
+		{ "def f(paths):\n    paths[0].chmod(0o777)", "MAI061", ASSESS_SEV_HIGH },
 	};
 	struct assess_rules *rules = load(*state, NULL);
 
@@ -272,6 +287,64 @@ static void test_bidi_controls_at_their_place(void **state)
 	assess_rules_free(rules);
 }
 
+/* Code of exec'd text is reported at the exec call of the file, however
+ * deep the exec inside it. */
+static void test_exec_text_reported_at_the_call(void **state)
+{
+	struct assess_rules *rules = load(*state, NULL);
+	struct assess_result r;
+
+	assess(rules, "x = 1\n\nif x:    exec(\"exec('import os; os.system(1)')\")\n", &r);
+	const struct assess_finding *f = find(&r, "MAI001");
+	assert_non_null(f);
+	assert_int_equal(f->line, 3);
+	assert_int_equal(f->col, 10);
+	assess_result_clear(&r);
+	assess_rules_free(rules);
+}
+
+/* A scope holds any number of names: the 200th binding in a file resolves
+ * like the first. */
+static void test_many_names_in_one_scope(void **state)
+{
+	struct assess_rules *rules = load(*state, NULL);
+	struct assess_result r;
+	size_t cap = 200 * 24 + 64, o = 0;
+	char *src = xmalloc(cap);
+
+	o += (size_t)snprintf(src + o, cap - o, "import os\n");
+	for (int i = 0; i < 200; i++)
+		o += (size_t)snprintf(src + o, cap - o, "name%d = os\n", i);
+	snprintf(src + o, cap - o, "name0.system('a')\nname199.system('b')\n");
+	assess(rules, src, &r);
+	assert_int_equal(r.n_findings, 4); /* MAI001 and MAI091 for each call */
+	assert_string_equal(r.findings[0].rule_id, "MAI001");
+	assert_int_equal(r.findings[0].line, 202);
+	assert_string_equal(r.findings[2].rule_id, "MAI001");
+	assert_int_equal(r.findings[2].line, 203);
+	assess_result_clear(&r);
+	assess_rules_free(rules);
+	free(src);
+}
+
+/* One-line loop bodies end with their line: a fork after nested one-line
+ * loops (which Python refuses) is not in a loop. */
+static void test_one_line_loops_end_with_their_line(void **state)
+{
+	struct assess_rules *rules = load(*state, NULL);
+	struct assess_result r;
+
+	assess(rules, "import os\nfor a in b: for c in d: os.fork()\nos.fork()\n", &r);
+	/* MAI003 and MAI004 on line 2, then MAI003 alone on line 3. */
+	assert_int_equal(r.n_findings, 3);
+	assert_int_equal(r.findings[1].line, 2);
+	assert_string_equal(r.findings[1].rule_id, "MAI004");
+	assert_int_equal(r.findings[2].line, 3);
+	assert_string_equal(r.findings[2].rule_id, "MAI003");
+	assess_result_clear(&r);
+	assess_rules_free(rules);
+}
+
 static void test_syntax_errors_are_stated(void **state)
 {
 	static const struct {
@@ -300,6 +373,9 @@ static void test_syntax_errors_are_stated(void **state)
 		{ "import os\ns = 'abc\nos.system(s)\n",
 		  "t.py:2:5: unterminated string literal (Python will refuse to run this file)",
 		  LEVEL_HIGH },
+		/* Past 32 open brackets, the 32nd is the one named. */
+		{ "x = [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\n",
+		  "t.py:1:36: '[' was never closed (Python will refuse to run this file)", LEVEL_LOW },
 	};
 	struct assess_rules *rules = load(*state, NULL);
 
@@ -319,6 +395,12 @@ static void test_syntax_errors_are_stated(void **state)
 		"class A: pass\nmatch = 1\nprint(match)\n",
 		"while x:\n    if y: break\n    z = lambda: 1\n",
 		"d = {'a': (1, [2, {3: 4}])}\nx = d['a'][1][1:]\n",
+		/* A tab goes to the next multiple of 8: 9 spaces are deeper. */
+		"if x:\n\tif y:\n         z = 1\n",
+		"if x:\n        if y:\n        \tz = 1\n",
+		/* Strings and comments (3.12) inside an f-string's fields. */
+		"print(f\"{ {'k': '}'}['k'] }\")\n",
+		"print(f'''{x # the value\n}''')\n",
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(valid); i++) {
 		struct assess_result r;
@@ -339,6 +421,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_chmod_graded_by_mode_bits, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_bidi_controls_at_their_place, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_syntax_errors_are_stated, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_exec_text_reported_at_the_call, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_many_names_in_one_scope, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_one_line_loops_end_with_their_line, testdir_setup,
+						testdir_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -296,6 +296,169 @@ static void test_descriptor_bandit_id_and_markdown(void **state)
 	assess_result_clear(&r);
 }
 
+static json_t *run_rule(json_t *doc, size_t run, size_t i)
+{
+	return json_array_get(json_object_get(json_object_get(json_object_get(
+		json_array_get(json_object_get(doc, "runs"), run), "tool"), "driver"), "rules"), i);
+}
+
+/* A built-in rule's descriptor takes its name and description from
+ * assess_rule_doc.c; another tool's rule is named by its id and described
+ * by its message, with the CWE's name in the help. */
+static void test_descriptor_names_and_cwe(void **state)
+{
+	struct assess_result r = { 0 };
+	struct assess_sarif s;
+	struct assess_finding native = {
+		.rule_id = (char *)"MAI001", .severity = ASSESS_SEV_HIGH, .confidence = ASSESS_SEV_HIGH,
+		.cwe = 78, .line = 1, .col = 1, .message = (char *)"starts a process through the shell",
+		.source = (char *)"mai",
+	};
+	struct assess_finding bandit = {
+		.rule_id = (char *)"B324", .severity = ASSESS_SEV_HIGH, .confidence = ASSESS_SEV_HIGH,
+		.cwe = 327, .line = 1, .col = 1, .message = (char *)"Use of weak MD5 hash for security",
+		.source = (char *)"bandit",
+	};
+
+	(void)state;
+	assess_result_add(&r, &native);
+	assess_result_add(&r, &bandit);
+	assess_sarif_init(&s, "/work/repo", 1, 0);
+	assess_sarif_add(&s, "a.py", "x\n", 2, &r);
+	json_t *doc = assess_sarif_finish(&s);
+	json_t *d = run_rule(doc, ASSESS_SARIF_NATIVE, 0);
+	assert_string_equal(json_string_value(json_object_get(d, "id")), "MAI001");
+	assert_string_equal(json_string_value(json_object_get(d, "name")), "ShellCommand");
+	const char *full = json_string_value(json_object_get(json_object_get(d, "fullDescription"), "text"));
+	if (strncmp(full, "Calls os.system, os.popen", 25) != 0)
+		fail_msg("fullDescription: %s", full);
+	d = run_rule(doc, ASSESS_SARIF_BANDIT, 0);
+	assert_string_equal(json_string_value(json_object_get(d, "id")), "B324");
+	assert_null(json_object_get(d, "name"));
+	const char *help = json_string_value(json_object_get(json_object_get(d, "help"), "text"));
+	if (!strstr(help, " CWE-327: Use of a Broken or Risky Cryptographic Algorithm."))
+		fail_msg("help: %s", help);
+	json_decref(doc);
+	assess_result_clear(&r);
+}
+
+/* The fingerprint of a finding of the native run i (the file's only one). */
+static const char *fingerprint_of(json_t *doc, size_t i)
+{
+	json_t *res = json_array_get(json_object_get(json_array_get(json_object_get(doc, "runs"), 0),
+						     "results"), i);
+	return json_string_value(json_object_get(json_object_get(res, "partialFingerprints"),
+						 "primaryLocationLineHash"));
+}
+
+/* primaryLocationLineHash: the rule and the line's text with its white
+ * space folded, and the occurrence: re-indenting a line or changing the
+ * width of its spaces keeps it, taking a space out or editing changes it;
+ * the second identical line is ":2". */
+static void test_fingerprints_fold_white_space(void **state)
+{
+	static const char *const lines[] = {
+		"os.system('ls', x)",     /* 0 */
+		"    os.system('ls', x)", /* 1: re-indented */
+		"os.system('ls',  x)  ",  /* 2: wider spaces, trailing ones */
+		"os.system('ls',x)",      /* 3: a space taken out */
+		"os.system('ls', y)",     /* 4: edited */
+	};
+	char *fp[ARRAY_SIZE(lines)];
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(lines); i++) {
+		struct assess_result r = { 0 };
+		struct assess_sarif s;
+		add_finding(&r, "LOCAL1", ASSESS_SEV_LOW, ASSESS_SEV_LOW, 0, 1, 1);
+		assess_sarif_init(&s, "/work/repo", 0, 0);
+		assess_sarif_add(&s, "a.py", lines[i], strlen(lines[i]), &r);
+		json_t *doc = assess_sarif_finish(&s);
+		fp[i] = xstrdup(fingerprint_of(doc, 0));
+		json_decref(doc);
+		assess_result_clear(&r);
+	}
+	assert_string_equal(fp[0], fp[1]);
+	assert_string_equal(fp[0], fp[2]);
+	assert_string_not_equal(fp[0], fp[3]);
+	assert_string_not_equal(fp[0], fp[4]);
+	assert_true(strlen(fp[0]) == 18 && !strcmp(fp[0] + 16, ":1"));
+
+	struct assess_result r = { 0 };
+	struct assess_sarif s;
+	const char *src = "os.system('ls', x)\n  os.system('ls', x)\n";
+	add_finding(&r, "LOCAL1", ASSESS_SEV_LOW, ASSESS_SEV_LOW, 0, 1, 1);
+	add_finding(&r, "LOCAL1", ASSESS_SEV_LOW, ASSESS_SEV_LOW, 0, 2, 3);
+	assess_sarif_init(&s, "/work/repo", 0, 0);
+	assess_sarif_add(&s, "a.py", src, strlen(src), &r);
+	json_t *doc = assess_sarif_finish(&s);
+	assert_string_equal(fingerprint_of(doc, 0), fp[0]);
+	assert_true(strncmp(fingerprint_of(doc, 1), fp[0], 16) == 0);
+	assert_string_equal(fingerprint_of(doc, 1) + 16, ":2");
+	json_decref(doc);
+	assess_result_clear(&r);
+	for (size_t i = 0; i < ARRAY_SIZE(lines); i++)
+		free(fp[i]);
+}
+
+/* Columns count code points: after characters of two bytes on its line, a
+ * finding's region still starts on its name. */
+static void test_regions_after_multibyte_characters(void **state)
+{
+	struct assess_rules *rules = NULL;
+	struct assess_result r;
+	struct assess_sarif s;
+	char *err = NULL;
+	/* line 1 ends in two-byte characters: a region measured from before
+	 * line 2's start would count them */
+	const char *src = "import os as \xc3\xb6s  # \xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\n"
+			  "x = '\xc3\xa9'; \xc3\xb6s.system('ls')\n";
+
+	(void)state;
+	assert_int_equal(assess_rules_load(NULL, &rules, &err), 0);
+	assert_int_equal(assess_source(rules, "a.py", (const uint8_t *)src, strlen(src), &r), 0);
+	assess_sarif_init(&s, "/work/repo", 0, 0);
+	assess_sarif_add(&s, "a.py", src, strlen(src), &r);
+	json_t *doc = assess_sarif_finish(&s);
+	size_t i = 0;
+	while (i < r.n_findings && strcmp(r.findings[i].rule_id, "MAI001") != 0)
+		i++;
+	assert_true(i < r.n_findings);
+	assert_int_equal(r.findings[i].line, 2);
+	json_t *region = result_region(doc, i, "region");
+	/* "x = '\xc3\xa9'; \xc3\xb6s.system": MAI001 at the callee's last name, column 13. */
+	assert_int_equal(r.findings[i].col, 13);
+	assert_int_equal(json_integer_value(json_object_get(region, "startColumn")), 13);
+	assert_string_equal(snippet_of(region), "system");
+	assert_int_equal(json_integer_value(json_object_get(region, "endColumn")), 19);
+	json_decref(doc);
+	assess_result_clear(&r);
+	assess_rules_free(rules);
+}
+
+/* A note of Bandit's (it could not do its work on a file) fails Bandit's
+ * run, not the native one, and is told there as an error. */
+static void test_analyzer_note_fails_its_run(void **state)
+{
+	struct assess_result r = { 0 };
+	struct assess_sarif s;
+
+	(void)state;
+	assess_result_add_note(&r, "bandit: timed out after 30 s");
+	assess_sarif_init(&s, "/work/repo", 1, 0);
+	assess_sarif_add(&s, "a.py", "x\n", 2, &r);
+	json_t *doc = assess_sarif_finish(&s);
+	json_t *runs = json_object_get(doc, "runs");
+	json_t *native = json_array_get(json_object_get(json_array_get(runs, 0), "invocations"), 0);
+	json_t *bandit = json_array_get(json_object_get(json_array_get(runs, 1), "invocations"), 0);
+	assert_true(json_is_true(json_object_get(native, "executionSuccessful")));
+	assert_true(json_is_false(json_object_get(bandit, "executionSuccessful")));
+	json_t *n = json_array_get(json_object_get(bandit, "toolExecutionNotifications"), 0);
+	assert_string_equal(json_string_value(json_object_get(n, "level")), "error");
+	json_decref(doc);
+	assess_result_clear(&r);
+}
+
 /* A rejected file's result points at the first byte that is not text:
  * its line, and its column in code points. */
 static void test_rejection_region(void **state)
@@ -334,6 +497,10 @@ int main(void)
 		cmocka_unit_test(test_finding_order_edges_and_notes),
 		cmocka_unit_test(test_rejection_region),
 		cmocka_unit_test(test_descriptor_bandit_id_and_markdown),
+		cmocka_unit_test(test_descriptor_names_and_cwe),
+		cmocka_unit_test(test_fingerprints_fold_white_space),
+		cmocka_unit_test(test_regions_after_multibyte_characters),
+		cmocka_unit_test(test_analyzer_note_fails_its_run),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

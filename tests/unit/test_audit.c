@@ -66,6 +66,11 @@ static void test_append_reopen_read_verify(void **state)
 	_cleanup_free_ char *log_dir = xasprintf("%s/audit", dir);
 	assert_int_equal(audit_reader_open(log_dir, &r, &err), 0);
 	assert_int_equal(audit_reader_count(r), 17);
+	/* The head is the last record's entry hash, the one verify names. */
+	char head[65];
+	assert_int_equal(audit_reader_head_hex(r, head), 0);
+	assert_int_equal(strlen(head), 64);
+	assert_memory_equal(line2 + 13, head, 64);
 	_cleanup_free_ char *json = NULL;
 	size_t len;
 	assert_int_equal(audit_reader_get_json(r, 10, &json, &len), 0);
@@ -92,6 +97,28 @@ static void test_append_reopen_read_verify(void **state)
 	assert_int_equal(stat(key, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
 	assert_int_equal(stat(pubkey, &st), 0);
+}
+
+/* A segment started by a rotation that got no record yet is empty: the
+ * log verifies as it did before it. */
+static void test_empty_last_segment(void **state)
+{
+	const char *dir = *state;
+	fixture_keys(dir, "k", "mai.test/audit");
+	struct audit_options o = fixture_options(dir, "k", 0);
+	struct audit_log *log = NULL;
+	_cleanup_free_ char *err = NULL;
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	fixture_append(log, 3);
+	audit_close(log);
+	_cleanup_free_ char *before = verify_line(dir, "k");
+	assert_true(strncmp(before, "OK n=", 5) == 0);
+	unsigned long long n = strtoull(before + 5, NULL, 10);
+	_cleanup_free_ char *seg = xasprintf("%s/audit/seg-%012llu.log", dir, n);
+	fixture_write(seg, "", 0);
+	_cleanup_free_ char *after = verify_line(dir, "k");
+	if (strcmp(after, before) != 0)
+		fail_msg("%s / %s", before, after);
 }
 
 static void test_second_writer_refused(void **state)
@@ -705,6 +732,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_append_reopen_read_verify, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_second_writer_refused, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_empty_last_segment, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_first_start_makes_a_key, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_checkpoint_status_while_open, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_timed_checkpoint, testdir_setup, testdir_teardown),

@@ -195,6 +195,47 @@ static json_t *record_fields(const char *dir, uint64_t seq, size_t *line_len)
 /* Sequence numbers are twelve digits, read eight and four at a time:
  * a line written at any of them (every digit position used, up to the
  * largest) checks back at that number and at no other. */
+/* A line of exactly AUDIT_RECORD_MAX bytes with its newline is within the
+ * limit for the writer, the reader and the verifier alike. */
+static void test_record_at_the_limit(void **state)
+{
+	const char *dir = *state;
+	struct audit_log *log = new_log(dir);
+	fixture_append(log, 1);
+	/* What a line adds to its text: measured on an empty one (every field
+	 * around the text has a fixed width). */
+	json_t *f = json_pack("{s:s}", "stdout", "");
+	_cleanup_free_ char *body = audit_format_body(1, "execution", f, "2025-01-01T00:00:00.000000Z");
+	json_decref(f);
+	uint8_t zero[AUDIT_HASH_LEN] = { 0 }, h[AUDIT_HASH_LEN];
+	char *line = NULL;
+	size_t len;
+	audit_format_line(zero, 1, 0, body, &line, &len, h);
+	free(line);
+	size_t n = AUDIT_RECORD_MAX - len;
+	char *big = xmalloc(n + 1);
+	memset(big, 'x', n);
+	big[n] = '\0';
+	f = json_pack("{s:s}", "stdout", big);
+	free(big);
+	struct audit_position pos;
+	assert_int_equal(audit_append(log, "execution", f, &pos), 0);
+	assert_int_equal(pos.seq, 1);
+	json_decref(f);
+	audit_close(log);
+	_cleanup_free_ char *log_dir = xasprintf("%s/audit", dir), *pub = xasprintf("%s/k.pub", dir), *err = NULL;
+	struct audit_reader *r = NULL;
+	char *rec = NULL;
+	assert_int_equal(audit_reader_open(log_dir, &r, &err), 0);
+	assert_int_equal(audit_reader_get(r, 1, &rec, &len), 0);
+	assert_int_equal(len, AUDIT_RECORD_MAX - 1);
+	free(rec);
+	audit_reader_close(r);
+	_cleanup_free_ char *ok = fixture_verify_line(log_dir, pub);
+	if (strncmp(ok, "OK n=3 ", 7) != 0)
+		fail_msg("%s", ok);
+}
+
 static void test_sequence_numbers_of_every_width(void **state)
 {
 	static const uint64_t seqs[] = { 0, 9, 10, 99999, 123456789012, 987654321098, 999999999999 };
@@ -581,6 +622,7 @@ int main(void)
 #define T(f) cmocka_unit_test_setup_teardown(f, testdir_setup, testdir_teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_one_record_limit_for_writer_reader_and_verifier),
+		T(test_record_at_the_limit),
 		T(test_sequence_numbers_of_every_width),
 		cmocka_unit_test(test_canonical_size_is_the_encoded_size),
 		T(test_oversized_parts_cut_and_said_so),

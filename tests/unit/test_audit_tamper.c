@@ -392,6 +392,14 @@ static void test_since_checkpoint(void **state)
 	checkpoint_clear(&kc);
 	checkpoint_clear(&lc);
 	audit_verify_report_clear(&rep);
+	/* Since the log's own checkpoint, kept when nothing came after it. */
+	assert_int_equal(audit_verify_log_since(lf.log_dir, lf.pub, ckpath, &rep), 0);
+	if (!rep.ok)
+		fail_msg("%s", rep.reason);
+	assert_true(rep.consistency_checked && rep.consistency_ok);
+	assert_int_equal(rep.consistency_from, N_RECORDS);
+	assert_int_equal(rep.consistency_to, N_RECORDS);
+	audit_verify_report_clear(&rep);
 	/* Shrunk below the kept checkpoint. */
 	static size_t order[N_RECORDS];
 	for (size_t i = 0; i < N_RECORDS; i++)

@@ -56,6 +56,10 @@ static void test_round_trip(void **state)
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0600);
 	assert_int_equal(st.st_size, strlen(V1));
+	/* and its directory is the owner's alone */
+	*strrchr(expect, '/') = '\0';
+	assert_int_equal(stat(expect, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0700);
 
 	assert_int_equal(blobstore_get(s, hex, 1 << 20, &data, &len, &err), 0);
 	assert_int_equal(len, strlen(V1));

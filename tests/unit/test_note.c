@@ -248,6 +248,34 @@ static void test_checkpoint_extension_lines(void **state)
 	assert_int_equal(checkpoint_parse(empty, &ck, &why), -EBADMSG);
 }
 
+/* A tree size has at most 19 digits (any of them fits in 64 bits), no
+ * leading zero. */
+static void test_checkpoint_size_digits(void **state)
+{
+	static const struct {
+		const char *size;
+		int ok;
+	} cases[] = {
+		{ "0", 1 }, { "9999999999999999999", 1 }, { "10000000000000000000", 0 },
+		{ "012", 0 }, { "", 0 }, { "1x", 0 },
+	};
+	struct checkpoint ck;
+	const char *why;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		_cleanup_free_ char *text = xasprintf("o\n%s\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n",
+						      cases[i].size);
+		int r = checkpoint_parse(text, &ck, &why);
+		if (r != (cases[i].ok ? 0 : -EBADMSG))
+			fail_msg("size '%s': %d", cases[i].size, r);
+		if (r == 0) {
+			assert_int_equal(ck.size, strtoull(cases[i].size, NULL, 10));
+			checkpoint_clear(&ck);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -257,6 +285,7 @@ int main(void)
 		cmocka_unit_test(test_damaged_keys),
 		cmocka_unit_test(test_consistency_from_zero_is_refused),
 		cmocka_unit_test(test_checkpoint_extension_lines),
+		cmocka_unit_test(test_checkpoint_size_digits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -49,6 +49,12 @@ static void test_tokens_positions_and_joining(void **state)
 		" N:y@4:1 O:=@4:3 N:a@4:5 O:.@4:6 N:b@4:7 O:(@5:3 D:3@5:4 O:)@5:5 |"
 		" N:z@8:1 O:=@8:3 S:é@8:5 O:;@8:8 N:w@8:10 O:=@8:12 N:x@8:14");
 	free(s);
+	/* an exponent's sign is the number's; a hex number has no exponent */
+	const char num[] = "n = 1e+5 - 2.5E-3 + 0x1e-1\n";
+	s = lex_all(num, sizeof(num) - 1);
+	assert_string_equal(s, "N:n@1:1 O:=@1:3 D:1e+5@1:5 O:-@1:10 D:2.5E-3@1:12 O:+@1:19 D:0x1e@1:21"
+			       " O:-@1:25 D:1@1:26");
+	free(s);
 }
 
 /* Line and column of byte offset off, counted the plain way: '\n', '\r\n'
@@ -145,6 +151,17 @@ static void test_fstring_fields_are_tokens(void **state)
 		"F:f'@1:1 N:a@1:4 O:,@1:5 N:w@1:10 O:,@1:11 N:b@1:21 O:(@1:22 S:}@1:23 O:)@1:26"
 		" O:,@1:27 E:@1:28 O:+@1:30 F:rf\"@1:32 N:c@1:36 O:,@1:37 E:@1:38");
 	free(s);
+	/* after a field's expression: '=' (self-documenting), a conversion, a spec */
+	const char ends[] = "f'{x=}{{{y!s}}}{z:{w}}'\n";
+	s = lex_all(ends, sizeof(ends) - 1);
+	assert_string_equal(s, "F:f'@1:1 N:x@1:4 O:,@1:5 N:y@1:10 O:,@1:11 N:z@1:17 O:,@1:18 N:w@1:20"
+			       " O:,@1:21 E:@1:23");
+	free(s);
+	/* "!=" in a field is an operator, "!r" the conversion */
+	const char ne[] = "f'{a != b}{c!r}'\n";
+	s = lex_all(ne, sizeof(ne) - 1);
+	assert_string_equal(s, "F:f'@1:1 N:a@1:4 O:!=@1:6 N:b@1:9 O:,@1:10 N:c@1:12 O:,@1:13 E:@1:16");
+	free(s);
 }
 
 static void test_nfkc_identifiers(void **state)
@@ -174,6 +191,7 @@ static void test_rejections_with_offsets(void **state)
 {
 	expect_reject("x = 1\n\0y", 8, "NUL byte", 6);
 	expect_reject("x = '\xff'\n", 8, "invalid UTF-8", 5);
+	expect_reject("x = '\x80'\n", 8, "invalid UTF-8", 5);          /* a lone continuation byte */
 	expect_reject("x = '\xc0\xaf'\n", 9, "invalid UTF-8", 5);        /* overlong */
 	expect_reject("x = '\xed\xa0\x80'\n", 10, "invalid UTF-8", 5);   /* surrogate */
 	expect_reject("x = '\xe2\x82'", 7, "invalid UTF-8", 5);           /* truncated */
@@ -189,6 +207,24 @@ static void test_encodings(void **state)
 	const char latin1[] = "# -*- coding: latin-1 -*-\nx = 'caf\xe9'\n";
 	char *s = lex_all(latin1, sizeof(latin1) - 1);
 	assert_string_equal(s, "N:x@2:1 O:=@2:3 S:café@2:5");
+	free(s);
+
+	/* the cookie's comment may be indented (PEP 263: [ \t\f]* before '#') */
+	const char indented[] = " \t\f# vim: set fileencoding=latin-1 :\nx = 'caf\xe9'\n";
+	s = lex_all(indented, sizeof(indented) - 1);
+	assert_string_equal(s, "N:x@2:1 O:=@2:3 S:café@2:5");
+	free(s);
+
+	/* cp1252's bytes 0x80..0x9F that it defines, each to its character */
+	const char cp1252[] = "# coding: cp1252\nx = '\x80\x82\x83\x84\x85\x86\x87\x88\x89\x8a\x8b"
+			      "\x8c\x8e\x91\x92\x93\x94\x95\x96\x97\x98\x99\x9a\x9b\x9c\x9e\x9f'\n";
+	s = lex_all(cp1252, sizeof(cp1252) - 1);
+	assert_string_equal(s, "N:x@2:1 O:=@2:3 S:"
+			       "\xe2\x82\xac\xe2\x80\x9a\xc6\x92\xe2\x80\x9e\xe2\x80\xa6\xe2\x80\xa0"
+			       "\xe2\x80\xa1\xcb\x86\xe2\x80\xb0\xc5\xa0\xe2\x80\xb9\xc5\x92\xc5\xbd"
+			       "\xe2\x80\x98\xe2\x80\x99\xe2\x80\x9c\xe2\x80\x9d\xe2\x80\xa2\xe2\x80\x93"
+			       "\xe2\x80\x94\xcb\x9c\xe2\x84\xa2\xc5\xa1\xe2\x80\xba\xc5\x93\xc5\xbe"
+			       "\xc5\xb8@2:5");
 	free(s);
 
 	const char utf7[] = "#!/usr/bin/python\n# vim: set fileencoding=utf_7 :\nx = 1\n";
@@ -247,6 +283,37 @@ static void test_escapes_encode_every_utf8_length(void **state)
 	free(s);
 }
 
+/* 200 nested blocks: each line one level deeper, back to 0 at the end. */
+static void test_deep_indentation(void **state)
+{
+	struct pylex lx;
+	struct pytok_vec v = { 0 };
+	const char *reason;
+	size_t off, n = 0, len = 0;
+	char *src = xmalloc(200 * 210 + 16);
+
+	(void)state;
+	for (size_t d = 0; d < 200; d++) {
+		memset(src + len, ' ', d);
+		len += d;
+		len += (size_t)sprintf(src + len, "if x:\n");
+	}
+	memset(src + len, ' ', 200);
+	len += 200;
+	len += (size_t)sprintf(src + len, "y = 1\nz = 2\n");
+	assert_int_equal(pylex_open(&lx, (const uint8_t *)src, len, &reason, &off), 0);
+	while (pylex_statement(&lx, &v)) {
+		assert_int_equal(v.indent, n <= 200 ? n : 0);
+		n++;
+	}
+	assert_int_equal(n, 202);
+	assert_int_equal(lx.max_indent, 200);
+	assert_null(lx.error);
+	pytok_vec_free(&v);
+	pylex_close(&lx);
+	free(src);
+}
+
 static void test_indentation_depth_and_unterminated(void **state)
 {
 	struct pylex lx;
@@ -286,6 +353,7 @@ int main(void)
 		cmocka_unit_test(test_rejections_with_offsets),
 		cmocka_unit_test(test_encodings),
 		cmocka_unit_test(test_escapes_encode_every_utf8_length),
+		cmocka_unit_test(test_deep_indentation),
 		cmocka_unit_test(test_indentation_depth_and_unterminated),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

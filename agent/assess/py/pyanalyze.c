@@ -56,6 +56,18 @@ static void bind_value(struct pya_ctx *c, const struct pytok *t, const struct py
 	case PYA_V_STR: b.kind = PYA_BIND_CONST; b.s = v->s; break;
 	case PYA_V_NUM: b.kind = PYA_BIND_NUM; b.num = v->num; break;
 	case PYA_V_DECODED: b.kind = PYA_BIND_DECODED; break;
+	/* A namespace held in a name is still one: ns = vars(os); ns['system']. */
+	case PYA_V_GLOBALS:
+		b.kind = PYA_BIND_NS;
+		b.s = v->s;
+		b.ns_module = v->ns_module;
+		break;
+	case PYA_V_MODULES: b.kind = PYA_BIND_MODULES; break;
+	/* parts = [b64decode(...)]: what is taken of it is decoded data. */
+	case PYA_V_LIST:
+		if (pya_items_decoded(v))
+			b.kind = PYA_BIND_DECODED;
+		break;
 	default: break;
 	}
 	pya_scope_bind(c->scope, t->s, t->n, &b);
@@ -310,14 +322,35 @@ static void simple_stmt(struct pya_ctx *c)
 	pya_val_clear(&v);
 }
 
+/* "with (A as a, B as b):" (3.10): the parentheses hold the items when
+ * they close at the header's end around an "as" or a ','; in
+ * "with (A) as a:" they are the expression's. */
+static int parenthesized_items(const struct pya_ctx *c)
+{
+	long depth = 0;
+	int sep = 0;
+
+	if (!is_op(c, 1, "("))
+		return 0;
+	for (size_t k = 1; k < c->n; k++) {
+		const struct pytok *t = &c->t[k];
+		if (t->kind == PYT_OP && t->n == 1 && strchr("([{", t->s[0])) {
+			depth++;
+		} else if (t->kind == PYT_OP && t->n == 1 && strchr(")]}", t->s[0])) {
+			if (--depth == 0)
+				return k == c->n - 1 && sep;
+		} else if (depth == 1 && (pytok_is(t, PYT_NAME, "as") || pytok_is(t, PYT_OP, ","))) {
+			sep = 1;
+		}
+	}
+	return 0;
+}
+
 /* "with A as a, B as b:": each name holds what its expression gave
  * (an open file, a tarfile, a socket), so its methods are named. */
 static void with_items(struct pya_ctx *c)
 {
-	size_t i = 1;
-
-	if (pya_tok_is(c, i, PYT_OP, "(") && !pya_tok_is(c, c->n - 1, PYT_OP, ")"))
-		i++; /* parenthesized with-items (3.10) */
+	size_t i = parenthesized_items(c) ? 2 : 1;
 	while (i < c->n) {
 		size_t before = i;
 		struct pya_val v = { 0 };

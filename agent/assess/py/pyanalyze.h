@@ -92,6 +92,8 @@ enum pya_bind {
 	PYA_BIND_DECODED, /* the result of a decoding call */
 	PYA_BIND_NUM,     /* num: a constant number */
 	PYA_BIND_LOCAL,   /* anything else defined here: shadows builtins */
+	PYA_BIND_NS,      /* s: a module's namespace dict (globals(), vars(m), m.__dict__) */
+	PYA_BIND_MODULES, /* sys.modules */
 };
 
 struct pya_binding {
@@ -100,6 +102,7 @@ struct pya_binding {
 	int dynamic;
 	int outside;      /* the value is data from outside the script */
 	int guess;        /* PYA_BIND_REF: a name nobody bound (see pya_resolve_name) */
+	int ns_module;    /* PYA_BIND_NS: globals(), locals() or vars() of this module */
 	long num;         /* PYA_BIND_NUM */
 };
 

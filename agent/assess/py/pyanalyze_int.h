@@ -111,6 +111,9 @@ void pya_call(struct pya_ctx *c, size_t *i, struct pya_val *v, const struct pyto
 char *pya_format_str(const char *fmt, const struct pya_val *args, size_t n);
 char *pya_percent_str(const char *fmt, const struct pya_val *v);
 char *pya_join_list(const char *sep, const struct pya_val *v);
+/* sep.join(s) of a string: its characters with sep between them; NULL when
+ * that would be too long to fold. */
+char *pya_join_chars(const char *sep, const char *s);
 /* Numbers of a list become one-character strings (map(chr, ...)). */
 void pya_chr_list(struct pya_val *v);
 char *pya_reverse_utf8(const char *s);

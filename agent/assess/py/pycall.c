@@ -350,9 +350,14 @@ static void call_strmeth(struct pya_val *f, struct call_args *a)
 	const char *m = f->meth;
 	const struct pya_val *a0 = a->n_pos > 0 ? &a->pos[0] : NULL;
 	char *r = NULL;
+	int decoded = 0;
 
-	if (!strcmp(m, "join") && a0)
-		r = a0->k == PYA_V_STR ? NULL : pya_join_list(f->s, a0);
+	/* b''.join([b64decode(...)]) is decoded data; ''.join(reversed(s)) is
+	 * a string's characters joined. */
+	if (!strcmp(m, "join") && a0 && pya_val_decoded(a0))
+		decoded = 1;
+	else if (!strcmp(m, "join") && a0)
+		r = a0->k == PYA_V_STR ? pya_join_chars(f->s, a0->s) : pya_join_list(f->s, a0);
 	else if (!strcmp(m, "format") && a->n_kw == 0 && a->n_pos <= MAX_ARGS)
 		r = pya_format_str(f->s, a->pos, (size_t)a->n_pos);
 	else if ((!strcmp(m, "decode") || !strcmp(m, "encode") || !strcmp(m, "strip")) && !a0)
@@ -387,6 +392,8 @@ static void call_strmeth(struct pya_val *f, struct call_args *a)
 		int outside = a->outside;
 		pya_val_clear(f);
 		f->outside = outside;
+		if (decoded)
+			f->k = PYA_V_DECODED;
 	}
 }
 

@@ -96,6 +96,14 @@ void pya_resolve_name(struct pya_ctx *c, const struct pytok *t, struct pya_val *
 		case PYA_BIND_DECODED:
 			out->k = PYA_V_DECODED;
 			break;
+		case PYA_BIND_NS:
+			out->k = PYA_V_GLOBALS;
+			out->s = xstrdup(b->s);
+			out->ns_module = !!b->ns_module;
+			break;
+		case PYA_BIND_MODULES:
+			out->k = PYA_V_MODULES;
+			break;
 		default:
 			out->meth_tok = t; /* a local: its calls are reported by name */
 			out->guess_local = 1;
@@ -207,8 +215,8 @@ static void attribute(struct pya_ctx *c, const struct pytok *name, struct pya_va
 		return; /* methods of decoded data: still decoded data */
 	if (v->k == PYA_V_REF) {
 		if (pytok_is(name, PYT_NAME, "__dict__")) {
+			/* What is taken out of it is marked hidden there. */
 			v->k = PYA_V_GLOBALS;
-			v->dynamic = 1;
 			return;
 		}
 		/* The name grows in place: "os" -> "os.path" -> "os.path.join". */

@@ -137,6 +137,29 @@ char *pya_join_list(const char *sep, const struct pya_val *v)
 	return out;
 }
 
+char *pya_join_chars(const char *sep, const char *s)
+{
+	size_t n = strlen(s), sl = strlen(sep), o = 0;
+
+	if (sl && n > 4096 / (sl + 1))
+		return NULL;
+	char *out = xmalloc(n * (sl + 1) + 1);
+	for (size_t i = 0; i < n;) {
+		size_t k = i + 1;
+		while (k < n && ((unsigned char)s[k] & 0xC0) == 0x80)
+			k++;
+		if (i) {
+			memcpy(out + o, sep, sl);
+			o += sl;
+		}
+		memcpy(out + o, s + i, k - i);
+		o += k - i;
+		i = k;
+	}
+	out[o] = '\0';
+	return out;
+}
+
 /* Turns a list of numbers into a list of one-character strings (map(chr, ...)). */
 void pya_chr_list(struct pya_val *v)
 {

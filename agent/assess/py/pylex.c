@@ -281,14 +281,9 @@ static void lex_fstring_fields(struct pylex *lx, struct pytok_vec *v, size_t p, 
 			/* Separates consecutive fields like a comma would. */
 			emit(lx, v, PYT_OP, e < end ? e : end - 1, ",", 1);
 		}
+		/* What ends the field ('=', "!r", '}') is passed over by the loop;
+		 * a format spec can hold nested fields: lexed by the loop too. */
 		p = e;
-		/* A format spec can hold nested fields: lexed by the loop. */
-		if (p < end && b[p] == '=')
-			p++;
-		if (p < end && b[p] == '!')
-			p += 2;
-		if (p < end && b[p] == '}')
-			p++;
 	}
 }
 
@@ -550,7 +545,6 @@ int pylex_statement(struct pylex *lx, struct pytok_vec *v)
 	for (;;) {
 		if (p >= len) {
 			lx->p = p;
-			lx->at_eof = 1;
 			walk_to(lx, len);
 			lx->lines = lx->w_line - (len > 0 && is_newline(b[len - 1]) ? 1 : 0);
 			if (len == 0)

@@ -81,7 +81,6 @@ struct pylex {
 	size_t n_indents, cap_indents;
 	size_t max_indent;
 	size_t lines;
-	int at_eof;
 	char encoding[64];   /* normalized codec name, "utf-8" by default */
 	enum pylex_encoding_status encoding_status;
 	unsigned encoding_line;

@@ -1,0 +1,6 @@
+# expect: HIGH
+# rules: MAI001
+# a parenthesized target list takes the values item by item
+import os
+(a, run) = (1, os.system)
+run('id')
