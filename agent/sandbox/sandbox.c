@@ -181,6 +181,15 @@ void sandbox_free(struct sandbox *sb)
 	sandbox_pool_stop(sb->pool);
 	/* Drains the removals still queued, then the orphans. */
 	sandbox_containers_free(sb->containers);
+	/* And whatever else carries this instance's label: a create that an
+	 * agent killed with SIGKILL had sent Docker may finish after the next
+	 * start swept its leftovers. */
+	size_t swept = 0;
+	char *err = NULL;
+	if (sandbox_containers_remove_leftovers(sb->docker, sb->instance, &swept, &err) < 0) {
+		log_debug("no last sweep of instance '%s': %s", sb->instance, err);
+		free(err);
+	}
 	sandbox_exit_stop(sb->exit);
 	sandbox_net_stop(sb->net);
 	sandbox_trust_free(sb->trust);
