@@ -16,12 +16,11 @@ def run(*args):
 
 
 def schema_path():
-    # ../shared/schemas from the main checkout; worktrees sit one level deeper.
-    for up in ("..", "../.."):
-        p = os.path.join(root, up, "shared", "schemas", "sarif-schema-2.1.0.json")
-        if os.path.exists(p):
-            return p
-    return None
+    # The SARIF 2.1.0 schema as Microsoft's SARIF Multitool ships it
+    # (packaging/install-validators.sh installs it into tests/tools/npm).
+    p = os.path.join(root, "tests", "tools", "npm", "node_modules", "@microsoft",
+                     "sarif-multitool-linux", "sarif-2.1.0.json")
+    return p if os.path.exists(p) else None
 
 
 with tempfile.TemporaryDirectory() as d:
@@ -152,7 +151,8 @@ with tempfile.TemporaryDirectory() as d:
           "sarif location: %s" % res[1])
     schema = schema_path()
     if schema is None:
-        msg = "SARIF schema not found under $MAI_SOURCE_ROOT/../shared/schemas"
+        msg = ("SARIF schema not found in tests/tools/npm (packaging/install-validators.sh "
+               "installs it with the SARIF Multitool)")
         if os.environ.get("MAI_REQUIRE_REAL") == "1":
             failures.append(msg)
         else:
