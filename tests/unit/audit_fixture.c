@@ -49,6 +49,18 @@ void fixture_append(struct audit_log *log, uint64_t n)
 	}
 }
 
+void fixture_closed_log(const char *dir, int fsync, uint64_t n)
+{
+	fixture_keys(dir, "k", "mai.test/audit");
+	struct audit_options o = fixture_options(dir, "k", fsync);
+	struct audit_log *log = NULL;
+	_cleanup_free_ char *err = NULL;
+	if (audit_open(&o, &log, &err) < 0)
+		fail_msg("audit_open: %s", err);
+	fixture_append(log, n);
+	audit_close(log);
+}
+
 char *fixture_verify_line(const char *log_dir, const char *pub)
 {
 	struct audit_verify_report rep;

@@ -16,6 +16,10 @@ struct audit_options fixture_options(const char *dir, const char *name, int fsyn
 /* Appends n records of type "job_accepted" with a "file" field; the index
  * is in the field so that records differ. */
 void fixture_append(struct audit_log *log, uint64_t n);
+/* A closed log in dir/audit: keys dir/k.key and dir/k.pub (key name
+ * mai.test/audit), n records appended by fixture_append, and the
+ * checkpoint the close makes. */
+void fixture_closed_log(const char *dir, int fsync, uint64_t n);
 /* The verify line ("OK n=..." or "FAIL seq=...") of the log in log_dir
  * against the key file pub; caller frees. */
 char *fixture_verify_line(const char *log_dir, const char *pub);

@@ -104,13 +104,7 @@ static void test_append_reopen_read_verify(void **state)
 static void test_empty_last_segment(void **state)
 {
 	const char *dir = *state;
-	fixture_keys(dir, "k", "mai.test/audit");
-	struct audit_options o = fixture_options(dir, "k", 0);
-	struct audit_log *log = NULL;
-	_cleanup_free_ char *err = NULL;
-	assert_int_equal(audit_open(&o, &log, &err), 0);
-	fixture_append(log, 3);
-	audit_close(log);
+	fixture_closed_log(dir, 0, 3);
 	_cleanup_free_ char *before = verify_line(dir, "k");
 	assert_true(strncmp(before, "OK n=", 5) == 0);
 	unsigned long long n = strtoull(before + 5, NULL, 10);
@@ -333,13 +327,7 @@ static void test_stats_of_a_log(void **state)
 static void test_torn_tail_quarantined_and_recorded(void **state)
 {
 	const char *dir = *state;
-	fixture_keys(dir, "k", "mai.test/audit");
-	struct audit_options o = fixture_options(dir, "k", 1);
-	struct audit_log *log = NULL;
-	_cleanup_free_ char *err = NULL;
-	assert_int_equal(audit_open(&o, &log, &err), 0);
-	fixture_append(log, 5);
-	audit_close(log);
+	fixture_closed_log(dir, 1, 5);
 	/* A crash in the middle of a write leaves half a record. */
 	_cleanup_free_ char *seg = xasprintf("%s/audit/seg-000000000000.log", dir);
 	FILE *f = fopen(seg, "a");
@@ -348,6 +336,9 @@ static void test_torn_tail_quarantined_and_recorded(void **state)
 	_cleanup_free_ char *before = verify_line(dir, "k");
 	assert_true(strncmp(before, "OK n=6 ", 7) == 0); /* the partial line is not part of the log */
 
+	struct audit_options o = fixture_options(dir, "k", 1);
+	struct audit_log *log = NULL;
+	_cleanup_free_ char *err = NULL;
 	assert_int_equal(audit_open(&o, &log, &err), 0);
 	audit_close(log);
 	_cleanup_free_ char *after = verify_line(dir, "k");

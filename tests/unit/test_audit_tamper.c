@@ -441,13 +441,7 @@ static void test_since_checkpoint(void **state)
 static void test_two_thread_halves(void **state)
 {
 	const char *dir = *state;
-	fixture_keys(dir, "k", "mai.test/audit");
-	struct audit_options o = fixture_options(dir, "k", 0);
-	struct audit_log *log = NULL;
-	_cleanup_free_ char *err = NULL;
-	assert_int_equal(audit_open(&o, &log, &err), 0);
-	fixture_append(log, 3999);
-	audit_close(log); /* and the record of the checkpoint made at close */
+	fixture_closed_log(dir, 0, 3999); /* and the record of the checkpoint made at close */
 	_cleanup_free_ char *log_dir = xasprintf("%s/audit", dir), *pub = xasprintf("%s/k.pub", dir);
 	_cleanup_free_ char *seg = xasprintf("%s/seg-000000000000.log", log_dir);
 	size_t len;
