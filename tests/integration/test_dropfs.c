@@ -1,9 +1,10 @@
 /* The drop directory's mount (agent/dropfs) on a real FUSE mount in a
  * temporary directory, with real files and real users: what completes a
  * file and what its snapshot holds, who wrote it, what is refused at the
- * call, the no-torn-snapshot rule, .wait, and a stale mount left by a
- * process killed with SIGKILL. The names reach this test the way they reach
- * the daemon: through drop_source_process() on the test's thread.
+ * call, the no-torn-snapshot rule, symbolic links and subdirectories, and a
+ * stale mount left by a process killed with SIGKILL (.wait: in
+ * test_dropfs_wait.c). The names reach this test the way they reach the
+ * daemon: through drop_source_process() on the test's thread.
  *
  * Needs root (allow_other, chown to the writer) and /dev/fuse: exit 77
  * without them, a failure with MAI_REQUIRE_REAL=1. */
@@ -34,194 +35,7 @@
 #include "monoclock.h"
 #include "mountutil.h"
 #include "testdir.h"
-
-#define NOBODY 65534
-#define MAX_GOT 64
-
-struct got {
-	char *rel;
-	enum names_kind kind;
-	bool taken;
-	enum intake_status status;
-	char *data;
-	struct drop_writer writer;
-};
-
-struct fx {
-	char *root, *mnt;
-	struct drop_source *src;
-	struct got got[MAX_GOT];
-	unsigned n;
-	pthread_mutex_t lock; /* refusals and the hook come from the mount's threads */
-	struct dropfs_refusal refused[16];
-	char refused_rel[16][64], refused_script[16][64], refused_sha[16][65];
-	struct drop_writer refused_caller[16];
-	unsigned n_refused;
-	/* the snapshot hook (test_no_torn_snapshot) */
-	const char *hold;       /* rel whose snapshot waits */
-	pthread_cond_t cond;
-	bool in_snapshot, release;
-};
-
-static void on_name(void *arg, struct drop_name *n)
-{
-	struct fx *f = arg;
-	assert_true(f->n < MAX_GOT);
-	struct got *g = &f->got[f->n++];
-	g->rel = xstrdup(n->rel);
-	g->kind = n->kind;
-	g->writer = n->writer;
-	g->taken = n->taken != NULL;
-	if (n->taken) {
-		g->status = n->taken->status;
-		if (g->status == INTAKE_OK)
-			g->data = xstrndup((const char *)n->taken->snap.data, n->taken->snap.len);
-	}
-}
-
-static void on_refused(void *arg, const struct dropfs_refusal *r)
-{
-	struct fx *f = arg;
-	pthread_mutex_lock(&f->lock);
-	if (f->n_refused < ARRAY_SIZE(f->refused)) {
-		unsigned i = f->n_refused++;
-		f->refused[i] = *r;
-		snprintf(f->refused_rel[i], 64, "%s", r->rel);
-		snprintf(f->refused_script[i], 64, "%s", r->script ? r->script : "");
-		snprintf(f->refused_sha[i], 65, "%s", r->script_sha256 ? r->script_sha256 : "");
-		f->refused_caller[i] = *r->caller;
-	}
-	pthread_mutex_unlock(&f->lock);
-}
-
-static void hook(void *arg, const char *rel)
-{
-	struct fx *f = arg;
-	pthread_mutex_lock(&f->lock);
-	if (f->hold && strcmp(rel, f->hold) == 0) {
-		f->hold = NULL;
-		f->in_snapshot = true;
-		pthread_cond_broadcast(&f->cond);
-		/* At most 10 s: a failing test must not hang its teardown. */
-		struct timespec end;
-		clock_gettime(CLOCK_REALTIME, &end);
-		end.tv_sec += 10;
-		while (!f->release && pthread_cond_timedwait(&f->cond, &f->lock, &end) == 0)
-			;
-	}
-	pthread_mutex_unlock(&f->lock);
-}
-
-/* Reports what the mount queued, for up to ms (0: what is there now). */
-static void pump(struct fx *f, int ms)
-{
-	struct pollfd p = { .fd = drop_source_fd(f->src), .events = POLLIN };
-	uint64_t end = (uint64_t)monoclock_ms() + (uint64_t)ms;
-	do {
-		int left = (int)(end - (uint64_t)monoclock_ms());
-		if (poll(&p, 1, left > 0 ? left : 0) > 0)
-			assert_int_equal(drop_source_process(f->src), 0);
-	} while ((uint64_t)monoclock_ms() < end);
-	assert_int_equal(drop_source_process(f->src), 0);
-}
-
-/* Waits until n names have come (at most 5 s). */
-static void want_names(struct fx *f, unsigned n)
-{
-	for (int i = 0; i < 100 && f->n < n; i++)
-		pump(f, 50);
-	assert_int_equal(f->n, n);
-	pump(f, 50); /* and no more */
-	assert_int_equal(f->n, n);
-}
-
-static char *at(struct fx *f, const char *name)
-{
-	return xasprintf("%s/%s", f->mnt, name);
-}
-
-static void put(struct fx *f, const char *name, const char *text)
-{
-	_cleanup_free_ char *p = at(f, name);
-	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	assert_true(fd >= 0);
-	assert_int_equal(fileio_write_all(fd, text, strlen(text)), 0);
-	assert_int_equal(close(fd), 0);
-}
-
-static char *slurp(const char *path)
-{
-	char *text = NULL;
-	size_t len;
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-	assert_true(fd >= 0);
-	assert_int_equal(fileio_read_fd(fd, 1 << 20, &text, &len), 0);
-	return text;
-}
-
-static int mount_fx(void **state, bool recursive)
-{
-	if (testdir_setup(state) < 0)
-		return -1;
-	struct fx *f = xcalloc(1, sizeof(*f));
-	f->root = *state;
-	f->mnt = xasprintf("%s/drop", f->root);
-	pthread_mutex_init(&f->lock, NULL);
-	pthread_cond_init(&f->cond, NULL);
-	assert_int_equal(mkdir(f->mnt, 0755), 0);
-	/* Others must reach it: the fixture's directory is private. */
-	assert_int_equal(chmod(f->root, 0755), 0);
-	struct dropfs_options o = { .dir = f->mnt, .recursive = recursive, .max_file_size = 1 << 20,
-				    .dir_mode = "1777", .refused = on_refused, .arg = f,
-				    .snapshot_hook = hook, .hook_arg = f };
-	_cleanup_free_ char *err = NULL;
-	if (dropfs_new(&o, on_name, f, &f->src, &err) < 0)
-		fail_msg("dropfs_new: %s", err);
-	*state = f;
-	return 0;
-}
-
-static int setup(void **state) { return mount_fx(state, false); }
-static int setup_recursive(void **state) { return mount_fx(state, true); }
-
-static int teardown(void **state)
-{
-	struct fx *f = *state;
-	drop_source_free(f->src);
-	for (unsigned i = 0; i < f->n; i++) {
-		free(f->got[i].rel);
-		free(f->got[i].data);
-	}
-	void *root = f->root;
-	free(f->mnt);
-	pthread_cond_destroy(&f->cond);
-	pthread_mutex_destroy(&f->lock);
-	free(f);
-	return testdir_teardown(&root);
-}
-
-/* Runs fn(arg) in a child as uid:gid, returns its exit status. */
-static int as_user(uid_t uid, gid_t gid, int (*fn)(void *), void *arg)
-{
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		if (setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 ||
-		    setresuid(uid, uid, uid) < 0)
-			_exit(99);
-		_exit(fn(arg));
-	}
-	int st;
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-static const char *comm(void)
-{
-	static char name[16];
-	prctl(PR_GET_NAME, name);
-	return name;
-}
+#include "dropfs_fixture.h"
 
 /* --- completion --- */
 
@@ -630,170 +444,6 @@ static void test_no_torn_snapshot(void **state)
 	free(w.path);
 }
 
-/* --- .wait --- */
-
-static int wait_child(void *arg)
-{
-	int fd = open(arg, O_RDONLY);
-	if (fd < 0)
-		return errno == EINTR ? 4 : errno == ENOENT ? 2 : 1;
-	char buf[256];
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 3;
-	buf[n] = '\0';
-	return strstr(buf, "\"completed\"") ? 0 : 5;
-}
-
-static void on_alarm(int sig)
-{
-	(void)sig;
-}
-
-static int wait_interrupted(void *arg)
-{
-	struct sigaction sa = { .sa_handler = on_alarm }; /* no SA_RESTART */
-	sigaction(SIGALRM, &sa, NULL);
-	alarm(1);
-	return wait_child(arg);
-}
-
-static void write_result(struct fx *f, const char *sha)
-{
-	_cleanup_free_ char *side = xasprintf("%s/w.result.json", drop_source_dir(f->src));
-	_cleanup_free_ char *text = xasprintf("{\"schema_version\": 1, \"file\": \"w.py\", "
-					      "\"sha256\": \"%s\", \"state\": \"completed\"}\n", sha);
-	assert_int_equal(fileio_write_atomic(side, text, strlen(text), 0644), 0);
-	drop_source_changed(f->src, "w.result.json");
-}
-
-static void test_wait(void **state)
-{
-	struct fx *f = *state;
-	_cleanup_free_ char *none = at(f, ".wait/none.result.json"), *w = at(f, ".wait/w.result.json");
-	put(f, "w.py", "print(4)\n");
-	want_names(f, 1);
-	char sha[HASH_SHA256_HEX_LEN + 1];
-	hash_sha256_hex("print(4)\n", 9, sha);
-
-	/* No such script: at once. */
-	assert_int_equal(as_user(NOBODY, NOBODY, wait_child, none), 2);
-	/* Nothing final for it yet: a signal ends the wait. */
-	assert_int_equal(as_user(NOBODY, NOBODY, wait_interrupted, w), 4);
-	/* A result for other content does not count either. */
-	write_result(f, "00000000000000000000000000000000000000000000000000000000000000aa");
-	assert_int_equal(as_user(NOBODY, NOBODY, wait_interrupted, w), 4);
-
-	/* The reader blocks until the result for this content is written. */
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0)
-		_exit(wait_child(w));
-	pump(f, 300);
-	int st;
-	assert_int_equal(waitpid(pid, &st, WNOHANG), 0);
-	write_result(f, sha);
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 0);
-
-	/* .wait is listed, and lists nothing, so walking the tree never waits. */
-	_cleanup_free_ char *dot = at(f, ".wait");
-	struct stat s;
-	assert_int_equal(stat(dot, &s), 0);
-	assert_true(S_ISDIR(s.st_mode));
-	DIR *d = opendir(dot);
-	assert_non_null(d);
-	struct dirent *de;
-	unsigned n = 0;
-	while ((de = readdir(d)))
-		n += strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
-	closedir(d);
-	assert_int_equal(n, 0);
-	d = opendir(f->mnt);
-	bool listed = false;
-	while ((de = readdir(d)))
-		listed |= strcmp(de->d_name, ".wait") == 0;
-	closedir(d);
-	assert_true(listed);
-}
-
-/* A reader of .wait: 6 for EAGAIN at once, else as wait_child. */
-static int wait_or_eagain(void *arg)
-{
-	int fd = open(arg, O_RDONLY);
-	if (fd < 0 && errno == EAGAIN)
-		return 6;
-	if (fd >= 0)
-		close(fd);
-	return fd >= 0 ? 0 : 1;
-}
-
-/* At most DROPFS_MAX_WAITERS (12) readers wait on .wait at once: of 13,
- * whatever their order, one gets EAGAIN at once and twelve wait; the
- * waiters of a mount that stops get an error, not a hang. */
-static void test_wait_limit_and_stop(void **state)
-{
-	struct fx *f = *state;
-	_cleanup_free_ char *w = at(f, ".wait/w.result.json");
-	put(f, "w.py", "print(4)\n");
-	want_names(f, 1);
-	pid_t kids[13];
-	for (int i = 0; i < 13; i++) {
-		kids[i] = fork();
-		assert_true(kids[i] >= 0);
-		if (kids[i] == 0)
-			_exit(wait_or_eagain(w));
-	}
-	int st = 0, gone = -1;
-	for (int t = 0; t < 400 && gone < 0; t++) {
-		for (int i = 0; i < 13 && gone < 0; i++)
-			if (waitpid(kids[i], &st, WNOHANG) == kids[i])
-				gone = i;
-		if (gone < 0)
-			pump(f, 50);
-	}
-	assert_true(gone >= 0);
-	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 6);
-	pump(f, 300);
-	for (int i = 0; i < 13; i++)
-		if (i != gone)
-			assert_int_equal(waitpid(kids[i], &st, WNOHANG), 0); /* still waiting */
-	drop_source_free(f->src);
-	f->src = NULL;
-	for (int i = 0; i < 13; i++) {
-		if (i == gone)
-			continue;
-		assert_int_equal(waitpid(kids[i], &st, 0), kids[i]);
-		assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 1);
-	}
-}
-
-/* Its rejection is the final answer for a script that cannot be read (a
- * symbolic link); a script still open for writing has none yet. */
-static void test_wait_for_rejected_and_busy(void **state)
-{
-	struct fx *f = *state;
-	_cleanup_free_ char *s = at(f, "s.py"), *ws = at(f, ".wait/s.result.json");
-	_cleanup_free_ char *b = at(f, "b.py"), *wb = at(f, ".wait/b.result.json");
-	assert_int_equal(symlink("/etc/passwd", s), 0);
-	want_names(f, 1);
-	_cleanup_free_ char *side = xasprintf("%s/s.result.json", drop_source_dir(f->src));
-	const char *text = "{\"schema_version\": 1, \"file\": \"s.py\", \"state\": \"rejected\", "
-			   "\"reason\": \"symlink\"}\n";
-	assert_int_equal(fileio_write_atomic(side, text, strlen(text), 0644), 0);
-	drop_source_changed(f->src, "s.result.json");
-	assert_int_equal(as_user(NOBODY, NOBODY, wait_interrupted, ws), 5); /* at once: rejected */
-
-	int fd = open(b, O_WRONLY | O_CREAT, 0644);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, "print(1)\n", 9), 9);
-	assert_int_equal(as_user(NOBODY, NOBODY, wait_interrupted, wb), 4);
-	close(fd);
-}
-
 /* --- symbolic links and subdirectories --- */
 
 static void test_symlinks(void **state)
@@ -898,13 +548,9 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "--mount-and-die") == 0)
 		return mount_and_die(argv[2]);
-	bool strict = getenv("MAI_REQUIRE_REAL") && strcmp(getenv("MAI_REQUIRE_REAL"), "1") == 0;
-	if (geteuid() != 0 || access("/dev/fuse", R_OK | W_OK) < 0) {
-		fprintf(stderr, "%s: needs root and /dev/fuse\n", strict ? "FAIL" : "SKIP");
-		return strict ? 1 : 77;
-	}
-	log_set_level(LOG_LEVEL_ERROR);
-	umask(022);
+	int r = fx_require_fuse();
+	if (r)
+		return r;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_in_place_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_last_writer_completes, setup, teardown),
@@ -915,9 +561,6 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_exchange_and_wait_refusals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_users, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_torn_snapshot, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_wait, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_wait_limit_and_stop, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_wait_for_rejected_and_busy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symlinks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recursive, setup_recursive, teardown),
 		cmocka_unit_test_setup_teardown(test_stale_mount, testdir_setup, testdir_teardown),
