@@ -185,7 +185,9 @@ static char *damaged(const char *key, size_t skip, int part)
 		p = strchr(p, '+') + 1;
 	if (part == 2)
 		p += 10;
-	*p = *p == 'A' ? 'B' : *p == '0' ? '1' : *p == '1' ? '0' : 'A';
+	/* A digit of both hex and base64, never the same value: a letter's
+	 * case would not do ('a' and 'A' are one hex digit). */
+	*p = *p == '0' ? '1' : '0';
 	return t;
 }
 
