@@ -26,7 +26,7 @@ require_docker /var/run/docker.sock
 [ -e /dev/fuse ] && command -v fusermount3 > /dev/null || skip "FUSE (/dev/fuse, fusermount3) is missing"
 write_agent_config "$T/drop" "$T/state" "workers: 2"
 printf '%smax_findings: 3\n' "$AGENT_SECURITY_YAML" > "$T/conf/security.yaml"
-printf 'stdout_max: 8m\n' > "$T/conf/sandbox.yaml"
+printf 'stdout_max: 8m\n' >> "$T/conf/sandbox.yaml"
 # Checkpoints only when a job ends (its sidecar) or the agent stops: the
 # records of a running job stay unread back until then.
 printf 'signing_key: %s\ncheckpoint_interval: 1h\n' "$T/keys/audit.key" > "$T/conf/audit.yaml"

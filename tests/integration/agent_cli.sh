@@ -25,7 +25,7 @@ write_agent_config "$T/drop" "$T/state" "workers: 2
 max_file_size: 1m"
 # Longer than the 6 s sleeper of the SIGTERM case, at every level.
 printf 'trusted:\n  timeout: 60s\nstandard:\n  timeout: 60s\nuntrusted:\n  timeout: 60s\n' \
-	> "$T/conf/sandbox.yaml"
+	>> "$T/conf/sandbox.yaml"
 # Diffs of edited scripts are capped at 2 KiB (the v3 case below).
 echo 'diff_max: 2k' >> "$T/conf/audit.yaml"
 

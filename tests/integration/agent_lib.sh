@@ -9,7 +9,7 @@
 # for a post-mortem). Not executable on its own.
 
 AGENT=${MAI_AGENT:?MAI_AGENT must name the mai-agent binary}
-T=$(mktemp -d "${TMPDIR:-/tmp}/mai-itest.XXXXXX")
+T=$(mktemp -d "${TMPDIR:-/tmp}/mai-itest.$(basename "$0" .sh).XXXXXX")
 PID=
 fails=0
 
@@ -54,7 +54,8 @@ require_docker() {
 
 # write_agent_config DIR STATE [EXTRA-YAML]: agent.yaml for a drop directory
 # DIR and a state directory STATE, a fresh signing key and audit.yaml,
-# security.yaml with Bandit off (AGENT_SECURITY_YAML); exports MAI_CONFIG_DIR.
+# security.yaml with Bandit off (AGENT_SECURITY_YAML), sandbox.yaml with the
+# suite's pool and no self-test (AGENT_SANDBOX_YAML); exports MAI_CONFIG_DIR.
 write_agent_config() {
 	mkdir -p "$T/conf" "$T/keys" "$1"
 	cat > "$T/conf/agent.yaml" <<EOF
@@ -67,6 +68,7 @@ EOF
 	"$AGENT" keygen "$T/keys/audit.key" > /dev/null 2>&1 || { echo "FAIL: keygen" >&2; exit 1; }
 	printf 'signing_key: %s\ncheckpoint_interval: 1s\n' "$T/keys/audit.key" > "$T/conf/audit.yaml"
 	printf '%s' "$AGENT_SECURITY_YAML" > "$T/conf/security.yaml"
+	printf '%s' "$AGENT_SANDBOX_YAML" > "$T/conf/sandbox.yaml"
 	export MAI_CONFIG_DIR="$T/conf"
 }
 

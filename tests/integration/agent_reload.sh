@@ -12,7 +12,7 @@ set -u
 
 require_docker /var/run/docker.sock
 write_agent_config "$T/drop" "$T/state" "workers: 1"
-printf 'trusted:\n  timeout: 30s\n' > "$T/conf/sandbox.yaml"
+printf 'trusted:\n  timeout: 30s\n' >> "$T/conf/sandbox.yaml"
 
 # --- readiness for a Type=notify service: READY=1 once the agent watches,
 #     STOPPING=1 when it stops, as datagrams to $NOTIFY_SOCKET ---
@@ -99,7 +99,7 @@ wait_field "$T/drop/write2.result.json" state awaiting_confirmation 30
 
 # --- a shorter timeout: a sleeper started afterwards ends in timeout ---
 printf '%s' "$AGENT_SECURITY_YAML" > "$T/conf/security.yaml" # the shipped rules
-printf 'trusted:\n  timeout: 1s\n  scale: false\n' > "$T/conf/sandbox.yaml"
+printf '%strusted:\n  timeout: 1s\n  scale: false\n' "$AGENT_SANDBOX_YAML" > "$T/conf/sandbox.yaml"
 reload 5
 printf 'import time\ntime.sleep(8)\nprint("slept")\n' > "$T/drop/sleeper.py"
 wait_field "$T/drop/sleeper.result.json" state completed 60

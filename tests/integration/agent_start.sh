@@ -11,15 +11,28 @@ AGENT_SECURITY_YAML='analyzers:
     enabled: false
 '
 
+# sandbox.yaml of every test configuration: no self-test at start and one
+# warm container per trust level instead of two. Each start of an agent
+# otherwise created seven containers besides its jobs' (a self-test probe
+# and 2 idle per level), about 100 of a full run's 270; on two CPUs each one
+# Docker creates, starts and removes costs about half a CPU-second. The
+# self-test is test_sandbox's case and 'status --self-test' agent_cli.sh's;
+# metrics.sh starts with the shipped defaults (both on, the pool sized by
+# auto). A test that writes its own sandbox.yaml starts it with this text.
+AGENT_SANDBOX_YAML='self_test: false
+pool_size: 1
+'
+
 # agent_setup DIR: a configuration in DIR/conf (drop directory DIR/drop,
 # state DIR/state, a fresh signing key DIR/audit.key, 1 s checkpoints) and
-# MAI_CONFIG_DIR pointing at it. More files (sandbox.yaml) may be added to
-# DIR/conf before agent_start.
+# MAI_CONFIG_DIR pointing at it. More lines may be appended to
+# DIR/conf/sandbox.yaml before agent_start.
 agent_setup() {
 	mkdir -p "$1/conf" "$1/drop" || return 1
 	printf 'drop_dir: %s\nstate_dir: %s\nsettle_delay: 50ms\nlog_level: debug\n' \
 		"$1/drop" "$1/state" > "$1/conf/agent.yaml"
 	printf '%s' "$AGENT_SECURITY_YAML" > "$1/conf/security.yaml"
+	printf '%s' "$AGENT_SANDBOX_YAML" > "$1/conf/sandbox.yaml"
 	"$AGENT" keygen "$1/audit.key" > /dev/null 2>&1 || { echo "FAIL: mai-agent keygen" >&2; return 1; }
 	printf 'signing_key: %s\ncheckpoint_interval: 1s\n' "$1/audit.key" > "$1/conf/audit.yaml"
 	MAI_CONFIG_DIR="$1/conf"

@@ -35,8 +35,7 @@ echo "drop_mode: $MODE" >> "$W/conf/agent.yaml"
 # The timeout leaves room for a loaded machine (a Python that starts,
 # fills 64 MiB or prints 64 KiB in a container beside the other tests);
 # only timeout_sleep.py waits for it, while the rest of the suite runs.
-cat > "$W/conf/sandbox.yaml" <<'YAML'
-self_test: false
+cat >> "$W/conf/sandbox.yaml" <<'YAML'
 stdout_max: 64k
 stderr_max: 64k
 trusted:

@@ -23,6 +23,7 @@ require_docker /var/run/docker.sock
 
 # The shipped defaults (pool_size: auto) but for the paths and the key.
 write_agent_config "$T/drop" "$T/state"
+rm "$T/conf/sandbox.yaml"
 mkdir -p "$T/mnt"
 start_agent --mount="$T/mnt"
 

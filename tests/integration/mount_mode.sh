@@ -55,7 +55,6 @@ write_agent_config "$T/drop" "$T/state" "drop_mode: mount
 drop_dir_mode: \"2770\"
 drop_dir_group: $GROUP
 workers: 4"
-printf 'self_test: false\n' > "$T/conf/sandbox.yaml"
 DOCKER_CHECKED=1
 start_agent
 

@@ -116,7 +116,7 @@ PROXY_PORT=$(free_port)
 AGENT_SECURITY_YAML="${AGENT_SECURITY_YAML}allow_self_approval: true
 "
 write_agent_config "$T/drop" "$T/state" "workers: 2"
-cat > "$T/conf/sandbox.yaml" <<YAML
+cat >> "$T/conf/sandbox.yaml" <<YAML
 network:
   allowed_hosts: [localhost]
   index_url: http://localhost:$INDEX_PORT/simple
