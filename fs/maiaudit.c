@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "log.h"
@@ -22,6 +23,7 @@
 /* after view_fuse.h, which sets FUSE_USE_VERSION */
 #include <fuse_lowlevel.h>
 #include "view_log.h"
+#include "view_loop.h"
 
 
 enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
@@ -162,9 +164,7 @@ static int prepare_mountpoint(const char *mnt)
 /* Requests the kernel queued before the loop ended (the release of a
  * directory a reader closed just before the signal): answered before the
  * unmount, so that libfuse frees what it keeps for each open directory. A
- * handle still open then is left to the file system's destroy. (A request
- * one of fuse_loop_mt()'s threads had already read when the loop ended is
- * dropped by libfuse itself: its directory record then leaks at exit.) */
+ * handle still open then is left to the file system's destroy. */
 static void drain_queued(struct fuse_session *se)
 {
 	struct fuse_buf buf = { 0 };
@@ -176,6 +176,42 @@ static void drain_queued(struct fuse_session *se)
 		fuse_session_process_buf(se, &buf);
 	}
 	free(buf.mem);
+}
+
+/* The view's serving threads: a slow verify holds one while the others
+ * answer listings and reads. */
+enum { VIEW_THREADS = 8 };
+
+/* SIGTERM, SIGINT and SIGHUP end the loop; the handler only wakes it
+ * through stop_pipe (view_loop_run() polls its read end). */
+static int stop_pipe[2] = { -1, -1 };
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+	int saved = errno;
+	stop_signal = sig;
+	if (write(stop_pipe[1], "x", 1) < 0) {
+		/* full: the loop was woken already */
+	}
+	errno = saved;
+}
+
+/* A shell starts a background job with SIGINT ignored: then SIGINT would do
+ * nothing and the user would reach for SIGKILL, leaving a stale mount.
+ * Stopping on SIGINT and SIGTERM is part of the contract, so both are
+ * taken whatever their disposition; SIGHUP only when not ignored (nohup).
+ * A reader gone from a pipe is an error of that write, not a signal. */
+static int set_stop_handlers(void)
+{
+	struct sigaction sa = { .sa_handler = on_stop }, hup;
+	sigemptyset(&sa.sa_mask);
+	if (pipe2(stop_pipe, O_CLOEXEC | O_NONBLOCK) < 0 || sigaction(SIGINT, &sa, NULL) < 0 ||
+	    sigaction(SIGTERM, &sa, NULL) < 0 || sigaction(SIGHUP, NULL, &hup) < 0 ||
+	    (hup.sa_handler != SIG_IGN && sigaction(SIGHUP, &sa, NULL) < 0))
+		return -1;
+	signal(SIGPIPE, SIG_IGN);
+	return 0;
 }
 
 static int serve(const struct options *o, const struct paths *p, const char *mnt,
@@ -202,40 +238,28 @@ static int serve(const struct options *o, const struct paths *p, const char *mnt
 		goto out_destroy;
 	}
 	struct fuse_session *se = fuse_get_session(fuse);
-	/* libfuse leaves an ignored signal ignored, and a shell starts a
-	 * background job with SIGINT ignored: then SIGINT would do nothing and
-	 * the user would reach for SIGKILL, leaving a stale mount. Stopping on
-	 * SIGINT and SIGTERM is part of the contract, so take them back.
-	 * SIGHUP keeps whatever disposition it had (nohup). */
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	if (fuse_set_signal_handlers(se) != 0) {
-		log_errorx("cannot install the signal handlers; unmounting %s", mnt);
+	if (set_stop_handlers() < 0) {
+		log_error("cannot install the signal handlers; unmounting %s", mnt);
 		goto out_unmount;
 	}
 	if (fuse_daemonize(o->foreground) != 0) {
 		log_errorx("cannot go to the background; unmounting %s", mnt);
-		goto out_signals;
+		goto out_unmount;
 	}
 	if (logfd >= 0)
 		dup2(logfd, STDERR_FILENO); /* fuse_daemonize pointed it at /dev/null */
 	log_info("mounted %s read-only (log %s, state %s, drop %s)", mnt,
 		 p->log_dir, p->state_dir, p->drop_dir);
-	/* The loop returns the number of the signal that ended it (its sign
-	 * differs between libfuse versions). */
-	r = fuse_loop_mt(fuse, 0);
-	if (r < 0)
-		r = -r;
-	if (r == SIGTERM || r == SIGINT || r == SIGHUP)
-		log_info("stopping on %s: unmounting %s", strsignal(r), mnt);
-	else if (r != 0)
-		log_warnx("the FUSE loop ended with an error (%d); unmounting %s", r, mnt);
+	r = view_loop_run(se, VIEW_THREADS, stop_pipe[0]);
+	if (stop_signal)
+		log_info("stopping on %s: unmounting %s", strsignal(stop_signal), mnt);
+	else if (r < 0)
+		log_warnx("the FUSE loop ended with an error (%s); unmounting %s", strerror(-r),
+			  mnt);
 	else
-		log_info("stopping: unmounting %s", mnt);
+		log_info("the mount went away: stopping (unmounting %s)", mnt);
 	drain_queued(se);
 	ret = EXIT_OK;
-out_signals:
-	fuse_remove_signal_handlers(se);
 out_unmount:
 	fuse_unmount(fuse);
 out_destroy:
