@@ -105,6 +105,20 @@ static void unhex_entry(const char *line, uint8_t out[AUDIT_HASH_LEN])
 
 /* A record that does not fit is refused whole and takes no number; the
  * reader and the verifier refuse a longer line the same way. */
+/* The length of record seq of dir/audit as the reader gives it back. */
+static size_t record_length(const char *dir, uint64_t seq)
+{
+	_cleanup_free_ char *log_dir = xasprintf("%s/audit", dir), *err = NULL;
+	struct audit_reader *r = NULL;
+	char *rec = NULL;
+	size_t len;
+	assert_int_equal(audit_reader_open(log_dir, &r, &err), 0);
+	assert_int_equal(audit_reader_get(r, seq, &rec, &len), 0);
+	free(rec);
+	audit_reader_close(r);
+	return len;
+}
+
 static void test_one_record_limit_for_writer_reader_and_verifier(void **state)
 {
 	const char *dir = *state;
@@ -129,12 +143,8 @@ static void test_one_record_limit_for_writer_reader_and_verifier(void **state)
 	_cleanup_free_ char *log_dir = xasprintf("%s/audit", dir), *pub = xasprintf("%s/k.pub", dir), *err = NULL;
 	struct audit_reader *r = NULL;
 	char *rec = NULL;
-	size_t len;
-	assert_int_equal(audit_reader_open(log_dir, &r, &err), 0);
-	assert_int_equal(audit_reader_get(r, 4, &rec, &len), 0);
+	size_t len = record_length(dir, 4);
 	assert_true(len > AUDIT_RECORD_MAX - 1024 && len < AUDIT_RECORD_MAX);
-	free(rec);
-	audit_reader_close(r);
 	_cleanup_free_ char *ok = fixture_verify_line(log_dir, pub);
 	assert_true(strncmp(ok, "OK n=6 ", 7) == 0);
 
@@ -189,12 +199,6 @@ static json_t *record_fields(const char *dir, uint64_t seq, size_t *line_len)
 	return f;
 }
 
-/* Fields that would make a record too long go in cut down: the largest
- * parts (an output that escapes to six times its size, a list of findings)
- * lose their tail, and the record says what was cut and how much. */
-/* Sequence numbers are twelve digits, read eight and four at a time:
- * a line written at any of them (every digit position used, up to the
- * largest) checks back at that number and at no other. */
 /* A line of exactly AUDIT_RECORD_MAX bytes with its newline is within the
  * limit for the writer, the reader and the verifier alike. */
 static void test_record_at_the_limit(void **state)
@@ -223,19 +227,16 @@ static void test_record_at_the_limit(void **state)
 	assert_int_equal(pos.seq, 1);
 	json_decref(f);
 	audit_close(log);
-	_cleanup_free_ char *log_dir = xasprintf("%s/audit", dir), *pub = xasprintf("%s/k.pub", dir), *err = NULL;
-	struct audit_reader *r = NULL;
-	char *rec = NULL;
-	assert_int_equal(audit_reader_open(log_dir, &r, &err), 0);
-	assert_int_equal(audit_reader_get(r, 1, &rec, &len), 0);
-	assert_int_equal(len, AUDIT_RECORD_MAX - 1);
-	free(rec);
-	audit_reader_close(r);
+	_cleanup_free_ char *log_dir = xasprintf("%s/audit", dir), *pub = xasprintf("%s/k.pub", dir);
+	assert_int_equal(record_length(dir, 1), AUDIT_RECORD_MAX - 1);
 	_cleanup_free_ char *ok = fixture_verify_line(log_dir, pub);
 	if (strncmp(ok, "OK n=3 ", 7) != 0)
 		fail_msg("%s", ok);
 }
 
+/* Sequence numbers are twelve digits, read eight and four at a time:
+ * a line written at any of them (every digit position used, up to the
+ * largest) checks back at that number and at no other. */
 static void test_sequence_numbers_of_every_width(void **state)
 {
 	static const uint64_t seqs[] = { 0, 9, 10, 99999, 123456789012, 987654321098, 999999999999 };
@@ -300,6 +301,9 @@ static void test_canonical_size_is_the_encoded_size(void **state)
 	}
 }
 
+/* Fields that would make a record too long go in cut down: the largest
+ * parts (an output that escapes to six times its size, a list of findings)
+ * lose their tail, and the record says what was cut and how much. */
 static void test_oversized_parts_cut_and_said_so(void **state)
 {
 	const char *dir = *state;
