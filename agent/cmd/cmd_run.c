@@ -561,9 +561,11 @@ int cmd_run(int argc, char **argv)
 	/* One agent per state directory: its path names this instance's
 	 * containers, so a restarted agent removes what a killed one left. */
 	sandbox_options_from_config(cfg, cfg->agent.state_dir, &sc.so);
-	sc.socket = cfg->agent.docker.socket;
+	sc.socket = sc.so.engine.host ? sc.so.engine.host : cfg->agent.docker.socket;
 	struct docker_health_options ho = {
 		.socket_path = cfg->agent.docker.socket,
+		.host = sc.so.engine.host,
+		.tls = { sc.so.engine.tls_ca, sc.so.engine.tls_cert, sc.so.engine.tls_key },
 		.interval_ms = (unsigned)cfg->agent.docker.check_interval_ms,
 	};
 	if (docker_health_start(&ho, &sc.health, &err) < 0) {

@@ -1,6 +1,6 @@
-/* What a sandbox is made with: per trust level the limits, runtime and
- * network, the allowlist network, how the end of a run is learnt. Value
- * types, and their built-in defaults (sandbox_options.c). */
+/* What a sandbox is made with: the engine, per trust level the limits,
+ * runtime and network, the allowlist network, how the end of a run is
+ * learnt. Value types, and their built-in defaults (sandbox_options.c). */
 #ifndef MAI_SANDBOX_OPTIONS_H
 #define MAI_SANDBOX_OPTIONS_H
 
@@ -58,8 +58,25 @@ enum sandbox_exit_source {
 	SANDBOX_EXIT_DOCKER,
 };
 
+struct sandbox_engine_ops;
+
+/* The engine (engine: in config/sandbox.yaml; sandbox_engine.h). */
+struct sandbox_engine_options {
+	/* The backend, picked by cmd/ (NULL: sandbox_engine_docker). */
+	const struct sandbox_engine_ops *ops;
+	/* "unix:///path" or "tcp://HOST:PORT"; NULL: socket_path. */
+	const char *host;
+	const char *tls_ca, *tls_cert, *tls_key; /* PEM files, for tcp:// */
+	/* Swarm: the node label whose value names the trust level a node
+	 * serves; a run is constrained to node.labels.KEY==<its level>.
+	 * NULL: "mai.trust". */
+	const char *node_label_key;
+	int64_t probe_timeout_ms; /* one node's probe; 0: 60 s */
+};
+
 struct sandbox_options {
 	const char *socket_path;  /* NULL: the default Docker socket */
+	struct sandbox_engine_options engine;
 	const char *image;        /* NULL: "mai-sandbox:latest" */
 	const char *user;         /* NULL: "1000:1000" */
 	/* The value of the mai.instance label: containers with it that exist at
