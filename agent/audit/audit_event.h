@@ -55,6 +55,9 @@ enum audit_event {
 	 * error that passes (Docker down, the assessor failed); the retry goes
 	 * on from the job's records instead of recording them again. */
 	AUDIT_EVENT_RETRY,
+	/* name, host, nodes: an engine of several nodes (Swarm) and what the
+	 * probe job of each proved (or why a node is not used), at start. */
+	AUDIT_EVENT_ENGINE_NODES,
 	AUDIT_EVENT_COUNT,
 };
 

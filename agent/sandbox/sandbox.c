@@ -282,6 +282,7 @@ static int run_job(void *arg, const struct sandbox_job *job, const struct sandbo
 	input = sandbox_job_input(job, deps_spec, nonce, &input_len);
 	const struct sandbox_engine_spec spec = {
 		.trust = job->trust, .job_label = job->job_id, .limits = want,
+		.host_pids = sandbox_trust_host_pids(sb->trust, job->trust, want.pids),
 		.image = image, .program = mode->program ? mode->program : sandbox_bootstrap,
 		.bootstrap = !mode->program, .network = network,
 		.deps_tmpfs_bytes = deps ? pip->install_size : 0,

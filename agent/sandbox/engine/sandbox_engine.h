@@ -77,6 +77,7 @@ struct sandbox_engine_spec {
 	enum trust trust;
 	const char *job_label;         /* the mai.job label */
 	struct sandbox_limits limits;  /* scaled and clamped; timeout included */
+	int64_t host_pids;             /* the PidsLimit the engine sets (more under gVisor) */
 	const char *image;             /* NULL: the sandbox image */
 	const char *program;           /* run as python3 -I -u -B -c program */
 	bool bootstrap;                /* program is the bootstrap (it holds at the end) */

@@ -23,6 +23,13 @@ struct sandbox_limits {
 	int64_t stdout_max, stderr_max;
 };
 
+/* gVisor's own kernel (the Sentry) and file proxy run as host threads inside
+ * the container's pids cgroup, about 40 at rest and more under load, while
+ * the script's processes are the Sentry's tasks. Under runsc the host-side
+ * PidsLimit therefore gets this allowance on top of the configured pids, so
+ * that the configured number stays what the script may start. */
+#define SANDBOX_RUNSC_PIDS_ALLOWANCE 128
+
 struct sandbox_trust_options {
 	struct sandbox_limits base; /* before scaling and clamping */
 	const char *runtime;        /* "runc" (default) or "runsc" */

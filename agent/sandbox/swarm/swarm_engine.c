@@ -39,7 +39,9 @@
 /* Swarm keeps configs of at most 500 KiB. */
 #define SWARM_CONFIG_MAX (500 * 1024)
 #define SWARM_JOB_FILE "/mai-job"
-/* The supervisor's last line on stderr: its counters as JSON. */
+/* The supervisor's last line on stderr: its counters (OOM kills, forks
+ * refused at the pids limit, peak memory, CPU ns, peak pids), -1 where the
+ * cgroup has none. */
 #define SWARM_COUNTERS "\x1eMAI-CG "
 
 struct swarm_engine {
@@ -54,9 +56,12 @@ struct swarm_engine {
 
 struct sandbox_engine_run {
 	char *name, *config_id, *network_id, *service_id;
+	enum trust trust;
+	bool check_node; /* a job's run: its node must be a proven one of its level */
 	int64_t log_max;
 	struct docker_swarm_task task; /* the last seen */
 	bool have_task, running, killed;
+	char seen_state[16]; /* for the debug log of its changes */
 	int64_t counters[5]; /* oom_kill, pids max hits, peak memory, cpu ns, pids peak */
 	bool have_counters;
 	char *err;
@@ -64,7 +69,7 @@ struct sandbox_engine_run {
 
 /* Runs as python3 -I -u -B -c SUPERVISOR PROGRAM. */
 static const char supervisor[] =
-	"import os, sys, json\n"
+	"import os, sys\n"
 	"fd = os.open('" SWARM_JOB_FILE "', os.O_RDONLY)\n"
 	"os.dup2(fd, 0)\n"
 	"os.close(fd)\n"
@@ -90,32 +95,29 @@ static const char supervisor[] =
 	"def field(text, key):\n"
 	"    for l in text.splitlines():\n"
 	"        w = l.split()\n"
-	"        if len(w) == 2 and w[0] == key:\n"
+	"        if len(w) == 2 and w[0] == key and w[1].isdigit():\n"
 	"            return int(w[1])\n"
-	"    return None\n"
+	"    return -1\n"
 	"def num(text):\n"
-	"    try:\n"
-	"        return int(text.split()[0])\n"
-	"    except (ValueError, IndexError):\n"
-	"        return None\n"
+	"    w = text.split()\n"
+	"    return int(w[0]) if w and w[0].isdigit() else -1\n"
 	"c = '/sys/fs/cgroup/'\n"
 	"if os.path.exists(c + 'memory/memory.oom_control'):\n"
-	"    n = {'oom': field(rd(c + 'memory/memory.oom_control'), 'oom_kill'),\n"
-	"         'pids_max': field(rd(c + 'pids/pids.events'), 'max'),\n"
-	"         'peak': num(rd(c + 'memory/memory.max_usage_in_bytes')),\n"
-	"         'cpu': num(rd(c + 'cpuacct/cpuacct.usage')),\n"
-	"         'pids_peak': num(rd(c + 'pids/pids.peak'))}\n"
+	"    n = (field(rd(c + 'memory/memory.oom_control'), 'oom_kill'),\n"
+	"         field(rd(c + 'pids/pids.events'), 'max'),\n"
+	"         num(rd(c + 'memory/memory.max_usage_in_bytes')),\n"
+	"         num(rd(c + 'cpuacct/cpuacct.usage')),\n"
+	"         num(rd(c + 'pids/pids.peak')))\n"
 	"else:\n"
 	"    cpu = field(rd(c + 'cpu.stat'), 'usage_usec')\n"
-	"    n = {'oom': field(rd(c + 'memory.events'), 'oom_kill'),\n"
-	"         'pids_max': field(rd(c + 'pids.events'), 'max'),\n"
-	"         'peak': num(rd(c + 'memory.peak')),\n"
-	"         'cpu': cpu * 1000 if cpu is not None else None,\n"
-	"         'pids_peak': num(rd(c + 'pids.peak'))}\n"
-	"os.write(2, b'" "\\x1eMAI-CG " "' + json.dumps(n).encode() + b'\\n')\n"
+	"    n = (field(rd(c + 'memory.events'), 'oom_kill'),\n"
+	"         field(rd(c + 'pids.events'), 'max'),\n"
+	"         num(rd(c + 'memory.peak')),\n"
+	"         cpu * 1000 if cpu >= 0 else -1,\n"
+	"         num(rd(c + 'pids.peak')))\n"
+	"if n[0] >= 0:\n"
+	"    os.write(2, ('\\x1eMAI-CG %d %d %d %d %d\\n' % n).encode())\n"
 	"os._exit(os.WEXITSTATUS(st) if os.WIFEXITED(st) else 128 + os.WTERMSIG(st))\n";
-
-static const char *const counter_names[5] = { "oom", "pids_max", "peak", "cpu", "pids_peak" };
 
 /* Removes what carries this instance's label: services first (their tasks
  * hold the configs and networks), then configs and networks. */
@@ -348,7 +350,7 @@ static int run_create(struct swarm_engine *e, struct sandbox_engine_run *run,
 		.image = spec->image ? spec->image : e->image, .cmd = cmd, .env = env,
 		.user = e->user, .workdir = "/tmp",
 		.memory_bytes = spec->limits.memory_bytes, .nano_cpus = spec->limits.nano_cpus,
-		.pids_limit = spec->limits.pids, .tmpfs_bytes = spec->limits.tmpfs_bytes,
+		.pids_limit = spec->host_pids, .tmpfs_bytes = spec->limits.tmpfs_bytes,
 		.nofile = spec->limits.nofile, .fsize_bytes = spec->limits.fsize_bytes,
 		.config_id = run->config_id, .config_name = run->name,
 		.config_target = SWARM_JOB_FILE, .config_uid = e->uid, .config_gid = e->gid,
@@ -368,7 +370,7 @@ static int engine_start(void *ctx, const struct sandbox_engine_spec *spec,
 	int r;
 
 	*out = NULL;
-	r = swarm_nodes_place(e->nodes, spec->trust, false, false, &constraints, err);
+	r = swarm_nodes_place(e->nodes, spec->trust, false, true, &constraints, err);
 	if (r == 0)
 		r = run_create(e, run, spec, (const char *const *)constraints, err);
 	docker_strv_free(constraints);
@@ -377,6 +379,8 @@ static int engine_start(void *ctx, const struct sandbox_engine_spec *spec,
 		run_free(run);
 		return r;
 	}
+	run->trust = spec->trust;
+	run->check_node = true;
 	started->limits = spec->limits;
 	started->id = xstrdup(run->service_id);
 	*out = run;
@@ -438,14 +442,12 @@ static int read_logs(struct swarm_engine *e, struct sandbox_engine_run *run,
 		const char *payload = buf + off + 8;
 		size_t plen = strlen(SWARM_COUNTERS);
 		if (h[0] == 2 && n > plen && memcmp(payload, SWARM_COUNTERS, plen) == 0) {
-			_cleanup_free_ char *js = xstrndup(payload + plen, n - plen);
-			json_t *j = json_loads(js, 0, NULL);
-			run->have_counters = json_is_object(j);
-			for (int i = 0; i < 5 && run->have_counters; i++) {
-				json_t *v = json_object_get(j, counter_names[i]);
-				run->counters[i] = json_is_integer(v) ? json_integer_value(v) : 0;
-			}
-			json_decref(j);
+			_cleanup_free_ char *line = xstrndup(payload + plen, n - plen);
+			long long v[5];
+			run->have_counters = sscanf(line, "%lld %lld %lld %lld %lld", &v[0], &v[1],
+						    &v[2], &v[3], &v[4]) == 5;
+			for (int i = 0; i < 5 && run->have_counters; i++)
+				run->counters[i] = v[i] > 0 ? v[i] : 0;
 		} else if (sandbox_demux_feed(d, (const uint8_t *)buf + off, 8 + n) < 0) {
 			*err = xstrdup("the service's logs are not Docker's multiplexed frames");
 			return -EPROTO;
@@ -471,10 +473,35 @@ static enum sandbox_attach_end engine_wait(void *ctx, struct sandbox_engine_run 
 			break;
 		}
 		const char *state = run->have_task ? run->task.state : "new";
+		if (strcmp(state, run->seen_state) != 0) {
+			log_debug("service %s: task %s after %lld ms", run->name, state,
+				  (long long)(monoclock_ms() - started));
+			snprintf(run->seen_state, sizeof(run->seen_state), "%s", state);
+		}
 		if (!run->running && (strcmp(state, "running") == 0 || task_ended(state))) {
 			/* The deadline counts from the start, as on a local engine. */
 			run->running = true;
 			deadline = monoclock_ms() + budget;
+		}
+		if (run->check_node && run->have_task && *run->task.node_id) {
+			run->check_node = false;
+			if (!swarm_nodes_proven(e->nodes, run->task.node_id, run->trust)) {
+				_cleanup_free_ char *host = swarm_nodes_hostname(e->nodes,
+										 run->task.node_id);
+				free(run->err);
+				run->err = xasprintf("the swarm placed the run on node %s, which has "
+						     "not proven the settings of trust level %s (a "
+						     "label changed since the agent last looked); "
+						     "it was stopped there and runs again",
+						     host, trust_to_string(run->trust));
+				char *rerr = NULL;
+				if (docker_swarm_remove(e->docker, DOCKER_SWARM_SERVICE,
+							run->service_id, &rerr) != DOCKER_OK)
+					free(rerr);
+				end = SANDBOX_ATTACH_ERROR;
+				*error = -EPERM;
+				break;
+			}
 		}
 		if (task_ended(state))
 			break;
@@ -606,6 +633,7 @@ static void *probe_start(void *arg, const char *node_id, enum trust t, char **er
 			    .tmpfs_bytes = 1 << 20, .nofile = 64, .fsize_bytes = 1 << 20,
 			    .timeout_ms = e->placement_ms, .stdout_max = 16 << 10,
 			    .stderr_max = 16 << 10 },
+		.host_pids = 32 + (strcmp(e->runtime[t], "runsc") == 0 ? SANDBOX_RUNSC_PIDS_ALLOWANCE : 0),
 		.input = (const uint8_t *)"\n", .input_len = 1,
 	};
 
@@ -646,6 +674,10 @@ static int probe_finish(void *arg, void *probe, char **output, char **err)
 	if (r == 0) {
 		*output = xstrdup(p->demux.out.data);
 	} else {
+		/* One line: it goes into the log, status and the audit record. */
+		for (char *c = end.err; *c; c++)
+			if (*c == '\n' || *c == '\r')
+				*c = ' ';
 		*err = end.err;
 		end.err = NULL;
 	}

@@ -324,6 +324,15 @@ int swarm_nodes_place(struct swarm_nodes *n, enum trust t, bool all_levels, bool
 	return 0;
 }
 
+bool swarm_nodes_proven(struct swarm_nodes *n, const char *node_id, enum trust t)
+{
+	pthread_mutex_lock(&n->lock);
+	struct node *nd = find(n, node_id);
+	bool ok = nd && usable(nd) && nd->trust == t && nd->probe == PROBE_OK;
+	pthread_mutex_unlock(&n->lock);
+	return ok;
+}
+
 char *swarm_nodes_hostname(struct swarm_nodes *n, const char *node_id)
 {
 	char *h;

@@ -35,13 +35,17 @@ struct swarm_nodes *swarm_nodes_new(struct docker *d, const char *label_key,
 				    const struct swarm_prober *prober);
 void swarm_nodes_free(struct swarm_nodes *n);
 
-/* Lists the nodes again when the last list is older than a few seconds (or
- * force), and probes every ready node of level t (every level when
+/* Lists the nodes again (at most every few seconds unless force: a run's
+ * placement forces it, so that a label changed since is seen), and probes every ready node of level t (every level when
  * all_levels) that has not been probed. The placement constraints of a run
  * at level t (NULL-terminated, docker_strv_free), 0; or -ENODEV with *err
  * (caller frees) saying why no node of that level may take it. */
 int swarm_nodes_place(struct swarm_nodes *n, enum trust t, bool all_levels, bool force,
 		      char ***constraints, char **err);
+/* Whether node_id is a ready node of level t whose probe passed: a run the
+ * scheduler placed elsewhere (a label changed after the last list) is
+ * stopped before it starts. */
+bool swarm_nodes_proven(struct swarm_nodes *n, const char *node_id, enum trust t);
 /* The node's hostname (caller frees), or a copy of its id when unknown. */
 char *swarm_nodes_hostname(struct swarm_nodes *n, const char *node_id);
 /* Every node: id, hostname, level, state, probe ("ok", "failed",

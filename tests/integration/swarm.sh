@@ -1,0 +1,223 @@
+#!/bin/sh
+# The Swarm engine (engine.mode: swarm) on a real three-node swarm that the
+# test makes and unmakes (swarm_nodes.sh: three dockerds in network
+# namespaces, node 3 with gVisor as its default runtime). One swarm serves
+# every check here, to keep the suite's time:
+#  - every example script through Swarm ends as examples_run.sh expects of
+#    a local engine (state, verdict, exit code, the sidecars' schemas);
+#  - every node proved its settings with a probe job before any run went
+#    there, and the audit log, status.json and 'mai-agent status' say so;
+#    results name the node and say the end and the usage came from the task;
+#  - a run that starts more threads than its pids limit ends with verdict
+#    pids_limit, as locally;
+#  - a run reaches neither another run (listening at the same time on the
+#    same node), nor a node's address, nor the outside;
+#  - a node whose probe fails (a runc node labelled untrusted) is not used,
+#    and 'mai-agent status' says why; an overridden BLOCKED script runs
+#    untrusted on the gVisor node;
+#  - after the agent stops, no service, config or network of its instance
+#    is left in the swarm; and after the test, no namespace, daemon, mount
+#    or interface (swarm_down).
+# Needs root, ip, nsenter, unshare, dockerd, the docker CLI (the test's own
+# tool) and the cached sandbox root filesystem: exit 77 without them, a
+# failure under MAI_REQUIRE_REAL=1.
+set -u
+
+. "$(dirname "$0")/agent_lib.sh"
+. "$(dirname "$0")/swarm_nodes.sh"
+SRC=${MAI_SOURCE_ROOT:?MAI_SOURCE_ROOT must name the source tree}
+
+on_exit() {
+	[ -n "${EX_PID:-}" ] && kill -TERM "$EX_PID" 2>/dev/null && wait "$EX_PID" 2>/dev/null
+	swarm_down
+}
+
+[ "$(id -u)" = 0 ] || skip "a swarm of private dockerds needs root"
+for c in ip nsenter unshare dockerd docker flock runsc; do
+	command -v "$c" > /dev/null || skip "$c is not installed"
+done
+[ -s "$("$SRC/packaging/sandbox-image/build.sh" --print-cache)" ] ||
+	skip "no cached sandbox root filesystem: run packaging/sandbox-image/build.sh once"
+
+t0=$(date +%s%N)
+# phase NAME: how long the test has run, for keeping it lean.
+phase() { echo "$1 at $((($(date +%s%N) - t0) / 1000000)) ms"; }
+if ! swarm_up; then
+	fail "the three-node swarm did not come up"
+	for n in 1 2 3; do tail -5 "$SW_RUN/n$n.log" >&2; done
+	exit 1
+fi
+echo "swarm up in $((($(date +%s%N) - t0) / 1000000)) ms"
+ENGINE="engine:
+  mode: swarm
+  host: unix://$SW_SOCK1"
+
+# --- the examples, by examples_run.sh's own checks, beside the rest ---
+MAI_ENGINE_YAML=$ENGINE sh "$SRC/tests/integration/examples_run.sh" > "$T/examples.log" 2>&1 &
+EX_PID=$!
+
+phase "this test's own agent"
+# --- this test's own agent ---
+write_agent_config "$T/drop" "$T/state" "workers: 2"
+printf '%s\n' "$ENGINE" >> "$T/conf/sandbox.yaml"
+cat >> "$T/conf/sandbox.yaml" <<'YAML'
+trusted:
+  scale: false
+standard:
+  timeout: 40s
+untrusted:
+  timeout: 20s
+YAML
+# The isolation scripts below open sockets to literal addresses, which the
+# assessor holds (HIGH) for a person; here they must run as MEDIUM
+# (standard, on the runc node), not untrusted under gVisor, which has no
+# network at all.
+printf 'allow_self_approval: true\nthresholds:\n  high: 1000\n  blocked: 2000\n' >> "$T/conf/security.yaml"
+DOCKER_CHECKED=1
+start_agent
+
+# status_until PATTERN: 'mai-agent status' until a line matches (up to 20
+# s: status.json is written at the loop's next turn).
+status_until() {
+	i=0
+	until "$AGENT" status > "$T/status" 2>&1; grep -q "$1" "$T/status" || [ $i -ge 200 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
+# Every node proved its settings before any run.
+status_until '^node maisw-n3'
+field "$T/state/status.json" engine.name | grep -qx swarm || fail "status.json: engine is not swarm"
+for n in 0 1 2; do
+	[ "$(field "$T/state/status.json" "engine.nodes.$n.probe")" = ok ] ||
+		fail "node $n: its probe did not pass: $(field "$T/state/status.json" "engine.nodes.$n.why")"
+done
+[ "$(grep -c '^node maisw-n[123] (.*): used, probe passed$' "$T/status")" = 3 ] ||
+	fail "mai-agent status does not show three proven nodes: $(cat "$T/status")"
+grep -h '"type":"engine_nodes"' "$T/state/audit/"seg-*.log | grep -q '"probe":"ok"' ||
+	fail "the audit log has no engine_nodes record with the probes"
+
+phase "runs"
+# --- at once: a run that names its node; one that starts more threads than
+# its level's pids (128), which must end at the pids limit as locally; and
+# one that listens on its own network (standard: the runc node) ---
+printf 'print("placed")\n' > "$T/drop/where.py"
+cat > "$T/drop/threads.py" <<'PY'
+import threading, time
+for i in range(200):
+    try:
+        threading.Thread(target=time.sleep, args=(3,)).start()
+    except RuntimeError:
+        print("refused at", i)
+        break
+PY
+cat > "$T/drop/listener.py" <<'PY'
+import socket
+s = socket.socket()
+s.bind(("0.0.0.0", 8080))
+s.listen()
+s.settimeout(25)
+try:
+    s.accept()
+    print("ACCEPTED")
+except OSError:
+    print("nobody came")
+PY
+# The listener's address on its own network, from the manager, once its
+# task runs.
+addr=$(python3 - "$SW_SOCK1" "$T/state" "$SW_NODE_ID2" <<'PY'
+import http.client, json, socket, sys, time, urllib.parse
+sock, instance = sys.argv[1], sys.argv[2]
+class Unix(http.client.HTTPConnection):
+    def connect(self):
+        self.sock = socket.socket(socket.AF_UNIX)
+        self.sock.connect(sock)
+def get(path):
+    c = Unix("localhost", timeout=10)
+    c.request("GET", path)
+    r = json.loads(c.getresponse().read())
+    c.close()
+    return r
+q = urllib.parse.quote(json.dumps({"label": ["mai.instance=" + instance]}))
+end = time.monotonic() + 60
+while time.monotonic() < end:
+    ids = [s["ID"] for s in get("/v1.41/services?filters=" + q)]
+    tq = urllib.parse.quote(json.dumps({"service": ids}))
+    for t in get("/v1.41/tasks?filters=" + tq) if ids else []:
+        if t["Status"]["State"] == "running" and t["NodeID"] == sys.argv[3]:
+            for n in t.get("NetworksAttachments") or []:
+                for a in n.get("Addresses") or []:
+                    print(a.split("/")[0])
+                    sys.exit(0)
+    time.sleep(0.1)
+PY
+)
+[ -n "$addr" ] || fail "listener.py: its task's address was not found"
+# --- isolation: while it listens, another run on the same node tries it,
+# the nodes' addresses and the outside ---
+cat > "$T/drop/prober.py" <<PY
+import socket
+for host, port in (("$addr", 8080), ("$SW_NET.11", 2377), ("$SW_NET.12", 7946), ("1.1.1.1", 53)):
+    try:
+        socket.create_connection((host, port), timeout=2).close()
+        print("reached", host, port)
+    except OSError as e:
+        print("blocked", host, port, type(e).__name__)
+PY
+wait_final "$T/drop/prober.result.json" 60
+[ "$(field "$T/drop/listener.result.json" state)" = running ] ||
+	fail "listener.py ended before prober.py did: the check proves nothing"
+out=$(field "$T/drop/prober.result.json" execution.stdout.text)
+[ "$(printf '%s\n' "$out" | grep -c '^blocked ')" = 4 ] ||
+	fail "prober.py reached what it must not (listener at $addr): $out"
+[ "$(field "$T/drop/prober.result.json" execution.engine.node)" = maisw-n2 ] ||
+	fail "prober.py: node '$(field "$T/drop/prober.result.json" execution.engine.node)', expected maisw-n2 (the standard node)"
+wait_final "$T/drop/where.result.json" 60
+wait_final "$T/drop/threads.result.json" 60
+[ "$(field "$T/drop/where.result.json" execution.engine.node)" = maisw-n1 ] ||
+	fail "where.py: node '$(field "$T/drop/where.result.json" execution.engine.node)', expected maisw-n1 (the trusted node)"
+[ "$(field "$T/drop/where.result.json" execution.engine.usage_from)" = task ] ||
+	fail "where.py: usage_from is not task"
+[ "$(field "$T/drop/threads.result.json" verdict)" = pids_limit ] ||
+	fail "threads.py: verdict '$(field "$T/drop/threads.result.json" verdict)', expected pids_limit"
+
+phase "waiting for the examples"
+wait "$EX_PID"
+rc=$?
+EX_PID=
+[ $rc = 0 ] || { fail "the examples through Swarm (examples_run.sh) failed"; cat "$T/examples.log" >&2; }
+grep '^ok' "$T/examples.log"
+
+phase "a node whose probe fails"
+# --- (the examples' agent is done with the standard node) a runc node
+# labelled untrusted fails its probe and is not used, and 'mai-agent
+# status' says why; an overridden BLOCKED script runs untrusted on the gVisor
+# node. The running agent sees the new label when it next places a run. ---
+sw_docker 1 node update --label-add mai.trust=untrusted "$SW_NODE_ID2" > /dev/null ||
+	fail "cannot relabel node 2"
+printf 'import os, base64\nexec(base64.b64decode("cHJpbnQob3MudW5hbWUoKS5yZWxlYXNlKQ=="))\n' > "$T/drop/blocked.py"
+wait_field "$T/drop/blocked.result.json" state blocked 30
+printf 'the test lets it run untrusted\n' > "$T/drop/blocked.override"
+wait_field "$T/drop/blocked.result.json" state completed 90
+[ "$(field "$T/drop/blocked.result.json" execution.engine.node)" = maisw-n3 ] ||
+	fail "blocked.py: node '$(field "$T/drop/blocked.result.json" execution.engine.node)', expected maisw-n3 (the gVisor node)"
+[ "$(field "$T/drop/blocked.result.json" execution.stdout.text)" = "4.4.0" ] ||
+	fail "blocked.py: gVisor's kernel did not answer: $(field "$T/drop/blocked.result.json" execution.stdout.text)"
+status_until '^node maisw-n2 (untrusted, ready): not used'
+grep -q '^node maisw-n2 (untrusted, ready): not used: gvisor_kernel the kernel .* answers, not gVisor' "$T/status" ||
+	fail "mai-agent status does not say why node 2 is not used: $(grep '^node' "$T/status")"
+wait_final "$T/drop/listener.result.json" 60
+field "$T/drop/listener.result.json" execution.stdout.text | grep -qx "nobody came" ||
+	fail "listener.py: $(field "$T/drop/listener.result.json" execution.stdout.text)"
+
+phase "nothing of the agent's is left"
+# --- nothing of the agent's is left in the swarm after its stop ---
+stop_agent
+for kind in service config network; do
+	left=$(sw_docker 1 "$kind" ls -q --filter "label=mai.instance=$T/state" | wc -l)
+	[ "$left" = 0 ] || fail "$left ${kind}(s) of the agent left in the swarm after its stop"
+done
+
+echo "swarm checks done in $((($(date +%s%N) - t0) / 1000000)) ms (before the swarm's teardown)"
+lib_finish swarm
