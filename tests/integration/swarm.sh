@@ -15,6 +15,10 @@
 #  - a node whose probe fails (a runc node labelled untrusted) is not used,
 #    and 'mai-agent status' says why; an overridden BLOCKED script runs
 #    untrusted on the gVisor node;
+#  - a remote Docker engine over mutual TLS (node 1's dockerd on TCP, the
+#    agent in a namespace of its own): plain TCP refused, a wrong CA
+#    refused, DOCKER_HOST/DOCKER_TLS_VERIFY/DOCKER_CERT_PATH honoured, the
+#    end and usage from the Engine API, the warm pool on that engine;
 #  - after the agent stops, no service, config or network of its instance
 #    is left in the swarm; and after the test, no namespace, daemon, mount
 #    or interface (swarm_down).
@@ -33,7 +37,7 @@ on_exit() {
 }
 
 [ "$(id -u)" = 0 ] || skip "a swarm of private dockerds needs root"
-for c in ip nsenter unshare dockerd docker flock runsc; do
+for c in ip nsenter unshare dockerd docker flock runsc openssl; do
 	command -v "$c" > /dev/null || skip "$c is not installed"
 done
 [ -s "$("$SRC/packaging/sandbox-image/build.sh" --print-cache)" ] ||
@@ -181,6 +185,53 @@ wait_final "$T/drop/threads.result.json" 60
 	fail "where.py: usage_from is not task"
 [ "$(field "$T/drop/threads.result.json" verdict)" = pids_limit ] ||
 	fail "threads.py: verdict '$(field "$T/drop/threads.result.json" verdict)', expected pids_limit"
+
+phase "remote engine"
+# --- a remote Docker engine (node 1's dockerd on tcp://:2376 with
+# --tlsverify) used by an agent in the client namespace: plain TCP is
+# refused, a wrong CA fails the handshake with a clear message, and with the
+# Docker client's variables (DOCKER_HOST, DOCKER_TLS_VERIFY,
+# DOCKER_CERT_PATH) a run completes there, its end and usage from the
+# Engine API, and the warm pool lives on that engine. In a subshell: its
+# own configuration directory and agent. ---
+printf '#!/bin/sh\nexec nsenter --net=/run/netns/%s "%s" "$@"\n' "$(sw_ns c)" "$AGENT" > "$T/agent-client"
+chmod +x "$T/agent-client"
+(
+	R=$T/remote
+	AGENT=$T/agent-client
+	fails=0
+	agent_setup "$R" || exit 1
+	cp "$R/conf/sandbox.yaml" "$R/sandbox.yaml"
+	printf 'engine:\n  host: tcp://%s.11:2376\n' "$SW_NET" >> "$R/conf/sandbox.yaml"
+	"$AGENT" status --self-test > "$R/plain.out" 2>&1
+	[ $? = 4 ] && grep -q "is TCP without a TLS client certificate.*plain TCP is refused" "$R/plain.out" ||
+		fail "plain tcp:// was not refused with its reason: $(cat "$R/plain.out")"
+	printf '  tls:\n    ca: %s\n    cert: %s\n    key: %s\n' \
+		"$SW_TLS/other-ca.pem" "$SW_TLS/cert.pem" "$SW_TLS/key.pem" >> "$R/conf/sandbox.yaml"
+	"$AGENT" status --self-test > "$R/ca.out" 2>&1
+	[ $? = 4 ] && grep -q "TLS handshake with Docker at tcp://$SW_NET.11:2376 failed" "$R/ca.out" ||
+		fail "a wrong CA did not fail the handshake with its reason: $(cat "$R/ca.out")"
+	cp "$R/sandbox.yaml" "$R/conf/sandbox.yaml"
+	DOCKER_HOST=tcp://$SW_NET.11:2376 DOCKER_TLS_VERIFY=1 DOCKER_CERT_PATH=$SW_TLS \
+		agent_start "$R"
+	[ -n "$AGENT_PID" ] || { fail "the agent did not start on the remote engine"; cat "$R/agent.log" >&2; exit 1; }
+	printf 'print("remote")\n' > "$R/drop/remote.py"
+	wait_final "$R/drop/remote.result.json" 60
+	for kv in state=completed execution.stdout.text=remote execution.engine.name=docker \
+		"execution.engine.host=tcp://$SW_NET.11:2376" execution.engine.end_from=engine \
+		execution.engine.usage_from=engine_stats; do
+		[ "$(field "$R/drop/remote.result.json" "${kv%%=*}")" = "${kv#*=}" ] ||
+			fail "remote.py: ${kv%%=*} is '$(field "$R/drop/remote.result.json" "${kv%%=*}")', expected '${kv#*=}'"
+	done
+	[ "$(field "$R/state/status.json" pool_size)" = 1 ] || fail "remote engine: no warm pool"
+	[ "$(sw_docker 1 ps -q --filter "label=mai.instance=$R/state" --filter label=mai.job=pool-trusted | wc -l)" -ge 1 ] ||
+		fail "remote engine: no warm container of the agent's on it"
+	kill -TERM "$AGENT_PID"
+	wait "$AGENT_PID"
+	[ "$(sw_docker 1 ps -aq --filter "label=mai.instance=$R/state" | wc -l)" = 0 ] ||
+		fail "remote engine: containers left after the agent's stop"
+	exit $fails
+) || fail "the remote engine checks failed (above)"
 
 phase "waiting for the examples"
 wait "$EX_PID"

@@ -14,7 +14,8 @@
 #   node 3: a worker,    label mai.trust=untrusted (runsc as dockerd's
 #           default runtime)
 # Every node has no-new-privileges set daemon-wide (API 1.41 cannot ask for
-# it per service).
+# it per service). SW_RUNSC_NODE=0 leaves node 3 on runc too (the
+# benchmark's nodes).
 #
 # The data roots are kept under /var/cache/mai/swarm (images loaded once,
 # not at every run) while this run holds its lock; a run that finds the
@@ -23,9 +24,16 @@
 # made afresh each time (the old swarm state is removed before a node
 # starts).
 #
-# Needs: root, ip, nsenter, dockerd, the cached sandbox root filesystem
-# (packaging/sandbox-image/build.sh). Sets SW_SOCK1..3 (the nodes' sockets),
-# SW_NODE_ID1..3. swarm_down undoes everything (call it from on_exit).
+# Node 1 also listens on tcp://192.168.213.11:2376 with mutual TLS
+# (--tlsverify), with a CA, server and client certificates made here with
+# openssl; a fifth namespace, the client (192.168.213.20), reaches it, so
+# that an agent run there (sw_in_client) uses it as a remote engine.
+#
+# Needs: root, ip, nsenter, unshare, dockerd, openssl, the cached sandbox
+# root filesystem (packaging/sandbox-image/build.sh). Sets SW_SOCK1..3 (the
+# nodes' sockets), SW_NODE_ID1..3, SW_TLS (the directory with ca.pem,
+# cert.pem and key.pem of the client). swarm_down undoes everything (call
+# it from on_exit).
 
 SW_SUF=$$$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
 SW_SUF=$(printf '%s' "$SW_SUF" | tail -c 7)
@@ -43,6 +51,38 @@ sw_docker() {
 	n=$1
 	shift
 	docker -H "unix://$SW_RUN/n$n.sock" "$@"
+}
+
+# sw_tls DIR: a CA, a server certificate for node 1's address and a client
+# certificate (ca.pem, cert.pem, key.pem as the Docker client names them),
+# and another CA that signed neither (other-ca.pem).
+sw_tls() {
+	d=$1
+	mkdir -p "$d" && cd "$d" || return 1
+	{
+		openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=mai-test-ca \
+			-keyout ca-key.pem -out ca.pem &&
+		openssl req -newkey rsa:2048 -nodes -subj /CN=maisw-n1 -keyout server-key.pem \
+			-out server.csr &&
+		printf 'subjectAltName=IP:%s.11\nextendedKeyUsage=serverAuth\n' "$SW_NET" > server.ext &&
+		openssl x509 -req -in server.csr -CA ca.pem -CAkey ca-key.pem -CAcreateserial \
+			-days 1 -extfile server.ext -out server.pem &&
+		openssl req -newkey rsa:2048 -nodes -subj /CN=mai-agent -keyout key.pem -out client.csr &&
+		printf 'extendedKeyUsage=clientAuth\n' > client.ext &&
+		openssl x509 -req -in client.csr -CA ca.pem -CAkey ca-key.pem -CAcreateserial \
+			-days 1 -extfile client.ext -out cert.pem &&
+		openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=another-ca \
+			-keyout other-ca-key.pem -out other-ca.pem
+	} > tls.log 2>&1
+	rc=$?
+	cd - > /dev/null
+	return $rc
+}
+
+# sw_in_client CMD...: CMD in the client namespace (192.168.213.20), which
+# reaches the nodes only through the hub.
+sw_in_client() {
+	nsenter --net="/run/netns/$(sw_ns c)" "$@"
 }
 
 sw_wait_ping() {
@@ -65,9 +105,20 @@ swarm_up() {
 	else
 		SW_DATA=$T/swarm-data
 	fi
+	SW_TLS=$SW_RUN/tls
+	sw_tls "$SW_TLS" || { cat "$SW_TLS/tls.log" >&2; return 1; }
 	ip netns add "$(sw_ns h)" || return 1
 	ip -n "$(sw_ns h)" link add br0 type bridge
 	ip -n "$(sw_ns h)" link set br0 up
+	ip netns add "$(sw_ns c)" || return 1
+	ip link add "msw${SW_SUF}ac" type veth peer name "msw${SW_SUF}bc" || return 1
+	ip link set "msw${SW_SUF}ac" netns "$(sw_ns c)"
+	ip link set "msw${SW_SUF}bc" netns "$(sw_ns h)"
+	ip -n "$(sw_ns c)" link set "msw${SW_SUF}ac" name eth0
+	ip -n "$(sw_ns c)" addr add "$SW_NET.20/24" dev eth0
+	ip -n "$(sw_ns c)" link set eth0 up
+	ip -n "$(sw_ns c)" link set lo up
+	ip -n "$(sw_ns h)" link set "msw${SW_SUF}bc" master br0 up
 	for n in 1 2 3; do
 		ns=$(sw_ns "$n")
 		ip netns add "$ns" || return 1
@@ -83,12 +134,14 @@ swarm_up() {
 		# A fresh swarm each time: the old one's state would name nodes
 		# and addresses of another run.
 		rm -rf "$SW_DATA/n$n/swarm" "$SW_DATA/n$n/network"
-		if [ "$n" = 3 ]; then
+		if [ "$n" = 3 ] && [ "${SW_RUNSC_NODE:-1}" = 1 ]; then
 			printf '{"no-new-privileges": true, "default-runtime": "runsc", "runtimes": {"runsc": {"path": "%s", "runtimeArgs": ["--network=none"]}}}\n' \
 				"$(command -v runsc)" > "$SW_RUN/n$n.json"
 		else
 			echo '{"no-new-privileges": true}' > "$SW_RUN/n$n.json"
 		fi
+		tcp=
+		[ "$n" = 1 ] && tcp="--host tcp://$SW_NET.11:2376 --tlsverify --tlscacert $SW_TLS/ca.pem --tlscert $SW_TLS/server.pem --tlskey $SW_TLS/server-key.pem"
 		# Its own UTS namespace too: each node has its own hostname,
 		# which results and audit records name.
 		# DOCKER_SERVICE_PREFER_OFFLINE_IMAGE: a task uses the node's own
@@ -100,7 +153,7 @@ swarm_up() {
 			--host "unix://$SW_RUN/n$n.sock" --data-root "$SW_DATA/n$n" \
 			--exec-root "$SW_RUN/e$n" --pidfile "$SW_RUN/n$n.pid" \
 			--cgroup-parent "/maisw-$SW_SUF-n$n" --log-level warn \
-			--shutdown-timeout=1 > "$SW_RUN/n$n.log" 2>&1 &
+			--shutdown-timeout=1 $tcp > "$SW_RUN/n$n.log" 2>&1 &
 		SW_PIDS="$SW_PIDS $!"
 	done
 	for n in 1 2 3; do
@@ -202,7 +255,7 @@ swarm_down() {
 	for c in /sys/fs/cgroup/*/maisw-"$SW_SUF"-n* /sys/fs/cgroup/maisw-"$SW_SUF"-n*; do
 		[ -d "$c" ] && find "$c" -depth -type d -exec rmdir {} + 2>/dev/null
 	done
-	for n in h 1 2 3; do
+	for n in c h 1 2 3; do
 		ip netns del "$(sw_ns "$n")" 2>/dev/null
 	done
 	rm -rf "$SW_RUN"
