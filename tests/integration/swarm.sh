@@ -19,6 +19,9 @@
 #    agent in a namespace of its own): plain TCP refused, a wrong CA
 #    refused, DOCKER_HOST/DOCKER_TLS_VERIFY/DOCKER_CERT_PATH honoured, the
 #    end and usage from the Engine API, the warm pool on that engine;
+#  - a worker's dockerd killed mid-burst: its runs are lost, answered
+#    "error", recorded (retry) and run again on another node, every script
+#    answered exactly once;
 #  - after the agent stops, no service, config or network of its instance
 #    is left in the swarm; and after the test, no namespace, daemon, mount
 #    or interface (swarm_down).
@@ -62,7 +65,7 @@ EX_PID=$!
 
 phase "this test's own agent"
 # --- this test's own agent ---
-write_agent_config "$T/drop" "$T/state" "workers: 2"
+write_agent_config "$T/drop" "$T/state" "workers: 4"
 printf '%s\n' "$ENGINE" >> "$T/conf/sandbox.yaml"
 cat >> "$T/conf/sandbox.yaml" <<'YAML'
 trusted:
@@ -261,6 +264,76 @@ grep -q '^node maisw-n2 (untrusted, ready): not used: gvisor_kernel the kernel .
 wait_final "$T/drop/listener.result.json" 60
 field "$T/drop/listener.result.json" execution.stdout.text | grep -qx "nobody came" ||
 	fail "listener.py: $(field "$T/drop/listener.result.json" execution.stdout.text)"
+
+phase "a worker killed mid-burst"
+# --- node 2 serves the trusted level too; a burst of runs spreads over
+# nodes 1 and 2, and node 2's dockerd and containerd are killed (SIGKILL)
+# while runs are on it: those runs are lost, answered "error" and run again
+# on node 1; every script is answered exactly once, with one execution
+# record each. ---
+sw_docker 1 node update --label-add mai.trust=trusted "$SW_NODE_ID2" > /dev/null ||
+	fail "cannot relabel node 2"
+for i in 1 2 3 4 5 6; do
+	printf 'import time\ntime.sleep(4)\nprint("burst %d")\n' "$i" > "$T/drop/.b$i"
+	mv "$T/drop/.b$i" "$T/drop/burst$i.py"
+done
+on_n2=$(python3 - "$SW_SOCK1" "$T/state" "$SW_NODE_ID2" <<'PY'
+import http.client, json, socket, sys, time, urllib.parse
+sock, instance, node = sys.argv[1], sys.argv[2], sys.argv[3]
+class Unix(http.client.HTTPConnection):
+    def connect(self):
+        self.sock = socket.socket(socket.AF_UNIX)
+        self.sock.connect(sock)
+def get(path):
+    c = Unix("localhost", timeout=10)
+    c.request("GET", path)
+    r = json.loads(c.getresponse().read())
+    c.close()
+    return r
+q = urllib.parse.quote(json.dumps({"label": ["mai.instance=" + instance]}))
+end = time.monotonic() + 60
+while time.monotonic() < end:
+    # A job's run, not the probe that proves node 2 for the level first.
+    ids = [s["ID"] for s in get("/v1.41/services?filters=" + q)
+           if s["Spec"]["Labels"].get("mai.job") != "probe"]
+    tq = urllib.parse.quote(json.dumps({"service": ids, "node": [node]}))
+    n = sum(1 for t in (get("/v1.41/tasks?filters=" + tq) if ids else []) if t["Status"]["State"] == "running")
+    if n:
+        print(n)
+        sys.exit(0)
+    time.sleep(0.1)
+print(0)
+PY
+)
+[ "$on_n2" -gt 0 ] || fail "no run of the burst went to node 2"
+sw_node_stop 2 KILL
+for i in 1 2 3 4 5 6; do
+	wait_field "$T/drop/burst$i.result.json" state completed 120
+	field "$T/drop/burst$i.result.json" execution.stdout.text | grep -qx "burst $i" ||
+		fail "burst$i.py: $(field "$T/drop/burst$i.result.json" execution.stdout.text)"
+	[ "$(field "$T/drop/burst$i.result.json" execution.engine.node)" = maisw-n1 ] ||
+		fail "burst$i.py ran on $(field "$T/drop/burst$i.result.json" execution.engine.node) after node 2 died"
+done
+python3 - "$T/state/audit" > "$T/burst.counts" <<'PY'
+import glob, json, sys
+runs, retries = {}, 0
+jobs = {}
+for seg in sorted(glob.glob(sys.argv[1] + "/seg-*.log")):
+    for line in open(seg):
+        rec = json.loads(line.split(" ", 4)[4])
+        f = rec.get("fields", {})
+        if rec.get("type") == "job_accepted" and f.get("file", "").startswith("burst"):
+            jobs[rec["seq"]] = f["file"]
+        elif rec.get("type") == "execution" and f.get("job") in jobs:
+            runs[jobs[f["job"]]] = runs.get(jobs[f["job"]], 0) + 1
+        elif rec.get("type") == "retry" and f.get("job") in jobs and "went down" in json.dumps(f):
+            retries += 1
+print(len(jobs), sum(runs.values()), max(runs.values() or [0]), retries)
+PY
+read -r jobs execs most lost < "$T/burst.counts"
+echo "burst: $jobs scripts, $execs execution records (at most $most per job), $lost runs lost with node 2 and run again"
+[ "$execs" = 6 ] && [ "$most" = 1 ] || fail "burst: $execs execution records for 6 scripts (at most $most for one)"
+[ "$lost" -ge 1 ] || fail "burst: no run was recorded lost with node 2 (retry records)"
 
 phase "nothing of the agent's is left"
 # --- nothing of the agent's is left in the swarm after its stop ---

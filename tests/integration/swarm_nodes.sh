@@ -173,7 +173,10 @@ swarm_up() {
 		sw_docker "$n" image inspect mai-sandbox:latest > /dev/null 2>&1 ||
 			{ cat "$SW_RUN/build$n.log" >&2; return 1; }
 	done
-	sw_docker 1 swarm init --advertise-addr "$SW_NET.11" --listen-addr "$SW_NET.11:2377" > /dev/null ||
+	# A heartbeat of 1 s (5 s by default): a node that dies is seen down in
+	# seconds, which the failure checks wait for.
+	sw_docker 1 swarm init --advertise-addr "$SW_NET.11" --listen-addr "$SW_NET.11:2377" \
+		--dispatcher-heartbeat 1s > /dev/null ||
 		return 1
 	token=$(sw_docker 1 swarm join-token -q worker) || return 1
 	for n in 2 3; do

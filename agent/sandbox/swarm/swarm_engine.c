@@ -464,6 +464,7 @@ static enum sandbox_attach_end engine_wait(void *ctx, struct sandbox_engine_run 
 	int64_t started = monoclock_ms(), deadline = 0, budget = io->deadline_ms - started;
 	enum sandbox_attach_end end = SANDBOX_ATTACH_EOF;
 	unsigned pause_ms = 20;
+	int64_t last_node_check = started;
 
 	*error = 0;
 	for (;;) {
@@ -506,6 +507,23 @@ static enum sandbox_attach_end engine_wait(void *ctx, struct sandbox_engine_run 
 		if (task_ended(state))
 			break;
 		int64_t now = monoclock_ms();
+		/* A node that went down takes its task with it; Swarm does not
+		 * restart a job's task elsewhere, and the task's last state
+		 * stays what the node last said. The run is lost: the daemon
+		 * answers "error" and runs it again, on a node that is there. */
+		if (run->have_task && *run->task.node_id && now - last_node_check >= 1000) {
+			last_node_check = now;
+			if (swarm_nodes_lost(e->nodes, run->task.node_id)) {
+				_cleanup_free_ char *host = swarm_nodes_hostname(e->nodes,
+										 run->task.node_id);
+				free(run->err);
+				run->err = xasprintf("node %s went down while the run was %s there; "
+						     "it runs again on another node", host, state);
+				end = SANDBOX_ATTACH_ERROR;
+				*error = -EHOSTDOWN;
+				break;
+			}
+		}
 		if (run->running && now >= deadline) {
 			end = SANDBOX_ATTACH_DEADLINE;
 			break;
@@ -529,10 +547,11 @@ static enum sandbox_attach_end engine_wait(void *ctx, struct sandbox_engine_run 
 		if (pause_ms < 100)
 			pause_ms += 10;
 	}
-	/* The output so far, whatever the end: a removed service has no logs. */
+	/* The output so far, whatever the end (a removed service has no logs),
+	 * but for a run that failed: its node may not answer. */
 	char *err = NULL;
-	if (run->service_id && read_logs(e, run, io->demux, &err) < 0 &&
-	    end != SANDBOX_ATTACH_ERROR) {
+	if (run->service_id && end != SANDBOX_ATTACH_ERROR &&
+	    read_logs(e, run, io->demux, &err) < 0) {
 		free(run->err);
 		run->err = err;
 		err = NULL;

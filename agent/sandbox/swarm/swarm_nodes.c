@@ -11,6 +11,8 @@
 
 /* A node list older than this is asked for again before a run is placed. */
 #define NODES_REFRESH_MS 5000
+/* A running run asks whether its node is still there this often. */
+#define NODES_LOST_CHECK_MS 1000
 
 enum probe_state { PROBE_NONE, PROBE_OK, PROBE_FAILED };
 
@@ -331,6 +333,26 @@ bool swarm_nodes_proven(struct swarm_nodes *n, const char *node_id, enum trust t
 	bool ok = nd && usable(nd) && nd->trust == t && nd->probe == PROBE_OK;
 	pthread_mutex_unlock(&n->lock);
 	return ok;
+}
+
+bool swarm_nodes_lost(struct swarm_nodes *n, const char *node_id)
+{
+	char *err = NULL;
+
+	pthread_mutex_lock(&n->lock);
+	bool stale = monoclock_ms() - n->listed_ms >= NODES_LOST_CHECK_MS;
+	pthread_mutex_unlock(&n->lock);
+	/* A manager that does not answer says nothing of the node: the run
+	 * waits (its deadline still holds). */
+	if (stale && refresh(n, true, &err) < 0) {
+		free(err);
+		return false;
+	}
+	pthread_mutex_lock(&n->lock);
+	struct node *nd = find(n, node_id);
+	bool lost = !nd || !nd->seen || strcmp(nd->state, "ready") != 0;
+	pthread_mutex_unlock(&n->lock);
+	return lost;
 }
 
 char *swarm_nodes_hostname(struct swarm_nodes *n, const char *node_id)

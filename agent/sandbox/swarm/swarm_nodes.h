@@ -46,6 +46,10 @@ int swarm_nodes_place(struct swarm_nodes *n, enum trust t, bool all_levels, bool
  * scheduler placed elsewhere (a label changed after the last list) is
  * stopped before it starts. */
 bool swarm_nodes_proven(struct swarm_nodes *n, const char *node_id, enum trust t);
+/* Whether node_id has gone from the swarm or is no longer ready (its
+ * dockerd stopped, its host unreachable): a run there is lost. Lists the
+ * nodes again at most once a second, for all runs together. */
+bool swarm_nodes_lost(struct swarm_nodes *n, const char *node_id);
 /* The node's hostname (caller frees), or a copy of its id when unknown. */
 char *swarm_nodes_hostname(struct swarm_nodes *n, const char *node_id);
 /* Every node: id, hostname, level, state, probe ("ok", "failed",
