@@ -140,3 +140,6 @@ docker("node", "update", "--label-add", "mai.trust=trusted", node3)
 rate, cpu_ms, nodes = burst("b")
 print("%-14s %8.2f %18.1f  %s" % ("3", rate, cpu_ms, nodes))
 PY
+for p in $PIDS; do kill -TERM "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+PIDS=
+swarm_down

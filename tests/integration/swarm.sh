@@ -22,6 +22,8 @@
 #  - a worker's dockerd killed mid-burst: its runs are lost, answered
 #    "error", recorded (retry) and run again on another node, every script
 #    answered exactly once;
+#  - then the manager unreachable (its dockerd frozen) for 10 s while runs
+#    go on: each answered once, with its output;
 #  - after the agent stops, no service, config or network of its instance
 #    is left in the swarm; and after the test, no namespace, daemon, mount
 #    or interface (swarm_down).
@@ -71,7 +73,7 @@ cat >> "$T/conf/sandbox.yaml" <<'YAML'
 trusted:
   scale: false
 standard:
-  timeout: 40s
+  timeout: 150s
 untrusted:
   timeout: 20s
 YAML
@@ -105,10 +107,51 @@ done
 grep -h '"type":"engine_nodes"' "$T/state/audit/"seg-*.log | grep -q '"probe":"ok"' ||
 	fail "the audit log has no engine_nodes record with the probes"
 
+# tasks_on WHAT NODE_ID: waits (up to 60 s) until a job's run of this
+# agent (not a probe) runs on the node, then prints its address on its own
+# network (WHAT addr) or how many run there (WHAT count); prints nothing
+# (addr) or 0 (count) when none came.
+cat > "$T/tasks.py" <<'PY'
+import http.client, json, socket, sys, time, urllib.parse
+sock, instance, what, node = sys.argv[1:5]
+class Unix(http.client.HTTPConnection):
+    def connect(self):
+        self.sock = socket.socket(socket.AF_UNIX)
+        self.sock.connect(sock)
+def get(path):
+    c = Unix("localhost", timeout=10)
+    c.request("GET", path)
+    r = json.loads(c.getresponse().read())
+    c.close()
+    return r
+q = urllib.parse.quote(json.dumps({"label": ["mai.instance=" + instance]}))
+end = time.monotonic() + 60
+while time.monotonic() < end:
+    ids = [s["ID"] for s in get("/v1.41/services?filters=" + q)
+           if s["Spec"]["Labels"].get("mai.job") != "probe"]
+    tq = urllib.parse.quote(json.dumps({"service": ids, "node": [node]}))
+    tasks = [t for t in (get("/v1.41/tasks?filters=" + tq) if ids else [])
+             if t["Status"]["State"] == "running"]
+    if tasks and what == "count":
+        print(len(tasks))
+        sys.exit(0)
+    for t in tasks:
+        for n in t.get("NetworksAttachments") or []:
+            for a in n.get("Addresses") or []:
+                print(a.split("/")[0])
+                sys.exit(0)
+    time.sleep(0.1)
+print(0 if what == "count" else "")
+PY
+tasks_on() {
+	python3 "$T/tasks.py" "$SW_SOCK1" "$T/state" "$1" "$2"
+}
+
 phase "runs"
 # --- at once: a run that names its node; one that starts more threads than
 # its level's pids (128), which must end at the pids limit as locally; and
-# one that listens on its own network (standard: the runc node) ---
+# one that listens on its own network (standard: the runc node) until the
+# agent stops ---
 printf 'print("placed")\n' > "$T/drop/where.py"
 cat > "$T/drop/threads.py" <<'PY'
 import threading, time
@@ -124,42 +167,15 @@ import socket
 s = socket.socket()
 s.bind(("0.0.0.0", 8080))
 s.listen()
-s.settimeout(25)
+s.settimeout(120)
 try:
     s.accept()
     print("ACCEPTED")
 except OSError:
     print("nobody came")
 PY
-# The listener's address on its own network, from the manager, once its
-# task runs.
-addr=$(python3 - "$SW_SOCK1" "$T/state" "$SW_NODE_ID2" <<'PY'
-import http.client, json, socket, sys, time, urllib.parse
-sock, instance = sys.argv[1], sys.argv[2]
-class Unix(http.client.HTTPConnection):
-    def connect(self):
-        self.sock = socket.socket(socket.AF_UNIX)
-        self.sock.connect(sock)
-def get(path):
-    c = Unix("localhost", timeout=10)
-    c.request("GET", path)
-    r = json.loads(c.getresponse().read())
-    c.close()
-    return r
-q = urllib.parse.quote(json.dumps({"label": ["mai.instance=" + instance]}))
-end = time.monotonic() + 60
-while time.monotonic() < end:
-    ids = [s["ID"] for s in get("/v1.41/services?filters=" + q)]
-    tq = urllib.parse.quote(json.dumps({"service": ids}))
-    for t in get("/v1.41/tasks?filters=" + tq) if ids else []:
-        if t["Status"]["State"] == "running" and t["NodeID"] == sys.argv[3]:
-            for n in t.get("NetworksAttachments") or []:
-                for a in n.get("Addresses") or []:
-                    print(a.split("/")[0])
-                    sys.exit(0)
-    time.sleep(0.1)
-PY
-)
+# The listener's address on its own network, once its task runs.
+addr=$(tasks_on addr "$SW_NODE_ID2")
 [ -n "$addr" ] || fail "listener.py: its task's address was not found"
 # --- isolation: while it listens, another run on the same node tries it,
 # the nodes' addresses and the outside ---
@@ -261,52 +277,28 @@ wait_field "$T/drop/blocked.result.json" state completed 90
 status_until '^node maisw-n2 (untrusted, ready): not used'
 grep -q '^node maisw-n2 (untrusted, ready): not used: gvisor_kernel the kernel .* answers, not gVisor' "$T/status" ||
 	fail "mai-agent status does not say why node 2 is not used: $(grep '^node' "$T/status")"
-wait_final "$T/drop/listener.result.json" 60
-field "$T/drop/listener.result.json" execution.stdout.text | grep -qx "nobody came" ||
-	fail "listener.py: $(field "$T/drop/listener.result.json" execution.stdout.text)"
+# (listener.py waits on; the agent's stop ends it.)
 
-phase "a worker killed mid-burst"
+phase "a worker killed mid-burst, the manager unreachable"
 # --- node 2 serves the trusted level too; a burst of runs spreads over
 # nodes 1 and 2, and node 2's dockerd and containerd are killed (SIGKILL)
 # while runs are on it: those runs are lost, answered "error" and run again
-# on node 1; every script is answered exactly once, with one execution
-# record each. ---
+# on node 1; then the manager is unreachable for 10 s; every script is
+# answered exactly once, with one execution record each. ---
 sw_docker 1 node update --label-add mai.trust=trusted "$SW_NODE_ID2" > /dev/null ||
 	fail "cannot relabel node 2"
 for i in 1 2 3 4 5 6; do
 	printf 'import time\ntime.sleep(4)\nprint("burst %d")\n' "$i" > "$T/drop/.b$i"
 	mv "$T/drop/.b$i" "$T/drop/burst$i.py"
 done
-on_n2=$(python3 - "$SW_SOCK1" "$T/state" "$SW_NODE_ID2" <<'PY'
-import http.client, json, socket, sys, time, urllib.parse
-sock, instance, node = sys.argv[1], sys.argv[2], sys.argv[3]
-class Unix(http.client.HTTPConnection):
-    def connect(self):
-        self.sock = socket.socket(socket.AF_UNIX)
-        self.sock.connect(sock)
-def get(path):
-    c = Unix("localhost", timeout=10)
-    c.request("GET", path)
-    r = json.loads(c.getresponse().read())
-    c.close()
-    return r
-q = urllib.parse.quote(json.dumps({"label": ["mai.instance=" + instance]}))
-end = time.monotonic() + 60
-while time.monotonic() < end:
-    # A job's run, not the probe that proves node 2 for the level first.
-    ids = [s["ID"] for s in get("/v1.41/services?filters=" + q)
-           if s["Spec"]["Labels"].get("mai.job") != "probe"]
-    tq = urllib.parse.quote(json.dumps({"service": ids, "node": [node]}))
-    n = sum(1 for t in (get("/v1.41/tasks?filters=" + tq) if ids else []) if t["Status"]["State"] == "running")
-    if n:
-        print(n)
-        sys.exit(0)
-    time.sleep(0.1)
-print(0)
-PY
-)
+on_n2=$(tasks_on count "$SW_NODE_ID2")
 [ "$on_n2" -gt 0 ] || fail "no run of the burst went to node 2"
 sw_node_stop 2 KILL
+# And the manager unreachable for 10 s (its dockerd frozen) while the other
+# runs go on on node 1: they are answered once, with their output.
+kill -STOP "$(cat "$SW_RUN/n1.pid")"
+sleep 10
+kill -CONT "$(cat "$SW_RUN/n1.pid")"
 for i in 1 2 3 4 5 6; do
 	wait_field "$T/drop/burst$i.result.json" state completed 120
 	field "$T/drop/burst$i.result.json" execution.stdout.text | grep -qx "burst $i" ||
@@ -338,10 +330,16 @@ echo "burst: $jobs scripts, $execs execution records (at most $most per job), $l
 phase "nothing of the agent's is left"
 # --- nothing of the agent's is left in the swarm after its stop ---
 stop_agent
-for kind in service config network; do
+for kind in service config; do
 	left=$(sw_docker 1 "$kind" ls -q --filter "label=mai.instance=$T/state" | wc -l)
 	[ "$left" = 0 ] || fail "$left ${kind}(s) of the agent left in the swarm after its stop"
 done
+# A lost run's network stays while its task's endpoint is on the dead node
+# (Swarm refuses to remove it until node 2 is back or removed); the agent's
+# next start sweeps it. Nothing else may stay.
+left=$(sw_docker 1 network ls -q --filter "label=mai.instance=$T/state" | wc -l)
+[ "$left" -le "${lost:-0}" ] ||
+	fail "$left network(s) of the agent left in the swarm after its stop ($lost runs lost with node 2)"
 
 echo "swarm checks done in $((($(date +%s%N) - t0) / 1000000)) ms (before the swarm's teardown)"
 lib_finish swarm

@@ -94,10 +94,28 @@ sw_wait_ping() {
 	done
 }
 
+# sw_sweep_stale: the swarms of runs that were killed before their
+# swarm_down (a test's timeout): their owner process is gone.
+sw_sweep_stale() {
+	for d in /run/maisw-*; do
+		[ -d "$d" ] || continue
+		owner=$(cat "$d/owner" 2>/dev/null)
+		[ -n "$owner" ] && kill -0 "$owner" 2>/dev/null && continue
+		(
+			SW_SUF=${d#/run/maisw-}
+			SW_RUN=$d
+			SW_DATA=$(cat "$d/data" 2>/dev/null || echo /nonexistent)
+			swarm_down
+		)
+	done
+}
+
 swarm_up() {
 	BUILD_SH=${MAI_SOURCE_ROOT:?}/packaging/sandbox-image/build.sh
 	command -v dockerd > /dev/null || return 1
+	sw_sweep_stale
 	mkdir -p "$SW_RUN" "$SW_CACHE"
+	echo $$ > "$SW_RUN/owner"
 	# The cache's lock, held on fd 8 for this whole run.
 	exec 8> "$SW_CACHE/lock"
 	if flock -n 8; then
@@ -105,6 +123,7 @@ swarm_up() {
 	else
 		SW_DATA=$T/swarm-data
 	fi
+	echo "$SW_DATA" > "$SW_RUN/data"
 	SW_TLS=$SW_RUN/tls
 	sw_tls "$SW_TLS" || { cat "$SW_TLS/tls.log" >&2; return 1; }
 	ip netns add "$(sw_ns h)" || return 1
@@ -263,6 +282,6 @@ swarm_down() {
 	done
 	rm -rf "$SW_RUN"
 	[ "$SW_DATA" = "$SW_CACHE" ] && rm -rf "$SW_DATA"/n?/swarm "$SW_DATA"/n?/network
-	exec 8>&- 2>/dev/null
+	exec 8>&-
 	SW_SUF=
 }

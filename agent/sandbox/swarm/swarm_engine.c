@@ -469,6 +469,21 @@ static enum sandbox_attach_end engine_wait(void *ctx, struct sandbox_engine_run 
 	*error = 0;
 	for (;;) {
 		if (poll_task(e, run, &run->err) < 0) {
+			/* The manager does not answer (restarting, a network
+			 * outage): the task goes on on its node; ask again until
+			 * the run's own time is up, as a local run waits for
+			 * dockerd. */
+			int64_t now = monoclock_ms();
+			bool in_time = run->running ? now < deadline
+						    : now - started < e->placement_ms;
+			if (in_time && !(io->cancel && atomic_load(io->cancel))) {
+				log_debug("service %s: %s; asking again", run->name, run->err);
+				free(run->err);
+				run->err = NULL;
+				struct timespec ts = { 0, 250 * 1000000L };
+				nanosleep(&ts, NULL);
+				continue;
+			}
 			end = SANDBOX_ATTACH_ERROR;
 			*error = -EIO;
 			break;
