@@ -320,6 +320,9 @@ int main(int argc, char **argv)
 {
 	struct options o;
 	log_init("maiaudit", LOG_LEVEL_INFO);
+	/* Started by 'mai-agent run --mount' with its standard error: a
+	 * reader of that which went away must not end the view unmounted. */
+	signal(SIGPIPE, SIG_IGN);
 	if (parse_args(argc, argv, &o) < 0)
 		return EXIT_USAGE;
 	if (o.debug)

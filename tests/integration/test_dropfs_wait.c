@@ -40,7 +40,7 @@ static int wait_child(void *arg)
 {
 	int fd = open(arg, O_RDONLY);
 	if (fd < 0)
-		return errno == EINTR ? 4 : errno == ENOENT ? 2 : 1;
+		return errno == EINTR ? 4 : errno == ENOENT ? 2 : errno == ECANCELED ? 7 : 1;
 	char buf[256];
 	ssize_t n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
@@ -123,12 +123,15 @@ static void test_wait(void **state)
 	assert_true(listed);
 }
 
-/* A reader of .wait: 6 for EAGAIN at once, else as wait_child. */
+/* A reader of .wait: 6 for EAGAIN at once, 7 for ECANCELED (the mount
+ * stopped), 0 when it opened, 1 for any other error. */
 static int wait_or_eagain(void *arg)
 {
 	int fd = open(arg, O_RDONLY);
 	if (fd < 0 && errno == EAGAIN)
 		return 6;
+	if (fd < 0 && errno == ECANCELED)
+		return 7;
 	if (fd >= 0)
 		close(fd);
 	return fd >= 0 ? 0 : 1;
@@ -136,7 +139,8 @@ static int wait_or_eagain(void *arg)
 
 /* At most DROPFS_MAX_WAITERS (12) readers wait on .wait at once: of 13,
  * whatever their order, one gets EAGAIN at once and twelve wait; the
- * waiters of a mount that stops get an error, not a hang. */
+ * waiters of a mount that stops get ECANCELED, not a hang and not the
+ * ENOTCONN of a mount gone under them. */
 static void test_wait_limit_and_stop(void **state)
 {
 	struct fx *f = *state;
@@ -171,7 +175,8 @@ static void test_wait_limit_and_stop(void **state)
 		if (i == gone)
 			continue;
 		assert_int_equal(waitpid(kids[i], &st, 0), kids[i]);
-		assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+		assert_true(WIFEXITED(st));
+		assert_int_equal(WEXITSTATUS(st), 7);
 	}
 }
 
@@ -190,6 +195,19 @@ static void test_wait_for_rejected_and_busy(void **state)
 	assert_int_equal(fileio_write_atomic(side, text, strlen(text), 0644), 0);
 	drop_source_changed(f->src, "s.result.json");
 	assert_int_equal(as_user(NOBODY, NOBODY, wait_interrupted, ws), 5); /* at once: rejected */
+
+	/* A name that is not UTF-8 is rejected without a read: its answer
+	 * has no SHA-256, and it is final all the same. */
+	const char bad[] = "bad\xff.py";
+	_cleanup_free_ char *wbad = xasprintf("%s/.wait/bad\xff.result.json", f->mnt);
+	put(f, bad, "print(2)\n");
+	want_names(f, 2);
+	_cleanup_free_ char *bside = xasprintf("%s/bad\xff.result.json", drop_source_dir(f->src));
+	const char *btext = "{\"schema_version\": 1, \"file\": \"bad\\\\xff.py\", "
+			    "\"state\": \"rejected\", \"reason\": \"bad_name\"}\n";
+	assert_int_equal(fileio_write_atomic(bside, btext, strlen(btext), 0644), 0);
+	drop_source_changed(f->src, "bad\xff.result.json");
+	assert_int_equal(as_user(NOBODY, NOBODY, wait_interrupted, wbad), 5); /* at once */
 
 	int fd = open(b, O_WRONLY | O_CREAT, 0644);
 	assert_true(fd >= 0);
