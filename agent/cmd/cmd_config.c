@@ -5,6 +5,7 @@
 
 #include "cmd.h"
 #include "config.h"
+#include "follow.h"
 #include "log.h"
 
 static void config_usage(FILE *out)
@@ -60,10 +61,11 @@ static int config_check(int argc, char **argv)
 			   "[--config-dir DIR]", argv[optind]);
 		return MAI_EXIT_USAGE;
 	}
-	if (config_dir_resolve(dir_arg, &dir, &err) < 0 || config_load(dir, &cfg, &err) < 0) {
+	if (follow_config_load(dir_arg, &dir, &cfg, &err) < 0) {
 		log_errorx("%s", err);
 		return MAI_EXIT_CONFIG;
 	}
+	config_note_missing(dir);
 	text = config_render(cfg);
 	printf("# effective configuration from %s\n%ssha256: %s\n", dir, text, cfg->sha256);
 	config_free(cfg);

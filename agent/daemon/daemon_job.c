@@ -22,25 +22,58 @@ void daemon_job_free(void *payload)
 	free(job);
 }
 
+/* Places text as script's sidecar with suffix, one writer at a time; the
+ * source hears of it when it is in the drop directory. */
+static int place_text(struct daemon_job_env *env, const char *script, const char *suffix,
+		      const char *text, size_t len, char **err)
+{
+	_cleanup_free_ char *side = names_result_sidecar(script, suffix);
+	pthread_mutex_lock(&env->result_lock);
+	int r = place_sidecar(&env->place, side, text, len, true, err);
+	pthread_mutex_unlock(&env->result_lock);
+	if (r == PLACE_IN_DROP_DIR)
+		drop_source_changed(env->source, side);
+	return r;
+}
+
+int daemon_job_place_again(void *arg, const char *script, const char *suffix, const char *text,
+			   size_t len)
+{
+	_cleanup_free_ char *err = NULL;
+	int r = place_text(arg, script, suffix, text, len, &err);
+	/* Said once when the answer came; a full disk would say it every
+	 * second. */
+	if (r < 0 || r == PLACE_IN_FALLBACK)
+		log_debug("%s", err);
+	return r;
+}
+
 void daemon_job_write_result(struct daemon_job_env *env, const struct result_info *r)
 {
 	char *err = NULL;
+	size_t len = 0;
+	_cleanup_free_ char *text = result_render(r, &len);
+	int rc;
 
-	pthread_mutex_lock(&env->result_lock);
-	int rc = result_write(&env->place, r, &err);
-	pthread_mutex_unlock(&env->result_lock);
+	if (text) {
+		rc = place_text(env, r->file, RESULT_SUFFIX, text, len, &err);
+	} else {
+		_cleanup_free_ char *p = names_printable(r->file);
+		err = xasprintf("cannot encode the result of %s as JSON", p);
+		rc = -EINVAL;
+	}
 	/* A refused name is said once per answer: at its last write. */
 	if (rc == PLACE_IN_FALLBACK && (r->state == RESULT_QUEUED || r->state == RESULT_RUNNING))
 		log_debug("%s", err);
 	else if (rc == PLACE_IN_FALLBACK)
 		log_warnx("%s", err);
 	else if (rc < 0)
-		log_errorx("%s", err);
+		log_errorx("%s%s", err, result_state_is_final(r->state) && text && env->sidecars ?
+			   "; it is written as soon as the drop directory takes it" : "");
 	free(err);
-	if (rc == PLACE_IN_DROP_DIR) {
-		_cleanup_free_ char *side = names_result_sidecar(r->file, RESULT_SUFFIX);
-		drop_source_changed(env->source, side);
-	}
+	if (text && env->sidecars)
+		daemon_sidecars_keep(env->sidecars, r->file, RESULT_SUFFIX, text, len,
+				     result_state_is_final(r->state), rc);
 	daemon_status_count_state(env->status, r->state);
 	daemon_status_observe_result(env->status, r);
 	if (r->state == RESULT_ERROR) {
@@ -58,18 +91,14 @@ void daemon_job_write_result(struct daemon_job_env *env, const struct result_inf
 int daemon_job_place(struct daemon_job_env *env, const char *script, const char *suffix,
 		     const char *text, size_t len)
 {
-	_cleanup_free_ char *side = names_result_sidecar(script, suffix);
 	_cleanup_free_ char *err = NULL;
-
-	pthread_mutex_lock(&env->result_lock);
-	int r = place_sidecar(&env->place, side, text, len, true, &err);
-	pthread_mutex_unlock(&env->result_lock);
+	int r = place_text(env, script, suffix, text, len, &err);
 	if (r == PLACE_IN_FALLBACK)
 		log_warnx("%s", err);
 	else if (r < 0)
 		log_errorx("%s", err);
-	else
-		drop_source_changed(env->source, side);
+	if (env->sidecars)
+		daemon_sidecars_keep(env->sidecars, script, suffix, text, len, true, r);
 	return r < 0 ? r : 0;
 }
 
@@ -158,6 +187,8 @@ static bool audit_accept(struct job_ctx *c)
 			      "writer", drop_writer_to_json(w));
 	if (c->writer)
 		json_object_set_new(f, "user", json_string(c->writer));
+	if (c->job->rerun_uid >= 0)
+		json_object_set_new(f, "rerun_by", json_integer(c->job->rerun_uid));
 	if (err)
 		json_object_set_new(f, "history_error", json_string(err));
 	bool ok = daemon_job_audit(c, AUDIT_EVENT_JOB_ACCEPTED, f);

@@ -20,8 +20,9 @@
  * that completed the file, with writes held off while it was read). */
 struct drop_taken {
 	enum intake_status status;
-	int err;                    /* errno for INTAKE_IO_ERROR */
-	struct intake_snapshot snap; /* for INTAKE_OK; the callback may take it over */
+	int err;                    /* errno for INTAKE_IO_ERROR and INTAKE_INCOMPLETE */
+	/* For INTAKE_OK and INTAKE_INCOMPLETE; the callback may take it over. */
+	struct intake_snapshot snap;
 };
 
 struct drop_name {

@@ -109,7 +109,9 @@ void dropfs_scan(struct dropfs *fs, const char *rel)
 			continue;
 		}
 		enum names_kind kind = names_classify(de->d_name, NULL);
-		if (kind != NAMES_IGNORED)
+		if (kind == NAMES_SCRIPT && dropfs_note_held(fs, child))
+			dropfs_complete(fs, child, NULL, NULL, DROPFS_OPEN_AT_STOP);
+		else if (kind != NAMES_IGNORED)
 			dropfs_queue(fs, child, kind, NULL, NULL);
 	}
 	closedir(d);
@@ -162,6 +164,7 @@ static void src_free(void *impl)
 		e = next;
 	}
 	strmap_free(fs->files);
+	dropfs_notes_free(fs);
 	if (fs->queue_fd >= 0)
 		close(fs->queue_fd);
 	if (fs->root_fd >= 0)
@@ -343,7 +346,7 @@ int dropfs_new(const struct dropfs_options *o, drop_source_fn fn, void *arg,
 	int r;
 
 	fs->o = *o;
-	fs->o.dir = fs->o.dir_mode = fs->o.dir_group = NULL;
+	fs->o.dir = fs->o.dir_mode = fs->o.dir_group = fs->o.notes_dir = NULL;
 	fs->fn = fn;
 	fs->fn_arg = arg;
 	fs->root_fd = fs->queue_fd = -1;
@@ -371,7 +374,10 @@ int dropfs_new(const struct dropfs_options *o, drop_source_fn fn, void *arg,
 				 strerror(-r));
 		goto fail;
 	}
-	if ((r = drop_dir_prepare(fs->root_fd, fs->mountpoint, o->dir_mode, o->dir_group, err)) < 0 ||
+	/* Before the first request: a script noted as being written by a
+	 * killed agent is held from its first sight (the scan below). */
+	if ((o->notes_dir && (r = dropfs_notes_load(fs, o->notes_dir, err)) < 0) ||
+	    (r = drop_dir_prepare(fs->root_fd, fs->mountpoint, o->dir_mode, o->dir_group, err)) < 0 ||
 	    (r = start_serving(fs, err)) < 0)
 		goto fail;
 	/* What arrived while the agent was down, now that the mount holds. */

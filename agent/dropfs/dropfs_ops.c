@@ -160,7 +160,7 @@ static int op_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 		struct drop_writer who;
 		dropfs_caller(&who);
 		if (dropfs_file_changed_whole(fs, f, &who))
-			dropfs_complete(fs, dropfs_rel(path), f, &who);
+			dropfs_complete(fs, dropfs_rel(path), f, &who, 0);
 	}
 	dropfs_file_put(fs, f);
 	return r;
@@ -251,7 +251,7 @@ static int op_symlink(const char *target, const char *path)
 		 * watch mode; an Emacs lock file is ignored. */
 		struct drop_writer who;
 		dropfs_caller(&who);
-		dropfs_complete(fs, dropfs_rel(path), NULL, &who);
+		dropfs_complete(fs, dropfs_rel(path), NULL, &who, 0);
 	}
 	return r;
 }
@@ -273,7 +273,7 @@ static void renamed_into(struct dropfs *fs, const char *to, const struct stat *s
 	dropfs_caller(&who);
 	struct dropfs_file *f = S_ISREG(st->st_mode) ? dropfs_file_get(fs, st->st_ino) : NULL;
 	if (!f || dropfs_file_changed_whole(fs, f, &who))
-		dropfs_complete(fs, dropfs_rel(to), f, &who);
+		dropfs_complete(fs, dropfs_rel(to), f, &who, 0);
 	dropfs_file_put(fs, f);
 }
 
@@ -340,7 +340,7 @@ static int open_backing(struct dropfs *fs, const char *path, int flags, struct h
 	struct handle *h = handle_new(HANDLE_FILE, steal_fd(&fd));
 	if (writable) {
 		h->file = dropfs_file_get(fs, st.st_ino);
-		dropfs_file_writer_open(fs, h->file);
+		dropfs_file_writer_open(fs, h->file, dropfs_rel(path));
 		dropfs_caller(&h->opener);
 	}
 	if (flags & O_TRUNC) {
@@ -364,11 +364,12 @@ static void handle_close(struct dropfs *fs, struct handle *h, const char *path)
 		close(h->fd);
 	if (h->file) {
 		struct drop_writer w;
+		int write_err = 0;
 		bool complete = dropfs_file_writer_release(fs, h->file, atomic_load(&h->wrote),
-							   &h->opener, &w);
+							   &h->opener, &w, &write_err);
 		/* path is NULL when the file was removed while open. */
 		if (complete && path)
-			dropfs_complete(fs, dropfs_rel(path), h->file, &w);
+			dropfs_complete(fs, dropfs_rel(path), h->file, &w, write_err);
 		dropfs_file_put(fs, h->file);
 	}
 	free(h);
@@ -440,7 +441,7 @@ static int op_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 	}
 	struct handle *h = handle_new(HANDLE_FILE, fd);
 	h->file = dropfs_file_get(fs, st.st_ino);
-	dropfs_file_writer_open(fs, h->file);
+	dropfs_file_writer_open(fs, h->file, dropfs_rel(path));
 	dropfs_caller(&h->opener);
 	atomic_store(&h->wrote, true); /* a new file is new content, even empty */
 	fi->fh = (uintptr_t)h;
@@ -464,9 +465,13 @@ static int op_write(const char *path, const char *buf, size_t size, off_t off,
 	ssize_t n = pwrite(h->fd, buf, size, off);
 	int e = errno;
 	pthread_rwlock_unlock(&h->file->content);
-	if (n < 0)
-		return -e;
 	atomic_store(&h->wrote, true);
+	if (n < 0) {
+		/* What lands is not what its writer meant (a full disk took
+		 * the rest): the file is answered, not run, at its release. */
+		dropfs_file_write_failed(dropfs_get(), h->file, e);
+		return -e;
+	}
 	return (int)n;
 }
 

@@ -149,6 +149,18 @@ while n and time.monotonic() < end:
     n = count()
 print(n)'
 
+# audit_records LOG_DIR TYPE FILE: the fields and seq of every record of
+# TYPE about FILE, one JSON document a line, read straight from the log's
+# segments.
+audit_records() {
+	python3 -c 'import json,sys,glob
+for seg in sorted(glob.glob(sys.argv[1] + "/seg-*.log")):
+    for line in open(seg, encoding="utf-8"):
+        rec = json.loads(line.split(" ", 4)[4])
+        if rec["type"] == sys.argv[2] and rec["fields"].get("file") == sys.argv[3]:
+            print(json.dumps(dict(rec["fields"], seq=rec["seq"])))' "$@"
+}
+
 # lib_finish NAME: the verdict of the script.
 lib_finish() {
 	if [ $fails -ne 0 ]; then
