@@ -349,13 +349,13 @@ int cmd_submit(int argc, char **argv)
 	const char *accepted = json_string_value(json_object_get(json_object_get(res, "times"),
 								 "accepted"));
 	if (!rerun && accepted && strcmp(accepted, since_text) < 0)
-		fprintf(stderr, "submit: %s was answered before (accepted %s) for exactly this "
-			"content, so it was not run again; 'mai-agent submit --rerun' runs it "
-			"again\n", base, accepted);
+		log_info("submit: %s was answered before (accepted %s) for exactly this content, so "
+			 "it was not run again; 'mai-agent submit --rerun' runs it again", base,
+			 accepted);
 	if (w.from_fallback)
-		fprintf(stderr, "submit: %s is a file that is not the agent's, so the answer below "
-			"is the agent's copy from %s/%s/; remove that file so that the next answer "
-			"lands in the drop directory\n", side_path, state_dir, PLACE_FALLBACK_DIR);
+		log_warnx("submit: %s is a file that is not the agent's, so the answer below is the "
+			  "agent's copy from %s/%s/; remove that file so that the next answer lands "
+			  "in the drop directory", side_path, state_dir, PLACE_FALLBACK_DIR);
 	if (as_json) {
 		char *text = json_dumps(res, JSON_INDENT(2) | JSON_SORT_KEYS);
 		printf("%s\n", text);

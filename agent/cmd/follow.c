@@ -58,25 +58,35 @@ static bool same_dir(const char *a, const char *b)
 	return strcmp(ra, rb) == 0;
 }
 
+char *follow_running_elsewhere(const char *dir)
+{
+	/* dir only for its state_dir: an error in it is reported when the
+	 * command loads what it uses. */
+	struct mai_config *cfg = NULL;
+	_cleanup_free_ char *e = NULL;
+	if (config_load(dir, &cfg, &e) < 0)
+		return NULL;
+	char *running = running_config_dir(cfg->agent.state_dir);
+	config_free(cfg);
+	if (running && same_dir(running, dir)) {
+		free(running);
+		return NULL;
+	}
+	return running;
+}
+
 int follow_config_dir(const char *arg, char **dir, char **err)
 {
 	int r = config_dir_resolve(arg, dir, err);
 	const char *env = getenv("MAI_CONFIG_DIR");
 	if (r < 0 || arg || (env && *env))
 		return r;
-	/* The default directory, only for its state_dir: an error in it is
-	 * reported when the command loads what it uses. */
-	struct mai_config *cfg = NULL;
-	_cleanup_free_ char *e = NULL;
-	if (config_load(*dir, &cfg, &e) < 0)
-		return 0;
-	_cleanup_free_ char *running = running_config_dir(cfg->agent.state_dir);
-	config_free(cfg);
-	if (!running || same_dir(running, *dir))
+	char *running = follow_running_elsewhere(*dir);
+	if (!running)
 		return 0;
 	log_debug("following the configuration of the running agent: %s", running);
 	free(*dir);
-	*dir = steal_pointer(&running);
+	*dir = running;
 	return 0;
 }
 

@@ -20,6 +20,11 @@
  * (caller frees): a directory named explicitly must exist. */
 int follow_config_dir(const char *arg, char **dir, char **err) _nonnull_(2, 3) _must_check_;
 
+/* The configuration directory of the agent that runs with the state_dir of
+ * the configuration in dir, when it is another directory; else NULL.
+ * Caller frees. */
+char *follow_running_elsewhere(const char *dir) _nonnull_(1);
+
 /* follow_config_dir(), then config_load() of it. */
 int follow_config_load(const char *arg, char **dir, struct mai_config **cfg, char **err)
 	_nonnull_(2, 3, 4) _must_check_;

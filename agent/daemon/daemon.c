@@ -578,7 +578,14 @@ static void handle_signals(struct daemon *d)
 		if (si.ssi_signo == SIGHUP) {
 			reload(d);
 		} else {
-			log_info("%s: stopping", strsignal((int)si.ssi_signo));
+			/* Who asked, for an operator who wonders why it stopped. */
+			char comm[32] = "?";
+			_cleanup_free_ char *cpath = xasprintf("/proc/%u/comm", si.ssi_pid);
+			_cleanup_fclose_ FILE *cf = si.ssi_pid ? fopen(cpath, "re") : NULL;
+			if (cf && fgets(comm, sizeof(comm), cf))
+				comm[strcspn(comm, "\n")] = '\0';
+			log_info("%s from pid %u (%s): stopping", strsignal((int)si.ssi_signo),
+				 si.ssi_pid, comm);
 			atomic_store(&d->stop, true);
 		}
 	}

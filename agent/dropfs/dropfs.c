@@ -157,6 +157,7 @@ static void src_free(void *impl)
 {
 	struct dropfs *fs = impl;
 	stop_serving(fs);
+	dropfs_handles_free(fs);
 	struct dropfs_event *e = fs->queue_head;
 	while (e) {
 		struct dropfs_event *next = e->next;

@@ -85,6 +85,9 @@ struct dropfs {
 	struct dropfs_waiter *waiters;
 	unsigned n_waiters;
 
+	/* open handles (dropfs_ops.c), under files_lock */
+	struct dropfs_handle *handles;
+
 	/* serving */
 	struct fuse *fuse;
 	struct fuse_session *se;
@@ -106,6 +109,9 @@ void dropfs_queue(struct dropfs *fs, const char *rel, enum names_kind kind,
 void dropfs_scan(struct dropfs *fs, const char *rel);
 /* The FUSE operations (dropfs_ops.c). */
 const struct fuse_operations *dropfs_operations(void);
+/* Frees the handles the kernel had not released when the mount stopped
+ * (after the serving threads ended), keeping their files' notes. */
+void dropfs_handles_free(struct dropfs *fs);
 
 /* --- dropfs_files.c: paths and owners --- */
 /* A path as FUSE gives it ("/sub/foo.py") beneath the backing directory:
