@@ -259,6 +259,10 @@ static void take(struct daemon *d, const char *name, bool force, struct drop_tak
 			s = INTAKE_TOO_LARGE;
 	} else {
 		s = read_snapshot(d, name, &job->snap, &err);
+		/* Read by the agent itself (a retry, an answer, a rerun): the
+		 * source's word on content whose write did not complete stands. */
+		if (s == INTAKE_OK && drop_source_incomplete(d->source, name, &err))
+			s = INTAKE_INCOMPLETE;
 	}
 	if (s == INTAKE_INCOMPLETE) {
 		_cleanup_free_ char *msg = incomplete_message(err);

@@ -109,8 +109,10 @@ void dropfs_scan(struct dropfs *fs, const char *rel)
 			continue;
 		}
 		enum names_kind kind = names_classify(de->d_name, NULL);
-		if (kind == NAMES_SCRIPT && dropfs_note_held(fs, child))
-			dropfs_complete(fs, child, NULL, NULL, DROPFS_OPEN_AT_STOP);
+		int held_err = 0;
+		if (kind == NAMES_SCRIPT && dropfs_note_held(fs, child, &held_err))
+			dropfs_complete(fs, child, NULL, NULL,
+					held_err > 0 ? held_err : DROPFS_OPEN_AT_STOP);
 		else if (kind != NAMES_IGNORED)
 			dropfs_queue(fs, child, kind, NULL, NULL);
 	}
@@ -151,6 +153,11 @@ static void src_changed(void *impl, const char *rel)
 	dropfs_wait_wake(fs);
 }
 
+static bool src_incomplete(void *impl, const char *rel, int *err)
+{
+	return dropfs_note_held(impl, rel, err);
+}
+
 static void stop_serving(struct dropfs *fs);
 
 static void src_free(void *impl)
@@ -184,6 +191,7 @@ static const struct drop_source_ops dropfs_source_ops = {
 	.present = src_present,
 	.set_max_size = src_set_max_size,
 	.changed = src_changed,
+	.incomplete = src_incomplete,
 	.free = src_free,
 };
 

@@ -272,7 +272,9 @@ void dropfs_complete(struct dropfs *fs, const char *rel, struct dropfs_file *f,
 	}
 	/* New content at the name (a write, a rename, a truncation): a hold
 	 * from a crash's note ends. */
-	if (incomplete != DROPFS_OPEN_AT_STOP && dropfs_note_held(fs, rel))
+	if (incomplete != DROPFS_OPEN_AT_STOP && dropfs_note_held(fs, rel, NULL))
 		dropfs_note_done(fs, rel);
+	if (incomplete > 0)
+		dropfs_note_failed(fs, rel, incomplete);
 	take(fs, rel, f, writer, incomplete);
 }

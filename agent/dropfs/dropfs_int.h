@@ -179,9 +179,13 @@ void dropfs_notes_free(struct dropfs *fs);
  * held). No-ops without a notes directory. */
 void dropfs_note_writing(struct dropfs *fs, const char *rel);
 void dropfs_note_done(struct dropfs *fs, const char *rel);
-/* Whether rel was noted as being written when the agent last stopped, and
- * has not been written since. */
-bool dropfs_note_held(struct dropfs *fs, const char *rel);
+/* A write to rel failed with err: it is held as incomplete (and noted, so
+ * that a restart holds it too) until it is written again. */
+void dropfs_note_failed(struct dropfs *fs, const char *rel, int err);
+/* Whether rel is held as incomplete: noted as being written when the agent
+ * last stopped, or one of its writes failed, and not written again since.
+ * *err (may be NULL): the failed write's errno, 0 for the former. */
+bool dropfs_note_held(struct dropfs *fs, const char *rel, int *err);
 
 /* --- dropfs_rules.c --- */
 enum dropfs_check {

@@ -8,7 +8,9 @@
  * (killed, or the machine went down): its writer got ENOTCONN half-way, and
  * what reached the directory may be only part of it. Such a script is held
  * as incomplete (answered, not run) until it is written again, and its note
- * stays until then, so that a second restart holds it too.
+ * stays until then, so that a second restart holds it too. A script one of
+ * whose writes failed is held the same way, its note carrying the errno
+ * after a NUL ("rel\0errno").
  *
  * The notes are not synced: an agent that is killed leaves them in the page
  * cache, which outlives it. A power cut may lose the newest note; the
@@ -17,6 +19,8 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fileio.h"
@@ -69,15 +73,22 @@ int dropfs_notes_load(struct dropfs *fs, const char *dir, char **err)
 		_cleanup_free_ char *rel = NULL;
 		size_t len = 0;
 		if (fileio_read_path(path, NOTE_MAX, &rel, &len) < 0 || len == 0 ||
-		    memchr(rel, '\0', len) || !exists(fs, rel)) {
+		    !exists(fs, rel)) {
 			/* Gone since, or not a note: nothing to hold. */
 			unlink(path);
 			continue;
 		}
+		/* "rel" alone, or "rel\0errno" for a write that failed. */
+		size_t n = strlen(rel);
+		int e = n + 1 < len ? atoi(rel + n + 1) : 0;
 		_cleanup_free_ char *shown = names_printable(rel);
-		log_warnx("%s was open for writing when the agent stopped: it is held as "
-			  "incomplete until it is written again", shown);
-		strmap_put(fs->held, rel, (void *)1);
+		if (e > 0)
+			log_warnx("%s: a write to it failed (%s): it is held as incomplete until it "
+				  "is written again", shown, strerror(e));
+		else
+			log_warnx("%s was open for writing when the agent stopped: it is held as "
+				  "incomplete until it is written again", shown);
+		strmap_put(fs->held, rel, (void *)(uintptr_t)(e + 1));
 	}
 	closedir(d);
 	return 0;
@@ -90,12 +101,20 @@ void dropfs_notes_free(struct dropfs *fs)
 	free(fs->notes_dir);
 }
 
+/* Writes rel's note, with the errno of a write that failed (0: none). */
+static int write_note(struct dropfs *fs, const char *rel, int err)
+{
+	_cleanup_free_ char *path = note_path(fs, rel);
+	size_t n = strlen(rel);
+	_cleanup_free_ char *text = err > 0 ? xasprintf("%s%c%d", rel, '\0', err) : xstrdup(rel);
+	return fileio_write_replace(path, text, err > 0 ? n + 1 + strlen(text + n + 1) : n, 0600);
+}
+
 void dropfs_note_writing(struct dropfs *fs, const char *rel)
 {
 	if (!fs->notes_dir)
 		return;
-	_cleanup_free_ char *path = note_path(fs, rel);
-	int r = fileio_write_replace(path, rel, strlen(rel), 0600);
+	int r = write_note(fs, rel, 0);
 	if (r < 0) {
 		_cleanup_free_ char *shown = names_printable(rel);
 		log_warnx("cannot note that %s is being written (%s): if the agent is killed "
@@ -116,12 +135,29 @@ void dropfs_note_done(struct dropfs *fs, const char *rel)
 	pthread_mutex_unlock(&fs->files_lock);
 }
 
-bool dropfs_note_held(struct dropfs *fs, const char *rel)
+void dropfs_note_failed(struct dropfs *fs, const char *rel, int err)
+{
+	if (!fs->notes_dir)
+		return;
+	int r = write_note(fs, rel, err);
+	if (r < 0) {
+		_cleanup_free_ char *shown = names_printable(rel);
+		log_warnx("cannot note that a write to %s failed (%s): a restart of the agent "
+			  "takes it as it is", shown, strerror(-r));
+	}
+	pthread_mutex_lock(&fs->files_lock);
+	strmap_put(fs->held, rel, (void *)(uintptr_t)(err + 1));
+	pthread_mutex_unlock(&fs->files_lock);
+}
+
+bool dropfs_note_held(struct dropfs *fs, const char *rel, int *err)
 {
 	if (!fs->held)
 		return false;
 	pthread_mutex_lock(&fs->files_lock);
-	bool r = strmap_get(fs->held, rel) != NULL;
+	uintptr_t v = (uintptr_t)strmap_get(fs->held, rel);
 	pthread_mutex_unlock(&fs->files_lock);
-	return r;
+	if (err)
+		*err = v ? (int)v - 1 : 0;
+	return v != 0;
 }

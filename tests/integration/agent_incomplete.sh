@@ -2,7 +2,8 @@
 # Only complete content runs, and .wait answers every final state, in mount
 # mode with real faults (issue 28): a write that fails with ENOSPC on a
 # 1 MiB tmpfs (mounted here, under the agent's mount) leaves a script that
-# is answered rejected (incomplete), not run; the agent killed with SIGKILL
+# is answered rejected (incomplete), not run, not even when asked to run
+# again (foo.rerun), until it is written again; the agent killed with SIGKILL
 # while a writer saves a script line by line leaves a note, and the next
 # start holds that script as incomplete until it is written again; a .wait
 # reader of a name that is not UTF-8 gets its rejection; a .wait reader
@@ -39,6 +40,17 @@ rm -f "$D/.filler"
 wait_field "$D/nospace.result.json" reason incomplete 20
 field "$D/nospace.result.json" message | grep -q "No space left on device" ||
 	fail "nospace.py: the message does not say why: $(field "$D/nospace.result.json" message)"
+# Asked to run again as it is (nospace.rerun): still held, not run.
+was=$(field "$D/nospace.result.json" times.accepted)
+: > "$D/nospace.rerun"
+i=0
+until [ "$(field "$D/nospace.result.json" times.accepted)" != "$was" ] || [ $i -ge 200 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+[ "$(field "$D/nospace.result.json" times.accepted)" != "$was" ] || fail "nospace.rerun was not answered"
+[ "$(field "$D/nospace.result.json" reason)" = incomplete ] ||
+	fail "nospace.rerun ran the incomplete nospace.py: $(field "$D/nospace.result.json" state)"
 # Written again, now that there is room: taken as usual.
 high full > "$D/nospace.py"
 wait_field "$D/nospace.result.json" state awaiting_confirmation 20
