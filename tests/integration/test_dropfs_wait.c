@@ -180,8 +180,20 @@ static void test_wait_limit_and_stop(void **state)
 	}
 }
 
+/* The agent's rejection (no SHA-256) of file as the sidecar side. */
+static void write_rejection(struct fx *f, const char *side, const char *file, const char *reason)
+{
+	_cleanup_free_ char *path = xasprintf("%s/%s", drop_source_dir(f->src), side);
+	_cleanup_free_ char *text = xasprintf("{\"schema_version\": 1, \"file\": \"%s\", "
+					      "\"state\": \"rejected\", \"reason\": \"%s\"}\n",
+					      file, reason);
+	assert_int_equal(fileio_write_atomic(path, text, strlen(text), 0644), 0);
+	drop_source_changed(f->src, side);
+}
+
 /* Its rejection is the final answer for a script that cannot be read (a
- * symbolic link); a script still open for writing has none yet. */
+ * symbolic link) or whose name is not UTF-8; a script still open for
+ * writing has none yet. */
 static void test_wait_for_rejected_and_busy(void **state)
 {
 	struct fx *f = *state;
@@ -189,11 +201,7 @@ static void test_wait_for_rejected_and_busy(void **state)
 	_cleanup_free_ char *b = at(f, "b.py"), *wb = at(f, ".wait/b.result.json");
 	assert_int_equal(symlink("/etc/passwd", s), 0);
 	want_names(f, 1);
-	_cleanup_free_ char *side = xasprintf("%s/s.result.json", drop_source_dir(f->src));
-	const char *text = "{\"schema_version\": 1, \"file\": \"s.py\", \"state\": \"rejected\", "
-			   "\"reason\": \"symlink\"}\n";
-	assert_int_equal(fileio_write_atomic(side, text, strlen(text), 0644), 0);
-	drop_source_changed(f->src, "s.result.json");
+	write_rejection(f, "s.result.json", "s.py", "symlink");
 	assert_int_equal(as_user(NOBODY, NOBODY, wait_interrupted, ws), 5); /* at once: rejected */
 
 	/* A name that is not UTF-8 is rejected without a read: its answer
@@ -202,11 +210,7 @@ static void test_wait_for_rejected_and_busy(void **state)
 	_cleanup_free_ char *wbad = xasprintf("%s/.wait/bad\xff.result.json", f->mnt);
 	put(f, bad, "print(2)\n");
 	want_names(f, 2);
-	_cleanup_free_ char *bside = xasprintf("%s/bad\xff.result.json", drop_source_dir(f->src));
-	const char *btext = "{\"schema_version\": 1, \"file\": \"bad\\\\xff.py\", "
-			    "\"state\": \"rejected\", \"reason\": \"bad_name\"}\n";
-	assert_int_equal(fileio_write_atomic(bside, btext, strlen(btext), 0644), 0);
-	drop_source_changed(f->src, "bad\xff.result.json");
+	write_rejection(f, "bad\xff.result.json", "bad\\\\xff.py", "bad_name");
 	assert_int_equal(as_user(NOBODY, NOBODY, wait_interrupted, wbad), 5); /* at once */
 
 	int fd = open(b, O_WRONLY | O_CREAT, 0644);
