@@ -1,6 +1,7 @@
 #!/bin/sh
 # Every drop gets an answer, again when it is lost (issue 28), in watch
-# mode, with real faults: a result removed by hand and one replaced by
+# mode, with real faults: the commands follow the running agent's
+# configuration (an /etc/mai of their own, in a mount namespace); a result removed by hand and one replaced by
 # another user's file are written again from the agent's copy when the
 # content is submitted again (an answer_restored record says so); submit
 # --rerun and a hand-made foo.rerun run the same content again; an empty
@@ -40,6 +41,22 @@ submit_rc() {
 records() {
 	audit_records "$T/state/audit" "$1" "$2" | wc -l
 }
+
+# 0. The commands follow the running agent's configuration: in a mount
+# namespace of its own whose /etc is an overlay with an /etc/mai that names
+# only the agent's state directory, 'mai-agent pending' without
+# --config-dir or MAI_CONFIG_DIR finds the agent's drop directory through
+# status.json, and no "not found: using the defaults" line is printed.
+mkdir -p "$T/etc-up" "$T/etc-work"
+unshare --mount --propagation private sh -c '
+	mount -t overlay overlay -o "lowerdir=/etc,upperdir=$1/etc-up,workdir=$1/etc-work" /etc &&
+	rm -rf /etc/mai && mkdir /etc/mai &&
+	printf "state_dir: %s\n" "$1/state" > /etc/mai/agent.yaml &&
+	env -u MAI_CONFIG_DIR "$2" pending' sh "$T" "$AGENT" > "$T/follow.out" 2>&1 ||
+	fail "mai-agent pending in the namespace: $(cat "$T/follow.out")"
+grep -q "nothing is held in $D\$" "$T/follow.out" ||
+	fail "mai-agent pending did not follow the running agent's configuration: $(cat "$T/follow.out")"
+grep -q "not found" "$T/follow.out" && fail "mai-agent pending said: $(cat "$T/follow.out")"
 
 # 1. A lost answer comes back: the same content submitted again after its
 # result was removed is answered from the agent's copy, not run again and
