@@ -17,6 +17,7 @@
 #include "account.h"
 #include "daemon_inflight.h"
 #include "daemon_job.h"
+#include "daemon_mount.h"
 #include "dropfs.h"
 #include "fileio.h"
 #include "log.h"
@@ -191,45 +192,6 @@ static enum intake_status read_snapshot(struct daemon *d, const char *name,
 	return intake_read(dfd, slash ? slash + 1 : name, &io, snap, err);
 }
 
-/* Content that has its final answer was taken again: its sidecars are
- * placed again where they were lost (daemon_sidecars.h), and the answer is
- * recorded. true when it has its answer (in place, or placed again); false
- * when no copy answers it, so it must run again. */
-static bool restore_answer(struct daemon *d, const char *name, const char *sha256)
-{
-	_cleanup_free_ char *what = NULL, *p = names_printable(name);
-	int placed;
-	enum daemon_sidecars_restored r = daemon_sidecars_restore(
-		d->env.sidecars, drop_source_dir(d->source), name, sha256, &what, &placed);
-
-	if (r == DAEMON_SIDECARS_IN_PLACE)
-		return true;
-	if (r == DAEMON_SIDECARS_NO_COPY) {
-		log_info("%s: this content has a final answer, but the agent keeps no copy of it: "
-			 "it runs again", p);
-		return false;
-	}
-	const char *where = placed == PLACE_IN_DROP_DIR ? "drop_dir" :
-			    placed == PLACE_IN_FALLBACK ? "fallback" : "nowhere";
-	if (placed == PLACE_IN_DROP_DIR)
-		log_info("%s: its answer was written again from the agent's copy (%s)", p, what);
-	else
-		log_warnx("%s: its answer could not be written again in the drop directory (%s): "
-			  "it is %s", p, what, placed == PLACE_IN_FALLBACK ?
-			  "in the state directory's unplaced/ and the audit view's runs/" :
-			  "written as soon as the disk takes it");
-	if (d->stages && d->stages->audit) {
-		uint64_t seq;
-		json_t *f = json_pack("{s:s, s:s, s:s, s:s}", "file", name, "sha256", sha256,
-				      "sidecars", what, "placed", where);
-		if (d->stages->audit(d->stages->ctx, AUDIT_EVENT_ANSWER_RESTORED, f, &seq) < 0)
-			log_errorx("%s: the answer placed again cannot be recorded in the audit log",
-				   p);
-		json_decref(f);
-	}
-	return true;
-}
-
 /* Takes name in and queues it. force: a user's answer arrived for it.
  * taken: the snapshot the source took (taken over), or NULL to read it
  * now; writer: who wrote it, as the source knows (may be NULL); rerun_uid:
@@ -324,7 +286,7 @@ static void take(struct daemon *d, const char *name, bool force, struct drop_tak
 		return;
 	}
 	if (!force && jobs_is_final(d->jobs, name, job->snap.sha256, NULL) &&
-	    restore_answer(d, name, job->snap.sha256)) {
+	    daemon_job_answer_again(&d->env, name, job->snap.sha256)) {
 		daemon_job_free(job);
 		return;
 	}
@@ -664,71 +626,6 @@ void daemon_request_stop(struct daemon *d)
 	wake(d);
 }
 
-/* Whether caller may write an answer file for script, whose writer is
- * script_uid (-1: no such script): the approvers of security.yaml, asked on
- * a mount thread (dropfs.h). */
-static int answer_allowed(void *arg, const struct drop_writer *caller, const char *script,
-			  long script_uid, const char **status, char **why)
-{
-	struct daemon *d = arg;
-	struct approvers *a = daemon_job_approvers(&d->env);
-	enum approvers_verdict v = script_uid >= 0 ?
-		approvers_check(a, caller->uid, (uid_t)script_uid) :
-		approvers_is_approver(a, caller->uid) ? APPROVERS_OK : APPROVERS_NOT_APPROVER;
-	_cleanup_free_ char *who = approvers_describe(a);
-	_cleanup_free_ char *user = account_user_label(caller->uid);
-	approvers_unref(a);
-	*status = approvers_verdict_to_string(v);
-	if (v == APPROVERS_OK)
-		return 0;
-	if (v == APPROVERS_SELF)
-		*why = xasprintf("%s wrote %s and may not approve or override it too: another "
-				 "approver must (on a single-user machine set allow_self_approval: "
-				 "true in security.yaml)", user, script);
-	else
-		*why = xasprintf("%s may not approve or override %s: only %s may (approvers in "
-				 "security.yaml)", user, script, who);
-	return -EPERM;
-}
-
-/* A refusal at the mount's call (dropfs.h), on a mount thread: a log line
- * for each, and for an answer file an approval or override record. */
-static void on_refused(void *arg, const struct dropfs_refusal *rf)
-{
-	struct daemon *d = arg;
-	_cleanup_free_ char *p = names_printable(rf->rel);
-	const struct drop_writer *c = rf->caller;
-
-	log_warnx("%s: %s refused (%s) for uid %u (pid %d, %s): %s%s%s", p, rf->op,
-		  strerror(rf->err), (unsigned)c->uid, (int)c->pid,
-		  c->process[0] ? c->process : "?", dropfs_refusal_why_to_string(rf->why),
-		  rf->detail ? "; " : "", rf->detail ? rf->detail : "");
-	if (rf->why != DROPFS_NOT_APPROVER || !d->stages || !d->stages->audit)
-		return;
-	const char *status = rf->status ? rf->status : "not_approver";
-	_cleanup_free_ char *consumed = xasprintf(
-		"refused at the call: %s",
-		strcmp(status, "self_approval") == 0 ? "self-approval" : "not an approver");
-	_cleanup_free_ char *user = account_user_name(c->uid);
-	json_t *f = json_pack("{s:s, s:o, s:n, s:I, s:o, s:o, s:s, s:b, s:s, s:s, s:s, s:s}",
-			      "file", rf->script, "sha256",
-			      rf->script_sha256 ? json_string(rf->script_sha256) : json_null(),
-			      "job", "uid", (json_int_t)c->uid, "user",
-			      user ? json_string(user) : json_null(), "writer",
-			      drop_writer_to_json(c), "explanation", "", "accepted", 0, "status",
-			      status, "consumed", consumed, "refused_at", "call", "operation", rf->op);
-	if (rf->script_uid >= 0)
-		json_object_set_new(f, "script_uid", json_integer(rf->script_uid));
-	if (rf->detail)
-		json_object_set_new(f, "reason", json_string(rf->detail));
-	uint64_t seq;
-	enum audit_event e = rf->kind == NAMES_OVERRIDE ? AUDIT_EVENT_OVERRIDE : AUDIT_EVENT_APPROVAL;
-	if (d->stages->audit(d->stages->ctx, e, f, &seq) < 0)
-		log_errorx("%s: the refused %s could not be recorded in the audit log", p,
-			   audit_event_to_string(e));
-	json_decref(f);
-}
-
 /* The source of names agent.drop_mode asks for, with the drop directory's
  * permissions and group applied. 0 or -errno with *err. */
 static int open_source(struct daemon *d, char **err)
@@ -741,8 +638,9 @@ static int open_source(struct daemon *d, char **err)
 		struct dropfs_options fo = {
 			.dir = ag->drop_dir, .recursive = ag->recursive,
 			.max_file_size = ag->max_file_size, .dir_mode = ag->drop_dir_mode,
-			.dir_group = ag->drop_dir_group, .answer_allowed = answer_allowed,
-			.refused = on_refused, .arg = d, .notes_dir = notes,
+			.dir_group = ag->drop_dir_group,
+			.answer_allowed = daemon_mount_answer_allowed,
+			.refused = daemon_mount_refused, .arg = &d->env, .notes_dir = notes,
 		};
 		r = dropfs_new(&fo, on_name, d, &d->source, err);
 	} else {

@@ -102,6 +102,41 @@ int daemon_job_place(struct daemon_job_env *env, const char *script, const char 
 	return r < 0 ? r : 0;
 }
 
+bool daemon_job_answer_again(struct daemon_job_env *env, const char *name, const char *sha256)
+{
+	_cleanup_free_ char *what = NULL, *p = names_printable(name);
+	int placed;
+	enum daemon_sidecars_restored r = daemon_sidecars_restore(
+		env->sidecars, drop_source_dir(env->source), name, sha256, &what, &placed);
+
+	if (r == DAEMON_SIDECARS_IN_PLACE)
+		return true;
+	if (r == DAEMON_SIDECARS_NO_COPY) {
+		log_info("%s: this content has a final answer, but the agent keeps no copy of it: "
+			 "it runs again", p);
+		return false;
+	}
+	const char *where = placed == PLACE_IN_DROP_DIR ? "drop_dir" :
+			    placed == PLACE_IN_FALLBACK ? "fallback" : "nowhere";
+	if (placed == PLACE_IN_DROP_DIR)
+		log_info("%s: its answer was written again from the agent's copy (%s)", p, what);
+	else
+		log_warnx("%s: its answer could not be written again in the drop directory (%s): "
+			  "it is %s", p, what, placed == PLACE_IN_FALLBACK ?
+			  "in the state directory's unplaced/ and the audit view's runs/" :
+			  "written as soon as the disk takes it");
+	if (env->stages && env->stages->audit) {
+		uint64_t seq;
+		json_t *f = json_pack("{s:s, s:s, s:s, s:s}", "file", name, "sha256", sha256,
+				      "sidecars", what, "placed", where);
+		if (env->stages->audit(env->stages->ctx, AUDIT_EVENT_ANSWER_RESTORED, f, &seq) < 0)
+			log_errorx("%s: the answer placed again cannot be recorded in the audit log",
+				   p);
+		json_decref(f);
+	}
+	return true;
+}
+
 struct approvers *daemon_job_approvers(struct daemon_job_env *env)
 {
 	pthread_mutex_lock(&env->approvers_lock);

@@ -78,6 +78,11 @@ void daemon_job_write_result(struct daemon_job_env *env, const struct result_inf
  * directory or the fallback, else -errno. */
 int daemon_job_place(struct daemon_job_env *env, const char *script, const char *suffix,
 		     const char *text, size_t len);
+/* Content that has its final answer was taken again: its sidecars are
+ * placed again where they were lost (daemon_sidecars.h), with an
+ * answer_restored record. true when it has its answer (in place, or placed
+ * again); false when no copy answers it, so it must run again. */
+bool daemon_job_answer_again(struct daemon_job_env *env, const char *name, const char *sha256);
 /* The daemon_sidecars_place_fn of env (arg): places a kept sidecar again,
  * quietly. */
 int daemon_job_place_again(void *arg, const char *script, const char *suffix, const char *text,

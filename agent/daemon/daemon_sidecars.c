@@ -156,11 +156,14 @@ size_t daemon_sidecars_place_pending(struct daemon_sidecars *s)
 	strmap_foreach(s->held, collect_key, &c);
 	pthread_mutex_unlock(&s->lock);
 
+	/* Scripts whose foo.audit did not land this time: their result waits
+	 * too, so that it never stands without foo.audit. */
+	struct strmap *late = strmap_new(NULL);
 	for (size_t pass = 0; pass < ARRAY_SIZE(suffixes); pass++) {
 		for (size_t i = 0; i < c.n; i++) {
 			pthread_mutex_lock(&s->lock);
 			struct held_sidecar *h = strmap_get(s->held, c.keys[i]);
-			if (!h || h->suffix != suffixes[pass]) {
+			if (!h || h->suffix != suffixes[pass] || strmap_get(late, h->script)) {
 				pthread_mutex_unlock(&s->lock);
 				continue;
 			}
@@ -176,6 +179,7 @@ size_t daemon_sidecars_place_pending(struct daemon_sidecars *s)
 				held_free(h);
 				continue;
 			}
+			strmap_put(late, h->script, (void *)1);
 			pthread_mutex_lock(&s->lock);
 			if (!strmap_get(s->held, c.keys[i]))
 				strmap_put(s->held, c.keys[i], h);
@@ -184,6 +188,7 @@ size_t daemon_sidecars_place_pending(struct daemon_sidecars *s)
 			pthread_mutex_unlock(&s->lock);
 		}
 	}
+	strmap_free(late);
 	for (size_t i = 0; i < c.n; i++)
 		free(c.keys[i]);
 	free(c.keys);

@@ -25,13 +25,14 @@
 struct placer {
 	struct place_dirs dirs;
 	bool full;       /* the drop directory's disk is full */
+	bool audit_full; /* ... for the .audit sidecars only */
 	unsigned placed; /* sidecars placed */
 };
 
 static int place(void *arg, const char *script, const char *suffix, const char *text, size_t len)
 {
 	struct placer *p = arg;
-	if (p->full)
+	if (p->full || (p->audit_full && strcmp(suffix, ".audit") == 0))
 		return -ENOSPC;
 	_cleanup_free_ char *side = xasprintf("%.*s%s", (int)(strlen(script) - 3), script, suffix);
 	_cleanup_free_ char *err = NULL;
@@ -176,6 +177,22 @@ static void test_held_until_room(void **state)
 	f.p.placed = 0;
 	assert_int_equal(daemon_sidecars_place_pending(f.s), 0);
 	assert_int_equal(f.p.placed, 0);
+
+	/* A result never lands before its foo.audit: when the audit sidecar
+	 * fails again, the result waits for the next round. */
+	const char *audit = "{\"format\": \"mai-audit-sidecar/1\"}\n";
+	f.p.full = true;
+	daemon_sidecars_keep(f.s, "z.py", ".audit", audit, strlen(audit), true, -ENOSPC);
+	daemon_sidecars_keep(f.s, "z.py", RESULT_SUFFIX, res, strlen(res), true, -ENOSPC);
+	f.p.full = false;
+	f.p.audit_full = true;
+	assert_int_equal(daemon_sidecars_place_pending(f.s), 2);
+	_cleanup_free_ char *early = read_text(f.drop, "z.result.json");
+	assert_null(early);
+	f.p.audit_full = false;
+	assert_int_equal(daemon_sidecars_place_pending(f.s), 0);
+	_cleanup_free_ char *za = read_text(f.drop, "z.audit");
+	assert_string_equal(za, audit);
 	fx_clear(&f);
 }
 
