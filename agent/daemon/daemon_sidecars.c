@@ -64,8 +64,8 @@ void daemon_sidecars_free(struct daemon_sidecars *s)
 	size_t n = strmap_size(s->held);
 	if (n > 0)
 		log_warnx("%zu answer file(s) could not be written before the agent stopped (a full "
-			  "disk?): dropping the script again after it starts writes them from the "
-			  "agent's copy", n);
+			  "disk?): the next start writes them from the agent's copies in %s, as it "
+			  "takes their scripts again", n, s->dir);
 	strmap_free(s->held);
 	pthread_mutex_destroy(&s->lock);
 	free(s->dir);
