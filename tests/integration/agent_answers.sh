@@ -131,7 +131,9 @@ wait_field "$D/zero.result.json" reason empty 20
 [ -f "$D/full.audit" ] || fail "full.audit was not written once there was room"
 
 # 6. No agent: submit says so at once instead of waiting out its timeout.
+# (And an answer removed meanwhile is written again by the next start.)
 stop_agent
+rm -f "$D/same.result.json"
 printf 'print(1)\n' > "$T/late.py"
 start=$(date +%s)
 rc=$(submit_rc "$T/late.out" "$T/late.py" --timeout 60)
@@ -159,6 +161,8 @@ wait "$HEAD_PID"
 printf 'print("after the pipe closed")\n' > "$D/piped.py"
 wait_final "$D/piped.result.json" 60
 wait_final "$D/late.result.json" 60
+wait_final "$D/same.result.json" 20
+[ "$(records answer_restored same.py)" = 2 ] || fail "the start did not write same.py's removed answer again"
 kill -0 "$PID" 2>/dev/null || fail "the agent ended when its standard error closed"
 i=0
 until [ "$(containers_of_instance)" -gt 0 ] || [ $i -ge 100 ]; do
