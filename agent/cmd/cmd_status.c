@@ -291,6 +291,9 @@ int cmd_status(int argc, char **argv)
 			       !json_is_true(json_object_get(st, "watching")) ?
 				       "MISSING, waiting for it" :
 			       mounted ? "mounted: mount mode" : "watched");
+			const char *conf = json_string_value(json_object_get(st, "config_dir"));
+			if (conf)
+				printf("configuration: %s\n", conf);
 			print_docker(st);
 			print_runtimes(st);
 			print_audit(st);

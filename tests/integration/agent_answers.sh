@@ -57,6 +57,9 @@ unshare --mount --propagation private sh -c '
 grep -q "nothing is held in $D\$" "$T/follow.out" ||
 	fail "mai-agent pending did not follow the running agent's configuration: $(cat "$T/follow.out")"
 grep -q "not found" "$T/follow.out" && fail "mai-agent pending said: $(cat "$T/follow.out")"
+"$AGENT" status > "$T/status.out" 2>&1
+grep -qx "configuration: $(realpath "$T/conf")" "$T/status.out" ||
+	fail "status does not name the agent's configuration: $(cat "$T/status.out")"
 
 # 1. A lost answer comes back: the same content submitted again after its
 # result was removed is answered from the agent's copy, not run again and
