@@ -199,8 +199,8 @@ size_t daemon_sidecars_place_pending(struct daemon_sidecars *s)
 }
 
 /* The sidecar rel in drop_dir when it is a regular file of at most max
- * bytes, into *out; -ENOENT when there is none, another -errno when what is
- * there is something else. */
+ * bytes, into *out; -ENOENT when there is none, -EFBIG for a longer regular
+ * file, -EEXIST when what is there is something else. */
 static int read_placed(const char *drop_dir, const char *rel, size_t max, char **out, size_t *len)
 {
 	const char *base = rel;
@@ -213,8 +213,10 @@ static int read_placed(const char *drop_dir, const char *rel, size_t max, char *
 	struct stat st;
 	if (fstat(fd, &st) < 0)
 		return -errno;
-	if (!S_ISREG(st.st_mode) || (size_t)st.st_size > max)
+	if (!S_ISREG(st.st_mode))
 		return -EEXIST;
+	if ((size_t)st.st_size > max)
+		return -EFBIG;
 	return fileio_read_fd(fd, max, out, len);
 }
 
@@ -267,7 +269,8 @@ enum daemon_sidecars_restored daemon_sidecars_restore(struct daemon_sidecars *s,
 			*placed = p;
 		_cleanup_free_ char *shown = names_printable(side);
 		char *w = xasprintf("%s%s%s %s", *what ? *what : "", *what ? "; " : "", shown,
-				    r == -ENOENT ? "missing" : r == 0 ? "changed" : "not the agent's");
+				    r == -ENOENT ? "missing" : r == 0 || r == -EFBIG ? "changed" :
+				    "not the agent's");
 		free(*what);
 		*what = w;
 		ret = DAEMON_SIDECARS_RESTORED;
