@@ -177,9 +177,16 @@ static void test_held_until_room(void **state)
 	f.p.placed = 0;
 	assert_int_equal(daemon_sidecars_place_pending(f.s), 0);
 	assert_int_equal(f.p.placed, 0);
+	fx_clear(&f);
+}
 
-	/* A result never lands before its foo.audit: when the audit sidecar
-	 * fails again, the result waits for the next round. */
+/* A result never lands before its foo.audit: when the audit sidecar fails
+ * again in a round, the result waits for the next. */
+static void test_result_waits_for_its_audit(void **state)
+{
+	struct fx f;
+	fx_init(&f, *state);
+	_cleanup_free_ char *res = result_text(SHA_A);
 	const char *audit = "{\"format\": \"mai-audit-sidecar/1\"}\n";
 	f.p.full = true;
 	daemon_sidecars_keep(f.s, "z.py", ".audit", audit, strlen(audit), true, -ENOSPC);
@@ -204,6 +211,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_restore_refused_name, testdir_setup,
 						testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_held_until_room, testdir_setup,
+						testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_result_waits_for_its_audit, testdir_setup,
 						testdir_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
