@@ -210,7 +210,6 @@ static int set_stop_handlers(void)
 	    sigaction(SIGTERM, &sa, NULL) < 0 || sigaction(SIGHUP, NULL, &hup) < 0 ||
 	    (hup.sa_handler != SIG_IGN && sigaction(SIGHUP, &sa, NULL) < 0))
 		return -1;
-	signal(SIGPIPE, SIG_IGN);
 	return 0;
 }
 

@@ -10,16 +10,19 @@
 # 0-byte file a failed write left there is answered as empty; submit says
 # that no agent runs instead of waiting out its timeout; an agent whose
 # standard error is a pipe that closed (head -1) keeps working and removes
-# its containers when it stops. Exit 77 without Docker or root, unless
-# MAI_REQUIRE_REAL=1.
+# its containers when it stops, and its audit view (which writes to the same
+# pipe) serves on and is unmounted. Exit 77 without Docker, root or FUSE,
+# unless MAI_REQUIRE_REAL=1.
 set -u
 . "$(dirname "$0")/agent_lib.sh"
 
 [ "$(id -u)" -eq 0 ] || skip "needs root (a tmpfs mount, files of another user)"
+[ -c /dev/fuse ] || skip "no /dev/fuse (the audit view)"
 require_docker /var/run/docker.sock
 
 SMALL=$T/small
 on_exit() {
+	unmount_view "$T/view"
 	grep -q " $SMALL " /proc/self/mounts && umount -l "$SMALL"
 }
 mkdir -p "$SMALL"
@@ -151,7 +154,8 @@ grep -q "no agent is running" "$T/late.out" || fail "submit with no agent said: 
 mkfifo "$T/pipe"
 head -1 < "$T/pipe" > "$T/head.out" &
 HEAD_PID=$!
-"$AGENT" run > "$T/pipe" 2>&1 &
+mkdir -p "$T/view"
+"$AGENT" run --mount="$T/view" > "$T/pipe" 2>&1 &
 PID=$!
 i=0
 until grep -q "\"pid\": $PID," "$T/state/status.json" 2>/dev/null || [ $i -ge 600 ]; do
@@ -167,6 +171,8 @@ wait_final "$D/late.result.json" 60
 wait_final "$D/same.result.json" 20
 [ "$(records answer_restored same.py)" = 2 ] || fail "the start did not write same.py's removed answer again"
 kill -0 "$PID" 2>/dev/null || fail "the agent ended when its standard error closed"
+# The audit view it started writes to the same pipe: it serves on.
+grep -q "^OK " "$T/view/verify" 2>/dev/null || fail "the audit view does not answer after the pipe closed"
 i=0
 until [ "$(containers_of_instance)" -gt 0 ] || [ $i -ge 100 ]; do
 	sleep 0.1
@@ -180,5 +186,6 @@ PID=
 [ $rc -eq 0 ] || fail "the agent whose standard error closed exited $rc on SIGTERM, expected 0"
 left=$(containers_of_instance /var/run/docker.sock 10)
 [ "$left" = 0 ] || fail "$left container(s) left behind by the agent whose standard error closed"
+grep -q " $T/view " /proc/self/mounts && fail "the audit view is still mounted after the stop"
 
 lib_finish agent_answers
