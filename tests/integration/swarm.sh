@@ -62,7 +62,11 @@ ENGINE="engine:
   host: unix://$SW_SOCK1"
 
 # --- the examples, by examples_run.sh's own checks, beside the rest ---
-MAI_ENGINE_YAML=$ENGINE sh "$SRC/tests/integration/examples_run.sh" > "$T/examples.log" 2>&1 &
+# A Swarm run costs a second or two more than a local one (a service, a
+# network, a task), and the swarm's nodes share this machine: submit waits
+# longer for each answer than examples_run.sh's 90 s.
+MAI_ENGINE_YAML=$ENGINE MAI_SUBMIT_TIMEOUT=240 sh "$SRC/tests/integration/examples_run.sh" \
+	> "$T/examples.log" 2>&1 &
 EX_PID=$!
 
 phase "this test's own agent"
