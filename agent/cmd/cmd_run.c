@@ -210,6 +210,24 @@ static json_t *stage_engine(void *ctx)
 	return o;
 }
 
+/* A round of node probes after start (a node that joined, came back or was
+ * relabelled): recorded as at start. */
+static void engine_probed(void *arg, const char *name, const char *host, json_t *nodes)
+{
+	struct stage_ctx *sc = arg;
+	char *err = NULL;
+
+	if (!sc->log)
+		return;
+	json_t *f = json_pack("{s:s, s:s, s:O}", "name", name, "host", host, "nodes", nodes);
+	if (audit_event_append(sc->log, AUDIT_EVENT_ENGINE_NODES, f, NULL, &err) < 0) {
+		log_warnx("cannot record the engine's node probes in the audit log: %s",
+			  err ? err : "the log refused it");
+		free(err);
+	}
+	json_decref(f);
+}
+
 static unsigned stage_pool_size(void *ctx)
 {
 	struct stage_ctx *sc = ctx;
@@ -588,6 +606,8 @@ int cmd_run(int argc, char **argv)
 	/* One agent per state directory: its path names this instance's
 	 * containers, so a restarted agent removes what a killed one left. */
 	sandbox_options_from_config(cfg, cfg->agent.state_dir, &sc.so);
+	sc.so.engine.probed = engine_probed;
+	sc.so.engine.probed_arg = &sc;
 	sc.socket = sc.so.engine.host ? sc.so.engine.host : cfg->agent.docker.socket;
 	struct docker_health_options ho = {
 		.socket_path = cfg->agent.docker.socket,

@@ -279,6 +279,9 @@ wait_field "$T/drop/blocked.result.json" state completed 90
 [ "$(field "$T/drop/blocked.result.json" execution.stdout.text)" = "4.4.0" ] ||
 	fail "blocked.py: gVisor's kernel did not answer: $(field "$T/drop/blocked.result.json" execution.stdout.text)"
 status_until '^node maisw-n2 (untrusted, ready): not used'
+# The new round of probes is in the audit log too.
+grep -h '"type":"engine_nodes"' "$T/state/audit/"seg-*.log | grep -q 'gvisor_kernel the kernel' ||
+	fail "the audit log has no engine_nodes record of node 2's failed probe"
 grep -q '^node maisw-n2 (untrusted, ready): not used: gvisor_kernel the kernel .* answers, not gVisor' "$T/status" ||
 	fail "mai-agent status does not say why node 2 is not used: $(grep '^node' "$T/status")"
 # (listener.py waits on; the agent's stop ends it.)

@@ -4,6 +4,7 @@
 #ifndef MAI_SANDBOX_OPTIONS_H
 #define MAI_SANDBOX_OPTIONS_H
 
+#include <jansson.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -79,6 +80,12 @@ struct sandbox_engine_options {
 	 * NULL: "mai.trust". */
 	const char *node_label_key;
 	int64_t probe_timeout_ms; /* one node's probe; 0: 60 s */
+	/* Called after each round of node probes once the engine is open (a
+	 * node that joined, came back or was relabelled), with the engine's
+	 * name and host and every node's state (as sandbox_nodes()), from the
+	 * thread that placed a run; may be NULL. For the audit log. */
+	void (*probed)(void *arg, const char *name, const char *host, json_t *nodes);
+	void *probed_arg;
 };
 
 struct sandbox_options {

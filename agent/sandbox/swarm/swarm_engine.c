@@ -52,6 +52,11 @@ struct swarm_engine {
 	int64_t placement_ms;
 	struct swarm_nodes *nodes;
 	atomic_uint seq;
+	/* Later rounds of probes, for the audit log (the first is recorded by
+	 * the caller at start); set once open has returned. */
+	void (*probed)(void *arg, const char *name, const char *host, json_t *nodes);
+	void *probed_arg;
+	atomic_bool opened;
 };
 
 struct sandbox_engine_run {
@@ -177,6 +182,14 @@ static void engine_close(void *ctx)
 static void *probe_start(void *arg, const char *node_id, enum trust t, char **err);
 static int probe_finish(void *arg, void *probe, char **output, char **err);
 
+static void probe_done(void *arg, json_t *nodes)
+{
+	struct swarm_engine *e = arg;
+
+	if (atomic_load(&e->opened) && e->probed)
+		e->probed(e->probed_arg, "swarm", e->endpoint, nodes);
+}
+
 static int engine_open(const struct sandbox_engine_setup *setup, void **ctx, char **err)
 {
 	const struct sandbox_options *opts = setup->opts;
@@ -231,7 +244,9 @@ static int engine_open(const struct sandbox_engine_setup *setup, void **ctx, cha
 	e->version = xstrdup(v.version);
 	e->image_id = xstrdup(img.id);
 	e->endpoint = xstrdup(docker_endpoint_name(e->docker));
-	const struct swarm_prober prober = { probe_start, probe_finish, e };
+	const struct swarm_prober prober = { probe_start, probe_finish, probe_done, e };
+	e->probed = eo->probed;
+	e->probed_arg = eo->probed_arg;
 	e->nodes = swarm_nodes_new(e->docker, eo->node_label_key ? eo->node_label_key : "mai.trust",
 				   gvisor, &prober);
 	sweep(e, &e->info.leftovers);
@@ -253,6 +268,7 @@ static int engine_open(const struct sandbox_engine_setup *setup, void **ctx, cha
 	docker_version_clear(&v);
 	docker_info_clear(&info);
 	docker_image_clear(&img);
+	atomic_store(&e->opened, true);
 	*ctx = e;
 	return 0;
 fail:

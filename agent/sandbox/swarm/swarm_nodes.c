@@ -282,6 +282,11 @@ static void probe_round(struct swarm_nodes *n, enum trust t, bool all_levels)
 	}
 	free(p);
 	pthread_mutex_unlock(&n->probing);
+	if (np && n->prober.done) {
+		json_t *report = swarm_nodes_report(n);
+		n->prober.done(n->prober.arg, report);
+		json_decref(report);
+	}
 }
 
 int swarm_nodes_place(struct swarm_nodes *n, enum trust t, bool all_levels, bool force,

@@ -22,6 +22,8 @@
 struct swarm_prober {
 	void *(*start)(void *arg, const char *node_id, enum trust t, char **err);
 	int (*finish)(void *arg, void *probe, char **output, char **err);
+	/* After a round that probed at least one node; may be NULL. */
+	void (*done)(void *arg, json_t *nodes);
 	void *arg;
 };
 
