@@ -111,7 +111,7 @@ done
 grep -h '"type":"engine_nodes"' "$T/state/audit/"seg-*.log | grep -q '"probe":"ok"' ||
 	fail "the audit log has no engine_nodes record with the probes"
 
-# tasks_on WHAT NODE_ID: waits (up to 60 s) until a job's run of this
+# tasks_on WHAT NODE_ID: waits (up to 180 s: a loaded machine) until a job's run of this
 # agent (not a probe) runs on the node, then prints its address on its own
 # network (WHAT addr) or how many run there (WHAT count); prints nothing
 # (addr) or 0 (count) when none came.
@@ -129,7 +129,7 @@ def get(path):
     c.close()
     return r
 q = urllib.parse.quote(json.dumps({"label": ["mai.instance=" + instance]}))
-end = time.monotonic() + 60
+end = time.monotonic() + 180
 while time.monotonic() < end:
     ids = [s["ID"] for s in get("/v1.41/services?filters=" + q)
            if s["Spec"]["Labels"].get("mai.job") != "probe"]
@@ -192,7 +192,7 @@ for host, port in (("$addr", 8080), ("$SW_NET.11", 2377), ("$SW_NET.12", 7946), 
     except OSError as e:
         print("blocked", host, port, type(e).__name__)
 PY
-wait_final "$T/drop/prober.result.json" 60
+wait_final "$T/drop/prober.result.json" 180
 [ "$(field "$T/drop/listener.result.json" state)" = running ] ||
 	fail "listener.py ended before prober.py did: the check proves nothing"
 out=$(field "$T/drop/prober.result.json" execution.stdout.text)
@@ -200,8 +200,8 @@ out=$(field "$T/drop/prober.result.json" execution.stdout.text)
 	fail "prober.py reached what it must not (listener at $addr): $out"
 [ "$(field "$T/drop/prober.result.json" execution.engine.node)" = maisw-n2 ] ||
 	fail "prober.py: node '$(field "$T/drop/prober.result.json" execution.engine.node)', expected maisw-n2 (the standard node)"
-wait_final "$T/drop/where.result.json" 60
-wait_final "$T/drop/threads.result.json" 60
+wait_final "$T/drop/where.result.json" 180
+wait_final "$T/drop/threads.result.json" 180
 [ "$(field "$T/drop/where.result.json" execution.engine.node)" = maisw-n1 ] ||
 	fail "where.py: node '$(field "$T/drop/where.result.json" execution.engine.node)', expected maisw-n1 (the trusted node)"
 [ "$(field "$T/drop/where.result.json" execution.engine.usage_from)" = task ] ||
@@ -239,7 +239,7 @@ chmod +x "$T/agent-client"
 		agent_start "$R"
 	[ -n "$AGENT_PID" ] || { fail "the agent did not start on the remote engine"; cat "$R/agent.log" >&2; exit 1; }
 	printf 'print("remote")\n' > "$R/drop/remote.py"
-	wait_final "$R/drop/remote.result.json" 60
+	wait_final "$R/drop/remote.result.json" 180
 	for kv in state=completed execution.stdout.text=remote execution.engine.name=docker \
 		"execution.engine.host=tcp://$SW_NET.11:2376" execution.engine.end_from=engine \
 		execution.engine.usage_from=engine_stats; do
@@ -271,9 +271,9 @@ phase "a node whose probe fails"
 sw_docker 1 node update --label-add mai.trust=untrusted "$SW_NODE_ID2" > /dev/null ||
 	fail "cannot relabel node 2"
 printf 'import os, base64\nexec(base64.b64decode("cHJpbnQob3MudW5hbWUoKS5yZWxlYXNlKQ=="))\n' > "$T/drop/blocked.py"
-wait_field "$T/drop/blocked.result.json" state blocked 30
+wait_field "$T/drop/blocked.result.json" state blocked 90
 printf 'the test lets it run untrusted\n' > "$T/drop/blocked.override"
-wait_field "$T/drop/blocked.result.json" state completed 90
+wait_field "$T/drop/blocked.result.json" state completed 240
 [ "$(field "$T/drop/blocked.result.json" execution.engine.node)" = maisw-n3 ] ||
 	fail "blocked.py: node '$(field "$T/drop/blocked.result.json" execution.engine.node)', expected maisw-n3 (the gVisor node)"
 [ "$(field "$T/drop/blocked.result.json" execution.stdout.text)" = "4.4.0" ] ||
@@ -307,7 +307,7 @@ kill -STOP "$(cat "$SW_RUN/n1.pid")"
 sleep 10
 kill -CONT "$(cat "$SW_RUN/n1.pid")"
 for i in 1 2 3 4 5 6; do
-	wait_field "$T/drop/burst$i.result.json" state completed 120
+	wait_field "$T/drop/burst$i.result.json" state completed 240
 	field "$T/drop/burst$i.result.json" execution.stdout.text | grep -qx "burst $i" ||
 		fail "burst$i.py: $(field "$T/drop/burst$i.result.json" execution.stdout.text)"
 	[ "$(field "$T/drop/burst$i.result.json" execution.engine.node)" = maisw-n1 ] ||
