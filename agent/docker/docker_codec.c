@@ -216,6 +216,8 @@ char *docker_codec_create_body(const struct docker_create_params *p)
 	free(tmpfs_opts);
 	if (!body || !host)
 		abort(); /* a json_pack format error is a programming error */
+	if (p->masked_paths)
+		json_object_set_new(host, "MaskedPaths", strv_to_json(p->masked_paths));
 	if (p->seccomp_profile) {
 		char *opt = xasprintf("seccomp=%s", p->seccomp_profile);
 		json_array_append_new(json_object_get(host, "SecurityOpt"), json_string(opt));

@@ -73,6 +73,9 @@ struct docker_create_params {
 	 * POSIX message-queue bytes, locked memory; 0: Docker's default. */
 	int64_t sigpending, msgqueue_bytes, memlock_bytes;
 	int64_t core_bytes;     /* ulimit core (0 or 1: no core file) */
+	/* HostConfig.MaskedPaths, NULL-terminated: replaces Docker's list;
+	 * NULL: Docker's. */
+	const char *const *masked_paths;
 	/* SecurityOpt "seccomp=<this JSON>"; NULL: Docker's default profile. */
 	const char *seccomp_profile;
 	const char *runtime;    /* NULL: "runc" */

@@ -130,6 +130,14 @@ void sandbox_containers_wait_removed(struct sandbox_containers *ct)
 	sandbox_reaper_wait(ct->reaper);
 }
 
+/* Docker 20.10's masked paths (its list is replaced, not added to) and
+ * /proc/key-users, which lists the host's uids that hold keys. */
+static const char *const masked_paths[] = {
+	"/proc/asound", "/proc/acpi", "/proc/kcore", "/proc/keys", "/proc/key-users",
+	"/proc/latency_stats", "/proc/timer_list", "/proc/timer_stats", "/proc/sched_debug",
+	"/proc/scsi", "/sys/firmware", NULL,
+};
+
 int sandbox_container_prepare(struct sandbox_containers *ct, enum trust trust,
 			      const struct sandbox_limits *limits, const char *job_label,
 			      const struct sandbox_container_spec *spec,
@@ -171,7 +179,7 @@ int sandbox_container_prepare(struct sandbox_containers *ct, enum trust trust,
 		.nofile = limits->nofile, .fsize_bytes = limits->fsize_bytes,
 		.sigpending = limits->sigpending, .msgqueue_bytes = limits->msgqueue_bytes,
 		.memlock_bytes = limits->memlock_bytes, .core_bytes = SANDBOX_CORE_LIMIT,
-		.seccomp_profile = cfg->seccomp_profile,
+		.seccomp_profile = cfg->seccomp_profile, .masked_paths = masked_paths,
 		.runtime = sandbox_trust_runtime(cfg->trust, trust),
 		.network = network ? net_name : NULL,
 		.deps_tmpfs_bytes = spec->deps_tmpfs_bytes,

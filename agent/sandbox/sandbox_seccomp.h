@@ -29,8 +29,11 @@
  * clone3 answers ENOSYS (glibc then uses clone), personality only with the
  * values Docker allows.
  *
- * The same table covers the 32-bit ABIs (x86 and x32 on x86-64, arm on
- * aarch64): a call made through int 0x80 meets the same rules. */
+ * The profile lists the native architecture alone: a call through a 32-bit
+ * ABI (int 0x80 on x86-64, x32, arm on aarch64) is not allowed at all and
+ * kills its caller. Listing x86 with the same table would not keep the same
+ * denials: libseccomp cannot look at socketcall's arguments (they are in
+ * memory), so socket()'s family filter would not hold there. */
 #ifndef MAI_SANDBOX_SECCOMP_H
 #define MAI_SANDBOX_SECCOMP_H
 
