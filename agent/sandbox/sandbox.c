@@ -163,7 +163,6 @@ static int start_parts(struct sandbox *sb, const struct sandbox_options *opts, c
 	/* After the leftovers: their processes are gone. */
 	if (opts->uid_check && (r = check_uid_range(sb, opts, info.userns, err)) < 0)
 		goto out;
-	r = -EIO;
 	r = sandbox_net_start(sb->docker, sb->instance, allowlist, &opts->network, &sb->net, err);
 out:
 	docker_version_clear(&v);
@@ -227,13 +226,17 @@ int sandbox_new(const struct sandbox_options *opts, struct sandbox **out, char *
 			 (int)((m.cpus_nano + 999999999) / 1000000000),
 			 (long long)(m.memory_available >> 20), workers);
 	}
+	/* A container keeps its uid until Docker has removed it: each worker's
+	 * run, up to two per worker queued for removal, the warm ones. */
 	uint64_t uids = (uint64_t)opts->uid_last - opts->uid_first + 1;
-	if (uids < workers + (uint64_t)TRUST_COUNT * pool + 1) {
-		*err = xasprintf("the sandbox's uid_range %u-%u has %llu uids, fewer than the %u "
-				 "containers that can be in flight (%u workers, %u warm per trust "
-				 "level, one more): widen it in config/sandbox.yaml", opts->uid_first,
-				 opts->uid_last, (unsigned long long)uids,
-				 workers + TRUST_COUNT * pool + 1, workers, pool);
+	uint64_t in_flight = 3 * (uint64_t)workers + (uint64_t)TRUST_COUNT * pool;
+	if (uids < in_flight) {
+		*err = xasprintf("the sandbox's uid_range %u-%u has %llu uids, fewer than the %llu "
+				 "containers that can be in flight (%u workers, each with up to two "
+				 "runs waiting for removal, and %u warm per trust level): widen it "
+				 "in config/sandbox.yaml", opts->uid_first, opts->uid_last,
+				 (unsigned long long)uids, (unsigned long long)in_flight, workers,
+				 pool);
 		r = -ERANGE;
 		goto fail;
 	}
