@@ -187,13 +187,12 @@ int sandbox_selftest_run(const struct sandbox_runner *runner, bool gvisor, int r
 		return -EPERM;
 	}
 	sandbox_result_clear(&r);
-	log_info("sandbox self-test passed: root read-only, no network, no capabilities, "
-		 "%s%s, non-root user, no setuid file, memory limit enforced",
-		 gvisor ? "gVisor's kernel (runsc)" : "",
-		 !gvisor || runc_level >= 0 ? (gvisor ? "; under runc no-new-privileges, "
-					       "the agent's seccomp profile (no io_uring, memfd, "
-					       "vsock, uevent)" : "no-new-privileges, the agent's "
-					       "seccomp profile (no io_uring, memfd, vsock, "
-					       "uevent)") : "");
+	static const char host[] = "no-new-privileges, the agent's seccomp profile (no io_uring, "
+				   "memfd, vsock, uevent)";
+	log_info("sandbox self-test passed: root read-only, no network, no capabilities, %s%s%s, "
+		 "non-root user, no setuid file, memory limit enforced",
+		 gvisor ? "gVisor's kernel (runsc)" : host,
+		 gvisor && runc_level >= 0 ? "; under runc " : "",
+		 gvisor && runc_level >= 0 ? host : "");
 	return 0;
 }
