@@ -164,6 +164,17 @@ json_t *docker_codec_ulimit(const char *name, int64_t value)
 			 (json_int_t)value);
 }
 
+void docker_codec_quota_ulimits(json_t *ulimits, int64_t sigpending, int64_t msgqueue_bytes,
+				int64_t memlock_bytes)
+{
+	if (sigpending > 0)
+		json_array_append_new(ulimits, docker_codec_ulimit("sigpending", sigpending));
+	if (msgqueue_bytes > 0)
+		json_array_append_new(ulimits, docker_codec_ulimit("msgqueue", msgqueue_bytes));
+	if (memlock_bytes > 0)
+		json_array_append_new(ulimits, docker_codec_ulimit("memlock", memlock_bytes));
+}
+
 char *docker_codec_create_body(const struct docker_create_params *p)
 {
 	json_t *labels = docker_codec_labels(p->labels, p->n_labels), *host, *body;
@@ -173,7 +184,8 @@ char *docker_codec_create_body(const struct docker_create_params *p)
 
 	json_array_append_new(ulimits, docker_codec_ulimit("nofile", p->nofile));
 	json_array_append_new(ulimits, docker_codec_ulimit("fsize", p->fsize_bytes));
-	json_array_append_new(ulimits, docker_codec_ulimit("core", 0));
+	json_array_append_new(ulimits, docker_codec_ulimit("core", p->core_bytes));
+	docker_codec_quota_ulimits(ulimits, p->sigpending, p->msgqueue_bytes, p->memlock_bytes);
 
 	host = json_pack("{s:b, s:{s:s}, s:[s], s:[s], s:b, s:s, s:I, s:I, s:I, s:I, s:o, s:b,"
 			 " s:s, s:{s:s, s:{}}, s:b, s:s}",
@@ -211,6 +223,13 @@ char *docker_codec_create_body(const struct docker_create_params *p)
 	free(tmpfs_opts);
 	if (!body || !host)
 		abort(); /* a json_pack format error is a programming error */
+	if (p->masked_paths)
+		json_object_set_new(host, "MaskedPaths", docker_codec_strv(p->masked_paths));
+	if (p->seccomp_profile) {
+		char *opt = xasprintf("seccomp=%s", p->seccomp_profile);
+		json_array_append_new(json_object_get(host, "SecurityOpt"), json_string(opt));
+		free(opt);
+	}
 	if (p->deps_tmpfs_bytes > 0) {
 		char *deps_opts = xasprintf("rw,exec,nosuid,nodev,size=%lld",
 					    (long long)p->deps_tmpfs_bytes);
@@ -462,9 +481,12 @@ enum docker_error docker_codec_parse_info(const char *body, size_t len, struct d
 	if (r == 0 && sec) {
 		size_t i;
 		json_t *v;
-		json_array_foreach(sec, i, v)
+		json_array_foreach(sec, i, v) {
 			if (json_is_string(v) && strstr(json_string_value(v), "name=seccomp"))
 				out->seccomp = true;
+			if (json_is_string(v) && strstr(json_string_value(v), "name=userns"))
+				out->userns = true;
+		}
 	}
 	json_decref(j);
 	if (r < 0) {

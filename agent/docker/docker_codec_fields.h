@@ -33,6 +33,10 @@ json_t *docker_codec_strv(const char *const *v);
 json_t *docker_codec_labels(const struct docker_label *labels, size_t n);
 /* {"Name", "Soft", "Hard"} with soft = hard = value. */
 json_t *docker_codec_ulimit(const char *name, int64_t value);
+/* Appends to ulimits the per-uid kernel quotas that are set (> 0):
+ * sigpending, msgqueue, memlock. */
+void docker_codec_quota_ulimits(json_t *ulimits, int64_t sigpending, int64_t msgqueue_bytes,
+				int64_t memlock_bytes);
 /* The string member key of every object of a JSON array reply. */
 enum docker_error docker_codec_parse_ids(const char *body, size_t len, const char *key,
 					 const char *what, char ***ids, size_t *n, char **err);

@@ -47,6 +47,9 @@ struct docker_service_params {
 	int64_t memory_bytes, nano_cpus, pids_limit;
 	int64_t tmpfs_bytes;     /* a tmpfs at /tmp (Docker mounts it noexec,nosuid,nodev) */
 	int64_t nofile, fsize_bytes;
+	/* Per-uid kernel quotas of the run's uid (ulimits); 0: the node's
+	 * default. */
+	int64_t sigpending, msgqueue_bytes, memlock_bytes;
 	/* A config mounted read-only as a file. */
 	const char *config_id, *config_name, *config_target, *config_uid, *config_gid;
 	const char *network_id;  /* NULL: none */

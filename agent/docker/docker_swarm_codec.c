@@ -63,6 +63,7 @@ char *docker_swarm_codec_service_body(const struct docker_service_params *p)
 	json_t *ulimits = json_pack("[o, o, o]", docker_codec_ulimit("nofile", p->nofile),
 				    docker_codec_ulimit("fsize", p->fsize_bytes),
 				    docker_codec_ulimit("core", 0));
+	docker_codec_quota_ulimits(ulimits, p->sigpending, p->msgqueue_bytes, p->memlock_bytes);
 	json_t *mounts = json_pack("[{s:s, s:s, s:{s:I, s:i}}]", "Type", "tmpfs", "Target", "/tmp",
 				   "TmpfsOptions", "SizeBytes", (json_int_t)p->tmpfs_bytes, "Mode",
 				   01777);

@@ -19,18 +19,24 @@
 #include "pidfd_exit.h"
 #include "sandbox_attach.h"
 #include "sandbox_container.h"
+#include "sandbox_core.h"
 #include "sandbox_exit.h"
 #include "sandbox_limits.h"
 #include "sandbox_net.h"
 #include "sandbox_pool.h"
 #include "sandbox_quiet.h"
+#include "sandbox_seccomp.h"
 #include "sandbox_trust.h"
+#include "sandbox_uidcheck.h"
+#include "sandbox_uids.h"
 #include "sandbox_usage.h"
 
 struct docker_engine {
 	struct sandbox_engine_info info;
 	struct docker *docker;
-	char *image, *image_id, *user, *instance, *version;
+	char *image, *image_id, *instance, *version;
+	struct sandbox_uids *uids; /* each container's own uid */
+	char *seccomp;             /* the profile every container gets */
 	unsigned pool_want, workers;
 	struct sandbox_trust *trust; /* borrowed */
 	struct sandbox_exit *exit;
@@ -50,6 +56,97 @@ struct sandbox_engine_run {
 	bool bootstrap, have_state;
 	int64_t code;
 };
+
+/* That the uid range is the agent's alone on this host, as the host sees
+ * it: shifted by the subordinate range under dockerd's userns-remap. */
+static int check_uid_range(struct docker_engine *e, const struct sandbox_options *opts,
+			   bool userns, char **err)
+{
+	struct sandbox_uid_check c = { .first = opts->uid_first, .last = opts->uid_last,
+				       .docker = e->docker };
+	char *warning = NULL;
+	int r;
+
+	if (userns && (r = sandbox_uid_range_remapped(NULL, NULL, opts->uid_first,
+						      opts->uid_last, &c.first, &c.last, err)) < 0)
+		return r;
+	r = sandbox_uid_range_check(&c, &warning, err);
+	if (warning)
+		log_warnx("%s", warning);
+	free(warning);
+	if (r == 0)
+		log_info("sandbox uid range %u-%u%s: no account, group, process or file of the "
+			 "host uses it", opts->uid_first, opts->uid_last,
+			 userns ? " (userns-remap)" : "");
+	return r;
+}
+
+/* A crash under runc meets the host kernel's core_pattern. */
+static int check_core_dumps(struct docker_engine *e, char **err)
+{
+	char *msg = NULL;
+	if (sandbox_trust_runc_level(e->trust) < 0)
+		return 0;
+	if (sandbox_core_check_host(&msg) < 0) {
+		*err = msg;
+		return -EPERM;
+	}
+	log_info("%s", msg);
+	free(msg);
+	return 0;
+}
+
+/* The host checks read this machine's accounts, processes, files and
+ * core_pattern: a remote engine's host is not this one, and is left to
+ * its own preparation (docs/SCALING.md). */
+static int check_host(struct docker_engine *e, const struct sandbox_options *opts, bool userns,
+		      char **err)
+{
+	int r;
+
+	if (!docker_is_local(e->docker)) {
+		log_info("engine %s is remote: its host's core_pattern and the uid range %u-%u "
+			 "are not checked from here", docker_endpoint_name(e->docker),
+			 opts->uid_first, opts->uid_last);
+		return 0;
+	}
+	if ((r = check_core_dumps(e, err)) < 0)
+		return r;
+	/* After the leftovers: their processes are gone. */
+	return opts->uid_check ? check_uid_range(e, opts, userns, err) : 0;
+}
+
+/* The warm pool's size per trust level (pool_size auto: from this
+ * machine), and whether the uid range holds every container that keeps a
+ * uid: each worker's run, up to two per worker queued for removal, the
+ * warm ones. */
+static int size_pool(struct docker_engine *e, const struct sandbox_options *opts, char **err)
+{
+	unsigned pool = e->pool_want;
+
+	if (pool == SANDBOX_POOL_AUTO) {
+		struct sandbox_machine m;
+		sandbox_machine_probe(&m);
+		pool = sandbox_pool_auto_size(m.cpus_nano, m.memory_available, e->workers);
+		log_info("warm pool: %u container%s per trust level (pool_size: auto; %d CPUs, "
+			 "%lld MB available, %u workers)", pool, pool == 1 ? "" : "s",
+			 (int)((m.cpus_nano + 999999999) / 1000000000),
+			 (long long)(m.memory_available >> 20), e->workers);
+	}
+	e->pool_want = pool;
+	uint64_t uids = (uint64_t)opts->uid_last - opts->uid_first + 1;
+	uint64_t in_flight = 3 * (uint64_t)e->workers + (uint64_t)TRUST_COUNT * pool;
+	if (uids < in_flight) {
+		*err = xasprintf("the sandbox's uid_range %u-%u has %llu uids, fewer than the %llu "
+				 "containers that can be in flight (%u workers, each with up to two "
+				 "runs waiting for removal, and %u warm per trust level): widen it "
+				 "in config/sandbox.yaml", opts->uid_first, opts->uid_last,
+				 (unsigned long long)uids, (unsigned long long)in_flight, e->workers,
+				 pool);
+		return -ERANGE;
+	}
+	return 0;
+}
 
 /* The parts that need Docker's answers (its version, cgroup version,
  * runtimes, image) and the leftovers of an earlier run gone. */
@@ -88,6 +185,8 @@ static int start_parts(struct docker_engine *e, const struct sandbox_options *op
 		goto out;
 	e->image_id = xstrdup(img.id);
 	if (sandbox_containers_remove_leftovers(e->docker, e->instance, &e->info.leftovers, err) < 0)
+		goto out;
+	if ((r = check_host(e, opts, info.userns, err)) < 0)
 		goto out;
 	if (allowlist && !local) {
 		/* The proxy listens on this machine's side of the network. */
@@ -133,7 +232,8 @@ static void engine_close(void *ctx)
 	docker_free(e->docker);
 	free(e->image);
 	free(e->image_id);
-	free(e->user);
+	sandbox_uids_free(e->uids);
+	free(e->seccomp);
 	free(e->instance);
 	free(e->version);
 	free((char *)e->info.endpoint);
@@ -155,7 +255,8 @@ static int engine_open(const struct sandbox_engine_setup *setup, void **ctx, cha
 	sandbox_quiet_init(&e->quiet);
 	e->trust = setup->trust;
 	e->image = xstrdup(opts->image ? opts->image : "mai-sandbox:latest");
-	e->user = xstrdup(opts->user ? opts->user : "1000:1000");
+	e->uids = sandbox_uids_new(opts->uid_first, opts->uid_last);
+	e->seccomp = sandbox_seccomp_profile();
 	e->instance = xstrdup(opts->instance_id ? opts->instance_id : "default");
 	e->pool_want = opts->pool_size;
 	e->workers = opts->workers ? opts->workers : 1;
@@ -163,7 +264,7 @@ static int engine_open(const struct sandbox_engine_setup *setup, void **ctx, cha
 		engine_close(e);
 		return -EINVAL;
 	}
-	if ((r = start_parts(e, opts, err)) < 0) {
+	if ((r = start_parts(e, opts, err)) < 0 || (r = size_pool(e, opts, err)) < 0) {
 		engine_close(e);
 		return r;
 	}
@@ -184,7 +285,8 @@ static int engine_open(const struct sandbox_engine_setup *setup, void **ctx, cha
 		.pip = sandbox_net_pip(e->net),
 	};
 	const struct sandbox_container_config cc = {
-		.docker = e->docker, .image = e->image, .user = e->user,
+		.docker = e->docker, .image = e->image, .uids = e->uids,
+		.seccomp_profile = e->seccomp,
 		.instance = e->instance, .trust = e->trust, .exit = e->exit, .net = e->net,
 		.quiet = &e->quiet, .workers = e->workers,
 	};
@@ -200,24 +302,13 @@ static void engine_warm_up(void *ctx)
 {
 	struct docker_engine *e = ctx;
 	struct sandbox_container_spec warm[TRUST_COUNT];
-	unsigned pool = e->pool_want;
-
 	for (int t = 0; t < TRUST_COUNT; t++) {
 		bool network = e->info.network && sandbox_trust_allowlist(e->trust, (enum trust)t);
 		warm[t] = (struct sandbox_container_spec){
 			.image = network ? sandbox_net_pip(e->net)->image : NULL, .network = network,
 		};
 	}
-	if (pool == SANDBOX_POOL_AUTO) {
-		struct sandbox_machine m;
-		sandbox_machine_probe(&m);
-		pool = sandbox_pool_auto_size(m.cpus_nano, m.memory_available, e->workers);
-		log_info("warm pool: %u container%s per trust level (pool_size: auto; %d CPUs, "
-			 "%lld MB available, %u workers)", pool, pool == 1 ? "" : "s",
-			 (int)((m.cpus_nano + 999999999) / 1000000000),
-			 (long long)(m.memory_available >> 20), e->workers);
-	}
-	e->pool = sandbox_pool_start(e->containers, e->trust, &e->quiet, warm, pool);
+	e->pool = sandbox_pool_start(e->containers, e->trust, &e->quiet, warm, e->pool_want);
 	e->info.pool_size = sandbox_pool_capacity(e->pool);
 }
 

@@ -90,6 +90,14 @@ bool sandbox_trust_is_gvisor(const struct sandbox_trust *tt, enum trust t)
 	return strcmp(tt->runtime[t], "runsc") == 0;
 }
 
+int sandbox_trust_runc_level(const struct sandbox_trust *tt)
+{
+	for (int t = 0; t < TRUST_COUNT; t++)
+		if (!sandbox_trust_is_gvisor(tt, (enum trust)t))
+			return t;
+	return -1;
+}
+
 int64_t sandbox_trust_host_pids(const struct sandbox_trust *tt, enum trust t, int64_t pids)
 {
 	return sandbox_trust_is_gvisor(tt, t) ? pids + SANDBOX_RUNSC_PIDS_ALLOWANCE : pids;

@@ -7,7 +7,7 @@
  *    bootstrap's stdin, runs the program in a child and, once that has
  *    ended, writes the container's own cgroup counters (OOM kills, refused
  *    forks, peak memory, CPU) as one last line to stderr;
- *  - read-only root, every capability dropped, the configured uid, pids,
+ *  - read-only root, every capability dropped, a uid of its own, pids,
  *    memory and CPU limits, a size-capped tmpfs at /tmp, ulimits, Init, a
  *    json-file log capped in size;
  *  - a fresh internal overlay network of its own (no route out, no other
@@ -34,6 +34,7 @@
 #include "log.h"
 #include "macro.h"
 #include "monoclock.h"
+#include "sandbox_uids.h"
 #include "swarm_nodes.h"
 
 /* Swarm keeps configs of at most 500 KiB. */
@@ -47,7 +48,10 @@
 struct swarm_engine {
 	struct sandbox_engine_info info;
 	struct docker *docker;
-	char *image, *image_id, *user, *uid, *gid, *instance, *tag, *version, *endpoint;
+	char *image, *image_id, *instance, *tag, *version, *endpoint;
+	/* Each run's own uid and gid (the same number) from the sandbox's
+	 * uid_range, held until its service is removed. */
+	struct sandbox_uids *uids;
 	char *runtime[TRUST_COUNT];
 	int64_t placement_ms;
 	struct swarm_nodes *nodes;
@@ -63,6 +67,8 @@ struct sandbox_engine_run {
 	char *name, *config_id, *network_id, *service_id;
 	enum trust trust;
 	bool check_node; /* a job's run: its node must be a proven one of its level */
+	bool have_uid;
+	uint32_t uid;    /* its own uid and gid (have_uid) */
 	int64_t log_max;
 	struct docker_swarm_task task; /* the last seen */
 	bool have_task, running, killed;
@@ -167,9 +173,7 @@ static void engine_close(void *ctx)
 	docker_free(e->docker);
 	free(e->image);
 	free(e->image_id);
-	free(e->user);
-	free(e->uid);
-	free(e->gid);
+	sandbox_uids_free(e->uids);
 	free(e->instance);
 	free(e->tag);
 	free(e->version);
@@ -209,9 +213,7 @@ static int engine_open(const struct sandbox_engine_setup *setup, void **ctx, cha
 
 	*ctx = NULL;
 	e->image = xstrdup(opts->image ? opts->image : "mai-sandbox:latest");
-	e->user = xstrdup(opts->user ? opts->user : "1000:1000");
-	e->uid = xstrndup(e->user, strcspn(e->user, ":"));
-	e->gid = xstrdup(strchr(e->user, ':') ? strchr(e->user, ':') + 1 : e->uid);
+	e->uids = sandbox_uids_new(opts->uid_first, opts->uid_last);
 	e->instance = xstrdup(opts->instance_id ? opts->instance_id : "default");
 	/* Object names: short, from the instance (a path) and this process. */
 	hash_sha256_hex(e->instance, strlen(e->instance), hex);
@@ -314,9 +316,13 @@ static void run_remove(struct swarm_engine *e, struct sandbox_engine_run *run)
 
 	if (run->service_id && docker_swarm_remove(e->docker, DOCKER_SWARM_SERVICE, run->service_id,
 						   &err) != DOCKER_OK) {
+		/* Its task may still run somewhere: the uid stays taken. */
 		log_warnx("removing service %s failed: %s", run->name, err);
 		free(err);
 		err = NULL;
+	} else if (run->have_uid) {
+		sandbox_uids_give(e->uids, run->uid);
+		run->have_uid = false;
 	}
 	if (run->config_id && docker_swarm_remove(e->docker, DOCKER_SWARM_CONFIG, run->config_id,
 						  &err) != DOCKER_OK) {
@@ -354,6 +360,14 @@ static int run_create(struct swarm_engine *e, struct sandbox_engine_run *run,
 				 SWARM_CONFIG_MAX);
 		return -EFBIG;
 	}
+	if (sandbox_uids_take(e->uids, &run->uid) < 0) {
+		*err = xasprintf("every uid of the sandbox's uid_range is in use by a run (%zu): "
+				 "widen it in config/sandbox.yaml", sandbox_uids_in_use(e->uids));
+		return -EAGAIN;
+	}
+	run->have_uid = true;
+	_cleanup_free_ char *uid = xasprintf("%u", run->uid);
+	_cleanup_free_ char *user = xasprintf("%u:%u", run->uid, run->uid);
 	run->name = xasprintf("%s-%u", e->tag, atomic_fetch_add(&e->seq, 1));
 	run->log_max = spec->limits.stdout_max + spec->limits.stderr_max + (64 << 10);
 	if (docker_config_create(e->docker, run->name, labels, ARRAY_SIZE(labels), spec->input,
@@ -364,12 +378,14 @@ static int run_create(struct swarm_engine *e, struct sandbox_engine_run *run,
 	const struct docker_service_params p = {
 		.name = run->name, .labels = labels, .n_labels = ARRAY_SIZE(labels),
 		.image = spec->image ? spec->image : e->image, .cmd = cmd, .env = env,
-		.user = e->user, .workdir = "/tmp",
+		.user = user, .workdir = "/tmp",
 		.memory_bytes = spec->limits.memory_bytes, .nano_cpus = spec->limits.nano_cpus,
 		.pids_limit = spec->host_pids, .tmpfs_bytes = spec->limits.tmpfs_bytes,
 		.nofile = spec->limits.nofile, .fsize_bytes = spec->limits.fsize_bytes,
+		.sigpending = spec->limits.sigpending, .msgqueue_bytes = spec->limits.msgqueue_bytes,
+		.memlock_bytes = spec->limits.memlock_bytes,
 		.config_id = run->config_id, .config_name = run->name,
-		.config_target = SWARM_JOB_FILE, .config_uid = e->uid, .config_gid = e->gid,
+		.config_target = SWARM_JOB_FILE, .config_uid = uid, .config_gid = uid,
 		.network_id = run->network_id, .constraints = constraints,
 		.log_max_bytes = run->log_max,
 	};
