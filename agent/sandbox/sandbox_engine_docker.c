@@ -302,6 +302,7 @@ static void engine_warm_up(void *ctx)
 {
 	struct docker_engine *e = ctx;
 	struct sandbox_container_spec warm[TRUST_COUNT];
+
 	for (int t = 0; t < TRUST_COUNT; t++) {
 		bool network = e->info.network && sandbox_trust_allowlist(e->trust, (enum trust)t);
 		warm[t] = (struct sandbox_container_spec){

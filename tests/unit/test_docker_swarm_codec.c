@@ -76,11 +76,12 @@ static void test_service_body_hardening(void **state)
 	const char *constraints[] = { "node.labels.mai.trust==untrusted", "node.id!=abc", NULL };
 	const struct docker_service_params p = {
 		.name = "mai-x-1", .labels = labels, .n_labels = 2, .image = "mai-sandbox:latest",
-		.cmd = cmd, .env = env, .user = "1000:1000", .workdir = "/tmp",
+		.cmd = cmd, .env = env, .user = "1879048200:1879048200", .workdir = "/tmp",
 		.memory_bytes = 128 << 20, .nano_cpus = 500000000, .pids_limit = 160,
 		.tmpfs_bytes = 16 << 20, .nofile = 64, .fsize_bytes = 4 << 20,
+		.sigpending = 256, .msgqueue_bytes = 200 << 10, .memlock_bytes = 1 << 20,
 		.config_id = "cfg1", .config_name = "mai-x-1", .config_target = "/mai-job",
-		.config_uid = "1000", .config_gid = "1000", .network_id = "net1",
+		.config_uid = "1879048200", .config_gid = "1879048200", .network_id = "net1",
 		.constraints = constraints, .log_max_bytes = 1 << 20,
 	};
 	char *body = docker_swarm_codec_service_body(&p);
@@ -93,9 +94,19 @@ static void test_service_body_hardening(void **state)
 	assert_true(json_is_true(json_object_get(cs, "Init")));
 	assert_string_equal(json_string_value(json_array_get(json_object_get(cs, "CapabilityDrop"), 0)),
 			    "ALL");
-	assert_string_equal(json_string_value(json_object_get(cs, "User")), "1000:1000");
-	assert_int_equal(json_array_size(json_object_get(cs, "Ulimits")), 3);
+	assert_string_equal(json_string_value(json_object_get(cs, "User")), "1879048200:1879048200");
+	/* nofile, fsize, core and the run uid's kernel quotas. */
+	json_t *ul = json_object_get(cs, "Ulimits");
+	assert_int_equal(json_array_size(ul), 6);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(ul, 3), "Name")),
+			    "sigpending");
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(ul, 4), "Hard")),
+			 200 << 10);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(ul, 5), "Name")),
+			    "memlock");
 	json_t *cfg = json_array_get(json_object_get(cs, "Configs"), 0);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(cfg, "File"), "UID")),
+			    "1879048200");
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(cfg, "File"), "Mode")),
 			 0444);
 	json_t *lim = json_object_get(json_object_get(t, "Resources"), "Limits");
