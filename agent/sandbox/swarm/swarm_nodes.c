@@ -58,6 +58,7 @@ static const char probe_common[] =
 	"caps = [k + '=' + st[k].strip() for k in ('CapEff', 'CapPrm', 'CapBnd') if int(st.get(k, '0'), 16)]\n"
 	"probe('no_capabilities', not caps, ' '.join(caps))\n"
 	"probe('non_root_user', os.getuid() != 0 and os.getgid() != 0, 'uid %d gid %d' % (os.getuid(), os.getgid()))\n"
+	"print('run_uid', os.getuid(), os.getgid())\n"
 	"tmp = [l.split()[3].split(',') for l in open('/proc/self/mounts') if l.split()[1] == '/tmp']\n"
 	"probe('tmp_noexec', bool(tmp) and 'noexec' in tmp[-1], '/tmp is mounted ' + ','.join(tmp[-1] if tmp else ['nowhere']))\n";
 /* runc: the host's kernel, behind no-new-privileges (daemon-wide on the
