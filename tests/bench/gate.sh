@@ -21,8 +21,9 @@
 #                      gate test reads it)
 # Exit status: 0, or 2 on a usage error, a failed or timed-out run.
 #
-# The reason of a held file is the finding the level came from: the one
-# with the highest score (the assessor's level is decided by its worst
+# The reason of a held file is the finding the level came from: the rule
+# named in the result's "reason" when the assessor gives one, else the
+# finding with the highest score (the level is decided by the worst
 # finding; the others only order scripts within a level), "MAI900" for a
 # file rejected unread. Findings from Bandit are shown as "B322 (bandit)".
 # A run takes a second or two per hundred files with Bandit's resident
@@ -34,6 +35,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 exec python3 - "$root" "$@" <<'PY'
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -140,12 +142,16 @@ def check(native_only):
 
 
 def reason(r):
-    """The finding a held file's level came from, as a short label."""
+    """The finding a held file's level came from, as a short label and its
+    message: the assessor's own "reason" ("line N: MESSAGE [RULE]") when
+    the result has one, else the finding with the highest score."""
     if r.get("rejection"):
         return "MAI900", "rejected unread: " + r["rejection"]
-    if not r["findings"]:
-        return "(none)", "no finding listed"
-    f = max(r["findings"], key=lambda f: f["score"])  # max() keeps the first of equals
+    stated = re.search(r"\[([A-Z]+[0-9]+)[^\]]*\]", r.get("reason") or "")
+    found = [f for f in r["findings"] if stated and f["rule_id"] == stated.group(1)]
+    if not found and not r["findings"]:
+        return "(none)", r.get("reason") or "no finding listed"
+    f = found[0] if found else max(r["findings"], key=lambda f: f["score"])  # the first of equals
     label = f["rule_id"] if f.get("source", "mai") == "mai" else "%s (%s)" % (f["rule_id"], f["source"])
     return label, f["message"]
 
