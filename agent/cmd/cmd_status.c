@@ -153,6 +153,9 @@ static int status_self_test(const struct mai_config *cfg)
 	sandbox_options_from_config(cfg, instance, &so);
 	so.self_test = true;
 	so.pool_size = 0;
+	/* The running agent checked its range at its start; its own runs are
+	 * in it now. */
+	so.uid_check = false;
 	if (sandbox_options_resolve_auto(&so, &warning, &err) < 0) {
 		log_errorx("%s", err);
 		return MAI_EXIT_DOCKER;
@@ -166,8 +169,8 @@ static int status_self_test(const struct mai_config *cfg)
 	bool gvisor = so.trust[TRUST_UNTRUSTED].runtime &&
 		      strcmp(so.trust[TRUST_UNTRUSTED].runtime, "runsc") == 0;
 	printf("self-test: passed (root read-only, no network, no capabilities, %s, non-root "
-	       "user %s, memory limit enforced)\n",
-	       gvisor ? "gVisor's kernel (runsc)" : "no-new-privileges, seccomp", cfg->sandbox.user);
+	       "user (uid_range %s), memory limit enforced)\n",
+	       gvisor ? "gVisor's kernel (runsc)" : "no-new-privileges, seccomp", cfg->sandbox.uid_range);
 	sandbox_free(sb);
 	return MAI_EXIT_OK;
 }
