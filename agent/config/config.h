@@ -96,6 +96,9 @@ struct config_security {
 	/* The `rules:` list exactly as written (a YT_SEQUENCE, possibly empty);
 	 * its schema belongs to the assessor. Owned by the configuration. */
 	const struct yt_node *rules;
+	/* The `bandit_checks:` list as written: how Bandit's findings count
+	 * (the assessor's schema, like rules). */
+	const struct yt_node *bandit_checks;
 };
 
 struct config_trust_limits {

@@ -44,7 +44,7 @@ static void bind(struct pya_ctx *c, const struct pytok *t, enum pya_bind kind, c
 
 static void bind_value(struct pya_ctx *c, const struct pytok *t, const struct pya_val *v)
 {
-	struct pya_binding b = { .kind = PYA_BIND_LOCAL, .outside = v->outside };
+	struct pya_binding b = { .kind = PYA_BIND_LOCAL, .taint = v->taint };
 
 	switch (v->k) {
 	case PYA_V_REF:
@@ -74,10 +74,10 @@ static void bind_value(struct pya_ctx *c, const struct pytok *t, const struct py
 }
 
 /* Binds the plain names of a target list [from, to) as locals holding
- * outside data (for x in sys.argv, with open(p) as f: ...). */
-static void bind_targets_outside(struct pya_ctx *c, size_t from, size_t to)
+ * outside data of these kinds (for x in sys.argv, with open(p) as f: ...). */
+static void bind_targets_outside(struct pya_ctx *c, size_t from, size_t to, unsigned taint)
 {
-	struct pya_binding b = { .kind = PYA_BIND_LOCAL, .outside = 1 };
+	struct pya_binding b = { .kind = PYA_BIND_LOCAL, .taint = taint };
 	for (size_t k = from; k < to; k++)
 		if (c->t[k].kind == PYT_NAME)
 			pya_scope_bind(c->scope, c->t[k].s, c->t[k].n, &b);
@@ -443,8 +443,8 @@ static void statement(struct pya_ctx *c, const struct pytok *t, size_t n, size_t
 					size_t e = in + 1;
 					struct pya_val it = { 0 };
 					statement_expr(c, &e, &it);
-					if (it.outside)
-						bind_targets_outside(c, 1, in);
+					if (it.taint)
+						bind_targets_outside(c, 1, in, it.taint);
 					pya_val_clear(&it);
 					scan_exprs(c, e);
 				}

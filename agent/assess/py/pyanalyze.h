@@ -23,6 +23,19 @@ enum pya_event_kind {
 /* Where the arguments of a call come from (the payload: positional
  * arguments and keywords that carry data, not option flags such as
  * shell= or stdout=). The worst of them wins: outside, then unresolved. */
+/* What kind of data from outside a value carries, as bits: rules name
+ * them (`taint:` in assess_rules.yaml) to tell what reaches a call. */
+enum pya_taint {
+	PYA_TAINT_TYPED = 1 << 0,  /* input(), sys.stdin, getpass: typed by whoever runs it */
+	PYA_TAINT_DATA = 1 << 1,   /* argv, files, one environment variable, a process's output */
+	PYA_TAINT_NET = 1 << 2,    /* sockets, HTTP responses, downloads */
+	PYA_TAINT_SECRET = 1 << 3, /* the whole environment, credentials files, keys, browser data */
+	PYA_TAINT_HOST = 1 << 4,   /* host identity: host name, user name, uname, MAC address */
+};
+#define PYA_TAINT_BITS 5
+/* "typed", "data", "network", "secret", "host" for one bit; NULL otherwise. */
+const char *pya_taint_to_string(unsigned bit);
+
 enum pya_origin {
 	PYA_ORIGIN_NONE,       /* not a call */
 	PYA_ORIGIN_LITERAL,    /* constants, or folded from constants (no argument: literal) */
@@ -30,6 +43,10 @@ enum pya_origin {
 	PYA_ORIGIN_OUTSIDE,    /* argv, environ, stdin, input(), files, sockets, HTTP */
 };
 const char *pya_origin_to_string(enum pya_origin o);
+
+/* Does the constant text name a store of secrets (an SSH key, a browser's
+ * saved logins, a credentials file)? */
+int pya_names_secret(const char *s);
 
 /* A Python truth value when the analyzer knows it. */
 enum pya_truth {
@@ -59,6 +76,7 @@ struct pya_event {
 	long mode_bits;     /* chmod: the numeric mode (second argument or mode=) ... */
 	int mode_known;     /* ... when it folds to a number */
 	enum pya_origin origin;
+	unsigned taint;     /* enum pya_taint bits of every argument (payload or not) */
 	const struct pya_kwarg *kwargs;
 	size_t n_kwargs;
 };
@@ -100,7 +118,7 @@ struct pya_binding {
 	enum pya_bind kind;
 	char *s;
 	int dynamic;
-	int outside;      /* the value is data from outside the script */
+	unsigned taint;   /* enum pya_taint: what outside data the value holds */
 	int guess;        /* PYA_BIND_REF: a name nobody bound (see pya_resolve_name) */
 	int ns_module;    /* PYA_BIND_NS: globals(), locals() or vars() of this module */
 	long num;         /* PYA_BIND_NUM */

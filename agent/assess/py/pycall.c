@@ -48,7 +48,7 @@ struct call_args {
 	char *kw_store[MAX_KWARGS * 2];
 	size_t n_kw;
 	int decoded;
-	int outside;              /* some argument, payload or not, is outside data */
+	unsigned taint;           /* enum pya_taint of every argument, payload or not */
 	enum pya_origin origin;   /* of the payload arguments */
 	long mode_bits;           /* mode= as a number */
 	int mode_known;
@@ -125,7 +125,7 @@ static void parse_args(struct pya_ctx *c, size_t *i, struct call_args *a)
 			a->decoded = 1;
 		if (*i > vstart)
 			exec_as_value(c, &v, &c->t[vstart]);
-		a->outside |= v.outside;
+		a->taint |= v.taint;
 		if (kwname && a->n_kw < MAX_KWARGS) {
 			char *name = xstrndup(kwname->s, kwname->n);
 			char *value = val_text(&v);
@@ -192,6 +192,7 @@ static void fill_call_event(struct pya_event *ev, const struct call_args *a,
 	ev->kwargs = a->kw;
 	ev->n_kwargs = a->n_kw;
 	ev->origin = a->origin;
+	ev->taint = a->taint;
 	if (arg0 && arg0->k == PYA_V_STR)
 		ev->arg0 = arg0->s;
 	if (arg0 && arg0->k == PYA_V_REF)
@@ -231,7 +232,7 @@ static void method_mode(struct pya_event *ev, const struct pya_val *a0)
 /* What a call that nothing else explains returns: an instance named after
  * its callee ("tarfile.open()"), so that its methods are reported by
  * name; outside data when the call reads it or is given it. */
-static void call_result(struct pya_val *r, struct pya_val *f, int outside)
+static void call_result(struct pya_val *r, struct pya_val *f, unsigned outside)
 {
 	size_t n = strlen(f->s);
 
@@ -246,7 +247,44 @@ static void call_result(struct pya_val *r, struct pya_val *f, int outside)
 		memcpy(s + n, "()", 3);
 		pya_set_ref(r, s, 0);
 	}
-	r->outside |= outside;
+	r->taint |= outside;
+}
+
+/* os.path.join, expanduser, abspath... of constants: the constant path,
+ * so that the rules see where a file goes ("~/.bashrc", "/etc/cron.d/x").
+ * 1 when r holds it. */
+static int fold_path(const char *q, const struct call_args *a, struct pya_val *r)
+{
+	if (strncmp(q, "os.path.", 8) != 0 || a->n_pos < 1 || a->n_pos > MAX_ARGS)
+		return 0;
+	for (int k = 0; k < a->n_pos; k++)
+		if (a->pos[k].k != PYA_V_STR)
+			return 0;
+	const char *fn = q + 8;
+	if (!strcmp(fn, "join")) {
+		size_t n = 1;
+		for (int k = 0; k < a->n_pos; k++)
+			n += strlen(a->pos[k].s) + 1;
+		char *s = xmalloc(n), *o = s;
+		*o = '\0';
+		for (int k = 0; k < a->n_pos; k++) {
+			const char *p = a->pos[k].s;
+			if (p[0] == '/')
+				o = s; /* an absolute part starts again */
+			else if (o > s && o[-1] != '/')
+				*o++ = '/';
+			o = stpcpy(o, p);
+		}
+		pya_set_str(r, s);
+		return 1;
+	}
+	if (a->n_pos == 1 && (!strcmp(fn, "expanduser") || !strcmp(fn, "expandvars") ||
+			      !strcmp(fn, "abspath") || !strcmp(fn, "normpath") ||
+			      !strcmp(fn, "realpath"))) {
+		pya_set_str(r, xstrdup(a->pos[0].s));
+		return 1;
+	}
+	return 0;
 }
 
 static void call_ref(struct pya_ctx *c, const struct pytok *at, struct pya_val *f,
@@ -262,12 +300,17 @@ static void call_ref(struct pya_ctx *c, const struct pytok *at, struct pya_val *
 	pya_emit(c, &ev, at);
 
 	struct pya_val r = { 0 };
+	/* (q goes with call_result(): what needs it is looked at first) */
+	int env = a0 && a0->k == PYA_V_STR && q[0] == 'o' &&
+		  (!strcmp(q, "os.getenv") || !strcmp(q, "os.environ.get"));
 	/* Every special case below is a builtin, importlib, pathlib or a
 	 * decoder: the other calls (most of them) skip the comparisons. */
-	if (!((q[0] == 'b' && !strncmp(q, "builtins.", 9)) ||
-	      (q[0] == 'i' && !strncmp(q, "importlib.", 10)) ||
-	      (q[0] == 'p' && !strncmp(q, "pathlib.", 8)) || is_decoder(q))) {
-		call_result(&r, f, f->outside || a->outside);
+	if (q[0] == 'o' && fold_path(q, a, &r)) {
+		/* os.path.join("/etc", "cron.d") is the constant path */
+	} else if (!((q[0] == 'b' && !strncmp(q, "builtins.", 9)) ||
+		     (q[0] == 'i' && !strncmp(q, "importlib.", 10)) ||
+		     (q[0] == 'p' && !strncmp(q, "pathlib.", 8)) || is_decoder(q))) {
+		call_result(&r, f, f->taint | a->taint);
 	} else if (is_exec(q)) {
 		if (a->decoded) {
 			struct pya_event d = { .kind = PYA_SPECIAL, .name = "decode-exec", .dynamic = 1 };
@@ -298,7 +341,7 @@ static void call_ref(struct pya_ctx *c, const struct pytok *at, struct pya_val *
 			pya_set_ref(&r, xasprintf("%s.%s", a0->s, a1->s), 1);
 		else if (a1->k == PYA_V_STR && a0->k == PYA_V_GLOBALS)
 			pya_set_ref(&r, xasprintf("%s.%s", a0->s, a1->s), 1);
-		r.outside = a0->outside;
+		r.taint = a0->taint;
 	} else if (!strcmp(q, "builtins.setattr") && a0 && a0->k == PYA_V_REF &&
 		   !strcmp(a0->s, "builtins")) {
 		struct pya_event d = { .kind = PYA_SPECIAL, .name = "builtins-modified", .dynamic = 1 };
@@ -339,8 +382,14 @@ static void call_ref(struct pya_ctx *c, const struct pytok *at, struct pya_val *
 	} else if (!strcmp(q, "builtins.reversed") && a0 && a0->k == PYA_V_STR) {
 		pya_set_str(&r, pya_reverse_utf8(a0->s));
 	} else {
-		call_result(&r, f, f->outside || a->outside);
+		call_result(&r, f, f->taint | a->taint);
 	}
+	/* os.getenv("USER"), os.environ.get("HOME"): by the variable's name;
+	 * a read of a file that keeps secrets is a secret. */
+	if (env)
+		r.taint = (r.taint & ~(PYA_TAINT_SECRET | PYA_TAINT_DATA)) | pya_env_taint(a0->s);
+	else if (a0 && a0->k == PYA_V_STR && (r.taint & PYA_TAINT_DATA) && pya_names_secret(a0->s))
+		r.taint |= PYA_TAINT_SECRET;
 	pya_val_clear(f);
 	*f = r;
 }
@@ -389,9 +438,9 @@ static void call_strmeth(struct pya_val *f, struct call_args *a)
 	if (r) {
 		pya_set_str(f, r);
 	} else {
-		int outside = a->outside;
+		unsigned taint = a->taint | f->taint;
 		pya_val_clear(f);
-		f->outside = outside;
+		f->taint = taint;
 		if (decoded)
 			f->k = PYA_V_DECODED;
 	}
@@ -421,7 +470,7 @@ static void call_path(struct pya_ctx *c, const struct pytok *at, struct pya_val 
 static void call_unnamed(struct pya_ctx *c, const struct pytok *at, struct pya_val *v,
 			 struct call_args *a)
 {
-	int outside = v->outside || a->outside;
+	unsigned outside = v->taint | a->taint;
 
 	if (v->computed) {
 		struct pya_event d = { .kind = PYA_SPECIAL, .name = "computed-call", .dynamic = 1 };
@@ -446,7 +495,7 @@ static void call_unnamed(struct pya_ctx *c, const struct pytok *at, struct pya_v
 		outside |= pya_reads_outside(q);
 	}
 	pya_val_clear(v);
-	v->outside = outside;
+	v->taint = outside;
 }
 
 void pya_call(struct pya_ctx *c, size_t *i, struct pya_val *v, const struct pytok *at)

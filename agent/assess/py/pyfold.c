@@ -109,7 +109,7 @@ void pya_resolve_name(struct pya_ctx *c, const struct pytok *t, struct pya_val *
 			out->guess_local = 1;
 			break;
 		}
-		out->outside = b->outside;
+		out->taint = b->taint;
 		return;
 	}
 	if (t->n == 12 && memcmp(t->s, "__builtins__", 12) == 0) {
@@ -192,13 +192,19 @@ static void subscript(struct pya_ctx *c, size_t *i, struct pya_val *v, const str
 		   (size_t)idx[0].num < v->n_items) {
 		pya_val_copy(&r, &v->items[idx[0].num]);
 	}
+	/* One variable of the environment is not all of it: os.environ["USER"]
+	 * is the host's identity, os.environ["API_KEY"] the script's input. */
+	unsigned taint = v->taint;
+	if (colons == 0 && idx[0].k == PYA_V_STR && v->k == PYA_V_REF &&
+	    (v->taint & PYA_TAINT_SECRET) && !strcmp(v->s, "os.environ"))
+		taint = pya_env_taint(idx[0].s) | (v->taint & ~PYA_TAINT_SECRET);
 	for (int k = 0; k < 3; k++) {
-		r.outside |= idx[k].outside;
+		r.taint |= idx[k].taint;
 		pya_val_clear(&idx[k]);
 	}
 	if (v->k == PYA_V_DECODED && r.k == PYA_V_UNKNOWN)
 		r.k = PYA_V_DECODED;
-	r.outside |= v->outside;
+	r.taint |= taint;
 	pya_val_clear(v);
 	*v = r;
 }
@@ -227,7 +233,7 @@ static void attribute(struct pya_ctx *c, const struct pytok *name, struct pya_va
 		q[an + 1 + name->n] = '\0';
 		v->s = q;
 		v->dynamic |= name->owned;
-		v->outside |= pya_ref_is_outside(q);
+		v->taint |= pya_ref_is_outside(q);
 		long bits;
 		if (!strcmp(q, "sys.modules")) {
 			pya_val_clear(v);
@@ -252,9 +258,9 @@ static void attribute(struct pya_ctx *c, const struct pytok *name, struct pya_va
 		v->meth = xstrdup("get");
 		return;
 	}
-	int outside = v->outside;
+	unsigned taint = v->taint;
 	pya_val_clear(v);
-	v->outside = outside;
+	v->taint = taint;
 	v->meth_tok = name; /* an unnamed object's method: reported as ".name" */
 }
 
@@ -286,7 +292,8 @@ static long parse_number(const struct pytok *t, int *ok)
 static void display(struct pya_ctx *c, size_t *i, struct pya_val *v, const char *close)
 {
 	struct pya_val list = { .k = PYA_V_LIST };
-	int known = close[0] != '}', single = close[0] == ')', commas = 0, outside = 0;
+	int known = close[0] != '}', single = close[0] == ')', commas = 0;
+	unsigned outside = 0;
 
 	(*i)++;
 	while (*i < c->n && !c->bail && !pya_tok_is(c, *i, PYT_OP, close)) {
@@ -295,7 +302,7 @@ static void display(struct pya_ctx *c, size_t *i, struct pya_val *v, const char 
 		if (pya_tok_is(c, *i, PYT_OP, "*") || pya_tok_is(c, *i, PYT_OP, "**"))
 			(*i)++, known = 0;
 		pya_expr(c, i, &x);
-		outside |= x.outside;
+		outside |= x.taint;
 		if (pya_val_decoded(&x)) {
 			list.k = PYA_V_LIST;
 			known = 2;
@@ -337,7 +344,7 @@ static void display(struct pya_ctx *c, size_t *i, struct pya_val *v, const char 
 		*v = list;
 	else
 		pya_val_clear(&list);
-	v->outside = outside;
+	v->taint = outside;
 }
 
 static void atom(struct pya_ctx *c, size_t *i, struct pya_val *v)
@@ -371,7 +378,8 @@ static void atom(struct pya_ctx *c, size_t *i, struct pya_val *v)
 	if (t->kind == PYT_STRING || t->kind == PYT_FSTRING_START) {
 		/* Adjacent literals concatenate; an f-string makes the whole unknown. */
 		size_t total = 0, start = *i;
-		int known = 1, outside = 0;
+		int known = 1;
+		unsigned outside = 0;
 		while (*i < c->n && (c->t[*i].kind == PYT_STRING || c->t[*i].kind == PYT_FSTRING_START)) {
 			if (c->t[*i].kind == PYT_STRING) {
 				total += c->t[*i].n;
@@ -384,7 +392,7 @@ static void atom(struct pya_ctx *c, size_t *i, struct pya_val *v)
 				size_t before = *i;
 				struct pya_val x = { 0 };
 				pya_expr(c, i, &x);
-				outside |= x.outside;
+				outside |= x.taint;
 				pya_val_clear(&x);
 				if (*i == before)
 					(*i)++;
@@ -392,7 +400,7 @@ static void atom(struct pya_ctx *c, size_t *i, struct pya_val *v)
 			if (*i < c->n && !c->bail)
 				(*i)++;
 		}
-		v->outside = outside;
+		v->taint = outside;
 		if (!known || c->bail)
 			return;
 		char *s = xmalloc(total + 1);
@@ -485,7 +493,7 @@ static int is_select_op(const struct pytok *op)
 static void combine(struct pya_val *l, const struct pytok *op, struct pya_val *r)
 {
 	char *s = NULL;
-	int outside = l->outside || r->outside;
+	unsigned outside = l->taint | r->taint;
 	long n;
 
 	if (pytok_is(op, PYT_OP, "+") && l->k == PYA_V_STR && r->k == PYA_V_STR)
@@ -528,7 +536,7 @@ static void combine(struct pya_val *l, const struct pytok *op, struct pya_val *r
 	}
 	if (s)
 		pya_set_str(l, s);
-	l->outside = outside;
+	l->taint = outside;
 }
 
 void pya_expr(struct pya_ctx *c, size_t *i, struct pya_val *out)

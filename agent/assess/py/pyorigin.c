@@ -1,5 +1,6 @@
 /* Where values come from: which names read data from outside the script
- * (argv, environ, stdin, files, sockets, HTTP), which keyword arguments
+ * (argv, environ, stdin, files, sockets, HTTP, the host's identity and
+ * secrets) and of what kind, which keyword arguments
  * carry a call's data rather than its options, the origin of one argument,
  * truth values of constants, the stat module's mode bits, and the
  * bidirectional control characters that can reorder what a reader sees. */
@@ -31,37 +32,119 @@ static int in_sorted(const char *const *list, size_t n, const char *s)
 	return bsearch(s, list, n, sizeof(*list), cmp_name) != NULL;
 }
 
-int pya_ref_is_outside(const char *q)
+const char *pya_taint_to_string(unsigned bit)
 {
-	static const char *const refs[] = {
-		"os.environ", "os.environb", "sys.argv", "sys.orig_argv", "sys.stdin",
-		"sys.stdin.buffer",
+	switch (bit) {
+	case PYA_TAINT_TYPED: return "typed";
+	case PYA_TAINT_DATA: return "data";
+	case PYA_TAINT_NET: return "network";
+	case PYA_TAINT_SECRET: return "secret";
+	case PYA_TAINT_HOST: return "host";
+	}
+	return NULL;
+}
+
+struct taint_name {
+	const char *name;
+	unsigned taint;
+};
+
+static int cmp_taint_name(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct taint_name *)elem)->name);
+}
+
+/* The taint of q in a sorted table, or 0. */
+static unsigned taint_of(const struct taint_name *list, size_t n, const char *q)
+{
+	const struct taint_name *t = bsearch(q, list, n, sizeof(*list), cmp_taint_name);
+	return t ? t->taint : 0;
+}
+
+unsigned pya_ref_is_outside(const char *q)
+{
+	/* The whole environment is the host's secrets; one variable of it
+	 * (os.environ["X"], os.environ.get("X")) is tainted by its name. */
+	static const struct taint_name refs[] = {
+		{ "os.environ", PYA_TAINT_SECRET }, { "os.environb", PYA_TAINT_SECRET },
+		{ "sys.argv", PYA_TAINT_DATA }, { "sys.orig_argv", PYA_TAINT_DATA },
+		{ "sys.stdin", PYA_TAINT_TYPED }, { "sys.stdin.buffer", PYA_TAINT_TYPED },
 	};
 	if (!((q[0] == 's' && q[1] == 'y') || (q[0] == 'o' && q[1] == 's')))
 		return 0;
-	return in_sorted(refs, ARRAY_SIZE(refs), q);
+	return taint_of(refs, ARRAY_SIZE(refs), q);
 }
 
-int pya_reads_outside(const char *q)
+unsigned pya_env_taint(const char *name)
 {
-	static const char *const calls[] = {
-		"builtins.input", "builtins.open", "builtins.raw_input", "codecs.open",
-		"fileinput.input", "getpass.getpass", "io.open", "json.load", "os.fdopen",
-		"os.getenv", "os.getenvb", "os.read", "subprocess.check_output",
-		"subprocess.getoutput", "subprocess.getstatusoutput", "urllib.urlopen",
-		"urllib2.urlopen",
+	static const char *const host[] = {
+		"COMPUTERNAME", "HOME", "HOSTNAME", "LOGNAME", "USER", "USERDOMAIN", "USERNAME",
+		"USERPROFILE",
 	};
-	static const char *const prefixes[] = {
-		"aiohttp.", "ftplib.", "http.client.", "httpx.", "pathlib.Path.read_", "requests.",
-		"socket.", "sys.stdin.", "telnetlib.", "urllib.request.", "urllib3.",
+	return in_sorted(host, ARRAY_SIZE(host), name) ? PYA_TAINT_HOST : PYA_TAINT_DATA;
+}
+
+int pya_names_secret(const char *s)
+{
+	/* Keys, credentials files, browsers' and messengers' stores of
+	 * logins, cookies and tokens, wallets. */
+	static const char *const marks[] = {
+		".ssh/", "\\.ssh", "id_rsa", "id_ed25519", "id_ecdsa", "id_dsa", ".aws/credentials",
+		".netrc", ".gnupg", ".docker/config.json", "/etc/shadow", ".git-credentials",
+		".pypirc", ".kube/config", "/proc/self/environ", "Login Data", "Local Storage",
+		"Web Data", "Local State", "key4.db", "logins.json", "cookies.sqlite", "wallet.dat",
+		"Telegram Desktop", ".bash_history", "keychain",
+	};
+	if (!s[0] || !s[1] || !s[2])
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(marks); i++)
+		if (strstr(s, marks[i]))
+			return 1;
+	return 0;
+}
+
+unsigned pya_reads_outside(const char *q)
+{
+	static const struct taint_name calls[] = {
+		{ "builtins.input", PYA_TAINT_TYPED }, { "builtins.open", PYA_TAINT_DATA },
+		{ "builtins.raw_input", PYA_TAINT_TYPED }, { "codecs.open", PYA_TAINT_DATA },
+		{ "fileinput.input", PYA_TAINT_DATA }, { "getpass.getpass", PYA_TAINT_TYPED },
+		{ "getpass.getuser", PYA_TAINT_HOST }, { "io.open", PYA_TAINT_DATA },
+		{ "json.load", PYA_TAINT_DATA }, { "os.environ.copy", PYA_TAINT_SECRET },
+		{ "os.fdopen", PYA_TAINT_DATA }, { "os.getenv", PYA_TAINT_DATA },
+		{ "os.getenvb", PYA_TAINT_DATA }, { "os.getlogin", PYA_TAINT_HOST },
+		{ "os.read", PYA_TAINT_DATA }, { "os.uname", PYA_TAINT_HOST },
+		{ "platform.node", PYA_TAINT_HOST }, { "platform.uname", PYA_TAINT_HOST },
+		{ "pwd.getpwuid", PYA_TAINT_HOST }, { "socket.getfqdn", PYA_TAINT_HOST },
+		{ "socket.gethostname", PYA_TAINT_HOST }, { "subprocess.check_output", PYA_TAINT_DATA },
+		{ "subprocess.getoutput", PYA_TAINT_DATA },
+		{ "subprocess.getstatusoutput", PYA_TAINT_DATA }, { "urllib.urlopen", PYA_TAINT_NET },
+		{ "urllib2.urlopen", PYA_TAINT_NET }, { "uuid.getnode", PYA_TAINT_HOST },
+	};
+	static const struct {
+		const char *prefix;
+		unsigned taint;
+	} prefixes[] = {
+		{ "aiohttp.", PYA_TAINT_NET }, { "ftplib.", PYA_TAINT_NET },
+		{ "http.client.", PYA_TAINT_NET }, { "httpx.", PYA_TAINT_NET },
+		{ "pathlib.Path.read_", PYA_TAINT_DATA }, { "requests.", PYA_TAINT_NET },
+		{ "socket.", PYA_TAINT_NET }, { "sys.stdin.", PYA_TAINT_TYPED },
+		{ "telnetlib.", PYA_TAINT_NET }, { "urllib.request.", PYA_TAINT_NET },
+		{ "urllib3.", PYA_TAINT_NET },
 	};
 	/* Methods that read, whatever the object (a file, a socket, a
-	 * response, a process's pipes). */
-	static const char *const methods[] = {
-		"accept", "communicate", "getresponse", "json", "read", "read_bytes", "read_text",
-		"readall", "readline", "readlines", "recv", "recv_bytes", "recvfrom",
+	 * response, a process's pipes); the object's own taint joins. */
+	static const struct taint_name methods[] = {
+		{ "accept", PYA_TAINT_NET }, { "communicate", PYA_TAINT_DATA },
+		{ "getresponse", PYA_TAINT_NET }, { "json", PYA_TAINT_DATA },
+		{ "read", PYA_TAINT_DATA }, { "read_bytes", PYA_TAINT_DATA },
+		{ "read_text", PYA_TAINT_DATA }, { "readall", PYA_TAINT_DATA },
+		{ "readline", PYA_TAINT_DATA }, { "readlines", PYA_TAINT_DATA },
+		{ "recv", PYA_TAINT_NET }, { "recv_bytes", PYA_TAINT_NET },
+		{ "recvfrom", PYA_TAINT_NET },
 	};
 	const char *dot = strrchr(q, '.');
+	unsigned t;
 
 	/* First letters of the methods (1) and of the names (2) below. */
 	static const unsigned char first[256] = {
@@ -70,15 +153,16 @@ int pya_reads_outside(const char *q)
 	};
 
 	if (dot && (first[(unsigned char)dot[1]] & 1) &&
-	    in_sorted(methods, ARRAY_SIZE(methods), dot + 1))
-		return 1;
+	    (t = taint_of(methods, ARRAY_SIZE(methods), dot + 1)))
+		return t;
 	if (!(first[(unsigned char)q[0]] & 2))
 		return 0;
-	if (in_sorted(calls, ARRAY_SIZE(calls), q))
-		return 1;
+	if ((t = taint_of(calls, ARRAY_SIZE(calls), q)))
+		return t;
 	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
-		if (prefixes[i][0] == q[0] && strncmp(q, prefixes[i], strlen(prefixes[i])) == 0)
-			return 1;
+		if (prefixes[i].prefix[0] == q[0] &&
+		    strncmp(q, prefixes[i].prefix, strlen(prefixes[i].prefix)) == 0)
+			return prefixes[i].taint;
 	return 0;
 }
 
@@ -98,7 +182,7 @@ enum pya_origin pya_val_origin(const struct pya_val *v)
 {
 	enum pya_origin o = PYA_ORIGIN_LITERAL;
 
-	if (v->outside)
+	if (v->taint)
 		return PYA_ORIGIN_OUTSIDE;
 	switch (v->k) {
 	case PYA_V_STR:

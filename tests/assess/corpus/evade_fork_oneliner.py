@@ -1,4 +1,4 @@
-# expect: BLOCKED
+# expect: MEDIUM
 # rules: MAI004
 import os
 while 1: os.fork()
