@@ -2,12 +2,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "assess.h"
 #include "assess_external.h"
 #include "assess_sarif.h"
+#include "bandit_worker.h"
 #include "cmd.h"
 #include "config.h"
 #include "fileio.h"
@@ -229,6 +231,16 @@ struct check_slot {
 	struct assess_result res;
 };
 
+/* Resident Bandit workers, one per assessing thread: Bandit imported once
+ * per thread instead of a new `bandit` process (about a second of start
+ * and plugin loading) per file. A thread takes a free one for a file. */
+struct check_bandits {
+	pthread_mutex_t lock;
+	struct bandit_worker **w;
+	unsigned char *busy;
+	size_t n;
+};
+
 struct check_run {
 	const struct check_files *files;
 	const struct assess_rules *rules;
@@ -236,6 +248,7 @@ struct check_run {
 	int native_only;
 	enum format format;
 	int context;              /* text: quote source lines */
+	struct check_bandits bandits; /* n == 0: one-shot `bandit` per file */
 	struct check_slot *slots; /* indexed by file % window */
 	size_t window;
 	/* Output side, touched by check_done only. */
@@ -244,6 +257,54 @@ struct check_run {
 	size_t json_items;        /* elements of the JSON array printed */
 	struct assess_sarif sarif;
 };
+
+static void bandits_init(struct check_bandits *b, size_t n)
+{
+	pthread_mutex_init(&b->lock, NULL);
+	b->n = n;
+	b->w = xcalloc(n, sizeof(*b->w));
+	b->busy = xcalloc(n, 1);
+	for (size_t i = 0; i < n; i++)
+		b->w[i] = bandit_worker_new();
+}
+
+static void bandits_free(struct check_bandits *b)
+{
+	if (!b->n)
+		return;
+	for (size_t i = 0; i < b->n; i++)
+		bandit_worker_free(b->w[i]);
+	free(b->w);
+	free(b->busy);
+	pthread_mutex_destroy(&b->lock);
+}
+
+/* A free worker's index, or -1 (none configured, or all busy: the file
+ * then gets the one-shot `bandit`). */
+static ssize_t bandits_take(struct check_bandits *b)
+{
+	ssize_t got = -1;
+
+	if (!b->n)
+		return -1;
+	pthread_mutex_lock(&b->lock);
+	for (size_t i = 0; i < b->n && got < 0; i++)
+		if (!b->busy[i]) {
+			b->busy[i] = 1;
+			got = (ssize_t)i;
+		}
+	pthread_mutex_unlock(&b->lock);
+	return got;
+}
+
+static void bandits_give(struct check_bandits *b, ssize_t i)
+{
+	if (i < 0)
+		return;
+	pthread_mutex_lock(&b->lock);
+	b->busy[i] = 0;
+	pthread_mutex_unlock(&b->lock);
+}
 
 /* Reads and assesses one file; runs on a worker thread. */
 static void check_work(void *p, size_t i)
@@ -258,8 +319,10 @@ static void check_work(void *p, size_t i)
 		return;
 	const uint8_t *data = (const uint8_t *)sl->data;
 	struct assess_result *res = &sl->res;
+	ssize_t b = bandits_take(&run->bandits);
 	assess_with_analyzers(run->rules, run->native_only ? NULL : &run->cfg->security.analyzers,
-			      NULL, path, data, sl->len, res);
+			      b < 0 ? NULL : run->bandits.w[b], path, data, sl->len, res);
+	bandits_give(&run->bandits, b);
 }
 
 /* Prints one element of the --format json array exactly as json_dumpf()
@@ -480,11 +543,14 @@ int cmd_check(int argc, char **argv)
 		jobs = ordered_pool_cpus(CHECK_JOBS_DEFAULT_MAX);
 	/* Two files per thread in flight: one being assessed, one waiting to
 	 * be printed; memory stays a few files whatever the tree. */
+	if (!native_only && cfg->security.analyzers.bandit.enabled)
+		bandits_init(&run.bandits, jobs);
 	size_t window = 2 * (size_t)jobs;
 	run.slots = xcalloc(window, sizeof(*run.slots));
 	run.window = window;
 	ordered_pool_run(files.n, jobs, window, check_work, check_done, &run);
 	free(run.slots);
+	bandits_free(&run.bandits);
 	unreadable |= run.unreadable;
 	if (format == FORMAT_JSON)
 		fputs(run.json_items ? "\n]\n" : "[]\n", stdout);
