@@ -55,9 +55,12 @@ static int names_startup(const char *s)
 	static const char *const marks[] = {
 		"Programs\\Startup", "Programs/Startup", ".config/autostart", "/etc/cron", "cron.d/",
 		"/var/spool/cron", "/etc/systemd/system", ".config/systemd/user", "LaunchAgents",
-		"LaunchDaemons", "/etc/init.d/", "/etc/rc.local", "/etc/profile.d/",
+		"LaunchDaemons", "/etc/init.d/", "/etc/rc.local", "/etc/profile.d/", ".bashrc",
+		".bash_profile", ".zshrc", ".zprofile", "sitecustomize.py",
 	};
-	return any_in(s, marks, ARRAY_SIZE(marks));
+	/* os.path.join(..., "Start Menu", "Programs", "Startup") */
+	return !strcmp(s, "Startup") || !strcmp(s, "Start Menu") ||
+	       any_in(s, marks, ARRAY_SIZE(marks));
 }
 
 static int is_process(const char *q)
@@ -118,7 +121,7 @@ static void on_call(struct assess_intent *in, const struct pya_event *ev)
 	const char *q = ev->name;
 
 	if (starts(q, "socket.socket") || starts(q, "socket.create_connection") ||
-	    !strcmp(q, "socket.fromfd"))
+	    !strcmp(q, "socket.fromfd") || !strcmp(q, "asyncio.open_connection"))
 		mark(&in->socket, ev);
 	if (ends(q, "dup2"))
 		mark(&in->dup2, ev);
@@ -130,6 +133,13 @@ static void on_call(struct assess_intent *in, const struct pya_event *ev)
 	if ((!strcmp(q, "os.chmod") || ends(q, ".chmod")) && ev->mode_known &&
 	    (ev->mode_bits & 0111))
 		mark(&in->run, ev);
+	/* a module loaded from a file the script wrote */
+	if (ends(q, ".exec_module") || starts(q, "importlib.machinery.SourceFileLoader") ||
+	    !strcmp(q, "importlib.util.spec_from_file_location"))
+		mark(&in->run, ev);
+	/* site-packages: a .pth file there runs at every start of Python */
+	if (!strcmp(q, "site.getsitepackages") || !strcmp(q, "site.getusersitepackages"))
+		mark(&in->startup_name, ev);
 	if (!strcmp(q, "urllib.request.urlretrieve") || !strcmp(q, "urllib.urlretrieve") ||
 	    !strcmp(q, "wget.download") ||
 	    ((ends(q, ".write") || !strcmp(q, "shutil.copyfileobj")) && (ev->taint & PYA_TAINT_NET)))

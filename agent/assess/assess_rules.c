@@ -16,7 +16,7 @@ static const char *const rule_keys[] = {
 static const char *const match_keys[] = {
 	"call", "import", "special", "dynamic", "in_loop", "kwarg", "unless_kwarg", "write_mode",
 	"path", "arg_contains", "arg_ref", "not_call", "kwarg_true", "has_kwarg", "lacks_kwarg",
-	"mode", "partial_path", "arg_glob", "string", "taint", "not_arg_ref",
+	"mode", "partial_path", "arg_glob", "string", "taint", "not_arg_ref", "program", "decoded",
 };
 /* The match keys that take a name or a list of names, and where they go. */
 static const struct {
@@ -37,6 +37,7 @@ static const struct {
 	{ "arg_glob", offsetof(struct assess_rule, arg_glob) },
 	{ "string", offsetof(struct assess_rule, string) },
 	{ "not_arg_ref", offsetof(struct assess_rule, not_arg_ref) },
+	{ "program", offsetof(struct assess_rule, program) },
 };
 
 static struct assess_strv *rule_strv(struct assess_rule *r, size_t k)
@@ -128,7 +129,8 @@ static int get_taint(const char *name, const struct yt_node *v, unsigned *out, c
 		while (b < (1u << PYA_TAINT_BITS) && strcmp(pya_taint_to_string(b), s.v[i]) != 0)
 			b <<= 1;
 		if (b >= (1u << PYA_TAINT_BITS))
-			rc = fail(err, name, v, "unknown taint", "typed, data, network, secret or host");
+			rc = fail(err, name, v, "unknown taint",
+				  "typed, data, network, secret, host or system");
 		bits |= b;
 	}
 	strv_free(&s);
@@ -158,8 +160,8 @@ static int parse_match(const char *name, const struct yt_node *m, struct assess_
 			return fail(err, name, k, "unknown match key",
 				    "call, import, special, dynamic, in_loop, kwarg, unless_kwarg, "
 				    "write_mode, path, arg_contains, arg_ref, not_call, kwarg_true, "
-				    "has_kwarg, lacks_kwarg, mode, partial_path, arg_glob, string, taint or "
-				    "not_arg_ref");
+				    "has_kwarg, lacks_kwarg, mode, partial_path, arg_glob, string, taint, "
+				    "not_arg_ref, program or decoded");
 		size_t sk = 0;
 		while (sk < ARRAY_SIZE(strv_keys) && strcmp(key, strv_keys[sk].key) != 0)
 			sk++;
@@ -173,6 +175,7 @@ static int parse_match(const char *name, const struct yt_node *m, struct assess_
 		}
 		else if (!strcmp(key, "partial_path")) rc = get_bool(name, v, &r->partial_path, err);
 		else if (!strcmp(key, "taint")) rc = get_taint(name, v, &r->taint, err);
+		else if (!strcmp(key, "decoded")) rc = get_bool(name, v, &r->decoded, err);
 		else if (!strcmp(key, "dynamic")) rc = get_bool(name, v, &r->dynamic, err);
 		else if (!strcmp(key, "in_loop")) rc = get_bool(name, v, &r->in_loop, err);
 		else if (!strcmp(key, "write_mode")) rc = get_bool(name, v, &r->write_mode, err);
@@ -271,7 +274,7 @@ static int apply_one(struct assess_rules *rules, const char *name, const struct 
 		r->enabled = 1;
 		r->weight = 1.0;
 		r->confidence = ASSESS_SEV_HIGH;
-		r->dynamic = r->in_loop = r->write_mode = r->partial_path = -1;
+		r->dynamic = r->in_loop = r->write_mode = r->partial_path = r->decoded = -1;
 		memcpy(r->origin_weight, rules->origin_weight, sizeof(r->origin_weight));
 		fresh = 1;
 	}
@@ -830,5 +833,26 @@ int assess_rule_matches(const struct assess_rule *r, const struct pya_event *ev)
 		return 0;
 	if (r->not_arg_ref.n && ev->arg0_ref && any_glob(&r->not_arg_ref, ev->arg0_ref))
 		return 0;
+	if (r->decoded >= 0 && r->decoded != !!ev->decoded_arg)
+		return 0;
+	if (r->program.n) {
+		/* the program a process starts: the first argument, or the
+		 * first item of a list, by its file name */
+		const char *p = ev->arg0_first;
+		if (!p)
+			return 0;
+		size_t len = strcspn(p, " ");
+		for (size_t k = len; k > 0; k--)
+			if (p[k - 1] == '/') {
+				p += k;
+				len -= k;
+				break;
+			}
+		int hit = 0;
+		for (size_t i = 0; i < r->program.n && !hit; i++)
+			hit = strlen(r->program.v[i]) == len && !strncmp(r->program.v[i], p, len);
+		if (!hit)
+			return 0;
+	}
 	return 1;
 }

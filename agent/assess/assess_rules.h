@@ -25,12 +25,13 @@ struct assess_rule {
 	/* match */
 	struct assess_strv call, import, special, unless_kwarg, arg_contains, arg_ref;
 	struct assess_strv not_call, kwarg_true, has_kwarg, lacks_kwarg, mode, arg_glob, string;
-	struct assess_strv not_arg_ref;
+	struct assess_strv not_arg_ref, program;
 	char *kwarg;
 	int dynamic, in_loop, write_mode; /* -1: any */
 	int path;                         /* 0 any, 1 outside, 2 local, 3 absolute */
 	int partial_path;                 /* -1: any */
 	unsigned taint;                   /* enum pya_taint: an argument holds one; 0 any */
+	int decoded;                      /* -1: any; 1: an argument is decoded data */
 	enum assess_containment contained; /* what the sandbox does to what it finds */
 	unsigned line, col;               /* where the rule was (last) defined */
 };

@@ -204,6 +204,19 @@ static void bind_targets_local(struct pya_ctx *c, size_t from, size_t to)
 			bind(c, &c->t[k], PYA_BIND_LOCAL, NULL, 0);
 }
 
+/* What is stored into a local (d["k"] = v, x += v, a, b = v) joins the
+ * outside data it holds: a dict filled with the host's name is the host's
+ * name when it is sent. A name bound to a module or a constant keeps its
+ * binding. */
+static void taint_target(struct pya_ctx *c, const struct pytok *t, unsigned taint)
+{
+	const struct pya_binding *b = pya_scope_lookup(c->scope, t->s, t->n);
+	if (!taint || (b && b->kind != PYA_BIND_LOCAL))
+		return;
+	struct pya_binding nb = { .kind = PYA_BIND_LOCAL, .taint = taint | (b ? b->taint : 0) };
+	pya_scope_bind(c->scope, t->s, t->n, &nb);
+}
+
 /* "a, b = x, y": the right side as a tuple; *i is at the first ','. */
 static void rhs_tuple(struct pya_ctx *c, size_t *i, struct pya_val *v)
 {
@@ -309,12 +322,25 @@ static void simple_stmt(struct pya_ctx *c)
 		if (k != last_eq && !(k >= first_eq && is_op(c, k, "=")))
 			continue;
 		size_t to = (start == 0) ? end_first : k;
-		if (to == start + 1 && c->t[start].kind == PYT_NAME && !aug)
+		if (to == start + 1 && c->t[start].kind == PYT_NAME && !aug) {
 			bind_value(c, &c->t[start], &v);
-		else if (to > start && (aug || !unpack_targets(c, start, to, &v)))
-			bind_targets_local(c, start, to);
-		if (aug && c->t[0].kind == PYT_NAME)
+		} else if (to > start && (aug || !unpack_targets(c, start, to, &v))) {
+			if (!aug && (is_op(c, start + 1, "[") || is_op(c, start + 1, ".")) &&
+			    c->t[start].kind == PYT_NAME) {
+				taint_target(c, &c->t[start], v.taint);
+			} else {
+				bind_targets_local(c, start, to);
+				for (size_t k2 = start; k2 < to && v.taint; k2++)
+					if (c->t[k2].kind == PYT_NAME)
+						taint_target(c, &c->t[k2], v.taint);
+			}
+		}
+		if (aug && c->t[0].kind == PYT_NAME) {
+			const struct pya_binding *b = pya_scope_lookup(c->scope, c->t[0].s, c->t[0].n);
+			unsigned old_taint = b ? b->taint : 0;
 			bind(c, &c->t[0], PYA_BIND_LOCAL, NULL, 0);
+			taint_target(c, &c->t[0], v.taint | old_taint);
+		}
 		start = k + 1;
 		if (k == last_eq)
 			break;

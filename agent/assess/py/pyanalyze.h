@@ -31,9 +31,14 @@ enum pya_taint {
 	PYA_TAINT_NET = 1 << 2,    /* sockets, HTTP responses, downloads */
 	PYA_TAINT_SECRET = 1 << 3, /* the whole environment, credentials files, keys, browser data */
 	PYA_TAINT_HOST = 1 << 4,   /* host identity: host name, user name, uname, MAC address */
+	/* Not outside data: a path from the root of the system or the home
+	 * directory itself ("/etc", "~"), and what is computed from one
+	 * (os.walk("/home"), os.path.join(root, name)). */
+	PYA_TAINT_SYSTEM = 1 << 5,
 };
-#define PYA_TAINT_BITS 5
-/* "typed", "data", "network", "secret", "host" for one bit; NULL otherwise. */
+#define PYA_TAINT_BITS 6
+/* "typed", "data", "network", "secret", "host", "system" for one bit;
+ * NULL otherwise. */
 const char *pya_taint_to_string(unsigned bit);
 
 enum pya_origin {
@@ -44,6 +49,9 @@ enum pya_origin {
 };
 const char *pya_origin_to_string(enum pya_origin o);
 
+/* Does the constant text name a path from the root of the system (not
+ * under /tmp) or the home directory itself? */
+int pya_names_system_path(const char *s);
 /* Does the constant text name a store of secrets (an SSH key, a browser's
  * saved logins, a credentials file)? */
 int pya_names_secret(const char *s);

@@ -320,6 +320,7 @@ static void call_ref(struct pya_ctx *c, const struct pytok *at, struct pya_val *
 			pya_analyze_text(c, a0->s, strlen(a0->s), at);
 	} else if (is_decoder(q)) {
 		r.k = PYA_V_DECODED;
+		r.taint = a->taint; /* decoded from the network is still from the network */
 	} else if (!strcmp(q, "builtins.__import__") || !strcmp(q, "importlib.import_module") ||
 		   !strcmp(q, "importlib.__import__")) {
 		if (a0 && a0->k == PYA_V_STR) {

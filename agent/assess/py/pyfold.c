@@ -411,6 +411,8 @@ static void atom(struct pya_ctx *c, size_t *i, struct pya_val *v)
 		}
 		s[o] = '\0';
 		pya_set_str(v, s);
+		if ((s[0] == '/' || s[0] == '~' || (s[0] && s[1] == ':')) && pya_names_system_path(s))
+			v->taint |= PYA_TAINT_SYSTEM;
 		struct pya_event ev = { .kind = PYA_STRING, .name = s };
 		pya_emit(c, &ev, t);
 		return;

@@ -40,6 +40,7 @@ const char *pya_taint_to_string(unsigned bit)
 	case PYA_TAINT_NET: return "network";
 	case PYA_TAINT_SECRET: return "secret";
 	case PYA_TAINT_HOST: return "host";
+	case PYA_TAINT_SYSTEM: return "system";
 	}
 	return NULL;
 }
@@ -70,6 +71,9 @@ unsigned pya_ref_is_outside(const char *q)
 		{ "sys.argv", PYA_TAINT_DATA }, { "sys.orig_argv", PYA_TAINT_DATA },
 		{ "sys.stdin", PYA_TAINT_TYPED }, { "sys.stdin.buffer", PYA_TAINT_TYPED },
 	};
+	/* a web framework's request: what the network sent */
+	if (q[0] == 'f' && !strncmp(q, "flask.request", 13) && (!q[13] || q[13] == '.'))
+		return PYA_TAINT_NET;
 	if (!((q[0] == 's' && q[1] == 'y') || (q[0] == 'o' && q[1] == 's')))
 		return 0;
 	return taint_of(refs, ARRAY_SIZE(refs), q);
@@ -82,6 +86,17 @@ unsigned pya_env_taint(const char *name)
 		"USERPROFILE",
 	};
 	return in_sorted(host, ARRAY_SIZE(host), name) ? PYA_TAINT_HOST : PYA_TAINT_DATA;
+}
+
+int pya_names_system_path(const char *s)
+{
+	if (s[0] == '~')
+		return !s[1] || (s[1] == '/' && !s[2]);
+	if (s[0] != '/')
+		return ((s[0] | 0x20) >= 'a' && (s[0] | 0x20) <= 'z') && s[1] == ':' &&
+		       (s[2] == '\\' || s[2] == '/') && !s[3];
+	return strncmp(s, "/tmp", 4) != 0 && strncmp(s, "/var/tmp", 8) != 0 &&
+	       strncmp(s, "/dev/", 5) != 0 && strncmp(s, "/proc/", 6) != 0;
 }
 
 int pya_names_secret(const char *s)
@@ -125,12 +140,14 @@ unsigned pya_reads_outside(const char *q)
 		const char *prefix;
 		unsigned taint;
 	} prefixes[] = {
-		{ "aiohttp.", PYA_TAINT_NET }, { "ftplib.", PYA_TAINT_NET },
+		{ "aiohttp.", PYA_TAINT_NET }, { "asyncio.open_connection", PYA_TAINT_NET },
+		{ "ftplib.", PYA_TAINT_NET },
 		{ "http.client.", PYA_TAINT_NET }, { "httpx.", PYA_TAINT_NET },
 		{ "pathlib.Path.read_", PYA_TAINT_DATA }, { "requests.", PYA_TAINT_NET },
 		{ "socket.", PYA_TAINT_NET }, { "sys.stdin.", PYA_TAINT_TYPED },
 		{ "telnetlib.", PYA_TAINT_NET }, { "urllib.request.", PYA_TAINT_NET },
-		{ "urllib3.", PYA_TAINT_NET },
+		{ "urllib3.", PYA_TAINT_NET }, { "websocket.", PYA_TAINT_NET },
+		{ "websockets.", PYA_TAINT_NET },
 	};
 	/* Methods that read, whatever the object (a file, a socket, a
 	 * response, a process's pipes); the object's own taint joins. */
@@ -149,7 +166,7 @@ unsigned pya_reads_outside(const char *q)
 	/* First letters of the methods (1) and of the names (2) below. */
 	static const unsigned char first[256] = {
 		['a'] = 3, ['b'] = 2, ['c'] = 3, ['f'] = 2, ['g'] = 3, ['h'] = 2, ['i'] = 2, ['j'] = 3,
-		['o'] = 2, ['p'] = 2, ['r'] = 3, ['s'] = 2, ['t'] = 2, ['u'] = 2,
+		['o'] = 2, ['p'] = 2, ['r'] = 3, ['s'] = 2, ['t'] = 2, ['u'] = 2, ['w'] = 2,
 	};
 
 	if (dot && (first[(unsigned char)dot[1]] & 1) &&
@@ -182,7 +199,7 @@ enum pya_origin pya_val_origin(const struct pya_val *v)
 {
 	enum pya_origin o = PYA_ORIGIN_LITERAL;
 
-	if (v->taint)
+	if (v->taint & ~PYA_TAINT_SYSTEM)
 		return PYA_ORIGIN_OUTSIDE;
 	switch (v->k) {
 	case PYA_V_STR:

@@ -1,5 +1,5 @@
 # expect: MEDIUM
-# rules: MAI004
+# rules: MAI024
 def work(n):
     print(n * n)
 import multiprocessing

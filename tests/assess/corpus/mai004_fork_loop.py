@@ -1,4 +1,4 @@
-# expect: MEDIUM
+# expect: BLOCKED
 # rules: MAI004
 import os
 while True:
