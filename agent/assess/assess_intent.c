@@ -144,6 +144,16 @@ static void on_call(struct assess_intent *in, const struct pya_event *ev)
 	    !strcmp(q, "wget.download") ||
 	    ((ends(q, ".write") || !strcmp(q, "shutil.copyfileobj")) && (ev->taint & PYA_TAINT_NET)))
 		mark(&in->download, ev);
+	if (starts(q, "base64.b") || starts(q, "zlib.decompress") || starts(q, "codecs.decode") ||
+	    starts(q, "binascii.a2b") || starts(q, "lzma.decompress") ||
+	    starts(q, "bz2.decompress") || !strcmp(q, "marshal.loads") ||
+	    ends(q, "bytes.fromhex"))
+		mark(&in->decoder, ev);
+	/* exec or compile of what the analyzer could not follow (eval is a
+	 * calculator's everyday tool; exec of text is rarer) */
+	if ((!strcmp(q, "builtins.exec") || !strcmp(q, "builtins.compile")) &&
+	    ev->origin == PYA_ORIGIN_UNRESOLVED)
+		mark(&in->exec_unknown, ev);
 	if (ends(q, "IsDebuggerPresent"))
 		mark(&in->anti_analysis, ev);
 	if (starts(q, "winreg.SetValue") || starts(q, "_winreg.SetValue"))
@@ -198,6 +208,8 @@ void assess_intent_finish(const struct assess_intent *in, pya_event_fn fn, void 
 		report("persistence", &in->registry_write, fn, ctx);
 	else if (in->startup_name.line && in->file_write.line)
 		report("persistence", &in->startup_name, fn, ctx);
+	if (in->decoder.line && in->exec_unknown.line)
+		report("decode-exec", &in->exec_unknown, fn, ctx);
 	if (in->secret_name.line && in->net_send.line)
 		report("secret-store", &in->secret_name, fn, ctx);
 }

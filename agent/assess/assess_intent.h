@@ -15,7 +15,8 @@ struct assess_intent_mark {
 /* What the events of one file showed so far; zero it before the first. */
 struct assess_intent {
 	struct assess_intent_mark socket, dup2, process, download, run, anti_analysis,
-		registry_write, run_key, startup_name, file_write, secret_name, net_send;
+		registry_write, run_key, startup_name, file_write, secret_name, net_send, decoder,
+		exec_unknown;
 };
 
 /* Notes what ev adds to the shapes. Cheap for the events that add
@@ -23,7 +24,8 @@ struct assess_intent {
 void assess_intent_event(struct assess_intent *in, const struct pya_event *ev);
 /* Reports the shapes that are complete as special events to fn:
  * "reverse-shell", "download-run", "anti-analysis", "persistence",
- * "secret-store". */
+ * "secret-store", and "decode-exec" for a decoder and an exec of a value
+ * the analyzer cannot follow in the same file. */
 void assess_intent_finish(const struct assess_intent *in, pya_event_fn fn, void *ctx);
 
 #endif

@@ -32,6 +32,7 @@ struct pya_val {
 	unsigned computed : 1;    /* PYA_V_UNKNOWN: a namespace entry under a computed key */
 	unsigned ns_module : 1;   /* PYA_V_GLOBALS: globals(), locals() or vars() of this module */
 	unsigned guess_local : 1; /* meth_tok is a bare local name, not a method */
+	unsigned chr_of : 1;      /* chr() of a value not known: "".join(chr(c) for c in ...) */
 	char *s;
 	char *meth;
 	long num;

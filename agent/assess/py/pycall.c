@@ -168,6 +168,17 @@ static void parse_args(struct pya_ctx *c, size_t *i, struct call_args *a)
 			a->n_pos++;
 		}
 		pya_val_clear(&v);
+		/* A generator's targets ("for c in") are names, not an argument:
+		 * what follows "in" is the one that counts. */
+		if (pya_tok_is(c, *i, PYT_NAME, "for")) {
+			size_t k = *i + 1;
+			while (k < c->n && c->t[k].kind == PYT_NAME && !pya_tok_is(c, k, PYT_NAME, "in"))
+				k += pya_tok_is(c, k + 1, PYT_OP, ",") ? 2 : 1;
+			if (pya_tok_is(c, k, PYT_NAME, "in")) {
+				*i = k + 1;
+				continue;
+			}
+		}
 		/* Separators and comprehension keywords between argument parts. */
 		if (*i < c->n && (pya_tok_is(c, *i, PYT_OP, ",") || pya_tok_is(c, *i, PYT_NAME, "for") ||
 				  pya_tok_is(c, *i, PYT_NAME, "in") || pya_tok_is(c, *i, PYT_NAME, "if") ||
@@ -360,6 +371,9 @@ static void call_ref(struct pya_ctx *c, const struct pytok *at, struct pya_val *
 		char u[5];
 		u[pylex_utf8_encode((uint32_t)a0->num, u)] = '\0';
 		pya_set_str(&r, xstrdup(u));
+	} else if (!strcmp(q, "builtins.chr") && a0) {
+		r.chr_of = 1; /* its characters, when a join names their codes */
+		r.taint = a0->taint;
 	} else if (!strcmp(q, "builtins.str") && a0 && (a0->k == PYA_V_STR || a0->k == PYA_V_NUM)) {
 		pya_set_str(&r, val_text(a0));
 	} else if (!strcmp(q, "builtins.map") && a0 && a1 && a0->k == PYA_V_REF &&
@@ -406,6 +420,16 @@ static void call_strmeth(struct pya_val *f, struct call_args *a)
 	 * a string's characters joined. */
 	if (!strcmp(m, "join") && a0 && pya_val_decoded(a0))
 		decoded = 1;
+	else if (!strcmp(m, "join") && a0 && a0->chr_of && a->n_pos == 2 &&
+		 a->pos[1].k == PYA_V_LIST) {
+		/* "".join(chr(c) for c in (114, 109, ...)): the generator's
+		 * parts are the arguments chr(c) and the numbers */
+		struct pya_val codes = { 0 };
+		pya_val_copy(&codes, &a->pos[1]);
+		pya_chr_list(&codes);
+		r = pya_join_list(f->s, &codes);
+		pya_val_clear(&codes);
+	}
 	else if (!strcmp(m, "join") && a0)
 		r = a0->k == PYA_V_STR ? pya_join_chars(f->s, a0->s) : pya_join_list(f->s, a0);
 	else if (!strcmp(m, "format") && a->n_kw == 0 && a->n_pos <= MAX_ARGS)
