@@ -83,6 +83,25 @@ static void bind_targets_outside(struct pya_ctx *c, size_t from, size_t to, unsi
 			pya_scope_bind(c->scope, c->t[k].s, c->t[k].n, &b);
 }
 
+/* "for p in ('/etc/passwd', '/etc/shadow')": the loop's name takes each
+ * constant in turn; the analyzer follows one, the one that says most (a
+ * system path), so that what the body does with it meets the rules. NULL
+ * when the items are not all constant text. */
+static const struct pya_val *telling_item(const struct pya_val *it)
+{
+	const struct pya_val *pick = NULL;
+
+	if (it->k != PYA_V_LIST || !it->n_items)
+		return NULL;
+	for (size_t k = 0; k < it->n_items; k++) {
+		if (it->items[k].k != PYA_V_STR)
+			return NULL;
+		if (!pick || (!(pick->taint & PYA_TAINT_SYSTEM) && (it->items[k].taint & PYA_TAINT_SYSTEM)))
+			pick = &it->items[k];
+	}
+	return pick;
+}
+
 /* Reads a dotted name at *i into a new string. */
 static char *dotted(const struct pya_ctx *c, size_t *i)
 {
@@ -471,6 +490,9 @@ static void statement(struct pya_ctx *c, const struct pytok *t, size_t n, size_t
 					statement_expr(c, &e, &it);
 					if (it.taint)
 						bind_targets_outside(c, 1, in, it.taint);
+					const struct pya_val *one = telling_item(&it);
+					if (one && in == 2 && c->t[1].kind == PYT_NAME)
+						bind_value(c, &c->t[1], one);
 					pya_val_clear(&it);
 					scan_exprs(c, e);
 				}

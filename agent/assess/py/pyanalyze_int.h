@@ -133,6 +133,9 @@ unsigned pya_ref_is_outside(const char *q);
 /* Host identity an environment variable's name stands for (USER,
  * HOSTNAME...): PYA_TAINT_HOST, else PYA_TAINT_DATA. */
 unsigned pya_env_taint(const char *name);
+/* Is the environment variable the home directory (HOME, USERPROFILE)? Its
+ * value is then the path "~". */
+int pya_env_is_home(const char *name);
 /* The origin of one argument value. */
 enum pya_origin pya_val_origin(const struct pya_val *v);
 /* Is this keyword argument an option flag (shell, stdout...) rather than

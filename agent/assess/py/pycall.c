@@ -401,8 +401,12 @@ static void call_ref(struct pya_ctx *c, const struct pytok *at, struct pya_val *
 	}
 	/* os.getenv("USER"), os.environ.get("HOME"): by the variable's name;
 	 * a read of a file that keeps secrets is a secret. */
-	if (env)
-		r.taint = (r.taint & ~(PYA_TAINT_SECRET | PYA_TAINT_DATA)) | pya_env_taint(a0->s);
+	if (env) {
+		unsigned t = (r.taint & ~(PYA_TAINT_SECRET | PYA_TAINT_DATA)) | pya_env_taint(a0->s);
+		if (pya_env_is_home(a0->s)) /* os.getenv("HOME"): the path "~" */
+			pya_set_str(&r, xstrdup("~"));
+		r.taint = t;
+	}
 	else if (a0 && a0->k == PYA_V_STR && (r.taint & PYA_TAINT_DATA) && pya_names_secret(a0->s))
 		r.taint |= PYA_TAINT_SECRET;
 	pya_val_clear(f);

@@ -198,10 +198,13 @@ static void subscript(struct pya_ctx *c, size_t *i, struct pya_val *v, const str
 	if (colons == 0 && idx[0].k == PYA_V_STR && v->k == PYA_V_REF &&
 	    (v->taint & PYA_TAINT_SECRET) && !strcmp(v->s, "os.environ"))
 		taint = pya_env_taint(idx[0].s) | (v->taint & ~PYA_TAINT_SECRET);
+	int home = taint != v->taint && pya_env_is_home(idx[0].s);
 	for (int k = 0; k < 3; k++) {
 		r.taint |= idx[k].taint;
 		pya_val_clear(&idx[k]);
 	}
+	if (home) /* os.environ["HOME"]: the home directory, "~" */
+		pya_set_str(&r, xstrdup("~"));
 	if (v->k == PYA_V_DECODED && r.k == PYA_V_UNKNOWN)
 		r.k = PYA_V_DECODED;
 	r.taint |= taint;

@@ -79,6 +79,11 @@ unsigned pya_ref_is_outside(const char *q)
 	return taint_of(refs, ARRAY_SIZE(refs), q);
 }
 
+int pya_env_is_home(const char *name)
+{
+	return !strcmp(name, "HOME") || !strcmp(name, "USERPROFILE");
+}
+
 unsigned pya_env_taint(const char *name)
 {
 	static const char *const host[] = {
