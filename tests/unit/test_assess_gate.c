@@ -182,7 +182,7 @@ static void test_intent_holds(void **state)
 	/* the one reason to look: the worst finding, its line and rule */
 	assess(rules, cases[2].src, &r);
 	assert_string_equal(r.reason, "line 2: a shell command built from data from outside the "
-				      "script (arguments, files, the environment) (arguments: from "
+				      "script (what is typed, arguments, files, the environment) (arguments: from "
 				      "outside the script) [MAI102]");
 	json_t *j = assess_result_to_json(&r);
 	assert_string_equal(json_string_value(json_object_get(j, "reason")), r.reason);

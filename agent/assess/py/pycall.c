@@ -314,6 +314,10 @@ static void call_ref(struct pya_ctx *c, const struct pytok *at, struct pya_val *
 	/* (q goes with call_result(): what needs it is looked at first) */
 	int env = a0 && a0->k == PYA_V_STR && q[0] == 'o' &&
 		  (!strcmp(q, "os.getenv") || !strcmp(q, "os.environ.get"));
+	int number = q[0] == 'b' && (!strcmp(q, "builtins.int") || !strcmp(q, "builtins.float") ||
+				     !strcmp(q, "builtins.len") || !strcmp(q, "builtins.bool") ||
+				     !strcmp(q, "builtins.abs") || !strcmp(q, "builtins.round") ||
+				     !strcmp(q, "builtins.ord"));
 	/* Every special case below is a builtin, importlib, pathlib or a
 	 * decoder: the other calls (most of them) skip the comparisons. */
 	if (q[0] == 'o' && fold_path(q, a, &r)) {
@@ -401,6 +405,9 @@ static void call_ref(struct pya_ctx *c, const struct pytok *at, struct pya_val *
 	}
 	/* os.getenv("USER"), os.environ.get("HOME"): by the variable's name;
 	 * a read of a file that keeps secrets is a secret. */
+	/* A number carries no command, code or name: int(input()) is a number. */
+	if (number && r.taint)
+		r.taint = 0;
 	if (env) {
 		unsigned t = (r.taint & ~(PYA_TAINT_SECRET | PYA_TAINT_DATA)) | pya_env_taint(a0->s);
 		if (pya_env_is_home(a0->s)) /* os.getenv("HOME"): the path "~" */
