@@ -402,7 +402,7 @@ static int load_rules(const char *config_dir, struct assess_rules **rules,
 	enum log_level saved = log_get_level();
 	if (saved > LOG_LEVEL_WARN)
 		log_set_level(LOG_LEVEL_WARN); /* "file not found: defaults" is noise here */
-	int r = config_load(dir, cfg, &err);
+	int r = config_load_unhashed(dir, cfg, &err);
 	log_set_level(saved);
 	if (r < 0) {
 		log_errorx("%s", err);
