@@ -29,40 +29,6 @@ static int ends(const char *s, const char *suffix)
 	return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-static int any_in(const char *s, const char *const *marks, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (strstr(s, marks[i]))
-			return 1;
-	return 0;
-}
-
-/* What looking for a sandbox, a virtual machine or a debugger names. */
-static int names_analysis(const char *s)
-{
-	static const char *const marks[] = {
-		"/.dockerenv", "/proc/1/cgroup", "VBoxService", "VBoxTray", "VBoxGuest", "vboxguest",
-		"vmtoolsd", "VMwareService", "vmware-tray", "SbieDll", "IsDebuggerPresent",
-		"CheckRemoteDebuggerPresent", "wireshark.exe", "procmon.exe", "x64dbg", "ollydbg",
-		"Sandboxie", "cuckoo", "joeboxserver", "vmsrvc", "qemu-ga",
-	};
-	return any_in(s, marks, ARRAY_SIZE(marks));
-}
-
-/* Places from which code starts by itself later. */
-static int names_startup(const char *s)
-{
-	static const char *const marks[] = {
-		"Programs\\Startup", "Programs/Startup", ".config/autostart", "/etc/cron", "cron.d/",
-		"/var/spool/cron", "/etc/systemd/system", ".config/systemd/user", "LaunchAgents",
-		"LaunchDaemons", "/etc/init.d/", "/etc/rc.local", "/etc/profile.d/", ".bashrc",
-		".bash_profile", ".zshrc", ".zprofile", "sitecustomize.py",
-	};
-	/* os.path.join(..., "Start Menu", "Programs", "Startup") */
-	return !strcmp(s, "Startup") || !strcmp(s, "Start Menu") ||
-	       any_in(s, marks, ARRAY_SIZE(marks));
-}
-
 static int is_process(const char *q)
 {
 	return starts(q, "subprocess.") || starts(q, "os.system") || starts(q, "os.popen") ||
@@ -102,7 +68,7 @@ static int is_network(const char *q)
 	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
 		if (q[0] == prefixes[i][0] && starts(q, prefixes[i]))
 			return 1;
-	return ends(q, ".post") || ends(q, ".sendall") || ends(q, ".send") || ends(q, ".urlopen");
+	return 0;
 }
 
 static int writes_file(const struct pya_event *ev)
@@ -118,23 +84,57 @@ static int writes_file(const struct pya_event *ev)
 
 static void on_call(struct assess_intent *in, const struct pya_event *ev)
 {
-	const char *q = ev->name;
+	const char *q = ev->name, *dot = strrchr(q, '.');
+	const char *m = dot ? dot + 1 : q; /* the function's or method's own name */
 
+	/* By that name, whatever the object. */
+	switch (m[0]) {
+	case 'd':
+		if (!strcmp(m, "dup2"))
+			mark(&in->dup2, ev);
+		break;
+	case 'c':
+		if (!strcmp(m, "chmod") && ev->mode_known && (ev->mode_bits & 0111))
+			mark(&in->run, ev);
+		break;
+	case 'e':
+		if (!strcmp(m, "exec_module")) /* a module loaded from a file */
+			mark(&in->run, ev);
+		break;
+	case 'w':
+		if (!strcmp(m, "write") && (ev->taint & PYA_TAINT_NET))
+			mark(&in->download, ev);
+		break;
+	case 'I':
+	case 'C':
+		if (ends(m, "DebuggerPresent"))
+			mark(&in->anti_analysis, ev);
+		break;
+	case 'f':
+		if (!strcmp(m, "fromhex"))
+			mark(&in->decoder, ev);
+		break;
+	case 'p':
+	case 's':
+	case 'u':
+		if (!strcmp(m, "post") || !strcmp(m, "send") || !strcmp(m, "sendall") ||
+		    !strcmp(m, "urlopen"))
+			mark(&in->net_send, ev);
+		break;
+	}
+	/* By module: the first letters of the modules below; the methods of
+	 * objects nobody can name (".x", most calls) stop here. */
+	if (!strchr("abcfhilmoprsuwz_", q[0]))
+		return;
 	if (starts(q, "socket.socket") || starts(q, "socket.create_connection") ||
 	    !strcmp(q, "socket.fromfd") || !strcmp(q, "asyncio.open_connection"))
 		mark(&in->socket, ev);
-	if (ends(q, "dup2"))
-		mark(&in->dup2, ev);
 	if (is_process(q)) {
 		mark(&in->process, ev);
 		if (runs_a_file(ev))
 			mark(&in->run, ev);
 	}
-	if ((!strcmp(q, "os.chmod") || ends(q, ".chmod")) && ev->mode_known &&
-	    (ev->mode_bits & 0111))
-		mark(&in->run, ev);
-	/* a module loaded from a file the script wrote */
-	if (ends(q, ".exec_module") || starts(q, "importlib.machinery.SourceFileLoader") ||
+	if (starts(q, "importlib.machinery.SourceFileLoader") ||
 	    !strcmp(q, "importlib.util.spec_from_file_location"))
 		mark(&in->run, ev);
 	/* site-packages: a .pth file there runs at every start of Python */
@@ -142,20 +142,17 @@ static void on_call(struct assess_intent *in, const struct pya_event *ev)
 		mark(&in->startup_name, ev);
 	if (!strcmp(q, "urllib.request.urlretrieve") || !strcmp(q, "urllib.urlretrieve") ||
 	    !strcmp(q, "wget.download") ||
-	    ((ends(q, ".write") || !strcmp(q, "shutil.copyfileobj")) && (ev->taint & PYA_TAINT_NET)))
+	    (!strcmp(q, "shutil.copyfileobj") && (ev->taint & PYA_TAINT_NET)))
 		mark(&in->download, ev);
 	if (starts(q, "base64.b") || starts(q, "zlib.decompress") || starts(q, "codecs.decode") ||
 	    starts(q, "binascii.a2b") || starts(q, "lzma.decompress") ||
-	    starts(q, "bz2.decompress") || !strcmp(q, "marshal.loads") ||
-	    ends(q, "bytes.fromhex"))
+	    starts(q, "bz2.decompress") || !strcmp(q, "marshal.loads"))
 		mark(&in->decoder, ev);
 	/* exec or compile of what the analyzer could not follow (eval is a
 	 * calculator's everyday tool; exec of text is rarer) */
 	if ((!strcmp(q, "builtins.exec") || !strcmp(q, "builtins.compile")) &&
 	    ev->origin == PYA_ORIGIN_UNRESOLVED)
 		mark(&in->exec_unknown, ev);
-	if (ends(q, "IsDebuggerPresent"))
-		mark(&in->anti_analysis, ev);
 	if (starts(q, "winreg.SetValue") || starts(q, "_winreg.SetValue"))
 		mark(&in->registry_write, ev);
 	if (writes_file(ev))
@@ -167,16 +164,18 @@ static void on_call(struct assess_intent *in, const struct pya_event *ev)
 static void on_string(struct assess_intent *in, const struct pya_event *ev)
 {
 	const char *s = ev->name;
+	size_t n = strnlen(s, INTENT_STRING_MAX + 1);
 
-	if (strnlen(s, INTENT_STRING_MAX + 1) > INTENT_STRING_MAX || !s[0] || !s[1])
+	if (n > INTENT_STRING_MAX || n < 5)
 		return;
-	if (names_analysis(s))
+	unsigned found = pya_string_marks(s, n);
+	if (found & PYA_MARK_ANALYSIS)
 		mark(&in->anti_analysis, ev);
-	if (strstr(s, "CurrentVersion\\Run"))
+	if (found & PYA_MARK_RUN_KEY)
 		mark(&in->run_key, ev);
-	if (names_startup(s))
+	if (found & PYA_MARK_STARTUP)
 		mark(&in->startup_name, ev);
-	if (pya_names_secret(s))
+	if (found & PYA_MARK_SECRET)
 		mark(&in->secret_name, ev);
 }
 

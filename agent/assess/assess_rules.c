@@ -754,6 +754,15 @@ int assess_rule_matches(const struct assess_rule *r, const struct pya_event *ev)
 		if (!k || k->truth == PYA_TRUTH_FALSE)
 			return 0;
 	}
+	/* Then the conditions on a call's arguments, a compare each, before
+	 * its name's patterns: the intent rules name the same calls many
+	 * times over and most of their events fail these. */
+	if (ev->kind == PYA_CALL &&
+	    ((r->taint && !(ev->taint & r->taint)) ||
+	     (r->decoded >= 0 && r->decoded != !!ev->decoded_arg) ||
+	     ((r->arg_contains.n || r->arg_glob.n) && !ev->arg0) ||
+	     (r->program.n && !ev->arg0_first)))
+		return 0;
 	switch (ev->kind) {
 	case PYA_CALL:
 		if (!r->call.n || !any_glob(&r->call, ev->name))

@@ -52,8 +52,19 @@ const char *pya_origin_to_string(enum pya_origin o);
 /* Does the constant text name a path from the root of the system (not
  * under /tmp) or the home directory itself? */
 int pya_names_system_path(const char *s);
-/* Does the constant text name a store of secrets (an SSH key, a browser's
- * saved logins, a credentials file)? */
+/* What a constant text names, as bits: a store of secrets (an SSH key, a
+ * browser's saved logins, a credentials file), a place from which code
+ * starts by itself (cron, a shell profile, a Startup folder), the
+ * registry's Run key, a sign of looking for a sandbox or a debugger. One
+ * pass over the n bytes of s. */
+enum pya_mark {
+	PYA_MARK_SECRET = 1 << 0,
+	PYA_MARK_STARTUP = 1 << 1,
+	PYA_MARK_RUN_KEY = 1 << 2,
+	PYA_MARK_ANALYSIS = 1 << 3,
+};
+unsigned pya_string_marks(const char *s, size_t n);
+/* pya_string_marks(s, strlen(s)) & PYA_MARK_SECRET */
 int pya_names_secret(const char *s);
 
 /* A Python truth value when the analyzer knows it. */

@@ -4,6 +4,8 @@
  * carry a call's data rather than its options, the origin of one argument,
  * truth values of constants, the stat module's mode bits, and the
  * bidirectional control characters that can reorder what a reader sees. */
+#include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,23 +106,90 @@ int pya_names_system_path(const char *s)
 	       strncmp(s, "/dev/", 5) != 0 && strncmp(s, "/proc/", 6) != 0;
 }
 
+/* The texts pya_string_marks() looks for. A table of the byte pairs they
+ * start with rejects nearly every position of a string at once: string
+ * literals are many, and each of a file's is searched. */
+static const struct {
+	const char *text;
+	unsigned mark;
+} marks[] = {
+	/* keys, credentials files, browsers' and messengers' stores of
+	 * logins, cookies and tokens, wallets */
+	{ ".ssh/", PYA_MARK_SECRET }, { "\\.ssh", PYA_MARK_SECRET }, { "id_rsa", PYA_MARK_SECRET },
+	{ "id_ed25519", PYA_MARK_SECRET }, { "id_ecdsa", PYA_MARK_SECRET },
+	{ "id_dsa", PYA_MARK_SECRET }, { ".aws/credentials", PYA_MARK_SECRET },
+	{ ".netrc", PYA_MARK_SECRET }, { ".gnupg", PYA_MARK_SECRET },
+	{ ".docker/config.json", PYA_MARK_SECRET }, { "/etc/shadow", PYA_MARK_SECRET },
+	{ ".git-credentials", PYA_MARK_SECRET }, { ".pypirc", PYA_MARK_SECRET },
+	{ ".kube/config", PYA_MARK_SECRET }, { "/proc/self/environ", PYA_MARK_SECRET },
+	{ "Login Data", PYA_MARK_SECRET }, { "Local Storage", PYA_MARK_SECRET },
+	{ "Web Data", PYA_MARK_SECRET }, { "Local State", PYA_MARK_SECRET },
+	{ "key4.db", PYA_MARK_SECRET }, { "logins.json", PYA_MARK_SECRET },
+	{ "cookies.sqlite", PYA_MARK_SECRET }, { "wallet.dat", PYA_MARK_SECRET },
+	{ "Telegram Desktop", PYA_MARK_SECRET }, { ".bash_history", PYA_MARK_SECRET },
+	{ "keychain", PYA_MARK_SECRET },
+	/* places from which code starts by itself later */
+	{ "Programs\\Startup", PYA_MARK_STARTUP }, { "Programs/Startup", PYA_MARK_STARTUP },
+	{ ".config/autostart", PYA_MARK_STARTUP }, { "/etc/cron", PYA_MARK_STARTUP },
+	{ "cron.d/", PYA_MARK_STARTUP }, { "/var/spool/cron", PYA_MARK_STARTUP },
+	{ "/etc/systemd/system", PYA_MARK_STARTUP }, { ".config/systemd/user", PYA_MARK_STARTUP },
+	{ "LaunchAgents", PYA_MARK_STARTUP }, { "LaunchDaemons", PYA_MARK_STARTUP },
+	{ "/etc/init.d/", PYA_MARK_STARTUP }, { "/etc/rc.local", PYA_MARK_STARTUP },
+	{ "/etc/profile.d/", PYA_MARK_STARTUP }, { ".bashrc", PYA_MARK_STARTUP },
+	{ ".bash_profile", PYA_MARK_STARTUP }, { ".zshrc", PYA_MARK_STARTUP },
+	{ ".zprofile", PYA_MARK_STARTUP }, { "sitecustomize.py", PYA_MARK_STARTUP },
+	{ "CurrentVersion\\Run", PYA_MARK_RUN_KEY },
+	/* looking for a sandbox, a virtual machine or a debugger */
+	{ "/.dockerenv", PYA_MARK_ANALYSIS }, { "/proc/1/cgroup", PYA_MARK_ANALYSIS },
+	{ "VBoxService", PYA_MARK_ANALYSIS }, { "VBoxTray", PYA_MARK_ANALYSIS },
+	{ "VBoxGuest", PYA_MARK_ANALYSIS }, { "vboxguest", PYA_MARK_ANALYSIS },
+	{ "vmtoolsd", PYA_MARK_ANALYSIS }, { "VMwareService", PYA_MARK_ANALYSIS },
+	{ "vmware-tray", PYA_MARK_ANALYSIS }, { "SbieDll", PYA_MARK_ANALYSIS },
+	{ "IsDebuggerPresent", PYA_MARK_ANALYSIS },
+	{ "CheckRemoteDebuggerPresent", PYA_MARK_ANALYSIS }, { "wireshark.exe", PYA_MARK_ANALYSIS },
+	{ "procmon.exe", PYA_MARK_ANALYSIS }, { "x64dbg", PYA_MARK_ANALYSIS },
+	{ "ollydbg", PYA_MARK_ANALYSIS }, { "Sandboxie", PYA_MARK_ANALYSIS },
+	{ "cuckoo", PYA_MARK_ANALYSIS }, { "joeboxserver", PYA_MARK_ANALYSIS },
+	{ "vmsrvc", PYA_MARK_ANALYSIS }, { "qemu-ga", PYA_MARK_ANALYSIS },
+};
+
+static uint64_t pair_bits[65536 / 64];
+static pthread_once_t pairs_once = PTHREAD_ONCE_INIT;
+
+static unsigned pair_at(const char *p)
+{
+	return (unsigned)(unsigned char)p[0] << 8 | (unsigned char)p[1];
+}
+
+static void pairs_init(void)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(marks); i++)
+		pair_bits[pair_at(marks[i].text) / 64] |= 1ULL << (pair_at(marks[i].text) % 64);
+}
+
+unsigned pya_string_marks(const char *s, size_t n)
+{
+	unsigned found = 0;
+
+	pthread_once(&pairs_once, pairs_init);
+	for (size_t i = 0; i + 1 < n; i++) {
+		unsigned pr = pair_at(s + i);
+		if (!(pair_bits[pr / 64] & (1ULL << (pr % 64))))
+			continue;
+		for (size_t m = 0; m < ARRAY_SIZE(marks); m++)
+			if (pair_at(marks[m].text) == pr &&
+			    !strncmp(s + i, marks[m].text, strlen(marks[m].text)))
+				found |= marks[m].mark;
+	}
+	/* os.path.join(..., "Start Menu", "Programs", "Startup") */
+	if ((n == 7 && !strcmp(s, "Startup")) || (n == 10 && !strcmp(s, "Start Menu")))
+		found |= PYA_MARK_STARTUP;
+	return found;
+}
+
 int pya_names_secret(const char *s)
 {
-	/* Keys, credentials files, browsers' and messengers' stores of
-	 * logins, cookies and tokens, wallets. */
-	static const char *const marks[] = {
-		".ssh/", "\\.ssh", "id_rsa", "id_ed25519", "id_ecdsa", "id_dsa", ".aws/credentials",
-		".netrc", ".gnupg", ".docker/config.json", "/etc/shadow", ".git-credentials",
-		".pypirc", ".kube/config", "/proc/self/environ", "Login Data", "Local Storage",
-		"Web Data", "Local State", "key4.db", "logins.json", "cookies.sqlite", "wallet.dat",
-		"Telegram Desktop", ".bash_history", "keychain",
-	};
-	if (!s[0] || !s[1] || !s[2])
-		return 0;
-	for (size_t i = 0; i < ARRAY_SIZE(marks); i++)
-		if (strstr(s, marks[i]))
-			return 1;
-	return 0;
+	return (pya_string_marks(s, strlen(s)) & PYA_MARK_SECRET) != 0;
 }
 
 unsigned pya_reads_outside(const char *q)
