@@ -52,6 +52,7 @@ struct call_args {
 	enum pya_origin origin;   /* of the payload arguments */
 	long mode_bits;           /* mode= as a number */
 	int mode_known;
+	char *list_text;          /* a list's constant items joined with spaces (fill_call_event) */
 };
 
 static void args_clear(struct call_args *a)
@@ -60,6 +61,7 @@ static void args_clear(struct call_args *a)
 		pya_val_clear(&a->pos[i]);
 	for (size_t i = 0; i < a->n_kw * 2; i++)
 		free(a->kw_store[i]);
+	free(a->list_text);
 }
 
 static char *val_text(const struct pya_val *v)
@@ -194,7 +196,7 @@ static void parse_args(struct pya_ctx *c, size_t *i, struct call_args *a)
 /* The event of a call with these arguments; name and position are the
  * caller's. arg0 is the first positional argument (a Path's own path for
  * its methods, then the call's arguments follow). */
-static void fill_call_event(struct pya_event *ev, const struct call_args *a,
+static void fill_call_event(struct pya_event *ev, struct call_args *a,
 			    const struct pya_val *arg0, const struct pya_val *arg1)
 {
 	ev->kind = PYA_CALL;
@@ -211,6 +213,23 @@ static void fill_call_event(struct pya_event *ev, const struct call_args *a,
 	ev->arg0_first = ev->arg0;
 	if (arg0 && arg0->k == PYA_V_LIST && arg0->n_items && arg0->items[0].k == PYA_V_STR)
 		ev->arg0_first = arg0->items[0].s;
+	/* A process's list of arguments: its constant items as one command
+	 * line ([sys.executable, "-m", "pip", "install", URL] reads "-m pip
+	 * install URL"), so that rules on a command's text see it too. */
+	if (arg0 && arg0->k == PYA_V_LIST && arg0->n_items > 1 && arg0->n_items <= 64 &&
+	    !a->list_text) {
+		size_t n = 1;
+		for (size_t k = 0; k < arg0->n_items; k++)
+			n += arg0->items[k].k == PYA_V_STR ? strlen(arg0->items[k].s) + 1 : 0;
+		char *t = xmalloc(n), *o = t;
+		*o = '\0';
+		for (size_t k = 0; k < arg0->n_items; k++)
+			if (arg0->items[k].k == PYA_V_STR)
+				o += sprintf(o, "%s%s", o > t ? " " : "", arg0->items[k].s);
+		a->list_text = t;
+	}
+	if (!ev->arg0 && a->list_text && a->list_text[0])
+		ev->arg0 = a->list_text;
 	if (arg1 && arg1->k == PYA_V_STR)
 		ev->mode = arg1->s;
 	if (arg1 && arg1->k == PYA_V_NUM) {
