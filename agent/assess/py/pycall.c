@@ -333,6 +333,8 @@ static void call_ref(struct pya_ctx *c, const struct pytok *at, struct pya_val *
 	/* (q goes with call_result(): what needs it is looked at first) */
 	int env = a0 && a0->k == PYA_V_STR && q[0] == 'o' &&
 		  (!strcmp(q, "os.getenv") || !strcmp(q, "os.environ.get"));
+	int secret = a0 && a0->k == PYA_V_STR && strchr("bcgiops", q[0]) &&
+		     pya_names_secret(a0->s);
 	int number = q[0] == 'b' && (!strcmp(q, "builtins.int") || !strcmp(q, "builtins.float") ||
 				     !strcmp(q, "builtins.len") || !strcmp(q, "builtins.bool") ||
 				     !strcmp(q, "builtins.abs") || !strcmp(q, "builtins.round") ||
@@ -433,8 +435,8 @@ static void call_ref(struct pya_ctx *c, const struct pytok *at, struct pya_val *
 			pya_set_str(&r, xstrdup("~"));
 		r.taint = t;
 	}
-	else if (a0 && a0->k == PYA_V_STR && (r.taint & PYA_TAINT_DATA) && pya_names_secret(a0->s))
-		r.taint |= PYA_TAINT_SECRET;
+	else if (secret)
+		r.taint |= PYA_TAINT_SECRET; /* open("~/.ssh/id_rsa"), glob("~/.ssh/id_*") */
 	pya_val_clear(f);
 	*f = r;
 }

@@ -115,7 +115,7 @@ static const struct {
 } marks[] = {
 	/* keys, credentials files, browsers' and messengers' stores of
 	 * logins, cookies and tokens, wallets */
-	{ ".ssh/", PYA_MARK_SECRET }, { "\\.ssh", PYA_MARK_SECRET }, { "id_rsa", PYA_MARK_SECRET },
+	{ ".ssh/id_", PYA_MARK_SECRET }, { "id_rsa", PYA_MARK_SECRET },
 	{ "id_ed25519", PYA_MARK_SECRET }, { "id_ecdsa", PYA_MARK_SECRET },
 	{ "id_dsa", PYA_MARK_SECRET }, { ".aws/credentials", PYA_MARK_SECRET },
 	{ ".netrc", PYA_MARK_SECRET }, { ".gnupg", PYA_MARK_SECRET },
