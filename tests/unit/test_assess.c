@@ -394,8 +394,8 @@ static void test_rule_errors_are_positioned(void **state)
 	expect_error(*state, "rules:\n  - {id: X3, match: {calls: [a]}}\n",
 		     "2:22: unknown match key; expected call, import, special, dynamic, in_loop, "
 		     "kwarg, unless_kwarg, write_mode, path, arg_contains, arg_ref, not_call, "
-		     "kwarg_true, has_kwarg, lacks_kwarg, mode, partial_path, arg_glob, string, taint or "
-		     "not_arg_ref");
+		     "kwarg_true, has_kwarg, lacks_kwarg, mode, partial_path, arg_glob, string, taint, "
+		     "not_arg_ref, program or decoded");
 	expect_error(*state, "rules: {}\n", "1:8: rules is not a list; expected a list of rules (- id: ...)");
 	expect_error(*state, "rules:\n  - {id: MAI001, message: [a, b]}\n",
 		     "2:27: not a single value; expected a scalar");

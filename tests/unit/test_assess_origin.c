@@ -72,9 +72,10 @@ static void test_origin_of_sink_arguments(void **state)
 		  ASSESS_ORIGIN_UNRESOLVED },
 		/* An attribute taken with getattr of outside data is outside data. */
 		{ "import os\nos.system(getattr(input(), 'strip')())\n", "MAI001", ASSESS_ORIGIN_OUTSIDE },
-		/* An augmented assignment leaves the literal behind. */
+		/* An augmented assignment leaves the literal behind, and what
+		 * it adds stays with the name: typed text. */
 		{ "import os\ncmd = 'ls '\ncmd += input()\nos.system(cmd)\n", "MAI001",
-		  ASSESS_ORIGIN_UNRESOLVED },
+		  ASSESS_ORIGIN_OUTSIDE },
 		/* Every operand of a chain: comparisons, and, or, if-else, **. */
 		{ "import os\nos.system('ls' if a == 1 else input())\n", "MAI001", ASSESS_ORIGIN_OUTSIDE },
 		{ "import os\nos.system(a and input())\n", "MAI001", ASSESS_ORIGIN_OUTSIDE },
