@@ -157,6 +157,10 @@ static void on_call(struct assess_intent *in, const struct pya_event *ev)
 		mark(&in->registry_write, ev);
 	if (writes_file(ev))
 		mark(&in->file_write, ev);
+	if (ev->origin == PYA_ORIGIN_UNRESOLVED &&
+	    (!strcmp(q, "shutil.rmtree") || !strcmp(q, "os.remove") || !strcmp(q, "os.unlink") ||
+	     !strcmp(q, "os.rmdir") || !strcmp(q, "os.removedirs")))
+		mark(&in->delete_unknown, ev);
 	if (is_network(q))
 		mark(&in->net_send, ev);
 }
@@ -166,6 +170,8 @@ static void on_string(struct assess_intent *in, const struct pya_event *ev)
 	const char *s = ev->name;
 	size_t n = strnlen(s, INTENT_STRING_MAX + 1);
 
+	if (s[0] == '~' && (!s[1] || (s[1] == '/' && !s[2])))
+		mark(&in->home, ev);
 	if (n > INTENT_STRING_MAX || n < 5)
 		return;
 	unsigned found = pya_string_marks(s, n);
@@ -209,6 +215,8 @@ void assess_intent_finish(const struct assess_intent *in, pya_event_fn fn, void 
 		report("persistence", &in->startup_name, fn, ctx);
 	if (in->decoder.line && in->exec_unknown.line)
 		report("decode-exec", &in->exec_unknown, fn, ctx);
+	if (in->home.line && in->delete_unknown.line)
+		report("delete-home", &in->delete_unknown, fn, ctx);
 	if (in->secret_name.line && in->net_send.line)
 		report("secret-store", &in->secret_name, fn, ctx);
 }

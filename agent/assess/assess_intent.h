@@ -16,7 +16,7 @@ struct assess_intent_mark {
 struct assess_intent {
 	struct assess_intent_mark socket, dup2, process, download, run, anti_analysis,
 		registry_write, run_key, startup_name, file_write, secret_name, net_send, decoder,
-		exec_unknown;
+		exec_unknown, home, delete_unknown;
 };
 
 /* Notes what ev adds to the shapes. Cheap for the events that add
@@ -24,8 +24,10 @@ struct assess_intent {
 void assess_intent_event(struct assess_intent *in, const struct pya_event *ev);
 /* Reports the shapes that are complete as special events to fn:
  * "reverse-shell", "download-run", "anti-analysis", "persistence",
- * "secret-store", and "decode-exec" for a decoder and an exec of a value
- * the analyzer cannot follow in the same file. */
+ * "secret-store", "decode-exec" for a decoder and an exec of a value the
+ * analyzer cannot follow in the same file, and "delete-home" for the home
+ * directory named ("~") and a delete of a path the analyzer cannot follow
+ * (a helper's parameter). */
 void assess_intent_finish(const struct assess_intent *in, pya_event_fn fn, void *ctx);
 
 #endif

@@ -130,7 +130,7 @@ static int get_taint(const char *name, const struct yt_node *v, unsigned *out, c
 			b <<= 1;
 		if (b >= (1u << PYA_TAINT_BITS))
 			rc = fail(err, name, v, "unknown taint",
-				  "typed, data, network, secret, host or system");
+				  "typed, data, network, secret, host, system or credential");
 		bits |= b;
 	}
 	strv_free(&s);

@@ -42,6 +42,23 @@ static void bind(struct pya_ctx *c, const struct pytok *t, enum pya_bind kind, c
 	pya_scope_bind(c->scope, t->s, t->n, &b);
 }
 
+/* codes = [95, 95, 105, ...]: a list of character codes is kept as the
+ * text it spells, for "".join(chr(c) for c in codes). NULL for any other
+ * list (caller frees). */
+static char *codes_text(const struct pya_val *v)
+{
+	if (v->n_items < 4 || v->n_items > 4096)
+		return NULL;
+	for (size_t k = 0; k < v->n_items; k++)
+		if (v->items[k].k != PYA_V_NUM || v->items[k].num <= 0 || v->items[k].num > 0x10ffff)
+			return NULL;
+	char *s = xmalloc(v->n_items * 4 + 1), *o = s;
+	for (size_t k = 0; k < v->n_items; k++)
+		o += pylex_utf8_encode((uint32_t)v->items[k].num, o);
+	*o = '\0';
+	return s;
+}
+
 static void bind_value(struct pya_ctx *c, const struct pytok *t, const struct pya_val *v)
 {
 	struct pya_binding b = { .kind = PYA_BIND_LOCAL, .taint = v->taint };
@@ -67,10 +84,14 @@ static void bind_value(struct pya_ctx *c, const struct pytok *t, const struct py
 	case PYA_V_LIST:
 		if (pya_items_decoded(v))
 			b.kind = PYA_BIND_DECODED;
+		else if ((b.s = codes_text(v)))
+			b.kind = PYA_BIND_CODES;
 		break;
 	default: break;
 	}
 	pya_scope_bind(c->scope, t->s, t->n, &b);
+	if (b.kind == PYA_BIND_CODES)
+		free(b.s);
 }
 
 /* Binds the plain names of a target list [from, to) as locals holding

@@ -35,10 +35,14 @@ enum pya_taint {
 	 * directory itself ("/etc", "~"), and what is computed from one
 	 * (os.walk("/home"), os.path.join(root, name)). */
 	PYA_TAINT_SYSTEM = 1 << 5,
+	/* One environment variable whose name says it is a credential
+	 * (GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY): the script's own setting
+	 * for its service, counted with "data" too. */
+	PYA_TAINT_CREDENTIAL = 1 << 6,
 };
-#define PYA_TAINT_BITS 6
-/* "typed", "data", "network", "secret", "host", "system" for one bit;
- * NULL otherwise. */
+#define PYA_TAINT_BITS 7
+/* "typed", "data", "network", "secret", "host", "system", "credential"
+ * for one bit; NULL otherwise. */
 const char *pya_taint_to_string(unsigned bit);
 
 enum pya_origin {
@@ -127,6 +131,7 @@ enum pya_bind {
 	PYA_BIND_REF,     /* s: a qualified module or function name */
 	PYA_BIND_CONST,   /* s: a constant string */
 	PYA_BIND_DECODED, /* the result of a decoding call */
+	PYA_BIND_CODES,   /* s: a list of character codes, as the text they spell */
 	PYA_BIND_NUM,     /* num: a constant number */
 	PYA_BIND_LOCAL,   /* anything else defined here: shadows builtins */
 	PYA_BIND_NS,      /* s: a module's namespace dict (globals(), vars(m), m.__dict__) */

@@ -71,6 +71,28 @@ static char *dotted_join(const char *a, size_t an, const char *b, size_t bn)
 	return q;
 }
 
+/* The list of character codes a PYA_BIND_CODES binding keeps as text. */
+static void codes_list(struct pya_val *out, const char *text)
+{
+	size_t n = 0, cap = 0;
+	const unsigned char *p = (const unsigned char *)text;
+
+	out->k = PYA_V_LIST;
+	while (*p) {
+		uint32_t cp = *p++;
+		int more = cp >= 0xf0 ? 3 : cp >= 0xe0 ? 2 : cp >= 0xc0 ? 1 : 0;
+		cp &= more == 3 ? 0x07 : more == 2 ? 0x0f : more == 1 ? 0x1f : 0x7f;
+		for (; more > 0 && (*p & 0xc0) == 0x80; more--)
+			cp = cp << 6 | (*p++ & 0x3f);
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			out->items = xrealloc(out->items, cap * sizeof(*out->items));
+		}
+		out->items[n++] = (struct pya_val){ .k = PYA_V_NUM, .num = (long)cp };
+	}
+	out->n_items = n;
+}
+
 void pya_resolve_name(struct pya_ctx *c, const struct pytok *t, struct pya_val *out)
 {
 	const struct pya_binding *b = pya_scope_lookup(c->scope, t->s, t->n);
@@ -95,6 +117,9 @@ void pya_resolve_name(struct pya_ctx *c, const struct pytok *t, struct pya_val *
 			break;
 		case PYA_BIND_DECODED:
 			out->k = PYA_V_DECODED;
+			break;
+		case PYA_BIND_CODES:
+			codes_list(out, b->s);
 			break;
 		case PYA_BIND_NS:
 			out->k = PYA_V_GLOBALS;

@@ -43,6 +43,7 @@ const char *pya_taint_to_string(unsigned bit)
 	case PYA_TAINT_SECRET: return "secret";
 	case PYA_TAINT_HOST: return "host";
 	case PYA_TAINT_SYSTEM: return "system";
+	case PYA_TAINT_CREDENTIAL: return "credential";
 	}
 	return NULL;
 }
@@ -92,7 +93,15 @@ unsigned pya_env_taint(const char *name)
 		"COMPUTERNAME", "HOME", "HOSTNAME", "LOGNAME", "USER", "USERDOMAIN", "USERNAME",
 		"USERPROFILE",
 	};
-	return in_sorted(host, ARRAY_SIZE(host), name) ? PYA_TAINT_HOST : PYA_TAINT_DATA;
+	static const char *const credential[] = {
+		"TOKEN", "SECRET", "PASSWORD", "PASSWD", "API_KEY", "ACCESS_KEY", "PRIVATE_KEY",
+	};
+	if (in_sorted(host, ARRAY_SIZE(host), name))
+		return PYA_TAINT_HOST;
+	for (size_t i = 0; i < ARRAY_SIZE(credential); i++)
+		if (strstr(name, credential[i]))
+			return PYA_TAINT_DATA | PYA_TAINT_CREDENTIAL;
+	return PYA_TAINT_DATA;
 }
 
 int pya_names_system_path(const char *s)
