@@ -217,9 +217,9 @@ static void bandit_note(const struct assess_rules *rules, struct assess_result *
 	char *note = xasprintf("Bandit's findings, %zu: %zu the same as the native analyzer's on "
 			       "their line (merged), %zu not counted (checks the native analyzer "
 			       "judges itself, knowing where arguments come from), %zu counted as "
-			       "evidence at Bandit's severity and confidence, %zu dropped (%s: "
-			       "Python 2 only)", n, t->merged, t->native,
-			       t->evidence, t->dropped, t->dropped ? t->dropped_ids : "none");
+			       "evidence at Bandit's severity and confidence, %zu dropped as Python 2 "
+			       "only%s%s%s", n, t->merged, t->native, t->evidence, t->dropped,
+			       t->dropped ? " (" : "", t->dropped_ids, t->dropped ? ")" : "");
 	assess_result_add_note(r, note);
 	free(note);
 	/* Why each dropped check does not apply, once. */

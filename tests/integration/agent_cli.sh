@@ -271,19 +271,21 @@ hup_reloaded() {
 if command -v bandit > /dev/null 2>&1; then
 	printf 'analyzers:\n  bandit:\n    enabled: true\n    timeout: 60s\n' > "$T/conf/security.yaml"
 	hup_reloaded
-	printf 'import subprocess, sys\nsubprocess.run("ls " + sys.argv[0], shell=True)\nassert subprocess\n' > "$T/drop/shell.py"
+	printf 'import subprocess, sys\nsubprocess.run("ls", shell=True)\nassert subprocess\nsubprocess.run("ls " + sys.argv[0], shell=True)\n' > "$T/drop/shell.py"
 	wait_field "$T/drop/shell.result.json" state awaiting_confirmation 60
-	# Native MAI005 and Bandit's B602 on line 2 are one finding, the native
-	# one (B607, a partial executable path, too: MAI091); what only Bandit
-	# sees (B101, an assert) is added.
+	# Native MAI005 and Bandit's B602 on lines 2 and 4 are one finding each,
+	# the native one (B607, a partial executable path, too: MAI091); what
+	# only Bandit sees (B101, an assert) is added as evidence; a note says
+	# how Bandit's findings were weighed. Line 4's shell fed sys.argv holds it.
 	python3 -c 'import json,sys
 a = json.load(open(sys.argv[1]))["assessment"]
 f = a["findings"]
 b602 = [(x["source"], x["line"]) for x in f if x["bandit_id"] == "B602"]
-assert b602 == [("mai", 2)], ("B602 not one native finding on line 2", b602, f)
+assert b602 == [("mai", 2), ("mai", 4)], ("B602 not one native finding per line", b602, f)
 assert [(x["rule_id"], x["source"]) for x in f if x["bandit_id"] == "B607"] == [("MAI091", "mai")], f
-assert [(x["rule_id"], x["line"]) for x in f if x["source"] == "bandit"] == [("B101", 3)], f
-assert a["notes"] == [], a["notes"]' "$T/drop/shell.result.json" 2> "$T/err" ||
+assert [(x["rule_id"], x["line"], x.get("weighed")) for x in f if x["source"] == "bandit"] == [("B101", 3, "evidence")], f
+assert len(a["notes"]) == 1 and a["notes"][0].startswith("Bandit\x27s findings, "), a["notes"]
+assert a["reason"].startswith("line 4: "), a' "$T/drop/shell.result.json" 2> "$T/err" ||
 		fail "shell.py: Bandit's findings are not merged into the native ones: $(cat "$T/err")"
 elif [ "${MAI_REQUIRE_REAL:-0}" = 1 ]; then
 	fail "bandit is not installed and MAI_REQUIRE_REAL=1 (packaging/install-deps.sh installs it)"

@@ -47,7 +47,7 @@ static void test_bandit_real_run_merges(void **state)
 	 * dropped: Python 3's input() returns a string */
 	assert_int_equal(r.n_notes, 2);
 	assert_non_null(strstr(r.notes[0], "Bandit's findings, "));
-	assert_non_null(strstr(r.notes[0], "1 dropped (B322: Python 2 only)"));
+	assert_non_null(strstr(r.notes[0], "1 dropped as Python 2 only (B322)"));
 	assert_non_null(strstr(r.notes[1], "Bandit's B322 dropped: Python 3's input()"));
 	int b602_native = 0, b602_bandit = 0, b607_native = 0, b607_bandit = 0, b101_bandit = 0;
 	for (size_t i = 0; i < r.n_findings; i++) {

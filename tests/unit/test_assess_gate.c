@@ -246,7 +246,7 @@ static void test_bandit_findings_are_weighed(void **state)
 					"their line (merged), 1 not counted (checks the native "
 					"analyzer judges itself, knowing where arguments come from), "
 					"2 counted as evidence at Bandit's severity and confidence, 1 "
-					"dropped (B322: Python 2 only)");
+					"dropped as Python 2 only (B322)");
 	assert_non_null(strstr(r.notes[1], "Bandit's B322 dropped: "));
 	/* a second finish (more analyzers) weighs nothing twice */
 	assess_result_finish(rules, &r);
