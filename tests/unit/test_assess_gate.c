@@ -12,30 +12,11 @@
 
 #include "assess.h"
 #include "assess_external.h"
-#include "fileio.h"
+#include "assess_fixture.h"
 #include "testdir.h"
 
-static struct assess_rules *load(const char *dir, const char *yaml, char **err)
-{
-	struct assess_rules *rules = NULL;
-	_cleanup_free_ char *path = NULL;
-
-	if (yaml) {
-		path = xasprintf("%s/security.yaml", dir);
-		assert_int_equal(fileio_write_atomic(path, yaml, strlen(yaml), 0644), 0);
-	}
-	if (assess_rules_load(path, &rules, err) < 0)
-		return NULL;
-	return rules;
-}
-
-static const struct assess_finding *find(const struct assess_result *r, const char *rule)
-{
-	for (size_t i = 0; i < r->n_findings; i++)
-		if (!strcmp(r->findings[i].rule_id, rule))
-			return &r->findings[i];
-	return NULL;
-}
+#define load assess_fixture_load
+#define find assess_fixture_find
 
 static void assess(const struct assess_rules *rules, const char *src, struct assess_result *r)
 {

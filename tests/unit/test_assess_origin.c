@@ -9,29 +9,20 @@
 #include <cmocka.h>
 
 #include "assess.h"
+#include "assess_fixture.h"
 #include "fileio.h"
 #include "testdir.h"
 
 static struct assess_rules *load(const char *dir, const char *yaml)
 {
-	struct assess_rules *rules = NULL;
-	_cleanup_free_ char *path = NULL, *err = NULL;
+	_cleanup_free_ char *err = NULL;
+	struct assess_rules *rules = assess_fixture_load(dir, yaml, &err);
 
-	if (yaml) {
-		path = xasprintf("%s/security.yaml", dir);
-		assert_int_equal(fileio_write_atomic(path, yaml, strlen(yaml), 0644), 0);
-	}
-	assert_int_equal(assess_rules_load(path, &rules, &err), 0);
+	assert_non_null(rules);
 	return rules;
 }
 
-static const struct assess_finding *find(const struct assess_result *r, const char *rule)
-{
-	for (size_t i = 0; i < r->n_findings; i++)
-		if (!strcmp(r->findings[i].rule_id, rule))
-			return &r->findings[i];
-	return NULL;
-}
+#define find assess_fixture_find
 
 static void assess(const struct assess_rules *rules, const char *src, struct assess_result *r)
 {
