@@ -16,6 +16,7 @@
 #include "fileio.h"
 #include "log.h"
 #include "names.h"
+#include "options.h"
 #include "ordered_pool.h"
 
 /* Exit statuses of check, by the highest level among the files. */
@@ -205,16 +206,18 @@ static void print_text(const char *path, const char *data, size_t len, const str
 	for (size_t i = 0; i < r->n_findings; i++) {
 		const struct assess_finding *f = &r->findings[i];
 		int both = f->bandit_id && strcmp(f->bandit_id, f->rule_id) != 0;
-		const char *origin = assess_origin_describe(f->origin);
-		printf("%s:%u:%u: %s: %s%s%s%s [%s%s%s]\n", path, f->line ? f->line : 1,
-		       f->col ? f->col : 1, text_kind(f->severity), f->message,
-		       origin ? " (arguments: " : "", origin ? origin : "", origin ? ")" : "",
+		_cleanup_free_ char *text = assess_finding_describe(f);
+		printf("%s:%u:%u: %s: %s [%s%s%s]\n", path, f->line ? f->line : 1,
+		       f->col ? f->col : 1, text_kind(assess_finding_counted_severity(f)), text,
 		       f->rule_id, both ? "/" : "", both ? f->bandit_id : "");
 		if (context)
 			print_context(data, len, f->line, f->col);
 	}
 	for (size_t i = 0; i < r->n_notes; i++)
 		printf("%s: note: %s\n", path, r->notes[i]);
+	if (r->reason)
+		printf("%s: note: held (%s) because of %s\n", path, level_to_string(r->level),
+		       r->reason);
 	printf("%s: level %s, score %.1f, %zu finding%s, %zu lines\n", path,
 	       level_to_string(r->level), r->score, r->n_findings,
 	       r->n_findings == 1 ? "" : "s", r->metrics.lines);
@@ -385,7 +388,7 @@ static void check_done(void *p, size_t i)
 }
 
 static int load_rules(const char *config_dir, struct assess_rules **rules,
-		      struct mai_config **cfg, int native_only)
+		      struct mai_config **cfg)
 {
 	_cleanup_free_ char *dir = NULL, *err = NULL, *path = NULL;
 	struct stat st;
@@ -394,21 +397,18 @@ static int load_rules(const char *config_dir, struct assess_rules **rules,
 		log_errorx("%s", err);
 		return MAI_EXIT_CONFIG;
 	}
-	/* The whole configuration, for the analyzers' settings; it also
-	 * reports any bad key of security.yaml with its position. Not needed
-	 * (and not paid for) when only the native analyzer runs. */
-	if (native_only)
-		goto rules;
+	/* The whole configuration, for the analyzers' settings and each trust
+	 * level's network (what the sandbox contains); it also reports any
+	 * bad key of security.yaml with its position. */
 	enum log_level saved = log_get_level();
 	if (saved > LOG_LEVEL_WARN)
 		log_set_level(LOG_LEVEL_WARN); /* "file not found: defaults" is noise here */
-	int r = config_load(dir, cfg, &err);
+	int r = config_load_unhashed(dir, cfg, &err);
 	log_set_level(saved);
 	if (r < 0) {
 		log_errorx("%s", err);
 		return MAI_EXIT_CONFIG;
 	}
-rules:
 	path = xasprintf("%s/security.yaml", dir);
 	if (stat(path, &st) < 0 && errno == ENOENT) { /* like the config loader: defaults */
 		free(path);
@@ -418,8 +418,10 @@ rules:
 		log_errorx("%s; fix the file or check it with 'mai-agent config check'", err);
 		return MAI_EXIT_CONFIG;
 	}
-	if (*cfg)
-		assess_rules_set_max_findings(*rules, (size_t)(*cfg)->security.max_findings);
+	struct assess_sandbox sb;
+	assess_rules_set_max_findings(*rules, (size_t)(*cfg)->security.max_findings);
+	assess_sandbox_from_config(*cfg, &sb);
+	assess_rules_set_sandbox(*rules, &sb);
 	return 0;
 }
 
@@ -502,7 +504,7 @@ int cmd_check(int argc, char **argv)
 		log_errorx("check needs at least one FILE or DIR; see 'mai-agent check --help'");
 		return MAI_EXIT_USAGE;
 	}
-	rc = load_rules(config_dir, &rules, &cfg, native_only);
+	rc = load_rules(config_dir, &rules, &cfg);
 	if (rc) {
 		config_free(cfg);
 		return rc;

@@ -91,6 +91,9 @@ static void consider(struct pending_ctx *pc, const char *rel)
 		"findings_total", (json_int_t)json_array_size(all),
 		"command", cmd,
 		"you_may_answer", approvers_check(pc->who, pc->me, h.writer_uid) == APPROVERS_OK);
+	json_t *why = json_object_get(json_object_get(h.result, "assessment"), "reason");
+	if (e && json_is_string(why)) /* the one reason to look */
+		json_object_set(e, "reason", why);
 	if (e)
 		json_array_append_new(pc->list, e);
 	held_clear(&h);
@@ -188,6 +191,8 @@ static void print_text(const struct pending_ctx *pc, const char *may)
 		       age);
 		long long total = json_integer_value(json_object_get(e, "findings_total"));
 		json_t *top = json_object_get(e, "findings");
+		if (json_is_string(json_object_get(e, "reason")))
+			printf("  look at %s\n", json_string_value(json_object_get(e, "reason")));
 		printf("  findings (%lld%s):\n", total,
 		       (size_t)total > json_array_size(top) ? ", the most severe shown" : "");
 		held_print_findings(stdout, top);

@@ -265,6 +265,9 @@ const struct config_key config_keys[] = {
 	    "single-user machines)", security.allow_self_approval),
 	KEY(SECURITY, "rules", RAW, "[]", 0, 0, CONFIG_F_LIST, NULL,
 	    "extra assessment rules; the format is the assessor's", security.rules),
+	KEY(SECURITY, "bandit_checks", RAW, "[]", 0, 0, CONFIG_F_LIST, NULL,
+	    "how Bandit's findings of a check count (judged: python2, native or evidence; "
+	    "contained:); the format is the assessor's", security.bandit_checks),
 
 	/* sandbox.yaml */
 	KEY(SANDBOX, "image", STRING, "mai-sandbox:latest", 0, 0, RESTART, check_image,

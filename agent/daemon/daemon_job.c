@@ -513,6 +513,22 @@ static void resume_decision(struct job_ctx *c, struct daemon_progress *p, struct
 	}
 }
 
+/* A held script's detail: the one reason a person should look (the
+ * assessment's "reason"), then what became of an answer that was refused.
+ * NULL when there is neither. */
+static char *hold_detail(const struct job_ctx *c, const struct daemon_assessment *a,
+			 const struct daemon_answers *ans)
+{
+	const char *why = json_string_value(json_object_get(a->json, "reason"));
+	char *note = daemon_answers_note(c, ans);
+
+	if (!why)
+		return note;
+	char *d = xasprintf("Look at %s%s%s", why, note ? ". " : "", note ? note : "");
+	free(note);
+	return d;
+}
+
 void daemon_job_run(void *arg, const struct jobs_item *item)
 {
 	struct job_ctx c = { .d = arg, .job = item->payload, .attempt = 1 };
@@ -612,7 +628,7 @@ void daemon_job_run(void *arg, const struct jobs_item *item)
 	case POLICY_HOLD:
 	case POLICY_BLOCK:
 		c.r.state = pd.state;
-		c.detail = daemon_answers_note(&c, &ans);
+		c.detail = hold_detail(&c, &a, &ans);
 		c.r.detail = c.detail;
 		since = since_last_run(&c);
 		c.r.since_last_run = since;

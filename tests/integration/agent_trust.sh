@@ -102,7 +102,7 @@ wait_message() {
 grep -q "^runtimes: .*untrusted runsc" "$T/status" || fail "status does not name the runtimes: $(cat "$T/status")"
 
 # --- the writer drops a HIGH script; pending lists it ---
-printf 'import os\nos.system("true")\n' | put_as "$W" "$D/high.py"
+printf 'import os, sys\nos.system("true")\nos.system("true " + sys.argv[0])\n' | put_as "$W" "$D/high.py"
 wait_field "$D/high.result.json" state awaiting_confirmation 30
 [ "$(field "$D/high.result.json" writer.uid)" = "$WU" ] || fail "high.py: writer.uid is not $WU"
 [ "$(field "$D/high.result.json" writer.user)" = "$W" ] || fail "high.py: writer.user is not $W"
@@ -172,7 +172,7 @@ record execution high.py | tail -1 | grep -q '"runtime": "runsc"' || fail "the e
 # --- approve shows what changed since the version of the name that ran ---
 printf 'print("v1")\n' | put_as "$W" "$D/lib.py"
 wait_field "$D/lib.result.json" state completed 60
-printf 'import os\nos.system("true")\nprint("v2")\n' | put_as "$W" "$D/lib.py"
+printf 'import os, sys\nos.system("true")\nos.system("true " + sys.argv[0])\nprint("v2")\n' | put_as "$W" "$D/lib.py"
 wait_field "$D/lib.result.json" state awaiting_confirmation 30
 v1=$(printf 'print("v1")\n' | sha256sum | cut -c1-64)
 [ "$(field "$D/lib.result.json" since_last_run.previous_sha256)" = "$v1" ] ||
@@ -184,7 +184,7 @@ grep -q "changes since the version that ran last (sha256 $(echo "$v1" | cut -c1-
 [ ! -e "$D/lib.approve" ] || fail "approve without --yes wrote lib.approve"
 
 # --- self-approval: refused at once and by the agent, then allowed ---
-printf 'import os\nos.system("true")\n' | put_as "$A" "$D/own.py"
+printf 'import os, sys\nos.system("true")\nos.system("true " + sys.argv[0])\n' | put_as "$A" "$D/own.py"
 wait_field "$D/own.result.json" state awaiting_confirmation 30
 as "$A" "$AGENT" approve --yes "$D/own.py" > "$T/out" 2> "$T/err"
 [ $? -eq 1 ] || fail "approving one's own script did not exit 1"
@@ -220,7 +220,7 @@ printf 'print(1)\n' > "$T/src/mine.py"
 chown "$W" "$T/src/mine.py"
 as "$W" ln "$T/src/mine.py" "$D/wlinked.py" || fail "the writer could not link their own file"
 wait_field "$D/wlinked.result.json" state rejected 20
-printf 'import os\nos.system("true")\n' | put_as "$W" "$D/held2.py"
+printf 'import os, sys\nos.system("true")\nos.system("true " + sys.argv[0])\n' | put_as "$W" "$D/held2.py"
 wait_field "$D/held2.result.json" state awaiting_confirmation 30
 printf 'linked answer\n' > "$T/src/answer"
 chown "$A" "$T/src/answer"

@@ -66,7 +66,7 @@ st=$(stat -c '%a %G' "$T/drop")
 as1() { runuser -u "$W1" -- env HOME="$T/home1" "$@"; }
 as2() { runuser -u "$W2" -- env HOME="$T/home2" "$@"; }
 # high N: a HIGH script, different for each N.
-high() { printf 'import os\nos.system("%s")\n' "$1"; }
+high() { printf 'import os, sys\nos.system("%s " + sys.argv[0])\n' "$1"; }
 # takes NAME: how many times the agent took NAME (each completion once).
 takes() {
 	grep -cE "debug: $1: (queued|replaced|after_running|duplicate|already_final) \(" "$T/agent.log"
@@ -157,15 +157,15 @@ high rsync2 > "$T/src/t_rsync.py"; as2 rsync --inplace "$T/src/t_rsync.py" "$T/d
 expect "$U2" rsync 2 "rsync --inplace" t_rsync
 high tee | as2 tee "$T/drop/t_tee.py" > /dev/null
 expect "$U2" tee 1 "tee" t_tee
-as2 sh -c "printf 'import os\nos.system(\"sh\")\n' > '$T/drop/t_sh.py'"
+as2 sh -c "printf 'import os, sys\nos.system(\"sh \" + sys.argv[0])\n' > '$T/drop/t_sh.py'"
 expect "$U2" sh 1 "shell redirection" t_sh
 as2 sh -c "printf '# appended\n' >> '$T/drop/t_sh.py'"
 expect "$U2" sh 2 "shell append" t_sh
 
 # --- two writers at once ---
-as1 sh -c "i=0; while [ \$i -lt 20 ]; do printf 'import os\nos.system(\"a%d\")\n' \$i > '$T/drop/two_a'\$i.py; i=\$((i+1)); done" &
+as1 sh -c "i=0; while [ \$i -lt 20 ]; do printf 'import os, sys\nos.system(\"a%d \" + sys.argv[0])\n' \$i > '$T/drop/two_a'\$i.py; i=\$((i+1)); done" &
 a=$!
-as2 sh -c "i=0; while [ \$i -lt 20 ]; do printf 'import os\nos.system(\"b%d\")\n' \$i > '$T/drop/two_b'\$i.py; i=\$((i+1)); done" &
+as2 sh -c "i=0; while [ \$i -lt 20 ]; do printf 'import os, sys\nos.system(\"b%d \" + sys.argv[0])\n' \$i > '$T/drop/two_b'\$i.py; i=\$((i+1)); done" &
 b=$!
 wait $a; wait $b
 expect "$U1" sh 1 "two writers" $(seq -f 'two_a%g' 0 19)
