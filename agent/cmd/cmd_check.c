@@ -11,6 +11,7 @@
 #include "assess_sarif.h"
 #include "bandit_worker.h"
 #include "cmd.h"
+#include "follow.h"
 #include "config.h"
 #include "fileio.h"
 #include "log.h"
@@ -392,7 +393,7 @@ static int load_rules(const char *config_dir, struct assess_rules **rules,
 	_cleanup_free_ char *dir = NULL, *err = NULL, *path = NULL;
 	struct stat st;
 
-	if (config_dir_resolve(config_dir, &dir, &err) < 0) {
+	if (follow_config_dir(config_dir, &dir, &err) < 0) {
 		log_errorx("%s", err);
 		return MAI_EXIT_CONFIG;
 	}
