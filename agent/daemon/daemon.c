@@ -21,6 +21,7 @@
 #include "monoclock.h"
 #include "names.h"
 #include "place.h"
+#include "quarantine.h"
 #include "source.h"
 #include "strmap.h"
 
@@ -595,6 +596,29 @@ static void on_refused(void *arg, const struct dropfs_refusal *rf)
 	json_decref(f);
 }
 
+/* What the sweep at start moved aside (quarantine.h): recorded, and the
+ * script's answer given again when its name is taken (the scan follows). */
+static void on_moved_aside(void *arg, const char *rel, const char *moved_to, const char *what,
+			   const char *script)
+{
+	struct daemon *d = arg;
+	const char *base = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
+	enum names_reason why = NAMES_REASON_NONE;
+	bool sidecar = names_classify(base, &why) == NAMES_IGNORED && why == NAMES_REASON_SIDECAR;
+	if (sidecar)
+		jobs_forget(d->jobs, script);
+	if (!d->stages || !d->stages->audit)
+		return;
+	_cleanup_free_ char *f1 = names_printable(rel), *f2 = names_printable(moved_to);
+	_cleanup_free_ char *f3 = names_printable(script);
+	json_t *f = json_pack("{s:s, s:s, s:s, s:s}", "file", f1, "moved_to", f2, "what", what,
+			      "script", f3);
+	uint64_t seq;
+	if (d->stages->audit(d->stages->ctx, AUDIT_EVENT_MOVED_ASIDE, f, &seq) < 0)
+		log_errorx("%s: its move aside cannot be recorded in the audit log", f1);
+	json_decref(f);
+}
+
 /* The source of names agent.drop_mode asks for, with the drop directory's
  * permissions and group applied. 0 or -errno with *err. */
 static int open_source(struct daemon *d, char **err)
@@ -634,6 +658,9 @@ static int open_source(struct daemon *d, char **err)
 	d->env.place.drop_dir = drop_source_dir(d->source);
 	drop_source_set_max_size(d->source, d->max_file_size);
 	place_clear_temporaries(d->env.place.drop_dir, ag->recursive);
+	/* What was put at the agent's and the approvers' names while it was
+	 * stopped goes aside before any name is taken. */
+	quarantine_sweep(d->env.place.drop_dir, ag->recursive, on_moved_aside, d);
 	return 0;
 }
 

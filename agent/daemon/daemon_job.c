@@ -214,9 +214,15 @@ static void finish_final(struct job_ctx *c)
 		}
 	}
 	now_ts(&c->r.finished);
+	/* Held content: when it was held is taken before its result shows it,
+	 * so an answer without a pin written after seeing it comes later
+	 * (approval.h). */
+	bool held = c->r.state == RESULT_AWAITING_CONFIRMATION || c->r.state == RESULT_BLOCKED;
+	struct jobs_hold hold = { .uid = c->job->writer.uid };
+	clock_gettime(CLOCK_REALTIME, &hold.at);
 	daemon_job_write_result(c->d, &c->r);
-	jobs_record_final(c->d->jobs, c->job->name, c->job->snap.sha256,
-			  result_state_to_string(c->r.state));
+	jobs_record_held(c->d->jobs, c->job->name, c->job->snap.sha256,
+			 result_state_to_string(c->r.state), held ? &hold : NULL);
 	daemon_retries_clear(c->d->retries, c->job->name);
 	daemon_grants_drop(c->d->grants, c->job->name);
 }
@@ -302,6 +308,15 @@ static json_t *since_last_run(const struct job_ctx *c)
 				   (size_t)atomic_load(&c->d->diff_max), &f, &err) < 0)
 		log_warnx("%s: no diff against the version that ran last: %s", c->r.file, err);
 	return f;
+}
+
+/* Who may answer the held content of c, for its result's message. */
+static char *who_may_answer(const struct job_ctx *c)
+{
+	_cleanup_free_ char *may = approvers_describe(c->who);
+	if (approvers_allow_self(c->who) || !c->writer)
+		return steal_pointer(&may);
+	return xasprintf("%s, other than %s, who wrote it", may, c->writer);
 }
 
 /* A run ended: this content is the version of its name that ran last. */
@@ -456,7 +471,7 @@ void daemon_job_run(void *arg, const struct jobs_item *item)
 	struct policy_decision pd;
 	struct daemon_progress p = { 0 };
 	json_t *since = NULL;
-	char *decider = NULL;
+	char *decider = NULL, *answerers = NULL;
 
 	c.who = daemon_job_approvers(c.d);
 	c.writer = account_user_name(c.job->writer.uid);
@@ -548,6 +563,8 @@ void daemon_job_run(void *arg, const struct jobs_item *item)
 		c.r.state = pd.state;
 		c.detail = daemon_answers_note(&c, &ans);
 		c.r.detail = c.detail;
+		answerers = who_may_answer(&c);
+		c.r.answerers = answerers;
 		since = since_last_run(&c);
 		c.r.since_last_run = since;
 		finish_final(&c);
@@ -567,6 +584,7 @@ out:
 	free(c.seqs);
 	free(c.writer);
 	free(decider);
+	free(answerers);
 	daemon_answers_clear(&ans);
 	daemon_progress_clear(&p);
 	approvers_unref(c.who);

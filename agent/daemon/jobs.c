@@ -23,6 +23,8 @@ struct jobs_slot {
 struct jobs_final {
 	char sha256[HASH_SHA256_HEX_LEN + 1];
 	char *state;
+	bool held;           /* a held state: hold says who and when */
+	struct jobs_hold hold;
 };
 
 struct jobs {
@@ -75,17 +77,28 @@ static void final_free(void *v)
 	free(f);
 }
 
-static void final_put(struct jobs *j, const char *name, const char *sha, const char *state)
+static void final_put(struct jobs *j, const char *name, const char *sha, const char *state,
+		      const struct jobs_hold *hold)
 {
 	struct jobs_final *f = xcalloc(1, sizeof(*f));
 	snprintf(f->sha256, sizeof(f->sha256), "%s", sha);
 	f->state = xstrdup(state);
+	if (hold) {
+		f->held = true;
+		f->hold = *hold;
+	}
 	strmap_put(j->finals, name, f);
 }
 
-static char *index_line(const char *name, const char *sha, const char *state)
+static char *index_line(const char *name, const char *sha, const char *state,
+			const struct jobs_hold *hold)
 {
 	json_t *o = json_pack("{s:s, s:s, s:s}", "name", name, "sha256", sha, "state", state);
+	if (hold) {
+		json_object_set_new(o, "uid", json_integer((json_int_t)hold->uid));
+		json_object_set_new(o, "held", json_pack("[I, I]", (json_int_t)hold->at.tv_sec,
+							 (json_int_t)hold->at.tv_nsec));
+	}
 	char *s = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	char *line = xasprintf("%s\n", s);
@@ -119,7 +132,14 @@ static int index_load(struct jobs *j)
 				  "crash); its file will simply run again", j->index_path,
 				  (size_t)(line - buf));
 		} else {
-			final_put(j, name, sha, state);
+			json_int_t uid, sec, nsec;
+			struct jobs_hold h;
+			bool held = json_unpack(o, "{s:I, s:[I, I]}", "uid", &uid, "held", &sec,
+						&nsec) == 0 && uid >= 0 && nsec >= 0 && nsec < 1000000000;
+			if (held)
+				h = (struct jobs_hold){ .uid = (uid_t)uid,
+							.at = { .tv_sec = (time_t)sec, .tv_nsec = (long)nsec } };
+			final_put(j, name, sha, state, held ? &h : NULL);
 		}
 		json_decref(o);
 	}
@@ -135,7 +155,7 @@ static void compact_one(const char *name, void *value, void *arg)
 {
 	struct compact_ctx *c = arg;
 	struct jobs_final *f = value;
-	_cleanup_free_ char *line = index_line(name, f->sha256, f->state);
+	_cleanup_free_ char *line = index_line(name, f->sha256, f->state, f->held ? &f->hold : NULL);
 	size_t n = strlen(line);
 	c->buf = xrealloc(c->buf, c->len + n + 1);
 	memcpy(c->buf + c->len, line, n + 1);
@@ -159,7 +179,13 @@ static int index_open(struct jobs *j)
 
 int jobs_record_final(struct jobs *j, const char *name, const char *sha256, const char *state)
 {
-	_cleanup_free_ char *line = index_line(name, sha256, state);
+	return jobs_record_held(j, name, sha256, state, NULL);
+}
+
+int jobs_record_held(struct jobs *j, const char *name, const char *sha256, const char *state,
+		     const struct jobs_hold *hold)
+{
+	_cleanup_free_ char *line = index_line(name, sha256, state, hold);
 	int r;
 
 	pthread_mutex_lock(&j->lock);
@@ -168,7 +194,7 @@ int jobs_record_final(struct jobs *j, const char *name, const char *sha256, cons
 		r = -errno;
 	/* In memory even when the disk failed: this run of the agent still
 	 * knows; only a restart would run it once more. */
-	final_put(j, name, sha256, state);
+	final_put(j, name, sha256, state, hold);
 	pthread_mutex_unlock(&j->lock);
 	if (r < 0)
 		log_warnx("cannot append to %s: %s", j->index_path, strerror(-r));
@@ -183,6 +209,29 @@ static bool is_final_locked(struct jobs *j, const char *name, const char *sha256
 	if (state)
 		*state = xstrdup(f->state);
 	return true;
+}
+
+void jobs_forget(struct jobs *j, const char *name)
+{
+	pthread_mutex_lock(&j->lock);
+	struct jobs_final *f = strmap_take(j->finals, name);
+	if (f)
+		final_free(f);
+	pthread_mutex_unlock(&j->lock);
+}
+
+bool jobs_find_hold(struct jobs *j, const char *name, char sha256[HASH_SHA256_HEX_LEN + 1],
+		    struct jobs_hold *out)
+{
+	pthread_mutex_lock(&j->lock);
+	struct jobs_final *f = strmap_get(j->finals, name);
+	bool r = f && f->held;
+	if (r) {
+		memcpy(sha256, f->sha256, HASH_SHA256_HEX_LEN + 1);
+		*out = f->hold;
+	}
+	pthread_mutex_unlock(&j->lock);
+	return r;
 }
 
 bool jobs_is_final(struct jobs *j, const char *name, const char *sha256, char **state)

@@ -19,6 +19,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
 
 #include "hash.h"
 #include "macro.h"
@@ -75,6 +77,24 @@ enum jobs_submit_result jobs_submit(struct jobs *j, const char *name, const char
  * "completed"); durable when it returns 0, else -errno. */
 int jobs_record_final(struct jobs *j, const char *name, const char *sha256,
 		      const char *state) _nonnull_(1, 2, 3, 4);
+/* Who wrote held content and when it was held (taken before its held
+ * result was written): what an answer without a pin must come after
+ * (approval.h). */
+struct jobs_hold {
+	uid_t uid;
+	struct timespec at; /* CLOCK_REALTIME */
+};
+/* jobs_record_final() of a held state (awaiting_confirmation, blocked)
+ * with its hold, kept in the index too. */
+int jobs_record_held(struct jobs *j, const char *name, const char *sha256, const char *state,
+		     const struct jobs_hold *hold) _nonnull_(1, 2, 3, 4);
+/* True when the latest final result of name is a held one: *sha256 and
+ * *out receive its content and hold. */
+bool jobs_find_hold(struct jobs *j, const char *name, char sha256[HASH_SHA256_HEX_LEN + 1],
+		    struct jobs_hold *out) _nonnull_(1, 2, 3, 4);
+/* Forgets name's final result (in memory): its content is answered again
+ * when it is next taken. */
+void jobs_forget(struct jobs *j, const char *name) _nonnull_(1, 2);
 /* True when name at sha256 has a final result; *state (optional) receives
  * a copy of its state, which the caller frees. */
 bool jobs_is_final(struct jobs *j, const char *name, const char *sha256, char **state)

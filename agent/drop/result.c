@@ -164,14 +164,21 @@ char *result_message(const struct result_info *r)
 	case RESULT_COMPLETED:
 		return completed_message(r);
 	case RESULT_AWAITING_CONFIRMATION:
-		return xasprintf("%sAssessed HIGH risk, so it waits for a confirmation: read the "
-				 "findings, then run 'mai-agent approve %s' (or create %s.approve) "
-				 "to let this exact content run.", note, name, stem);
+		return xasprintf("%sAssessed HIGH risk, so it waits for a confirmation by an "
+				 "approver (%s): they read the findings ('mai-agent pending') and "
+				 "run 'mai-agent approve %s', which lets exactly the content they "
+				 "saw run. A hand-written %s.approve without its sha256 counts only "
+				 "for the content held before it was written.", note,
+				 r->answerers ? r->answerers : "approvers in security.yaml", name,
+				 stem);
 	case RESULT_BLOCKED:
 		return xasprintf("%sAssessed BLOCKED, so it does not run: fix the findings and "
-				 "save it again, or run 'mai-agent override %s --reason TEXT' (or "
-				 "write your explanation into %s.override) to run this exact "
-				 "content anyway.", note, name, stem);
+				 "save it again, or an approver (%s) runs 'mai-agent override %s "
+				 "--reason TEXT' to run exactly the content they saw anyway. A "
+				 "hand-written %s.override without its sha256 counts only for the "
+				 "content held before it was written.", note,
+				 r->answerers ? r->answerers : "approvers in security.yaml", name,
+				 stem);
 	case RESULT_REJECTED:
 		if (r->detail)
 			return xasprintf("Rejected: %s", r->detail);

@@ -102,6 +102,10 @@ struct result_info {
 	 * for BLOCKED/AWAITING_CONFIRMATION a note in front (e.g. "foo.override
 	 * is empty"). May be NULL. */
 	const char *detail;
+	/* For BLOCKED/AWAITING_CONFIRMATION: who may answer ("user root or a
+	 * member of group ops, other than alice, who wrote it"); NULL: not
+	 * said. */
+	const char *answerers;
 	struct timespec accepted, started, finished; /* tv_sec 0: absent */
 	const struct drop_writer *writer; /* who wrote the content; NULL or UNKNOWN: absent */
 	const char *writer_user; /* the writer's user name, or NULL */

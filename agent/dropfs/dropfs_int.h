@@ -4,6 +4,8 @@
  *                     names to the daemon's loop, the scan at start
  *   dropfs_files.c    paths beneath the backing directory, ownership, and
  *                     open files: writers, completion, snapshots
+ *   dropfs_root.c     the drop directory as users see it; the one
+ *                     underneath, the agent's alone
  *   dropfs_rules.c    what a caller may not do, refused at the call
  *   dropfs_wait.c     .wait/foo.result.json
  *   dropfs_ops.c      the FUSE operations
@@ -57,6 +59,13 @@ struct dropfs {
 	struct dropfs_options o;    /* the callbacks; strings not kept */
 	char *mountpoint;           /* canonical */
 	int root_fd;                /* the backing directory */
+	ino_t root_ino;
+	dev_t root_dev;
+	/* What users see of the root through the mount (dropfs_root.c). */
+	pthread_mutex_t root_lock;
+	mode_t shown_mode;
+	uid_t shown_uid;
+	gid_t shown_gid;
 	mode_t umask;               /* the process's, undone on what users create */
 	atomic_size_t max_size;
 	drop_source_fn fn;
@@ -97,6 +106,20 @@ void dropfs_queue(struct dropfs *fs, const char *rel, enum names_kind kind,
 void dropfs_scan(struct dropfs *fs, const char *rel);
 /* The FUSE operations (dropfs_ops.c). */
 const struct fuse_operations *dropfs_operations(void);
+
+/* --- dropfs_root.c --- */
+/* Makes the backing directory the agent's alone (root, 0700) and sets what
+ * users see: kept from an earlier start, else what it had; mode and group
+ * (agent.drop_dir_mode, agent.drop_dir_group) replace it when set. 0 or
+ * -errno with *err. */
+int dropfs_root_prepare(struct dropfs *fs, const char *mode, const char *group, char **err);
+/* st (the backing root's) with the owner, group and mode users see. */
+void dropfs_root_attr(struct dropfs *fs, struct stat *st);
+/* Whether st is the backing root. */
+bool dropfs_is_root(const struct dropfs *fs, const struct stat *st);
+/* chmod and chown of the mount's root (uid or gid -1: unchanged). 0. */
+int dropfs_root_chmod(struct dropfs *fs, mode_t mode);
+int dropfs_root_chown(struct dropfs *fs, uid_t uid, gid_t gid);
 
 /* --- dropfs_files.c: paths and owners --- */
 /* A path as FUSE gives it ("/sub/foo.py") beneath the backing directory:

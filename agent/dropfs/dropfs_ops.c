@@ -77,8 +77,12 @@ static int op_getattr(const char *path, struct stat *st, struct fuse_file_info *
 		return fstat(h->fd, st) < 0 ? -errno : 0;
 	if (dropfs_wait_path(path, &rest))
 		return dropfs_wait_getattr(fs, rest, st);
-	if (is_root(path))
-		return fstat(fs->root_fd, st) < 0 ? -errno : 0;
+	if (is_root(path)) {
+		if (fstat(fs->root_fd, st) < 0)
+			return -errno;
+		dropfs_root_attr(fs, st);
+		return 0;
+	}
 	return AT_CALL(fs, path, fstatat(at.dirfd, at.leaf, st, AT_SYMLINK_NOFOLLOW));
 }
 
@@ -87,7 +91,7 @@ static int op_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
 	struct dropfs *fs = dropfs_get();
 	struct handle *h = handle_of(fi);
 	if (is_root(path))
-		return fchmod(fs->root_fd, mode & 07777) < 0 ? -errno : 0;
+		return dropfs_root_chmod(fs, mode);
 	int r = dropfs_check(fs, path, DROPFS_CHECK_ATTR, "chmod");
 	if (r < 0)
 		return r;
@@ -101,7 +105,7 @@ static int op_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_inf
 	struct dropfs *fs = dropfs_get();
 	struct handle *h = handle_of(fi);
 	if (is_root(path))
-		return fchown(fs->root_fd, uid, gid) < 0 ? -errno : 0;
+		return dropfs_root_chown(fs, uid, gid);
 	int r = dropfs_check(fs, path, DROPFS_CHECK_ATTR, "chown");
 	if (r < 0)
 		return r;

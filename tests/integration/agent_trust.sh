@@ -7,7 +7,7 @@
 #  - the writer drops a HIGH script; 'pending' lists it with its writer;
 #  - a member who is no approver is refused by 'mai-agent approve' at once,
 #    and the answer file they write by hand is refused, recorded with uid,
-#    name and reason, and left in place; the approver's answer runs it;
+#    name and reason, and moved aside (kept); the approver's answer runs it;
 #  - an approver's answer to their own script is refused (self-approval),
 #    then taken once allow_self_approval is set;
 #  - a hard-linked script and a hard-linked answer are rejected unread;
@@ -142,13 +142,13 @@ keep_said "mai-agent approve by a non-approver" "$T/err"
 printf 'looks fine to me\n' | put_as "$O" "$D/high.approve"
 wait_message "$D/high.result.json" "written by $O (uid $OU), who is not an approver"
 [ "$(field "$D/high.result.json" state)" = awaiting_confirmation ] || fail "a non-approver's answer let high.py go"
-[ -e "$D/high.approve" ] || fail "the refused high.approve was not left in place"
+[ ! -e "$D/high.approve" ] || fail "the refused high.approve still blocks the name"
 record approval high.py | tail -1 > "$T/rec"
 python3 -c 'import json,sys
 r = json.load(open(sys.argv[1]))
 assert r["uid"] == int(sys.argv[2]) and r["user"] == sys.argv[3], r
 assert r["accepted"] is False and r["consumed"] == "refused: not an approver", r
-assert r["left_in_place"] is True and r["explanation"] == "", r' "$T/rec" "$OU" "$O" 2> "$T/err" ||
+assert r["moved_aside"].startswith(".mai-quarantine/high.approve.") and r["explanation"] == "", r' "$T/rec" "$OU" "$O" 2> "$T/err" ||
 	fail "the non-approver's answer is not recorded as refused: $(cat "$T/err") $(cat "$T/rec")"
 keep_case "high.approve written by a non-approver" "$D/high.result.json" approval high.py
 

@@ -42,12 +42,17 @@ static const struct {
 	  "The sandbox could not run the script (image python3 missing): check 'mai-agent "
 	  "status' and the agent log, then save the file again." },
 	{ RESULT_AWAITING_CONFIRMATION, RESULT_VERDICT_NONE, 0, 0, 0, NULL,
-	  "Assessed HIGH risk, so it waits for a confirmation: read the findings, then run "
-	  "'mai-agent approve foo.py' (or create foo.approve) to let this exact content run." },
+	  "Assessed HIGH risk, so it waits for a confirmation by an approver (approvers in "
+	  "security.yaml): they read the findings ('mai-agent pending') and run 'mai-agent "
+	  "approve foo.py', which lets exactly the content they saw run. A hand-written "
+	  "foo.approve without its sha256 counts only for the content held before it was "
+	  "written." },
 	{ RESULT_BLOCKED, RESULT_VERDICT_NONE, 0, 0, 0, "foo.override is empty",
 	  "foo.override is empty. Assessed BLOCKED, so it does not run: fix the findings and "
-	  "save it again, or run 'mai-agent override foo.py --reason TEXT' (or write your "
-	  "explanation into foo.override) to run this exact content anyway." },
+	  "save it again, or an approver (approvers in security.yaml) runs 'mai-agent "
+	  "override foo.py --reason TEXT' to run exactly the content they saw anyway. A "
+	  "hand-written foo.override without its sha256 counts only for the content held "
+	  "before it was written." },
 	{ RESULT_REJECTED, RESULT_VERDICT_NONE, 0, 0, 0, "The name is a symbolic link.",
 	  "Rejected: The name is a symbolic link." },
 	{ RESULT_REJECTED, RESULT_VERDICT_NONE, 0, 0, 0, NULL,

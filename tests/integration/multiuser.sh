@@ -1,0 +1,211 @@
+#!/bin/sh
+# A drop directory shared by several people (issue 27), with real accounts
+# made here (useradd) and removed at exit: a writer W, a hostile co-user C
+# in the same drop group, an approver A. Run once per mode: multiuser.sh
+# watch | mount. Against a real 'mai-agent run' (real inotify or FUSE, the
+# real assessor, the shared Docker engine):
+#  - the approval swap race: A answers W's held HIGH script with a
+#    hand-written answer (no sha256); C, polling, renames a different HIGH
+#    script into place at the first sight of the answer file. C's script
+#    never runs under A's answer; W's original runs only if the agent took
+#    the answer before the swap. The held result names who may answer and
+#    recommends 'mai-agent approve';
+#  - a directory (watch mode) or a file of C's at an answer name is moved
+#    aside by the agent, and A's 'mai-agent approve' then works;
+#  - the stop window: in mount mode the directory underneath is root's
+#    0700 while the agent is down (C cannot write there); in both modes what
+#    sits at a sidecar's or an answer's name at start that is not the
+#    agent's (a forged result, a symlink, a FIFO, a directory) is moved
+#    aside, recorded, and the script answered again;
+# Needs root, useradd, setpriv and Docker (and /dev/fuse for mount); exit
+# 77 without them, a failure instead when MAI_REQUIRE_REAL=1.
+set -u
+MODE=${1:-watch}
+. "$(dirname "$0")/agent_lib.sh"
+
+[ "$(id -u)" = 0 ] || skip "creating accounts needs root"
+command -v useradd > /dev/null && command -v setpriv > /dev/null ||
+	skip "useradd and setpriv (passwd, util-linux) are needed"
+[ "$MODE" = watch ] || [ -c /dev/fuse ] || skip "no /dev/fuse for mount mode"
+require_docker /var/run/docker.sock
+
+# Accounts of a run that was killed (no cleanup) go first.
+for u in $(awk -F: '/^mu[wca][0-9]+:/ { print $1 }' /etc/passwd); do
+	kill -0 "${u#mu?}" 2>/dev/null || userdel "$u" 2>/dev/null
+done
+for g in $(awk -F: '/^mu[dp][0-9]+:/ { print $1 }' /etc/group); do
+	kill -0 "${g#mu?}" 2>/dev/null || groupdel "$g" 2>/dev/null
+done
+DROPG=mud$$ APPRG=mup$$
+W=muw$$ C=muc$$ A=mua$$
+D=$T/drop
+on_exit() {
+	[ -n "${POLLER:-}" ] && kill "$POLLER" 2>/dev/null
+	grep -q " $D " /proc/self/mounts 2>/dev/null && umount -l "$D"
+	for u in $W $C $A; do userdel "$u" 2> /dev/null; done
+	for g in $DROPG $APPRG; do groupdel "$g" 2> /dev/null; done
+}
+groupadd "$DROPG" && groupadd "$APPRG" || { fail "groupadd"; exit 1; }
+useradd -M -N -s /usr/sbin/nologin -g "$DROPG" "$W" &&
+	useradd -M -N -s /usr/sbin/nologin -g "$DROPG" "$C" &&
+	useradd -M -N -s /usr/sbin/nologin -g "$DROPG" -G "$APPRG" "$A" || { fail "useradd"; exit 1; }
+WU=$(id -u "$W") CU=$(id -u "$C")
+
+# as USER CMD...: CMD as USER with USER's groups, umask 022.
+as() {
+	_u=$1
+	shift
+	setpriv --reuid="$(id -u "$_u")" --regid="$(id -g "$_u")" --init-groups -- \
+		sh -c 'umask 022; exec "$@"' sh "$@"
+}
+put_as() { as "$1" sh -c 'cat > "$1"' sh "$2"; }
+high() { printf 'import os\nos.system("%s")\n' "$1"; }
+# record TYPE: every record of TYPE, one JSON document a line.
+record() {
+	python3 -c 'import json,sys,glob
+for seg in sorted(glob.glob(sys.argv[1] + "/seg-*.log")):
+    for line in open(seg, encoding="utf-8"):
+        rec = json.loads(line.split(" ", 4)[4])
+        if rec["type"] == sys.argv[2]:
+            print(json.dumps(dict(rec["fields"], seq=rec["seq"])))' "$T/state/audit" "$1"
+}
+# past_now: until the clock that stamps files has passed this moment (a
+# tick at most): a person who reads a held result and then writes an answer
+# is that slow at least.
+past_now() {
+	python3 -c 'import time
+t = time.clock_gettime(time.CLOCK_REALTIME)
+while time.clock_gettime(5) <= t:  # CLOCK_REALTIME_COARSE
+    time.sleep(0.001)'
+}
+sha() { sha256sum | cut -d' ' -f1; }
+
+chmod 755 "$T"
+AGENT_SECURITY_YAML="${AGENT_SECURITY_YAML}approvers:
+  users: [root]
+  groups: [$APPRG]
+"
+EXTRA="workers: 1
+drop_dir_mode: \"2770\"
+drop_dir_group: $DROPG"
+[ "$MODE" = mount ] && EXTRA="$EXTRA
+drop_mode: mount"
+write_agent_config "$D" "$T/state" "$EXTRA"
+chmod -R a+rX "$T/conf"
+DOCKER_CHECKED=1
+start_agent
+
+# --- the approval swap race ---
+high "echo reviewed" | put_as "$W" "$D/hs.py"
+wait_field "$D/hs.result.json" state awaiting_confirmation 30
+orig=$(high "echo reviewed" | sha)
+msg=$(field "$D/hs.result.json" message)
+echo "$msg" | grep -q "mai-agent approve hs.py" || fail "the held result does not recommend mai-agent approve: $msg"
+echo "$msg" | grep -q "a member of group $APPRG, other than $W, who wrote it" ||
+	fail "the held result does not say who may answer: $msg"
+echo "$msg" | grep -q "or create hs.approve" && fail "the held result still recommends a hand-written answer"
+# C's script waits under a hidden name (ignored), then a poller renames it
+# over hs.py at the first sight of hs.approve.
+high "echo swapped-in" | put_as "$C" "$D/.swap"
+evil=$(high "echo swapped-in" | sha)
+as "$C" python3 -c 'import os, sys, time
+d = sys.argv[1]
+end = time.monotonic() + 60
+while not os.path.exists(d + "/hs.approve") and time.monotonic() < end:
+    time.sleep(0.0005)
+os.rename(d + "/.swap", d + "/hs.py")' "$D" &
+POLLER=$!
+past_now
+printf 'reviewed: echo\n' | put_as "$A" "$D/hs.approve"
+wait "$POLLER"
+POLLER=
+[ "$(sha256sum < "$D/hs.py" | cut -d' ' -f1)" = "$evil" ] || fail "the poller did not swap hs.py"
+# The swapped-in content ends held; whatever the order, it never runs.
+i=0
+until [ "$(field "$D/hs.result.json" sha256)" = "$evil" ] &&
+	[ "$(field "$D/hs.result.json" state)" = awaiting_confirmation ] || [ $i -ge 600 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+[ "$(field "$D/hs.result.json" state)" = awaiting_confirmation ] && [ "$(field "$D/hs.result.json" sha256)" = "$evil" ] ||
+	fail "the swapped-in hs.py: $(field "$D/hs.result.json" state) $(field "$D/hs.result.json" sha256)"
+record approval > "$T/approvals"
+python3 - "$T/approvals" "$evil" "$orig" <<'PY' || fail "approvals: $(cat "$T/approvals")"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1]) if json.loads(l).get("file") == "hs.py"]
+assert recs, "no approval record"
+for r in recs:
+    if r["accepted"]:
+        assert r["sha256"] == sys.argv[3], ("an answer was accepted for other content", r)
+    else:
+        assert r["status"] == "unseen" and r["sha256"] == sys.argv[2], r
+PY
+record execution > "$T/execs"
+record job_accepted | python3 -c 'import json,sys
+jobs = {json.loads(l)["seq"] for l in sys.stdin if json.loads(l)["sha256"] == sys.argv[1]}
+ran = [json.loads(l) for l in open(sys.argv[2]) if json.loads(l)["job"] in jobs]
+assert not ran, ran' "$evil" "$T/execs" || fail "the swapped-in content ran"
+if [ "$(field "$D/hs.result.json" decision.by)" = user ]; then fail "the swapped-in content was decided by a user"; fi
+# A's review of what is held now, pinned, is what lets it run.
+as "$A" "$AGENT" approve --yes --reason "reviewed the swapped one" "$D/hs.py" > "$T/out" 2>&1 ||
+	fail "approve: $(cat "$T/out")"
+wait_field "$D/hs.result.json" state completed 60
+[ "$(field "$D/hs.result.json" sha256)" = "$evil" ] || fail "approve ran other content"
+
+# --- what blocks an answer's name is moved aside ---
+high "echo two" | put_as "$W" "$D/hs2.py"
+wait_field "$D/hs2.result.json" state awaiting_confirmation 30
+if [ "$MODE" = watch ]; then
+	as "$C" sh -c 'mkdir "$1/.plant" && touch "$1/.plant/x" && mv "$1/.plant" "$1/hs2.approve"' sh "$D" ||
+		fail "C could not plant a directory"
+	i=0
+	until [ ! -e "$D/hs2.approve" ] || [ $i -ge 200 ]; do sleep 0.05; i=$((i + 1)); done
+	[ ! -e "$D/hs2.approve" ] || fail "the directory at hs2.approve was not moved aside"
+	printf 'me\n' | put_as "$C" "$D/hs2.override"
+	i=0
+	until [ ! -e "$D/hs2.override" ] || [ $i -ge 200 ]; do sleep 0.05; i=$((i + 1)); done
+	[ ! -e "$D/hs2.override" ] || fail "C's hs2.override was not moved aside"
+	record override | grep -q '"moved_aside": ".mai-quarantine/hs2.override' ||
+		fail "the moved override is not recorded: $(record override)"
+fi
+as "$A" "$AGENT" approve --yes "$D/hs2.py" > "$T/out" 2>&1 || fail "approve of hs2.py: $(cat "$T/out")"
+wait_field "$D/hs2.result.json" state completed 60
+
+# --- the stop window ---
+printf 'print("sw")\n' | put_as "$W" "$D/sw.py"
+wait_field "$D/sw.result.json" state completed 60
+i=0
+until [ -f "$D/sw.audit" ] || [ $i -ge 200 ]; do sleep 0.05; i=$((i + 1)); done
+stop_agent
+if [ "$MODE" = mount ]; then
+	got=$(stat -c '%a %U' "$D")
+	[ "$got" = "700 root" ] || fail "the directory underneath is '$got' while the agent is down, expected '700 root'"
+	as "$C" sh -c "echo forged > '$D/cp1.result.json'" 2> /dev/null && fail "C wrote into the drop directory while the agent was down"
+	# What an older agent's stop window let in, put there by root here.
+	rm -f "$D/hs2.result.json"
+	printf '{"state": "completed"}\n' > "$D/hs2.result.json"
+	chown "$C" "$D/hs2.result.json"
+else
+	as "$C" sh -c "rm -f '$D/hs2.result.json'; echo '{\"state\": \"completed\"}' > '$D/hs2.result.json'" ||
+		fail "C could not forge hs2.result.json in the plain directory"
+fi
+ln -s /etc/hostname "$D/future.result.json"
+rm -f "$D/sw.audit" && mkfifo "$D/sw.audit"
+mkdir "$D/h8.approve" && touch "$D/h8.approve/x"
+start_agent
+for n in hs2.result.json future.result.json sw.audit h8.approve; do
+	record moved_aside | grep -q "\"file\": \"$n\"" || fail "$n was not moved aside at start"
+done
+[ -L "$D/future.result.json" ] && fail "the symlink at future.result.json stayed"
+[ -d "$D/h8.approve" ] && fail "the directory at h8.approve stayed"
+# Answered again: hs2.py runs through the agent anew (held again: its
+# approval was used up).
+wait_field "$D/hs2.result.json" state awaiting_confirmation 60
+[ "$(stat -c %U "$D/hs2.result.json")" != "$C" ] || fail "hs2.result.json was not answered again by the agent"
+i=0
+until [ -f "$D/sw.audit" ] || [ $i -ge 400 ]; do sleep 0.05; i=$((i + 1)); done
+[ -f "$D/sw.audit" ] && [ ! -p "$D/sw.audit" ] || fail "sw.py's audit sidecar was not written again"
+as "$C" ls "$D/.mai-quarantine" > /dev/null 2>&1 && fail "C can list the quarantine"
+stop_agent
+"$AGENT" verify "$T/state" > "$T/verify" 2>&1 || fail "the log does not verify: $(cat "$T/verify")"
+lib_finish "multiuser ($MODE)"
