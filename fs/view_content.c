@@ -209,7 +209,9 @@ static int open_sidecar(struct view_ctx *ctx, const char *name, size_t name_len,
 	if (dfd < 0)
 		return -errno;
 	int fd = open_regular(dfd, file, st);
-	if (fd >= 0 && st->st_uid == agent_uid(ctx))
+	/* The agent's own, or given by it to the script's writer (its mark). */
+	if (fd >= 0 && st->st_nlink == 1 &&
+	    (st->st_uid == agent_uid(ctx) || dirwrite_fd_marked(fd, file)))
 		return fd;
 	if (fd >= 0)
 		close(fd);

@@ -246,8 +246,10 @@ static void on_accepted(void *arg, const struct jobs_item *item)
 {
 	struct daemon_job_env *env = arg;
 	const struct daemon_job *job = item->payload;
+	struct dirwrite_access access;
+	place_script_access(job->snap.uid, job->snap.gid, job->snap.mode, &access);
 	struct result_info r = { .file = job->name, .sha256 = job->snap.sha256,
-				 .size = job->snap.len, .state = RESULT_QUEUED,
+				 .size = job->snap.len, .state = RESULT_QUEUED, .access = &access,
 				 .accepted = job->accepted, .writer = &job->writer,
 				 .decision = { .uid = -1 } };
 	daemon_job_write_result(env, &r);

@@ -56,13 +56,13 @@ void daemon_job_write_result(struct daemon_job_env *env, const struct result_inf
 }
 
 int daemon_job_place(struct daemon_job_env *env, const char *script, const char *suffix,
-		     const char *text, size_t len)
+		     const char *text, size_t len, const struct dirwrite_access *acc)
 {
 	_cleanup_free_ char *side = names_result_sidecar(script, suffix);
 	_cleanup_free_ char *err = NULL;
 
 	pthread_mutex_lock(&env->result_lock);
-	int r = place_sidecar(&env->place, side, text, len, true, &err);
+	int r = place_sidecar(&env->place, side, text, len, acc, true, &err);
 	pthread_mutex_unlock(&env->result_lock);
 	if (r == PLACE_IN_FALLBACK)
 		log_warnx("%s", err);
@@ -205,7 +205,7 @@ static void finish_final(struct job_ctx *c)
 		size_t len = 0;
 		int r = st->audit_sidecar(st->ctx, c->seqs, c->r.audit.n_seqs, &text, &len,
 					  &c->position);
-		if (r == 0 && daemon_job_place(c->d, c->job->name, ".audit", text, len) == 0) {
+		if (r == 0 && daemon_job_place(c->d, c->job->name, ".audit", text, len, c->r.access) == 0) {
 			c->r.audit.checkpoint_size = c->position.checkpoint_size;
 			c->r.audit.entry_hash = c->position.entry_hash[0] ? c->position.entry_hash : NULL;
 		} else if (r < 0) {
@@ -482,6 +482,11 @@ void daemon_job_run(void *arg, const struct jobs_item *item)
 	c.r.writer_user = c.writer;
 	c.r.accepted = c.job->accepted;
 	c.r.decision.uid = -1;
+	/* Its answers are for who may read it (its diffs and outputs are its
+	 * content). */
+	struct dirwrite_access access;
+	place_script_access(c.job->snap.uid, c.job->snap.gid, c.job->snap.mode, &access);
+	c.r.access = &access;
 
 	/* A retry of the same content goes on where the last attempt stopped. */
 	bool resumed = daemon_resumes_take(c.d->resumes, c.job->name, c.job->snap.sha256, &p);

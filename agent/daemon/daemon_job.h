@@ -72,7 +72,7 @@ void daemon_job_write_result(struct daemon_job_env *env, const struct result_inf
 /* Places a sidecar's text (".audit") for script; logs a refusal or failure.
  * 0 when it is in the drop directory or the fallback, else -errno. */
 int daemon_job_place(struct daemon_job_env *env, const char *script, const char *suffix,
-		     const char *text, size_t len);
+		     const char *text, size_t len, const struct dirwrite_access *acc);
 /* The approvers now in force, with a reference the caller drops
  * (approvers_unref). */
 struct approvers *daemon_job_approvers(struct daemon_job_env *env);

@@ -315,7 +315,7 @@ int result_write(const struct place_dirs *p, const struct result_info *r, char *
 	text = xrealloc(text, len + 2);
 	text[len++] = '\n';
 	text[len] = '\0';
-	ret = place_sidecar(p, side, text, len, true, err);
+	ret = place_sidecar(p, side, text, len, r->access, true, err);
 	free(text);
 	return ret;
 }

@@ -106,6 +106,9 @@ struct result_info {
 	 * member of group ops, other than alice, who wrote it"); NULL: not
 	 * said. */
 	const char *answerers;
+	/* Owner, group and mode of the sidecar (place_script_access() of the
+	 * script); NULL: the agent's own, 0644. */
+	const struct dirwrite_access *access;
 	struct timespec accepted, started, finished; /* tv_sec 0: absent */
 	const struct drop_writer *writer; /* who wrote the content; NULL or UNKNOWN: absent */
 	const char *writer_user; /* the writer's user name, or NULL */

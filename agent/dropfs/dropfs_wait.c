@@ -81,9 +81,14 @@ int dropfs_wait_getattr(struct dropfs *fs, const char *rest, struct stat *st)
 	}
 	if (!script || stat_backing(fs, script, &b) < 0 || S_ISDIR(b.st_mode))
 		return -ENOENT;
-	/* The size is not known until the wait ends: read it direct_io. */
+	/* The size is not known until the wait ends: read it direct_io. Who
+	 * may read the script may wait for its answer, no one else (the
+	 * kernel checks, default_permissions): its sidecars take its owner,
+	 * group and read bits too (place.h). */
 	st->st_ino = DROPFS_WAIT_FILE_INO(b.st_ino);
-	st->st_mode = S_IFREG | 0444;
+	st->st_uid = b.st_uid;
+	st->st_gid = b.st_gid;
+	st->st_mode = S_IFREG | (b.st_mode & 0444);
 	st->st_nlink = 1;
 	return 0;
 }

@@ -17,6 +17,8 @@
 #    sits at a sidecar's or an answer's name at start that is not the
 #    agent's (a forged result, a symlink, a FIFO, a directory) is moved
 #    aside, recorded, and the script answered again;
+#  - privacy: a 0600 script saved twice gets 0600 sidecars owned by W,
+#    which C cannot read (nor, in mount mode, its .wait answer);
 # Needs root, useradd, setpriv and Docker (and /dev/fuse for mount); exit
 # 77 without them, a failure instead when MAI_REQUIRE_REAL=1.
 set -u
@@ -206,6 +208,24 @@ i=0
 until [ -f "$D/sw.audit" ] || [ $i -ge 400 ]; do sleep 0.05; i=$((i + 1)); done
 [ -f "$D/sw.audit" ] && [ ! -p "$D/sw.audit" ] || fail "sw.py's audit sidecar was not written again"
 as "$C" ls "$D/.mai-quarantine" > /dev/null 2>&1 && fail "C can list the quarantine"
+# --- privacy: a 0600 script saved twice ---
+as "$W" sh -c 'umask 077; printf "print(\"first-secret\")\n" > "$1"' sh "$D/priv.py"
+wait_field "$D/priv.result.json" state completed 60
+as "$W" sh -c 'umask 077; printf "print(\"second-secret\")\n" > "$1"' sh "$D/priv.py"
+wait_field "$D/priv.result.json" state completed 60
+i=0
+until grep -q second-secret "$D/priv.result.json" || [ $i -ge 100 ]; do sleep 0.05; i=$((i + 1)); done
+for s in priv.result.json priv.audit; do
+	got=$(stat -c '%a %U' "$D/$s")
+	[ "$got" = "600 $W" ] || fail "$s is '$got', expected '600 $W' (the script's owner and read bits)"
+	as "$C" cat "$D/$s" > /dev/null 2>&1 && fail "C could read $s"
+done
+as "$W" cat "$D/priv.audit" | grep -q second-secret || fail "W cannot read their own priv.audit"
+if [ "$MODE" = mount ]; then
+	as "$C" cat "$D/.wait/priv.result.json" > /dev/null 2>&1 && fail "C could read .wait/priv.result.json"
+	as "$W" cat "$D/.wait/priv.result.json" | grep -q second-secret || fail "W cannot wait for priv.py"
+fi
+
 stop_agent
 "$AGENT" verify "$T/state" > "$T/verify" 2>&1 || fail "the log does not verify: $(cat "$T/verify")"
 lib_finish "multiuser ($MODE)"
