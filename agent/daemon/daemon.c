@@ -10,6 +10,7 @@
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 
 #include "account.h"
@@ -149,6 +150,27 @@ static void reject_long_name(struct daemon *d, const char *name, const struct dr
 	reject(d, name, "name_too_long", msg, NULL, writer);
 }
 
+/* A job its writer may not queue now: they have the most jobs queued or
+ * running that one writer may have (agent.max_jobs_per_writer). Answered
+ * at once, not recorded as final: saved again later, the file is taken. */
+static void refuse_over_cap(struct daemon *d, const char *name, const char *sha, size_t len,
+			    const struct drop_writer *w)
+{
+	_cleanup_free_ char *user = account_user_label(w->uid);
+	unsigned n = jobs_owner_active(d->jobs, w->uid);
+	_cleanup_free_ char *msg = xasprintf(
+		"Not queued: %s already has %u jobs queued or running, the most one writer may "
+		"have (agent.max_jobs_per_writer in agent.yaml), so that others get their turns. "
+		"Save this file again (or 'mai-agent submit' it) once some of them have ended.",
+		user, n);
+	struct result_info r = { .file = name, .sha256 = sha, .size = len, .state = RESULT_REJECTED,
+				 .reason = "writer_queue_full", .detail = msg, .writer = w,
+				 .decision = { .uid = -1 } };
+	clock_gettime(CLOCK_REALTIME, &r.accepted);
+	r.finished = r.accepted;
+	daemon_job_write_result(&d->env, &r);
+}
+
 /* Reads name's snapshot into *snap. */
 static enum intake_status read_snapshot(struct daemon *d, const char *name,
 					struct intake_snapshot *snap, int *err)
@@ -237,8 +259,12 @@ static void take(struct daemon *d, const char *name, bool force, struct drop_tak
 	job->name = xstrdup(name);
 	clock_gettime(CLOCK_REALTIME, &job->accepted);
 	_cleanup_free_ char *sha = xstrdup(job->snap.sha256);
-	enum jobs_submit_result jr = jobs_submit(d->jobs, name, sha, force, job);
+	struct drop_writer w = job->writer;
+	size_t len = job->snap.len;
+	enum jobs_submit_result jr = jobs_submit_by(d->jobs, name, sha, force, w.uid, job);
 	log_debug("%s: %s (%.12s)", printable, jobs_submit_result_to_string(jr), sha);
+	if (jr == JOBS_OVER_CAP)
+		refuse_over_cap(d, name, sha, len, &w);
 }
 
 /* Under the pool's lock, before a worker can take the job (jobs.h). */
@@ -251,7 +277,7 @@ static void on_accepted(void *arg, const struct jobs_item *item)
 	struct result_info r = { .file = job->name, .sha256 = job->snap.sha256,
 				 .size = job->snap.len, .state = RESULT_QUEUED, .access = &access,
 				 .accepted = job->accepted, .writer = &job->writer,
-				 .decision = { .uid = -1 } };
+				 .queue_ahead = item->ahead, .decision = { .uid = -1 } };
 	daemon_job_write_result(env, &r);
 }
 
@@ -400,6 +426,8 @@ static struct approvers *load_approvers(const struct mai_config *cfg)
 static void apply_live(struct daemon *d, const struct mai_config *cfg)
 {
 	d->max_file_size = cfg->agent.max_file_size;
+	if (d->jobs)
+		jobs_set_max_per_owner(d->jobs, (unsigned)cfg->agent.max_jobs_per_writer);
 	if (d->source) {
 		drop_source_set_settle_ms(d->source, (unsigned)cfg->agent.settle_delay_ms);
 		drop_source_set_max_size(d->source, cfg->agent.max_file_size);
@@ -713,6 +741,14 @@ int daemon_new(const struct daemon_options *o, struct daemon **out, char **err)
 				 "agent.yaml)", ag->state_dir, strerror(-r));
 		goto fail;
 	}
+	/* Searchable, not listable: anyone may read status.json ('mai-agent
+	 * status' as any member of the drop group; it names no user's script),
+	 * while everything else in it stays the agent's (0700 directories, 0600
+	 * files). */
+	struct stat sst;
+	if (stat(ag->state_dir, &sst) == 0 && sst.st_uid == geteuid() &&
+	    (sst.st_mode & 0777) == 0700 && chmod(ag->state_dir, 0711) < 0)
+		log_warn("cannot let others read %s/%s", ag->state_dir, DAEMON_STATUS_NAME);
 	/* Runs a killed agent left in flight are recorded before anything runs
 	 * again (daemon_inflight.h). */
 	r = daemon_inflight_recover(ag->state_dir, o->stages, err);
@@ -731,7 +767,8 @@ int daemon_new(const struct daemon_options *o, struct daemon **out, char **err)
 	}
 	struct jobs_options jo = { .workers = (unsigned)ag->workers, .state_dir = ag->state_dir,
 				   .run = daemon_job_run, .free_payload = daemon_job_free,
-				   .accepted = on_accepted, .arg = &d->env };
+				   .accepted = on_accepted, .arg = &d->env,
+				   .max_per_owner = (unsigned)ag->max_jobs_per_writer };
 	r = jobs_new(&jo, &d->jobs, err);
 	if (r < 0)
 		goto fail;

@@ -156,6 +156,12 @@ char *result_message(const struct result_info *r)
 
 	switch (r->state) {
 	case RESULT_QUEUED:
+		if (r->queue_ahead >= 0)
+			return xasprintf("Accepted and queued at position %ld (%ld job%s ahead of it; "
+					 "turns are shared round-robin by writer): this file is "
+					 "rewritten with the outcome when it has run.",
+					 r->queue_ahead + 1, r->queue_ahead,
+					 r->queue_ahead == 1 ? "" : "s");
 		return xstrdup("Accepted and waiting for a free worker: this file is rewritten "
 			       "with the outcome when it has run.");
 	case RESULT_RUNNING:
@@ -285,6 +291,10 @@ json_t *result_to_json(const struct result_info *r)
 			json_object_set_new(writer, "user", json_string(r->writer_user));
 		json_object_set_new(o, "writer", writer);
 	}
+	if (r->state == RESULT_QUEUED && r->queue_ahead >= 0)
+		json_object_set_new(o, "queue", json_pack("{s:I, s:I}", "position",
+							  (json_int_t)r->queue_ahead + 1, "ahead",
+							  (json_int_t)r->queue_ahead));
 	if (r->assessment)
 		json_object_set(o, "assessment", r->assessment);
 	if (r->since_last_run)

@@ -106,6 +106,9 @@ struct result_info {
 	 * member of group ops, other than alice, who wrote it"); NULL: not
 	 * said. */
 	const char *answerers;
+	/* For QUEUED: queued jobs that start before it, or -1 (not known: it
+	 * waits for the running job of its file, or not said). */
+	long queue_ahead;
 	/* Owner, group and mode of the sidecar (place_script_access() of the
 	 * script); NULL: the agent's own, 0644. */
 	const struct dirwrite_access *access;

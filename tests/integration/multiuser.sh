@@ -19,6 +19,10 @@
 #    aside, recorded, and the script answered again;
 #  - privacy: a 0600 script saved twice gets 0600 sidecars owned by W,
 #    which C cannot read (nor, in mount mode, its .wait answer);
+#  - fair turns: with one worker and a cap of 8 jobs per writer, C's flood
+#    is capped (writer_queue_full), W's one script is queued within one
+#    job of the front and answered while C's jobs still wait; C (any
+#    member of the drop group) runs 'mai-agent status' and 'pending'.
 # Needs root, useradd, setpriv and Docker (and /dev/fuse for mount); exit
 # 77 without them, a failure instead when MAI_REQUIRE_REAL=1.
 set -u
@@ -88,6 +92,7 @@ AGENT_SECURITY_YAML="${AGENT_SECURITY_YAML}approvers:
   groups: [$APPRG]
 "
 EXTRA="workers: 1
+max_jobs_per_writer: 8
 drop_dir_mode: \"2770\"
 drop_dir_group: $DROPG"
 [ "$MODE" = mount ] && EXTRA="$EXTRA
@@ -225,6 +230,49 @@ if [ "$MODE" = mount ]; then
 	as "$C" cat "$D/.wait/priv.result.json" > /dev/null 2>&1 && fail "C could read .wait/priv.result.json"
 	as "$W" cat "$D/.wait/priv.result.json" | grep -q second-secret || fail "W cannot wait for priv.py"
 fi
+
+# --- fair turns: C floods, W's one script goes near the front ---
+# C's 12 scripts wait under hidden names, then come in at once (renames).
+for n in $(seq 1 12); do printf 'import time\ntime.sleep(1)\nprint(%s)\n' "$n" | put_as "$C" "$D/.c$n"; done
+as "$C" sh -c 'for n in $(seq 1 12); do mv "$1/.c$n" "$1/c$n.py"; done' sh "$D"
+i=0
+until [ "$(grep -l '"writer_queue_full"' "$D"/c*.result.json 2>/dev/null | wc -l)" -ge 4 ] || [ $i -ge 400 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+capped=$(grep -l '"writer_queue_full"' "$D"/c*.result.json 2>/dev/null | wc -l)
+[ "$capped" -eq 4 ] || fail "$capped of C's 12 scripts were refused over the cap of 8, expected 4"
+grep -h '"message"' "$D"/c*.result.json | grep -q "already has 8 jobs queued or running" ||
+	fail "the cap's result does not say why"
+printf 'print("w turn")\n' | put_as "$W" "$D/wturn.py"
+# The first answer W sees: queued, within one job of the front.
+python3 - "$D/wturn.result.json" > "$T/wq" <<'PY' || fail "W's script: $(cat "$T/wq")"
+import json, sys, time
+end = time.monotonic() + 30
+while time.monotonic() < end:
+    try:
+        r = json.load(open(sys.argv[1]))
+    except (OSError, ValueError):
+        time.sleep(0.01)
+        continue
+    if r["state"] == "queued":
+        q = r.get("queue", {})
+        print(q.get("ahead"), r["message"])
+        sys.exit(0 if q.get("ahead", 99) <= 1 and "position" in r["message"] else 1)
+    if r["state"] in ("running", "completed"):
+        print("first seen", r["state"])
+        sys.exit(0)
+    time.sleep(0.01)
+print("no answer")
+sys.exit(1)
+PY
+# Any member of the drop group reads the agent's status and what is held.
+as "$C" "$AGENT" status > "$T/cstatus" 2>&1 || fail "status as a drop-group member: $(cat "$T/cstatus")"
+grep -q "^agent: running" "$T/cstatus" || fail "status as a drop-group member: $(cat "$T/cstatus")"
+as "$C" "$AGENT" pending > "$T/cpending" 2>&1 || fail "pending as a drop-group member: $(cat "$T/cpending")"
+wait_field "$D/wturn.result.json" state completed 60
+waiting=$(grep -l '"state": "queued"' "$D"/c*.result.json 2>/dev/null | wc -l)
+[ "$waiting" -ge 3 ] || fail "W's script was answered after C's flood drained ($waiting of C's still queued)"
 
 stop_agent
 "$AGENT" verify "$T/state" > "$T/verify" 2>&1 || fail "the log does not verify: $(cat "$T/verify")"

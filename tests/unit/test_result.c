@@ -69,8 +69,8 @@ static const struct {
 	  "fix that, then save the file again; 'mai-agent status' and the agent log say "
 	  "more." },
 	{ RESULT_QUEUED, RESULT_VERDICT_NONE, 0, 0, 0, NULL,
-	  "Accepted and waiting for a free worker: this file is rewritten with the outcome "
-	  "when it has run." },
+	  "Accepted and queued at position 1 (0 jobs ahead of it; turns are shared "
+	  "round-robin by writer): this file is rewritten with the outcome when it has run." },
 };
 
 /* The fallback directory is flat: a script's path becomes one name, with
