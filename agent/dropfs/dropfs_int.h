@@ -30,6 +30,8 @@
 
 #define DROPFS_THREADS 16     /* serving threads */
 #define DROPFS_MAX_WAITERS 12 /* .wait opens blocked at once; more get EAGAIN */
+/* ... and per user, so that one user's readers leave room for others'. */
+#define DROPFS_MAX_WAITERS_PER_USER 3
 /* Inode numbers of what only the mount has (readdir skips a 0): .wait, and
  * below it one per script (its own with the top bit set). */
 #define DROPFS_WAIT_INO ((ino_t)1 << 62)
@@ -50,6 +52,7 @@ struct dropfs_file {
 /* A waiter on .wait (dropfs_wait.c). */
 struct dropfs_waiter {
 	int efd;
+	uid_t uid;
 	struct dropfs_waiter *next;
 };
 
