@@ -275,6 +275,16 @@ static void renamed_into(struct dropfs *fs, const char *to, const struct stat *s
 	}
 	struct drop_writer who;
 	dropfs_caller(&who);
+	if (who.uid != st->st_uid) {
+		/* Someone else's bytes renamed into place: they stay the bytes'
+		 * author's (its owner's), for the result, 'pending' and the
+		 * two-person rule alike; the rename is the caller's, logged. */
+		_cleanup_free_ char *p = names_printable(dropfs_rel(to));
+		log_info("%s: renamed into place by uid %u (pid %d, %s); its writer is the owner "
+			 "of its bytes, uid %u", p, (unsigned)who.uid, (int)who.pid,
+			 who.process[0] ? who.process : "?", (unsigned)st->st_uid);
+		drop_writer_from_owner(&who, st->st_uid, st->st_gid);
+	}
 	struct dropfs_file *f = S_ISREG(st->st_mode) ? dropfs_file_get(fs, st->st_ino) : NULL;
 	if (!f || dropfs_file_changed_whole(fs, f, &who))
 		dropfs_complete(fs, dropfs_rel(to), f, &who);

@@ -178,6 +178,18 @@ fi
 as "$A" "$AGENT" approve --yes "$D/hs2.py" > "$T/out" 2>&1 || fail "approve of hs2.py: $(cat "$T/out")"
 wait_field "$D/hs2.result.json" state completed 60
 
+# --- one writer per script: the author of the bytes, not the renamer ---
+if [ "$MODE" = mount ]; then
+	high "echo wb" | put_as "$W" "$D/.wb"
+	as "$A" mv "$D/.wb" "$D/wb.py" || fail "A could not rename W's file into place"
+	wait_field "$D/wb.result.json" state awaiting_confirmation 30
+	[ "$(field "$D/wb.result.json" writer.uid)" = "$WU" ] ||
+		fail "wb.py renamed by A: writer is $(field "$D/wb.result.json" writer.uid), expected W ($WU)"
+	grep -q "wb.py: renamed into place by uid $(id -u "$A")" "$T/agent.log" || fail "the rename by A is not logged"
+	as "$A" "$AGENT" approve --yes "$D/wb.py" > "$T/out" 2>&1 || fail "A's approve of W's bytes: $(cat "$T/out")"
+	wait_field "$D/wb.result.json" state completed 60
+fi
+
 # --- the stop window ---
 printf 'print("sw")\n' | put_as "$W" "$D/sw.py"
 wait_field "$D/sw.result.json" state completed 60
