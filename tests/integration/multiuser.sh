@@ -190,6 +190,17 @@ if [ "$MODE" = mount ]; then
 	wait_field "$D/wb.result.json" state completed 60
 fi
 
+# --- the sidecars of a script that is gone (mount mode) ---
+if [ "$MODE" = mount ]; then
+	printf 'print("gone")\n' | put_as "$W" "$D/gone.py"
+	wait_field "$D/gone.result.json" state completed 60
+	as "$W" rm -f "$D/gone.result.json" 2> /dev/null && fail "W removed the result of a script that is there"
+	as "$W" rm "$D/gone.py" || fail "W could not remove gone.py"
+	as "$C" rm -f "$D/gone.result.json" 2> /dev/null && fail "C removed W's gone.result.json"
+	as "$W" rm "$D/gone.result.json" || fail "W could not remove the result of their deleted script"
+	as "$A" rm "$D/gone.audit" || fail "the approver could not remove the audit sidecar of a deleted script"
+fi
+
 # --- the stop window ---
 printf 'print("sw")\n' | put_as "$W" "$D/sw.py"
 wait_field "$D/sw.result.json" state completed 60
