@@ -280,7 +280,7 @@ grep -q "victim ran" "$T/mnt/runs/victim/result.json" || fail "the view's victim
 # --- a name too long for its sidecars; a directory named like a script ---
 long=$(python3 -c 'print("l" * 247 + ".py")')
 printf 'print(1)\n' | put_as "$W" "$D/$long"
-short=$(python3 -c 'import hashlib,sys; n=sys.argv[1]; print(n[:200] + "~" + hashlib.sha256(n.encode()).hexdigest()[:16] + ".result.json")' "$long")
+short=$(python3 -c 'import hashlib,sys; n=sys.argv[1]; print("." + n[:200] + "~" + hashlib.sha256(n.encode()).hexdigest()[:16] + ".result.json")' "$long")
 wait_field "$D/$short" state rejected 20
 [ "$(field "$D/$short" reason)" = name_too_long ] || fail "the long name: reason is not name_too_long"
 grep -q "too long for its sidecars; rejected (name_too_long), answered as $short" "$T/agent.log" ||

@@ -316,7 +316,7 @@ static void test_long_name_answered_under_short_name(void **state)
 	char *err = NULL;
 	assert_int_equal(result_write(&pd, &r, &err), PLACE_IN_DROP_DIR);
 	_cleanup_free_ char *side = names_result_sidecar(name, ".result.json");
-	assert_int_equal(strlen(side), NAMES_SHORT_PREFIX + 1 + 16 + strlen(".result.json"));
+	assert_int_equal(strlen(side), 1 + NAMES_SHORT_PREFIX + 1 + 16 + strlen(".result.json"));
 	_cleanup_free_ char *path = xasprintf("%s/%s", dir, side);
 	json_t *o = json_load_file(path, 0, NULL);
 	assert_non_null(o);
