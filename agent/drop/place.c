@@ -124,13 +124,9 @@ static unsigned clear_dir(int dfd, bool recursive, unsigned depth)
 	unsigned removed = 0;
 	if (dirwrite_clear_temporaries(dfd, &removed) < 0 || !recursive || depth >= CLEAR_MAX_DEPTH)
 		return removed;
-	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd < 0 ? NULL : fdopendir(fd);
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	DIR *d = fileio_opendir_at(dfd);
+	if (!d)
 		return removed;
-	}
 	struct dirent *de;
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.' || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))

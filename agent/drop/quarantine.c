@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "dirwrite.h"
+#include "fileio.h"
 #include "hash.h"
 #include "log.h"
 #include "names.h"
@@ -109,14 +110,10 @@ static bool may_stay(int dfd, const char *name, const struct stat *st, bool side
 static void sweep_dir(int dfd, const char *rel, bool recursive, unsigned depth, quarantine_fn fn,
 		      void *arg)
 {
-	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	DIR *d = fileio_opendir_at(dfd);
 	struct dirent *de;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	if (!d)
 		return;
-	}
 	while ((de = readdir(d))) {
 		struct stat st;
 		bool sidecar;

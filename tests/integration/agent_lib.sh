@@ -149,6 +149,16 @@ while n and time.monotonic() < end:
     n = count()
 print(n)'
 
+# as USER CMD...: CMD as USER, with USER's groups, umask 022 (setpriv).
+as() {
+	_u=$1
+	shift
+	setpriv --reuid="$(id -u "$_u")" --regid="$(id -g "$_u")" --init-groups -- \
+		sh -c 'umask 022; exec "$@"' sh "$@"
+}
+# put_as USER FILE: standard input into FILE, written by USER.
+put_as() { as "$1" sh -c 'cat > "$1"' sh "$2"; }
+
 # lib_finish NAME: the verdict of the script.
 lib_finish() {
 	if [ $fails -ne 0 ]; then

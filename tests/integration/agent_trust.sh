@@ -45,15 +45,6 @@ useradd -M -N -s /usr/sbin/nologin -g "$DROPG" "$W" &&
 	useradd -M -N -s /usr/sbin/nologin -g "$DROPG" "$O" || { fail "useradd"; exit 1; }
 WU=$(id -u "$W") AU=$(id -u "$A") OU=$(id -u "$O")
 
-# as USER CMD...: CMD as USER, with USER's groups, umask 022.
-as() {
-	_u=$1
-	shift
-	setpriv --reuid="$(id -u "$_u")" --regid="$(id -g "$_u")" --init-groups -- \
-		sh -c 'umask 022; exec "$@"' sh "$@"
-}
-# put_as USER FILE: standard input into FILE, written by USER.
-put_as() { as "$1" sh -c 'cat > "$1"' sh "$2"; }
 
 # The drop directory of the two-person flow: the drop group writes it.
 chmod 755 "$T"

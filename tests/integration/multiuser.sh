@@ -57,14 +57,6 @@ useradd -M -N -s /usr/sbin/nologin -g "$DROPG" "$W" &&
 	useradd -M -N -s /usr/sbin/nologin -g "$DROPG" -G "$APPRG" "$A" || { fail "useradd"; exit 1; }
 WU=$(id -u "$W") CU=$(id -u "$C")
 
-# as USER CMD...: CMD as USER with USER's groups, umask 022.
-as() {
-	_u=$1
-	shift
-	setpriv --reuid="$(id -u "$_u")" --regid="$(id -g "$_u")" --init-groups -- \
-		sh -c 'umask 022; exec "$@"' sh "$@"
-}
-put_as() { as "$1" sh -c 'cat > "$1"' sh "$2"; }
 high() { printf 'import os\nos.system("%s")\n' "$1"; }
 # record TYPE: every record of TYPE, one JSON document a line.
 record() {
