@@ -59,6 +59,10 @@ enum audit_event {
 	 * an answer's name that is not the agent's (quarantine.h), moved aside
 	 * and kept; the script is answered again. */
 	AUDIT_EVENT_MOVED_ASIDE,
+	/* file, sha256, sidecars (which, and why: "foo.result.json missing"),
+	 * placed ("drop_dir", "fallback", "nowhere"): final content taken again
+	 * whose answer was lost; the agent's copy of it was placed again. */
+	AUDIT_EVENT_ANSWER_RESTORED,
 	AUDIT_EVENT_COUNT,
 };
 

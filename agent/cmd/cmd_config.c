@@ -5,6 +5,7 @@
 
 #include "cmd.h"
 #include "config.h"
+#include "follow.h"
 #include "log.h"
 
 static void config_usage(FILE *out)
@@ -60,10 +61,18 @@ static int config_check(int argc, char **argv)
 			   "[--config-dir DIR]", argv[optind]);
 		return MAI_EXIT_USAGE;
 	}
+	/* What is checked is what was named (an operator checks the file they
+	 * edit), but a running agent that uses another directory is pointed
+	 * out. */
 	if (config_dir_resolve(dir_arg, &dir, &err) < 0 || config_load(dir, &cfg, &err) < 0) {
 		log_errorx("%s", err);
 		return MAI_EXIT_CONFIG;
 	}
+	config_note_missing(dir);
+	_cleanup_free_ char *running = dir_arg ? NULL : follow_running_elsewhere(dir);
+	if (running)
+		log_info("the running agent uses the configuration in %s, not this one; check it "
+			 "with 'mai-agent config check --config-dir %s'", running, running);
 	text = config_render(cfg);
 	printf("# effective configuration from %s\n%ssha256: %s\n", dir, text, cfg->sha256);
 	config_free(cfg);

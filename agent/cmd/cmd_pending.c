@@ -14,6 +14,7 @@
 #include "fileio.h"
 #include "cmd.h"
 #include "config.h"
+#include "follow.h"
 #include "daemon.h"
 #include "held.h"
 #include "log.h"
@@ -221,7 +222,7 @@ int cmd_pending(int argc, char **argv)
 			   argv[optind]);
 		return MAI_EXIT_USAGE;
 	}
-	if (config_dir_resolve(dir_arg, &dir, &err) < 0 || config_load(dir, &cfg, &err) < 0) {
+	if (follow_config_load(dir_arg, &dir, &cfg, &err) < 0) {
 		log_errorx("%s", err);
 		return MAI_EXIT_CONFIG;
 	}

@@ -10,6 +10,7 @@
 
 #include "cmd.h"
 #include "config.h"
+#include "follow.h"
 #include "audit_stats.h"
 #include "daemon.h"
 #include "daemon_metrics.h"
@@ -229,7 +230,7 @@ int cmd_status(int argc, char **argv)
 		default: status_usage(stderr); return MAI_EXIT_USAGE;
 		}
 	}
-	if (config_dir_resolve(dir_arg, &dir, &err) < 0 || config_load(dir, &cfg, &err) < 0) {
+	if (follow_config_load(dir_arg, &dir, &cfg, &err) < 0) {
 		log_errorx("%s", err);
 		return MAI_EXIT_CONFIG;
 	}
@@ -290,6 +291,9 @@ int cmd_status(int argc, char **argv)
 			       !json_is_true(json_object_get(st, "watching")) ?
 				       "MISSING, waiting for it" :
 			       mounted ? "mounted: mount mode" : "watched");
+			const char *conf = json_string_value(json_object_get(st, "config_dir"));
+			if (conf)
+				printf("configuration: %s\n", conf);
 			print_docker(st);
 			print_runtimes(st);
 			print_audit(st);

@@ -170,13 +170,18 @@ struct mai_config {
 int config_dir_resolve(const char *arg, char **dir, char **err) _must_check_;
 
 /* Loads the four files of dir into a new configuration. A missing file means
- * its defaults (logged at info). Returns 0 and *out (free with config_free),
+ * its defaults (logged at debug; see config_note_missing()). Returns 0 and *out (free with config_free),
  * or -EINVAL / -errno and *err, one line "file:line:col: what is wrong;
  * expected ..." (caller frees). On error nothing is allocated in *out, so a
  * reload can keep the configuration it has. */
 int config_load(const char *dir, struct mai_config **out, char **err) _must_check_;
 
 void config_free(struct mai_config *cfg);
+
+/* Says (at info) which of the four files dir lacks, so that their defaults
+ * apply: once, from 'config check' and 'mai-agent run'; config_load() says
+ * it only at debug. */
+void config_note_missing(const char *dir) _nonnull_(1);
 
 /* The keys whose value differs between the running configuration and a
  * newly loaded one but that only take effect at the next start (the table's
