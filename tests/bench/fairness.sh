@@ -19,8 +19,8 @@
 # many of C's jobs were still unanswered (queued or not yet taken) then.
 # A build without fair turns (one queue for all) serves W after C's whole
 # backlog. MAI_BENCH_SMOKE=1 (the suite's fairness_smoke) runs 20 spinners
-# with a 2 s timeout and a 1,000-file flood and fails when W waits longer
-# than one timeout plus 10 s.
+# with a 2 s timeout and a 1,000-file flood and fails unless W is answered
+# while at least half of C's scripts still wait.
 set -eu
 BUILD=${1:?usage: fairness.sh BUILD_DIR [SPINNERS [FLOOD [TIMEOUT]]]}
 SMOKE=${MAI_BENCH_SMOKE:-0}
@@ -112,8 +112,12 @@ for i in range(n):
 print("%-9s C dropped %6d (renames took %.1f s); W waited %7.2f s for %s; "
       "C's scripts unanswered then: %d, refused over the cap: %d"
       % (name, n, burst, wait, state(res), left, capped))
-if smoke == "1" and wait > timeout + 10:
-    print("FAIL: W waited %.1f s, more than one timeout (%.0f s) + 10 s" % (wait, timeout))
+# Wall time depends on the machine's load; the order does not: W must be
+# answered while most of C's backlog still waits (one queue for all would
+# answer W after all of it).
+if smoke == "1" and left < n // 2:
+    print("FAIL: W was answered after %d of C's %d scripts (%d still unanswered)"
+          % (n - left, n, left))
     sys.exit(1)
 PY
 	rc=$?

@@ -55,7 +55,10 @@ chmod 755 "$T/src"
 write_agent_config "$T/drop" "$T/state" "drop_mode: mount
 drop_dir_mode: \"2770\"
 drop_dir_group: $GROUP
-workers: 4"
+workers: 4
+max_jobs_per_writer: 0"
+# (No cap on a writer's jobs: one writer's 1,000 files are each taken
+# exactly once below; multiuser.sh tests the cap.)
 DOCKER_CHECKED=1
 start_agent
 

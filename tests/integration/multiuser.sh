@@ -19,7 +19,7 @@
 #    aside, recorded, and the script answered again;
 #  - privacy: a 0600 script saved twice gets 0600 sidecars owned by W,
 #    which C cannot read (nor, in mount mode, its .wait answer);
-#  - fair turns: with one worker and a cap of 8 jobs per writer, C's flood
+#  - fair turns: with two workers and a cap of 8 jobs per writer, C's flood
 #    is capped (writer_queue_full), W's one script is queued within one
 #    job of the front and answered while C's jobs still wait; C (any
 #    member of the drop group) runs 'mai-agent status' and 'pending'.
@@ -83,7 +83,7 @@ AGENT_SECURITY_YAML="${AGENT_SECURITY_YAML}approvers:
   users: [root]
   groups: [$APPRG]
 "
-EXTRA="workers: 1
+EXTRA="workers: 2
 max_jobs_per_writer: 8
 drop_dir_mode: \"2770\"
 drop_dir_group: $DROPG"
