@@ -16,7 +16,8 @@
 #  - flood: writer C drops FLOOD (default 20,000) empty scripts in one burst
 #    of renames; once the first of them is answered, W drops one script.
 # Printed for each: W's wait from its rename to its final result, and how
-# many of C's jobs were still unanswered (queued or not yet taken) then.
+# many of C's scripts were still unanswered then (queued, not yet taken, or
+# refused over the cap), and how many were refused over the cap.
 # A build without fair turns (one queue for all) serves W after C's whole
 # backlog. MAI_BENCH_SMOKE=1 (the suite's fairness_smoke) runs 20 spinners
 # with a 2 s timeout and a 1,000-file flood and fails unless W is answered
@@ -102,13 +103,16 @@ final = ("completed", "rejected", "blocked", "awaiting_confirmation")
 while state(res) not in final and time.monotonic() < end:
     time.sleep(0.005)
 wait = time.monotonic() - start
-left = sum(1 for i in range(n) if state("%s/c%05d.result.json" % (drop, i)) not in final)
-capped = 0
+# Unanswered: no final result yet, or refused over the cap (not served).
+left = capped = 0
 for i in range(n):
     try:
-        capped += '"writer_queue_full"' in open("%s/c%05d.result.json" % (drop, i)).read()
+        text = open("%s/c%05d.result.json" % (drop, i)).read()
     except OSError:
-        pass
+        text = ""
+    over = '"writer_queue_full"' in text
+    capped += over
+    left += over or state("%s/c%05d.result.json" % (drop, i)) not in final
 print("%-9s C dropped %6d (renames took %.1f s); W waited %7.2f s for %s; "
       "C's scripts unanswered then: %d, refused over the cap: %d"
       % (name, n, burst, wait, state(res), left, capped))
