@@ -11,6 +11,7 @@
 
 #include "account.h"
 #include "approvers.h"
+#include "fileio.h"
 #include "cmd.h"
 #include "config.h"
 #include "follow.h"
@@ -103,15 +104,11 @@ static void consider(struct pending_ctx *pc, const char *rel)
  * subdirectories when agent.recursive is on, never through a symlink. */
 static void walk(struct pending_ctx *pc, int dfd, const char *rel, unsigned depth)
 {
-	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	DIR *d = fileio_opendir_at(dfd);
 	struct dirent *de;
 
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	if (!d)
 		return;
-	}
 	while ((de = readdir(d))) {
 		_cleanup_free_ char *child = *rel ? xasprintf("%s/%s", rel, de->d_name)
 						  : xstrdup(de->d_name);

@@ -49,6 +49,7 @@ struct config_agent {
 	char *state_dir;
 	char *mount_point;
 	int64_t workers;
+	int64_t max_jobs_per_writer; /* queued or running; 0: no cap */
 	bool recursive;
 	int drop_mode;        /* enum config_drop_mode */
 	char *drop_dir_mode;  /* octal text such as "2770"; "": leave it */

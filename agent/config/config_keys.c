@@ -203,6 +203,9 @@ const struct config_key config_keys[] = {
 	    "where the read-only audit view is mounted", agent.mount_point),
 	KEY(AGENT, "workers", INT, "2", 1, 64, RESTART, NULL,
 	    "scripts run at the same time", agent.workers),
+	KEY(AGENT, "max_jobs_per_writer", INT, "500", 0, 1000000, 0, NULL,
+	    "jobs one writer (uid) may have queued or running; more are refused until some "
+	    "end, so that others get their turns (0: no cap)", agent.max_jobs_per_writer),
 	KEY(AGENT, "recursive", BOOL, "false", 0, 0, RESTART, NULL,
 	    "also watch subdirectories of drop_dir", agent.recursive),
 	ENUM_KEY_F(AGENT, "drop_mode", "watch", drop_modes, RESTART,

@@ -12,7 +12,11 @@ set -u
 . "$(dirname "$0")/agent_lib.sh"
 
 require_docker /var/run/docker.sock
-write_agent_config "$T/drop" "$T/state" "workers: 2"
+# One writer's 1,000 drops at once, each answered exactly once: no cap on
+# a writer's jobs here (max_jobs_per_writer, 500 by default, would refuse
+# some; multiuser.sh tests the cap).
+write_agent_config "$T/drop" "$T/state" "workers: 2
+max_jobs_per_writer: 0"
 start_agent
 
 # answered PREFIX N SECONDS: until N results PREFIX*.result.json say

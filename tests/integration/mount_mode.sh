@@ -7,8 +7,9 @@
 # in the result; what a writer may not do is refused at the call (and a
 # refused answer file is an audit record); .wait returns the final result;
 # SIGHUP keeps the mount; kill -9 leaves a stale mount that the next start
-# clears, and files that reached the directory while the agent was down
-# are answered at start; SIGTERM unmounts. HIGH scripts throughout, so no
+# clears; while the agent is down the directory underneath is root's 0700
+# (no writer can plant anything), and what root put there is answered at
+# start; SIGTERM unmounts. HIGH scripts throughout, so no
 # container has to run (the levels and verdicts of mount mode are
 # examples_run_mount's). Exit 77 without Docker, root, FUSE or an editor,
 # unless MAI_REQUIRE_REAL=1.
@@ -54,7 +55,10 @@ chmod 755 "$T/src"
 write_agent_config "$T/drop" "$T/state" "drop_mode: mount
 drop_dir_mode: \"2770\"
 drop_dir_group: $GROUP
-workers: 4"
+workers: 4
+max_jobs_per_writer: 0"
+# (No cap on a writer's jobs: one writer's 1,000 files are each taken
+# exactly once below; multiuser.sh tests the cap.)
 DOCKER_CHECKED=1
 start_agent
 
@@ -240,14 +244,21 @@ start_agent
 grep -q "not connected: an agent that was killed ended without unmounting" "$T/agent.log" ||
 	fail "the stale mount was not reported as cleared"
 [ "$(mounted)" = fuse.maidrop ] || fail "not mounted again after kill -9"
-# Files that reach the directory while the agent is down are answered at start.
+# While the agent is down the directory underneath is root's 0700: writers
+# cannot put anything there. What root puts there (a restored backup) is
+# answered at start, with the files' owners as writers.
 kill -9 "$PID"
 wait "$PID" 2> /dev/null
 PID=
 umount -l "$T/drop"
-high down1 | as1 tee "$T/drop/down1.py" > /dev/null
-high down2 | as2 tee "$T/drop/down2.py" > /dev/null
+st=$(stat -c '%a %U' "$T/drop")
+[ "$st" = "700 root" ] || fail "the directory underneath is '$st' while the agent is down, expected '700 root'"
+high down0 | as1 tee "$T/drop/down0.py" > /dev/null 2>&1 && fail "a writer wrote into the drop directory while the agent was down"
+high down1 > "$T/drop/down1.py" && chown "$W1:$GROUP" "$T/drop/down1.py"
+high down2 > "$T/drop/down2.py" && chown "$W2:$GROUP" "$T/drop/down2.py"
 start_agent
+st=$(stat -c '%a %G' "$T/drop")
+[ "$st" = "2770 $GROUP" ] || fail "after the restart the mount shows '$st', expected '2770 $GROUP'"
 got=$(answer down1 down2 | tr '\n' ' ')
 [ "$got" = "down1 awaiting_confirmation $U1 file_owner None $U1 down2 awaiting_confirmation $U2 file_owner None $U2 " ] ||
 	fail "written while the agent was down: $got"
