@@ -209,7 +209,9 @@ static int open_sidecar(struct view_ctx *ctx, const char *name, size_t name_len,
 	if (dfd < 0)
 		return -errno;
 	int fd = open_regular(dfd, file, st);
-	if (fd >= 0 && st->st_uid == agent_uid(ctx))
+	/* The agent's own, or given by it to the script's writer (its mark). */
+	if (fd >= 0 && st->st_nlink == 1 &&
+	    (st->st_uid == agent_uid(ctx) || dirwrite_fd_marked(fd, file)))
 		return fd;
 	if (fd >= 0)
 		close(fd);
@@ -413,13 +415,21 @@ int view_runs_list(struct view_ctx *ctx, char ***names, size_t *count)
 	(void)add_runs(&l, fb, true);
 	if (l.n > 1)
 		qsort(l.items, l.n, sizeof(*l.items), cmp_names);
-	/* A name in both lists is one run. */
+	/* A name in both lists is one run; a name whose result the view would
+	 * not open (another user's file at a sidecar's name) is none. */
 	size_t out = 0;
 	for (size_t i = 0; i < l.n; i++) {
-		if (out > 0 && strcmp(l.items[out - 1], l.items[i]) == 0)
-			free(l.items[i]);
-		else
+		struct stat st;
+		int fd = -1;
+		bool dup = out > 0 && strcmp(l.items[out - 1], l.items[i]) == 0;
+		if (!dup)
+			fd = open_sidecar(ctx, l.items[i], strlen(l.items[i]), RESULT_SUFFIX, &st);
+		if (fd >= 0) {
+			close(fd);
 			l.items[out++] = l.items[i];
+		} else {
+			free(l.items[i]);
+		}
 	}
 	*names = l.items;
 	*count = out;

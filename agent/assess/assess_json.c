@@ -46,6 +46,8 @@ json_t *assess_result_to_json(const struct assess_result *r)
 
 	json_object_set_new(o, "level", json_string(level_to_string(r->level)));
 	json_object_set_new(o, "score", json_real(r->score));
+	if (r->reason)
+		json_object_set_new(o, "reason", json_string(r->reason));
 	for (size_t k = 0; k < listed; k++) {
 		const struct assess_finding *f = &r->findings[keep ? keep[k] : k];
 		json_t *j = json_object();
@@ -61,6 +63,14 @@ json_t *assess_result_to_json(const struct assess_result *r)
 		json_object_set_new(j, "score", json_real(f->score));
 		if (f->origin != ASSESS_ORIGIN_NONE)
 			json_object_set_new(j, "origin", json_string(assess_origin_to_string(f->origin)));
+		if (f->contained != ASSESS_CONTAINED_NONE) {
+			json_object_set_new(j, "contained",
+					    json_string(assess_containment_to_string(f->contained)));
+			json_object_set_new(j, "contained_why",
+					    json_string(assess_containment_describe(f->contained)));
+		}
+		if (f->weighed != ASSESS_WEIGHED_NONE)
+			json_object_set_new(j, "weighed", json_string(assess_weighed_to_string(f->weighed)));
 		json_array_append_new(fs, j);
 	}
 	json_object_set_new(o, "findings", fs);

@@ -11,12 +11,12 @@
 
 static const char *const rule_keys[] = {
 	"id", "bandit", "match", "severity", "confidence", "cwe", "message", "block", "enabled",
-	"weight", "origin_weights",
+	"weight", "origin_weights", "contained",
 };
 static const char *const match_keys[] = {
 	"call", "import", "special", "dynamic", "in_loop", "kwarg", "unless_kwarg", "write_mode",
 	"path", "arg_contains", "arg_ref", "not_call", "kwarg_true", "has_kwarg", "lacks_kwarg",
-	"mode", "partial_path", "arg_glob", "string",
+	"mode", "partial_path", "arg_glob", "string", "taint", "not_arg_ref", "program", "decoded",
 };
 /* The match keys that take a name or a list of names, and where they go. */
 static const struct {
@@ -36,6 +36,8 @@ static const struct {
 	{ "mode", offsetof(struct assess_rule, mode) },
 	{ "arg_glob", offsetof(struct assess_rule, arg_glob) },
 	{ "string", offsetof(struct assess_rule, string) },
+	{ "not_arg_ref", offsetof(struct assess_rule, not_arg_ref) },
+	{ "program", offsetof(struct assess_rule, program) },
 };
 
 static struct assess_strv *rule_strv(struct assess_rule *r, size_t k)
@@ -115,6 +117,37 @@ static int get_strv(const char *name, const struct yt_node *n, struct assess_str
 	return 0;
 }
 
+/* taint: [typed, data, network, secret, host]: enum pya_taint bits. */
+static int get_taint(const char *name, const struct yt_node *v, unsigned *out, char **err)
+{
+	struct assess_strv s = { 0 };
+	unsigned bits = 0;
+	int rc = get_strv(name, v, &s, err);
+
+	for (size_t i = 0; rc == 0 && i < s.n; i++) {
+		unsigned b = 1;
+		while (b < (1u << PYA_TAINT_BITS) && strcmp(pya_taint_to_string(b), s.v[i]) != 0)
+			b <<= 1;
+		if (b >= (1u << PYA_TAINT_BITS))
+			rc = fail(err, name, v, "unknown taint",
+				  "typed, data, network, secret, host, system or credential");
+		bits |= b;
+	}
+	strv_free(&s);
+	if (rc == 0)
+		*out = bits;
+	return rc;
+}
+
+static int get_containment(const char *name, const struct yt_node *v,
+			   enum assess_containment *out, char **err)
+{
+	if (v->kind != YT_SCALAR || assess_containment_from_string(v->value, out) < 0)
+		return fail(err, name, v, "unknown containment",
+			    "network, filesystem, process, privileges, environment, limits or windows");
+	return 0;
+}
+
 static int parse_match(const char *name, const struct yt_node *m, struct assess_rule *r, char **err)
 {
 	int rc = 0;
@@ -127,7 +160,8 @@ static int parse_match(const char *name, const struct yt_node *m, struct assess_
 			return fail(err, name, k, "unknown match key",
 				    "call, import, special, dynamic, in_loop, kwarg, unless_kwarg, "
 				    "write_mode, path, arg_contains, arg_ref, not_call, kwarg_true, "
-				    "has_kwarg, lacks_kwarg, mode, partial_path, arg_glob or string");
+				    "has_kwarg, lacks_kwarg, mode, partial_path, arg_glob, string, taint, "
+				    "not_arg_ref, program or decoded");
 		size_t sk = 0;
 		while (sk < ARRAY_SIZE(strv_keys) && strcmp(key, strv_keys[sk].key) != 0)
 			sk++;
@@ -140,6 +174,8 @@ static int parse_match(const char *name, const struct yt_node *m, struct assess_
 						    "restricted or unknown");
 		}
 		else if (!strcmp(key, "partial_path")) rc = get_bool(name, v, &r->partial_path, err);
+		else if (!strcmp(key, "taint")) rc = get_taint(name, v, &r->taint, err);
+		else if (!strcmp(key, "decoded")) rc = get_bool(name, v, &r->decoded, err);
 		else if (!strcmp(key, "dynamic")) rc = get_bool(name, v, &r->dynamic, err);
 		else if (!strcmp(key, "in_loop")) rc = get_bool(name, v, &r->in_loop, err);
 		else if (!strcmp(key, "write_mode")) rc = get_bool(name, v, &r->write_mode, err);
@@ -153,8 +189,11 @@ static int parse_match(const char *name, const struct yt_node *m, struct assess_
 				r->path = 1;
 			else if (v->kind == YT_SCALAR && !strcmp(v->value, "local"))
 				r->path = 2;
+			else if (v->kind == YT_SCALAR && !strcmp(v->value, "absolute"))
+				r->path = 3;
 			else
-				return fail(err, name, v, "unknown path condition", "outside or local");
+				return fail(err, name, v, "unknown path condition",
+					    "outside, local or absolute");
 		}
 	}
 	return rc;
@@ -178,6 +217,11 @@ void assess_rules_free(struct assess_rules *rules)
 		rule_clear(&rules->r[i]);
 	free(rules->r);
 	free(rules->source);
+	for (size_t i = 0; i < rules->n_bandit; i++) {
+		free(rules->bandit[i].id);
+		free(rules->bandit[i].why);
+	}
+	free(rules->bandit);
 	assess_rules_index_free(rules);
 	free(rules);
 }
@@ -230,7 +274,7 @@ static int apply_one(struct assess_rules *rules, const char *name, const struct 
 		r->enabled = 1;
 		r->weight = 1.0;
 		r->confidence = ASSESS_SEV_HIGH;
-		r->dynamic = r->in_loop = r->write_mode = r->partial_path = -1;
+		r->dynamic = r->in_loop = r->write_mode = r->partial_path = r->decoded = -1;
 		memcpy(r->origin_weight, rules->origin_weight, sizeof(r->origin_weight));
 		fresh = 1;
 	}
@@ -241,11 +285,18 @@ static int apply_one(struct assess_rules *rules, const char *name, const struct 
 		if (!known_key(k->value, rule_keys, ARRAY_SIZE(rule_keys))) {
 			rc = fail(err, name, k, "unknown rule key",
 				  "id, bandit, match, severity, confidence, cwe, message, block, "
-				  "enabled, weight or origin_weights");
+				  "enabled, weight, origin_weights or contained");
 			break;
 		}
 		if (!strcmp(k->value, "origin_weights")) {
 			rc = get_origin_weights(name, v, r->origin_weight, err);
+			continue;
+		}
+		if (!strcmp(k->value, "contained")) {
+			if (v->kind == YT_SCALAR && !v->quoted && !strcmp(v->value, "false"))
+				r->contained = ASSESS_CONTAINED_NONE;
+			else
+				rc = get_containment(name, v, &r->contained, err);
 			continue;
 		}
 		if (v->kind != YT_SCALAR && strcmp(k->value, "match")) {
@@ -311,6 +362,78 @@ int assess_rules_apply(struct assess_rules *rules, const char *name, const struc
 	return rc;
 }
 
+/* bandit_checks: [{id: B322, judged: python2, why: "..."}, {id: B501,
+ * contained: network}, ...]: an entry with a known id replaces it. */
+static int apply_bandit_checks(struct assess_rules *rules, const char *name,
+			       const struct yt_node *seq, char **err)
+{
+	static const char *const judged[] = { "evidence", "native", "python2" };
+
+	if (!seq)
+		return 0;
+	if (seq->kind != YT_SEQUENCE)
+		return fail(err, name, seq, "bandit_checks is not a list",
+			    "a list of {id: Bnnn, judged: ..., contained: ..., why: ...}");
+	for (size_t i = 0; i < seq->n_items; i++) {
+		const struct yt_node *e = seq->items[i], *id = yt_map_get(e, "id");
+		struct assess_bandit_check c = { .judged = ASSESS_BANDIT_EVIDENCE };
+		if (e->kind != YT_MAPPING || !id || id->kind != YT_SCALAR || id->value[0] != 'B' ||
+		    strlen(id->value) != 4)
+			return fail(err, name, e, "a Bandit check without an id",
+				    "{id: Bnnn, judged: evidence|native|python2, ...}");
+		for (size_t k = 0; k + 1 < e->n_items; k += 2) {
+			const struct yt_node *key = e->items[k], *v = e->items[k + 1];
+			if (!strcmp(key->value, "id"))
+				continue;
+			if (v->kind != YT_SCALAR)
+				return fail(err, name, v, "not a single value", "a scalar");
+			if (!strcmp(key->value, "judged")) {
+				size_t j = 0;
+				while (j < ARRAY_SIZE(judged) && strcmp(judged[j], v->value))
+					j++;
+				if (j == ARRAY_SIZE(judged))
+					return fail(err, name, v, "unknown judgment",
+						    "evidence, native or python2");
+				c.judged = (enum assess_bandit_judged)j;
+			} else if (!strcmp(key->value, "contained")) {
+				if (get_containment(name, v, &c.contained, err) < 0)
+					return -EINVAL;
+			} else if (!strcmp(key->value, "why")) {
+				c.why = v->value;
+			} else {
+				return fail(err, name, key, "unknown Bandit check key",
+					    "id, judged, contained or why");
+			}
+		}
+		if (c.judged == ASSESS_BANDIT_PYTHON2 && !c.why)
+			return fail(err, name, e, "a Python 2 check without a why",
+				    "why: what Python 3 changed");
+		struct assess_bandit_check *d = (struct assess_bandit_check *)
+			assess_bandit_check(rules, id->value);
+		if (!d) {
+			rules->bandit = xrealloc(rules->bandit,
+						 (rules->n_bandit + 1) * sizeof(*rules->bandit));
+			d = &rules->bandit[rules->n_bandit++];
+			d->id = xstrdup(id->value);
+		} else {
+			free(d->why);
+		}
+		d->judged = c.judged;
+		d->contained = c.contained;
+		d->why = c.why ? xstrdup(c.why) : NULL;
+	}
+	return 0;
+}
+
+const struct assess_bandit_check *assess_bandit_check(const struct assess_rules *rules,
+						      const char *id)
+{
+	for (size_t i = 0; id && i < rules->n_bandit; i++)
+		if (!strcmp(rules->bandit[i].id, id))
+			return &rules->bandit[i];
+	return NULL;
+}
+
 static int apply_thresholds(struct assess_rules *rules, const char *name,
 			    const struct yt_node *root, char **err)
 {
@@ -350,6 +473,8 @@ static int load_text(struct assess_rules *rules, const char *name, const char *t
 					rules->origin_weight, err);
 	if (rc == 0 && root)
 		rc = assess_rules_apply(rules, name, yt_map_get(root, "rules"), err);
+	if (rc == 0 && root)
+		rc = apply_bandit_checks(rules, name, yt_map_get(root, "bandit_checks"), err);
 	if (rc == 0 && root)
 		rc = apply_thresholds(rules, name, root, err);
 	yt_free(root);
@@ -392,6 +517,75 @@ size_t assess_rules_count(const struct assess_rules *rules)
 void assess_rules_set_max_findings(struct assess_rules *rules, size_t max)
 {
 	rules->max_findings = max;
+}
+
+void assess_rules_set_sandbox(struct assess_rules *rules, const struct assess_sandbox *sandbox)
+{
+	rules->sandbox = *sandbox;
+}
+
+bool assess_rules_contains(const struct assess_rules *rules, enum assess_containment c)
+{
+	/* A script whose worst findings are contained is MEDIUM and runs at
+	 * the standard level: its network decides. The rest holds at every
+	 * level (read-only root, no capabilities, the agent's environment,
+	 * limits, Linux). */
+	if (c == ASSESS_CONTAINED_NETWORK)
+		return !rules->sandbox.network[TRUST_STANDARD];
+	return c != ASSESS_CONTAINED_NONE;
+}
+
+static const char *const containment_names[ASSESS_CONTAINED_COUNT] = {
+	[ASSESS_CONTAINED_NETWORK] = "network",
+	[ASSESS_CONTAINED_FILESYSTEM] = "filesystem",
+	[ASSESS_CONTAINED_PROCESS] = "process",
+	[ASSESS_CONTAINED_PRIVILEGES] = "privileges",
+	[ASSESS_CONTAINED_ENVIRONMENT] = "environment",
+	[ASSESS_CONTAINED_LIMITS] = "limits",
+	[ASSESS_CONTAINED_WINDOWS] = "windows",
+};
+
+const char *assess_containment_to_string(enum assess_containment c)
+{
+	return (unsigned)c < ASSESS_CONTAINED_COUNT ? containment_names[c] : NULL;
+}
+
+const char *assess_containment_describe(enum assess_containment c)
+{
+	static const char *const what[ASSESS_CONTAINED_COUNT] = {
+		[ASSESS_CONTAINED_NETWORK] = "contained: the sandbox has no network",
+		[ASSESS_CONTAINED_FILESYSTEM] = "contained: the sandbox's root is read-only; only "
+						"the working directory and /tmp can be written",
+		[ASSESS_CONTAINED_PROCESS] = "contained: it runs inside the same sandbox, without "
+					     "capabilities, on a read-only root",
+		[ASSESS_CONTAINED_PRIVILEGES] = "contained: the sandbox runs without capabilities, "
+						"so no owner or identity can change",
+		[ASSESS_CONTAINED_ENVIRONMENT] = "contained: the sandbox's environment holds none "
+						 "of the host's variables",
+		[ASSESS_CONTAINED_LIMITS] = "contained: the sandbox's process and memory limits "
+					    "stop it",
+		[ASSESS_CONTAINED_WINDOWS] = "contained: the sandbox is Linux; Windows libraries "
+					     "are not there",
+	};
+	return (unsigned)c < ASSESS_CONTAINED_COUNT ? what[c] : NULL;
+}
+
+int assess_containment_from_string(const char *s, enum assess_containment *out)
+{
+	for (int c = ASSESS_CONTAINED_NETWORK; c < ASSESS_CONTAINED_COUNT; c++)
+		if (!strcmp(s, containment_names[c]))
+			return *out = (enum assess_containment)c, 0;
+	return -EINVAL;
+}
+
+const char *assess_weighed_to_string(enum assess_weighed w)
+{
+	switch (w) {
+	case ASSESS_WEIGHED_NONE: return NULL;
+	case ASSESS_WEIGHED_EVIDENCE: return "evidence";
+	case ASSESS_WEIGHED_NATIVE: return "native";
+	}
+	return NULL;
 }
 
 /* By level; levels start at ASSESS_SEV_LOW. A confidence is never
@@ -492,6 +686,18 @@ static int is_outside(const char *p)
 	return strncmp(p, "/tmp/", 5) != 0 && strncmp(p, "/var/tmp/", 9) != 0;
 }
 
+/* A path from the root of a system: absolute (not under the temporary
+ * directories), a drive, or the home directory itself. */
+static int is_absolute(const char *p)
+{
+	if (!strcmp(p, "~") || !strcmp(p, "~/"))
+		return 1;
+	if (((p[0] | 0x20) >= 'a' && (p[0] | 0x20) <= 'z') && p[1] == ':' &&
+	    (p[2] == '\\' || p[2] == '/'))
+		return 1;
+	return p[0] == '/' && is_outside(p);
+}
+
 static const struct pya_kwarg *kwarg_get(const struct pya_event *ev, const char *name)
 {
 	for (size_t i = 0; i < ev->n_kwargs; i++)
@@ -548,6 +754,15 @@ int assess_rule_matches(const struct assess_rule *r, const struct pya_event *ev)
 		if (!k || k->truth == PYA_TRUTH_FALSE)
 			return 0;
 	}
+	/* Then the conditions on a call's arguments, a compare each, before
+	 * its name's patterns: the intent rules name the same calls many
+	 * times over and most of their events fail these. */
+	if (ev->kind == PYA_CALL &&
+	    ((r->taint && !(ev->taint & r->taint)) ||
+	     (r->decoded >= 0 && r->decoded != !!ev->decoded_arg) ||
+	     ((r->arg_contains.n || r->arg_glob.n) && !ev->arg0) ||
+	     (r->program.n && !ev->arg0_first)))
+		return 0;
 	switch (ev->kind) {
 	case PYA_CALL:
 		if (!r->call.n || !any_glob(&r->call, ev->name))
@@ -567,6 +782,8 @@ int assess_rule_matches(const struct assess_rule *r, const struct pya_event *ev)
 		return 0;
 	}
 	if (r->not_call.n && any_glob(&r->not_call, ev->name))
+		return 0;
+	if (r->taint && !(ev->taint & r->taint))
 		return 0;
 	if (r->has_kwarg.n) {
 		int any = 0;
@@ -612,6 +829,8 @@ int assess_rule_matches(const struct assess_rule *r, const struct pya_event *ev)
 		return 0;
 	if (r->path == 2 && ev->arg0 && is_outside(ev->arg0))
 		return 0;
+	if (r->path == 3 && !(ev->arg0 && is_absolute(ev->arg0)))
+		return 0;
 	if (r->arg_contains.n) {
 		int hit = 0;
 		for (size_t i = 0; ev->arg0 && i < r->arg_contains.n && !hit; i++)
@@ -621,5 +840,28 @@ int assess_rule_matches(const struct assess_rule *r, const struct pya_event *ev)
 	}
 	if (r->arg_ref.n && !(ev->arg0_ref && any_glob(&r->arg_ref, ev->arg0_ref)))
 		return 0;
+	if (r->not_arg_ref.n && ev->arg0_ref && any_glob(&r->not_arg_ref, ev->arg0_ref))
+		return 0;
+	if (r->decoded >= 0 && r->decoded != !!ev->decoded_arg)
+		return 0;
+	if (r->program.n) {
+		/* the program a process starts: the first argument, or the
+		 * first item of a list, by its file name */
+		const char *p = ev->arg0_first;
+		if (!p)
+			return 0;
+		size_t len = strcspn(p, " ");
+		for (size_t k = len; k > 0; k--)
+			if (p[k - 1] == '/') {
+				p += k;
+				len -= k;
+				break;
+			}
+		int hit = 0;
+		for (size_t i = 0; i < r->program.n && !hit; i++)
+			hit = strlen(r->program.v[i]) == len && !strncmp(r->program.v[i], p, len);
+		if (!hit)
+			return 0;
+	}
 	return 1;
 }

@@ -25,11 +25,29 @@ struct assess_rule {
 	/* match */
 	struct assess_strv call, import, special, unless_kwarg, arg_contains, arg_ref;
 	struct assess_strv not_call, kwarg_true, has_kwarg, lacks_kwarg, mode, arg_glob, string;
+	struct assess_strv not_arg_ref, program;
 	char *kwarg;
 	int dynamic, in_loop, write_mode; /* -1: any */
-	int path;                         /* 0 any, 1 outside, 2 local */
+	int path;                         /* 0 any, 1 outside, 2 local, 3 absolute */
 	int partial_path;                 /* -1: any */
+	unsigned taint;                   /* enum pya_taint: an argument holds one; 0 any */
+	int decoded;                      /* -1: any; 1: an argument is decoded data */
+	enum assess_containment contained; /* what the sandbox does to what it finds */
 	unsigned line, col;               /* where the rule was (last) defined */
+};
+
+/* How a Bandit check's findings count (`bandit_checks:`). */
+enum assess_bandit_judged {
+	ASSESS_BANDIT_EVIDENCE, /* counted at Bandit's severity and confidence */
+	ASSESS_BANDIT_NATIVE,   /* the native analyzer judges it: not counted */
+	ASSESS_BANDIT_PYTHON2,  /* its premise is Python 2's: dropped with a note */
+};
+
+struct assess_bandit_check {
+	char *id;                          /* "B322" */
+	enum assess_bandit_judged judged;
+	enum assess_containment contained; /* evidence: what the sandbox does to it */
+	char *why;                         /* said in the note of a dropped finding */
 };
 
 struct assess_rule_index;
@@ -42,6 +60,9 @@ struct assess_rules {
 	/* origin_weights of the built-in file: the default of every rule */
 	double origin_weight[4];
 	char *source; /* file the user rules came from, for messages */
+	struct assess_sandbox sandbox;     /* assess_rules_set_sandbox() */
+	struct assess_bandit_check *bandit; /* bandit_checks: by id, in file order */
+	size_t n_bandit;
 	struct assess_rule_index *index; /* rebuilt by assess_rules_apply() */
 };
 
@@ -70,6 +91,11 @@ int assess_rule_matches(const struct assess_rule *rule, const struct pya_event *
  * same scale for native rules and for Bandit's and Semgrep's findings. */
 double assess_score(enum assess_severity severity, enum assess_severity confidence);
 double assess_rule_score(const struct assess_rule *rule);
+/* The entry of bandit_checks for a Bandit test id, or NULL. */
+const struct assess_bandit_check *assess_bandit_check(const struct assess_rules *rules,
+						      const char *id);
+/* Does the sandbox of the run contain what this containment names? */
+bool assess_rules_contains(const struct assess_rules *rules, enum assess_containment c);
 /* The class of a chmod's mode bits that the `mode:` match names. */
 const char *assess_mode_class(const struct pya_event *ev);
 

@@ -535,7 +535,8 @@ void assess_sarif_add(struct assess_sarif *s, const char *path, const char *data
 		char *msg = sentence(f->message);
 		json_t *res = json_pack(
 			"{s:s, s:I, s:s, s:{s:s}, s:[o], s:{s:s}, s:{s:s, s:s, s:f}}",
-			"ruleId", f->rule_id, "ruleIndex", (json_int_t)ri, "level", sarif_level(f->severity),
+			"ruleId", f->rule_id, "ruleIndex", (json_int_t)ri,
+			"level", sarif_level(assess_finding_counted_severity(f)),
 			"message", "text", msg, "locations", location(artifact, region, context),
 			"partialFingerprints", "primaryLocationLineHash", fp,
 			"properties", "severity", assess_severity_to_string(f->severity),
@@ -543,17 +544,24 @@ void assess_sarif_add(struct assess_sarif *s, const char *path, const char *data
 		if (f->bandit_id)
 			json_object_set_new(json_object_get(res, "properties"), "bandit_id",
 					    json_string(f->bandit_id));
-		if (f->origin != ASSESS_ORIGIN_NONE) {
-			/* In the message too: viewers show it, not the properties. */
-			char *with = xasprintf("%s (arguments: %s)", f->message,
-					       assess_origin_describe(f->origin));
+		/* What the origin, the sandbox and the weighing of a Bandit
+		 * finding say goes in the message too: viewers show it, not
+		 * the properties. */
+		char *with = assess_finding_describe(f);
+		if (strcmp(with, f->message) != 0) {
 			char *text = sentence(with);
-			free(with);
 			json_object_set_new(json_object_get(res, "message"), "text", json_string(text));
-			json_object_set_new(json_object_get(res, "properties"), "origin",
-					    json_string(assess_origin_to_string(f->origin)));
 			free(text);
 		}
+		free(with);
+		json_t *props = json_object_get(res, "properties");
+		if (f->origin != ASSESS_ORIGIN_NONE)
+			json_object_set_new(props, "origin", json_string(assess_origin_to_string(f->origin)));
+		if (f->contained != ASSESS_CONTAINED_NONE)
+			json_object_set_new(props, "contained",
+					    json_string(assess_containment_to_string(f->contained)));
+		if (f->weighed != ASSESS_WEIGHED_NONE)
+			json_object_set_new(props, "weighed", json_string(assess_weighed_to_string(f->weighed)));
 		json_array_append_new(run->results, res);
 		free(fp);
 		free(msg);

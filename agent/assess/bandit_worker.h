@@ -2,7 +2,7 @@
  * once (agent/assess/bandit_worker.py, compiled in) and answers Bandit's JSON
  * report for each snapshot sent to it over a socket, instead of a new
  * `bandit` process (an interpreter start and its plugin loading, ~150 ms)
- * per job. `mai-agent check` keeps the one-shot process. */
+ * per job. `mai-agent check` holds one per assessing thread. */
 #ifndef MAI_BANDIT_WORKER_H
 #define MAI_BANDIT_WORKER_H
 

@@ -55,6 +55,10 @@ enum audit_event {
 	 * error that passes (Docker down, the assessor failed); the retry goes
 	 * on from the job's records instead of recording them again. */
 	AUDIT_EVENT_RETRY,
+	/* file, moved_to, what, script: at start, what was at a sidecar's or
+	 * an answer's name that is not the agent's (quarantine.h), moved aside
+	 * and kept; the script is answered again. */
+	AUDIT_EVENT_MOVED_ASIDE,
 	/* file, sha256, sidecars (which, and why: "foo.result.json missing"),
 	 * placed ("drop_dir", "fallback", "nowhere"): final content taken again
 	 * whose answer was lost; the agent's copy of it was placed again. */

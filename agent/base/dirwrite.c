@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/xattr.h>
 #include <time.h>
 
 #include "account.h"
@@ -29,9 +30,37 @@ char *dirwrite_describe(const struct stat *st)
 	return xasprintf("a %s%s owned by %s", kind, links, owner);
 }
 
+bool dirwrite_fd_marked(int fd, const char *name)
+{
+	char mark[NAME_MAX + 1];
+	ssize_t n = fgetxattr(fd, DIRWRITE_MARK_XATTR, mark, sizeof(mark) - 1);
+	if (n < 0)
+		return false;
+	mark[n] = '\0';
+	return strcmp(mark, name) == 0;
+}
+
+bool dirwrite_is_own(int dirfd, const char *name, const struct stat *st)
+{
+	char path[64 + NAME_MAX], mark[NAME_MAX + 1];
+	if (!S_ISREG(st->st_mode) || st->st_nlink != 1)
+		return false;
+	if (st->st_uid == geteuid())
+		return true;
+	if (strlen(name) > NAME_MAX)
+		return false;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d/%s", dirfd, name);
+	ssize_t n = lgetxattr(path, DIRWRITE_MARK_XATTR, mark, sizeof(mark) - 1);
+	if (n < 0)
+		return false;
+	mark[n] = '\0';
+	return strcmp(mark, name) == 0;
+}
+
 /* What may be replaced at name: 0 nothing there, 1 a file that may be
  * replaced, or -EEXIST / -EISDIR / -errno with *detail. */
-static int check_target(int dirfd, const char *name, unsigned flags, char **detail)
+static int check_target(int dirfd, const char *name, const struct dirwrite_access *a,
+			unsigned flags, char **detail)
 {
 	struct stat st;
 
@@ -49,7 +78,7 @@ static int check_target(int dirfd, const char *name, unsigned flags, char **deta
 	}
 	if (flags & DIRWRITE_REPLACE_FOREIGN)
 		return 1;
-	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+	if (!S_ISREG(st.st_mode) || (st.st_uid != geteuid() && !dirwrite_is_own(dirfd, name, &st))) {
 		_cleanup_free_ char *what = dirwrite_describe(&st);
 		*detail = xasprintf("%s is there, not a file of uid %lu: it is left alone and "
 				    "nothing is written through it", what, (unsigned long)geteuid());
@@ -78,11 +107,18 @@ static void random_name(char out[TEMP_NAME_SIZE])
 		o += sprintf(o, "%02x", b[i]);
 }
 
-/* Writes the content and applies mode. 0 or -errno. */
-static int fill(int fd, const void *buf, size_t len, mode_t mode, bool durable)
+/* Writes the content and applies owner, mode and the mark of name. 0 or
+ * -errno. */
+static int fill(int fd, const char *name, const void *buf, size_t len,
+		const struct dirwrite_access *a, bool durable)
 {
 	int r = fileio_write_all(fd, buf, len);
-	if (r == 0 && fchmod(fd, mode) < 0)
+	if (r == 0 && a->marked &&
+	    fsetxattr(fd, DIRWRITE_MARK_XATTR, name, strlen(name), 0) < 0 && errno != ENOTSUP)
+		r = -errno;
+	if (r == 0 && (a->uid != geteuid() || a->gid != (gid_t)-1) && fchown(fd, a->uid, a->gid) < 0)
+		r = -errno;
+	if (r == 0 && fchmod(fd, a->mode) < 0)
 		r = -errno;
 	if (r == 0 && durable && fsync(fd) < 0)
 		r = -errno;
@@ -148,14 +184,16 @@ static int link_temporary(int fd, int dirfd, char tmp[TEMP_NAME_SIZE])
  * file when the file system and the process allow it, else a named one.
  * With place_directly, an anonymous file is linked straight in as name
  * when that name is free (then *placed and tmp stays empty). 0 or -errno. */
-static int stage_content(int dirfd, const char *name, const void *buf, size_t len, mode_t mode,
-			 bool durable, bool place_directly, char tmp[TEMP_NAME_SIZE], bool *placed)
+static int stage_content(int dirfd, const char *name, const void *buf, size_t len,
+			 const struct dirwrite_access *a, bool durable, bool place_directly,
+			 char tmp[TEMP_NAME_SIZE], bool *placed)
 {
+	mode_t mode = a->mode;
 	*placed = false;
 	tmp[0] = '\0';
 	_cleanup_close_ int fd = openat(dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, mode & 0600);
 	if (fd >= 0) {
-		int r = fill(fd, buf, len, mode, durable);
+		int r = fill(fd, name, buf, len, a, durable);
 		if (r < 0)
 			return r;
 		r = place_directly ? link_anonymous(fd, dirfd, name) : -EEXIST;
@@ -179,7 +217,7 @@ static int stage_content(int dirfd, const char *name, const void *buf, size_t le
 		tmp[0] = '\0';
 		return nfd;
 	}
-	int r = fill(nfd, buf, len, mode, durable);
+	int r = fill(nfd, name, buf, len, a, durable);
 	if (close(nfd) < 0 && r == 0)
 		r = -errno;
 	if (r < 0) {
@@ -192,6 +230,13 @@ static int stage_content(int dirfd, const char *name, const void *buf, size_t le
 int dirwrite_replace(int dirfd, const char *name, const void *buf, size_t len, mode_t mode,
 		     unsigned flags, char **detail)
 {
+	struct dirwrite_access a = { .uid = geteuid(), .gid = (gid_t)-1, .mode = mode };
+	return dirwrite_replace_as(dirfd, name, buf, len, &a, flags, detail);
+}
+
+int dirwrite_replace_as(int dirfd, const char *name, const void *buf, size_t len,
+			const struct dirwrite_access *a, unsigned flags, char **detail)
+{
 	bool durable = flags & DIRWRITE_DURABLE, placed;
 	char tmp[TEMP_NAME_SIZE];
 
@@ -201,10 +246,10 @@ int dirwrite_replace(int dirfd, const char *name, const void *buf, size_t len, m
 				    "have", strlen(name), NAME_MAX);
 		return -ENAMETOOLONG;
 	}
-	int r = check_target(dirfd, name, flags, detail);
+	int r = check_target(dirfd, name, a, flags, detail);
 	if (r < 0)
 		return r;
-	r = stage_content(dirfd, name, buf, len, mode, durable, r == 0, tmp, &placed);
+	r = stage_content(dirfd, name, buf, len, a, durable, r == 0, tmp, &placed);
 	if (r < 0) {
 		*detail = xasprintf("cannot write a new file in its directory: %s", strerror(-r));
 		return r;
@@ -212,7 +257,7 @@ int dirwrite_replace(int dirfd, const char *name, const void *buf, size_t len, m
 	if (!placed) {
 		/* Looked at again right before the rename: what appeared since is
 		 * refused all the same (and a rename would only replace it). */
-		r = check_target(dirfd, name, flags, detail);
+		r = check_target(dirfd, name, a, flags, detail);
 		if (r >= 0 && renameat(dirfd, tmp, dirfd, name) < 0) {
 			r = -errno;
 			*detail = xasprintf("cannot rename the new file into place: %s", strerror(-r));

@@ -43,6 +43,35 @@ enum dirwrite_flag {
 	DIRWRITE_REPLACE_FOREIGN = 1 << 1,
 };
 
+/* Who the written file belongs to and its mode (applied as given, not
+ * masked by the umask). With marked, the file gets DIRWRITE_MARK_XATTR set
+ * to its name (a security.* attribute: any process may read it, only a
+ * privileged one set it), and a regular file with one link that bears the mark of that very
+ * name may be replaced as the writer's own whoever owns it: the agent's
+ * sidecars, given to their scripts' writers. */
+struct dirwrite_access {
+	uid_t uid;
+	gid_t gid;  /* (gid_t)-1: the writing process's */
+	mode_t mode;
+	bool marked;
+};
+
+#define DIRWRITE_MARK_XATTR "security.mai-agent.name"
+
+/* Whether dirfd/name is a regular file with one link that the writing
+ * user owns or that bears the mark of name (see above). st is its fstatat. */
+bool dirwrite_is_own(int dirfd, const char *name, const struct stat *st) _nonnull_(2, 3);
+
+/* Whether the open file fd bears the mark of name (see above): what a
+ * reader of a sidecar that is not the agent's own checks. */
+bool dirwrite_fd_marked(int fd, const char *name) _nonnull_(2);
+
+/* dirwrite_replace() of a file that belongs to a->uid and a->gid with
+ * mode a->mode (a sidecar takes its script's owner, group and read bits). */
+int dirwrite_replace_as(int dirfd, const char *name, const void *buf, size_t len,
+			const struct dirwrite_access *a, unsigned flags, char **detail)
+	_nonnull_(2, 5, 7) _must_check_;
+
 /* Replaces dirfd/name (one path component) with buf, mode applied as
  * given (not masked by the umask). 0; -EEXIST when what is at name is
  * refused (see above), -EISDIR for a directory, -ENAMETOOLONG, or -errno;

@@ -158,3 +158,15 @@ int fileio_mkdir_p(const char *path, mode_t mode)
 		return -ENOTDIR;
 	return 0;
 }
+
+DIR *fileio_opendir_at(int dfd)
+{
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	if (!d && fd >= 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+	}
+	return d;
+}

@@ -3,11 +3,16 @@
 #ifndef MAI_FILEIO_H
 #define MAI_FILEIO_H
 
+#include <dirent.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "macro.h"
+
+/* A listing of the directory dfd on a descriptor of its own (dfd stays
+ * the caller's), or NULL with errno. closedir() frees it. */
+DIR *fileio_opendir_at(int dfd);
 
 /* Reads at most max bytes of an open descriptor into a new buffer (NUL
  * terminated, *len excludes the NUL). Returns 0, -EFBIG when the content is

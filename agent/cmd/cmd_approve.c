@@ -104,6 +104,8 @@ static void show(const struct held *h, enum approval_kind kind)
 		       json_string_value(json_object_get(as, "level")) ?
 			       json_string_value(json_object_get(as, "level")) : "?",
 		       json_number_value(json_object_get(as, "score")));
+		if (json_is_string(json_object_get(as, "reason")))
+			printf("  look at %s\n", json_string_value(json_object_get(as, "reason")));
 		printf("  findings (%zu%s):\n", total, total > SHOWN_FINDINGS ? ", the most severe shown" : "");
 		held_print_findings(stdout, top);
 		json_decref(top);

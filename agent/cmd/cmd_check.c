@@ -2,18 +2,21 @@
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "assess.h"
 #include "assess_external.h"
 #include "assess_sarif.h"
+#include "bandit_worker.h"
 #include "cmd.h"
 #include "follow.h"
 #include "config.h"
 #include "fileio.h"
 #include "log.h"
 #include "names.h"
+#include "options.h"
 #include "ordered_pool.h"
 
 /* Exit statuses of check, by the highest level among the files. */
@@ -203,16 +206,18 @@ static void print_text(const char *path, const char *data, size_t len, const str
 	for (size_t i = 0; i < r->n_findings; i++) {
 		const struct assess_finding *f = &r->findings[i];
 		int both = f->bandit_id && strcmp(f->bandit_id, f->rule_id) != 0;
-		const char *origin = assess_origin_describe(f->origin);
-		printf("%s:%u:%u: %s: %s%s%s%s [%s%s%s]\n", path, f->line ? f->line : 1,
-		       f->col ? f->col : 1, text_kind(f->severity), f->message,
-		       origin ? " (arguments: " : "", origin ? origin : "", origin ? ")" : "",
+		_cleanup_free_ char *text = assess_finding_describe(f);
+		printf("%s:%u:%u: %s: %s [%s%s%s]\n", path, f->line ? f->line : 1,
+		       f->col ? f->col : 1, text_kind(assess_finding_counted_severity(f)), text,
 		       f->rule_id, both ? "/" : "", both ? f->bandit_id : "");
 		if (context)
 			print_context(data, len, f->line, f->col);
 	}
 	for (size_t i = 0; i < r->n_notes; i++)
 		printf("%s: note: %s\n", path, r->notes[i]);
+	if (r->reason)
+		printf("%s: note: held (%s) because of %s\n", path, level_to_string(r->level),
+		       r->reason);
 	printf("%s: level %s, score %.1f, %zu finding%s, %zu lines\n", path,
 	       level_to_string(r->level), r->score, r->n_findings,
 	       r->n_findings == 1 ? "" : "s", r->metrics.lines);
@@ -227,6 +232,16 @@ struct check_slot {
 	struct assess_result res;
 };
 
+/* Resident Bandit workers, one per assessing thread: Bandit imported once
+ * per thread instead of a new `bandit` process (about a second of start
+ * and plugin loading) per file. A thread takes a free one for a file. */
+struct check_bandits {
+	pthread_mutex_t lock;
+	struct bandit_worker **w;
+	unsigned char *busy;
+	size_t n;
+};
+
 struct check_run {
 	const struct check_files *files;
 	const struct assess_rules *rules;
@@ -234,6 +249,7 @@ struct check_run {
 	int native_only;
 	enum format format;
 	int context;              /* text: quote source lines */
+	struct check_bandits bandits; /* n == 0: one-shot `bandit` per file */
 	struct check_slot *slots; /* indexed by file % window */
 	size_t window;
 	/* Output side, touched by check_done only. */
@@ -242,6 +258,54 @@ struct check_run {
 	size_t json_items;        /* elements of the JSON array printed */
 	struct assess_sarif sarif;
 };
+
+static void bandits_init(struct check_bandits *b, size_t n)
+{
+	pthread_mutex_init(&b->lock, NULL);
+	b->n = n;
+	b->w = xcalloc(n, sizeof(*b->w));
+	b->busy = xcalloc(n, 1);
+	for (size_t i = 0; i < n; i++)
+		b->w[i] = bandit_worker_new();
+}
+
+static void bandits_free(struct check_bandits *b)
+{
+	if (!b->n)
+		return;
+	for (size_t i = 0; i < b->n; i++)
+		bandit_worker_free(b->w[i]);
+	free(b->w);
+	free(b->busy);
+	pthread_mutex_destroy(&b->lock);
+}
+
+/* A free worker's index, or -1 (none configured, or all busy: the file
+ * then gets the one-shot `bandit`). */
+static ssize_t bandits_take(struct check_bandits *b)
+{
+	ssize_t got = -1;
+
+	if (!b->n)
+		return -1;
+	pthread_mutex_lock(&b->lock);
+	for (size_t i = 0; i < b->n && got < 0; i++)
+		if (!b->busy[i]) {
+			b->busy[i] = 1;
+			got = (ssize_t)i;
+		}
+	pthread_mutex_unlock(&b->lock);
+	return got;
+}
+
+static void bandits_give(struct check_bandits *b, ssize_t i)
+{
+	if (i < 0)
+		return;
+	pthread_mutex_lock(&b->lock);
+	b->busy[i] = 0;
+	pthread_mutex_unlock(&b->lock);
+}
 
 /* Reads and assesses one file; runs on a worker thread. */
 static void check_work(void *p, size_t i)
@@ -256,8 +320,10 @@ static void check_work(void *p, size_t i)
 		return;
 	const uint8_t *data = (const uint8_t *)sl->data;
 	struct assess_result *res = &sl->res;
+	ssize_t b = bandits_take(&run->bandits);
 	assess_with_analyzers(run->rules, run->native_only ? NULL : &run->cfg->security.analyzers,
-			      NULL, path, data, sl->len, res);
+			      b < 0 ? NULL : run->bandits.w[b], path, data, sl->len, res);
+	bandits_give(&run->bandits, b);
 }
 
 /* Prints one element of the --format json array exactly as json_dumpf()
@@ -322,7 +388,7 @@ static void check_done(void *p, size_t i)
 }
 
 static int load_rules(const char *config_dir, struct assess_rules **rules,
-		      struct mai_config **cfg, int native_only)
+		      struct mai_config **cfg)
 {
 	_cleanup_free_ char *dir = NULL, *err = NULL, *path = NULL;
 	struct stat st;
@@ -331,21 +397,18 @@ static int load_rules(const char *config_dir, struct assess_rules **rules,
 		log_errorx("%s", err);
 		return MAI_EXIT_CONFIG;
 	}
-	/* The whole configuration, for the analyzers' settings; it also
-	 * reports any bad key of security.yaml with its position. Not needed
-	 * (and not paid for) when only the native analyzer runs. */
-	if (native_only)
-		goto rules;
+	/* The whole configuration, for the analyzers' settings and each trust
+	 * level's network (what the sandbox contains); it also reports any
+	 * bad key of security.yaml with its position. */
 	enum log_level saved = log_get_level();
 	if (saved > LOG_LEVEL_WARN)
 		log_set_level(LOG_LEVEL_WARN); /* "file not found: defaults" is noise here */
-	int r = config_load(dir, cfg, &err);
+	int r = config_load_unhashed(dir, cfg, &err);
 	log_set_level(saved);
 	if (r < 0) {
 		log_errorx("%s", err);
 		return MAI_EXIT_CONFIG;
 	}
-rules:
 	path = xasprintf("%s/security.yaml", dir);
 	if (stat(path, &st) < 0 && errno == ENOENT) { /* like the config loader: defaults */
 		free(path);
@@ -355,8 +418,10 @@ rules:
 		log_errorx("%s; fix the file or check it with 'mai-agent config check'", err);
 		return MAI_EXIT_CONFIG;
 	}
-	if (*cfg)
-		assess_rules_set_max_findings(*rules, (size_t)(*cfg)->security.max_findings);
+	struct assess_sandbox sb;
+	assess_rules_set_max_findings(*rules, (size_t)(*cfg)->security.max_findings);
+	assess_sandbox_from_config(*cfg, &sb);
+	assess_rules_set_sandbox(*rules, &sb);
 	return 0;
 }
 
@@ -439,7 +504,7 @@ int cmd_check(int argc, char **argv)
 		log_errorx("check needs at least one FILE or DIR; see 'mai-agent check --help'");
 		return MAI_EXIT_USAGE;
 	}
-	rc = load_rules(config_dir, &rules, &cfg, native_only);
+	rc = load_rules(config_dir, &rules, &cfg);
 	if (rc) {
 		config_free(cfg);
 		return rc;
@@ -479,11 +544,14 @@ int cmd_check(int argc, char **argv)
 		jobs = ordered_pool_cpus(CHECK_JOBS_DEFAULT_MAX);
 	/* Two files per thread in flight: one being assessed, one waiting to
 	 * be printed; memory stays a few files whatever the tree. */
+	if (!native_only && cfg->security.analyzers.bandit.enabled)
+		bandits_init(&run.bandits, jobs);
 	size_t window = 2 * (size_t)jobs;
 	run.slots = xcalloc(window, sizeof(*run.slots));
 	run.window = window;
 	ordered_pool_run(files.n, jobs, window, check_work, check_done, &run);
 	free(run.slots);
+	bandits_free(&run.bandits);
 	unreadable |= run.unreadable;
 	if (format == FORMAT_JSON)
 		fputs(run.json_items ? "\n]\n" : "[]\n", stdout);

@@ -11,6 +11,7 @@
 
 #include "account.h"
 #include "approvers.h"
+#include "fileio.h"
 #include "cmd.h"
 #include "config.h"
 #include "follow.h"
@@ -91,6 +92,9 @@ static void consider(struct pending_ctx *pc, const char *rel)
 		"findings_total", (json_int_t)json_array_size(all),
 		"command", cmd,
 		"you_may_answer", approvers_check(pc->who, pc->me, h.writer_uid) == APPROVERS_OK);
+	json_t *why = json_object_get(json_object_get(h.result, "assessment"), "reason");
+	if (e && json_is_string(why)) /* the one reason to look */
+		json_object_set(e, "reason", why);
 	if (e)
 		json_array_append_new(pc->list, e);
 	held_clear(&h);
@@ -100,15 +104,11 @@ static void consider(struct pending_ctx *pc, const char *rel)
  * subdirectories when agent.recursive is on, never through a symlink. */
 static void walk(struct pending_ctx *pc, int dfd, const char *rel, unsigned depth)
 {
-	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	DIR *d = fileio_opendir_at(dfd);
 	struct dirent *de;
 
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	if (!d)
 		return;
-	}
 	while ((de = readdir(d))) {
 		_cleanup_free_ char *child = *rel ? xasprintf("%s/%s", rel, de->d_name)
 						  : xstrdup(de->d_name);
@@ -188,6 +188,8 @@ static void print_text(const struct pending_ctx *pc, const char *may)
 		       age);
 		long long total = json_integer_value(json_object_get(e, "findings_total"));
 		json_t *top = json_object_get(e, "findings");
+		if (json_is_string(json_object_get(e, "reason")))
+			printf("  look at %s\n", json_string_value(json_object_get(e, "reason")));
 		printf("  findings (%lld%s):\n", total,
 		       (size_t)total > json_array_size(top) ? ", the most severe shown" : "");
 		held_print_findings(stdout, top);

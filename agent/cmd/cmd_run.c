@@ -68,6 +68,8 @@ struct stage_ctx {
 	bool stopping;
 	/* Bandit for every job, imported once (it has its own lock) */
 	struct bandit_worker *bandit;
+	/* each level's network at start, for the assessor (a restart changes it) */
+	struct assess_sandbox assess_sandbox;
 };
 
 static struct rules_ref *rules_get(struct stage_ctx *sc)
@@ -496,6 +498,14 @@ static int load_rules(const char *dir, const struct mai_config *cfg, struct asse
 	return 0;
 }
 
+/* The sandbox the assessor judges findings against: each level's network
+ * as the agent started with it (a reload does not change it, see
+ * stage_reload). */
+static void rules_set_sandbox(struct stage_ctx *sc, struct assess_rules *rules)
+{
+	assess_rules_set_sandbox(rules, &sc->assess_sandbox);
+}
+
 /* SIGHUP: new rules, thresholds and analyzers' settings for the assessor,
  * new limits for the sandbox (or for the one made when Docker answers);
  * jobs running keep theirs. Invalid rules refuse the whole reload. */
@@ -507,6 +517,7 @@ static int stage_reload(void *ctx, const struct mai_config *cfg, const char *dir
 
 	if (load_rules(dir, cfg, &rules, err) < 0)
 		return -EINVAL;
+	rules_set_sandbox(sc, rules);
 	rules_swap(sc, rules, &cfg->security.analyzers);
 	sandbox_options_from_config(cfg, NULL, &so);
 	pthread_mutex_lock(&sc->lock);
@@ -636,6 +647,8 @@ int cmd_run(int argc, char **argv)
 			 cfg->sandbox.image, sandbox_leftovers_removed(sc.sb));
 	}
 
+	assess_sandbox_from_config(cfg, &sc.assess_sandbox);
+	rules_set_sandbox(&sc, rules);
 	rules_swap(&sc, rules, &cfg->security.analyzers);
 	rules = NULL;
 	sc.log = log;

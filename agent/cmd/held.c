@@ -36,8 +36,9 @@ json_t *held_read_result(int dfd, const char *side, const char *rel, const char 
 				       : "its result cannot be opened";
 		return NULL;
 	}
+	/* The agent's own, or given by it to the script's writer (its mark). */
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1 ||
-	    st.st_uid != agent_uid) {
+	    (st.st_uid != agent_uid && !dirwrite_fd_marked(fd, side))) {
 		*why = "its result sidecar is not the agent's (another user's file, a link or not "
 		       "a regular file)";
 		return NULL;

@@ -169,6 +169,12 @@ int sandbox_options_resolve_auto(struct sandbox_options *o, char **warning, char
 	return 0;
 }
 
+void assess_sandbox_from_config(const struct mai_config *cfg, struct assess_sandbox *out)
+{
+	for (int t = 0; t < TRUST_COUNT; t++)
+		out->network[t] = cfg->sandbox.levels[t].network == CONFIG_NETWORK_ALLOWLIST;
+}
+
 void sandbox_metrics_from_assess(const struct py_metrics *in, struct sandbox_code_metrics *out)
 {
 	*out = (struct sandbox_code_metrics){

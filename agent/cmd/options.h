@@ -26,6 +26,10 @@ int sandbox_options_resolve_auto(struct sandbox_options *o, char **warning, char
  * loader). An empty public_key means the default, log_dir/pubkey. */
 void audit_options_from_config(const struct config_audit *cfg, struct audit_options *opt);
 
+/* What the assessor needs to know of each trust level's sandbox
+ * (sandbox.<level>.network). */
+void assess_sandbox_from_config(const struct mai_config *cfg, struct assess_sandbox *out);
+
 /* The assessor's metrics as the shape the sandbox scales its limits with. */
 void sandbox_metrics_from_assess(const struct py_metrics *in, struct sandbox_code_metrics *out);
 

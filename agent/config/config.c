@@ -291,7 +291,7 @@ static int config_resolve_audit(struct config_ctx *ctx)
 	return 0;
 }
 
-int config_load(const char *dir, struct mai_config **out, char **err)
+static int load(const char *dir, bool hashed, struct mai_config **out, char **err)
 {
 	struct config_ctx ctx = { 0 };
 	const char *files[CONFIG_FILE_COUNT] = { 0 };
@@ -306,7 +306,7 @@ int config_load(const char *dir, struct mai_config **out, char **err)
 		r = config_check_thresholds(&ctx);
 	if (r == 0)
 		r = config_resolve_audit(&ctx);
-	if (r == 0) {
+	if (r == 0 && hashed) {
 		_cleanup_free_ char *text = config_render(ctx.cfg);
 		hash_sha256_hex(text, strlen(text), ctx.cfg->sha256);
 	}
@@ -321,6 +321,16 @@ int config_load(const char *dir, struct mai_config **out, char **err)
 	}
 	*out = ctx.cfg;
 	return 0;
+}
+
+int config_load(const char *dir, struct mai_config **out, char **err)
+{
+	return load(dir, true, out, err);
+}
+
+int config_load_unhashed(const char *dir, struct mai_config **out, char **err)
+{
+	return load(dir, false, out, err);
 }
 
 void config_free(struct mai_config *cfg)

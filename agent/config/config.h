@@ -49,6 +49,7 @@ struct config_agent {
 	char *state_dir;
 	char *mount_point;
 	int64_t workers;
+	int64_t max_jobs_per_writer; /* queued or running; 0: no cap */
 	bool recursive;
 	int drop_mode;        /* enum config_drop_mode */
 	char *drop_dir_mode;  /* octal text such as "2770"; "": leave it */
@@ -96,6 +97,9 @@ struct config_security {
 	/* The `rules:` list exactly as written (a YT_SEQUENCE, possibly empty);
 	 * its schema belongs to the assessor. Owned by the configuration. */
 	const struct yt_node *rules;
+	/* The `bandit_checks:` list as written: how Bandit's findings count
+	 * (the assessor's schema, like rules). */
+	const struct yt_node *bandit_checks;
 };
 
 struct config_trust_limits {
@@ -186,6 +190,10 @@ int config_dir_resolve(const char *arg, char **dir, char **err) _must_check_;
  * expected ..." (caller frees). On error nothing is allocated in *out, so a
  * reload can keep the configuration it has. */
 int config_load(const char *dir, struct mai_config **out, char **err) _must_check_;
+/* The same without the configuration's hash (sha256 stays empty), which
+ * costs a few milliseconds of OpenSSL's start: for a command that only
+ * reads values (mai-agent check). */
+int config_load_unhashed(const char *dir, struct mai_config **out, char **err) _must_check_;
 
 void config_free(struct mai_config *cfg);
 

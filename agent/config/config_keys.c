@@ -221,6 +221,9 @@ const struct config_key config_keys[] = {
 	    "where the read-only audit view is mounted", agent.mount_point),
 	KEY(AGENT, "workers", INT, "2", 1, 64, RESTART, NULL,
 	    "scripts run at the same time", agent.workers),
+	KEY(AGENT, "max_jobs_per_writer", INT, "500", 0, 1000000, 0, NULL,
+	    "jobs one writer (uid) may have queued or running; more are refused until some "
+	    "end, so that others get their turns (0: no cap)", agent.max_jobs_per_writer),
 	KEY(AGENT, "recursive", BOOL, "false", 0, 0, RESTART, NULL,
 	    "also watch subdirectories of drop_dir", agent.recursive),
 	ENUM_KEY_F(AGENT, "drop_mode", "watch", drop_modes, RESTART,
@@ -283,6 +286,9 @@ const struct config_key config_keys[] = {
 	    "single-user machines)", security.allow_self_approval),
 	KEY(SECURITY, "rules", RAW, "[]", 0, 0, CONFIG_F_LIST, NULL,
 	    "extra assessment rules; the format is the assessor's", security.rules),
+	KEY(SECURITY, "bandit_checks", RAW, "[]", 0, 0, CONFIG_F_LIST, NULL,
+	    "how Bandit's findings of a check count (judged: python2, native or evidence; "
+	    "contained:); the format is the assessor's", security.bandit_checks),
 
 	/* sandbox.yaml */
 	ENUM_KEY_F(SANDBOX, "engine.mode", "docker", engine_modes, RESTART,

@@ -24,6 +24,7 @@
 #include "monoclock.h"
 #include "names.h"
 #include "place.h"
+#include "quarantine.h"
 #include "source.h"
 #include "strmap.h"
 
@@ -157,6 +158,27 @@ static void reject_long_name(struct daemon *d, const char *name, const struct dr
 	log_warnx("%s: the name is %zu bytes long, too long for its sidecars; rejected "
 		  "(name_too_long), answered as %s", shown, n, shown_side);
 	reject(d, name, "name_too_long", msg, NULL, writer);
+}
+
+/* A job its writer may not queue now: they have the most jobs queued or
+ * running that one writer may have (agent.max_jobs_per_writer). Answered
+ * at once, not recorded as final: saved again later, the file is taken. */
+static void refuse_over_cap(struct daemon *d, const char *name, const char *sha, size_t len,
+			    const struct drop_writer *w)
+{
+	_cleanup_free_ char *user = account_user_label(w->uid);
+	unsigned n = jobs_owner_active(d->jobs, w->uid);
+	_cleanup_free_ char *msg = xasprintf(
+		"Not queued: %s already has %u jobs queued or running, the most one writer may "
+		"have (agent.max_jobs_per_writer in agent.yaml), so that others get their turns. "
+		"Save this file again (or 'mai-agent submit' it) once some of them have ended.",
+		user, n);
+	struct result_info r = { .file = name, .sha256 = sha, .size = len, .state = RESULT_REJECTED,
+				 .reason = "writer_queue_full", .detail = msg, .writer = w,
+				 .decision = { .uid = -1 } };
+	clock_gettime(CLOCK_REALTIME, &r.accepted);
+	r.finished = r.accepted;
+	daemon_job_write_result(&d->env, &r);
 }
 
 /* The message of a script the mount says is incomplete (intake.h): err is
@@ -293,8 +315,12 @@ static void take(struct daemon *d, const char *name, bool force, struct drop_tak
 	job->name = xstrdup(name);
 	clock_gettime(CLOCK_REALTIME, &job->accepted);
 	_cleanup_free_ char *sha = xstrdup(job->snap.sha256);
-	enum jobs_submit_result jr = jobs_submit(d->jobs, name, sha, force, job);
+	struct drop_writer w = job->writer;
+	size_t len = job->snap.len;
+	enum jobs_submit_result jr = jobs_submit_by(d->jobs, name, sha, force, w.uid, job);
 	log_debug("%s: %s (%.12s)", printable, jobs_submit_result_to_string(jr), sha);
+	if (jr == JOBS_OVER_CAP)
+		refuse_over_cap(d, name, sha, len, &w);
 }
 
 /* Under the pool's lock, before a worker can take the job (jobs.h). */
@@ -302,10 +328,12 @@ static void on_accepted(void *arg, const struct jobs_item *item)
 {
 	struct daemon_job_env *env = arg;
 	const struct daemon_job *job = item->payload;
+	struct dirwrite_access access;
+	place_script_access(job->snap.uid, job->snap.gid, job->snap.mode, &access);
 	struct result_info r = { .file = job->name, .sha256 = job->snap.sha256,
-				 .size = job->snap.len, .state = RESULT_QUEUED,
+				 .size = job->snap.len, .state = RESULT_QUEUED, .access = &access,
 				 .accepted = job->accepted, .writer = &job->writer,
-				 .decision = { .uid = -1 } };
+				 .queue_ahead = item->ahead, .decision = { .uid = -1 } };
 	daemon_job_write_result(env, &r);
 }
 
@@ -487,6 +515,8 @@ static struct approvers *load_approvers(const struct mai_config *cfg)
 static void apply_live(struct daemon *d, const struct mai_config *cfg)
 {
 	d->max_file_size = cfg->agent.max_file_size;
+	if (d->jobs)
+		jobs_set_max_per_owner(d->jobs, (unsigned)cfg->agent.max_jobs_per_writer);
 	if (d->source) {
 		drop_source_set_settle_ms(d->source, (unsigned)cfg->agent.settle_delay_ms);
 		drop_source_set_max_size(d->source, cfg->agent.max_file_size);
@@ -629,6 +659,29 @@ void daemon_request_stop(struct daemon *d)
 	wake(d);
 }
 
+/* What the sweep at start moved aside (quarantine.h): recorded, and the
+ * script's answer given again when its name is taken (the scan follows). */
+static void on_moved_aside(void *arg, const char *rel, const char *moved_to, const char *what,
+			   const char *script)
+{
+	struct daemon *d = arg;
+	const char *base = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
+	enum names_reason why = NAMES_REASON_NONE;
+	bool sidecar = names_classify(base, &why) == NAMES_IGNORED && why == NAMES_REASON_SIDECAR;
+	if (sidecar)
+		jobs_forget(d->jobs, script);
+	if (!d->stages || !d->stages->audit)
+		return;
+	_cleanup_free_ char *f1 = names_printable(rel), *f2 = names_printable(moved_to);
+	_cleanup_free_ char *f3 = names_printable(script);
+	json_t *f = json_pack("{s:s, s:s, s:s, s:s}", "file", f1, "moved_to", f2, "what", what,
+			      "script", f3);
+	uint64_t seq;
+	if (d->stages->audit(d->stages->ctx, AUDIT_EVENT_MOVED_ASIDE, f, &seq) < 0)
+		log_errorx("%s: its move aside cannot be recorded in the audit log", f1);
+	json_decref(f);
+}
+
 /* The source of names agent.drop_mode asks for, with the drop directory's
  * permissions and group applied. 0 or -errno with *err. */
 static int open_source(struct daemon *d, char **err)
@@ -670,6 +723,9 @@ static int open_source(struct daemon *d, char **err)
 	d->env.place.drop_dir = drop_source_dir(d->source);
 	drop_source_set_max_size(d->source, d->max_file_size);
 	place_clear_temporaries(d->env.place.drop_dir, ag->recursive);
+	/* What was put at the agent's and the approvers' names while it was
+	 * stopped goes aside before any name is taken. */
+	quarantine_sweep(d->env.place.drop_dir, ag->recursive, on_moved_aside, d);
 	return 0;
 }
 
@@ -725,6 +781,14 @@ int daemon_new(const struct daemon_options *o, struct daemon **out, char **err)
 				 "agent.yaml)", ag->state_dir, strerror(-r));
 		goto fail;
 	}
+	/* Searchable, not listable: anyone may read status.json ('mai-agent
+	 * status' as any member of the drop group; it names no user's script),
+	 * while everything else in it stays the agent's (0700 directories, 0600
+	 * files). */
+	struct stat sst;
+	if (stat(ag->state_dir, &sst) == 0 && sst.st_uid == geteuid() &&
+	    (sst.st_mode & 0777) == 0700 && chmod(ag->state_dir, 0711) < 0)
+		log_warn("cannot let others read %s/%s", ag->state_dir, DAEMON_STATUS_NAME);
 	/* Runs a killed agent left in flight are recorded before anything runs
 	 * again (daemon_inflight.h). */
 	r = daemon_inflight_recover(ag->state_dir, o->stages, err);
@@ -743,7 +807,8 @@ int daemon_new(const struct daemon_options *o, struct daemon **out, char **err)
 	}
 	struct jobs_options jo = { .workers = (unsigned)ag->workers, .state_dir = ag->state_dir,
 				   .run = daemon_job_run, .free_payload = daemon_job_free,
-				   .accepted = on_accepted, .arg = &d->env };
+				   .accepted = on_accepted, .arg = &d->env,
+				   .max_per_owner = (unsigned)ag->max_jobs_per_writer };
 	r = jobs_new(&jo, &d->jobs, err);
 	if (r < 0)
 		goto fail;

@@ -31,8 +31,8 @@ static bool audit_answer(struct job_ctx *c, enum approval_kind kind, const struc
 			      daemon_job_reason_json(a->reason), "accepted", s == APPROVAL_OK,
 			      "status", approval_status_to_string(s), "consumed",
 			      approval_consumed_to_string(s));
-	if (approval_left_in_place(s))
-		json_object_set_new(f, "left_in_place", json_true());
+	if (a->moved_to)
+		json_object_set_new(f, "moved_aside", json_string(a->moved_to));
 	if (s == APPROVAL_HARD_LINK)
 		json_object_set_new(f, "links", json_integer((json_int_t)a->links));
 	if (s == APPROVAL_SELF || s == APPROVAL_NOT_APPROVER)
@@ -67,17 +67,24 @@ static bool take_one(struct job_ctx *c, int dfd, const char *base, enum approval
 {
 	const char *sha = c->job->snap.sha256;
 	struct approval a;
+	struct approval_seen seen = { .uid = 0 };
+	struct jobs_hold hold = { .uid = 0 };
 	int err;
 
-	*status = approval_take(dfd, base, kind, sha, c->who, c->job->writer.uid, &a, &err);
+	/* What was held and shown last of this name: an answer without a pin
+	 * covers that content only (approval.h). */
+	bool was_held = jobs_find_hold(c->d->jobs, c->job->name, seen.sha256, &hold);
+	seen.uid = hold.uid;
+	seen.held = hold.at;
+	*status = approval_take(dfd, base, kind, sha, c->who, c->job->writer.uid,
+				was_held ? &seen : NULL, &a, &err);
 	if (*status == APPROVAL_NONE)
 		return true;
-	if (!approval_left_in_place(*status)) {
-		/* Gone from the drop directory: a mount drops what it cached. */
-		_cleanup_free_ char *suffix = xasprintf(".%s", approval_kind_to_string(kind));
-		_cleanup_free_ char *rel = names_sidecar(c->job->name, suffix);
-		drop_source_changed(c->d->source, rel);
-	}
+	/* Gone from the drop directory (consumed or moved aside): a mount drops
+	 * what it cached. */
+	_cleanup_free_ char *suffix = xasprintf(".%s", approval_kind_to_string(kind));
+	_cleanup_free_ char *rel = names_sidecar(c->job->name, suffix);
+	drop_source_changed(c->d->source, rel);
 	if (!audit_answer(c, kind, &a, *status, err, NULL)) {
 		if (*status == APPROVAL_OK)
 			daemon_grants_keep(c->d->grants, c->job->name, sha, &a, false, 0);

@@ -2,7 +2,9 @@
  * answers, daemon_answer.c), execute, and the sidecars at each step. */
 #include "daemon_job.h"
 
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "account.h"
 #include "daemon_answer.h"
@@ -22,14 +24,15 @@ void daemon_job_free(void *payload)
 	free(job);
 }
 
-/* Places text as script's sidecar with suffix, one writer at a time; the
- * source hears of it when it is in the drop directory. */
+/* Places text as script's sidecar with suffix (owned and readable as acc
+ * says, place.h), one writer at a time; the source hears of it when it is
+ * in the drop directory. */
 static int place_text(struct daemon_job_env *env, const char *script, const char *suffix,
-		      const char *text, size_t len, char **err)
+		      const char *text, size_t len, const struct dirwrite_access *acc, char **err)
 {
 	_cleanup_free_ char *side = names_result_sidecar(script, suffix);
 	pthread_mutex_lock(&env->result_lock);
-	int r = place_sidecar(&env->place, side, text, len, true, err);
+	int r = place_sidecar(&env->place, side, text, len, acc, true, err);
 	pthread_mutex_unlock(&env->result_lock);
 	if (r == PLACE_IN_DROP_DIR)
 		drop_source_changed(env->source, side);
@@ -39,8 +42,17 @@ static int place_text(struct daemon_job_env *env, const char *script, const char
 int daemon_job_place_again(void *arg, const char *script, const char *suffix, const char *text,
 			   size_t len)
 {
+	struct daemon_job_env *env = arg;
 	_cleanup_free_ char *err = NULL;
-	int r = place_text(arg, script, suffix, text, len, &err);
+	/* A kept copy is as private as the script is now (place.h). */
+	struct dirwrite_access acc;
+	const char *base = script;
+	struct stat st;
+	_cleanup_close_ int dfd = place_open_parent(env->place.drop_dir, script, &base);
+	bool known = dfd >= 0 && fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+	if (known)
+		place_script_access(st.st_uid, st.st_gid, st.st_mode, &acc);
+	int r = place_text(env, script, suffix, text, len, known ? &acc : NULL, &err);
 	/* Said once when the answer came; a full disk would say it every
 	 * second. */
 	if (r < 0 || r == PLACE_IN_FALLBACK)
@@ -56,7 +68,7 @@ void daemon_job_write_result(struct daemon_job_env *env, const struct result_inf
 	int rc;
 
 	if (text) {
-		rc = place_text(env, r->file, RESULT_SUFFIX, text, len, &err);
+		rc = place_text(env, r->file, RESULT_SUFFIX, text, len, r->access, &err);
 	} else {
 		_cleanup_free_ char *p = names_printable(r->file);
 		err = xasprintf("cannot encode the result of %s as JSON", p);
@@ -89,10 +101,10 @@ void daemon_job_write_result(struct daemon_job_env *env, const struct result_inf
 }
 
 int daemon_job_place(struct daemon_job_env *env, const char *script, const char *suffix,
-		     const char *text, size_t len)
+		     const char *text, size_t len, const struct dirwrite_access *acc)
 {
 	_cleanup_free_ char *err = NULL;
-	int r = place_text(env, script, suffix, text, len, &err);
+	int r = place_text(env, script, suffix, text, len, acc, &err);
 	if (r == PLACE_IN_FALLBACK)
 		log_warnx("%s", err);
 	else if (r < 0)
@@ -271,7 +283,7 @@ static void finish_final(struct job_ctx *c)
 		size_t len = 0;
 		int r = st->audit_sidecar(st->ctx, c->seqs, c->r.audit.n_seqs, &text, &len,
 					  &c->position);
-		if (r == 0 && daemon_job_place(c->d, c->job->name, ".audit", text, len) == 0) {
+		if (r == 0 && daemon_job_place(c->d, c->job->name, ".audit", text, len, c->r.access) == 0) {
 			c->r.audit.checkpoint_size = c->position.checkpoint_size;
 			c->r.audit.entry_hash = c->position.entry_hash[0] ? c->position.entry_hash : NULL;
 		} else if (r < 0) {
@@ -280,9 +292,15 @@ static void finish_final(struct job_ctx *c)
 		}
 	}
 	now_ts(&c->r.finished);
+	/* Held content: when it was held is taken before its result shows it,
+	 * so an answer without a pin written after seeing it comes later
+	 * (approval.h). */
+	bool held = c->r.state == RESULT_AWAITING_CONFIRMATION || c->r.state == RESULT_BLOCKED;
+	struct jobs_hold hold = { .uid = c->job->writer.uid };
+	clock_gettime(CLOCK_REALTIME, &hold.at);
 	daemon_job_write_result(c->d, &c->r);
-	jobs_record_final(c->d->jobs, c->job->name, c->job->snap.sha256,
-			  result_state_to_string(c->r.state));
+	jobs_record_held(c->d->jobs, c->job->name, c->job->snap.sha256,
+			 result_state_to_string(c->r.state), held ? &hold : NULL);
 	daemon_retries_clear(c->d->retries, c->job->name);
 	daemon_grants_drop(c->d->grants, c->job->name);
 }
@@ -368,6 +386,15 @@ static json_t *since_last_run(const struct job_ctx *c)
 				   (size_t)atomic_load(&c->d->diff_max), &f, &err) < 0)
 		log_warnx("%s: no diff against the version that ran last: %s", c->r.file, err);
 	return f;
+}
+
+/* Who may answer the held content of c, for its result's message. */
+static char *who_may_answer(const struct job_ctx *c)
+{
+	_cleanup_free_ char *may = approvers_describe(c->who);
+	if (approvers_allow_self(c->who) || !c->writer)
+		return steal_pointer(&may);
+	return xasprintf("%s, other than %s, who wrote it", may, c->writer);
 }
 
 /* A run ended: this content is the version of its name that ran last. */
@@ -513,6 +540,22 @@ static void resume_decision(struct job_ctx *c, struct daemon_progress *p, struct
 	}
 }
 
+/* A held script's detail: the one reason a person should look (the
+ * assessment's "reason"), then what became of an answer that was refused.
+ * NULL when there is neither. */
+static char *hold_detail(const struct job_ctx *c, const struct daemon_assessment *a,
+			 const struct daemon_answers *ans)
+{
+	const char *why = json_string_value(json_object_get(a->json, "reason"));
+	char *note = daemon_answers_note(c, ans);
+
+	if (!why)
+		return note;
+	char *d = xasprintf("Look at %s%s%s", why, note ? ". " : "", note ? note : "");
+	free(note);
+	return d;
+}
+
 void daemon_job_run(void *arg, const struct jobs_item *item)
 {
 	struct job_ctx c = { .d = arg, .job = item->payload, .attempt = 1 };
@@ -522,7 +565,7 @@ void daemon_job_run(void *arg, const struct jobs_item *item)
 	struct policy_decision pd;
 	struct daemon_progress p = { 0 };
 	json_t *since = NULL;
-	char *decider = NULL;
+	char *decider = NULL, *answerers = NULL;
 
 	c.who = daemon_job_approvers(c.d);
 	c.writer = account_user_name(c.job->writer.uid);
@@ -533,6 +576,11 @@ void daemon_job_run(void *arg, const struct jobs_item *item)
 	c.r.writer_user = c.writer;
 	c.r.accepted = c.job->accepted;
 	c.r.decision.uid = -1;
+	/* Its answers are for who may read it (its diffs and outputs are its
+	 * content). */
+	struct dirwrite_access access;
+	place_script_access(c.job->snap.uid, c.job->snap.gid, c.job->snap.mode, &access);
+	c.r.access = &access;
 
 	/* A retry of the same content goes on where the last attempt stopped. */
 	bool resumed = daemon_resumes_take(c.d->resumes, c.job->name, c.job->snap.sha256, &p);
@@ -612,8 +660,10 @@ void daemon_job_run(void *arg, const struct jobs_item *item)
 	case POLICY_HOLD:
 	case POLICY_BLOCK:
 		c.r.state = pd.state;
-		c.detail = daemon_answers_note(&c, &ans);
+		c.detail = hold_detail(&c, &a, &ans);
 		c.r.detail = c.detail;
+		answerers = who_may_answer(&c);
+		c.r.answerers = answerers;
 		since = since_last_run(&c);
 		c.r.since_last_run = since;
 		finish_final(&c);
@@ -633,6 +683,7 @@ out:
 	free(c.seqs);
 	free(c.writer);
 	free(decider);
+	free(answerers);
 	daemon_answers_clear(&ans);
 	daemon_progress_clear(&p);
 	approvers_unref(c.who);

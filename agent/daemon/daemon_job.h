@@ -77,7 +77,7 @@ void daemon_job_write_result(struct daemon_job_env *env, const struct result_inf
  * failure, and keeps it (daemon_sidecars.h). 0 when it is in the drop
  * directory or the fallback, else -errno. */
 int daemon_job_place(struct daemon_job_env *env, const char *script, const char *suffix,
-		     const char *text, size_t len);
+		     const char *text, size_t len, const struct dirwrite_access *acc);
 /* Content that has its final answer was taken again: its sidecars are
  * placed again where they were lost (daemon_sidecars.h), with an
  * answer_restored record. true when it has its answer (in place, or placed

@@ -11,18 +11,31 @@
 
 #define JOBS_INDEX_MAX (256u << 20)
 
+/* One writer's share: its ready files in order, and how many jobs it has
+ * queued or running (for the cap). Kept until jobs_free(). */
+struct jobs_owner {
+	uid_t uid;
+	unsigned active;
+	struct jobs_slot *head, *tail; /* its ready slots, oldest first */
+	unsigned n_ready;
+	struct jobs_owner *next_turn;  /* link in the ring of writers with ready slots */
+	bool in_ring;
+};
+
 /* What is known about one file: at most one running and one queued job. */
 struct jobs_slot {
 	char *name;
 	struct jobs_item *running;
 	struct jobs_item *queued;
-	struct jobs_slot *next_ready; /* link in the ready FIFO */
-	bool ready;
+	struct jobs_slot *next_ready; /* link in its owner's ready FIFO */
+	struct jobs_owner *ready_in;  /* whose FIFO it is in; NULL: not ready */
 };
 
 struct jobs_final {
 	char sha256[HASH_SHA256_HEX_LEN + 1];
 	char *state;
+	bool held;           /* a held state: hold says who and when */
+	struct jobs_hold hold;
 };
 
 struct jobs {
@@ -30,7 +43,10 @@ struct jobs {
 	pthread_cond_t work;  /* a slot became ready, or stop */
 	pthread_cond_t idle;  /* a job finished */
 	struct strmap *slots; /* name -> jobs_slot */
-	struct jobs_slot *ready_head, *ready_tail;
+	struct strmap *owners; /* "<uid>" -> jobs_owner */
+	/* The writers with a ready slot, the next to take a turn first. */
+	struct jobs_owner *ring_head, *ring_tail;
+	unsigned max_per_owner;
 	struct strmap *finals; /* name -> jobs_final */
 	int index_fd;
 	char *index_path;
@@ -54,6 +70,7 @@ const char *jobs_submit_result_to_string(enum jobs_submit_result r)
 	case JOBS_DUPLICATE: return "duplicate";
 	case JOBS_ALREADY_FINAL: return "already_final";
 	case JOBS_STOPPED: return "stopped";
+	case JOBS_OVER_CAP: return "over_cap";
 	}
 	return "unknown";
 }
@@ -75,17 +92,28 @@ static void final_free(void *v)
 	free(f);
 }
 
-static void final_put(struct jobs *j, const char *name, const char *sha, const char *state)
+static void final_put(struct jobs *j, const char *name, const char *sha, const char *state,
+		      const struct jobs_hold *hold)
 {
 	struct jobs_final *f = xcalloc(1, sizeof(*f));
 	snprintf(f->sha256, sizeof(f->sha256), "%s", sha);
 	f->state = xstrdup(state);
+	if (hold) {
+		f->held = true;
+		f->hold = *hold;
+	}
 	strmap_put(j->finals, name, f);
 }
 
-static char *index_line(const char *name, const char *sha, const char *state)
+static char *index_line(const char *name, const char *sha, const char *state,
+			const struct jobs_hold *hold)
 {
 	json_t *o = json_pack("{s:s, s:s, s:s}", "name", name, "sha256", sha, "state", state);
+	if (hold) {
+		json_object_set_new(o, "uid", json_integer((json_int_t)hold->uid));
+		json_object_set_new(o, "held", json_pack("[I, I]", (json_int_t)hold->at.tv_sec,
+							 (json_int_t)hold->at.tv_nsec));
+	}
 	char *s = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	char *line = xasprintf("%s\n", s);
@@ -119,7 +147,14 @@ static int index_load(struct jobs *j)
 				  "crash); its file will simply run again", j->index_path,
 				  (size_t)(line - buf));
 		} else {
-			final_put(j, name, sha, state);
+			json_int_t uid, sec, nsec;
+			struct jobs_hold h;
+			bool held = json_unpack(o, "{s:I, s:[I, I]}", "uid", &uid, "held", &sec,
+						&nsec) == 0 && uid >= 0 && nsec >= 0 && nsec < 1000000000;
+			if (held)
+				h = (struct jobs_hold){ .uid = (uid_t)uid,
+							.at = { .tv_sec = (time_t)sec, .tv_nsec = (long)nsec } };
+			final_put(j, name, sha, state, held ? &h : NULL);
 		}
 		json_decref(o);
 	}
@@ -135,7 +170,7 @@ static void compact_one(const char *name, void *value, void *arg)
 {
 	struct compact_ctx *c = arg;
 	struct jobs_final *f = value;
-	_cleanup_free_ char *line = index_line(name, f->sha256, f->state);
+	_cleanup_free_ char *line = index_line(name, f->sha256, f->state, f->held ? &f->hold : NULL);
 	size_t n = strlen(line);
 	c->buf = xrealloc(c->buf, c->len + n + 1);
 	memcpy(c->buf + c->len, line, n + 1);
@@ -159,7 +194,13 @@ static int index_open(struct jobs *j)
 
 int jobs_record_final(struct jobs *j, const char *name, const char *sha256, const char *state)
 {
-	_cleanup_free_ char *line = index_line(name, sha256, state);
+	return jobs_record_held(j, name, sha256, state, NULL);
+}
+
+int jobs_record_held(struct jobs *j, const char *name, const char *sha256, const char *state,
+		     const struct jobs_hold *hold)
+{
+	_cleanup_free_ char *line = index_line(name, sha256, state, hold);
 	int r;
 
 	pthread_mutex_lock(&j->lock);
@@ -168,7 +209,7 @@ int jobs_record_final(struct jobs *j, const char *name, const char *sha256, cons
 		r = -errno;
 	/* In memory even when the disk failed: this run of the agent still
 	 * knows; only a restart would run it once more. */
-	final_put(j, name, sha256, state);
+	final_put(j, name, sha256, state, hold);
 	pthread_mutex_unlock(&j->lock);
 	if (r < 0)
 		log_warnx("cannot append to %s: %s", j->index_path, strerror(-r));
@@ -185,6 +226,29 @@ static bool is_final_locked(struct jobs *j, const char *name, const char *sha256
 	return true;
 }
 
+void jobs_forget(struct jobs *j, const char *name)
+{
+	pthread_mutex_lock(&j->lock);
+	struct jobs_final *f = strmap_take(j->finals, name);
+	if (f)
+		final_free(f);
+	pthread_mutex_unlock(&j->lock);
+}
+
+bool jobs_find_hold(struct jobs *j, const char *name, char sha256[HASH_SHA256_HEX_LEN + 1],
+		    struct jobs_hold *out)
+{
+	pthread_mutex_lock(&j->lock);
+	struct jobs_final *f = strmap_get(j->finals, name);
+	bool r = f && f->held;
+	if (r) {
+		memcpy(sha256, f->sha256, HASH_SHA256_HEX_LEN + 1);
+		*out = f->hold;
+	}
+	pthread_mutex_unlock(&j->lock);
+	return r;
+}
+
 bool jobs_is_final(struct jobs *j, const char *name, const char *sha256, char **state)
 {
 	pthread_mutex_lock(&j->lock);
@@ -193,43 +257,176 @@ bool jobs_is_final(struct jobs *j, const char *name, const char *sha256, char **
 	return r;
 }
 
+static struct jobs_owner *owner_get(struct jobs *j, uid_t uid)
+{
+	char key[24];
+	snprintf(key, sizeof(key), "%lu", (unsigned long)uid);
+	struct jobs_owner *o = strmap_get(j->owners, key);
+	if (!o) {
+		o = xcalloc(1, sizeof(*o));
+		o->uid = uid;
+		strmap_put(j->owners, key, o);
+	}
+	return o;
+}
+
+static void ring_append(struct jobs *j, struct jobs_owner *o)
+{
+	o->in_ring = true;
+	o->next_turn = NULL;
+	if (j->ring_tail)
+		j->ring_tail->next_turn = o;
+	else
+		j->ring_head = o;
+	j->ring_tail = o;
+	j->stats.writers_waiting++;
+}
+
+static void ring_remove(struct jobs *j, struct jobs_owner *o)
+{
+	struct jobs_owner **pp = &j->ring_head, *prev = NULL;
+	while (*pp && *pp != o) {
+		prev = *pp;
+		pp = &(*pp)->next_turn;
+	}
+	if (!*pp)
+		return;
+	*pp = o->next_turn;
+	if (j->ring_tail == o)
+		j->ring_tail = prev;
+	o->in_ring = false;
+	o->next_turn = NULL;
+	j->stats.writers_waiting--;
+}
+
+/* s's queued job becomes ready: at the end of its writer's FIFO, and the
+ * writer in the ring if it was not. */
 static void ready_push(struct jobs *j, struct jobs_slot *s)
 {
-	if (s->ready)
+	if (s->ready_in)
 		return;
-	s->ready = true;
+	struct jobs_owner *o = owner_get(j, s->queued->owner);
+	s->ready_in = o;
 	s->next_ready = NULL;
-	if (j->ready_tail)
-		j->ready_tail->next_ready = s;
+	if (o->tail)
+		o->tail->next_ready = s;
 	else
-		j->ready_head = s;
-	j->ready_tail = s;
+		o->head = s;
+	o->tail = s;
+	o->n_ready++;
+	if (!o->in_ring)
+		ring_append(j, o);
 	pthread_cond_signal(&j->work);
 }
 
+/* Takes s out of its writer's FIFO (its queued job was replaced by
+ * another writer's). */
+static void ready_remove(struct jobs *j, struct jobs_slot *s)
+{
+	struct jobs_owner *o = s->ready_in;
+	if (!o)
+		return;
+	struct jobs_slot **pp = &o->head, *prev = NULL;
+	while (*pp && *pp != s) {
+		prev = *pp;
+		pp = &(*pp)->next_ready;
+	}
+	if (*pp) {
+		*pp = s->next_ready;
+		if (o->tail == s)
+			o->tail = prev;
+		o->n_ready--;
+	}
+	s->ready_in = NULL;
+	s->next_ready = NULL;
+	if (o->n_ready == 0)
+		ring_remove(j, o);
+}
+
+/* The next turn: the oldest ready slot of the writer at the head of the
+ * ring, who goes to the ring's end if it has more. */
 static struct jobs_slot *ready_pop(struct jobs *j)
 {
-	struct jobs_slot *s = j->ready_head;
-	if (!s)
+	struct jobs_owner *o = j->ring_head;
+	if (!o)
 		return NULL;
-	j->ready_head = s->next_ready;
-	if (!j->ready_head)
-		j->ready_tail = NULL;
-	s->ready = false;
+	struct jobs_slot *s = o->head;
+	o->head = s->next_ready;
+	if (!o->head)
+		o->tail = NULL;
+	o->n_ready--;
+	s->ready_in = NULL;
+	s->next_ready = NULL;
+	ring_remove(j, o);
+	if (o->n_ready > 0)
+		ring_append(j, o);
 	return s;
+}
+
+/* How many queued jobs start before s's, as things stand: the ring serves
+ * each writer's k-th ready job in round k, writers in ring order; -1 when
+ * s is not ready (it waits for its file's running job). */
+static long jobs_ahead(const struct jobs *j, const struct jobs_slot *s)
+{
+	const struct jobs_owner *mine = s->ready_in;
+	long k = 0, ahead = 0;
+	bool passed = false;
+
+	if (!mine)
+		return -1;
+	for (const struct jobs_slot *t = mine->head; t && t != s; t = t->next_ready)
+		k++;
+	for (const struct jobs_owner *o = j->ring_head; o; o = o->next_turn) {
+		if (o == mine) {
+			ahead += k;
+			passed = true;
+			continue;
+		}
+		long rounds = passed ? k : k + 1;
+		ahead += (long)o->n_ready < rounds ? (long)o->n_ready : rounds;
+	}
+	return ahead;
 }
 
 static void slot_release_if_empty(struct jobs *j, struct jobs_slot *s)
 {
-	if (s->running || s->queued || s->ready)
+	if (s->running || s->queued || s->ready_in)
 		return;
 	strmap_take(j->slots, s->name);
 	free(s->name);
 	free(s);
 }
 
+static void owner_done(struct jobs *j, uid_t uid)
+{
+	struct jobs_owner *o = owner_get(j, uid);
+	if (o->active > 0)
+		o->active--;
+}
+
+void jobs_set_max_per_owner(struct jobs *j, unsigned max)
+{
+	pthread_mutex_lock(&j->lock);
+	j->max_per_owner = max;
+	pthread_mutex_unlock(&j->lock);
+}
+
+unsigned jobs_owner_active(struct jobs *j, uid_t owner)
+{
+	pthread_mutex_lock(&j->lock);
+	unsigned n = owner_get(j, owner)->active;
+	pthread_mutex_unlock(&j->lock);
+	return n;
+}
+
 enum jobs_submit_result jobs_submit(struct jobs *j, const char *name, const char *sha256,
 				    bool force, void *payload)
+{
+	return jobs_submit_by(j, name, sha256, force, 0, payload);
+}
+
+enum jobs_submit_result jobs_submit_by(struct jobs *j, const char *name, const char *sha256,
+				       bool force, uid_t owner, void *payload)
 {
 	struct jobs_item *it = xcalloc(1, sizeof(*it));
 	enum jobs_submit_result r;
@@ -238,6 +435,7 @@ enum jobs_submit_result jobs_submit(struct jobs *j, const char *name, const char
 	it->name = xstrdup(name);
 	snprintf(it->sha256, sizeof(it->sha256), "%s", sha256);
 	it->force = force;
+	it->owner = owner;
 	it->payload = payload;
 
 	pthread_mutex_lock(&j->lock);
@@ -250,37 +448,52 @@ enum jobs_submit_result jobs_submit(struct jobs *j, const char *name, const char
 		goto drop;
 	}
 	s = strmap_get(j->slots, name);
+	if (s && s->queued && strcmp(s->queued->sha256, sha256) == 0 && s->queued->force >= force) {
+		r = JOBS_DUPLICATE;
+		goto drop;
+	}
+	if (s && !s->queued && s->running && strcmp(s->running->sha256, sha256) == 0 && !force) {
+		r = JOBS_DUPLICATE;
+		goto drop;
+	}
+	/* The cap: a job that takes the place of the writer's own queued one
+	 * adds nothing to its share. */
+	struct jobs_owner *o = owner_get(j, owner);
+	bool replaces_own = s && s->queued && s->queued->owner == owner;
+	if (j->max_per_owner && !replaces_own && o->active >= j->max_per_owner) {
+		j->stats.over_cap++;
+		r = JOBS_OVER_CAP;
+		goto drop;
+	}
 	if (!s) {
 		s = xcalloc(1, sizeof(*s));
 		s->name = xstrdup(name);
 		strmap_put(j->slots, name, s);
 	}
 	if (s->queued) {
-		if (strcmp(s->queued->sha256, sha256) == 0 && s->queued->force >= force) {
-			r = JOBS_DUPLICATE;
-			goto drop;
-		}
+		if (s->queued->owner != owner)
+			ready_remove(j, s);
+		owner_done(j, s->queued->owner);
 		item_free(j, s->queued);
 		j->stats.superseded++;
 		j->stats.queued--;
 		r = JOBS_REPLACED;
 	} else if (s->running) {
-		if (strcmp(s->running->sha256, sha256) == 0 && !force) {
-			r = JOBS_DUPLICATE;
-			goto drop;
-		}
 		r = JOBS_AFTER_RUNNING;
 	} else {
 		r = JOBS_QUEUED;
 	}
 	it->id = ++j->next_id;
 	s->queued = it;
+	o->active++;
 	j->stats.queued++;
 	j->stats.submitted++;
-	if (j->accepted)
-		j->accepted(j->arg, it);
 	if (!s->running)
 		ready_push(j, s);
+	it->ahead = jobs_ahead(j, s);
+	/* Under the lock: no worker takes it before its "queued" answer. */
+	if (j->accepted)
+		j->accepted(j->arg, it);
 	pthread_mutex_unlock(&j->lock);
 	return r;
 
@@ -297,7 +510,7 @@ static void *worker_main(void *arg)
 	pthread_mutex_lock(&j->lock);
 	for (;;) {
 		struct jobs_slot *s;
-		while (!j->stopped && !j->ready_head)
+		while (!j->stopped && !j->ring_head)
 			pthread_cond_wait(&j->work, &j->lock);
 		if (j->stopped)
 			break;
@@ -319,6 +532,7 @@ static void *worker_main(void *arg)
 			j->run(j->arg, s->running);
 		pthread_mutex_lock(&j->lock);
 
+		owner_done(j, s->running->owner);
 		item_free(j, s->running);
 		s->running = NULL;
 		j->stats.running--;
@@ -341,6 +555,8 @@ int jobs_new(const struct jobs_options *o, struct jobs **out, char **err)
 	pthread_cond_init(&j->work, NULL);
 	pthread_cond_init(&j->idle, NULL);
 	j->slots = strmap_new(NULL);
+	j->owners = strmap_new(free);
+	j->max_per_owner = o->max_per_owner;
 	j->finals = strmap_new(final_free);
 	j->index_fd = -1;
 	j->index_path = xasprintf("%s/%s", o->state_dir, JOBS_INDEX_NAME);
@@ -399,6 +615,8 @@ static void drop_queued(const char *name, void *value, void *arg)
 	struct jobs_slot *s = value;
 	(void)name;
 	if (s->queued) {
+		ready_remove(j, s);
+		owner_done(j, s->queued->owner);
 		item_free(j, s->queued);
 		s->queued = NULL;
 		j->stats.queued--;
@@ -440,6 +658,7 @@ void jobs_free(struct jobs *j)
 	jobs_stop(j);
 	strmap_foreach(j->slots, free_slot, j);
 	strmap_free(j->slots);
+	strmap_free(j->owners);
 	strmap_free(j->finals);
 	if (j->index_fd >= 0)
 		close(j->index_fd);

@@ -1,6 +1,7 @@
-/* Jobs: per-file ordering, a bounded worker pool and idempotence by content.
+/* Jobs: per-file ordering, a bounded worker pool, fair turns across writers
+ * and idempotence by content.
  *
- * Rules (issue #6, point 3):
+ * Rules (issue #6, point 3; issue #27, point 4):
  * - one job per file at a time: a file's next job starts only after its
  *   running one has returned;
  * - newer content supersedes a queued older job of the same file (the older
@@ -10,7 +11,14 @@
  *   final results (file name -> sha256 and state) lives in the state
  *   directory as one JSON object per line, appended with fdatasync, so a
  *   restart skips it too. A torn last line (a crash mid-append) is skipped
- *   and the file is compacted when it is opened.
+ *   and the file is compacted when it is opened;
+ * - turns are shared round-robin by writer (the uid a job is submitted
+ *   for): each free worker takes the oldest ready job of the next writer in
+ *   the ring, so one writer's thousand queued jobs delay another writer's
+ *   next job by at most one job per other writer, not by the thousand;
+ * - a writer has at most max_per_owner jobs queued or running (0: no cap);
+ *   one more is refused (JOBS_OVER_CAP), unless it replaces that writer's
+ *   own queued job of the same file.
  *
  * Thread-safety: every function may be called from any thread; the run
  * callback is called on a worker thread without any lock held. */
@@ -19,6 +27,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
 
 #include "hash.h"
 #include "macro.h"
@@ -30,6 +40,10 @@ struct jobs_item {
 	char *name;     /* the file, relative to the drop directory */
 	char sha256[HASH_SHA256_HEX_LEN + 1];
 	bool force;     /* run even when the content has a final result */
+	uid_t owner;    /* the writer whose turn it takes */
+	/* When accepted: jobs that start before it as things stand (queued
+	 * ones only), or -1 when it waits for the running job of its file. */
+	long ahead;
 	void *payload;  /* the caller's; freed by jobs_options.free_payload */
 };
 
@@ -46,6 +60,7 @@ struct jobs_options {
 	 * never newer than the worker's. Must not call back into jobs. */
 	void (*accepted)(void *arg, const struct jobs_item *job);
 	void *arg;
+	unsigned max_per_owner; /* jobs queued or running per writer; 0: no cap */
 };
 
 /* File name of the index inside the state directory. */
@@ -62,6 +77,7 @@ enum jobs_submit_result {
 	JOBS_DUPLICATE,     /* the same content is already queued or running */
 	JOBS_ALREADY_FINAL, /* this content already has a final result */
 	JOBS_STOPPED,       /* jobs_stop() was called */
+	JOBS_OVER_CAP,      /* its writer has max_per_owner jobs queued or running */
 };
 const char *jobs_submit_result_to_string(enum jobs_submit_result r);
 
@@ -70,11 +86,36 @@ const char *jobs_submit_result_to_string(enum jobs_submit_result r);
  * (an approval or an override of held content). */
 enum jobs_submit_result jobs_submit(struct jobs *j, const char *name, const char *sha256,
 				    bool force, void *payload) _nonnull_(1, 2, 3);
+/* jobs_submit() for the writer owner, whose turn it takes (see above). */
+enum jobs_submit_result jobs_submit_by(struct jobs *j, const char *name, const char *sha256,
+				       bool force, uid_t owner, void *payload) _nonnull_(1, 2, 3);
+/* Changes the cap on a writer's jobs for what is submitted afterwards. */
+void jobs_set_max_per_owner(struct jobs *j, unsigned max) _nonnull_(1);
+/* How many jobs owner has queued or running now. */
+unsigned jobs_owner_active(struct jobs *j, uid_t owner) _nonnull_(1);
 
 /* Records that name at sha256 has a final result in state (e.g.
  * "completed"); durable when it returns 0, else -errno. */
 int jobs_record_final(struct jobs *j, const char *name, const char *sha256,
 		      const char *state) _nonnull_(1, 2, 3, 4);
+/* Who wrote held content and when it was held (taken before its held
+ * result was written): what an answer without a pin must come after
+ * (approval.h). */
+struct jobs_hold {
+	uid_t uid;
+	struct timespec at; /* CLOCK_REALTIME */
+};
+/* jobs_record_final() of a held state (awaiting_confirmation, blocked)
+ * with its hold, kept in the index too. */
+int jobs_record_held(struct jobs *j, const char *name, const char *sha256, const char *state,
+		     const struct jobs_hold *hold) _nonnull_(1, 2, 3, 4);
+/* True when the latest final result of name is a held one: *sha256 and
+ * *out receive its content and hold. */
+bool jobs_find_hold(struct jobs *j, const char *name, char sha256[HASH_SHA256_HEX_LEN + 1],
+		    struct jobs_hold *out) _nonnull_(1, 2, 3, 4);
+/* Forgets name's final result (in memory): its content is answered again
+ * when it is next taken. */
+void jobs_forget(struct jobs *j, const char *name) _nonnull_(1, 2);
 /* True when name at sha256 has a final result; *state (optional) receives
  * a copy of its state, which the caller frees. */
 bool jobs_is_final(struct jobs *j, const char *name, const char *sha256, char **state)
@@ -82,7 +123,8 @@ bool jobs_is_final(struct jobs *j, const char *name, const char *sha256, char **
 
 struct jobs_stats {
 	unsigned queued, running, workers;
-	uint64_t submitted, completed, superseded;
+	unsigned writers_waiting; /* writers with a job ready to start */
+	uint64_t submitted, completed, superseded, over_cap;
 };
 void jobs_get_stats(struct jobs *j, struct jobs_stats *out) _nonnull_(1, 2);
 

@@ -10,6 +10,7 @@
 #include "fileio.h"
 #include "log.h"
 #include "names.h"
+#include "quarantine.h"
 
 #define PIN_PREFIX "sha256:"
 
@@ -26,6 +27,7 @@ static const struct {
 	[APPROVAL_NONE] = { "none", "none" },
 	[APPROVAL_EMPTY] = { "empty", "refused: empty" },
 	[APPROVAL_STALE] = { "stale", "refused: stale content" },
+	[APPROVAL_UNSEEN] = { "unseen", "refused: written before this content was held" },
 	[APPROVAL_NOT_REGULAR] = { "not_regular", "refused: not a regular file" },
 	[APPROVAL_TOO_LARGE] = { "too_large", "refused: too large" },
 	[APPROVAL_IO_ERROR] = { "io_error", "refused: unreadable" },
@@ -45,7 +47,7 @@ const char *approval_consumed_to_string(enum approval_status s)
 	return (size_t)s < ARRAY_SIZE(statuses) ? statuses[s].consumed : "refused";
 }
 
-bool approval_left_in_place(enum approval_status s)
+bool approval_set_aside(enum approval_status s)
 {
 	return s == APPROVAL_HARD_LINK || s == APPROVAL_NOT_APPROVER || s == APPROVAL_SELF ||
 	       s == APPROVAL_WRITABLE;
@@ -67,23 +69,25 @@ static char *person_message(enum approval_status s, const char *file, const char
 
 	switch (s) {
 	case APPROVAL_NOT_APPROVER:
-		return xasprintf("%s was written by %s, who is not an approver, so it was left in "
-				 "place unread: only %s may %s (approvers in security.yaml); one "
-				 "of them runs 'mai-agent %s %s'", file, owner, may, cmd, cmd, script);
+		return xasprintf("%s was written by %s, who is not an approver, so it was moved "
+				 "aside unread (kept in %s): only %s may %s (approvers in "
+				 "security.yaml); one of them runs 'mai-agent %s %s'", file, owner,
+				 QUARANTINE_DIR, may, cmd, cmd, script);
 	case APPROVAL_SELF:
-		return xasprintf("%s was written by %s, who also wrote %s, so it was left in place "
-				 "unread: an approval must come from another approver (%s); on a "
-				 "single-user machine set allow_self_approval: true in security.yaml",
-				 file, owner, script, may);
+		return xasprintf("%s was written by %s, who also wrote %s, so it was moved aside "
+				 "unread (kept in %s): an approval must come from another approver "
+				 "(%s); on a single-user machine set allow_self_approval: true in "
+				 "security.yaml", file, owner, script, QUARANTINE_DIR, may);
 	case APPROVAL_HARD_LINK:
 		return xasprintf("%s has %lu links (a hard link), so it may be anyone's file: it was "
-				 "left in place unread; remove it, and an approver (%s) runs "
-				 "'mai-agent %s %s'", file, (unsigned long)a->links, may, cmd, script);
+				 "moved aside unread (kept in %s); an approver (%s) runs "
+				 "'mai-agent %s %s'", file, (unsigned long)a->links, QUARANTINE_DIR, may,
+				 cmd, script);
 	case APPROVAL_WRITABLE:
 		return xasprintf("%s (owned by %s) may be written by others than its owner, so "
-				 "anyone could have changed it: it was left in place unread; 'chmod "
-				 "go-w' it, or an approver (%s) runs 'mai-agent %s %s'", file, owner,
-				 may, cmd, script);
+				 "anyone could have changed it: it was moved aside unread (kept in "
+				 "%s); an approver (%s) runs 'mai-agent %s %s'", file, owner,
+				 QUARANTINE_DIR, may, cmd, script);
 	default:
 		return NULL;
 	}
@@ -110,8 +114,17 @@ char *approval_status_message(enum approval_status s, enum approval_kind k, cons
 	case APPROVAL_STALE:
 		return xasprintf("%s was for other content of the script and has been consumed: "
 				 "the script changed since, so review it again", file);
+	case APPROVAL_UNSEEN:
+		return xasprintf("%s names no content (no sha256 line) and was written before this "
+				 "content of %s was held (or the content held then was another "
+				 "writer's), so it does not cover it and has been consumed: review "
+				 "it ('mai-agent pending') and answer with 'mai-agent %s %s', which "
+				 "pins the content you saw", file, shown,
+				 approval_kind_to_string(k), shown);
 	case APPROVAL_NOT_REGULAR:
-		return xasprintf("%s was not a regular file and has been removed", file);
+		return a->moved_to ? xasprintf("%s was not a regular file and has been moved aside "
+					       "(kept in %s)", file, QUARANTINE_DIR)
+				   : xasprintf("%s was not a regular file and has been removed", file);
 	case APPROVAL_TOO_LARGE:
 		return xasprintf("%s was larger than %d bytes and has been consumed", file,
 				 APPROVAL_MAX_SIZE);
@@ -127,6 +140,7 @@ void approval_clear(struct approval *a)
 	if (!a)
 		return;
 	free(a->reason);
+	free(a->moved_to);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -200,8 +214,40 @@ static enum approval_status judge(const struct stat *st, const struct approvers 
 	return APPROVAL_OK;
 }
 
-/* Reads an answer that judge() let through, and checks its pin. */
+/* When the opened answer fd (stat st) was written: its modification time,
+ * or its birth time when the file system has one and it is earlier. Only
+ * the owner (an approver, judge() checked) can set either. */
+static void written_time(int fd, const struct stat *st, struct timespec *out)
+{
+	struct statx sx;
+	*out = st->st_mtim;
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_BTIME, &sx) == 0 && (sx.stx_mask & STATX_BTIME) &&
+	    (sx.stx_btime.tv_sec < out->tv_sec ||
+	     (sx.stx_btime.tv_sec == out->tv_sec && sx.stx_btime.tv_nsec < out->tv_nsec))) {
+		out->tv_sec = sx.stx_btime.tv_sec;
+		out->tv_nsec = sx.stx_btime.tv_nsec;
+	}
+}
+
+static bool before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+/* Whether an answer without a pin, written at out->written, covers the
+ * content current_sha256 of script_uid: it must be what was held last, from
+ * the same writer, held strictly before the answer was written. */
+static bool covers(const struct approval *out, const char *current_sha256, uid_t script_uid,
+		   const struct approval_seen *seen)
+{
+	return seen && strcmp(seen->sha256, current_sha256) == 0 && seen->uid == script_uid &&
+	       before(&seen->held, &out->written);
+}
+
+/* Reads an answer that judge() let through, and checks its pin (or, without
+ * one, that it covers the content, covers()). */
 static enum approval_status read_answer(int fd, enum approval_kind kind, const char *current_sha256,
+					uid_t script_uid, const struct approval_seen *seen,
 					struct approval *out, int *err_out)
 {
 	_cleanup_free_ char *text = NULL;
@@ -219,25 +265,43 @@ static enum approval_status read_answer(int fd, enum approval_kind kind, const c
 		return APPROVAL_STALE;
 	if (kind == APPROVAL_OVERRIDE && !out->reason)
 		return APPROVAL_EMPTY;
+	if (!out->pinned_sha256[0] && !covers(out, current_sha256, script_uid, seen))
+		return APPROVAL_UNSEEN;
 	return APPROVAL_OK;
+}
+
+/* Moves name aside (quarantine.h) and says where in out->moved_to. */
+static void set_aside(int dirfd, const char *name, struct approval *out)
+{
+	_cleanup_free_ char *detail = NULL, *shown = names_printable(name);
+	int r = quarantine_move(dirfd, name, &out->moved_to, &detail);
+	if (r < 0 && r != -ENOENT)
+		log_warnx("the refused answer %s stays where it is: %s", shown, detail);
+	else if (r == 0)
+		log_info("the refused answer %s was moved aside to %s", shown, out->moved_to);
 }
 
 /* Removes name if it still is the inode that was judged (read); a file
  * renamed over it since is a new answer and stays. A directory named like
- * an answer is removed only when empty. */
-static void consume(int dirfd, const char *name, const struct stat *judged)
+ * an answer is removed when empty, else moved aside. */
+static void consume(int dirfd, const char *name, const struct stat *judged, struct approval *out)
 {
 	struct stat now;
 	if (fstatat(dirfd, name, &now, AT_SYMLINK_NOFOLLOW) < 0 || now.st_dev != judged->st_dev ||
 	    now.st_ino != judged->st_ino)
 		return;
-	if (unlinkat(dirfd, name, S_ISDIR(now.st_mode) ? AT_REMOVEDIR : 0) < 0 && errno != ENOTEMPTY)
+	if (unlinkat(dirfd, name, S_ISDIR(now.st_mode) ? AT_REMOVEDIR : 0) == 0)
+		return;
+	if (errno == ENOTEMPTY || errno == EEXIST)
+		set_aside(dirfd, name, out);
+	else
 		log_warn("cannot remove the consumed answer %s", name);
 }
 
 enum approval_status approval_take(int dirfd, const char *script, enum approval_kind kind,
 				   const char *current_sha256, const struct approvers *who,
-				   uid_t script_uid, struct approval *out, int *err_out)
+				   uid_t script_uid, const struct approval_seen *seen,
+				   struct approval *out, int *err_out)
 {
 	_cleanup_free_ char *name = answer_name(script, kind);
 	struct stat st;
@@ -267,16 +331,22 @@ enum approval_status approval_take(int dirfd, const char *script, enum approval_
 			s = APPROVAL_IO_ERROR;
 		} else {
 			s = judge(&st, who, script_uid, out);
-			if (s == APPROVAL_OK)
-				s = read_answer(fd, kind, current_sha256, out, err_out);
+			if (s == APPROVAL_OK) {
+				written_time(fd, &st, &out->written);
+				s = read_answer(fd, kind, current_sha256, script_uid, seen, out,
+						err_out);
+			}
 		}
 	}
-	if (!approval_left_in_place(s))
-		consume(dirfd, name, &st);
-	if (s != APPROVAL_OK && s != APPROVAL_EMPTY && s != APPROVAL_STALE) {
+	if (approval_set_aside(s))
+		set_aside(dirfd, name, out);
+	else
+		consume(dirfd, name, &st, out);
+	if (s != APPROVAL_OK && s != APPROVAL_EMPTY && s != APPROVAL_STALE && s != APPROVAL_UNSEEN) {
 		/* Who it was stays known for the record; nothing read is kept. */
 		struct approval keep = { .kind = kind, .has_uid = out->has_uid, .uid = out->uid,
-					 .links = out->links };
+					 .links = out->links, .moved_to = out->moved_to };
+		out->moved_to = NULL;
 		approval_clear(out);
 		*out = keep;
 	}

@@ -3,8 +3,18 @@
  *
  * File format: an optional first line "sha256: <64 hex digits>" pins the
  * answer to one content of the script (mai-agent approve/override write it);
- * the rest is the user's explanation, trimmed. Without a pin the answer
- * applies to the content the script has when the answer is consumed.
+ * the rest is the user's explanation, trimmed.
+ *
+ * What it covers: exactly what the approver saw. A pinned answer covers the
+ * content it names. An answer without a pin covers only the content that
+ * was held (and shown as held: in the result, in 'mai-agent pending') before
+ * the answer file was written, from the same writer: the caller says what
+ * was held last (struct approval_seen), and the answer file's time of
+ * writing (its modification time, or its birth time when earlier; only its
+ * owner, an approver, can set them) must come after that. Content that
+ * arrived after the answer, or was never held, is not covered
+ * (APPROVAL_UNSEEN): a co-user who swaps a script in at the first sight of
+ * the answer file gets nothing from it.
  *
  * Who: an answer counts only when its file is a regular file with one
  * link, owned by an approver (approvers.h) other than the script's writer
@@ -15,17 +25,20 @@
  * device is never opened), opens it with O_NOFOLLOW|O_NONBLOCK and checks
  * the opened file again with fstat. An answer refused for who wrote it
  * (not an approver, the script's own writer, a hard link, writable by
- * others) is not read and is left in place: the job stays held, and its
- * owner or an approver deals with it. Any other answer is read and then
- * removed, if its name still holds the file that was read: a usable one,
- * and one that cannot be used (empty override, pinned to other content, not
- * a regular file), whose result says why so that the user writes a new
- * one. Hence a later edit of the script always needs a new answer. */
+ * others) is not read; it is moved aside (quarantine.h, kept for evidence)
+ * so that the name is free for a real approver, and the job stays held.
+ * Any other answer is read and then removed, if its name still holds the
+ * file that was read: a usable one, and one that cannot be used (empty
+ * override, pinned to other content, not covering this content, not a
+ * regular file), whose result says why so that the user writes a new one.
+ * A directory at the name is removed when empty, else moved aside. Hence a
+ * later edit of the script always needs a new answer. */
 #ifndef MAI_APPROVAL_H
 #define MAI_APPROVAL_H
 
 #include <stdbool.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "approvers.h"
 #include "hash.h"
@@ -45,10 +58,11 @@ enum approval_status {
 	APPROVAL_NONE,        /* there is no answer file */
 	APPROVAL_EMPTY,       /* an override without an explanation */
 	APPROVAL_STALE,       /* pinned to content the script no longer has */
+	APPROVAL_UNSEEN,      /* not pinned, and written before this content was held */
 	APPROVAL_NOT_REGULAR, /* a symlink, FIFO, directory, ... */
 	APPROVAL_TOO_LARGE,   /* over APPROVAL_MAX_SIZE */
 	APPROVAL_IO_ERROR,    /* errno in *err_out */
-	/* Refused for who wrote it, left in place and not read: */
+		/* Refused for who wrote it, moved aside unread: */
 	APPROVAL_HARD_LINK,    /* more than one link: it may be anyone's file */
 	APPROVAL_NOT_APPROVER, /* its owner is not an approver */
 	APPROVAL_SELF,         /* its owner wrote the script too */
@@ -59,9 +73,9 @@ const char *approval_status_to_string(enum approval_status s);
  * record: "removed" (used), "refused: empty", "refused: stale content",
  * "refused: not an approver", ... Static string. */
 const char *approval_consumed_to_string(enum approval_status s);
-/* True for the statuses whose answer is left in place (refused for who
- * wrote it). */
-bool approval_left_in_place(enum approval_status s);
+/* True for the statuses whose answer is moved aside unread (refused for
+ * who wrote it). */
+bool approval_set_aside(enum approval_status s);
 
 struct approval {
 	enum approval_kind kind;
@@ -70,6 +84,19 @@ struct approval {
 	nlink_t links;
 	char *reason; /* the explanation, NULL when there is none; freed by approval_clear */
 	char pinned_sha256[HASH_SHA256_HEX_LEN + 1]; /* "" when not pinned */
+	struct timespec written; /* when its owner wrote it (see above); 0 unknown */
+	/* Where a refused answer (or a directory) was moved, relative to the
+	 * script's directory; NULL when it was not. Freed by approval_clear. */
+	char *moved_to;
+};
+
+/* The content of the script that was held and shown last, as the agent
+ * recorded it: its SHA-256, its writer, and when it was held (taken before
+ * the held result was written, CLOCK_REALTIME). */
+struct approval_seen {
+	char sha256[HASH_SHA256_HEX_LEN + 1];
+	uid_t uid;
+	struct timespec held;
 };
 void approval_clear(struct approval *a);
 
@@ -86,14 +113,17 @@ char *approval_status_message(enum approval_status s, enum approval_kind k, cons
 bool approval_exists(int dirfd, const char *script, enum approval_kind kind) _nonnull_(2);
 
 /* Takes the answer for script at content current_sha256, written by
- * script_uid (the snapshot's owner), checked against who (see above). On
+ * script_uid (the snapshot's owner), checked against who (see above);
+ * seen is what was held last of script (NULL: nothing), which an answer
+ * without a pin must cover. On
  * APPROVAL_OK *out is filled; on APPROVAL_EMPTY and APPROVAL_STALE too (uid
  * and reason, for the audit record); whenever the file was looked at, uid
  * and links are (has_uid). */
 enum approval_status approval_take(int dirfd, const char *script, enum approval_kind kind,
 				   const char *current_sha256, const struct approvers *who,
-				   uid_t script_uid, struct approval *out, int *err_out)
-	_nonnull_(2, 4, 5, 7, 8);
+				   uid_t script_uid, const struct approval_seen *seen,
+				   struct approval *out, int *err_out)
+	_nonnull_(2, 4, 5, 8, 9);
 
 /* Writes dir/<script stem>.<kind> in the format above (what the approve and
  * override commands do), with dirwrite_replace(): a new file renamed into

@@ -168,6 +168,7 @@ enum intake_status intake_read(int dirfd, const char *name, const struct intake_
 			hash_sha256_hex(out->data, len, out->sha256);
 			out->uid = post.st_uid;
 			out->gid = post.st_gid;
+			out->mode = post.st_mode & 07777;
 			out->dev = post.st_dev;
 			out->ino = post.st_ino;
 			out->nlink = post.st_nlink;

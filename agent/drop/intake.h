@@ -65,6 +65,7 @@ struct intake_snapshot {
 	char sha256[HASH_SHA256_HEX_LEN + 1];
 	uid_t uid;      /* owner of the file: who dropped it */
 	gid_t gid;      /* its group */
+	mode_t mode;    /* its permission bits (who may read it may read its answers) */
 	dev_t dev;
 	ino_t ino;
 	nlink_t nlink;

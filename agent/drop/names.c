@@ -205,6 +205,6 @@ char *names_result_sidecar(const char *script, const char *suffix)
 	while (cut > 0 && (b[cut] & 0xc0) == 0x80)
 		cut--;
 	hash_sha256_hex(base, strlen(base), hex);
-	return xasprintf("%.*s%.*s~%.16s%s", slash ? (int)(slash - script + 1) : 0, script,
+	return xasprintf("%.*s.%.*s~%.16s%s", slash ? (int)(slash - script + 1) : 0, script,
 			 (int)cut, base, hex, suffix);
 }

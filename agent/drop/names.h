@@ -75,12 +75,14 @@ char *names_sidecar(const char *script, const char *suffix) _nonnull_(1, 2);
 bool names_sidecar_fits(const char *script) _nonnull_(1);
 
 /* The agent's sidecar of script (".result.json", ".audit"): names_sidecar()
- * when it fits, else a short stated name in the same directory, the first
- * NAMES_SHORT_PREFIX bytes of the name without ".py" (cut at a character
- * boundary), '~', and the first 16 hex digits of the SHA-256 of the
- * script's whole last component: "<prefix>~<16 hex>.result.json". Such a
- * script is rejected (name_too_long), and its answer goes there. Caller
- * frees. */
+ * when it fits, else a short stated name in the same directory: a '.', the
+ * first NAMES_SHORT_PREFIX bytes of the name without ".py" (cut at a
+ * character boundary), '~', and the first 16 hex digits of the SHA-256 of
+ * the script's whole last component: ".<prefix>~<16 hex>.result.json".
+ * Hidden, so that it is never the sidecar of another script (the script it
+ * would belong to, ".<prefix>~<16 hex>.py", is hidden and never taken).
+ * Such a script is rejected (name_too_long), and its answer goes there.
+ * Caller frees. */
 #define NAMES_SHORT_PREFIX 200
 char *names_result_sidecar(const char *script, const char *suffix) _nonnull_(1, 2);
 

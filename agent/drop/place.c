@@ -67,8 +67,16 @@ static int fallback(const struct place_dirs *p, const char *rel, const void *buf
 		       : fileio_write_replace(path, buf, len, 0644);
 }
 
+void place_script_access(uid_t uid, gid_t gid, mode_t mode, struct dirwrite_access *out)
+{
+	out->uid = uid;
+	out->gid = gid;
+	out->mode = (mode & 0444) | ((mode & 0400) ? 0200 : 0);
+	out->marked = true;
+}
+
 int place_sidecar(const struct place_dirs *p, const char *rel, const void *buf, size_t len,
-		  bool durable, char **err)
+		  const struct dirwrite_access *acc, bool durable, char **err)
 {
 	_cleanup_free_ char *detail = NULL, *shown = names_printable(rel);
 	const char *base = rel;
@@ -80,8 +88,10 @@ int place_sidecar(const struct place_dirs *p, const char *rel, const void *buf, 
 		r = dfd;
 		detail = xasprintf("cannot open its directory: %s", strerror(-r));
 	} else {
-		r = dirwrite_replace(dfd, base, buf, len, 0644, durable ? DIRWRITE_DURABLE : 0,
-				     &detail);
+		struct dirwrite_access own = { .uid = geteuid(), .gid = (gid_t)-1, .mode = 0644,
+					       .marked = true };
+		r = dirwrite_replace_as(dfd, base, buf, len, acc ? acc : &own,
+					durable ? DIRWRITE_DURABLE : 0, &detail);
 	}
 	if (r == 0) {
 		if (p->fallback_dir && fallback(p, rel, NULL, 0, false) < 0)
@@ -114,13 +124,9 @@ static unsigned clear_dir(int dfd, bool recursive, unsigned depth)
 	unsigned removed = 0;
 	if (dirwrite_clear_temporaries(dfd, &removed) < 0 || !recursive || depth >= CLEAR_MAX_DEPTH)
 		return removed;
-	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd < 0 ? NULL : fdopendir(fd);
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	DIR *d = fileio_opendir_at(dfd);
+	if (!d)
 		return removed;
-	}
 	struct dirent *de;
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.' || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))

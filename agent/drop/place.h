@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "dirwrite.h"
 #include "macro.h"
 
 #define PLACE_FALLBACK_DIR "unplaced"
@@ -33,12 +34,21 @@ enum place_outcome {
 };
 
 /* Writes buf as the sidecar rel (relative to the drop directory, such as
- * "sub/foo.result.json"), mode 0644; durable: fsync the file and its
+ * "sub/foo.result.json"), owned and readable as acc says (the script's
+ * owner, group and read bits: place_script_access()), or the agent's own
+ * with mode 0644 when acc is NULL; durable: fsync the file and its
  * directory. Returns the enum place_outcome (>= 0), or -errno when it could
  * be written nowhere; *err is set for PLACE_IN_FALLBACK and for errors
  * (caller frees). */
 int place_sidecar(const struct place_dirs *p, const char *rel, const void *buf, size_t len,
-		  bool durable, char **err) _nonnull_(1, 2, 6) _must_check_;
+		  const struct dirwrite_access *acc, bool durable, char **err)
+	_nonnull_(1, 2, 7) _must_check_;
+
+/* What a script's sidecars get: who may read the script may read them, and
+ * no one else (its diffs and outputs are the script's content): its owner
+ * and group, its read bits, and write for its owner when it may read. */
+void place_script_access(uid_t uid, gid_t gid, mode_t mode, struct dirwrite_access *out)
+	_nonnull_(4);
 
 /* The fallback copy's file name for the sidecar rel: rel with '%' and '/'
  * written as %25 and %2F and a leading '.' as %2E. Caller frees. */

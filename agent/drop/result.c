@@ -156,6 +156,12 @@ char *result_message(const struct result_info *r)
 
 	switch (r->state) {
 	case RESULT_QUEUED:
+		if (r->queue_ahead >= 0)
+			return xasprintf("Accepted and queued at position %ld (%ld job%s ahead of it; "
+					 "turns are shared round-robin by writer): this file is "
+					 "rewritten with the outcome when it has run.",
+					 r->queue_ahead + 1, r->queue_ahead,
+					 r->queue_ahead == 1 ? "" : "s");
 		return xstrdup("Accepted and waiting for a free worker: this file is rewritten "
 			       "with the outcome when it has run.");
 	case RESULT_RUNNING:
@@ -164,14 +170,21 @@ char *result_message(const struct result_info *r)
 	case RESULT_COMPLETED:
 		return completed_message(r);
 	case RESULT_AWAITING_CONFIRMATION:
-		return xasprintf("%sAssessed HIGH risk, so it waits for a confirmation: read the "
-				 "findings, then run 'mai-agent approve %s' (or create %s.approve) "
-				 "to let this exact content run.", note, name, stem);
+		return xasprintf("%sAssessed HIGH risk, so it waits for a confirmation by an "
+				 "approver (%s): they read the findings ('mai-agent pending') and "
+				 "run 'mai-agent approve %s', which lets exactly the content they "
+				 "saw run. A hand-written %s.approve without its sha256 counts only "
+				 "for the content held before it was written.", note,
+				 r->answerers ? r->answerers : "approvers in security.yaml", name,
+				 stem);
 	case RESULT_BLOCKED:
 		return xasprintf("%sAssessed BLOCKED, so it does not run: fix the findings and "
-				 "save it again, or run 'mai-agent override %s --reason TEXT' (or "
-				 "write your explanation into %s.override) to run this exact "
-				 "content anyway.", note, name, stem);
+				 "save it again, or an approver (%s) runs 'mai-agent override %s "
+				 "--reason TEXT' to run exactly the content they saw anyway. A "
+				 "hand-written %s.override without its sha256 counts only for the "
+				 "content held before it was written.", note,
+				 r->answerers ? r->answerers : "approvers in security.yaml", name,
+				 stem);
 	case RESULT_REJECTED:
 		if (r->detail)
 			return xasprintf("Rejected: %s", r->detail);
@@ -278,6 +291,10 @@ json_t *result_to_json(const struct result_info *r)
 			json_object_set_new(writer, "user", json_string(r->writer_user));
 		json_object_set_new(o, "writer", writer);
 	}
+	if (r->state == RESULT_QUEUED && r->queue_ahead >= 0)
+		json_object_set_new(o, "queue", json_pack("{s:I, s:I}", "position",
+							  (json_int_t)r->queue_ahead + 1, "ahead",
+							  (json_int_t)r->queue_ahead));
 	if (r->assessment)
 		json_object_set(o, "assessment", r->assessment);
 	if (r->since_last_run)
@@ -318,5 +335,5 @@ int result_write(const struct place_dirs *p, const struct result_info *r, char *
 		*err = xasprintf("cannot encode the result of %s as JSON", shown);
 		return -EINVAL;
 	}
-	return place_sidecar(p, side, text, len, true, err);
+	return place_sidecar(p, side, text, len, r->access, true, err);
 }

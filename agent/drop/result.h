@@ -102,6 +102,16 @@ struct result_info {
 	 * for BLOCKED/AWAITING_CONFIRMATION a note in front (e.g. "foo.override
 	 * is empty"). May be NULL. */
 	const char *detail;
+	/* For BLOCKED/AWAITING_CONFIRMATION: who may answer ("user root or a
+	 * member of group ops, other than alice, who wrote it"); NULL: not
+	 * said. */
+	const char *answerers;
+	/* For QUEUED: queued jobs that start before it, or -1 (not known: it
+	 * waits for the running job of its file, or not said). */
+	long queue_ahead;
+	/* Owner, group and mode of the sidecar (place_script_access() of the
+	 * script); NULL: the agent's own, 0644. */
+	const struct dirwrite_access *access;
 	struct timespec accepted, started, finished; /* tv_sec 0: absent */
 	const struct drop_writer *writer; /* who wrote the content; NULL or UNKNOWN: absent */
 	const char *writer_user; /* the writer's user name, or NULL */

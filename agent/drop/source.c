@@ -86,33 +86,44 @@ static int group_id(const char *group, gid_t *gid)
 	return 0;
 }
 
-int drop_dir_prepare(int dirfd, const char *what, const char *mode, const char *group,
-		     char **err)
+int drop_dir_settings(const char *mode, const char *group, struct drop_dir_attr *out, char **err)
 {
+	memset(out, 0, sizeof(*out));
 	if (group && *group) {
-		gid_t gid;
-		int r = group_id(group, &gid);
+		int r = group_id(group, &out->gid);
 		if (r < 0) {
 			*err = xasprintf("drop_dir_group: there is no group '%s' (%s); create it "
 					 "with 'groupadd %s' or fix agent.drop_dir_group in agent.yaml",
 					 group, strerror(-r), group);
 			return r;
 		}
-		if (fchown(dirfd, (uid_t)-1, gid) < 0) {
-			r = -errno;
-			*err = xasprintf("cannot give %s the group %s: %s (agent.drop_dir_group in "
-					 "agent.yaml)", what, group, strerror(-r));
-			return r;
-		}
+		out->has_gid = true;
 	}
 	if (mode && *mode) {
-		mode_t m = (mode_t)strtoul(mode, NULL, 8);
-		if (fchmod(dirfd, m & 07777) < 0) {
-			int r = -errno;
-			*err = xasprintf("cannot give %s the permissions %s: %s (agent.drop_dir_mode "
-					 "in agent.yaml)", what, mode, strerror(-r));
-			return r;
-		}
+		out->mode = (mode_t)strtoul(mode, NULL, 8) & 07777;
+		out->has_mode = true;
+	}
+	return 0;
+}
+
+int drop_dir_prepare(int dirfd, const char *what, const char *mode, const char *group,
+		     char **err)
+{
+	struct drop_dir_attr a;
+	int r = drop_dir_settings(mode, group, &a, err);
+	if (r < 0)
+		return r;
+	if (a.has_gid && fchown(dirfd, (uid_t)-1, a.gid) < 0) {
+		r = -errno;
+		*err = xasprintf("cannot give %s the group %s: %s (agent.drop_dir_group in "
+				 "agent.yaml)", what, group, strerror(-r));
+		return r;
+	}
+	if (a.has_mode && fchmod(dirfd, a.mode) < 0) {
+		r = -errno;
+		*err = xasprintf("cannot give %s the permissions %s: %s (agent.drop_dir_mode "
+				 "in agent.yaml)", what, mode, strerror(-r));
+		return r;
 	}
 	return 0;
 }

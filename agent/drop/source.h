@@ -87,6 +87,16 @@ void drop_source_free(struct drop_source *s);
 /* Releases what a drop_taken holds. */
 void drop_taken_clear(struct drop_taken *t);
 
+/* agent.drop_dir_mode and agent.drop_dir_group, read: each is set unless
+ * "" or NULL. 0 or -errno with *err (caller frees). */
+struct drop_dir_attr {
+	bool has_mode, has_gid;
+	mode_t mode;
+	gid_t gid;
+};
+int drop_dir_settings(const char *mode, const char *group, struct drop_dir_attr *out, char **err)
+	_nonnull_(3, 4);
+
 /* Gives the directory dirfd the permissions mode (octal text such as
  * "2770") and the group group (a name or a numeric gid), each unless "" or
  * NULL (agent.drop_dir_mode, agent.drop_dir_group). what names the

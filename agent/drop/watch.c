@@ -163,6 +163,12 @@ static void consider(struct watch *w, const char *rel, const char *name, bool se
 	schedule(w, rel, kind, settle);
 }
 
+static bool is_answer(const char *name)
+{
+	enum names_kind k = names_classify(name, NULL);
+	return k == NAMES_APPROVE || k == NAMES_OVERRIDE;
+}
+
 /* A directory named like a script is not one: said in the log, since no
  * result will answer it. */
 static void note_directory(const struct watch *w, const char *rel, const char *name)
@@ -225,6 +231,10 @@ static void scan_dir(struct watch *w, const char *rel)
 			struct stat st;
 			is_dir = fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 				 S_ISDIR(st.st_mode);
+		}
+		if (is_dir && is_answer(de->d_name)) {
+			consider(w, child, de->d_name, false);
+			continue;
 		}
 		if (is_dir) {
 			note_directory(w, child, de->d_name);
@@ -346,6 +356,12 @@ static void handle_event(struct watch *w, const struct inotify_event *ev)
 	if (ev->mask & IN_ISDIR) {
 		if (ev->mask & (IN_CREATE | IN_MOVED_TO))
 			note_directory(w, rel, ev->name);
+		if ((ev->mask & (IN_CREATE | IN_MOVED_TO)) && is_answer(ev->name)) {
+			/* It blocks the name an approver must write: reported like
+			 * an answer, the agent moves it aside (approval.h). */
+			consider(w, rel, ev->name, false);
+			return;
+		}
 		if ((ev->mask & (IN_CREATE | IN_MOVED_TO)) && w->recursive && ev->name[0] != '.')
 			add_dir(w, rel);
 		else if (ev->mask & (IN_MOVED_FROM | IN_DELETE))

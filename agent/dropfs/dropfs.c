@@ -283,10 +283,18 @@ static int check_mountpoint(const char *mnt, char **err)
 		*err = xasprintf("the drop directory %s is not a directory (agent.drop_dir in "
 				 "agent.yaml)", mnt);
 		return -ENOTDIR;
-	case MOUNTUTIL_MOUNTED:
-		*err = xasprintf("%s: is another agent serving it? Stop it, or unmount it with "
-				 "'umount -l %s'", detail, mnt);
+	case MOUNTUTIL_MOUNTED: {
+		/* A drop directory that is a file system of its own (a disk, a
+		 * tmpfs) is served like any other; only an agent's mount there
+		 * means another agent serves it. */
+		_cleanup_free_ char *fstype = NULL;
+		if (mountutil_find("/proc/self/mountinfo", mnt, &fstype) == 0 &&
+		    strcmp(fstype, "fuse.maidrop") != 0)
+			return 0;
+		*err = xasprintf("%s: another agent serves it; stop that agent (its service, or "
+				 "kill its 'mai-agent run'), then start this one", detail);
 		return -EBUSY;
+	}
 	case MOUNTUTIL_STALE:
 	case MOUNTUTIL_ERROR:
 		break;
@@ -365,6 +373,7 @@ int dropfs_new(const struct dropfs_options *o, drop_source_fn fn, void *arg,
 	pthread_mutex_init(&fs->queue_lock, NULL);
 	pthread_mutex_init(&fs->files_lock, NULL);
 	pthread_mutex_init(&fs->wait_lock, NULL);
+	pthread_mutex_init(&fs->root_lock, NULL);
 	fs->umask = process_umask();
 
 	r = mountutil_canonical(o->dir, &fs->mountpoint);
@@ -386,7 +395,7 @@ int dropfs_new(const struct dropfs_options *o, drop_source_fn fn, void *arg,
 	/* Before the first request: a script noted as being written by a
 	 * killed agent is held from its first sight (the scan below). */
 	if ((o->notes_dir && (r = dropfs_notes_load(fs, o->notes_dir, err)) < 0) ||
-	    (r = drop_dir_prepare(fs->root_fd, fs->mountpoint, o->dir_mode, o->dir_group, err)) < 0 ||
+	    (r = dropfs_root_prepare(fs, o->dir_mode, o->dir_group, err)) < 0 ||
 	    (r = start_serving(fs, err)) < 0)
 		goto fail;
 	/* What arrived while the agent was down, now that the mount holds. */

@@ -37,7 +37,9 @@
  *
  * Refused at the call, with a log line (dropfs_rules.c):
  * - writing, truncating, renaming, deleting, chmod/chown/utimens of the
- *   agent's sidecars (*.result.json, *.audit, and their temporaries): EACCES;
+ *   agent's sidecars (*.result.json, *.audit, and their temporaries): EACCES
+ *   (but the sidecars of a script that no longer exists may be removed by
+ *   root, their owner, the script's writer, or an approver);
  * - creating or writing foo.approve / foo.override (create, rename or link
  *   to that name, open for writing) unless answer_allowed() says the caller
  *   may (an approver, and not foo.py's writer unless self-approval is

@@ -75,7 +75,13 @@ int dropfs_own(struct dropfs *fs, const struct dropfs_at *at, int fd, mode_t mod
 	 * already, as the kernel gives it: keep it. */
 	if (fstat(at->dirfd, &dir) < 0)
 		return -errno;
-	gid_t gid = (dir.st_mode & S_ISGID) ? (gid_t)-1 : c->gid;
+	/* The root underneath is root's 0700: what users see of it decides
+	 * (a setgid root passes its group on, to a directory its setgid). */
+	bool root = dropfs_is_root(fs, &dir);
+	if (root)
+		dropfs_root_attr(fs, &dir);
+	gid_t gid = (dir.st_mode & S_ISGID) ? (root ? dir.st_gid : (gid_t)-1) : c->gid;
+	bool add_setgid = root && is_dir && (dir.st_mode & S_ISGID) && !(mode & S_ISGID);
 	int r = fd >= 0 ? fchown(fd, c->uid, gid)
 			: fchownat(at->dirfd, at->leaf, c->uid, gid, AT_SYMLINK_NOFOLLOW);
 	if (r < 0)
@@ -88,7 +94,9 @@ int dropfs_own(struct dropfs *fs, const struct dropfs_at *at, int fd, mode_t mod
 	 * keeps set-group-ID: it only passes the group on. A symlink's mode
 	 * means nothing. */
 	mode_t want = mode & 07777 & ~(mode_t)(S_ISUID | (is_dir ? 0 : S_ISGID));
-	if (is_symlink || (want == (mode & 07777) && !(mode & fs->umask)))
+	if (add_setgid)
+		want |= S_ISGID;
+	if (is_symlink || (!add_setgid && want == (mode & 07777) && !(mode & fs->umask)))
 		return 0;
 	r = fd >= 0 ? fchmod(fd, want)
 		    : fchmodat(at->dirfd, at->leaf, want, AT_SYMLINK_NOFOLLOW);

@@ -4,6 +4,8 @@
  *                     names to the daemon's loop, the scan at start
  *   dropfs_files.c    paths beneath the backing directory, ownership, and
  *                     open files: writers, completion, snapshots
+ *   dropfs_root.c     the drop directory as users see it; the one
+ *                     underneath, the agent's alone
  *   dropfs_rules.c    what a caller may not do, refused at the call
  *   dropfs_wait.c     .wait/foo.result.json
  *   dropfs_notes.c    notes of the scripts open for writing (a crash's)
@@ -29,6 +31,8 @@
 
 #define DROPFS_THREADS 16     /* serving threads */
 #define DROPFS_MAX_WAITERS 12 /* .wait opens blocked at once; more get EAGAIN */
+/* ... and per user, so that one user's readers leave room for others'. */
+#define DROPFS_MAX_WAITERS_PER_USER 3
 /* Inode numbers of what only the mount has (readdir skips a 0): .wait, and
  * below it one per script (its own with the top bit set). */
 #define DROPFS_WAIT_INO ((ino_t)1 << 62)
@@ -51,6 +55,7 @@ struct dropfs_file {
 /* A waiter on .wait (dropfs_wait.c). */
 struct dropfs_waiter {
 	int efd;
+	uid_t uid;
 	struct dropfs_waiter *next;
 };
 
@@ -60,6 +65,13 @@ struct dropfs {
 	struct dropfs_options o;    /* the callbacks; strings not kept */
 	char *mountpoint;           /* canonical */
 	int root_fd;                /* the backing directory */
+	ino_t root_ino;
+	dev_t root_dev;
+	/* What users see of the root through the mount (dropfs_root.c). */
+	pthread_mutex_t root_lock;
+	mode_t shown_mode;
+	uid_t shown_uid;
+	gid_t shown_gid;
 	mode_t umask;               /* the process's, undone on what users create */
 	atomic_size_t max_size;
 	drop_source_fn fn;
@@ -112,6 +124,20 @@ const struct fuse_operations *dropfs_operations(void);
 /* Frees the handles the kernel had not released when the mount stopped
  * (after the serving threads ended), keeping their files' notes. */
 void dropfs_handles_free(struct dropfs *fs);
+
+/* --- dropfs_root.c --- */
+/* Makes the backing directory the agent's alone (root, 0700) and sets what
+ * users see: kept from an earlier start, else what it had; mode and group
+ * (agent.drop_dir_mode, agent.drop_dir_group) replace it when set. 0 or
+ * -errno with *err. */
+int dropfs_root_prepare(struct dropfs *fs, const char *mode, const char *group, char **err);
+/* st (the backing root's) with the owner, group and mode users see. */
+void dropfs_root_attr(struct dropfs *fs, struct stat *st);
+/* Whether st is the backing root. */
+bool dropfs_is_root(const struct dropfs *fs, const struct stat *st);
+/* chmod and chown of the mount's root (uid or gid -1: unchanged). 0. */
+int dropfs_root_chmod(struct dropfs *fs, mode_t mode);
+int dropfs_root_chown(struct dropfs *fs, uid_t uid, gid_t gid);
 
 /* --- dropfs_files.c: paths and owners --- */
 /* A path as FUSE gives it ("/sub/foo.py") beneath the backing directory:

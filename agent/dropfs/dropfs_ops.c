@@ -122,8 +122,12 @@ static int op_getattr(const char *path, struct stat *st, struct fuse_file_info *
 		return fstat(h->fd, st) < 0 ? -errno : 0;
 	if (dropfs_wait_path(path, &rest))
 		return dropfs_wait_getattr(fs, rest, st);
-	if (is_root(path))
-		return fstat(fs->root_fd, st) < 0 ? -errno : 0;
+	if (is_root(path)) {
+		if (fstat(fs->root_fd, st) < 0)
+			return -errno;
+		dropfs_root_attr(fs, st);
+		return 0;
+	}
 	return AT_CALL(fs, path, fstatat(at.dirfd, at.leaf, st, AT_SYMLINK_NOFOLLOW));
 }
 
@@ -132,7 +136,7 @@ static int op_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
 	struct dropfs *fs = dropfs_get();
 	struct dropfs_handle *h = handle_of(fi);
 	if (is_root(path))
-		return fchmod(fs->root_fd, mode & 07777) < 0 ? -errno : 0;
+		return dropfs_root_chmod(fs, mode);
 	int r = dropfs_check(fs, path, DROPFS_CHECK_ATTR, "chmod");
 	if (r < 0)
 		return r;
@@ -146,7 +150,7 @@ static int op_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_inf
 	struct dropfs *fs = dropfs_get();
 	struct dropfs_handle *h = handle_of(fi);
 	if (is_root(path))
-		return fchown(fs->root_fd, uid, gid) < 0 ? -errno : 0;
+		return dropfs_root_chown(fs, uid, gid);
 	int r = dropfs_check(fs, path, DROPFS_CHECK_ATTR, "chown");
 	if (r < 0)
 		return r;
@@ -316,6 +320,16 @@ static void renamed_into(struct dropfs *fs, const char *to, const struct stat *s
 	}
 	struct drop_writer who;
 	dropfs_caller(&who);
+	if (who.uid != st->st_uid) {
+		/* Someone else's bytes renamed into place: they stay the bytes'
+		 * author's (its owner's), for the result, 'pending' and the
+		 * two-person rule alike; the rename is the caller's, logged. */
+		_cleanup_free_ char *p = names_printable(dropfs_rel(to));
+		log_info("%s: renamed into place by uid %u (pid %d, %s); its writer is the owner "
+			 "of its bytes, uid %u", p, (unsigned)who.uid, (int)who.pid,
+			 who.process[0] ? who.process : "?", (unsigned)st->st_uid);
+		drop_writer_from_owner(&who, st->st_uid, st->st_gid);
+	}
 	struct dropfs_file *f = S_ISREG(st->st_mode) ? dropfs_file_get(fs, st->st_ino) : NULL;
 	if (!f || dropfs_file_changed_whole(fs, f, &who))
 		dropfs_complete(fs, dropfs_rel(to), f, &who, 0);

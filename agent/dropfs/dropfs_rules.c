@@ -126,6 +126,38 @@ static int check_answer(struct dropfs *fs, const char *path, enum names_kind kin
 	return -EPERM;
 }
 
+/* Whether the caller may remove the sidecar at path (leaf) of a script that
+ * no longer exists: root, the sidecar's owner (the script's writer, who
+ * was given it) or an approver may; nobody while the script is there. */
+static bool may_remove_orphan(struct dropfs *fs, const char *path, const char *leaf)
+{
+	size_t m = strlen(ends_with(leaf, strlen(leaf), RESULT_SUFFIX) ? RESULT_SUFFIX : ".audit");
+	_cleanup_free_ char *script = xasprintf("%.*s.py", (int)(strlen(path) - m), path);
+	struct drop_writer caller;
+	struct dropfs_at at;
+	struct stat st, side;
+	if (dropfs_at_open(fs, script, &at) < 0)
+		return false;
+	bool there = fstatat(at.dirfd, at.leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT;
+	dropfs_at_close(&at);
+	if (there)
+		return false;
+	dropfs_caller(&caller);
+	if (caller.uid == 0)
+		return true;
+	if (dropfs_at_open(fs, path, &at) < 0)
+		return false;
+	bool own = fstatat(at.dirfd, at.leaf, &side, AT_SYMLINK_NOFOLLOW) == 0 &&
+		   side.st_uid == caller.uid;
+	dropfs_at_close(&at);
+	if (own)
+		return true;
+	const char *status = NULL;
+	_cleanup_free_ char *why = NULL;
+	return fs->o.answer_allowed &&
+	       fs->o.answer_allowed(fs->o.arg, &caller, dropfs_rel(script), -1, &status, &why) == 0;
+}
+
 int dropfs_check(struct dropfs *fs, const char *path, enum dropfs_check what, const char *op)
 {
 	const char *rest;
@@ -133,6 +165,9 @@ int dropfs_check(struct dropfs *fs, const char *path, enum dropfs_check what, co
 		return -EPERM; /* .wait is the agent's, and read-only */
 	const char *slash = strrchr(path, '/');
 	const char *leaf = slash ? slash + 1 : path;
+	if (dropfs_is_sidecar(leaf) && what == DROPFS_CHECK_REMOVE && strcmp(op, "unlink") == 0 &&
+	    may_remove_orphan(fs, path, leaf))
+		return 0;
 	if (dropfs_is_agent_file(leaf)) {
 		struct drop_writer caller;
 		dropfs_caller(&caller);

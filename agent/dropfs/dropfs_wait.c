@@ -85,9 +85,14 @@ int dropfs_wait_getattr(struct dropfs *fs, const char *rest, struct stat *st)
 	}
 	if (!script || stat_backing(fs, script, &b) < 0 || S_ISDIR(b.st_mode))
 		return -ENOENT;
-	/* The size is not known until the wait ends: read it direct_io. */
+	/* The size is not known until the wait ends: read it direct_io. Who
+	 * may read the script may wait for its answer, no one else (the
+	 * kernel checks, default_permissions): its sidecars take its owner,
+	 * group and read bits too (place.h). */
 	st->st_ino = DROPFS_WAIT_FILE_INO(b.st_ino);
-	st->st_mode = S_IFREG | 0444;
+	st->st_uid = b.st_uid;
+	st->st_gid = b.st_gid;
+	st->st_mode = S_IFREG | (b.st_mode & 0444);
 	st->st_nlink = 1;
 	return 0;
 }
@@ -156,13 +161,18 @@ int dropfs_wait_open(struct dropfs *fs, const char *rest, int *fd)
 	_cleanup_free_ char *script = script_of(rest);
 	if (!script)
 		return -ENOENT;
-	struct dropfs_waiter w = { .efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC) };
+	struct dropfs_waiter w = { .efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC),
+				   .uid = fuse_get_context()->uid };
 	if (w.efd < 0)
 		return -errno;
 
 	/* Registered before the first look, so that no change is missed. */
 	pthread_mutex_lock(&fs->wait_lock);
-	bool room = fs->n_waiters < DROPFS_MAX_WAITERS;
+	unsigned mine = 0;
+	for (const struct dropfs_waiter *o = fs->waiters; o; o = o->next)
+		mine += o->uid == w.uid;
+	unsigned all = fs->n_waiters;
+	bool room = all < DROPFS_MAX_WAITERS && mine < DROPFS_MAX_WAITERS_PER_USER;
 	if (room) {
 		w.next = fs->waiters;
 		fs->waiters = &w;
@@ -171,8 +181,10 @@ int dropfs_wait_open(struct dropfs *fs, const char *rest, int *fd)
 	pthread_mutex_unlock(&fs->wait_lock);
 	if (!room) {
 		close(w.efd);
-		log_warnx("%s/%s: %d readers wait already; this one gets EAGAIN (read %s "
-			  "instead, or later)", DROPFS_WAIT_DIR, rest, DROPFS_MAX_WAITERS, rest);
+		log_warnx("%s/%s: uid %lu has %u readers waiting (at most %d each, %d in all; %u "
+			  "wait now); this one gets EAGAIN (read %s instead, or later)",
+			  DROPFS_WAIT_DIR, rest, (unsigned long)w.uid, mine,
+			  DROPFS_MAX_WAITERS_PER_USER, DROPFS_MAX_WAITERS, all, rest);
 		return -EAGAIN;
 	}
 

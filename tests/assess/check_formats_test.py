@@ -48,28 +48,38 @@ with tempfile.TemporaryDirectory() as d:
     # pile of findings stays under BLOCKED (79.9), the worst one decides.
     want = (
         "%s:1:8: note: imports a process-spawning module [MAI008/B404]\n"
-        "%s:3:12: error: subprocess call with shell=True: the command goes through the shell"
-        " (arguments: from outside the script) [MAI005/B602]\n"
-        "%s:3:12: error: starts a process with subprocess (arguments: from outside the script) [MAI006/B603]\n"
-        "%s:4:12: error: starts a process with subprocess (arguments: literal) [MAI006/B603]\n"
-        "%s: level HIGH, score 79.9, 4 findings, 4 lines\n" % (hi, hi, hi, hi, hi))
+        "%s:3:12: warning: subprocess call with shell=True: the command goes through the shell"
+        " (arguments: from outside the script; contained: it runs inside the same sandbox, without capabilities, on a read-only root) [MAI005/B602]\n"
+        "%s:3:12: warning: starts a process with subprocess (arguments: from outside the script; contained: it runs inside the same sandbox, without capabilities, on a read-only root) [MAI006/B603]\n"
+        "%s:3:12: error: a shell command built from data from outside the script (what is typed, arguments, files,"
+        " the environment, the network) (arguments: from outside the script) [MAI103]\n"
+        "%s:4:12: warning: starts a process with subprocess (arguments: literal; contained: it runs inside the same sandbox, without capabilities, on a read-only root) [MAI006/B603]\n"
+        "%s: note: held (HIGH) because of line 3: a shell command built from data from outside the"
+        " script (what is typed, arguments, files, the environment, the network) (arguments: from outside the script) [MAI103]\n"
+        "%s: level HIGH, score 79.9, 5 findings, 4 lines\n" % (hi, hi, hi, hi, hi, hi, hi))
     check(p.stdout == want, "text output (a pipe: no source lines):\n%s\nexpected:\n%s" % (p.stdout, want))
     p = run("--native-only", "--config-dir", cfg, "--context", "always", hi)
     want_ctx = (
         "%s:1:8: note: imports a process-spawning module [MAI008/B404]\n"
         "    1 | import subprocess, sys\n"
         "      |        ^\n"
-        "%s:3:12: error: subprocess call with shell=True: the command goes through the shell"
-        " (arguments: from outside the script) [MAI005/B602]\n"
+        "%s:3:12: warning: subprocess call with shell=True: the command goes through the shell"
+        " (arguments: from outside the script; contained: it runs inside the same sandbox, without capabilities, on a read-only root) [MAI005/B602]\n"
         "    3 | subprocess.run(sys.argv[1], shell=True)\n"
         "      |            ^\n"
-        "%s:3:12: error: starts a process with subprocess (arguments: from outside the script) [MAI006/B603]\n"
+        "%s:3:12: warning: starts a process with subprocess (arguments: from outside the script; contained: it runs inside the same sandbox, without capabilities, on a read-only root) [MAI006/B603]\n"
         "    3 | subprocess.run(sys.argv[1], shell=True)\n"
         "      |            ^\n"
-        "%s:4:12: error: starts a process with subprocess (arguments: literal) [MAI006/B603]\n"
+        "%s:3:12: error: a shell command built from data from outside the script (what is typed, arguments, files,"
+        " the environment, the network) (arguments: from outside the script) [MAI103]\n"
+        "    3 | subprocess.run(sys.argv[1], shell=True)\n"
+        "      |            ^\n"
+        "%s:4:12: warning: starts a process with subprocess (arguments: literal; contained: it runs inside the same sandbox, without capabilities, on a read-only root) [MAI006/B603]\n"
         "    4 | subprocess.run(['/bin/ls'])\n"
         "      |            ^\n"
-        "%s: level HIGH, score 79.9, 4 findings, 4 lines\n" % (hi, hi, hi, hi, hi))
+        "%s: note: held (HIGH) because of line 3: a shell command built from data from outside the"
+        " script (what is typed, arguments, files, the environment, the network) (arguments: from outside the script) [MAI103]\n"
+        "%s: level HIGH, score 79.9, 5 findings, 4 lines\n" % (hi, hi, hi, hi, hi, hi, hi))
     check(p.stdout == want_ctx, "text output with --context always:\n%s\nexpected:\n%s" % (p.stdout, want_ctx))
     check(run("--context", "sometimes", hi).returncode == 2, "unknown --context exits 2")
 
@@ -119,9 +129,15 @@ with tempfile.TemporaryDirectory() as d:
     check(spawn["level"] == "HIGH" and spawn["findings"][1]["bandit_id"] == "B602"
           and spawn["findings"][1]["line"] == 3 and spawn["metrics"]["lines"] == 4,
           "json fields: %s" % spawn)
-    check([f.get("origin") for f in spawn["findings"]] == [None, "outside", "outside", "literal"]
-          and abs(spawn["findings"][1]["score"] - 77.0) < 0.01
-          and abs(spawn["findings"][3]["score"] - 70.0) < 0.01,
+    # contained findings count MEDIUM (40, 44 with outside arguments); the
+    # shell fed sys.argv is intent (MAI103, 70 x 1.1) and says why it holds
+    check([f.get("origin") for f in spawn["findings"]] == [None, "outside", "outside", "outside", "literal"]
+          and abs(spawn["findings"][1]["score"] - 44.0) < 0.01
+          and spawn["findings"][1].get("contained") == "process"
+          and spawn["findings"][3]["rule_id"] == "MAI103" and "contained" not in spawn["findings"][3]
+          and abs(spawn["findings"][3]["score"] - 77.0) < 0.01
+          and abs(spawn["findings"][4]["score"] - 40.0) < 0.01
+          and spawn.get("reason", "").startswith("line 3: a shell command built from data"),
           "json origins and their weights: %s" % spawn["findings"])
     check(docs[1]["rejection_offset"] == 6, "json rejection offset")
     # Each element is the assessment that result.json embeds (plus its path).
@@ -139,15 +155,17 @@ with tempfile.TemporaryDirectory() as d:
     p = run("--native-only", "--config-dir", cfg, "--format", "sarif", d)
     sarif = json.loads(p.stdout)
     res = sarif["runs"][0]["results"]
-    # spawn.py's four findings, blk.py's rejection (MAI900), med.py's write
-    check(sarif["version"] == "2.1.0" and len(res) == 6, "sarif results: %d" % len(res))
+    # spawn.py's five findings, blk.py's rejection (MAI900), med.py's write
+    check(sarif["version"] == "2.1.0" and len(res) == 7, "sarif results: %d" % len(res))
     check(res[1]["properties"].get("origin") == "outside"
-          and res[1]["message"]["text"].endswith("(arguments: from outside the script).")
-          and res[3]["properties"].get("origin") == "literal" and "origin" not in res[0]["properties"],
+          and res[1]["properties"].get("contained") == "process"
+          and res[1]["message"]["text"].endswith("(arguments: from outside the script%s)." % '; contained: it runs inside the same sandbox, without capabilities, on a read-only root')
+          and res[4]["properties"].get("origin") == "literal" and "origin" not in res[0]["properties"],
           "sarif origins: %s" % [(r["properties"], r["message"]) for r in res[:4]])
     loc = res[1]["locations"][0]["physicalLocation"]
     check(loc["artifactLocation"]["uri"].endswith("bad%20dir/spawn.py") and loc["region"]["startLine"] == 3
-          and loc["region"]["startColumn"] == 12 and res[1]["ruleId"] == "MAI005" and res[1]["level"] == "error",
+          and loc["region"]["startColumn"] == 12 and res[1]["ruleId"] == "MAI005" and res[1]["level"] == "warning"
+          and res[3]["ruleId"] == "MAI103" and res[3]["level"] == "error",
           "sarif location: %s" % res[1])
     schema = schema_path()
     if schema is None:

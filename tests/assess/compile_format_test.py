@@ -19,9 +19,9 @@ for editor in ("vim", "emacs"):
     if not shutil.which(editor):
         skip_or_fail("%s is not installed (packaging/install-deps.sh installs it)" % editor)
 
-SCRIPT = """import subprocess
+SCRIPT = """import subprocess, sys
 print("at 12:30: lunch, 7:05: tea")
-subprocess.run('ls', shell=True)
+subprocess.run('ls ' + sys.argv[0], shell=True)
 open('log.txt', 'w').write('12:30: done\\n')
 """
 
@@ -42,11 +42,12 @@ with tempfile.TemporaryDirectory() as d:
         m = re.match(r"^([^:]+):(\d+):(\d+): (error|warning|note): .* \[[A-Z0-9/]+\]$", line)
         if m:
             want.append((m.group(1), int(m.group(2)), int(m.group(3)), kinds[m.group(4)]))
-    # B404 import (LOW), shell=True and the process start (HIGH), the
-    # program named without its directory (LOW), the file write (MEDIUM).
-    check([w[3] for w in want] == ["n", "e", "e", "n", "w"] and want[1][1:3] == (3, 12),
+    # B404 import (LOW), shell=True and the process start (contained:
+    # MEDIUM), a shell fed sys.argv (HIGH), the file write (MEDIUM).
+    check([w[3] for w in want] == ["n", "w", "w", "e", "w"] and want[3][1:3] == (3, 12),
           "check's findings: %s\n%s" % (want, out))
-    check(len(out.splitlines()) == len(want) + 2, "one summary line per file:\n" + out)
+    # one summary line per file, and the held one's reason to look
+    check(len(out.splitlines()) == len(want) + 3, "one summary line per file:\n" + out)
 
     # vim: gcc's errorformat knows error and warning; a note is an entry
     # without a type whose text starts with "note:".

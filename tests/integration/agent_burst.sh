@@ -3,7 +3,7 @@
 # assessor, a real audit log): 1,000 scripts moved in at once are each
 # answered exactly once, and an agent killed with SIGKILL in the middle of
 # 300 more answers every one of them after a restart, with whole result
-# files and an audit log that verifies. The scripts are HIGH (os.system),
+# files and an audit log that verifies. The scripts are HIGH (a shell fed sys.argv),
 # so they are held for a person and no container runs: this is the intake,
 # assessment and audit path under load. Exit 77 when Docker or the sandbox
 # image is not usable, a failure instead when MAI_REQUIRE_REAL=1.
@@ -12,7 +12,11 @@ set -u
 . "$(dirname "$0")/agent_lib.sh"
 
 require_docker /var/run/docker.sock
-write_agent_config "$T/drop" "$T/state" "workers: 2"
+# One writer's 1,000 drops at once, each answered exactly once: no cap on
+# a writer's jobs here (max_jobs_per_writer, 500 by default, would refuse
+# some; multiuser.sh tests the cap).
+write_agent_config "$T/drop" "$T/state" "workers: 2
+max_jobs_per_writer: 0"
 start_agent
 
 # answered PREFIX N SECONDS: until N results PREFIX*.result.json say
@@ -35,7 +39,7 @@ drops() {
 	mkdir "$T/$1"
 	i=0
 	while [ $i -lt "$2" ]; do
-		printf 'import os\nos.system("%s%d")\n' "$1" $i > "$T/$1/$1$i.py"
+		printf 'import os, sys\nos.system("%s%d " + sys.argv[0])\n' "$1" $i > "$T/$1/$1$i.py"
 		i=$((i + 1))
 	done
 	mv "$T/$1"/*.py "$T/drop/"

@@ -122,7 +122,7 @@ assert d["truncated"] and len(d["diff"].encode()) <= 2048 and "+y0 = 0\n" in d["
 	fail "hist.py v3: the diff is not capped at audit.diff_max: $(head -c 300 "$T/diffs")"
 "$AGENT" verify "$T/state" > "$T/verify" 2>&1 || fail "the log with script diffs does not verify: $(cat "$T/verify")"
 
-printf 'import os\nos.system("ls")\n' > "$T/src/high.py"
+printf 'import os, sys\nos.system("ls " + sys.argv[0])\n' > "$T/src/high.py"
 "$AGENT" submit --timeout 20 "$T/src/high.py" > "$T/out" 2>/dev/null
 rc=$?
 [ $rc -eq 6 ] || fail "submit of a HIGH script exited $rc, expected 6"
@@ -213,7 +213,7 @@ sleep 0.3
 [ ! -e "$T/drop/gone.result.json" ] || fail "a file deleted before it was read got a result"
 
 # --- editor save styles: one job each ---
-printf 'import os\nos.system("a")\n' > "$T/drop/ed.py"
+printf 'import os, sys\nos.system("a " + sys.argv[0])\n' > "$T/drop/ed.py"
 wait_field "$T/drop/ed.result.json" state awaiting_confirmation
 jobs_of_ed() { grep -c 'info: ed.py: queued$' "$T/agent.log"; }
 # saved_once HOW: the save made one job: wait for it (a loaded machine may
@@ -227,15 +227,15 @@ saved_once() {
 before=$(jobs_of_ed)
 printf 'x' > "$T/drop/4913"; rm "$T/drop/4913"                       # vim's probe
 mv "$T/drop/ed.py" "$T/drop/ed.py~"                                   # vim's backup
-printf 'import os\nos.system("b")\n' > "$T/drop/ed.py"
+printf 'import os, sys\nos.system("b " + sys.argv[0])\n' > "$T/drop/ed.py"
 rm "$T/drop/ed.py~"
 saved_once "a vim save"
 before=$(jobs_of_ed)
-printf 'import os\nos.system("c")\n' > "$T/drop/.ed.py.tmp"            # temp + rename
+printf 'import os, sys\nos.system("c " + sys.argv[0])\n' > "$T/drop/.ed.py.tmp"            # temp + rename
 mv "$T/drop/.ed.py.tmp" "$T/drop/ed.py"
 saved_once "a temp+rename save"
 before=$(jobs_of_ed)
-printf 'import os\nos.system("d")\n' > "$T/drop/ed.py"               # in place
+printf 'import os, sys\nos.system("d " + sys.argv[0])\n' > "$T/drop/ed.py"               # in place
 saved_once "an in-place save"
 grep -q 'ignoring 4913: vim write probe' "$T/agent.log" || fail "the vim probe was not logged as ignored"
 
@@ -271,19 +271,21 @@ hup_reloaded() {
 if command -v bandit > /dev/null 2>&1; then
 	printf 'analyzers:\n  bandit:\n    enabled: true\n    timeout: 60s\n' > "$T/conf/security.yaml"
 	hup_reloaded
-	printf 'import subprocess\nsubprocess.run("ls", shell=True)\nassert subprocess\n' > "$T/drop/shell.py"
+	printf 'import subprocess, sys\nsubprocess.run("ls", shell=True)\nassert subprocess\nsubprocess.run("ls " + sys.argv[0], shell=True)\n' > "$T/drop/shell.py"
 	wait_field "$T/drop/shell.result.json" state awaiting_confirmation 60
-	# Native MAI005 and Bandit's B602 on line 2 are one finding, the native
-	# one (B607, a partial executable path, too: MAI091); what only Bandit
-	# sees (B101, an assert) is added.
+	# Native MAI005 and Bandit's B602 on lines 2 and 4 are one finding each,
+	# the native one (B607, a partial executable path, too: MAI091); what
+	# only Bandit sees (B101, an assert) is added as evidence; a note says
+	# how Bandit's findings were weighed. Line 4's shell fed sys.argv holds it.
 	python3 -c 'import json,sys
 a = json.load(open(sys.argv[1]))["assessment"]
 f = a["findings"]
 b602 = [(x["source"], x["line"]) for x in f if x["bandit_id"] == "B602"]
-assert b602 == [("mai", 2)], ("B602 not one native finding on line 2", b602, f)
+assert b602 == [("mai", 2), ("mai", 4)], ("B602 not one native finding per line", b602, f)
 assert [(x["rule_id"], x["source"]) for x in f if x["bandit_id"] == "B607"] == [("MAI091", "mai")], f
-assert [(x["rule_id"], x["line"]) for x in f if x["source"] == "bandit"] == [("B101", 3)], f
-assert a["notes"] == [], a["notes"]' "$T/drop/shell.result.json" 2> "$T/err" ||
+assert [(x["rule_id"], x["line"], x.get("weighed")) for x in f if x["source"] == "bandit"] == [("B101", 3, "evidence")], f
+assert len(a["notes"]) == 1 and a["notes"][0].startswith("Bandit\x27s findings, "), a["notes"]
+assert a["reason"].startswith("line 4: "), a' "$T/drop/shell.result.json" 2> "$T/err" ||
 		fail "shell.py: Bandit's findings are not merged into the native ones: $(cat "$T/err")"
 elif [ "${MAI_REQUIRE_REAL:-0}" = 1 ]; then
 	fail "bandit is not installed and MAI_REQUIRE_REAL=1 (packaging/install-deps.sh installs it)"
@@ -292,7 +294,7 @@ else
 fi
 printf 'analyzers:\n  bandit:\n    enabled: true\n    path: %s/no-bandit\n' "$T" > "$T/conf/security.yaml"
 hup_reloaded
-printf 'import subprocess\nsubprocess.run("pwd", shell=True)\n' > "$T/drop/shell2.py"
+printf 'import subprocess, sys\nsubprocess.run("pwd " + sys.argv[0], shell=True)\n' > "$T/drop/shell2.py"
 wait_field "$T/drop/shell2.result.json" state awaiting_confirmation 60
 grep -q "bandit: not installed ('$T/no-bandit' not found" "$T/drop/shell2.result.json" ||
 	fail "shell2.py: the result does not say Bandit is missing: $(field "$T/drop/shell2.result.json" assessment.notes)"

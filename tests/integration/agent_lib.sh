@@ -168,6 +168,15 @@ for seg in sorted(glob.glob(sys.argv[1] + "/seg-*.log")):
         if rec["type"] == sys.argv[2] and rec["fields"].get("file") == sys.argv[3]:
             print(json.dumps(dict(rec["fields"], seq=rec["seq"])))' "$@"
 }
+# as USER CMD...: CMD as USER, with USER's groups, umask 022 (setpriv).
+as() {
+	_u=$1
+	shift
+	setpriv --reuid="$(id -u "$_u")" --regid="$(id -g "$_u")" --init-groups -- \
+		sh -c 'umask 022; exec "$@"' sh "$@"
+}
+# put_as USER FILE: standard input into FILE, written by USER.
+put_as() { as "$1" sh -c 'cat > "$1"' sh "$2"; }
 
 # lib_finish NAME: the verdict of the script.
 lib_finish() {

@@ -22,6 +22,13 @@ AGENT_SECURITY_YAML='analyzers:
 AGENT_SANDBOX_YAML='self_test: false
 pool_size: 1
 '
+# A uid range of this test's own (1024 uids from 0x71000000 up, by the
+# shell's pid): an agent refuses to start when a process outside its
+# engine's Mai containers runs in its range, and the tests run agents on
+# private engines (agent_dockerd.sh) beside agents on the shared one.
+_uid_first=$((1895825408 + ($$ % 100000) * 1024))
+AGENT_SANDBOX_YAML="${AGENT_SANDBOX_YAML}uid_range: $_uid_first-$((_uid_first + 1023))
+"
 # The image this tree built (setup-common.sh), not :latest, which another
 # tree's build on the same engine may point elsewhere.
 if [ -n "${MAI_SANDBOX_IMAGE:-}" ]; then

@@ -7,7 +7,7 @@
 #  - the writer drops a HIGH script; 'pending' lists it with its writer;
 #  - a member who is no approver is refused by 'mai-agent approve' at once,
 #    and the answer file they write by hand is refused, recorded with uid,
-#    name and reason, and left in place; the approver's answer runs it;
+#    name and reason, and moved aside (kept); the approver's answer runs it;
 #  - an approver's answer to their own script is refused (self-approval),
 #    then taken once allow_self_approval is set;
 #  - a hard-linked script and a hard-linked answer are rejected unread;
@@ -45,15 +45,6 @@ useradd -M -N -s /usr/sbin/nologin -g "$DROPG" "$W" &&
 	useradd -M -N -s /usr/sbin/nologin -g "$DROPG" "$O" || { fail "useradd"; exit 1; }
 WU=$(id -u "$W") AU=$(id -u "$A") OU=$(id -u "$O")
 
-# as USER CMD...: CMD as USER, with USER's groups, umask 022.
-as() {
-	_u=$1
-	shift
-	setpriv --reuid="$(id -u "$_u")" --regid="$(id -g "$_u")" --init-groups -- \
-		sh -c 'umask 022; exec "$@"' sh "$@"
-}
-# put_as USER FILE: standard input into FILE, written by USER.
-put_as() { as "$1" sh -c 'cat > "$1"' sh "$2"; }
 
 # The drop directory of the two-person flow: the drop group writes it.
 chmod 755 "$T"
@@ -102,7 +93,7 @@ wait_message() {
 grep -q "^runtimes: .*untrusted runsc" "$T/status" || fail "status does not name the runtimes: $(cat "$T/status")"
 
 # --- the writer drops a HIGH script; pending lists it ---
-printf 'import os\nos.system("true")\n' | put_as "$W" "$D/high.py"
+printf 'import os, sys\nos.system("true")\nos.system("true " + sys.argv[0])\n' | put_as "$W" "$D/high.py"
 wait_field "$D/high.result.json" state awaiting_confirmation 30
 [ "$(field "$D/high.result.json" writer.uid)" = "$WU" ] || fail "high.py: writer.uid is not $WU"
 [ "$(field "$D/high.result.json" writer.user)" = "$W" ] || fail "high.py: writer.user is not $W"
@@ -137,13 +128,13 @@ keep_said "mai-agent approve by a non-approver" "$T/err"
 printf 'looks fine to me\n' | put_as "$O" "$D/high.approve"
 wait_message "$D/high.result.json" "written by $O (uid $OU), who is not an approver"
 [ "$(field "$D/high.result.json" state)" = awaiting_confirmation ] || fail "a non-approver's answer let high.py go"
-[ -e "$D/high.approve" ] || fail "the refused high.approve was not left in place"
+[ ! -e "$D/high.approve" ] || fail "the refused high.approve still blocks the name"
 record approval high.py | tail -1 > "$T/rec"
 python3 -c 'import json,sys
 r = json.load(open(sys.argv[1]))
 assert r["uid"] == int(sys.argv[2]) and r["user"] == sys.argv[3], r
 assert r["accepted"] is False and r["consumed"] == "refused: not an approver", r
-assert r["left_in_place"] is True and r["explanation"] == "", r' "$T/rec" "$OU" "$O" 2> "$T/err" ||
+assert r["moved_aside"].startswith(".mai-quarantine/high.approve.") and r["explanation"] == "", r' "$T/rec" "$OU" "$O" 2> "$T/err" ||
 	fail "the non-approver's answer is not recorded as refused: $(cat "$T/err") $(cat "$T/rec")"
 keep_case "high.approve written by a non-approver" "$D/high.result.json" approval high.py
 
@@ -172,7 +163,7 @@ record execution high.py | tail -1 | grep -q '"runtime": "runsc"' || fail "the e
 # --- approve shows what changed since the version of the name that ran ---
 printf 'print("v1")\n' | put_as "$W" "$D/lib.py"
 wait_field "$D/lib.result.json" state completed 60
-printf 'import os\nos.system("true")\nprint("v2")\n' | put_as "$W" "$D/lib.py"
+printf 'import os, sys\nos.system("true")\nos.system("true " + sys.argv[0])\nprint("v2")\n' | put_as "$W" "$D/lib.py"
 wait_field "$D/lib.result.json" state awaiting_confirmation 30
 v1=$(printf 'print("v1")\n' | sha256sum | cut -c1-64)
 [ "$(field "$D/lib.result.json" since_last_run.previous_sha256)" = "$v1" ] ||
@@ -184,7 +175,7 @@ grep -q "changes since the version that ran last (sha256 $(echo "$v1" | cut -c1-
 [ ! -e "$D/lib.approve" ] || fail "approve without --yes wrote lib.approve"
 
 # --- self-approval: refused at once and by the agent, then allowed ---
-printf 'import os\nos.system("true")\n' | put_as "$A" "$D/own.py"
+printf 'import os, sys\nos.system("true")\nos.system("true " + sys.argv[0])\n' | put_as "$A" "$D/own.py"
 wait_field "$D/own.result.json" state awaiting_confirmation 30
 as "$A" "$AGENT" approve --yes "$D/own.py" > "$T/out" 2> "$T/err"
 [ $? -eq 1 ] || fail "approving one's own script did not exit 1"
@@ -220,7 +211,7 @@ printf 'print(1)\n' > "$T/src/mine.py"
 chown "$W" "$T/src/mine.py"
 as "$W" ln "$T/src/mine.py" "$D/wlinked.py" || fail "the writer could not link their own file"
 wait_field "$D/wlinked.result.json" state rejected 20
-printf 'import os\nos.system("true")\n' | put_as "$W" "$D/held2.py"
+printf 'import os, sys\nos.system("true")\nos.system("true " + sys.argv[0])\n' | put_as "$W" "$D/held2.py"
 wait_field "$D/held2.result.json" state awaiting_confirmation 30
 printf 'linked answer\n' > "$T/src/answer"
 chown "$A" "$T/src/answer"
@@ -275,7 +266,7 @@ grep -q "victim ran" "$T/mnt/runs/victim/result.json" || fail "the view's victim
 # --- a name too long for its sidecars; a directory named like a script ---
 long=$(python3 -c 'print("l" * 247 + ".py")')
 printf 'print(1)\n' | put_as "$W" "$D/$long"
-short=$(python3 -c 'import hashlib,sys; n=sys.argv[1]; print(n[:200] + "~" + hashlib.sha256(n.encode()).hexdigest()[:16] + ".result.json")' "$long")
+short=$(python3 -c 'import hashlib,sys; n=sys.argv[1]; print("." + n[:200] + "~" + hashlib.sha256(n.encode()).hexdigest()[:16] + ".result.json")' "$long")
 wait_field "$D/$short" state rejected 20
 [ "$(field "$D/$short" reason)" = name_too_long ] || fail "the long name: reason is not name_too_long"
 grep -q "too long for its sidecars; rejected (name_too_long), answered as $short" "$T/agent.log" ||

@@ -7,8 +7,9 @@
 # in the result; what a writer may not do is refused at the call (and a
 # refused answer file is an audit record); .wait returns the final result;
 # SIGHUP keeps the mount; kill -9 leaves a stale mount that the next start
-# clears, and files that reached the directory while the agent was down
-# are answered at start; SIGTERM unmounts. HIGH scripts throughout, so no
+# clears; while the agent is down the directory underneath is root's 0700
+# (no writer can plant anything), and what root put there is answered at
+# start; SIGTERM unmounts. HIGH scripts throughout, so no
 # container has to run (the levels and verdicts of mount mode are
 # examples_run_mount's). Exit 77 without Docker, root, FUSE or an editor,
 # unless MAI_REQUIRE_REAL=1.
@@ -54,7 +55,10 @@ chmod 755 "$T/src"
 write_agent_config "$T/drop" "$T/state" "drop_mode: mount
 drop_dir_mode: \"2770\"
 drop_dir_group: $GROUP
-workers: 4"
+workers: 4
+max_jobs_per_writer: 0"
+# (No cap on a writer's jobs: one writer's 1,000 files are each taken
+# exactly once below; multiuser.sh tests the cap.)
 DOCKER_CHECKED=1
 start_agent
 
@@ -66,7 +70,7 @@ st=$(stat -c '%a %G' "$T/drop")
 as1() { runuser -u "$W1" -- env HOME="$T/home1" "$@"; }
 as2() { runuser -u "$W2" -- env HOME="$T/home2" "$@"; }
 # high N: a HIGH script, different for each N.
-high() { printf 'import os\nos.system("%s")\n' "$1"; }
+high() { printf 'import os, sys\nos.system("%s " + sys.argv[0])\n' "$1"; }
 # takes NAME: how many times the agent took NAME (each completion once).
 takes() {
 	grep -cE "debug: $1: (queued|replaced|after_running|duplicate|already_final) \(" "$T/agent.log"
@@ -157,15 +161,15 @@ high rsync2 > "$T/src/t_rsync.py"; as2 rsync --inplace "$T/src/t_rsync.py" "$T/d
 expect "$U2" rsync 2 "rsync --inplace" t_rsync
 high tee | as2 tee "$T/drop/t_tee.py" > /dev/null
 expect "$U2" tee 1 "tee" t_tee
-as2 sh -c "printf 'import os\nos.system(\"sh\")\n' > '$T/drop/t_sh.py'"
+as2 sh -c "printf 'import os, sys\nos.system(\"sh \" + sys.argv[0])\n' > '$T/drop/t_sh.py'"
 expect "$U2" sh 1 "shell redirection" t_sh
 as2 sh -c "printf '# appended\n' >> '$T/drop/t_sh.py'"
 expect "$U2" sh 2 "shell append" t_sh
 
 # --- two writers at once ---
-as1 sh -c "i=0; while [ \$i -lt 20 ]; do printf 'import os\nos.system(\"a%d\")\n' \$i > '$T/drop/two_a'\$i.py; i=\$((i+1)); done" &
+as1 sh -c "i=0; while [ \$i -lt 20 ]; do printf 'import os, sys\nos.system(\"a%d \" + sys.argv[0])\n' \$i > '$T/drop/two_a'\$i.py; i=\$((i+1)); done" &
 a=$!
-as2 sh -c "i=0; while [ \$i -lt 20 ]; do printf 'import os\nos.system(\"b%d\")\n' \$i > '$T/drop/two_b'\$i.py; i=\$((i+1)); done" &
+as2 sh -c "i=0; while [ \$i -lt 20 ]; do printf 'import os, sys\nos.system(\"b%d \" + sys.argv[0])\n' \$i > '$T/drop/two_b'\$i.py; i=\$((i+1)); done" &
 b=$!
 wait $a; wait $b
 expect "$U1" sh 1 "two writers" $(seq -f 'two_a%g' 0 19)
@@ -240,14 +244,21 @@ start_agent
 grep -q "not connected: an agent that was killed ended without unmounting" "$T/agent.log" ||
 	fail "the stale mount was not reported as cleared"
 [ "$(mounted)" = fuse.maidrop ] || fail "not mounted again after kill -9"
-# Files that reach the directory while the agent is down are answered at start.
+# While the agent is down the directory underneath is root's 0700: writers
+# cannot put anything there. What root puts there (a restored backup) is
+# answered at start, with the files' owners as writers.
 kill -9 "$PID"
 wait "$PID" 2> /dev/null
 PID=
 umount -l "$T/drop"
-high down1 | as1 tee "$T/drop/down1.py" > /dev/null
-high down2 | as2 tee "$T/drop/down2.py" > /dev/null
+st=$(stat -c '%a %U' "$T/drop")
+[ "$st" = "700 root" ] || fail "the directory underneath is '$st' while the agent is down, expected '700 root'"
+high down0 | as1 tee "$T/drop/down0.py" > /dev/null 2>&1 && fail "a writer wrote into the drop directory while the agent was down"
+high down1 > "$T/drop/down1.py" && chown "$W1:$GROUP" "$T/drop/down1.py"
+high down2 > "$T/drop/down2.py" && chown "$W2:$GROUP" "$T/drop/down2.py"
 start_agent
+st=$(stat -c '%a %G' "$T/drop")
+[ "$st" = "2770 $GROUP" ] || fail "after the restart the mount shows '$st', expected '2770 $GROUP'"
 got=$(answer down1 down2 | tr '\n' ' ')
 [ "$got" = "down1 awaiting_confirmation $U1 file_owner None $U1 down2 awaiting_confirmation $U2 file_owner None $U2 " ] ||
 	fail "written while the agent was down: $got"

@@ -280,6 +280,7 @@ grep -q "GET /simple/maipkg-hello/" "$T/index.log" || fail "the index saw no req
 #     connection without the proxy has no route ---
 drop probe.py <<PY
 import concurrent.futures, os, socket, urllib.request, urllib.error
+exec(os.environ.get("MAI_PROBE_EXTRA", ""))
 try:
     urllib.request.urlopen("http://127.0.0.1:$INDEX_PORT/simple/", timeout=20)
     print("unlisted: fetched")
@@ -306,7 +307,9 @@ with concurrent.futures.ThreadPoolExecutor(6) as pool:
 print("proxy:", os.environ.get("HTTP_PROXY", "none"))
 PY
 R=$T/drop/probe.result.json
-# It opens sockets and URLs: HIGH, so it waits for a user's approval.
+# It runs code from the environment (MAI101): HIGH, so it waits for a user's approval
+# and then runs untrusted, whose network is the allowlist; its sockets and URLs alone
+# would be contained at standard (network: none) and run there.
 wait_final "$R"
 "$AGENT" approve --yes --reason "network probe of the test" "$T/drop/probe.py" > /dev/null 2>&1 ||
 	fail "approving probe.py failed (state $(field "$R" state))"

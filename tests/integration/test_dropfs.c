@@ -246,13 +246,14 @@ static void test_agent_files_refused(void **state)
 	assert_int_equal(fileio_write_atomic(side, "{}\n", 3, 0644), 0);
 	drop_source_changed(f->src, "e.result.json");
 	assert_int_equal(stat(p, &st), 0);
+	/* While its script is there, a sidecar is the agent's alone. */
+	put(f, "e.py", "print(2)\n");
+	_cleanup_free_ char *e = at(f, "e.py");
 	assert_int_equal(errno_of(open(p, O_WRONLY)), EACCES);
 	assert_int_equal(errno_of(truncate(p, 0)), EACCES);
 	assert_int_equal(errno_of(unlink(p)), EACCES);
 	assert_int_equal(errno_of(rename(p, q)), EACCES);
 	assert_int_equal(errno_of(chmod(p, 0600)), EACCES);
-	put(f, "e.py", "print(2)\n");
-	_cleanup_free_ char *e = at(f, "e.py");
 	assert_int_equal(errno_of(rename(e, p)), EACCES);
 	/* Still there and readable. */
 	_cleanup_free_ char *text = slurp(p);

@@ -137,42 +137,77 @@ static int wait_or_eagain(void *arg)
 	return fd >= 0 ? 0 : 1;
 }
 
-/* At most DROPFS_MAX_WAITERS (12) readers wait on .wait at once: of 13,
- * whatever their order, one gets EAGAIN at once and twelve wait; the
- * waiters of a mount that stops get ECANCELED, not a hang and not the
- * ENOTCONN of a mount gone under them. */
+/* A reader of .wait as uid (arg: the path), forked: its pid. */
+static const char *wait_path;
+static pid_t reader_as(uid_t uid)
+{
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (setgroups(0, NULL) < 0 || setresgid(uid, uid, uid) < 0 ||
+		    setresuid(uid, uid, uid) < 0)
+			_exit(99);
+		_exit(wait_or_eagain((void *)wait_path));
+	}
+	return pid;
+}
+
+/* Pumps the mount until one of kids[0..n) ends; its index, its status in
+ * *st. */
+static int first_gone(struct fx *f, const pid_t *kids, int n, int *st)
+{
+	for (int t = 0; t < 400; t++) {
+		for (int i = 0; i < n; i++)
+			if (kids[i] > 0 && waitpid(kids[i], st, WNOHANG) == kids[i])
+				return i;
+		pump(f, 50);
+	}
+	return -1;
+}
+
+/* At most DROPFS_MAX_WAITERS_PER_USER (3) readers of one user wait on
+ * .wait at once, DROPFS_MAX_WAITERS (12) in all: one user's fourth gets
+ * EAGAIN at once while another user's reader still waits; a thirteenth
+ * reader (a fifth user) gets EAGAIN too. The waiters of a mount that
+ * stops get ECANCELED, not a hang and not the ENOTCONN of a mount gone
+ * under them. */
 static void test_wait_limit_and_stop(void **state)
 {
 	struct fx *f = *state;
 	_cleanup_free_ char *w = at(f, ".wait/w.result.json");
 	put(f, "w.py", "print(4)\n");
 	want_names(f, 1);
-	pid_t kids[13];
-	for (int i = 0; i < 13; i++) {
-		kids[i] = fork();
-		assert_true(kids[i] >= 0);
-		if (kids[i] == 0)
-			_exit(wait_or_eagain(w));
-	}
-	int st = 0, gone = -1;
-	for (int t = 0; t < 400 && gone < 0; t++) {
-		for (int i = 0; i < 13 && gone < 0; i++)
-			if (waitpid(kids[i], &st, WNOHANG) == kids[i])
-				gone = i;
-		if (gone < 0)
-			pump(f, 50);
-	}
+	wait_path = w;
+	enum { N = 14 };
+	pid_t kids[N];
+	int st = 0, n = 0;
+	/* uid 61001: four readers, one refused. */
+	for (int i = 0; i < 4; i++)
+		kids[n++] = reader_as(61001);
+	int gone = first_gone(f, kids, n, &st);
 	assert_true(gone >= 0);
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), 6);
+	kids[gone] = -1;
+	/* Three more users with three each: 12 wait in all. */
+	for (uid_t u = 61002; u <= 61004; u++)
+		for (int i = 0; i < 3; i++)
+			kids[n++] = reader_as(u);
+	/* A fifth user: the mount is full. */
+	kids[n++] = reader_as(61005);
+	gone = first_gone(f, kids, n, &st);
+	assert_int_equal(gone, n - 1);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 6);
+	kids[gone] = -1;
 	pump(f, 300);
-	for (int i = 0; i < 13; i++)
-		if (i != gone)
+	for (int i = 0; i < n; i++)
+		if (kids[i] > 0)
 			assert_int_equal(waitpid(kids[i], &st, WNOHANG), 0); /* still waiting */
 	drop_source_free(f->src);
 	f->src = NULL;
-	for (int i = 0; i < 13; i++) {
-		if (i == gone)
+	for (int i = 0; i < n; i++) {
+		if (kids[i] < 0)
 			continue;
 		assert_int_equal(waitpid(kids[i], &st, 0), kids[i]);
 		assert_true(WIFEXITED(st));

@@ -37,7 +37,9 @@ static uint32_t range_first, range_last;
  * it (other suites start agents with the default range) is not counted. */
 static void choose_range(void)
 {
-	range_first = SANDBOX_UID_FIRST + 65536u + 1024u + (uint32_t)(getpid() % 20000) * 1024u;
+	/* From 0x78000000: apart from the default range (the other sandbox
+	 * tests), the agents' tests' (agent_start.sh) and the unit tests'. */
+	range_first = 2013265920u + (uint32_t)(getpid() % 20000) * 1024u;
 	range_last = range_first + 1023;
 }
 

@@ -60,9 +60,9 @@ def cases(t):
         (["check", "--bogus"], 2, "err", r"Usage: mai-agent check"),
         # the quoted line: without its carriage return, at most 300 bytes, the
         # caret under the column counted in characters
-        (["check", "--context", "always", t + "/wide.py"], 11, "out",
+        (["check", "--context", "always", t + "/wide.py"], 10, "out",
          r'^    2 \| x = "\u00e9{5}"; os\.system\("ls " \+ "a{263}\n {6}\| {17}\^$'),
-        (["check", "--context", "always", t + "/wide.py"], 11, "out", r'^    3 \| os\.system\("ls"\)\n'),
+        (["check", "--context", "always", t + "/wide.py"], 10, "out", r'^    3 \| os\.system\("ls"\)\n'),
         # a directory: its .py files at any depth, nothing else
         (["check", t + "/tree"], 0, "out", r"\A[^\n]*/tree/sub/a\.py: [^\n]*\bLOW\b[^\n]*\n\Z"),
         (["check", "--config-dir", t + "/badconf", t + "/ok.py"], 3, "err",

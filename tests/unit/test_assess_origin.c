@@ -9,29 +9,20 @@
 #include <cmocka.h>
 
 #include "assess.h"
+#include "assess_fixture.h"
 #include "fileio.h"
 #include "testdir.h"
 
 static struct assess_rules *load(const char *dir, const char *yaml)
 {
-	struct assess_rules *rules = NULL;
-	_cleanup_free_ char *path = NULL, *err = NULL;
+	_cleanup_free_ char *err = NULL;
+	struct assess_rules *rules = assess_fixture_load(dir, yaml, &err);
 
-	if (yaml) {
-		path = xasprintf("%s/security.yaml", dir);
-		assert_int_equal(fileio_write_atomic(path, yaml, strlen(yaml), 0644), 0);
-	}
-	assert_int_equal(assess_rules_load(path, &rules, &err), 0);
+	assert_non_null(rules);
 	return rules;
 }
 
-static const struct assess_finding *find(const struct assess_result *r, const char *rule)
-{
-	for (size_t i = 0; i < r->n_findings; i++)
-		if (!strcmp(r->findings[i].rule_id, rule))
-			return &r->findings[i];
-	return NULL;
-}
+#define find assess_fixture_find
 
 static void assess(const struct assess_rules *rules, const char *src, struct assess_result *r)
 {
@@ -72,9 +63,10 @@ static void test_origin_of_sink_arguments(void **state)
 		  ASSESS_ORIGIN_UNRESOLVED },
 		/* An attribute taken with getattr of outside data is outside data. */
 		{ "import os\nos.system(getattr(input(), 'strip')())\n", "MAI001", ASSESS_ORIGIN_OUTSIDE },
-		/* An augmented assignment leaves the literal behind. */
+		/* An augmented assignment leaves the literal behind, and what
+		 * it adds stays with the name: typed text. */
 		{ "import os\ncmd = 'ls '\ncmd += input()\nos.system(cmd)\n", "MAI001",
-		  ASSESS_ORIGIN_UNRESOLVED },
+		  ASSESS_ORIGIN_OUTSIDE },
 		/* Every operand of a chain: comparisons, and, or, if-else, **. */
 		{ "import os\nos.system('ls' if a == 1 else input())\n", "MAI001", ASSESS_ORIGIN_OUTSIDE },
 		{ "import os\nos.system(a and input())\n", "MAI001", ASSESS_ORIGIN_OUTSIDE },
@@ -129,15 +121,19 @@ static void test_origin_weights(void **state)
 	struct assess_rules *rules = load(*state, NULL);
 	struct assess_result r;
 
+	/* os.system is contained (a process in the capability-less sandbox):
+	 * 40 literal, 42 unresolved, 44 outside, all MEDIUM */
 	assess(rules, "import os\nos.system('ls')\n", &r);
-	assert_true(find(&r, "MAI001")->score > 69.9 && find(&r, "MAI001")->score < 70.1);
-	assert_int_equal(r.level, LEVEL_HIGH);
+	assert_true(find(&r, "MAI001")->score > 39.9 && find(&r, "MAI001")->score < 40.1);
+	assert_int_equal(r.level, LEVEL_MEDIUM);
 	assess_result_clear(&r);
 	assess(rules, "import os\ndef f(c):\n    os.system(c)\n", &r);
-	assert_true(find(&r, "MAI001")->score > 73.4 && find(&r, "MAI001")->score < 73.6);
+	assert_true(find(&r, "MAI001")->score > 41.9 && find(&r, "MAI001")->score < 42.1);
 	assess_result_clear(&r);
+	/* outside data reaching the shell is intent: MAI102, 70 x 1.1 */
 	assess(rules, "import os, sys\nos.system(sys.argv[1])\n", &r);
-	assert_true(find(&r, "MAI001")->score > 76.9 && find(&r, "MAI001")->score < 77.1);
+	assert_true(find(&r, "MAI001")->score > 43.9 && find(&r, "MAI001")->score < 44.1);
+	assert_true(find(&r, "MAI102")->score > 76.9 && find(&r, "MAI102")->score < 77.1);
 	/* still HIGH: the weights order scripts within a level */
 	assert_int_equal(r.level, LEVEL_HIGH);
 	assess_result_clear(&r);
@@ -149,13 +145,13 @@ static void test_origin_weights(void **state)
 	assess_result_clear(&r);
 	assess_rules_free(rules);
 
-	rules = load(*state, "rules:\n  - {id: MAI001, origin_weights: {outside: 1.2}}\n");
+	rules = load(*state, "rules:\n  - {id: MAI102, origin_weights: {outside: 1.2}}\n");
 	assess(rules, "import os, sys\nos.system(sys.argv[1])\n", &r);
-	assert_true(find(&r, "MAI001")->score > 83.9 && find(&r, "MAI001")->score < 84.1);
+	assert_true(find(&r, "MAI102")->score > 83.9 && find(&r, "MAI102")->score < 84.1);
 	assert_int_equal(r.level, LEVEL_BLOCKED);
 	assess_result_clear(&r);
 	assess(rules, "import os\nos.system('ls')\n", &r);
-	assert_int_equal(r.level, LEVEL_HIGH);
+	assert_int_equal(r.level, LEVEL_MEDIUM);
 	assess_result_clear(&r);
 	assess_rules_free(rules);
 
@@ -353,13 +349,13 @@ static void test_syntax_errors_are_stated(void **state)
 		enum level level;
 	} cases[] = {
 		{ "import os\nx = (1,\nos.system('id')\n",
-		  "t.py:2:5: '(' was never closed (Python will refuse to run this file)", LEVEL_HIGH },
+		  "t.py:2:5: '(' was never closed (Python will refuse to run this file)", LEVEL_MEDIUM },
 		{ "import os\nx = 1)\nos.system('id')\n",
-		  "t.py:2:6: unmatched ')' (Python will refuse to run this file)", LEVEL_HIGH },
+		  "t.py:2:6: unmatched ')' (Python will refuse to run this file)", LEVEL_MEDIUM },
 		{ "x = [1, 2)\n", "t.py:1:10: closing parenthesis ')' does not match opening "
 		  "parenthesis '[' (Python will refuse to run this file)", LEVEL_LOW },
 		{ "import os\nif True\n    os.system('ls')\n",
-		  "t.py:2:8: expected ':' (Python will refuse to run this file)", LEVEL_HIGH },
+		  "t.py:2:8: expected ':' (Python will refuse to run this file)", LEVEL_MEDIUM },
 		{ "x = 1\n    y = 2\n", "t.py:2:5: unexpected indent (Python will refuse to run this file)",
 		  LEVEL_LOW },
 		{ "if x:\n    y = 1\n  z = 2\n", "t.py:3:3: unindent does not match any outer "
@@ -372,7 +368,7 @@ static void test_syntax_errors_are_stated(void **state)
 		  "refuse to run this file)", LEVEL_LOW },
 		{ "import os\ns = 'abc\nos.system(s)\n",
 		  "t.py:2:5: unterminated string literal (Python will refuse to run this file)",
-		  LEVEL_HIGH },
+		  LEVEL_MEDIUM },
 		/* Past 32 open brackets, the 32nd is the one named. */
 		{ "x = [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\n",
 		  "t.py:1:36: '[' was never closed (Python will refuse to run this file)", LEVEL_LOW },

@@ -210,7 +210,7 @@ static void test_values_land_in_the_typed_struct(void **state)
 	/* and rendered, like every value, in the effective configuration */
 	_cleanup_free_ char *text = config_render(cfg);
 	assert_non_null(strstr(text, "\n  rules:\n    -\n      id: no-eval\n      weight: 10\n"
-				  "sandbox:\n"));
+				  "  bandit_checks: []\nsandbox:\n"));
 	assert_non_null(strstr(text, "\n  state_dir: \"/srv/mai/state\"\n"));
 	assert_non_null(strstr(text, "\n    allowed_hosts: []\n"));
 	assert_non_null(strstr(text, "\n  untrusted:\n    memory: 1g\n    cpus: 0.25\n"));

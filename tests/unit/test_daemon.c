@@ -22,6 +22,7 @@
 
 #include "approval.h"
 #include "daemon_fixture.h"
+#include "testdir.h"
 #include "fileio.h"
 #include "hash.h"
 #include "log.h"
@@ -100,6 +101,7 @@ static void test_levels_answers_and_edits(void **state)
 	o = wait_state(c, "high.result.json", "awaiting_confirmation");
 	assert_non_null(strstr(str(o, "message"), "'mai-agent approve high.py'"));
 	json_decref(o);
+	testdir_tick();
 	assert_int_equal(approval_write(c->drop, "high.py", APPROVAL_APPROVE, NULL, "looked",
 					&err), 0);
 	o = wait_state(c, "high.result.json", "completed");
@@ -150,6 +152,7 @@ static void test_levels_answers_and_edits(void **state)
 	o = wait_state(c, "bad.result.json", "blocked");
 	assert_non_null(strstr(str(o, "message"), "bad.override was empty"));
 	json_decref(o);
+	testdir_tick();
 	put(c->drop, "bad.override", "demo of the sandbox, reviewed\n");
 	o = wait_state(c, "bad.result.json", "completed");
 	assert_string_equal(str(json_object_get(o, "decision"), "reason"),
@@ -223,6 +226,7 @@ static void test_approved_run_survives_a_docker_outage(void **state)
 	pthread_mutex_lock(&c->lock);
 	c->execute_failures = 2;
 	pthread_mutex_unlock(&c->lock);
+	testdir_tick();
 	assert_int_equal(approval_write(c->drop, "h.py", APPROVAL_APPROVE, NULL, "ok", &err), 0);
 	json_t *o = wait_state(c, "h.result.json", "error");
 	assert_string_equal(str(o, "reason"), "sandbox_unavailable");
@@ -277,6 +281,7 @@ static void test_unrecorded_approval_is_kept_for_the_retry(void **state)
 	pthread_mutex_lock(&c->lock);
 	c->audit_fails_for = AUDIT_EVENT_APPROVAL + 1;
 	pthread_mutex_unlock(&c->lock);
+	testdir_tick();
 	assert_int_equal(approval_write(c->drop, "h.py", APPROVAL_APPROVE, NULL, "read it", &err), 0);
 	json_t *o = wait_state(c, "h.result.json", "error");
 	assert_string_equal(str(o, "reason"), "audit_unwritable");

@@ -36,7 +36,7 @@ static int place(void *arg, const char *script, const char *suffix, const char *
 		return -ENOSPC;
 	_cleanup_free_ char *side = xasprintf("%.*s%s", (int)(strlen(script) - 3), script, suffix);
 	_cleanup_free_ char *err = NULL;
-	int r = place_sidecar(&p->dirs, side, text, len, false, &err);
+	int r = place_sidecar(&p->dirs, side, text, len, NULL, false, &err);
 	if (r >= 0)
 		p->placed++;
 	return r;

@@ -15,6 +15,7 @@
 
 #include "approval.h"
 #include "daemon_fixture.h"
+#include "testdir.h"
 #include "dirwrite.h"
 #include "fileio.h"
 #include "hash.h"
@@ -59,7 +60,7 @@ static json_t *wait_message(struct ctx *c, const char *sidecar, const char *stat
 }
 
 /* Answers from someone who may not give them are refused, recorded, and
- * left in place; the approver's answer then runs the script; one's own
+ * moved aside; the approver's answer then runs the script; one's own
  * script needs allow_self_approval. Real files of other uids (as root). */
 static void test_answers_checked_by_who_wrote_them(void **state)
 {
@@ -81,7 +82,7 @@ static void test_answers_checked_by_who_wrote_them(void **state)
 	json_decref(o);
 	_cleanup_free_ char *ans = xasprintf("%s/h.approve", c->drop);
 	struct stat st;
-	assert_int_equal(stat(ans, &st), 0); /* left in place */
+	assert_int_equal(stat(ans, &st), -1); /* moved aside, kept */
 	json_t *recs = records_of(c, "h.py", "approval");
 	assert_int_equal(json_array_size(recs), 1);
 	json_t *ra = json_array_get(recs, 0);
@@ -89,21 +90,26 @@ static void test_answers_checked_by_who_wrote_them(void **state)
 	assert_int_equal(num(ra, "uid"), 999);
 	assert_string_equal(str(ra, "consumed"), "refused: not an approver");
 	assert_string_equal(str(ra, "status"), "not_approver");
-	assert_true(json_is_true(json_object_get(ra, "left_in_place")));
+	assert_non_null(strstr(str(ra, "moved_aside"), ".mai-quarantine/h.approve."));
+	_cleanup_free_ char *kept = xasprintf("%s/%s", c->drop, str(ra, "moved_aside"));
+	assert_int_equal(stat(kept, &st), 0);
+	assert_int_equal(st.st_uid, 999);
 	assert_string_equal(str(ra, "explanation"), ""); /* never read */
 	json_decref(recs);
 
 	/* root is an approver and did not write h.py: its answer replaces the
 	 * refused one and runs the script. */
+	testdir_tick();
 	assert_int_equal(approval_write(c->drop, "h.py", APPROVAL_APPROVE, NULL, "reviewed", &err), 0);
 	o = wait_state(c, "h.result.json", "completed");
 	assert_int_equal(num(json_object_get(o, "decision"), "uid"), 0);
 	assert_string_equal(str(json_object_get(o, "decision"), "user"), "root");
 	json_decref(o);
 
-	/* root's own script: refused as self-approval, left in place ... */
+	/* root's own script: refused as self-approval, moved aside ... */
 	put(c->drop, "s.py", "# level: HIGH\n");
 	json_decref(wait_state(c, "s.result.json", "awaiting_confirmation"));
+	testdir_tick();
 	assert_int_equal(approval_write(c->drop, "s.py", APPROVAL_APPROVE, NULL, "mine", &err), 0);
 	o = wait_message(c, "s.result.json", "awaiting_confirmation", "who also wrote s.py");
 	assert_non_null(strstr(str(o, "message"), "allow_self_approval: true"));
@@ -112,9 +118,12 @@ static void test_answers_checked_by_who_wrote_them(void **state)
 	assert_string_equal(str(json_array_get(recs, 0), "consumed"), "refused: self-approval");
 	json_decref(recs);
 	stop(c);
-	/* ... and taken at the next start once the setting allows it. */
+	/* ... and a new one taken once the setting allows it (the hold, kept
+	 * in the index, survives the restart). */
 	use_security(c, "allow_self_approval: true\n");
 	start(c, true);
+	testdir_tick();
+	assert_int_equal(approval_write(c->drop, "s.py", APPROVAL_APPROVE, NULL, "mine", &err), 0);
 	o = wait_state(c, "s.result.json", "completed");
 	assert_string_equal(str(json_object_get(o, "decision"), "reason"), "mine");
 	json_decref(o);
@@ -155,7 +164,7 @@ static void test_hard_links_are_never_read(void **state)
 	struct stat st;
 	assert_int_equal(stat(blob, &st), -1); /* not in the version store */
 
-	/* A hard-linked answer: left in place, unread. */
+	/* A hard-linked answer: moved aside, unread. */
 	put(c->drop, "h.py", "# level: HIGH\n");
 	json_decref(wait_state(c, "h.result.json", "awaiting_confirmation"));
 	_cleanup_free_ char *ans = xasprintf("%s/ok", c->root);
@@ -168,13 +177,15 @@ static void test_hard_links_are_never_read(void **state)
 	assert_string_equal(str(json_array_get(recs, 0), "consumed"), "refused: hard link");
 	assert_string_equal(str(json_array_get(recs, 0), "explanation"), "");
 	json_decref(recs);
-	assert_int_equal(stat(hap, &st), 0);
+	assert_int_equal(stat(hap, &st), -1);
 	assert_int_equal(c->executed, 0);
 }
 
 /* What others put at the names the agent writes is never written through
  * nor blocked on: the answer goes to the fallback copy, and the agent goes
- * on. A crash's temporaries of the agent are cleared at start. */
+ * on. What was there at start is moved aside (kept, recorded) and the
+ * script answered again. A crash's temporaries of the agent are cleared at
+ * start. */
 static void test_sidecar_names_prepared_by_others(void **state)
 {
 	struct ctx *c = *state;
@@ -184,16 +195,39 @@ static void test_sidecar_names_prepared_by_others(void **state)
 	_cleanup_free_ char *old_tmp = xasprintf("%s/k.result.json.tmp.%ld", c->drop, (long)getpid());
 	_cleanup_free_ char *left = xasprintf("%s/" DIRWRITE_TEMP_PREFIX "0123456789abcdef", c->drop);
 	_cleanup_free_ char *dirname_py = xasprintf("%s/d.result.json", c->drop);
+	_cleanup_free_ char *early = xasprintf("%s/e.result.json", c->drop);
+	_cleanup_free_ char *early_dir = xasprintf("%s/e.approve", c->drop);
 	struct stat st;
 
-	assert_int_equal(mkfifo(fifo, 0666), 0);
 	assert_int_equal(fileio_write_atomic(target, "untouched\n", 10, 0600), 0);
-	assert_int_equal(symlink(target, sym), 0);
 	assert_int_equal(mkfifo(old_tmp, 0666), 0);
-	assert_int_equal(mkdir(dirname_py, 0755), 0);
 	assert_int_equal(fileio_write_atomic(left, "half", 4, 0600), 0);
+	/* Planted while the agent is stopped: a forged result (a symlink) and
+	 * a directory where an answer goes. */
+	assert_int_equal(symlink(target, early), 0);
+	assert_int_equal(mkdir(early_dir, 0755), 0);
+	put(c->drop, "e.py", "# level: LOW\n");
 	start(c, true);
 	assert_int_equal(stat(left, &st), -1); /* cleared at start */
+	json_decref(wait_state(c, "e.result.json", "completed"));
+	assert_int_equal(lstat(early, &st), 0);
+	assert_true(S_ISREG(st.st_mode));     /* the agent's answer, not the symlink */
+	assert_int_equal(lstat(early_dir, &st), -1);
+	json_t *moved = records_of(c, "e.result.json", "moved_aside");
+	assert_int_equal(json_array_size(moved), 1);
+	assert_string_equal(str(json_array_get(moved, 0), "script"), "e.py");
+	_cleanup_free_ char *kept = xasprintf("%s/%s", c->drop, str(json_array_get(moved, 0), "moved_to"));
+	assert_int_equal(lstat(kept, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));     /* kept as it was */
+	json_decref(moved);
+	moved = records_of(c, "e.approve", "moved_aside");
+	assert_int_equal(json_array_size(moved), 1);
+	json_decref(moved);
+	/* Planted while it runs: refused at each write, the answer goes to the
+	 * fallback copy. */
+	assert_int_equal(mkfifo(fifo, 0666), 0);
+	assert_int_equal(symlink(target, sym), 0);
+	assert_int_equal(mkdir(dirname_py, 0755), 0);
 	put(c->drop, "f.py", "# level: LOW\n");
 	put(c->drop, "g.py", "# level: LOW\n");
 	put(c->drop, "k.py", "# level: LOW\n");

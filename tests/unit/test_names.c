@@ -144,11 +144,13 @@ static void test_long_names_get_a_short_sidecar(void **state)
 	strcpy(name + 244, ".py");
 	assert_false(names_sidecar_fits(name));
 	s = names_result_sidecar(name, ".result.json");
-	assert_int_equal(strlen(s), NAMES_SHORT_PREFIX + 1 + 16 + 12);
-	assert_int_equal(s[NAMES_SHORT_PREFIX], '~');
-	assert_int_equal(strspn(s, "a"), NAMES_SHORT_PREFIX);
+	assert_int_equal(strlen(s), 1 + NAMES_SHORT_PREFIX + 1 + 16 + 12);
+	/* Hidden: never the sidecar of a script named like its stem. */
+	assert_int_equal(s[0], '.');
+	assert_int_equal(s[1 + NAMES_SHORT_PREFIX], '~');
+	assert_int_equal(strspn(s + 1, "a"), NAMES_SHORT_PREFIX);
 	char *again = names_result_sidecar(name, ".audit");
-	assert_int_equal(strncmp(s, again, NAMES_SHORT_PREFIX + 17), 0); /* one stem */
+	assert_int_equal(strncmp(s, again, 1 + NAMES_SHORT_PREFIX + 17), 0); /* one stem */
 	free(again);
 	free(s);
 
@@ -160,8 +162,8 @@ static void test_long_names_get_a_short_sidecar(void **state)
 	strcpy(sub + 263, ".py");
 	assert_false(names_sidecar_fits(sub));
 	s = names_result_sidecar(sub, ".result.json");
-	assert_int_equal(strncmp(s, "d/", 2), 0);
-	assert_int_equal(s[2 + 199], '~');
+	assert_int_equal(strncmp(s, "d/.", 3), 0);
+	assert_int_equal(s[3 + 199], '~');
 	assert_true(names_is_utf8(s));
 	free(s);
 	/* Different long names, different short names. */

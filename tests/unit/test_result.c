@@ -42,12 +42,17 @@ static const struct {
 	  "The sandbox could not run the script (image python3 missing): check 'mai-agent "
 	  "status' and the agent log, then save the file again." },
 	{ RESULT_AWAITING_CONFIRMATION, RESULT_VERDICT_NONE, 0, 0, 0, NULL,
-	  "Assessed HIGH risk, so it waits for a confirmation: read the findings, then run "
-	  "'mai-agent approve foo.py' (or create foo.approve) to let this exact content run." },
+	  "Assessed HIGH risk, so it waits for a confirmation by an approver (approvers in "
+	  "security.yaml): they read the findings ('mai-agent pending') and run 'mai-agent "
+	  "approve foo.py', which lets exactly the content they saw run. A hand-written "
+	  "foo.approve without its sha256 counts only for the content held before it was "
+	  "written." },
 	{ RESULT_BLOCKED, RESULT_VERDICT_NONE, 0, 0, 0, "foo.override is empty",
 	  "foo.override is empty. Assessed BLOCKED, so it does not run: fix the findings and "
-	  "save it again, or run 'mai-agent override foo.py --reason TEXT' (or write your "
-	  "explanation into foo.override) to run this exact content anyway." },
+	  "save it again, or an approver (approvers in security.yaml) runs 'mai-agent "
+	  "override foo.py --reason TEXT' to run exactly the content they saw anyway. A "
+	  "hand-written foo.override without its sha256 counts only for the content held "
+	  "before it was written." },
 	{ RESULT_REJECTED, RESULT_VERDICT_NONE, 0, 0, 0, "The name is a symbolic link.",
 	  "Rejected: The name is a symbolic link." },
 	{ RESULT_REJECTED, RESULT_VERDICT_NONE, 0, 0, 0, NULL,
@@ -64,8 +69,8 @@ static const struct {
 	  "fix that, then save the file again; 'mai-agent status' and the agent log say "
 	  "more." },
 	{ RESULT_QUEUED, RESULT_VERDICT_NONE, 0, 0, 0, NULL,
-	  "Accepted and waiting for a free worker: this file is rewritten with the outcome "
-	  "when it has run." },
+	  "Accepted and queued at position 1 (0 jobs ahead of it; turns are shared "
+	  "round-robin by writer): this file is rewritten with the outcome when it has run." },
 };
 
 /* The fallback directory is flat: a script's path becomes one name, with
@@ -311,7 +316,7 @@ static void test_long_name_answered_under_short_name(void **state)
 	char *err = NULL;
 	assert_int_equal(result_write(&pd, &r, &err), PLACE_IN_DROP_DIR);
 	_cleanup_free_ char *side = names_result_sidecar(name, ".result.json");
-	assert_int_equal(strlen(side), NAMES_SHORT_PREFIX + 1 + 16 + strlen(".result.json"));
+	assert_int_equal(strlen(side), 1 + NAMES_SHORT_PREFIX + 1 + 16 + strlen(".result.json"));
 	_cleanup_free_ char *path = xasprintf("%s/%s", dir, side);
 	json_t *o = json_load_file(path, 0, NULL);
 	assert_non_null(o);

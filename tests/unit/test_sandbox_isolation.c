@@ -29,7 +29,7 @@
  * tests running beside it. */
 static uint32_t test_first(void)
 {
-	return 1950000000u + (uint32_t)(getpid() % 100000) * 64u;
+	return 2040000000u + (uint32_t)(getpid() % 100000) * 64u;
 }
 
 static void test_uids_one_per_container(void **state)

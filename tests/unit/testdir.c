@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -39,4 +40,16 @@ int testdir_teardown(void **state)
 	int r = testdir_remove_tree(dir);
 	free(dir);
 	return r == 0 ? 0 : -1;
+}
+
+void testdir_tick(void)
+{
+	struct timespec start, now;
+	clock_gettime(CLOCK_REALTIME, &start);
+	do {
+		struct timespec ms = { 0, 1000000L };
+		nanosleep(&ms, NULL);
+		clock_gettime(CLOCK_REALTIME_COARSE, &now);
+	} while (now.tv_sec < start.tv_sec ||
+		 (now.tv_sec == start.tv_sec && now.tv_nsec <= start.tv_nsec));
 }

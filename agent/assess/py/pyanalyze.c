@@ -42,9 +42,26 @@ static void bind(struct pya_ctx *c, const struct pytok *t, enum pya_bind kind, c
 	pya_scope_bind(c->scope, t->s, t->n, &b);
 }
 
+/* codes = [95, 95, 105, ...]: a list of character codes is kept as the
+ * text it spells, for "".join(chr(c) for c in codes). NULL for any other
+ * list (caller frees). */
+static char *codes_text(const struct pya_val *v)
+{
+	if (v->n_items < 4 || v->n_items > 4096)
+		return NULL;
+	for (size_t k = 0; k < v->n_items; k++)
+		if (v->items[k].k != PYA_V_NUM || v->items[k].num <= 0 || v->items[k].num > 0x10ffff)
+			return NULL;
+	char *s = xmalloc(v->n_items * 4 + 1), *o = s;
+	for (size_t k = 0; k < v->n_items; k++)
+		o += pylex_utf8_encode((uint32_t)v->items[k].num, o);
+	*o = '\0';
+	return s;
+}
+
 static void bind_value(struct pya_ctx *c, const struct pytok *t, const struct pya_val *v)
 {
-	struct pya_binding b = { .kind = PYA_BIND_LOCAL, .outside = v->outside };
+	struct pya_binding b = { .kind = PYA_BIND_LOCAL, .taint = v->taint };
 
 	switch (v->k) {
 	case PYA_V_REF:
@@ -67,20 +84,43 @@ static void bind_value(struct pya_ctx *c, const struct pytok *t, const struct py
 	case PYA_V_LIST:
 		if (pya_items_decoded(v))
 			b.kind = PYA_BIND_DECODED;
+		else if ((b.s = codes_text(v)))
+			b.kind = PYA_BIND_CODES;
 		break;
 	default: break;
 	}
 	pya_scope_bind(c->scope, t->s, t->n, &b);
+	if (b.kind == PYA_BIND_CODES)
+		free(b.s);
 }
 
 /* Binds the plain names of a target list [from, to) as locals holding
- * outside data (for x in sys.argv, with open(p) as f: ...). */
-static void bind_targets_outside(struct pya_ctx *c, size_t from, size_t to)
+ * outside data of these kinds (for x in sys.argv, with open(p) as f: ...). */
+static void bind_targets_outside(struct pya_ctx *c, size_t from, size_t to, unsigned taint)
 {
-	struct pya_binding b = { .kind = PYA_BIND_LOCAL, .outside = 1 };
+	struct pya_binding b = { .kind = PYA_BIND_LOCAL, .taint = taint };
 	for (size_t k = from; k < to; k++)
 		if (c->t[k].kind == PYT_NAME)
 			pya_scope_bind(c->scope, c->t[k].s, c->t[k].n, &b);
+}
+
+/* "for p in ('/etc/passwd', '/etc/shadow')": the loop's name takes each
+ * constant in turn; the analyzer follows one, the one that says most (a
+ * system path), so that what the body does with it meets the rules. NULL
+ * when the items are not all constant text. */
+static const struct pya_val *telling_item(const struct pya_val *it)
+{
+	const struct pya_val *pick = NULL;
+
+	if (it->k != PYA_V_LIST || !it->n_items)
+		return NULL;
+	for (size_t k = 0; k < it->n_items; k++) {
+		if (it->items[k].k != PYA_V_STR)
+			return NULL;
+		if (!pick || (!(pick->taint & PYA_TAINT_SYSTEM) && (it->items[k].taint & PYA_TAINT_SYSTEM)))
+			pick = &it->items[k];
+	}
+	return pick;
 }
 
 /* Reads a dotted name at *i into a new string. */
@@ -204,6 +244,19 @@ static void bind_targets_local(struct pya_ctx *c, size_t from, size_t to)
 			bind(c, &c->t[k], PYA_BIND_LOCAL, NULL, 0);
 }
 
+/* What is stored into a local (d["k"] = v, x += v, a, b = v) joins the
+ * outside data it holds: a dict filled with the host's name is the host's
+ * name when it is sent. A name bound to a module or a constant keeps its
+ * binding. */
+static void taint_target(struct pya_ctx *c, const struct pytok *t, unsigned taint)
+{
+	const struct pya_binding *b = pya_scope_lookup(c->scope, t->s, t->n);
+	if (!taint || (b && b->kind != PYA_BIND_LOCAL))
+		return;
+	struct pya_binding nb = { .kind = PYA_BIND_LOCAL, .taint = taint | (b ? b->taint : 0) };
+	pya_scope_bind(c->scope, t->s, t->n, &nb);
+}
+
 /* "a, b = x, y": the right side as a tuple; *i is at the first ','. */
 static void rhs_tuple(struct pya_ctx *c, size_t *i, struct pya_val *v)
 {
@@ -309,12 +362,25 @@ static void simple_stmt(struct pya_ctx *c)
 		if (k != last_eq && !(k >= first_eq && is_op(c, k, "=")))
 			continue;
 		size_t to = (start == 0) ? end_first : k;
-		if (to == start + 1 && c->t[start].kind == PYT_NAME && !aug)
+		if (to == start + 1 && c->t[start].kind == PYT_NAME && !aug) {
 			bind_value(c, &c->t[start], &v);
-		else if (to > start && (aug || !unpack_targets(c, start, to, &v)))
-			bind_targets_local(c, start, to);
-		if (aug && c->t[0].kind == PYT_NAME)
+		} else if (to > start && (aug || !unpack_targets(c, start, to, &v))) {
+			if (!aug && (is_op(c, start + 1, "[") || is_op(c, start + 1, ".")) &&
+			    c->t[start].kind == PYT_NAME) {
+				taint_target(c, &c->t[start], v.taint);
+			} else {
+				bind_targets_local(c, start, to);
+				for (size_t k2 = start; k2 < to && v.taint; k2++)
+					if (c->t[k2].kind == PYT_NAME)
+						taint_target(c, &c->t[k2], v.taint);
+			}
+		}
+		if (aug && c->t[0].kind == PYT_NAME) {
+			const struct pya_binding *b = pya_scope_lookup(c->scope, c->t[0].s, c->t[0].n);
+			unsigned old_taint = b ? b->taint : 0;
 			bind(c, &c->t[0], PYA_BIND_LOCAL, NULL, 0);
+			taint_target(c, &c->t[0], v.taint | old_taint);
+		}
 		start = k + 1;
 		if (k == last_eq)
 			break;
@@ -443,8 +509,11 @@ static void statement(struct pya_ctx *c, const struct pytok *t, size_t n, size_t
 					size_t e = in + 1;
 					struct pya_val it = { 0 };
 					statement_expr(c, &e, &it);
-					if (it.outside)
-						bind_targets_outside(c, 1, in);
+					if (it.taint)
+						bind_targets_outside(c, 1, in, it.taint);
+					const struct pya_val *one = telling_item(&it);
+					if (one && in == 2 && c->t[1].kind == PYT_NAME)
+						bind_value(c, &c->t[1], one);
 					pya_val_clear(&it);
 					scan_exprs(c, e);
 				}

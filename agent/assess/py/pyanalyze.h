@@ -23,6 +23,28 @@ enum pya_event_kind {
 /* Where the arguments of a call come from (the payload: positional
  * arguments and keywords that carry data, not option flags such as
  * shell= or stdout=). The worst of them wins: outside, then unresolved. */
+/* What kind of data from outside a value carries, as bits: rules name
+ * them (`taint:` in assess_rules.yaml) to tell what reaches a call. */
+enum pya_taint {
+	PYA_TAINT_TYPED = 1 << 0,  /* input(), sys.stdin, getpass: typed by whoever runs it */
+	PYA_TAINT_DATA = 1 << 1,   /* argv, files, one environment variable, a process's output */
+	PYA_TAINT_NET = 1 << 2,    /* sockets, HTTP responses, downloads */
+	PYA_TAINT_SECRET = 1 << 3, /* the whole environment, credentials files, keys, browser data */
+	PYA_TAINT_HOST = 1 << 4,   /* host identity: host name, user name, uname, MAC address */
+	/* Not outside data: a path from the root of the system or the home
+	 * directory itself ("/etc", "~"), and what is computed from one
+	 * (os.walk("/home"), os.path.join(root, name)). */
+	PYA_TAINT_SYSTEM = 1 << 5,
+	/* One environment variable whose name says it is a credential
+	 * (GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY): the script's own setting
+	 * for its service, counted with "data" too. */
+	PYA_TAINT_CREDENTIAL = 1 << 6,
+};
+#define PYA_TAINT_BITS 7
+/* "typed", "data", "network", "secret", "host", "system", "credential"
+ * for one bit; NULL otherwise. */
+const char *pya_taint_to_string(unsigned bit);
+
 enum pya_origin {
 	PYA_ORIGIN_NONE,       /* not a call */
 	PYA_ORIGIN_LITERAL,    /* constants, or folded from constants (no argument: literal) */
@@ -30,6 +52,24 @@ enum pya_origin {
 	PYA_ORIGIN_OUTSIDE,    /* argv, environ, stdin, input(), files, sockets, HTTP */
 };
 const char *pya_origin_to_string(enum pya_origin o);
+
+/* Does the constant text name a path from the root of the system (not
+ * under /tmp) or the home directory itself? */
+int pya_names_system_path(const char *s);
+/* What a constant text names, as bits: a store of secrets (an SSH key, a
+ * browser's saved logins, a credentials file), a place from which code
+ * starts by itself (cron, a shell profile, a Startup folder), the
+ * registry's Run key, a sign of looking for a sandbox or a debugger. One
+ * pass over the n bytes of s. */
+enum pya_mark {
+	PYA_MARK_SECRET = 1 << 0,
+	PYA_MARK_STARTUP = 1 << 1,
+	PYA_MARK_RUN_KEY = 1 << 2,
+	PYA_MARK_ANALYSIS = 1 << 3,
+};
+unsigned pya_string_marks(const char *s, size_t n);
+/* pya_string_marks(s, strlen(s)) & PYA_MARK_SECRET */
+int pya_names_secret(const char *s);
 
 /* A Python truth value when the analyzer knows it. */
 enum pya_truth {
@@ -59,6 +99,7 @@ struct pya_event {
 	long mode_bits;     /* chmod: the numeric mode (second argument or mode=) ... */
 	int mode_known;     /* ... when it folds to a number */
 	enum pya_origin origin;
+	unsigned taint;     /* enum pya_taint bits of every argument (payload or not) */
 	const struct pya_kwarg *kwargs;
 	size_t n_kwargs;
 };
@@ -90,6 +131,7 @@ enum pya_bind {
 	PYA_BIND_REF,     /* s: a qualified module or function name */
 	PYA_BIND_CONST,   /* s: a constant string */
 	PYA_BIND_DECODED, /* the result of a decoding call */
+	PYA_BIND_CODES,   /* s: a list of character codes, as the text they spell */
 	PYA_BIND_NUM,     /* num: a constant number */
 	PYA_BIND_LOCAL,   /* anything else defined here: shadows builtins */
 	PYA_BIND_NS,      /* s: a module's namespace dict (globals(), vars(m), m.__dict__) */
@@ -100,7 +142,7 @@ struct pya_binding {
 	enum pya_bind kind;
 	char *s;
 	int dynamic;
-	int outside;      /* the value is data from outside the script */
+	unsigned taint;   /* enum pya_taint: what outside data the value holds */
 	int guess;        /* PYA_BIND_REF: a name nobody bound (see pya_resolve_name) */
 	int ns_module;    /* PYA_BIND_NS: globals(), locals() or vars() of this module */
 	long num;         /* PYA_BIND_NUM */

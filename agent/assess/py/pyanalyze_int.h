@@ -27,11 +27,12 @@ struct pya_val {
 	enum pya_vk k;
 	/* Flags as bits: values are made and cleared for nearly every token. */
 	unsigned dynamic : 1;
-	unsigned outside : 1;     /* data from outside the script (any kind) */
+	unsigned taint : PYA_TAINT_BITS; /* enum pya_taint: outside data of these kinds */
 	unsigned guess : 1;       /* PYA_V_REF: a name nobody bound, taken as itself */
 	unsigned computed : 1;    /* PYA_V_UNKNOWN: a namespace entry under a computed key */
 	unsigned ns_module : 1;   /* PYA_V_GLOBALS: globals(), locals() or vars() of this module */
 	unsigned guess_local : 1; /* meth_tok is a bare local name, not a method */
+	unsigned chr_of : 1;      /* chr() of a value not known: "".join(chr(c) for c in ...) */
 	char *s;
 	char *meth;
 	long num;
@@ -124,11 +125,17 @@ void pya_expr(struct pya_ctx *c, size_t *i, struct pya_val *out);
 void pya_resolve_name(struct pya_ctx *c, const struct pytok *t, struct pya_val *out);
 void pya_emit(struct pya_ctx *c, struct pya_event *ev, const struct pytok *at);
 /* Where values come from (pyorigin.c). */
-/* Is a call of q (a qualified name, or ".meth" of an unnamed object) a read
- * of data from outside the script? */
-int pya_reads_outside(const char *q);
-/* Is the reference q (sys.argv, os.environ...) data from outside? */
-int pya_ref_is_outside(const char *q);
+/* What outside data a call of q (a qualified name, or ".meth" of an
+ * unnamed object) reads: enum pya_taint bits, 0 for none. */
+unsigned pya_reads_outside(const char *q);
+/* The same for the reference q (sys.argv, os.environ...). */
+unsigned pya_ref_is_outside(const char *q);
+/* Host identity an environment variable's name stands for (USER,
+ * HOSTNAME...): PYA_TAINT_HOST, else PYA_TAINT_DATA. */
+unsigned pya_env_taint(const char *name);
+/* Is the environment variable the home directory (HOME, USERPROFILE)? Its
+ * value is then the path "~". */
+int pya_env_is_home(const char *name);
 /* The origin of one argument value. */
 enum pya_origin pya_val_origin(const struct pya_val *v);
 /* Is this keyword argument an option flag (shell, stdout...) rather than

@@ -48,10 +48,11 @@ struct call_args {
 	char *kw_store[MAX_KWARGS * 2];
 	size_t n_kw;
 	int decoded;
-	int outside;              /* some argument, payload or not, is outside data */
+	unsigned taint;           /* enum pya_taint of every argument, payload or not */
 	enum pya_origin origin;   /* of the payload arguments */
 	long mode_bits;           /* mode= as a number */
 	int mode_known;
+	char *list_text;          /* a list's constant items joined with spaces (fill_call_event) */
 };
 
 static void args_clear(struct call_args *a)
@@ -60,6 +61,7 @@ static void args_clear(struct call_args *a)
 		pya_val_clear(&a->pos[i]);
 	for (size_t i = 0; i < a->n_kw * 2; i++)
 		free(a->kw_store[i]);
+	free(a->list_text);
 }
 
 static char *val_text(const struct pya_val *v)
@@ -125,7 +127,7 @@ static void parse_args(struct pya_ctx *c, size_t *i, struct call_args *a)
 			a->decoded = 1;
 		if (*i > vstart)
 			exec_as_value(c, &v, &c->t[vstart]);
-		a->outside |= v.outside;
+		a->taint |= v.taint;
 		if (kwname && a->n_kw < MAX_KWARGS) {
 			char *name = xstrndup(kwname->s, kwname->n);
 			char *value = val_text(&v);
@@ -168,6 +170,17 @@ static void parse_args(struct pya_ctx *c, size_t *i, struct call_args *a)
 			a->n_pos++;
 		}
 		pya_val_clear(&v);
+		/* A generator's targets ("for c in") are names, not an argument:
+		 * what follows "in" is the one that counts. */
+		if (pya_tok_is(c, *i, PYT_NAME, "for")) {
+			size_t k = *i + 1;
+			while (k < c->n && c->t[k].kind == PYT_NAME && !pya_tok_is(c, k, PYT_NAME, "in"))
+				k += pya_tok_is(c, k + 1, PYT_OP, ",") ? 2 : 1;
+			if (pya_tok_is(c, k, PYT_NAME, "in")) {
+				*i = k + 1;
+				continue;
+			}
+		}
 		/* Separators and comprehension keywords between argument parts. */
 		if (*i < c->n && (pya_tok_is(c, *i, PYT_OP, ",") || pya_tok_is(c, *i, PYT_NAME, "for") ||
 				  pya_tok_is(c, *i, PYT_NAME, "in") || pya_tok_is(c, *i, PYT_NAME, "if") ||
@@ -183,7 +196,7 @@ static void parse_args(struct pya_ctx *c, size_t *i, struct call_args *a)
 /* The event of a call with these arguments; name and position are the
  * caller's. arg0 is the first positional argument (a Path's own path for
  * its methods, then the call's arguments follow). */
-static void fill_call_event(struct pya_event *ev, const struct call_args *a,
+static void fill_call_event(struct pya_event *ev, struct call_args *a,
 			    const struct pya_val *arg0, const struct pya_val *arg1)
 {
 	ev->kind = PYA_CALL;
@@ -192,6 +205,7 @@ static void fill_call_event(struct pya_event *ev, const struct call_args *a,
 	ev->kwargs = a->kw;
 	ev->n_kwargs = a->n_kw;
 	ev->origin = a->origin;
+	ev->taint = a->taint;
 	if (arg0 && arg0->k == PYA_V_STR)
 		ev->arg0 = arg0->s;
 	if (arg0 && arg0->k == PYA_V_REF)
@@ -199,6 +213,23 @@ static void fill_call_event(struct pya_event *ev, const struct call_args *a,
 	ev->arg0_first = ev->arg0;
 	if (arg0 && arg0->k == PYA_V_LIST && arg0->n_items && arg0->items[0].k == PYA_V_STR)
 		ev->arg0_first = arg0->items[0].s;
+	/* A process's list of arguments: its constant items as one command
+	 * line ([sys.executable, "-m", "pip", "install", URL] reads "-m pip
+	 * install URL"), so that rules on a command's text see it too. */
+	if (arg0 && arg0->k == PYA_V_LIST && arg0->n_items > 1 && arg0->n_items <= 64 &&
+	    !a->list_text) {
+		size_t n = 1;
+		for (size_t k = 0; k < arg0->n_items; k++)
+			n += arg0->items[k].k == PYA_V_STR ? strlen(arg0->items[k].s) + 1 : 0;
+		char *t = xmalloc(n), *o = t;
+		*o = '\0';
+		for (size_t k = 0; k < arg0->n_items; k++)
+			if (arg0->items[k].k == PYA_V_STR)
+				o += sprintf(o, "%s%s", o > t ? " " : "", arg0->items[k].s);
+		a->list_text = t;
+	}
+	if (!ev->arg0 && a->list_text && a->list_text[0])
+		ev->arg0 = a->list_text;
 	if (arg1 && arg1->k == PYA_V_STR)
 		ev->mode = arg1->s;
 	if (arg1 && arg1->k == PYA_V_NUM) {
@@ -231,7 +262,7 @@ static void method_mode(struct pya_event *ev, const struct pya_val *a0)
 /* What a call that nothing else explains returns: an instance named after
  * its callee ("tarfile.open()"), so that its methods are reported by
  * name; outside data when the call reads it or is given it. */
-static void call_result(struct pya_val *r, struct pya_val *f, int outside)
+static void call_result(struct pya_val *r, struct pya_val *f, unsigned outside)
 {
 	size_t n = strlen(f->s);
 
@@ -246,7 +277,44 @@ static void call_result(struct pya_val *r, struct pya_val *f, int outside)
 		memcpy(s + n, "()", 3);
 		pya_set_ref(r, s, 0);
 	}
-	r->outside |= outside;
+	r->taint |= outside;
+}
+
+/* os.path.join, expanduser, abspath... of constants: the constant path,
+ * so that the rules see where a file goes ("~/.bashrc", "/etc/cron.d/x").
+ * 1 when r holds it. */
+static int fold_path(const char *q, const struct call_args *a, struct pya_val *r)
+{
+	if (strncmp(q, "os.path.", 8) != 0 || a->n_pos < 1 || a->n_pos > MAX_ARGS)
+		return 0;
+	for (int k = 0; k < a->n_pos; k++)
+		if (a->pos[k].k != PYA_V_STR)
+			return 0;
+	const char *fn = q + 8;
+	if (!strcmp(fn, "join")) {
+		size_t n = 1;
+		for (int k = 0; k < a->n_pos; k++)
+			n += strlen(a->pos[k].s) + 1;
+		char *s = xmalloc(n), *o = s;
+		*o = '\0';
+		for (int k = 0; k < a->n_pos; k++) {
+			const char *p = a->pos[k].s;
+			if (p[0] == '/')
+				o = s; /* an absolute part starts again */
+			else if (o > s && o[-1] != '/')
+				*o++ = '/';
+			o = stpcpy(o, p);
+		}
+		pya_set_str(r, s);
+		return 1;
+	}
+	if (a->n_pos == 1 && (!strcmp(fn, "expanduser") || !strcmp(fn, "expandvars") ||
+			      !strcmp(fn, "abspath") || !strcmp(fn, "normpath") ||
+			      !strcmp(fn, "realpath"))) {
+		pya_set_str(r, xstrdup(a->pos[0].s));
+		return 1;
+	}
+	return 0;
 }
 
 static void call_ref(struct pya_ctx *c, const struct pytok *at, struct pya_val *f,
@@ -262,12 +330,23 @@ static void call_ref(struct pya_ctx *c, const struct pytok *at, struct pya_val *
 	pya_emit(c, &ev, at);
 
 	struct pya_val r = { 0 };
+	/* (q goes with call_result(): what needs it is looked at first) */
+	int env = a0 && a0->k == PYA_V_STR && q[0] == 'o' &&
+		  (!strcmp(q, "os.getenv") || !strcmp(q, "os.environ.get"));
+	int secret = a0 && a0->k == PYA_V_STR && strchr("bcgiops", q[0]) &&
+		     pya_names_secret(a0->s);
+	int number = q[0] == 'b' && (!strcmp(q, "builtins.int") || !strcmp(q, "builtins.float") ||
+				     !strcmp(q, "builtins.len") || !strcmp(q, "builtins.bool") ||
+				     !strcmp(q, "builtins.abs") || !strcmp(q, "builtins.round") ||
+				     !strcmp(q, "builtins.ord"));
 	/* Every special case below is a builtin, importlib, pathlib or a
 	 * decoder: the other calls (most of them) skip the comparisons. */
-	if (!((q[0] == 'b' && !strncmp(q, "builtins.", 9)) ||
-	      (q[0] == 'i' && !strncmp(q, "importlib.", 10)) ||
-	      (q[0] == 'p' && !strncmp(q, "pathlib.", 8)) || is_decoder(q))) {
-		call_result(&r, f, f->outside || a->outside);
+	if (q[0] == 'o' && fold_path(q, a, &r)) {
+		/* os.path.join("/etc", "cron.d") is the constant path */
+	} else if (!((q[0] == 'b' && !strncmp(q, "builtins.", 9)) ||
+		     (q[0] == 'i' && !strncmp(q, "importlib.", 10)) ||
+		     (q[0] == 'p' && !strncmp(q, "pathlib.", 8)) || is_decoder(q))) {
+		call_result(&r, f, f->taint | a->taint);
 	} else if (is_exec(q)) {
 		if (a->decoded) {
 			struct pya_event d = { .kind = PYA_SPECIAL, .name = "decode-exec", .dynamic = 1 };
@@ -277,6 +356,7 @@ static void call_ref(struct pya_ctx *c, const struct pytok *at, struct pya_val *
 			pya_analyze_text(c, a0->s, strlen(a0->s), at);
 	} else if (is_decoder(q)) {
 		r.k = PYA_V_DECODED;
+		r.taint = a->taint; /* decoded from the network is still from the network */
 	} else if (!strcmp(q, "builtins.__import__") || !strcmp(q, "importlib.import_module") ||
 		   !strcmp(q, "importlib.__import__")) {
 		if (a0 && a0->k == PYA_V_STR) {
@@ -298,7 +378,7 @@ static void call_ref(struct pya_ctx *c, const struct pytok *at, struct pya_val *
 			pya_set_ref(&r, xasprintf("%s.%s", a0->s, a1->s), 1);
 		else if (a1->k == PYA_V_STR && a0->k == PYA_V_GLOBALS)
 			pya_set_ref(&r, xasprintf("%s.%s", a0->s, a1->s), 1);
-		r.outside = a0->outside;
+		r.taint = a0->taint;
 	} else if (!strcmp(q, "builtins.setattr") && a0 && a0->k == PYA_V_REF &&
 		   !strcmp(a0->s, "builtins")) {
 		struct pya_event d = { .kind = PYA_SPECIAL, .name = "builtins-modified", .dynamic = 1 };
@@ -316,6 +396,9 @@ static void call_ref(struct pya_ctx *c, const struct pytok *at, struct pya_val *
 		char u[5];
 		u[pylex_utf8_encode((uint32_t)a0->num, u)] = '\0';
 		pya_set_str(&r, xstrdup(u));
+	} else if (!strcmp(q, "builtins.chr") && a0) {
+		r.chr_of = 1; /* its characters, when a join names their codes */
+		r.taint = a0->taint;
 	} else if (!strcmp(q, "builtins.str") && a0 && (a0->k == PYA_V_STR || a0->k == PYA_V_NUM)) {
 		pya_set_str(&r, val_text(a0));
 	} else if (!strcmp(q, "builtins.map") && a0 && a1 && a0->k == PYA_V_REF &&
@@ -339,8 +422,21 @@ static void call_ref(struct pya_ctx *c, const struct pytok *at, struct pya_val *
 	} else if (!strcmp(q, "builtins.reversed") && a0 && a0->k == PYA_V_STR) {
 		pya_set_str(&r, pya_reverse_utf8(a0->s));
 	} else {
-		call_result(&r, f, f->outside || a->outside);
+		call_result(&r, f, f->taint | a->taint);
 	}
+	/* os.getenv("USER"), os.environ.get("HOME"): by the variable's name;
+	 * a read of a file that keeps secrets is a secret. */
+	/* A number carries no command, code or name: int(input()) is a number. */
+	if (number && r.taint)
+		r.taint = 0;
+	if (env) {
+		unsigned t = (r.taint & ~(PYA_TAINT_SECRET | PYA_TAINT_DATA)) | pya_env_taint(a0->s);
+		if (pya_env_is_home(a0->s)) /* os.getenv("HOME"): the path "~" */
+			pya_set_str(&r, xstrdup("~"));
+		r.taint = t;
+	}
+	else if (secret)
+		r.taint |= PYA_TAINT_SECRET; /* open("~/.ssh/id_rsa"), glob("~/.ssh/id_*") */
 	pya_val_clear(f);
 	*f = r;
 }
@@ -356,6 +452,16 @@ static void call_strmeth(struct pya_val *f, struct call_args *a)
 	 * a string's characters joined. */
 	if (!strcmp(m, "join") && a0 && pya_val_decoded(a0))
 		decoded = 1;
+	else if (!strcmp(m, "join") && a0 && a0->chr_of && a->n_pos == 2 &&
+		 a->pos[1].k == PYA_V_LIST) {
+		/* "".join(chr(c) for c in (114, 109, ...)): the generator's
+		 * parts are the arguments chr(c) and the numbers */
+		struct pya_val codes = { 0 };
+		pya_val_copy(&codes, &a->pos[1]);
+		pya_chr_list(&codes);
+		r = pya_join_list(f->s, &codes);
+		pya_val_clear(&codes);
+	}
 	else if (!strcmp(m, "join") && a0)
 		r = a0->k == PYA_V_STR ? pya_join_chars(f->s, a0->s) : pya_join_list(f->s, a0);
 	else if (!strcmp(m, "format") && a->n_kw == 0 && a->n_pos <= MAX_ARGS)
@@ -389,9 +495,9 @@ static void call_strmeth(struct pya_val *f, struct call_args *a)
 	if (r) {
 		pya_set_str(f, r);
 	} else {
-		int outside = a->outside;
+		unsigned taint = a->taint | f->taint;
 		pya_val_clear(f);
-		f->outside = outside;
+		f->taint = taint;
 		if (decoded)
 			f->k = PYA_V_DECODED;
 	}
@@ -421,7 +527,7 @@ static void call_path(struct pya_ctx *c, const struct pytok *at, struct pya_val 
 static void call_unnamed(struct pya_ctx *c, const struct pytok *at, struct pya_val *v,
 			 struct call_args *a)
 {
-	int outside = v->outside || a->outside;
+	unsigned outside = v->taint | a->taint;
 
 	if (v->computed) {
 		struct pya_event d = { .kind = PYA_SPECIAL, .name = "computed-call", .dynamic = 1 };
@@ -446,7 +552,7 @@ static void call_unnamed(struct pya_ctx *c, const struct pytok *at, struct pya_v
 		outside |= pya_reads_outside(q);
 	}
 	pya_val_clear(v);
-	v->outside = outside;
+	v->taint = outside;
 }
 
 void pya_call(struct pya_ctx *c, size_t *i, struct pya_val *v, const struct pytok *at)

@@ -71,6 +71,28 @@ static char *dotted_join(const char *a, size_t an, const char *b, size_t bn)
 	return q;
 }
 
+/* The list of character codes a PYA_BIND_CODES binding keeps as text. */
+static void codes_list(struct pya_val *out, const char *text)
+{
+	size_t n = 0, cap = 0;
+	const unsigned char *p = (const unsigned char *)text;
+
+	out->k = PYA_V_LIST;
+	while (*p) {
+		uint32_t cp = *p++;
+		int more = cp >= 0xf0 ? 3 : cp >= 0xe0 ? 2 : cp >= 0xc0 ? 1 : 0;
+		cp &= more == 3 ? 0x07 : more == 2 ? 0x0f : more == 1 ? 0x1f : 0x7f;
+		for (; more > 0 && (*p & 0xc0) == 0x80; more--)
+			cp = cp << 6 | (*p++ & 0x3f);
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			out->items = xrealloc(out->items, cap * sizeof(*out->items));
+		}
+		out->items[n++] = (struct pya_val){ .k = PYA_V_NUM, .num = (long)cp };
+	}
+	out->n_items = n;
+}
+
 void pya_resolve_name(struct pya_ctx *c, const struct pytok *t, struct pya_val *out)
 {
 	const struct pya_binding *b = pya_scope_lookup(c->scope, t->s, t->n);
@@ -96,6 +118,9 @@ void pya_resolve_name(struct pya_ctx *c, const struct pytok *t, struct pya_val *
 		case PYA_BIND_DECODED:
 			out->k = PYA_V_DECODED;
 			break;
+		case PYA_BIND_CODES:
+			codes_list(out, b->s);
+			break;
 		case PYA_BIND_NS:
 			out->k = PYA_V_GLOBALS;
 			out->s = xstrdup(b->s);
@@ -109,7 +134,7 @@ void pya_resolve_name(struct pya_ctx *c, const struct pytok *t, struct pya_val *
 			out->guess_local = 1;
 			break;
 		}
-		out->outside = b->outside;
+		out->taint = b->taint;
 		return;
 	}
 	if (t->n == 12 && memcmp(t->s, "__builtins__", 12) == 0) {
@@ -192,13 +217,22 @@ static void subscript(struct pya_ctx *c, size_t *i, struct pya_val *v, const str
 		   (size_t)idx[0].num < v->n_items) {
 		pya_val_copy(&r, &v->items[idx[0].num]);
 	}
+	/* One variable of the environment is not all of it: os.environ["USER"]
+	 * is the host's identity, os.environ["API_KEY"] the script's input. */
+	unsigned taint = v->taint;
+	if (colons == 0 && idx[0].k == PYA_V_STR && v->k == PYA_V_REF &&
+	    (v->taint & PYA_TAINT_SECRET) && !strcmp(v->s, "os.environ"))
+		taint = pya_env_taint(idx[0].s) | (v->taint & ~PYA_TAINT_SECRET);
+	int home = taint != v->taint && pya_env_is_home(idx[0].s);
 	for (int k = 0; k < 3; k++) {
-		r.outside |= idx[k].outside;
+		r.taint |= idx[k].taint;
 		pya_val_clear(&idx[k]);
 	}
+	if (home) /* os.environ["HOME"]: the home directory, "~" */
+		pya_set_str(&r, xstrdup("~"));
 	if (v->k == PYA_V_DECODED && r.k == PYA_V_UNKNOWN)
 		r.k = PYA_V_DECODED;
-	r.outside |= v->outside;
+	r.taint |= taint;
 	pya_val_clear(v);
 	*v = r;
 }
@@ -227,7 +261,7 @@ static void attribute(struct pya_ctx *c, const struct pytok *name, struct pya_va
 		q[an + 1 + name->n] = '\0';
 		v->s = q;
 		v->dynamic |= name->owned;
-		v->outside |= pya_ref_is_outside(q);
+		v->taint |= pya_ref_is_outside(q);
 		long bits;
 		if (!strcmp(q, "sys.modules")) {
 			pya_val_clear(v);
@@ -252,9 +286,9 @@ static void attribute(struct pya_ctx *c, const struct pytok *name, struct pya_va
 		v->meth = xstrdup("get");
 		return;
 	}
-	int outside = v->outside;
+	unsigned taint = v->taint;
 	pya_val_clear(v);
-	v->outside = outside;
+	v->taint = taint;
 	v->meth_tok = name; /* an unnamed object's method: reported as ".name" */
 }
 
@@ -286,7 +320,8 @@ static long parse_number(const struct pytok *t, int *ok)
 static void display(struct pya_ctx *c, size_t *i, struct pya_val *v, const char *close)
 {
 	struct pya_val list = { .k = PYA_V_LIST };
-	int known = close[0] != '}', single = close[0] == ')', commas = 0, outside = 0;
+	int known = close[0] != '}', single = close[0] == ')', commas = 0;
+	unsigned outside = 0;
 
 	(*i)++;
 	while (*i < c->n && !c->bail && !pya_tok_is(c, *i, PYT_OP, close)) {
@@ -295,7 +330,7 @@ static void display(struct pya_ctx *c, size_t *i, struct pya_val *v, const char 
 		if (pya_tok_is(c, *i, PYT_OP, "*") || pya_tok_is(c, *i, PYT_OP, "**"))
 			(*i)++, known = 0;
 		pya_expr(c, i, &x);
-		outside |= x.outside;
+		outside |= x.taint;
 		if (pya_val_decoded(&x)) {
 			list.k = PYA_V_LIST;
 			known = 2;
@@ -337,7 +372,7 @@ static void display(struct pya_ctx *c, size_t *i, struct pya_val *v, const char 
 		*v = list;
 	else
 		pya_val_clear(&list);
-	v->outside = outside;
+	v->taint = outside;
 }
 
 static void atom(struct pya_ctx *c, size_t *i, struct pya_val *v)
@@ -371,7 +406,8 @@ static void atom(struct pya_ctx *c, size_t *i, struct pya_val *v)
 	if (t->kind == PYT_STRING || t->kind == PYT_FSTRING_START) {
 		/* Adjacent literals concatenate; an f-string makes the whole unknown. */
 		size_t total = 0, start = *i;
-		int known = 1, outside = 0;
+		int known = 1;
+		unsigned outside = 0;
 		while (*i < c->n && (c->t[*i].kind == PYT_STRING || c->t[*i].kind == PYT_FSTRING_START)) {
 			if (c->t[*i].kind == PYT_STRING) {
 				total += c->t[*i].n;
@@ -384,7 +420,7 @@ static void atom(struct pya_ctx *c, size_t *i, struct pya_val *v)
 				size_t before = *i;
 				struct pya_val x = { 0 };
 				pya_expr(c, i, &x);
-				outside |= x.outside;
+				outside |= x.taint;
 				pya_val_clear(&x);
 				if (*i == before)
 					(*i)++;
@@ -392,7 +428,7 @@ static void atom(struct pya_ctx *c, size_t *i, struct pya_val *v)
 			if (*i < c->n && !c->bail)
 				(*i)++;
 		}
-		v->outside = outside;
+		v->taint = outside;
 		if (!known || c->bail)
 			return;
 		char *s = xmalloc(total + 1);
@@ -403,6 +439,8 @@ static void atom(struct pya_ctx *c, size_t *i, struct pya_val *v)
 		}
 		s[o] = '\0';
 		pya_set_str(v, s);
+		if ((s[0] == '/' || s[0] == '~' || (s[0] && s[1] == ':')) && pya_names_system_path(s))
+			v->taint |= PYA_TAINT_SYSTEM;
 		struct pya_event ev = { .kind = PYA_STRING, .name = s };
 		pya_emit(c, &ev, t);
 		return;
@@ -485,7 +523,7 @@ static int is_select_op(const struct pytok *op)
 static void combine(struct pya_val *l, const struct pytok *op, struct pya_val *r)
 {
 	char *s = NULL;
-	int outside = l->outside || r->outside;
+	unsigned outside = l->taint | r->taint;
 	long n;
 
 	if (pytok_is(op, PYT_OP, "+") && l->k == PYA_V_STR && r->k == PYA_V_STR)
@@ -528,7 +566,7 @@ static void combine(struct pya_val *l, const struct pytok *op, struct pya_val *r
 	}
 	if (s)
 		pya_set_str(l, s);
-	l->outside = outside;
+	l->taint = outside;
 }
 
 void pya_expr(struct pya_ctx *c, size_t *i, struct pya_val *out)

@@ -1,4 +1,4 @@
-# expect: HIGH
+# expect: MEDIUM
 # rules: MAI061
 from pathlib import Path
 Path('shared').chmod(0o777)

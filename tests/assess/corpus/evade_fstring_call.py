@@ -1,4 +1,4 @@
-# expect: HIGH
+# expect: MEDIUM
 # rules: MAI001
 import os
 print(f"{os.system('id')}")

@@ -1,4 +1,4 @@
-# expect: HIGH
+# expect: MEDIUM
 # rules: MAI001
 # a parenthesized target list takes the values item by item
 import os

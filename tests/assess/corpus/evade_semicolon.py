@@ -1,3 +1,3 @@
-# expect: HIGH
+# expect: MEDIUM
 # rules: MAI001
 import os; os.system('id')

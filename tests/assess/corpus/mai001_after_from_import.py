@@ -1,4 +1,4 @@
-# expect: HIGH
+# expect: MEDIUM
 # rules: MAI001
 # "from os import path" binds path, and only path: os stays the module
 import os

@@ -1,4 +1,4 @@
-# expect: HIGH
+# expect: MEDIUM
 # rules: MAI002
 import os
 os.execv('/bin/ls', ['ls'])

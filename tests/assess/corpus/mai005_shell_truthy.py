@@ -1,4 +1,4 @@
-# expect: HIGH
+# expect: MEDIUM
 # rules: MAI005
 import subprocess
 subprocess.call('ls', shell='False')

@@ -1,3 +1,3 @@
-# expect: HIGH
+# expect: MEDIUM
 # rules: MAI006
 subprocess.call(['/bin/ls', '-l'])

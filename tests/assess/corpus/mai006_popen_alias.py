@@ -1,4 +1,4 @@
-# expect: HIGH
+# expect: MEDIUM
 # rules: MAI006
 from subprocess import Popen as P
 P(['ls'])

@@ -1,4 +1,4 @@
-# expect: HIGH
+# expect: MEDIUM
 # rules: MAI011
 # a class attribute named exec does not rebind the module's exec
 class A:

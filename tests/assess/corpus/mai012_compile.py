@@ -1,4 +1,4 @@
-# expect: HIGH
+# expect: MEDIUM
 # rules: MAI012
 src = input()
 c = compile(src, 'x', 'exec')

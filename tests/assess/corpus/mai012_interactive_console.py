@@ -1,4 +1,4 @@
-# expect: HIGH
+# expect: MEDIUM
 # rules: MAI012
 import code
 console = code.InteractiveConsole()

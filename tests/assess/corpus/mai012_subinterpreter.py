@@ -1,4 +1,4 @@
-# expect: HIGH
+# expect: MEDIUM
 # rules: MAI012
 import _xxsubinterpreters as interp
 i = interp.create()

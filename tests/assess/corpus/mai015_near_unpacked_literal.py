@@ -1,4 +1,4 @@
-# expect: HIGH
+# expect: MEDIUM
 # rules: MAI011
 # absent: MAI015
 # a literal list unpacked into exec is not decoded data

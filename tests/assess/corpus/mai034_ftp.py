@@ -1,4 +1,4 @@
-# expect: HIGH
+# expect: MEDIUM
 # rules: MAI034
 from ftplib import FTP
 FTP('example.org')

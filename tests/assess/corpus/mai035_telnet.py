@@ -1,4 +1,4 @@
-# expect: HIGH
+# expect: MEDIUM
 # rules: MAI035
 import telnetlib
 telnetlib.Telnet('example.org')

@@ -1,4 +1,4 @@
-# expect: HIGH
+# expect: MEDIUM
 # rules: MAI036
 import smtplib
 smtplib.SMTP('localhost')

@@ -1,4 +1,4 @@
-# expect: HIGH
+# expect: MEDIUM
 # rules: MAI047
 import tarfile
 with tarfile.open('a.tar') as tar:

@@ -1,4 +1,4 @@
-# expect: HIGH
+# expect: MEDIUM
 # rules: MAI047
 # a with-item's expression in parentheses
 import tarfile

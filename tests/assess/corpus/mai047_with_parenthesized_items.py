@@ -1,4 +1,4 @@
-# expect: HIGH
+# expect: MEDIUM
 # rules: MAI047
 # with-items in parentheses (3.10) bind their values
 import tarfile

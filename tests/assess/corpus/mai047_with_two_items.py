@@ -1,4 +1,4 @@
-# expect: HIGH
+# expect: MEDIUM
 # rules: MAI047
 # the second item of a with statement names its value too
 import tarfile

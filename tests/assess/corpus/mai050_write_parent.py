@@ -1,3 +1,3 @@
-# expect: HIGH
+# expect: MEDIUM
 # rules: MAI050
 open('../../x.txt', mode='a').write('x')

@@ -1,4 +1,4 @@
-# expect: HIGH
+# expect: MEDIUM
 # rules: MAI061
 # a method chmod of an object takes its mode first, positionally
 from pathlib import Path

@@ -1,4 +1,4 @@
-# expect: HIGH
+# expect: MEDIUM
 # rules: MAI061
 # a negative operand of an arithmetic mode is folded too
 import os

@@ -1,4 +1,4 @@
-# expect: HIGH
+# expect: MEDIUM
 # rules: MAI061
 # absent: MAI062 MAI063 MAI064
 import os, stat

@@ -1,4 +1,4 @@
-# expect: HIGH
+# expect: MEDIUM
 # rules: MAI072
 import os
 for k, v in os.environ.items():

@@ -1,4 +1,4 @@
-# expect: HIGH
+# expect: MEDIUM
 # rules: MAI006
 # absent: MAI091
 # A program named from a drive letter (A: to Z:, either case), the root or

@@ -1,4 +1,4 @@
-# expect: HIGH
+# expect: MEDIUM
 # rules: MAI092 MAI001
 import os
 os.system('tar czf backup.tgz *')

@@ -1,4 +1,4 @@
-# expect: HIGH
+# expect: MEDIUM
 # rules: MAI093 MAI005
 import subprocess
 subprocess.call('chown user *', shell=1)

