@@ -60,6 +60,19 @@ skip_part() {
   $*"
 }
 
+# hup_wait: SIGHUP to the agent, then wait (up to 30 s) until its log says
+# that this reload is over, taken or refused; returns 1 if it never did.
+hup_wait() {
+	_hups=$(grep -c -e 'configuration reloaded' -e 'configuration is refused' "$T/agent.log")
+	kill -HUP "$PID"
+	_i=0
+	until [ "$(grep -c -e 'configuration reloaded' -e 'configuration is refused' "$T/agent.log")" -gt "$_hups" ]; do
+		[ $_i -ge 600 ] && return 1
+		sleep 0.05
+		_i=$((_i + 1))
+	done
+}
+
 # require_docker SOCKET: the engine must answer there.
 require_docker() {
 	curl -sf --unix-socket "$1" http://localhost/_ping > /dev/null 2>&1 ||

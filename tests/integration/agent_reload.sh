@@ -45,15 +45,9 @@ until grep -qx 'READY=1' "$T/notify.log" 2>/dev/null || [ $i -ge 100 ]; do sleep
 grep -qx 'READY=1' "$T/notify.log" 2>/dev/null ||
 	fail "no READY=1 on NOTIFY_SOCKET after the start: $(cat "$T/notify.log" 2>/dev/null)"
 
-# reload: SIGHUP, then wait until the log says the reload number $1 is done.
+# reload N: SIGHUP, then wait until the log says the reload (number N) is done.
 reload() {
-	kill -HUP "$PID"
-	i=0
-	until [ "$(grep -c -e 'configuration reloaded' -e 'configuration is refused' "$T/agent.log")" -ge "$1" ] ||
-		[ $i -ge 100 ]; do
-		sleep 0.05
-		i=$((i + 1))
-	done
+	hup_wait || fail "reload $1: not over within 30 s"
 }
 
 # --- thresholds and rules: LOW before, BLOCKED after adding a rule ---

@@ -222,15 +222,7 @@ as2 cat "$T/drop/.wait/pending.result.json" > "$T/waited"
 
 # --- SIGHUP keeps the mount ---
 # The reload is over when the log says so; the mount must still be there.
-hups=$(grep -c -e 'configuration reloaded' -e 'configuration is refused' "$T/agent.log")
-kill -HUP "$PID"
-i=0
-until [ "$(grep -c -e 'configuration reloaded' -e 'configuration is refused' "$T/agent.log")" -gt "$hups" ] ||
-	[ $i -ge 600 ]; do
-	sleep 0.05
-	i=$((i + 1))
-done
-grep -q 'configuration reloaded' "$T/agent.log" || fail "SIGHUP: no reload in the log within 30 s"
+hup_wait || fail "SIGHUP: no reload in the log within 30 s"
 [ "$(mounted)" = fuse.maidrop ] || fail "SIGHUP: the mount went away"
 high hup | as1 tee "$T/drop/after_hup.py" > /dev/null
 expect "$U1" tee 1 "after SIGHUP" after_hup

@@ -32,6 +32,22 @@ static void assess(const struct assess_rules *rules, const char *src, struct ass
 	assess_source(rules, "t.py", (const uint8_t *)src, strlen(src), r);
 }
 
+/* The rule ids of src's findings that start with prefix (every one for ""),
+ * each followed by a space, in order, into ids. */
+static void finding_ids(const struct assess_rules *rules, const char *src, const char *prefix,
+			char *ids, size_t size)
+{
+	struct assess_result r;
+	ids[0] = '\0';
+	assess(rules, src, &r);
+	for (size_t k = 0; k < r.n_findings; k++)
+		if (strcmp(r.findings[k].source, "mai") == 0 &&
+		    strncmp(r.findings[k].rule_id, prefix, strlen(prefix)) == 0 &&
+		    strlen(ids) + strlen(r.findings[k].rule_id) + 2 <= size)
+			strcat(strcat(ids, r.findings[k].rule_id), " ");
+	assess_result_clear(&r);
+}
+
 static void test_levels_and_finding_fields(void **state)
 {
 	char *err = NULL;
@@ -150,7 +166,6 @@ static void test_user_rules_change_the_defaults(void **state)
 static void test_call_patterns_of_every_shape(void **state)
 {
 	char *err = NULL;
-	struct assess_result r;
 	struct assess_rules *rules = load(*state,
 		"rules:\n"
 		"  - {id: P1, match: {call: [getpass.getpass]}, severity: LOW, message: exact}\n"
@@ -174,13 +189,9 @@ static void test_call_patterns_of_every_shape(void **state)
 
 	assert_non_null(rules);
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		char ids[64] = "";
-		assess(rules, cases[i].src, &r);
-		for (size_t k = 0; k < r.n_findings; k++)
-			if (r.findings[k].rule_id[0] == 'P' && strlen(ids) + 4 < sizeof(ids))
-				strcat(strcat(ids, r.findings[k].rule_id), " ");
+		char ids[64];
+		finding_ids(rules, cases[i].src, "P", ids, sizeof(ids));
 		assert_string_equal(ids, cases[i].ids);
-		assess_result_clear(&r);
 	}
 	assess_rules_free(rules);
 }
@@ -552,7 +563,6 @@ static void test_findings_capped_as_configured(void **state)
 static void test_computed_names_and_with_targets(void **state)
 {
 	char *err = NULL;
-	struct assess_result r;
 	struct assess_rules *rules = load(*state, NULL, &err);
 	static const struct {
 		const char *src;
@@ -577,14 +587,10 @@ static void test_computed_names_and_with_targets(void **state)
 
 	assert_non_null(rules);
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		char ids[96] = "";
-		assess(rules, cases[i].src, &r);
-		for (size_t k = 0; k < r.n_findings; k++)
-			if (strcmp(r.findings[k].source, "mai") == 0 && strlen(ids) + 8 < sizeof(ids))
-				strcat(strcat(ids, r.findings[k].rule_id), " ");
+		char ids[96];
+		finding_ids(rules, cases[i].src, "", ids, sizeof(ids));
 		if (strcmp(ids, cases[i].ids) != 0)
 			fail_msg("case %zu: %s\n got '%s', expected '%s'", i, cases[i].src, ids, cases[i].ids);
-		assess_result_clear(&r);
 	}
 	assess_rules_free(rules);
 }
