@@ -32,6 +32,22 @@ static void assess(const struct assess_rules *rules, const char *src, struct ass
 	assess_source(rules, "t.py", (const uint8_t *)src, strlen(src), r);
 }
 
+/* The rule ids of src's findings that start with prefix (every one for ""),
+ * each followed by a space, in order, into ids. */
+static void finding_ids(const struct assess_rules *rules, const char *src, const char *prefix,
+			char *ids, size_t size)
+{
+	struct assess_result r;
+	ids[0] = '\0';
+	assess(rules, src, &r);
+	for (size_t k = 0; k < r.n_findings; k++)
+		if (strcmp(r.findings[k].source, "mai") == 0 &&
+		    strncmp(r.findings[k].rule_id, prefix, strlen(prefix)) == 0 &&
+		    strlen(ids) + strlen(r.findings[k].rule_id) + 2 <= size)
+			strcat(strcat(ids, r.findings[k].rule_id), " ");
+	assess_result_clear(&r);
+}
+
 static void test_levels_and_finding_fields(void **state)
 {
 	char *err = NULL;
@@ -153,7 +169,6 @@ static void test_user_rules_change_the_defaults(void **state)
 static void test_call_patterns_of_every_shape(void **state)
 {
 	char *err = NULL;
-	struct assess_result r;
 	struct assess_rules *rules = load(*state,
 		"rules:\n"
 		"  - {id: P1, match: {call: [getpass.getpass]}, severity: LOW, message: exact}\n"
@@ -177,13 +192,9 @@ static void test_call_patterns_of_every_shape(void **state)
 
 	assert_non_null(rules);
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		char ids[64] = "";
-		assess(rules, cases[i].src, &r);
-		for (size_t k = 0; k < r.n_findings; k++)
-			if (r.findings[k].rule_id[0] == 'P' && strlen(ids) + 4 < sizeof(ids))
-				strcat(strcat(ids, r.findings[k].rule_id), " ");
+		char ids[64];
+		finding_ids(rules, cases[i].src, "P", ids, sizeof(ids));
 		assert_string_equal(ids, cases[i].ids);
-		assess_result_clear(&r);
 	}
 	assess_rules_free(rules);
 }
@@ -549,10 +560,51 @@ static void test_findings_capped_as_configured(void **state)
 	assess_rules_free(rules);
 }
 
+/* Names the analyzer follows through globals() and sys.modules by a
+ * literal key, and the computed key it reports; and what "with ... as"
+ * binds: a plain name holds the value, a tuple's names become locals, an
+ * attribute or item target binds nothing (the module stays the module). */
+static void test_computed_names_and_with_targets(void **state)
+{
+	char *err = NULL;
+	struct assess_rules *rules = load(*state, NULL, &err);
+	static const struct {
+		const char *src;
+		const char *ids; /* the native findings' rule ids, in order */
+	} cases[] = {
+		{ "name = input()\nglobals().get(name)()\n", "MAI013 " },
+		{ "globals().get(\"eval\")(\"1+1\")\n", "MAI010 MAI014 " },
+		{ "import sys\nsys.modules.get(\"os\").system(\"ls\")\n", "MAI001 MAI014 MAI091 " },
+		{ "import os\nwith open(\"/dev/null\") as os.handle:\n    pass\nos.system(\"ls\")\n",
+		  "MAI001 MAI091 " },
+		{ "import os\nwith open(\"/dev/null\") as d[os]:\n    pass\nos.system(\"ls\")\n",
+		  "MAI001 MAI091 " },
+		{ "import os\nwith open(\"/dev/null\") as (a, os):\n    pass\nos.system(\"ls\")\n", "" },
+		{ "import os\nwith open(\"/dev/null\") as os:\n    pass\nos.system(\"ls\")\n", "" },
+		{ "import tarfile\nwith tarfile.open(\"x.tar\") as t, open(\"y\") as f:\n    t.extractall()\n",
+		  "MAI047 " },
+		/* the same targets in assignments */
+		{ "import os\nd = {}\nd[os] = 1\nos.system(\"ls\")\n", "MAI001 MAI091 " },
+		{ "import os\nd = {}\nd[os, 1], x = 1, 2\nos.system(\"ls\")\n", "MAI001 MAI091 " },
+		{ "import os\n[a, (b, os)] = 1, (2, 3)\nos.system(\"ls\")\n", "" },
+	};
+
+	assert_non_null(rules);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char ids[96];
+		finding_ids(rules, cases[i].src, "", ids, sizeof(ids));
+		if (strcmp(ids, cases[i].ids) != 0)
+			fail_msg("case %zu: %s\n got '%s', expected '%s'", i, cases[i].src, ids, cases[i].ids);
+	}
+	assess_rules_free(rules);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_levels_and_finding_fields, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_computed_names_and_with_targets, testdir_setup,
+						testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_rejection_and_json, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_findings_capped_as_configured, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_user_rules_change_the_defaults, testdir_setup, testdir_teardown),
