@@ -22,6 +22,7 @@
 #include "names.h"
 #include "place.h"
 #include "source.h"
+#include "stagetime.h"
 #include "strmap.h"
 
 struct daemon {
@@ -176,6 +177,7 @@ static void take(struct daemon *d, const char *name, bool force, struct drop_tak
 	struct daemon_job *job;
 	enum intake_status s;
 	int err = 0;
+	int64_t t0 = stagetime_now_ns();
 
 	if (!names_sidecar_fits(name)) {
 		reject_long_name(d, name, writer);
@@ -235,6 +237,8 @@ static void take(struct daemon *d, const char *name, bool force, struct drop_tak
 	}
 	job->name = xstrdup(name);
 	clock_gettime(CLOCK_REALTIME, &job->accepted);
+	/* A snapshot the source took (mount mode) was read at the close. */
+	job->intake_ns = stagetime_now_ns() - t0;
 	_cleanup_free_ char *sha = xstrdup(job->snap.sha256);
 	enum jobs_submit_result jr = jobs_submit(d->jobs, name, sha, force, job);
 	log_debug("%s: %s (%.12s)", printable, jobs_submit_result_to_string(jr), sha);
@@ -244,12 +248,16 @@ static void take(struct daemon *d, const char *name, bool force, struct drop_tak
 static void on_accepted(void *arg, const struct jobs_item *item)
 {
 	struct daemon_job_env *env = arg;
-	const struct daemon_job *job = item->payload;
+	struct daemon_job *job = item->payload;
 	struct result_info r = { .file = job->name, .sha256 = job->snap.sha256,
 				 .size = job->snap.len, .state = RESULT_QUEUED,
 				 .accepted = job->accepted, .writer = &job->writer,
 				 .decision = { .uid = -1 } };
+	int64_t t = stagetime_now_ns();
 	daemon_job_write_result(env, &r);
+	/* No worker sees the job yet: its fields are still the loop's. */
+	job->queued_at_ns = stagetime_now_ns();
+	job->queued_write_ns = job->queued_at_ns - t;
 }
 
 static void on_name(void *arg, struct drop_name *n)

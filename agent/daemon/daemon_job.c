@@ -26,9 +26,11 @@ void daemon_job_write_result(struct daemon_job_env *env, const struct result_inf
 {
 	char *err = NULL;
 
+	stagetime_mark(STAGE_OTHER);
 	pthread_mutex_lock(&env->result_lock);
 	int rc = result_write(&env->place, r, &err);
 	pthread_mutex_unlock(&env->result_lock);
+	stagetime_mark(STAGE_RESULT);
 	/* A refused name is said once per answer: at its last write. */
 	if (rc == PLACE_IN_FALLBACK && (r->state == RESULT_QUEUED || r->state == RESULT_RUNNING))
 		log_debug("%s", err);
@@ -149,9 +151,11 @@ static bool audit_accept(struct job_ctx *c)
 	json_t *diff = NULL;
 	_cleanup_free_ char *err = NULL;
 
+	stagetime_mark(STAGE_OTHER);
 	if (audit_script_compare(cfg->agent.state_dir, c->job->name, (const char *)snap->data, snap->len,
 				 (size_t)atomic_load(&c->d->diff_max), &h, &diff, &err) < 0)
 		log_warnx("%s: no diff against the previous version: %s", c->r.file, err);
+	stagetime_mark(STAGE_HISTORY);
 	const struct drop_writer *w = &c->job->writer;
 	json_t *f = json_pack("{s:I, s:I, s:s, s:o}", "size", (json_int_t)snap->len, "uid",
 			      (json_int_t)w->uid, "history", audit_script_history_to_string(h),
@@ -170,8 +174,10 @@ static bool audit_accept(struct job_ctx *c)
 	if (h == AUDIT_SCRIPT_NEW || h == AUDIT_SCRIPT_CHANGED) {
 		free(err);
 		err = NULL;
+		stagetime_mark(STAGE_OTHER);
 		if (audit_script_remember(cfg->agent.state_dir, c->job->name, (const char *)snap->data, snap->len, &err) < 0)
 			log_warnx("%s: this version is not kept for the next diff: %s", c->r.file, err);
+		stagetime_mark(STAGE_HISTORY);
 	}
 	return true;
 }
@@ -200,6 +206,7 @@ static void finish_final(struct job_ctx *c)
 
 	/* The records it cites are durable already; the final result.json comes
 	 * last, so that whoever waits for it finds foo.audit in place. */
+	stagetime_mark(STAGE_OTHER);
 	if (st && st->audit_sidecar && c->r.audit.n_seqs > 0) {
 		_cleanup_free_ char *text = NULL;
 		size_t len = 0;
@@ -213,6 +220,7 @@ static void finish_final(struct job_ctx *c)
 			log_warnx("%s: cannot build its .audit sidecar: %s", p, strerror(-r));
 		}
 	}
+	stagetime_mark(STAGE_SIDECAR);
 	now_ts(&c->r.finished);
 	daemon_job_write_result(c->d, &c->r);
 	jobs_record_final(c->d->jobs, c->job->name, c->job->snap.sha256,
@@ -297,10 +305,12 @@ static json_t *since_last_run(const struct job_ctx *c)
 	const struct intake_snapshot *snap = &c->job->snap;
 	_cleanup_free_ char *err = NULL;
 	json_t *f = NULL;
+	stagetime_mark(STAGE_OTHER);
 	if (audit_script_since_ran(c->d->cfg->agent.state_dir, c->job->name,
 				   (const char *)snap->data, snap->len,
 				   (size_t)atomic_load(&c->d->diff_max), &f, &err) < 0)
 		log_warnx("%s: no diff against the version that ran last: %s", c->r.file, err);
+	stagetime_mark(STAGE_HISTORY);
 	return f;
 }
 
@@ -308,9 +318,11 @@ static json_t *since_last_run(const struct job_ctx *c)
 static void remember_ran(const struct job_ctx *c)
 {
 	_cleanup_free_ char *err = NULL;
+	stagetime_mark(STAGE_OTHER);
 	if (audit_script_mark_ran(c->d->cfg->agent.state_dir, c->job->name, c->job->snap.sha256,
 				  &err) < 0)
 		log_warnx("%s: not kept as the version that ran last: %s", c->r.file, err);
+	stagetime_mark(STAGE_HISTORY);
 }
 
 /* The run's record and what follows it; f is the record's fields (taken).
@@ -331,8 +343,11 @@ static void end_run(struct job_ctx *c, json_t *f, bool again, const char *reason
 			     "log; its next start writes the record", false);
 		return;
 	}
-	if (c->accepted)
+	if (c->accepted) {
+		stagetime_mark(STAGE_OTHER);
 		daemon_inflight_end(state_dir, c->job_seq);
+		stagetime_mark(STAGE_RUN_NOTE);
+	}
 	if (!again) {
 		c->r.state = RESULT_COMPLETED;
 		remember_ran(c);
@@ -363,7 +378,10 @@ static void run_content(struct job_ctx *c, const struct policy_decision *pd,
 	daemon_job_write_result(c->d, &c->r);
 	/* A note of the run before it starts: if the agent is killed while it
 	 * runs, the next start records that (daemon_inflight.h). */
-	if (c->accepted && daemon_inflight_begin(state_dir, c->job_seq, c->job->name, c->job->snap.sha256, &why) < 0) {
+	stagetime_mark(STAGE_OTHER);
+	int nr = c->accepted ? daemon_inflight_begin(state_dir, c->job_seq, c->job->name, c->job->snap.sha256, &why) : 0;
+	stagetime_mark(STAGE_RUN_NOTE);
+	if (nr < 0) {
 		log_errorx("%s: %s", c->r.file, why);
 		park(c, DAEMON_STAGE_DECIDED, "state_unwritable", why, a, pd, answer);
 		finish_error(c, "state_unwritable", why, true);
@@ -371,6 +389,7 @@ static void run_content(struct job_ctx *c, const struct policy_decision *pd,
 		return;
 	}
 	int rc = st->execute(st->ctx, c->job->name, &c->job->snap, a, pd->trust, &c->d->halt, &ex, &why);
+	stagetime_mark(STAGE_OTHER); /* what the sandbox did not mark: the result's JSON */
 	if (rc < 0) {
 		_cleanup_free_ char *msg = xasprintf("%s", why ? why : strerror(-rc));
 		free(why);
@@ -457,6 +476,15 @@ void daemon_job_run(void *arg, const struct jobs_item *item)
 	struct daemon_progress p = { 0 };
 	json_t *since = NULL;
 	char *decider = NULL;
+	struct stagetime stages = { 0 };
+
+	/* The stages before this thread took the job: the loop's. */
+	stages.ns[STAGE_INTAKE] = c.job->intake_ns;
+	stages.ns[STAGE_RESULT] = c.job->queued_write_ns;
+	if (c.job->queued_at_ns)
+		stages.ns[STAGE_QUEUE] = stagetime_now_ns() - c.job->queued_at_ns;
+	stagetime_bind(&stages);
+	c.r.stages = &stages;
 
 	c.who = daemon_job_approvers(c.d);
 	c.writer = account_user_name(c.job->writer.uid);
@@ -491,7 +519,10 @@ void daemon_job_run(void *arg, const struct jobs_item *item)
 				     false);
 			goto out;
 		}
-		if (st->assess(st->ctx, c.job->name, &c.job->snap, &a) < 0) {
+		stagetime_mark(STAGE_OTHER);
+		int ar = st->assess(st->ctx, c.job->name, &c.job->snap, &a);
+		stagetime_mark(STAGE_OTHER); /* what the assessor did not mark */
+		if (ar < 0) {
 			const char *why = "the assessment failed (see the agent log)";
 			park(&c, DAEMON_STAGE_ACCEPTED, "assessor_failed", why, NULL, NULL, NULL);
 			finish_error(&c, "assessor_failed", why, true);
@@ -570,4 +601,5 @@ out:
 	daemon_answers_clear(&ans);
 	daemon_progress_clear(&p);
 	approvers_unref(c.who);
+	stagetime_bind(NULL);
 }

@@ -30,6 +30,9 @@ struct daemon_job {
 	struct intake_snapshot snap;
 	struct drop_writer writer;
 	struct timespec accepted;
+	/* For its stages (stagetime.h): how long the snapshot took, how long
+	 * the queued result.json took, and when (monotonic ns) it was queued. */
+	int64_t intake_ns, queued_write_ns, queued_at_ns;
 };
 void daemon_job_free(void *payload);
 

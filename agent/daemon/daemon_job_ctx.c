@@ -23,7 +23,9 @@ bool daemon_job_audit(struct job_ctx *c, enum audit_event e, json_t *fields)
 		json_decref(fields);
 		return true; /* the audit log is not part of this build: nothing to cite */
 	}
+	stagetime_mark(STAGE_OTHER);
 	r = st->audit(st->ctx, e, fields, &seq);
+	stagetime_mark(STAGE_AUDIT);
 	json_decref(fields);
 	if (r < 0) {
 		/* Nothing may run while the log takes no records: what runs stops. */

@@ -288,6 +288,8 @@ json_t *result_to_json(const struct result_info *r)
 		json_object_set(o, "execution", r->execution);
 	if (r->audit.n_seqs > 0)
 		json_object_set_new(o, "audit", audit_json(&r->audit));
+	if (r->stages && r->state != RESULT_QUEUED && r->state != RESULT_RUNNING)
+		json_object_set_new(o, "stages_ms", stagetime_to_json(r->stages));
 	return o;
 }
 

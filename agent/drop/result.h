@@ -30,6 +30,7 @@
 
 #include "macro.h"
 #include "place.h"
+#include "stagetime.h"
 #include "writer.h"
 
 #define RESULT_SCHEMA_VERSION 1
@@ -112,6 +113,9 @@ struct result_info {
 	json_t *execution;  /* borrowed; NULL: absent */
 	struct result_decision decision;
 	struct result_audit audit;
+	/* Where the job's time went so far (stagetime.h), shown in a final
+	 * state as "stages_ms"; NULL: absent. */
+	const struct stagetime *stages;
 };
 
 /* The one-line message for r, or NULL for a clean exit (status 0). The
