@@ -2,8 +2,9 @@
 # bench_lib.sh): the agent's configuration
 # for a benchmark run in $T (drop and state directories, a fresh signing key,
 # the shipped defaults, with pool_size MAI_BENCH_POOL when it is set (else the
-# shipped pool_size: auto) and, with MAI_BENCH_BANDIT=0, the Bandit pass
-# off). Needs AGENT and T; exports MAI_CONFIG_DIR and sets ANALYSIS, a line
+# shipped pool_size: auto), with MAI_BENCH_BANDIT=0 the Bandit pass off,
+# and with MAI_BENCH_SELF_TEST=0 no start-time self-test (smoke.sh: a
+# quicker start; the figures do not depend on it). Needs AGENT and T; exports MAI_CONFIG_DIR and sets ANALYSIS, a line
 # that says how scripts are assessed.
 bench_agent_config() {
 	mkdir -p "$T/conf" "$T/drop" "$T/keys"
@@ -11,7 +12,10 @@ bench_agent_config() {
 	printf 'drop_dir: %s\nstate_dir: %s\nlog_level: warn\n' "$T/drop" "$T/state" > "$T/conf/agent.yaml"
 	printf 'signing_key: %s\n' "$T/keys/audit.key" > "$T/conf/audit.yaml"
 	if [ -n "${MAI_BENCH_POOL:-}" ]; then
-		printf 'pool_size: %s\n' "$MAI_BENCH_POOL" > "$T/conf/sandbox.yaml"
+		printf 'pool_size: %s\n' "$MAI_BENCH_POOL" >> "$T/conf/sandbox.yaml"
+	fi
+	if [ "${MAI_BENCH_SELF_TEST:-1}" = 0 ]; then
+		printf 'self_test: false\n' >> "$T/conf/sandbox.yaml"
 	fi
 	if [ "${MAI_BENCH_BANDIT:-1}" = 0 ]; then
 		printf 'analyzers:\n  bandit:\n    enabled: false\n' > "$T/conf/security.yaml"
