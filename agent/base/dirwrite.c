@@ -192,7 +192,7 @@ static int stage_content(int dirfd, const char *name, const void *buf, size_t le
 int dirwrite_replace(int dirfd, const char *name, const void *buf, size_t len, mode_t mode,
 		     unsigned flags, char **detail)
 {
-	bool durable = flags & DIRWRITE_DURABLE, placed;
+	bool durable = flags & (DIRWRITE_DURABLE | DIRWRITE_DURABLE_DATA), placed;
 	char tmp[TEMP_NAME_SIZE];
 
 	*detail = NULL;
@@ -222,7 +222,7 @@ int dirwrite_replace(int dirfd, const char *name, const void *buf, size_t len, m
 			return r;
 		}
 	}
-	if (durable && fsync(dirfd) < 0) {
+	if ((flags & DIRWRITE_DURABLE) && fsync(dirfd) < 0) {
 		r = -errno;
 		*detail = xasprintf("cannot flush its directory: %s", strerror(-r));
 		return r;

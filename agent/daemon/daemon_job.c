@@ -64,7 +64,9 @@ int daemon_job_place(struct daemon_job_env *env, const char *script, const char 
 	_cleanup_free_ char *err = NULL;
 
 	pthread_mutex_lock(&env->result_lock);
-	int r = place_sidecar(&env->place, side, text, len, true, &err);
+	/* Its directory is synced with the result.json that follows it
+	 * (finish_final): one fsync of the directory for both. */
+	int r = place_sidecar(&env->place, side, text, len, PLACE_SYNC_DATA, &err);
 	pthread_mutex_unlock(&env->result_lock);
 	if (r == PLACE_IN_FALLBACK)
 		log_warnx("%s", err);
@@ -119,6 +121,8 @@ static void park(struct job_ctx *c, enum daemon_stage stage, const char *reason,
 	json_t *f = json_pack("{s:i, s:s, s:s}", "attempt", (int)c->attempt, "reason", reason, "detail",
 			      detail ? detail : "");
 	(void)daemon_job_audit(c, AUDIT_EVENT_RETRY, f);
+	if (!c->accepted)
+		return; /* its job_accepted was queued and a failed write dropped it */
 	snprintf(p.sha256, sizeof(p.sha256), "%s", c->job->snap.sha256);
 	p.n_seqs = c->r.audit.n_seqs;
 	p.seqs = xmalloc((p.n_seqs ? p.n_seqs : 1) * sizeof(uint64_t));
@@ -142,7 +146,9 @@ static void park(struct job_ctx *c, enum daemon_stage stage, const char *reason,
  * for a known name with new content the script_diff record (capped at
  * audit.diff_max). The content becomes the latest version of its name only
  * once these records are durable, so that a retry diffs against the same
- * previous version. false when the log refuses. */
+ * previous version; that is done when the job has answered (keep_history):
+ * the next job of the same name starts only after this one. false when the
+ * log refuses. */
 static bool audit_accept(struct job_ctx *c)
 {
 	const struct mai_config *cfg = c->d->cfg;
@@ -164,26 +170,45 @@ static bool audit_accept(struct job_ctx *c)
 		json_object_set_new(f, "user", json_string(c->writer));
 	if (err)
 		json_object_set_new(f, "history_error", json_string(err));
-	bool ok = daemon_job_audit(c, AUDIT_EVENT_JOB_ACCEPTED, f);
+	/* Queued: durable with the decision (or whatever the job appends
+	 * next), one fsync for the job's records before it runs. */
+	bool ok = daemon_job_audit_queued(c, AUDIT_EVENT_JOB_ACCEPTED, f);
 	if (diff && ok)
-		ok = daemon_job_audit(c, AUDIT_EVENT_SCRIPT_DIFF, diff);
+		ok = daemon_job_audit_queued(c, AUDIT_EVENT_SCRIPT_DIFF, diff);
 	else
 		json_decref(diff);
 	if (!ok)
 		return false;
-	if (h == AUDIT_SCRIPT_NEW || h == AUDIT_SCRIPT_CHANGED) {
-		free(err);
-		err = NULL;
-		stagetime_mark(STAGE_OTHER);
-		if (audit_script_remember(cfg->agent.state_dir, c->job->name, (const char *)snap->data, snap->len, &err) < 0)
-			log_warnx("%s: this version is not kept for the next diff: %s", c->r.file, err);
-		stagetime_mark(STAGE_HISTORY);
-	}
+	c->remember = h == AUDIT_SCRIPT_NEW || h == AUDIT_SCRIPT_CHANGED;
 	return true;
+}
+
+/* After the answer: the content as its name's latest version (once its
+ * job_accepted is durable), and as the version that ran last (once its run
+ * is recorded), each synced to disk, and the removal of the run's note
+ * synced; the drop's answer does not wait for them, and the next job of the
+ * same name runs after them. */
+static void keep_history(const struct job_ctx *c)
+{
+	const char *state_dir = c->d->cfg->agent.state_dir;
+	const struct intake_snapshot *snap = &c->job->snap;
+	_cleanup_free_ char *err = NULL;
+
+	if (c->remember &&
+	    audit_script_remember(state_dir, c->job->name, (const char *)snap->data, snap->len, &err) < 0)
+		log_warnx("%s: this version is not kept for the next diff: %s", c->r.file, err);
+	free(err);
+	err = NULL;
+	if (c->ran && audit_script_mark_ran(state_dir, c->job->name, snap->sha256, &err) < 0)
+		log_warnx("%s: not kept as the version that ran last: %s", c->r.file, err);
+	if (c->note_ended)
+		daemon_inflight_sync(state_dir);
 }
 
 static void finish_error(struct job_ctx *c, const char *reason, const char *detail, bool retry)
 {
+	/* The records the result cites are durable first (or forgotten). */
+	(void)daemon_job_audit_sync(c);
 	c->r.state = RESULT_ERROR;
 	c->r.reason = reason;
 	/* A stopping agent's job said so before (run_content). */
@@ -204,8 +229,13 @@ static void finish_final(struct job_ctx *c)
 {
 	const struct daemon_stages *st = c->d->stages;
 
-	/* The records it cites are durable already; the final result.json comes
-	 * last, so that whoever waits for it finds foo.audit in place. */
+	/* The records it cites are durable already (a last sync when the job
+	 * only queued some); the final result.json comes last, so that
+	 * whoever waits for it finds foo.audit in place. */
+	if (!daemon_job_audit_sync(c)) {
+		finish_error(c, "audit_unwritable", c->audit_why, true);
+		return;
+	}
 	stagetime_mark(STAGE_OTHER);
 	if (st && st->audit_sidecar && c->r.audit.n_seqs > 0) {
 		_cleanup_free_ char *text = NULL;
@@ -276,6 +306,13 @@ static bool record_execution(struct job_ctx *c, json_t *f)
 	}
 }
 
+/* The run's note goes (its removal synced after the answer, keep_history). */
+static void note_end(struct job_ctx *c)
+{
+	daemon_inflight_end(c->d->cfg->agent.state_dir, c->job_seq);
+	c->note_ended = true;
+}
+
 static json_t *decision_fields(const struct job_ctx *c, const struct policy_decision *pd,
 			       const struct daemon_answers *ans)
 {
@@ -314,24 +351,12 @@ static json_t *since_last_run(const struct job_ctx *c)
 	return f;
 }
 
-/* A run ended: this content is the version of its name that ran last. */
-static void remember_ran(const struct job_ctx *c)
-{
-	_cleanup_free_ char *err = NULL;
-	stagetime_mark(STAGE_OTHER);
-	if (audit_script_mark_ran(c->d->cfg->agent.state_dir, c->job->name, c->job->snap.sha256,
-				  &err) < 0)
-		log_warnx("%s: not kept as the version that ran last: %s", c->r.file, err);
-	stagetime_mark(STAGE_HISTORY);
-}
-
 /* The run's record and what follows it; f is the record's fields (taken).
  * again: the run was cut short and the script runs again (its progress is
  * kept), else the job ends here. */
 static void end_run(struct job_ctx *c, json_t *f, bool again, const char *reason, const struct policy_decision *pd,
 		    const struct approval *answer, const struct daemon_assessment *a)
 {
-	const char *state_dir = c->d->cfg->agent.state_dir;
 	if (!record_execution(c, f)) {
 		/* The agent stops, its record in the note of the run: the next
 		 * start writes it, then runs the script again if it must. */
@@ -345,12 +370,12 @@ static void end_run(struct job_ctx *c, json_t *f, bool again, const char *reason
 	}
 	if (c->accepted) {
 		stagetime_mark(STAGE_OTHER);
-		daemon_inflight_end(state_dir, c->job_seq);
+		note_end(c);
 		stagetime_mark(STAGE_RUN_NOTE);
 	}
 	if (!again) {
 		c->r.state = RESULT_COMPLETED;
-		remember_ran(c);
+		c->ran = true; /* this content is the version of its name that ran last */
 		finish_final(c);
 		return;
 	}
@@ -408,7 +433,7 @@ static void run_content(struct job_ctx *c, const struct policy_decision *pd,
 			if (!daemon_job_audit(c, AUDIT_EVENT_EXECUTION, json_incref(f)) && c->accepted)
 				daemon_inflight_pending(state_dir, c->job_seq, f);
 			else if (c->accepted)
-				daemon_inflight_end(state_dir, c->job_seq);
+				note_end(c);
 			json_decref(f);
 			c->r.retry = RESULT_RETRY_NEXT_START;
 			finish_error(c, "agent_stopped", msg, false);
@@ -428,7 +453,7 @@ static void run_content(struct job_ctx *c, const struct policy_decision *pd,
 		/* Docker could not run it, or went away during the run: the
 		 * attempt is a retry record and the script runs again. */
 		if (c->accepted)
-			daemon_inflight_end(state_dir, c->job_seq);
+			note_end(c);
 		park(c, DAEMON_STAGE_DECIDED, "sandbox_unavailable", msg, a, pd, answer);
 		finish_error(c, "sandbox_unavailable", msg, true);
 		return;
@@ -534,7 +559,7 @@ void daemon_job_run(void *arg, const struct jobs_item *item)
 		json_t *af = json_pack("{s:i, s:b}", "level", (int)a.level, "rejected", a.rejected);
 		if (a.json)
 			json_object_set(af, "assessment", a.json);
-		if (!daemon_job_audit(&c, AUDIT_EVENT_ASSESSMENT, af)) {
+		if (!daemon_job_audit_queued(&c, AUDIT_EVENT_ASSESSMENT, af)) {
 			park(&c, DAEMON_STAGE_ACCEPTED, "audit_unwritable", c.audit_why, NULL, NULL, NULL);
 			finish_error(&c, "audit_unwritable", c.audit_why, true);
 			goto out;
@@ -588,6 +613,10 @@ void daemon_job_run(void *arg, const struct jobs_item *item)
 		break;
 	}
 out:
+	stagetime_bind(NULL);
+	if (st && st->answered)
+		st->answered(st->ctx);
+	keep_history(&c);
 	if (c.r.execution)
 		json_decref(c.r.execution);
 	json_decref(since);
@@ -601,5 +630,4 @@ out:
 	daemon_answers_clear(&ans);
 	daemon_progress_clear(&p);
 	approvers_unref(c.who);
-	stagetime_bind(NULL);
 }

@@ -72,7 +72,8 @@ void daemon_job_run(void *arg, const struct jobs_item *item);
 /* Writes a result sidecar, counts its state and logs it; the source hears
  * of it (a mount drops what the kernel cached and wakes its waiters). */
 void daemon_job_write_result(struct daemon_job_env *env, const struct result_info *r);
-/* Places a sidecar's text (".audit") for script; logs a refusal or failure.
+/* Places a sidecar's text (".audit") for script, its directory synced by
+ * the final result.json written next; logs a refusal or failure.
  * 0 when it is in the drop directory or the fallback, else -errno. */
 int daemon_job_place(struct daemon_job_env *env, const char *script, const char *suffix,
 		     const char *text, size_t len);

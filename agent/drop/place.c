@@ -68,8 +68,9 @@ static int fallback(const struct place_dirs *p, const char *rel, const void *buf
 }
 
 int place_sidecar(const struct place_dirs *p, const char *rel, const void *buf, size_t len,
-		  bool durable, char **err)
+		  enum place_sync sync, char **err)
 {
+	bool durable = sync != PLACE_SYNC_NONE;
 	_cleanup_free_ char *detail = NULL, *shown = names_printable(rel);
 	const char *base = rel;
 	int r;
@@ -80,8 +81,9 @@ int place_sidecar(const struct place_dirs *p, const char *rel, const void *buf, 
 		r = dfd;
 		detail = xasprintf("cannot open its directory: %s", strerror(-r));
 	} else {
-		r = dirwrite_replace(dfd, base, buf, len, 0644, durable ? DIRWRITE_DURABLE : 0,
-				     &detail);
+		r = dirwrite_replace(dfd, base, buf, len, 0644,
+				     sync == PLACE_SYNC ? DIRWRITE_DURABLE
+				     : sync == PLACE_SYNC_DATA ? DIRWRITE_DURABLE_DATA : 0, &detail);
 	}
 	if (r == 0) {
 		if (p->fallback_dir && fallback(p, rel, NULL, 0, false) < 0)
@@ -95,6 +97,10 @@ int place_sidecar(const struct place_dirs *p, const char *rel, const void *buf, 
 				 "disk not full?)", p->drop_dir, shown, detail);
 		return r;
 	}
+	/* A sidecar written before with PLACE_SYNC_DATA waits for its
+	 * directory's fsync. */
+	if (sync == PLACE_SYNC && dfd >= 0 && fsync(dfd) < 0)
+		log_warn("cannot sync the directory of %s in %s", shown, p->drop_dir);
 	int fr = fallback(p, rel, buf, len, durable);
 	if (fr < 0) {
 		*err = xasprintf("cannot write %s/%s: %s; nor its copy in %s: %s", p->drop_dir, shown,

@@ -126,7 +126,8 @@ char *result_message(const struct result_info *r) _nonnull_(1);
 json_t *result_to_json(const struct result_info *r) _nonnull_(1);
 
 /* Writes <file without .py>.result.json (names_result_sidecar) with
- * place_sidecar(), durably. Returns what place_sidecar() returns: an enum
+ * place_sidecar(), atomically, and durably but for the states queued and
+ * running. Returns what place_sidecar() returns: an enum
  * place_outcome, or -errno; *err is set for PLACE_IN_FALLBACK and errors
  * (caller frees). */
 int result_write(const struct place_dirs *p, const struct result_info *r, char **err)

@@ -226,6 +226,10 @@ int sandbox_parse_toml(struct sandbox *sb, const char *toml, size_t len, json_t 
 
 void sandbox_wait_removed(struct sandbox *sb) { sandbox_containers_wait_removed(sb->containers); }
 
+void sandbox_hold_quiet(struct sandbox *sb) { sandbox_quiet_enter(&sb->quiet); }
+
+void sandbox_release_quiet(struct sandbox *sb) { sandbox_quiet_leave(&sb->quiet); }
+
 static void set_message(struct sandbox_result *r, char *msg)
 {
 	free(r->message);
