@@ -20,6 +20,7 @@
 #include "sandbox.h"
 #include "sandbox_attach.h"
 #include "monoclock.h"
+#include "stagetime.h"
 
 static const char trivial[] = "print('ok')\n";
 
@@ -96,10 +97,16 @@ static void wait_warm(struct sandbox *sb, unsigned want)
 	}
 }
 
+/* The stages of a run the sandbox times (stagetime.h). */
+static const enum stage run_stages[] = { STAGE_CONTAINER, STAGE_SCRIPT, STAGE_END, STAGE_OUTPUT,
+					 STAGE_REMOVAL };
+#define N_RUN_STAGES (sizeof(run_stages) / sizeof(run_stages[0]))
+
 static int latency(bool warm, int n)
 {
 	struct sandbox *sb = open_sandbox(warm ? 1 : 0, 1);
 	double *ms = calloc((size_t)n, sizeof(*ms));
+	double *stage_ms = calloc((size_t)n * N_RUN_STAGES, sizeof(*stage_ms));
 	int by_kernel = 0, e;
 
 	for (int i = 0; i < n; i++) {
@@ -110,16 +117,28 @@ static int latency(bool warm, int n)
 			sandbox_wait_removed(sb);
 			wait_warm(sb, 1);
 		}
+		struct stagetime st = { 0 };
+		stagetime_bind(&st);
 		t = now_ms();
 		if ((e = one_run(sb)) < 0)
 			return 1;
 		ms[i] = now_ms() - t;
+		stagetime_bind(NULL);
+		for (size_t k = 0; k < N_RUN_STAGES; k++)
+			stage_ms[(size_t)i * N_RUN_STAGES + k] = (double)st.ns[run_stages[k]] / 1e6;
 		by_kernel += e;
 	}
 	printf("%s_latency_ms kernel_end %d samples", warm ? "warm" : "cold", by_kernel);
 	for (int i = 0; i < n; i++)
 		printf(" %.1f", ms[i]);
 	printf("\n");
+	for (size_t k = 0; k < N_RUN_STAGES; k++) {
+		printf("%s_stage_ms %s samples", warm ? "warm" : "cold", stage_to_string(run_stages[k]));
+		for (int i = 0; i < n; i++)
+			printf(" %.2f", stage_ms[(size_t)i * N_RUN_STAGES + k]);
+		printf("\n");
+	}
+	free(stage_ms);
 	free(ms);
 	sandbox_free(sb);
 	return 0;

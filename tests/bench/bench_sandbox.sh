@@ -57,7 +57,13 @@ churn=$("$bench" churn "$n_thr" "$workers")
 
 field() { echo "$1" | awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'; }
 # The p50 and p95 of a line's samples.
-pcts() { echo "$1" | sed 's/.* samples //' | tr ' ' '\n' | bench_pct 50 95; }
+pcts() { echo "$1" | head -n1 | sed 's/.* samples //' | tr ' ' '\n' | bench_pct 50 95; }
+# The p50 of each stage the sandbox timed (stagetime.h) in a latency run.
+stages() {
+	echo "$1" | sed -n 's/^[a-z]*_stage_ms \([a-z]*\) samples \(.*\)/\1 \2/p' | while read -r name rest; do
+		printf '%s %s, ' "$name" "$(echo "$rest" | tr ' ' '\n' | bench_pct 50)"
+	done | sed 's/, $//'
+}
 read -r wp50 wp95 <<< "$(pcts "$warm")"
 read -r cp50 cp95 <<< "$(pcts "$cold")"
 read -r ep50 ep95 <<< "$(pcts "$warm_events")"
@@ -71,6 +77,8 @@ printf '%-28s %8s %8s %11s%%\n' "cold path" "$cp50" "$cp95" "$(awk -v a="$cp50" 
 printf '%-28s %8s %8s %11s%%\n' "warm, end from proc events" "$ep50" "$ep95" "$(awk -v a="$ep50" -v b="$bp50" 'BEGIN { printf "%.1f", 100 * a / b }')"
 printf '%-28s %8s %8s %11s%%\n' "warm, end from Docker only" "$dp50" "$dp95" "$(awk -v a="$dp50" -v b="$bp50" 'BEGIN { printf "%.1f", 100 * a / b }')"
 printf '%-28s %8s %8s %12s\n' "docker run --rm (baseline)" "$bp50" "$bp95" "100%"
+echo "stages p50 ms, warm: $(stages "$warm")"
+echo "stages p50 ms, cold: $(stages "$cold")"
 echo "runs that ended on the kernel's word: warm $(field "$warm" kernel_end)/$n_lat, cold $(field "$cold" kernel_end)/$n_lat, proc events $(field "$warm_events" kernel_end)/$n_lat"
 echo "(the first two rows learn a run's end the way this kernel allows: pidfd on Linux 6.15+,"
 echo " process events before; the last two force one way, for comparison)"

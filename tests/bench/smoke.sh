@@ -65,12 +65,10 @@ export MAI_BENCH_BUILD="$B"
 export MAI_BENCH_POOL=1 MAI_BENCH_SELF_TEST=0
 num='[0-9]+(\.[0-9]+)?'
 
-run agent_latency 120 "^drop-to-result.*p50 $num ms, p95 $num ms" \
-	"$bench/agent_latency.sh" --stages "$B" 1
-run agent_load 120 "^4 drops at once: all answered in $num s \(4 completed, 4 exit 0\)" \
-	"$bench/agent_load.sh" "$B" 4 2
-run bench_sandbox 180 "^warm pool +$num +$num" \
-	"$bench/bench_sandbox.sh" 1 2 1
+# targets.sh runs agent_latency.sh --stages, bench_sandbox.sh and
+# agent_load.sh, and reads each one's figures.
+run targets 300 "^burst of 4 >= 95% of the churn limit +$num%" \
+	"$bench/targets.sh" "$B" 1 4 2
 run bench_dropfs 180 "^mount in place / watch rename: p50 $num" \
 	"$bench/bench_dropfs.sh" 1 20 1
 run bench_audit 120 "^  verify MB/s +$num" \
