@@ -3,7 +3,7 @@
 #ifndef MAI_CMD_H
 #define MAI_CMD_H
 
-/* Exit statuses shared by every subcommand (README "Exit status").
+/* Exit statuses shared by every subcommand (docs/operations.md "Exit status").
  * A subcommand may define more in its own range, documented in its --help. */
 enum mai_exit {
 	MAI_EXIT_OK = 0,

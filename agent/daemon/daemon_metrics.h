@@ -2,7 +2,7 @@
  * 'mai-agent status --format prometheus' (node_exporter's textfile
  * collector) and the view's /metrics: rendered from status.json as the
  * daemon last wrote it and from the audit log's directory, so that neither
- * reader needs the running agent. Names start with mai_agent_; README.md
+ * reader needs the running agent. Names start with mai_agent_; docs/operations.md
  * "Monitoring" lists them. */
 #ifndef MAI_DAEMON_METRICS_H
 #define MAI_DAEMON_METRICS_H
