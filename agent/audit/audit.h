@@ -64,7 +64,9 @@ int audit_flush(struct audit_log *log);
 
 /* Reads back what was written since the last checkpoint (audit_recheck.h)
  * and, when it is what the writer wrote, signs and writes a checkpoint of
- * everything durable now. 0, -EBADMSG (the log was changed: the writer
+ * everything durable now (the file synced), and queues the record of it
+ * (audit_append_queued: audit_flush() or the next durable append writes
+ * it). 0, -EBADMSG (the log was changed: the writer
  * stops, see audit_health()) or -errno. */
 int audit_checkpoint_now(struct audit_log *log);
 

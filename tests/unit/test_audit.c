@@ -241,9 +241,10 @@ static void test_first_start_makes_the_key_directory(void **state)
 	assert_int_equal(st.st_mode & 0777, 0600);
 }
 
-/* The checkpoint status of a live log: "ok" right after a checkpoint, whose
- * own record is the one record it cannot cover; "stale" once records came
- * after that (still intact: the next checkpoint will cover them). */
+/* The checkpoint status of a live log: "ok" right after a checkpoint, and
+ * still once its own record, queued by audit_checkpoint_now(), is written
+ * (the one record it cannot cover); "stale" once records came after that
+ * (still intact: the next checkpoint will cover them). */
 static void test_checkpoint_status_while_open(void **state)
 {
 	const char *dir = *state;
@@ -257,6 +258,12 @@ static void test_checkpoint_status_while_open(void **state)
 	assert_int_equal(audit_open(&o, &log, &err), 0);
 	fixture_append(log, 5);
 	assert_int_equal(audit_checkpoint_now(log), 0);
+	assert_int_equal(audit_verify_log(o.log_dir, pub, &rep), 0);
+	assert_true(rep.ok);
+	assert_int_equal(rep.entries, 5); /* the checkpoint's record is queued */
+	assert_int_equal(rep.checkpoint, AUDIT_CKPT_OK);
+	audit_verify_report_clear(&rep);
+	assert_int_equal(audit_flush(log), 0);
 	assert_int_equal(audit_verify_log(o.log_dir, pub, &rep), 0);
 	assert_true(rep.ok);
 	assert_int_equal(rep.entries, 6); /* 5 and the checkpoint's record */
