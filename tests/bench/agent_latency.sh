@@ -28,8 +28,8 @@
 # bench_sandbox's warm latency does): the script waits until the Engine API
 # lists exactly the pool's containers for this agent, all running (refills
 # and removals are done). The agent runs with the shipped defaults (but
-# pool_size MAI_BENCH_POOL when set). Targets (issue #6):
-# p50 <= 100 ms, p95 <= 250 ms with the warm pool; RSS idle < 16 MB (for
+# pool_size MAI_BENCH_POOL when set). Targets (issue #30, the run with the
+# warm pool): p50 <= 20 ms, p95 <= 40 ms; RSS idle < 16 MB (issue #6; for
 # RSS under a 1,000-drop load and throughput, see agent_load.sh).
 set -eu
 STAGES=0
