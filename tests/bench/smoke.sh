@@ -18,6 +18,8 @@ trap 'rm -rf "$T"' EXIT
 trap 'exit 130' INT TERM
 fails=0
 
+# skip REASON: as tests/integration/agent_lib.sh's (which cannot be sourced
+# from here: it sources its neighbours by its caller's directory).
 skip() {
 	if [ "${MAI_REQUIRE_REAL:-0}" = 1 ]; then
 		echo "FAIL: $* (MAI_REQUIRE_REAL=1)" >&2
