@@ -72,7 +72,7 @@ num='[0-9]+(\.[0-9]+)?'
 run targets 300 "^burst of 4 >= 95% of the churn limit +$num%" \
 	"$bench/targets.sh" "$B" 1 4 2
 run bench_dropfs 180 "^mount in place / watch rename: p50 $num" \
-	"$bench/bench_dropfs.sh" 1 20 1
+	"$bench/bench_dropfs.sh" 1 5 1
 run bench_audit 120 "^  verify MB/s +$num" \
 	env THREADS=4 APPENDS=200 RECORDS=2000 OPENSSL_S=1 "$bench/bench_audit.sh"
 run bench_audit_rss 120 "^ +50 +[0-9]+ +[0-9]+" \
