@@ -194,7 +194,8 @@ static void keep_history(const struct job_ctx *c)
 	const struct intake_snapshot *snap = &c->job->snap;
 	_cleanup_free_ char *err = NULL;
 
-	if (c->remember &&
+	/* accepted_durable: its job_accepted was not dropped by a failed write. */
+	if (c->remember && c->accepted_durable &&
 	    audit_script_remember(state_dir, c->job->name, (const char *)snap->data, snap->len, &err) < 0)
 		log_warnx("%s: this version is not kept for the next diff: %s", c->r.file, err);
 	free(err);
@@ -525,10 +526,10 @@ void daemon_job_run(void *arg, const struct jobs_item *item)
 	bool resumed = daemon_resumes_take(c.d->resumes, c.job->name, c.job->snap.sha256, &p);
 	if (resumed) {
 		c.job_seq = p.job;
-		c.accepted = true;
+		c.accepted = c.accepted_durable = true;
 		c.attempt = p.attempts + 1;
 		c.seqs = steal_pointer(&p.seqs);
-		c.seqs_cap = c.r.audit.n_seqs = p.n_seqs;
+		c.seqs_cap = c.r.audit.n_seqs = c.durable_n = p.n_seqs;
 		c.r.audit.seqs = c.seqs;
 	} else if (!audit_accept(&c)) {
 		park(&c, DAEMON_STAGE_ACCEPTED, "audit_unwritable", c.audit_why, NULL, NULL, NULL);
