@@ -210,7 +210,6 @@ static int set_stop_handlers(void)
 	    sigaction(SIGTERM, &sa, NULL) < 0 || sigaction(SIGHUP, NULL, &hup) < 0 ||
 	    (hup.sa_handler != SIG_IGN && sigaction(SIGHUP, &sa, NULL) < 0))
 		return -1;
-	signal(SIGPIPE, SIG_IGN);
 	return 0;
 }
 
@@ -320,6 +319,9 @@ int main(int argc, char **argv)
 {
 	struct options o;
 	log_init("maiaudit", LOG_LEVEL_INFO);
+	/* Started by 'mai-agent run --mount' with its standard error: a
+	 * reader of that which went away must not end the view unmounted. */
+	signal(SIGPIPE, SIG_IGN);
 	if (parse_args(argc, argv, &o) < 0)
 		return EXIT_USAGE;
 	if (o.debug)

@@ -8,6 +8,11 @@ setup_environment() {
 	"$root/packaging/sandbox-image/build.sh"
 	# The image of the network allowlist mode (python3-pip, tomllib).
 	"$root/packaging/sandbox-image/build.sh" --variant pip
+	# The tests name the images this tree built by their recipe's tag:
+	# :latest is whatever tree built last on this engine.
+	MAI_SANDBOX_IMAGE=${MAI_SANDBOX_IMAGE:-$("$root/packaging/sandbox-image/build.sh" --print-tag)}
+	MAI_SANDBOX_PIP_IMAGE=${MAI_SANDBOX_PIP_IMAGE:-$("$root/packaging/sandbox-image/build.sh" --variant pip --print-tag)}
+	export MAI_SANDBOX_IMAGE MAI_SANDBOX_PIP_IMAGE
 }
 
 # meson setup when the directory is new, reconfigure when it was set up

@@ -30,6 +30,7 @@ static const struct {
 	[AUDIT_EVENT_CHECKPOINT] = { "checkpoint", { "size", "root" } },
 	[AUDIT_EVENT_INTAKE_REJECTED] = { "intake_rejected", { "file", "reason" } },
 	[AUDIT_EVENT_RETRY] = { "retry", { "job", "attempt", "reason" } },
+	[AUDIT_EVENT_ANSWER_RESTORED] = { "answer_restored", { "file", "sha256", "sidecars", "placed" } },
 };
 
 const char *audit_event_to_string(enum audit_event e)

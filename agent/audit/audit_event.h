@@ -55,6 +55,10 @@ enum audit_event {
 	 * error that passes (Docker down, the assessor failed); the retry goes
 	 * on from the job's records instead of recording them again. */
 	AUDIT_EVENT_RETRY,
+	/* file, sha256, sidecars (which, and why: "foo.result.json missing"),
+	 * placed ("drop_dir", "fallback", "nowhere"): final content taken again
+	 * whose answer was lost; the agent's copy of it was placed again. */
+	AUDIT_EVENT_ANSWER_RESTORED,
 	AUDIT_EVENT_COUNT,
 };
 

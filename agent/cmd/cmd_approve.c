@@ -15,6 +15,7 @@
 #include "approvers.h"
 #include "cmd.h"
 #include "config.h"
+#include "follow.h"
 #include "daemon.h"
 #include "held.h"
 #include "log.h"
@@ -205,8 +206,7 @@ static int cmd_answer(int argc, char **argv, enum approval_kind kind)
 		return MAI_EXIT_USAGE;
 	}
 	struct mai_config *cfg = NULL;
-	if (config_dir_resolve(dir_arg, &config_dir, &err) < 0 ||
-	    config_load(config_dir, &cfg, &err) < 0) {
+	if (follow_config_load(dir_arg, &config_dir, &cfg, &err) < 0) {
 		log_errorx("%s", err);
 		return MAI_EXIT_CONFIG;
 	}

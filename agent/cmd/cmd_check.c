@@ -9,6 +9,7 @@
 #include "assess_external.h"
 #include "assess_sarif.h"
 #include "cmd.h"
+#include "follow.h"
 #include "config.h"
 #include "fileio.h"
 #include "log.h"
@@ -326,7 +327,7 @@ static int load_rules(const char *config_dir, struct assess_rules **rules,
 	_cleanup_free_ char *dir = NULL, *err = NULL, *path = NULL;
 	struct stat st;
 
-	if (config_dir_resolve(config_dir, &dir, &err) < 0) {
+	if (follow_config_dir(config_dir, &dir, &err) < 0) {
 		log_errorx("%s", err);
 		return MAI_EXIT_CONFIG;
 	}

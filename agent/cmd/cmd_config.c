@@ -5,7 +5,9 @@
 
 #include "cmd.h"
 #include "config.h"
+#include "follow.h"
 #include "log.h"
+#include "sandbox_seccomp.h"
 
 static void config_usage(FILE *out)
 {
@@ -15,7 +17,8 @@ static void config_usage(FILE *out)
 		"\n"
 		"check  loads agent.yaml, security.yaml, sandbox.yaml and audit.yaml from the\n"
 		"       configuration directory, prints the effective configuration (every key,\n"
-		"       defaults included) and its SHA-256 as a last line 'sha256: HEX'.\n"
+		"       defaults included) and its SHA-256 as a last line 'sha256: HEX', and\n"
+		"       which seccomp profile every sandbox container gets.\n"
 		"       A bad file gives one error 'file:line:col: what is wrong; expected ...'.\n"
 		"keys   lists every key with its type, range, default and meaning.\n"
 		"\n"
@@ -60,12 +63,23 @@ static int config_check(int argc, char **argv)
 			   "[--config-dir DIR]", argv[optind]);
 		return MAI_EXIT_USAGE;
 	}
+	/* What is checked is what was named (an operator checks the file they
+	 * edit), but a running agent that uses another directory is pointed
+	 * out. */
 	if (config_dir_resolve(dir_arg, &dir, &err) < 0 || config_load(dir, &cfg, &err) < 0) {
 		log_errorx("%s", err);
 		return MAI_EXIT_CONFIG;
 	}
+	config_note_missing(dir);
+	_cleanup_free_ char *running = dir_arg ? NULL : follow_running_elsewhere(dir);
+	if (running)
+		log_info("the running agent uses the configuration in %s, not this one; check it "
+			 "with 'mai-agent config check --config-dir %s'", running, running);
 	text = config_render(cfg);
-	printf("# effective configuration from %s\n%ssha256: %s\n", dir, text, cfg->sha256);
+	_cleanup_free_ char *seccomp = sandbox_seccomp_describe();
+	/* Not a key: every container gets it (sandbox_seccomp.h). */
+	printf("# effective configuration from %s\n# seccomp profile in force: %s\n%ssha256: %s\n",
+	       dir, seccomp, text, cfg->sha256);
 	config_free(cfg);
 	return MAI_EXIT_OK;
 }

@@ -13,6 +13,7 @@
 #include "approvers.h"
 #include "cmd.h"
 #include "config.h"
+#include "follow.h"
 #include "daemon.h"
 #include "held.h"
 #include "log.h"
@@ -224,7 +225,7 @@ int cmd_pending(int argc, char **argv)
 			   argv[optind]);
 		return MAI_EXIT_USAGE;
 	}
-	if (config_dir_resolve(dir_arg, &dir, &err) < 0 || config_load(dir, &cfg, &err) < 0) {
+	if (follow_config_load(dir_arg, &dir, &cfg, &err) < 0) {
 		log_errorx("%s", err);
 		return MAI_EXIT_CONFIG;
 	}

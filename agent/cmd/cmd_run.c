@@ -570,6 +570,7 @@ int cmd_run(int argc, char **argv)
 		return MAI_EXIT_CONFIG;
 	}
 	log_set_level((enum log_level)cfg->agent.log_level);
+	config_note_missing(dir);
 	if (load_rules(dir, cfg, &rules, &err) < 0) {
 		log_errorx("%s", err);
 		config_free(cfg);

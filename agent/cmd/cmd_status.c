@@ -10,6 +10,7 @@
 
 #include "cmd.h"
 #include "config.h"
+#include "follow.h"
 #include "audit_stats.h"
 #include "daemon.h"
 #include "daemon_metrics.h"
@@ -152,6 +153,9 @@ static int status_self_test(const struct mai_config *cfg)
 	sandbox_options_from_config(cfg, instance, &so);
 	so.self_test = true;
 	so.pool_size = 0;
+	/* The running agent checked its range at its start; its own runs are
+	 * in it now. */
+	so.uid_check = false;
 	if (sandbox_options_resolve_auto(&so, &warning, &err) < 0) {
 		log_errorx("%s", err);
 		return MAI_EXIT_DOCKER;
@@ -165,8 +169,8 @@ static int status_self_test(const struct mai_config *cfg)
 	bool gvisor = so.trust[TRUST_UNTRUSTED].runtime &&
 		      strcmp(so.trust[TRUST_UNTRUSTED].runtime, "runsc") == 0;
 	printf("self-test: passed (root read-only, no network, no capabilities, %s, non-root "
-	       "user %s, memory limit enforced)\n",
-	       gvisor ? "gVisor's kernel (runsc)" : "no-new-privileges, seccomp", cfg->sandbox.user);
+	       "user (uid_range %s), memory limit enforced)\n",
+	       gvisor ? "gVisor's kernel (runsc)" : "no-new-privileges, seccomp", cfg->sandbox.uid_range);
 	sandbox_free(sb);
 	return MAI_EXIT_OK;
 }
@@ -229,7 +233,7 @@ int cmd_status(int argc, char **argv)
 		default: status_usage(stderr); return MAI_EXIT_USAGE;
 		}
 	}
-	if (config_dir_resolve(dir_arg, &dir, &err) < 0 || config_load(dir, &cfg, &err) < 0) {
+	if (follow_config_load(dir_arg, &dir, &cfg, &err) < 0) {
 		log_errorx("%s", err);
 		return MAI_EXIT_CONFIG;
 	}
@@ -290,6 +294,9 @@ int cmd_status(int argc, char **argv)
 			       !json_is_true(json_object_get(st, "watching")) ?
 				       "MISSING, waiting for it" :
 			       mounted ? "mounted: mount mode" : "watched");
+			const char *conf = json_string_value(json_object_get(st, "config_dir"));
+			if (conf)
+				printf("configuration: %s\n", conf);
 			print_docker(st);
 			print_runtimes(st);
 			print_audit(st);

@@ -12,11 +12,13 @@
 
 #include "cmd.h"
 #include "config.h"
+#include "follow.h"
 #include "fileio.h"
 #include "held.h"
 #include "intake.h"
 #include "log.h"
 #include "names.h"
+#include "place.h"
 #include "result.h"
 
 enum submit_exit {
@@ -28,7 +30,7 @@ enum submit_exit {
 static void submit_usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: mai-agent submit FILE [--timeout S] [--json] [--config-dir DIR]\n"
+		"Usage: mai-agent submit FILE [--rerun] [--timeout S] [--json] [--config-dir DIR]\n"
 		"\n"
 		"Copies FILE into agent.drop_dir under its own name (atomically: the agent\n"
 		"never sees half of it), waits for the final result for exactly that\n"
@@ -37,14 +39,22 @@ static void submit_usage(FILE *out)
 		"directory, which the agent answers once the result is final; otherwise\n"
 		"it reads NAME.result.json every 50 ms.\n"
 		"\n"
+		"Content that was answered before is not run again: its answer is given\n"
+		"(written again by the agent from its copy if it was lost), and says so.\n"
+		"--rerun runs it again in a new job (it writes NAME.rerun, which the agent\n"
+		"takes as that request; a hand-made NAME.rerun does the same).\n"
+		"\n"
+		"  -r, --rerun           run this content again, even if it has its answer\n"
 		"  -t, --timeout S       give up after S seconds (default 120)\n"
 		"  -j, --json            print the result document\n"
-		"  -c, --config-dir DIR  configuration directory\n"
+		"  -c, --config-dir DIR  configuration directory (default: the running\n"
+		"                        agent's, else $MAI_CONFIG_DIR or /etc/mai)\n"
 		"\n"
 		"Exit status: 0 it ran and exited 0; 1 it ran and failed (non-zero exit,\n"
 		"signal, timeout, a limit, sandbox error); 2 bad arguments or unreadable\n"
 		"FILE; 3 invalid configuration; 6 held (awaiting_confirmation or blocked:\n"
-		"see mai-agent approve|override); 7 rejected; 8 no final answer in time.\n");
+		"see mai-agent approve|override); 7 rejected; 8 no final answer (in time,\n"
+		"or the agent is not running: the message says which).\n");
 }
 
 static int copy_into(const char *drop, const char *base, const struct intake_snapshot *s)
@@ -120,9 +130,120 @@ static bool wait_mounted(const char *drop, const char *side, long timeout_s)
 	return fd < 0 && e == EINTR;
 }
 
+/* Asks the agent to run base again: an empty base-without-.py.rerun in
+ * drop (names.h), which it takes and removes. One already there is the
+ * same request. 0 or -errno. */
+static int ask_rerun(const char *drop, const char *base)
+{
+	_cleanup_free_ char *name = names_sidecar(base, ".rerun");
+	_cleanup_free_ char *path = xasprintf("%s/%s", drop, name);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return errno == EEXIST ? 0 : -errno;
+	close(fd);
+	return 0;
+}
+
+struct submit_wait {
+	const char *drop, *state_dir, *side, *base, *sha256;
+	uid_t agent_uid;
+	const char *since;       /* only an answer accepted since (a rerun), or NULL */
+	const char *why;         /* the last reason the drop directory gave no answer */
+	bool foreign;            /* a file that is not the agent's holds the result's name */
+	bool from_fallback;      /* the answer came from the agent's copy in unplaced/ */
+	bool agent_down;         /* no running agent (status.json) */
+};
+
+/* The agent's copy of a result it could not place (place.h), when this
+ * process may read it and it answers this content; else NULL. */
+static json_t *read_unplaced(const struct submit_wait *w)
+{
+	_cleanup_free_ char *name = place_fallback_name(w->side);
+	_cleanup_free_ char *path = xasprintf("%s/%s/%s", w->state_dir, PLACE_FALLBACK_DIR, name);
+	json_t *o = json_load_file(path, 0, NULL);
+	if (o && result_json_answers(o, w->sha256, NULL))
+		return o;
+	json_decref(o);
+	return NULL;
+}
+
+/* Whether res is the answer waited for. */
+static bool answers(const struct submit_wait *w, json_t *res)
+{
+	if (!res || !result_json_answers(res, w->sha256, NULL))
+		return false;
+	if (!w->since)
+		return true;
+	const char *accepted = json_string_value(json_object_get(json_object_get(res, "times"),
+								 "accepted"));
+	return accepted && strcmp(accepted, w->since) >= 0;
+}
+
+/* Polls for the answer, every 50 ms, for at most timeout_s; gives up sooner
+ * when no agent runs (3 s without one). A new reference, or NULL with
+ * w->why, w->foreign and w->agent_down saying why. */
+static json_t *wait_answer(struct submit_wait *w, long timeout_s)
+{
+	_cleanup_close_ int drop_fd = open(w->drop, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct timespec t0, now, pause = { 0, 50 * 1000000L };
+	long down_since = -1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (unsigned i = 0;; i++) {
+		/* Only the agent's own answer for this content (held.h). */
+		w->why = NULL;
+		json_t *res = drop_fd < 0 ? NULL : held_read_result(drop_fd, w->side, w->base,
+								     w->sha256, w->agent_uid, &w->why);
+		if (answers(w, res))
+			return res;
+		json_decref(res);
+		res = NULL;
+		/* Another user's file at the name: the agent's answer went to its
+		 * state directory, which root may read. */
+		w->foreign = w->why && strstr(w->why, "not the agent's");
+		if (w->foreign && (res = read_unplaced(w)) && answers(w, res)) {
+			w->from_fallback = true;
+			return res;
+		}
+		json_decref(res);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (i % 20 == 0) {
+			w->agent_down = !follow_agent_running(w->state_dir);
+			if (!w->agent_down)
+				down_since = -1;
+			else if (down_since < 0)
+				down_since = now.tv_sec;
+			else if (now.tv_sec - down_since >= 3)
+				return NULL;
+		}
+		if (now.tv_sec - t0.tv_sec >= timeout_s)
+			return NULL;
+		nanosleep(&pause, NULL);
+	}
+}
+
+/* Why there is no answer, as exactly as it is known. */
+static void say_no_answer(const struct submit_wait *w, long timeout_s)
+{
+	if (w->agent_down)
+		log_errorx("submit: no answer for %s: no agent is running for %s (its status.json "
+			   "is missing or stale); start it ('mai-agent run', or ./run-agent): it "
+			   "answers %s at its start", w->base, w->drop, w->base);
+	else if (w->foreign)
+		log_errorx("submit: no answer for %s: %s/%s is a file that is not the agent's "
+			   "(another user's file, a link, or not a regular file), so the agent "
+			   "cannot place its answer there; it keeps it in %s/%s/ (root) and the "
+			   "audit view's runs/. Remove that file and submit again", w->base, w->drop,
+			   w->side, w->state_dir, PLACE_FALLBACK_DIR);
+	else
+		log_errorx("submit: no final answer for %s (sha256 %.12s) within %lds: %s "
+			   "('mai-agent status' shows what the agent is doing)", w->base, w->sha256,
+			   timeout_s, w->why ? w->why : "the agent has not answered yet");
+}
+
 int cmd_submit(int argc, char **argv)
 {
 	static const struct option options[] = {
+		{ "rerun", no_argument, NULL, 'r' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "config-dir", required_argument, NULL, 'c' },
@@ -130,15 +251,16 @@ int cmd_submit(int argc, char **argv)
 		{ 0 },
 	};
 	const char *dir_arg = NULL;
-	bool as_json = false;
+	bool as_json = false, rerun = false;
 	long timeout_s = 120;
 	_cleanup_free_ char *dir = NULL, *err = NULL;
 	struct mai_config *cfg = NULL;
 	char *end;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "t:jc:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "rt:jc:h", options, NULL)) != -1) {
 		switch (c) {
+		case 'r': rerun = true; break;
 		case 't':
 			timeout_s = strtol(optarg, &end, 10);
 			if (*end || timeout_s <= 0 || timeout_s > 86400) {
@@ -171,7 +293,7 @@ int cmd_submit(int argc, char **argv)
 			   "%zu bytes", file, strlen(base), (size_t)NAME_MAX - strlen(RESULT_SUFFIX) + 3);
 		return MAI_EXIT_USAGE;
 	}
-	if (config_dir_resolve(dir_arg, &dir, &err) < 0 || config_load(dir, &cfg, &err) < 0) {
+	if (follow_config_load(dir_arg, &dir, &cfg, &err) < 0) {
 		log_errorx("%s", err);
 		return MAI_EXIT_CONFIG;
 	}
@@ -186,9 +308,16 @@ int cmd_submit(int argc, char **argv)
 		return MAI_EXIT_USAGE;
 	}
 	_cleanup_free_ char *drop = xstrdup(cfg->agent.drop_dir);
+	_cleanup_free_ char *state_dir = xstrdup(cfg->agent.state_dir);
 	bool mounted = cfg->agent.drop_mode == CONFIG_DROP_MOUNT;
 	uid_t agent_uid = held_agent_uid(cfg);
 	config_free(cfg);
+	/* Any answer accepted from now on is for this submission; one accepted
+	 * before it is an earlier answer for the same content. */
+	struct timespec since;
+	clock_gettime(CLOCK_REALTIME, &since);
+	char since_text[40];
+	result_format_time(&since, since_text, sizeof(since_text));
 	int r = copy_into(drop, base, &snap);
 	if (r < 0) {
 		log_errorx("submit: cannot copy %s into %s: %s (agent.drop_dir in agent.yaml)",
@@ -198,32 +327,35 @@ int cmd_submit(int argc, char **argv)
 	}
 	_cleanup_free_ char *side = names_sidecar(base, RESULT_SUFFIX);
 	_cleanup_free_ char *side_path = xasprintf("%s/%s", drop, side);
-	_cleanup_close_ int drop_fd = open(drop, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	struct timespec t0, now, pause = { 0, 50 * 1000000L };
-	json_t *res = NULL;
-	const char *why;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	bool timed_out = mounted && wait_mounted(drop, side, timeout_s);
-	while (!timed_out) {
-		/* Only the agent's own answer for this content (held.h). */
-		res = drop_fd < 0 ? NULL : held_read_result(drop_fd, side, base, snap.sha256,
-							     agent_uid, &why);
-		if (res && result_json_answers(res, snap.sha256, NULL))
-			break;
-		json_decref(res);
-		res = NULL;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (now.tv_sec - t0.tv_sec >= timeout_s)
-			break;
-		nanosleep(&pause, NULL);
-	}
-	if (!res) {
-		log_errorx("submit: no final answer for %s (sha256 %.12s) within %lds: is the agent "
-			   "running ('mai-agent status')?", base, snap.sha256, timeout_s);
+	if (rerun && (r = ask_rerun(drop, base)) < 0) {
+		_cleanup_free_ char *ask = names_sidecar(base, ".rerun");
+		log_errorx("submit: cannot ask for a new run of %s (%s in %s): %s", base, ask, drop,
+			   strerror(-r));
 		intake_snapshot_clear(&snap);
+		return MAI_EXIT_USAGE;
+	}
+	struct submit_wait w = { .drop = drop, .state_dir = state_dir, .side = side, .base = base,
+				 .sha256 = snap.sha256, .agent_uid = agent_uid,
+				 .since = rerun ? since_text : NULL };
+	/* .wait answers as soon as this content has any final answer: an
+	 * earlier one too, which a rerun must not take. */
+	bool timed_out = mounted && !rerun && wait_mounted(drop, side, timeout_s);
+	json_t *res = timed_out ? NULL : wait_answer(&w, timeout_s);
+	intake_snapshot_clear(&snap);
+	if (!res) {
+		say_no_answer(&w, timeout_s);
 		return SUBMIT_NO_ANSWER;
 	}
-	intake_snapshot_clear(&snap);
+	const char *accepted = json_string_value(json_object_get(json_object_get(res, "times"),
+								 "accepted"));
+	if (!rerun && accepted && strcmp(accepted, since_text) < 0)
+		log_info("submit: %s was answered before (accepted %s) for exactly this content, so "
+			 "it was not run again; 'mai-agent submit --rerun' runs it again", base,
+			 accepted);
+	if (w.from_fallback)
+		log_warnx("submit: %s is a file that is not the agent's, so the answer below is the "
+			  "agent's copy from %s/%s/; remove that file so that the next answer lands "
+			  "in the drop directory", side_path, state_dir, PLACE_FALLBACK_DIR);
 	if (as_json) {
 		char *text = json_dumps(res, JSON_INDENT(2) | JSON_SORT_KEYS);
 		printf("%s\n", text);

@@ -1,5 +1,6 @@
 /* mai-agent: the entry point dispatches to one subcommand. */
 #include <getopt.h>
+#include <signal.h>
 #include <string.h>
 
 #include "cmd.h"
@@ -66,6 +67,12 @@ static int run_unavailable(const struct mai_command *c, int argc, char **argv)
 int main(int argc, char **argv)
 {
 	log_init("mai-agent", LOG_LEVEL_INFO);
+	/* A reader that went away (`mai-agent run | head -1`, a tee that
+	 * Ctrl-C ended first) must not end the agent in the middle of its work
+	 * without its cleanup: a write to a closed pipe fails with EPIPE and is
+	 * dropped (the --log-file, when given, keeps every line). Children
+	 * get the default back (subprocess_spawnattr_init). */
+	signal(SIGPIPE, SIG_IGN);
 
 	if (argc < 2) {
 		usage(stderr);

@@ -16,7 +16,12 @@ void sandbox_options_from_config(const struct mai_config *cfg, const char *insta
 	sandbox_options_defaults(o);
 	o->socket_path = cfg->agent.docker.socket;
 	o->image = c->image;
-	o->user = c->user;
+	if (config_uid_range_parse(c->uid_range, &o->uid_first, &o->uid_last) < 0) {
+		/* The loader checked it: keep the defaults. */
+		o->uid_first = SANDBOX_UID_FIRST;
+		o->uid_last = SANDBOX_UID_LAST;
+	}
+	o->uid_check = true;
 	o->instance_id = instance_id;
 	o->workers = cfg->agent.workers > 0 ? (unsigned)cfg->agent.workers : 1;
 	o->pool_size = c->pool_size == CONFIG_AUTO ? SANDBOX_POOL_AUTO
@@ -39,6 +44,8 @@ void sandbox_options_from_config(const struct mai_config *cfg, const char *insta
 			.memory_bytes = (int64_t)l->memory, .nano_cpus = (int64_t)l->nano_cpus,
 			.pids = l->pids, .tmpfs_bytes = (int64_t)l->tmpfs_size, .nofile = l->nofile,
 			.fsize_bytes = (int64_t)l->fsize, .timeout_ms = (int64_t)l->timeout_ms,
+			.sigpending = l->sigpending, .msgqueue_bytes = (int64_t)l->msgqueue,
+			.memlock_bytes = (int64_t)l->memlock,
 			.stdout_max = (int64_t)c->stdout_max, .stderr_max = (int64_t)c->stderr_max,
 		};
 		to->runtime = l->runtime;

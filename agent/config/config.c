@@ -6,6 +6,7 @@
 
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "config_keys.h"
 #include "config_value.h"
@@ -180,7 +181,9 @@ static int config_load_file(struct config_ctx *ctx, const char *dir, enum config
 	if (r == -ENOENT) {
 		free(ctx->err);
 		ctx->err = NULL;
-		log_info("%s not found: using the defaults of every key in it", path);
+		/* Said by 'config check' and 'run' (config_note_missing), not by
+		 * every command that loads it. */
+		log_debug("%s not found: using the defaults of every key in it", path);
 		return 0;
 	}
 	if (r < 0)
@@ -389,4 +392,13 @@ int config_dir_resolve(const char *arg, char **dir, char **err)
 	}
 	*dir = xstrdup(d);
 	return 0;
+}
+
+void config_note_missing(const char *dir)
+{
+	for (int f = 0; f < CONFIG_FILE_COUNT; f++) {
+		_cleanup_free_ char *path = xasprintf("%s/%s", dir, config_file_name((enum config_file)f));
+		if (access(path, F_OK) < 0 && errno == ENOENT)
+			log_info("%s not found: using the defaults of every key in it", path);
+	}
 }

@@ -106,6 +106,9 @@ struct config_trust_limits {
 	uint64_t tmpfs_size;
 	int64_t nofile;
 	uint64_t fsize;
+	int64_t sigpending;  /* ulimits of the run's own uid */
+	uint64_t msgqueue;
+	uint64_t memlock;
 	/* "runc", "runsc", any runtime dockerd knows, or "auto": runsc when
 	 * dockerd has it registered, else runc (resolved at start, cmd/). */
 	char *runtime;
@@ -119,7 +122,7 @@ struct config_trust_limits {
 
 struct config_sandbox {
 	char *image;
-	char *user; /* "UID:GID" or "UID", never root */
+	char *uid_range; /* "FIRST-LAST" (config_uid_range_parse) */
 	int64_t pool_size;          /* CONFIG_AUTO: sized by the sandbox */
 	bool self_test;
 	uint64_t stdout_max;
@@ -169,13 +172,22 @@ struct mai_config {
 int config_dir_resolve(const char *arg, char **dir, char **err) _must_check_;
 
 /* Loads the four files of dir into a new configuration. A missing file means
- * its defaults (logged at info). Returns 0 and *out (free with config_free),
+ * its defaults (logged at debug; see config_note_missing()). Returns 0 and *out (free with config_free),
  * or -EINVAL / -errno and *err, one line "file:line:col: what is wrong;
  * expected ..." (caller frees). On error nothing is allocated in *out, so a
  * reload can keep the configuration it has. */
 int config_load(const char *dir, struct mai_config **out, char **err) _must_check_;
 
 void config_free(struct mai_config *cfg);
+
+/* sandbox.uid_range's text "FIRST-LAST" as numbers: 0, or -EINVAL unless
+ * 0 < FIRST <= LAST < 2147483647. */
+int config_uid_range_parse(const char *s, uint32_t *first, uint32_t *last);
+
+/* Says (at info) which of the four files dir lacks, so that their defaults
+ * apply: once, from 'config check' and 'mai-agent run'; config_load() says
+ * it only at debug. */
+void config_note_missing(const char *dir) _nonnull_(1);
 
 /* The keys whose value differs between the running configuration and a
  * newly loaded one but that only take effect at the next start (the table's

@@ -36,18 +36,32 @@ static int config_all_of(const char *s, const char *accept)
 #define LOWER "abcdefghijklmnopqrstuvwxyz"
 #define UPPER "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
-static const char *check_user(const char *s)
+int config_uid_range_parse(const char *s, uint32_t *first, uint32_t *last)
 {
-	const char *expected = "a numeric uid:gid other than root, such as \"1000:1000\"";
-	const char *colon = strchr(s, ':');
-	size_t uid_len = colon ? (size_t)(colon - s) : strlen(s);
+	const char *dash = strchr(s, '-');
+	size_t a_len = dash ? (size_t)(dash - s) : 0;
+	char *end;
 
-	if (uid_len == 0 || uid_len > 9 || strspn(s, DIGITS) != uid_len)
-		return expected;
-	if (colon && (strlen(colon + 1) > 9 || !config_all_of(colon + 1, DIGITS)))
-		return expected;
-	if (strtol(s, NULL, 10) == 0 || (colon && strtol(colon + 1, NULL, 10) == 0))
-		return expected;
+	if (!dash || a_len == 0 || a_len > 10 || strspn(s, DIGITS) != a_len ||
+	    strlen(dash + 1) > 10 || !config_all_of(dash + 1, DIGITS))
+		return -EINVAL;
+	unsigned long long a = strtoull(s, &end, 10), b = strtoull(dash + 1, &end, 10);
+	/* Not root, and below 2^31 - 1: ids from 2^31 up are read as negative
+	 * by some programs, and 2^32 - 1 is the kernel's "no id". */
+	if (a == 0 || b < a || b >= 0x7fffffffULL)
+		return -EINVAL;
+	*first = (uint32_t)a;
+	*last = (uint32_t)b;
+	return 0;
+}
+
+static const char *check_uid_range(const char *s)
+{
+	uint32_t a, b;
+
+	if (config_uid_range_parse(s, &a, &b) < 0)
+		return "a range of uids FIRST-LAST with 0 < FIRST <= LAST < 2147483647, such as "
+		       "1879048192-1879113727";
 	return NULL;
 }
 
@@ -145,7 +159,8 @@ static const char *check_origin(const char *s)
  * the sandbox network, the open audit log) stays as it was started. */
 #define RESTART CONFIG_F_RESTART
 
-#define TRUST_KEYS(name, i, d_mem, d_cpus, d_pids, d_timeout, d_tmpfs, d_nofile, d_fsize, d_runtime)       \
+#define TRUST_KEYS(name, i, d_mem, d_cpus, d_pids, d_timeout, d_tmpfs, d_nofile, d_fsize, d_sigpending, \
+		   d_msgqueue, d_memlock, d_runtime)                                             \
 	KEY(SANDBOX, name ".memory", SIZE, d_mem, 16 * MB, 1024 * GB, 0, NULL,                   \
 	    "memory limit (Memory = MemorySwap, so no swap)", sandbox.levels[i].memory),        \
 	KEY(SANDBOX, name ".cpus", CPUS, d_cpus, NANO_CPU / 100, 1024 * NANO_CPU, 0, NULL,        \
@@ -160,6 +175,14 @@ static const char *check_origin(const char *s)
 	    "most open files (ulimit nofile)", sandbox.levels[i].nofile),                       \
 	KEY(SANDBOX, name ".fsize", SIZE, d_fsize, 1 * KB, 64 * GB, 0, NULL,                     \
 	    "largest file the script may write (ulimit fsize)", sandbox.levels[i].fsize),      \
+	KEY(SANDBOX, name ".sigpending", INT, d_sigpending, 16, 1048576, 0, NULL,                 \
+	    "most signals queued for the run's uid (ulimit sigpending)",                         \
+	    sandbox.levels[i].sigpending),                                                       \
+	KEY(SANDBOX, name ".msgqueue", SIZE, d_msgqueue, 0, 1 * GB, 0, NULL,                      \
+	    "most bytes in the POSIX message queues of the run's uid (ulimit msgqueue)",         \
+	    sandbox.levels[i].msgqueue),                                                         \
+	KEY(SANDBOX, name ".memlock", SIZE, d_memlock, 0, 64 * GB, 0, NULL,                       \
+	    "most memory the run may lock (ulimit memlock)", sandbox.levels[i].memlock),       \
 	KEY(SANDBOX, name ".runtime", STRING, d_runtime, 0, 0, RESTART, check_runtime,          \
 	    "OCI runtime: runc, runsc for gVisor, or auto (runsc when dockerd has it "          \
 	    "registered, else runc with a warning)", sandbox.levels[i].runtime),              \
@@ -246,8 +269,9 @@ const struct config_key config_keys[] = {
 	/* sandbox.yaml */
 	KEY(SANDBOX, "image", STRING, "mai-sandbox:latest", 0, 0, RESTART, check_image,
 	    "image with python3 that runs the scripts", sandbox.image),
-	KEY(SANDBOX, "user", STRING, "\"1000:1000\"", 0, 0, RESTART, check_user,
-	    "uid:gid inside the container, never root", sandbox.user),
+	KEY(SANDBOX, "uid_range", STRING, "1879048192-1879113727", 0, 0, RESTART, check_uid_range,
+	    "uids reserved for the containers, one per container in flight (gid the same); "
+	    "no host account, process or file may use them", sandbox.uid_range),
 	KEY(SANDBOX, "pool_size", INT, "auto", 0, 16, RESTART | CONFIG_F_AUTO, NULL,
 	    "containers per trust level created ahead of time (each still used once); auto: "
 	    "sized from the machine, 0: none", sandbox.pool_size),
@@ -273,9 +297,12 @@ const struct config_key config_keys[] = {
 	KEY(SANDBOX, "network.install_size", SIZE, "256m", 1 * MB, 64 * GB, RESTART, NULL,
 	    "size of the tmpfs one script's dependencies are installed into",
 	    sandbox.network.install_size),
-	TRUST_KEYS("trusted", TRUST_TRUSTED, "512m", "1.0", "128", "30s", "64m", "256", "64m", "runc"),
-	TRUST_KEYS("standard", TRUST_STANDARD, "256m", "1.0", "64", "10s", "32m", "128", "16m", "runc"),
-	TRUST_KEYS("untrusted", TRUST_UNTRUSTED, "128m", "0.5", "32", "5s", "16m", "64", "4m", "auto"),
+	TRUST_KEYS("trusted", TRUST_TRUSTED, "512m", "1.0", "128", "30s", "64m", "256", "64m", "1024", "800k", "8m",
+		   "runc"),
+	TRUST_KEYS("standard", TRUST_STANDARD, "256m", "1.0", "64", "10s", "32m", "128", "16m", "512", "400k", "4m",
+		   "runc"),
+	TRUST_KEYS("untrusted", TRUST_UNTRUSTED, "128m", "0.5", "32", "5s", "16m", "64", "4m", "256", "200k", "1m",
+		   "auto"),
 
 	/* audit.yaml */
 	KEY(AUDIT, "log_dir", PATH, "audit", 0, 0, CONFIG_F_RELATIVE | RESTART, NULL,

@@ -5,16 +5,19 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 
 #include "account.h"
 #include "daemon_inflight.h"
 #include "daemon_job.h"
+#include "daemon_mount.h"
 #include "dropfs.h"
 #include "fileio.h"
 #include "log.h"
@@ -83,8 +86,10 @@ static void resolve_writer(struct daemon *d, const char *name, const struct inta
 }
 
 /* Records and answers a file that never became a job (refused before its
- * content was read). seen: what intake saw of it (uid and links of a hard
- * link), or NULL; writer: who wrote it, as the source knows (may be NULL). */
+ * content was read, or read and not to be run: empty, incomplete). seen:
+ * what intake saw of it (uid and links of a hard link; the content's
+ * SHA-256 and size when it was read), or NULL; writer: who wrote it, as the
+ * source knows (may be NULL). */
 static void reject(struct daemon *d, const char *name, const char *reason, const char *message,
 		   const struct intake_snapshot *seen, const struct drop_writer *writer)
 {
@@ -92,11 +97,17 @@ static void reject(struct daemon *d, const char *name, const char *reason, const
 				 .detail = message, .writer = writer, .decision = { .uid = -1 } };
 	uint64_t seq;
 
+	if (seen && seen->sha256[0]) {
+		r.sha256 = seen->sha256;
+		r.size = seen->len;
+	}
 	clock_gettime(CLOCK_REALTIME, &r.accepted);
 	r.finished = r.accepted;
 	if (d->stages && d->stages->audit) {
 		_cleanup_free_ char *shown = names_is_utf8(name) ? xstrdup(name) : names_printable(name);
 		json_t *f = json_pack("{s:s, s:s}", "file", shown, "reason", reason);
+		if (r.sha256)
+			json_object_set_new(f, "sha256", json_string(r.sha256));
 		if (seen && seen->nlink > 1) {
 			json_object_set_new(f, "uid", json_integer(seen->uid));
 			json_object_set_new(f, "links", json_integer((json_int_t)seen->nlink));
@@ -149,6 +160,21 @@ static void reject_long_name(struct daemon *d, const char *name, const struct dr
 	reject(d, name, "name_too_long", msg, NULL, writer);
 }
 
+/* The message of a script the mount says is incomplete (intake.h): err is
+ * the errno of its failed write, 0 when it was open for writing as the agent
+ * stopped. Caller frees. */
+static char *incomplete_message(int err)
+{
+	if (err)
+		return xasprintf("A write to this file failed (%s) before it was closed, so its "
+				 "content is not complete: it was not run. Write it again once that "
+				 "is fixed (a full disk: free some space) and it is taken.",
+				 strerror(err));
+	return xstrdup("The file was open for writing when the agent stopped (it was killed, or "
+		       "the machine went down), so its content may not be complete: it was not "
+		       "run. Write it again (save it once more) and it is taken.");
+}
+
 /* Reads name's snapshot into *snap. */
 static enum intake_status read_snapshot(struct daemon *d, const char *name,
 					struct intake_snapshot *snap, int *err)
@@ -169,9 +195,10 @@ static enum intake_status read_snapshot(struct daemon *d, const char *name,
 
 /* Takes name in and queues it. force: a user's answer arrived for it.
  * taken: the snapshot the source took (taken over), or NULL to read it
- * now; writer: who wrote it, as the source knows (may be NULL). */
+ * now; writer: who wrote it, as the source knows (may be NULL); rerun_uid:
+ * who asked for it to run again (foo.rerun), or -1. */
 static void take(struct daemon *d, const char *name, bool force, struct drop_taken *taken,
-		 const struct drop_writer *writer)
+		 const struct drop_writer *writer, long rerun_uid)
 {
 	_cleanup_free_ char *printable = names_printable(name);
 	struct daemon_job *job;
@@ -184,6 +211,7 @@ static void take(struct daemon *d, const char *name, bool force, struct drop_tak
 		return;
 	}
 	job = xcalloc(1, sizeof(*job));
+	job->rerun_uid = rerun_uid;
 	if (taken) {
 		s = taken->status;
 		err = taken->err;
@@ -195,6 +223,30 @@ static void take(struct daemon *d, const char *name, bool force, struct drop_tak
 			s = INTAKE_TOO_LARGE;
 	} else {
 		s = read_snapshot(d, name, &job->snap, &err);
+		/* Read by the agent itself (a retry, an answer, a rerun): the
+		 * source's word on content whose write did not complete stands. */
+		if (s == INTAKE_OK && drop_source_incomplete(d->source, name, &err))
+			s = INTAKE_INCOMPLETE;
+	}
+	if (s == INTAKE_INCOMPLETE) {
+		_cleanup_free_ char *msg = incomplete_message(err);
+		if (err)
+			log_warnx("%s: a write to it failed (%s): not run, rejected (incomplete)",
+				  printable, strerror(err));
+		else
+			log_warnx("%s: it was open for writing when the agent stopped: not run, "
+				  "rejected (incomplete)", printable);
+		reject(d, name, "incomplete", msg, &job->snap, writer);
+		daemon_job_free(job);
+		return;
+	}
+	if (s == INTAKE_OK && job->snap.len == 0) {
+		log_info("%s: empty: answered without a container", printable);
+		reject(d, name, "empty", "The file is empty (0 bytes): there is nothing to run, so no "
+		       "container was started. If a write to it failed (a full disk?), write it "
+		       "again.", &job->snap, writer);
+		daemon_job_free(job);
+		return;
 	}
 	if (s != INTAKE_OK) {
 		if (s == INTAKE_VANISHED) {
@@ -235,6 +287,11 @@ static void take(struct daemon *d, const char *name, bool force, struct drop_tak
 		daemon_job_free(job);
 		return;
 	}
+	if (!force && jobs_is_final(d->jobs, name, job->snap.sha256, NULL) &&
+	    daemon_job_answer_again(&d->env, name, job->snap.sha256)) {
+		daemon_job_free(job);
+		return;
+	}
 	job->name = xstrdup(name);
 	clock_gettime(CLOCK_REALTIME, &job->accepted);
 	/* A snapshot the source took (mount mode) was read at the close. */
@@ -260,6 +317,29 @@ static void on_accepted(void *arg, const struct jobs_item *item)
 	job->queued_write_ns = job->queued_at_ns - t;
 }
 
+/* foo.rerun: foo.py runs again as it is, in a new job, whatever answer its
+ * content has; the request is used up (removed), and the job's
+ * job_accepted record names who asked (rerun_by). */
+static void rerun(struct daemon *d, const char *rel, const char *script,
+		  const struct drop_writer *said)
+{
+	_cleanup_free_ char *p = names_printable(rel);
+	const char *base = rel;
+	struct stat st;
+	_cleanup_close_ int dfd = place_open_parent(drop_source_dir(d->source), rel, &base);
+	if (dfd < 0 || fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return; /* used up already */
+	if (unlinkat(dfd, base, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) < 0) {
+		log_warn("%s: cannot remove it, so the request is not used up; not run again", p);
+		return;
+	}
+	drop_source_changed(d->source, rel);
+	long uid = said && said->from != DROP_WRITER_UNKNOWN ? (long)said->uid : (long)st.st_uid;
+	_cleanup_free_ char *who = account_user_label((uid_t)uid);
+	log_info("%s: %s asks for a new run", p, who);
+	take(d, script, true, NULL, NULL, uid);
+}
+
 static void on_name(void *arg, struct drop_name *n)
 {
 	struct daemon *d = arg;
@@ -267,14 +347,20 @@ static void on_name(void *arg, struct drop_name *n)
 
 	switch (n->kind) {
 	case NAMES_SCRIPT:
-		take(d, n->rel, false, n->taken, w);
+		take(d, n->rel, false, n->taken, w, -1);
 		break;
 	case NAMES_APPROVE:
 	case NAMES_OVERRIDE: {
 		/* The writer is the answer's: the script's comes from before. */
 		_cleanup_free_ char *script = names_script_for_answer(n->rel);
 		if (script)
-			take(d, script, true, NULL, NULL);
+			take(d, script, true, NULL, NULL, -1);
+		break;
+	}
+	case NAMES_RERUN: {
+		_cleanup_free_ char *script = names_script_for_answer(n->rel);
+		if (script)
+			rerun(d, n->rel, script, w);
 		break;
 	}
 	case NAMES_BAD_NAME:
@@ -297,7 +383,7 @@ static int run_retries(struct daemon *d)
 		log_info("retrying %s", names[i]);
 		/* Forced: the index may hold an earlier held state of this very
 		 * content (awaiting_confirmation before the approval came). */
-		take(d, names[i], true, NULL, NULL);
+		take(d, names[i], true, NULL, NULL, -1);
 		free(names[i]);
 	}
 	if (n == ARRAY_SIZE(names))
@@ -316,6 +402,7 @@ static void write_status(struct daemon *d)
 					 .watching = drop_source_present(d->source),
 					 .config_sha256 = d->reloaded ? d->reloaded->sha256
 								      : d->cfg->sha256,
+					 .config_dir = d->config_dir,
 					 .docker_checked = &checked };
 
 	jobs_get_stats(d->jobs, &js);
@@ -465,7 +552,14 @@ static void handle_signals(struct daemon *d)
 		if (si.ssi_signo == SIGHUP) {
 			reload(d);
 		} else {
-			log_info("%s: stopping", strsignal((int)si.ssi_signo));
+			/* Who asked, for an operator who wonders why it stopped. */
+			char comm[32] = "?";
+			_cleanup_free_ char *cpath = xasprintf("/proc/%u/comm", si.ssi_pid);
+			_cleanup_fclose_ FILE *cf = si.ssi_pid ? fopen(cpath, "re") : NULL;
+			if (cf && fgets(comm, sizeof(comm), cf))
+				comm[strcspn(comm, "\n")] = '\0';
+			log_info("%s from pid %u (%s): stopping", strsignal((int)si.ssi_signo),
+				 si.ssi_pid, comm);
 			atomic_store(&d->stop, true);
 		}
 	}
@@ -515,6 +609,8 @@ int daemon_run(struct daemon *d)
 			log_warnx("reading the drop directory's events: %s", strerror(-r));
 		uint64_t now = (uint64_t)monoclock_ms();
 		if (daemon_status_dirty(d->env.status) || now - last_status >= STATUS_EVERY_MS) {
+			/* Answers a full disk held back, as soon as it has room. */
+			daemon_sidecars_place_pending(d->env.sidecars);
 			write_status(d);
 			last_status = now;
 		}
@@ -538,71 +634,6 @@ void daemon_request_stop(struct daemon *d)
 	wake(d);
 }
 
-/* Whether caller may write an answer file for script, whose writer is
- * script_uid (-1: no such script): the approvers of security.yaml, asked on
- * a mount thread (dropfs.h). */
-static int answer_allowed(void *arg, const struct drop_writer *caller, const char *script,
-			  long script_uid, const char **status, char **why)
-{
-	struct daemon *d = arg;
-	struct approvers *a = daemon_job_approvers(&d->env);
-	enum approvers_verdict v = script_uid >= 0 ?
-		approvers_check(a, caller->uid, (uid_t)script_uid) :
-		approvers_is_approver(a, caller->uid) ? APPROVERS_OK : APPROVERS_NOT_APPROVER;
-	_cleanup_free_ char *who = approvers_describe(a);
-	_cleanup_free_ char *user = account_user_label(caller->uid);
-	approvers_unref(a);
-	*status = approvers_verdict_to_string(v);
-	if (v == APPROVERS_OK)
-		return 0;
-	if (v == APPROVERS_SELF)
-		*why = xasprintf("%s wrote %s and may not approve or override it too: another "
-				 "approver must (on a single-user machine set allow_self_approval: "
-				 "true in security.yaml)", user, script);
-	else
-		*why = xasprintf("%s may not approve or override %s: only %s may (approvers in "
-				 "security.yaml)", user, script, who);
-	return -EPERM;
-}
-
-/* A refusal at the mount's call (dropfs.h), on a mount thread: a log line
- * for each, and for an answer file an approval or override record. */
-static void on_refused(void *arg, const struct dropfs_refusal *rf)
-{
-	struct daemon *d = arg;
-	_cleanup_free_ char *p = names_printable(rf->rel);
-	const struct drop_writer *c = rf->caller;
-
-	log_warnx("%s: %s refused (%s) for uid %u (pid %d, %s): %s%s%s", p, rf->op,
-		  strerror(rf->err), (unsigned)c->uid, (int)c->pid,
-		  c->process[0] ? c->process : "?", dropfs_refusal_why_to_string(rf->why),
-		  rf->detail ? "; " : "", rf->detail ? rf->detail : "");
-	if (rf->why != DROPFS_NOT_APPROVER || !d->stages || !d->stages->audit)
-		return;
-	const char *status = rf->status ? rf->status : "not_approver";
-	_cleanup_free_ char *consumed = xasprintf(
-		"refused at the call: %s",
-		strcmp(status, "self_approval") == 0 ? "self-approval" : "not an approver");
-	_cleanup_free_ char *user = account_user_name(c->uid);
-	json_t *f = json_pack("{s:s, s:o, s:n, s:I, s:o, s:o, s:s, s:b, s:s, s:s, s:s, s:s}",
-			      "file", rf->script, "sha256",
-			      rf->script_sha256 ? json_string(rf->script_sha256) : json_null(),
-			      "job", "uid", (json_int_t)c->uid, "user",
-			      user ? json_string(user) : json_null(), "writer",
-			      drop_writer_to_json(c), "explanation", "", "accepted", 0, "status",
-			      status, "consumed", consumed, "refused_at", "call", "operation", rf->op);
-	if (rf->script_uid >= 0)
-		json_object_set_new(f, "script_uid", json_integer(rf->script_uid));
-	if (rf->detail)
-		json_object_set_new(f, "reason", json_string(rf->detail));
-	uint64_t seq;
-	enum audit_event e = rf->kind == NAMES_OVERRIDE ? AUDIT_EVENT_OVERRIDE : AUDIT_EVENT_APPROVAL;
-	if (d->stages->audit(d->stages->ctx, e, f, &seq) < 0)
-		log_errorx("%s: the refused %s could not be recorded in the audit log", p,
-			   audit_event_to_string(e));
-	json_decref(f);
-}
-
 /* The source of names agent.drop_mode asks for, with the drop directory's
  * permissions and group applied. 0 or -errno with *err. */
 static int open_source(struct daemon *d, char **err)
@@ -611,11 +642,13 @@ static int open_source(struct daemon *d, char **err)
 	int r;
 
 	if (ag->drop_mode == CONFIG_DROP_MOUNT) {
+		_cleanup_free_ char *notes = xasprintf("%s/%s", ag->state_dir, DAEMON_WRITING_DIR);
 		struct dropfs_options fo = {
 			.dir = ag->drop_dir, .recursive = ag->recursive,
 			.max_file_size = ag->max_file_size, .dir_mode = ag->drop_dir_mode,
-			.dir_group = ag->drop_dir_group, .answer_allowed = answer_allowed,
-			.refused = on_refused, .arg = d,
+			.dir_group = ag->drop_dir_group,
+			.answer_allowed = daemon_mount_answer_allowed,
+			.refused = daemon_mount_refused, .arg = &d->env, .notes_dir = notes,
 		};
 		r = dropfs_new(&fo, on_name, d, &d->source, err);
 	} else {
@@ -667,7 +700,11 @@ int daemon_new(const struct daemon_options *o, struct daemon **out, char **err)
 	int r;
 
 	d->cfg = o->cfg;
-	d->config_dir = o->config_dir ? xstrdup(o->config_dir) : NULL;
+	/* Absolute, as status.json gives it to the commands (a relative one
+	 * would name another directory from their working directory). */
+	d->config_dir = o->config_dir ? realpath(o->config_dir, NULL) : NULL;
+	if (o->config_dir && !d->config_dir)
+		d->config_dir = xstrdup(o->config_dir);
 	d->stages = o->stages;
 	d->epfd = d->sigfd = d->wakefd = -1;
 	d->writers = strmap_new(free);
@@ -677,6 +714,7 @@ int daemon_new(const struct daemon_options *o, struct daemon **out, char **err)
 					      ag->docker.retry_backoff_max_ms),
 		.grants = daemon_grants_new(), .resumes = daemon_resumes_new(), .wake = wake, .wake_arg = d,
 	};
+	d->env.sidecars = daemon_sidecars_new(ag->state_dir, daemon_job_place_again, &d->env);
 	pthread_mutex_init(&d->env.result_lock, NULL);
 	pthread_mutex_init(&d->env.approvers_lock, NULL);
 	d->fallback_dir = xasprintf("%s/%s", ag->state_dir, PLACE_FALLBACK_DIR);
@@ -750,6 +788,7 @@ void daemon_free(struct daemon *d)
 	daemon_retries_free(d->env.retries);
 	daemon_grants_free(d->env.grants);
 	daemon_resumes_free(d->env.resumes);
+	daemon_sidecars_free(d->env.sidecars);
 	daemon_status_free(d->env.status);
 	if (d->epfd >= 0)
 		close(d->epfd);

@@ -23,6 +23,10 @@
 #include "daemon_status.h"
 #include "macro.h"
 
+/* In mount mode, the notes of the scripts open for writing, in
+ * agent.state_dir (dropfs.h "Incomplete content"). */
+#define DAEMON_WRITING_DIR "writing"
+
 struct daemon_options {
 	const struct mai_config *cfg; /* borrowed for the daemon's lifetime */
 	const char *config_dir;       /* reloaded on SIGHUP; NULL: no reload */

@@ -22,14 +22,53 @@ void daemon_job_free(void *payload)
 	free(job);
 }
 
+/* Places text as script's sidecar with suffix, one writer at a time; the
+ * source hears of it when it is in the drop directory. */
+static int place_text(struct daemon_job_env *env, const char *script, const char *suffix,
+		      const char *text, size_t len, enum place_sync sync, char **err)
+{
+	_cleanup_free_ char *side = names_result_sidecar(script, suffix);
+	pthread_mutex_lock(&env->result_lock);
+	int r = place_sidecar(&env->place, side, text, len, sync, err);
+	pthread_mutex_unlock(&env->result_lock);
+	if (r == PLACE_IN_DROP_DIR)
+		drop_source_changed(env->source, side);
+	return r;
+}
+
+int daemon_job_place_again(void *arg, const char *script, const char *suffix, const char *text,
+			   size_t len)
+{
+	_cleanup_free_ char *err = NULL;
+	int r = place_text(arg, script, suffix, text, len, PLACE_SYNC, &err);
+	/* Said once when the answer came; a full disk would say it every
+	 * second. */
+	if (r < 0 || r == PLACE_IN_FALLBACK)
+		log_debug("%s", err);
+	return r;
+}
+
 void daemon_job_write_result(struct daemon_job_env *env, const struct result_info *r)
 {
 	char *err = NULL;
+	size_t len = 0;
+	_cleanup_free_ char *text = result_render(r, &len);
+	int rc;
 
+	/* queued and running are replaced within moments and say nothing a
+	 * restart needs (it takes again every script without a final answer),
+	 * so they are written atomically but not synced: each fsync of the file
+	 * and of its directory costs a drop a millisecond or more. */
+	bool durable = r->state != RESULT_QUEUED && r->state != RESULT_RUNNING;
 	stagetime_mark(STAGE_OTHER);
-	pthread_mutex_lock(&env->result_lock);
-	int rc = result_write(&env->place, r, &err);
-	pthread_mutex_unlock(&env->result_lock);
+	if (text) {
+		rc = place_text(env, r->file, RESULT_SUFFIX, text, len,
+				durable ? PLACE_SYNC : PLACE_SYNC_NONE, &err);
+	} else {
+		_cleanup_free_ char *p = names_printable(r->file);
+		err = xasprintf("cannot encode the result of %s as JSON", p);
+		rc = -EINVAL;
+	}
 	stagetime_mark(STAGE_RESULT);
 	/* A refused name is said once per answer: at its last write. */
 	if (rc == PLACE_IN_FALLBACK && (r->state == RESULT_QUEUED || r->state == RESULT_RUNNING))
@@ -37,12 +76,12 @@ void daemon_job_write_result(struct daemon_job_env *env, const struct result_inf
 	else if (rc == PLACE_IN_FALLBACK)
 		log_warnx("%s", err);
 	else if (rc < 0)
-		log_errorx("%s", err);
+		log_errorx("%s%s", err, result_state_is_final(r->state) && text && env->sidecars ?
+			   "; it is written as soon as the drop directory takes it" : "");
 	free(err);
-	if (rc == PLACE_IN_DROP_DIR) {
-		_cleanup_free_ char *side = names_result_sidecar(r->file, RESULT_SUFFIX);
-		drop_source_changed(env->source, side);
-	}
+	if (text && env->sidecars)
+		daemon_sidecars_keep(env->sidecars, r->file, RESULT_SUFFIX, text, len,
+				     result_state_is_final(r->state), rc);
 	daemon_status_count_state(env->status, r->state);
 	daemon_status_observe_result(env->status, r);
 	if (r->state == RESULT_ERROR) {
@@ -60,21 +99,52 @@ void daemon_job_write_result(struct daemon_job_env *env, const struct result_inf
 int daemon_job_place(struct daemon_job_env *env, const char *script, const char *suffix,
 		     const char *text, size_t len)
 {
-	_cleanup_free_ char *side = names_result_sidecar(script, suffix);
 	_cleanup_free_ char *err = NULL;
-
-	pthread_mutex_lock(&env->result_lock);
 	/* Its directory is synced with the result.json that follows it
 	 * (finish_final): one fsync of the directory for both. */
-	int r = place_sidecar(&env->place, side, text, len, PLACE_SYNC_DATA, &err);
-	pthread_mutex_unlock(&env->result_lock);
+	int r = place_text(env, script, suffix, text, len, PLACE_SYNC_DATA, &err);
 	if (r == PLACE_IN_FALLBACK)
 		log_warnx("%s", err);
 	else if (r < 0)
 		log_errorx("%s", err);
-	else
-		drop_source_changed(env->source, side);
+	if (env->sidecars)
+		daemon_sidecars_keep(env->sidecars, script, suffix, text, len, true, r);
 	return r < 0 ? r : 0;
+}
+
+bool daemon_job_answer_again(struct daemon_job_env *env, const char *name, const char *sha256)
+{
+	_cleanup_free_ char *what = NULL, *p = names_printable(name);
+	int placed;
+	enum daemon_sidecars_restored r = daemon_sidecars_restore(
+		env->sidecars, drop_source_dir(env->source), name, sha256, &what, &placed);
+
+	if (r == DAEMON_SIDECARS_IN_PLACE)
+		return true;
+	if (r == DAEMON_SIDECARS_NO_COPY) {
+		log_info("%s: this content has a final answer, but the agent keeps no copy of it: "
+			 "it runs again", p);
+		return false;
+	}
+	const char *where = placed == PLACE_IN_DROP_DIR ? "drop_dir" :
+			    placed == PLACE_IN_FALLBACK ? "fallback" : "nowhere";
+	if (placed == PLACE_IN_DROP_DIR)
+		log_info("%s: its answer was written again from the agent's copy (%s)", p, what);
+	else
+		log_warnx("%s: its answer could not be written again in the drop directory (%s): "
+			  "it is %s", p, what, placed == PLACE_IN_FALLBACK ?
+			  "in the state directory's unplaced/ and the audit view's runs/" :
+			  "written as soon as the disk takes it");
+	if (env->stages && env->stages->audit) {
+		uint64_t seq;
+		json_t *f = json_pack("{s:s, s:s, s:s, s:s}", "file", name, "sha256", sha256,
+				      "sidecars", what, "placed", where);
+		if (env->stages->audit(env->stages->ctx, AUDIT_EVENT_ANSWER_RESTORED, f, &seq) < 0)
+			log_errorx("%s: the answer placed again cannot be recorded in the audit log",
+				   p);
+		json_decref(f);
+	}
+	return true;
 }
 
 struct approvers *daemon_job_approvers(struct daemon_job_env *env)
@@ -168,6 +238,8 @@ static bool audit_accept(struct job_ctx *c)
 			      "writer", drop_writer_to_json(w));
 	if (c->writer)
 		json_object_set_new(f, "user", json_string(c->writer));
+	if (c->job->rerun_uid >= 0)
+		json_object_set_new(f, "rerun_by", json_integer(c->job->rerun_uid));
 	if (err)
 		json_object_set_new(f, "history_error", json_string(err));
 	/* Queued: durable with the decision (or whatever the job appends

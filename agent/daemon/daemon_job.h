@@ -14,6 +14,7 @@
 #include "daemon_grant.h"
 #include "daemon_resume.h"
 #include "daemon_retry.h"
+#include "daemon_sidecars.h"
 #include "daemon_stages.h"
 #include "daemon_status.h"
 #include "intake.h"
@@ -30,6 +31,7 @@ struct daemon_job {
 	struct intake_snapshot snap;
 	struct drop_writer writer;
 	struct timespec accepted;
+	long rerun_uid; /* who asked for a new run of this content (foo.rerun), or -1 */
 	/* For its stages (stagetime.h): how long the snapshot took, how long
 	 * the queued result.json took, and when (monotonic ns) it was queued. */
 	int64_t intake_ns, queued_write_ns, queued_at_ns;
@@ -48,6 +50,8 @@ struct daemon_job_env {
 	struct daemon_retries *retries;
 	struct daemon_grants *grants;
 	struct daemon_resumes *resumes;
+	/* The final sidecars kept, and those waiting for room (NULL: none kept). */
+	struct daemon_sidecars *sidecars;
 	struct jobs *jobs;
 	/* Runs must stop (the sandbox watches it): the audit log refused a
 	 * record, or the agent stops. A record taken clears it, unless the
@@ -72,11 +76,21 @@ void daemon_job_run(void *arg, const struct jobs_item *item);
 /* Writes a result sidecar, counts its state and logs it; the source hears
  * of it (a mount drops what the kernel cached and wakes its waiters). */
 void daemon_job_write_result(struct daemon_job_env *env, const struct result_info *r);
-/* Places a sidecar's text (".audit") for script, its directory synced by
- * the final result.json written next; logs a refusal or failure.
- * 0 when it is in the drop directory or the fallback, else -errno. */
+/* Places a final sidecar's text (".audit") for script, its directory
+ * synced by the final result.json written next; logs a refusal or failure,
+ * and keeps it (daemon_sidecars.h). 0 when it is in the drop directory or
+ * the fallback, else -errno. */
 int daemon_job_place(struct daemon_job_env *env, const char *script, const char *suffix,
 		     const char *text, size_t len);
+/* Content that has its final answer was taken again: its sidecars are
+ * placed again where they were lost (daemon_sidecars.h), with an
+ * answer_restored record. true when it has its answer (in place, or placed
+ * again); false when no copy answers it, so it must run again. */
+bool daemon_job_answer_again(struct daemon_job_env *env, const char *name, const char *sha256);
+/* The daemon_sidecars_place_fn of env (arg): places a kept sidecar again,
+ * quietly. */
+int daemon_job_place_again(void *arg, const char *script, const char *suffix, const char *text,
+			   size_t len);
 /* The approvers now in force, with a reference the caller drops
  * (approvers_unref). */
 struct approvers *daemon_job_approvers(struct daemon_job_env *env);

@@ -171,6 +171,8 @@ int daemon_status_write(struct daemon_status *st, const char *state_dir,
 	json_object_set_new(o, "latency", latency);
 	json_object_set_new(o, "retries_total", json_integer(retries));
 	json_object_set_new(o, "pool_size", json_integer(f->pool_size));
+	if (f->config_dir)
+		json_object_set_new(o, "config_dir", json_string(f->config_dir));
 	if (!f->docker_known) {
 		json_object_set_new(o, "docker_reachable", json_null());
 	} else {

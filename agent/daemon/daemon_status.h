@@ -61,6 +61,9 @@ struct daemon_status_facts {
 	unsigned queued, running, workers;
 	uint64_t retrying, submitted, superseded;
 	const char *config_sha256;
+	/* The configuration directory, absolute: the commands started without
+	 * --config-dir follow it (cmd/follow.h). NULL: none. */
+	const char *config_dir;
 	/* Docker as last checked: known false leaves docker_reachable null. */
 	bool docker_known, docker_reachable;
 	const struct timespec *docker_checked;

@@ -172,7 +172,13 @@ char *docker_codec_create_body(const struct docker_create_params *p)
 
 	json_array_append_new(ulimits, ulimit("nofile", p->nofile));
 	json_array_append_new(ulimits, ulimit("fsize", p->fsize_bytes));
-	json_array_append_new(ulimits, ulimit("core", 0));
+	json_array_append_new(ulimits, ulimit("core", p->core_bytes));
+	if (p->sigpending > 0)
+		json_array_append_new(ulimits, ulimit("sigpending", p->sigpending));
+	if (p->msgqueue_bytes > 0)
+		json_array_append_new(ulimits, ulimit("msgqueue", p->msgqueue_bytes));
+	if (p->memlock_bytes > 0)
+		json_array_append_new(ulimits, ulimit("memlock", p->memlock_bytes));
 
 	host = json_pack("{s:b, s:{s:s}, s:[s], s:[s], s:b, s:s, s:I, s:I, s:I, s:I, s:o, s:b,"
 			 " s:s, s:{s:s, s:{}}, s:b, s:s}",
@@ -210,6 +216,13 @@ char *docker_codec_create_body(const struct docker_create_params *p)
 	free(tmpfs_opts);
 	if (!body || !host)
 		abort(); /* a json_pack format error is a programming error */
+	if (p->masked_paths)
+		json_object_set_new(host, "MaskedPaths", strv_to_json(p->masked_paths));
+	if (p->seccomp_profile) {
+		char *opt = xasprintf("seccomp=%s", p->seccomp_profile);
+		json_array_append_new(json_object_get(host, "SecurityOpt"), json_string(opt));
+		free(opt);
+	}
 	if (p->deps_tmpfs_bytes > 0) {
 		char *deps_opts = xasprintf("rw,exec,nosuid,nodev,size=%lld",
 					    (long long)p->deps_tmpfs_bytes);
@@ -461,9 +474,12 @@ enum docker_error docker_codec_parse_info(const char *body, size_t len, struct d
 	if (r == 0 && sec) {
 		size_t i;
 		json_t *v;
-		json_array_foreach(sec, i, v)
+		json_array_foreach(sec, i, v) {
 			if (json_is_string(v) && strstr(json_string_value(v), "name=seccomp"))
 				out->seccomp = true;
+			if (json_is_string(v) && strstr(json_string_value(v), "name=userns"))
+				out->userns = true;
+		}
 	}
 	json_decref(j);
 	if (r < 0) {

@@ -24,6 +24,7 @@ struct docker_info {
 	long ncpu;
 	int64_t mem_total;
 	bool memory_limit, swap_limit, pids_limit, seccomp;
+	bool userns; /* dockerd runs with userns-remap */
 };
 
 struct docker_image {
@@ -68,6 +69,15 @@ struct docker_create_params {
 	int64_t tmpfs_bytes;    /* size of the noexec tmpfs at /tmp */
 	int64_t nofile;
 	int64_t fsize_bytes;
+	/* Per-uid kernel quotas of the container's uid: pending signals,
+	 * POSIX message-queue bytes, locked memory; 0: Docker's default. */
+	int64_t sigpending, msgqueue_bytes, memlock_bytes;
+	int64_t core_bytes;     /* ulimit core (0 or 1: no core file) */
+	/* HostConfig.MaskedPaths, NULL-terminated: replaces Docker's list;
+	 * NULL: Docker's. */
+	const char *const *masked_paths;
+	/* SecurityOpt "seccomp=<this JSON>"; NULL: Docker's default profile. */
+	const char *seccomp_profile;
 	const char *runtime;    /* NULL: "runc" */
 	bool open_stdin;        /* keep stdin open for the attach stream */
 	/* NULL: no network at all (NetworkMode "none", NetworkDisabled).

@@ -35,6 +35,10 @@ static const struct {
 	[INTAKE_IO_ERROR] = { "io_error",
 		"The agent could not read the file; check its permissions and the agent log, "
 		"then save it again." },
+	[INTAKE_INCOMPLETE] = { "incomplete",
+		"A write to the file failed, or it was open for writing when the agent stopped, "
+		"so its content may not be complete: it was not run. Write it again and it is "
+		"taken." },
 };
 
 const char *intake_status_to_string(enum intake_status s)

@@ -36,6 +36,11 @@ enum intake_status {
 	INTAKE_UNSTABLE,    /* kept changing while it was read */
 	INTAKE_BAD_NAME,    /* empty, ".", "..", or holds a '/' */
 	INTAKE_IO_ERROR,    /* open or read failed otherwise; errno in *err_out */
+	/* Never from intake_read(): the mount (dropfs) says so of a file one of
+	 * whose writes failed (the errno goes with it) or that was open for
+	 * writing when the agent stopped (errno 0). Its snapshot is read all
+	 * the same, so that the answer names the content it is for. */
+	INTAKE_INCOMPLETE,
 };
 
 /* Stable identifier ("symlink", "not_regular", ...) for logs and JSON. */

@@ -68,6 +68,8 @@ enum names_kind names_classify(const char *name, enum names_reason *reason)
 		return NAMES_APPROVE;
 	if (ends_with(name, n, ".override") && n > strlen(".override"))
 		return NAMES_OVERRIDE;
+	if (ends_with(name, n, ".rerun") && n > strlen(".rerun"))
+		return NAMES_RERUN;
 	if (!ends_with(name, n, ".py") || n == 3)
 		IGNORE(NAMES_REASON_NOT_PYTHON);
 #undef IGNORE
@@ -82,6 +84,7 @@ const char *names_kind_to_string(enum names_kind k)
 	case NAMES_SCRIPT: return "script";
 	case NAMES_APPROVE: return "approve";
 	case NAMES_OVERRIDE: return "override";
+	case NAMES_RERUN: return "rerun";
 	case NAMES_BAD_NAME: return "bad_name";
 	case NAMES_IGNORED: return "ignored";
 	}
@@ -162,7 +165,7 @@ char *names_sidecar(const char *script, const char *suffix)
 
 char *names_script_for_answer(const char *name)
 {
-	static const char *const suffixes[] = { ".approve", ".override" };
+	static const char *const suffixes[] = { ".approve", ".override", ".rerun" };
 	size_t n = strlen(name);
 
 	for (size_t i = 0; i < ARRAY_SIZE(suffixes); i++) {

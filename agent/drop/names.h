@@ -11,7 +11,9 @@
  *   emacs lock files ".#foo.py" and autosaves "#foo.py#"), the agent's own
  *   sidecars (".result.json", ".audit", and temporaries of an atomic write
  *   "*.tmp.N", N a process or thread id), and anything else that is not ".py".
- * - "foo.approve" and "foo.override" are answers to the held "foo.py".
+ * - "foo.approve" and "foo.override" are answers to the held "foo.py";
+ *   "foo.rerun" asks for "foo.py" to run again as it is (a new job for
+ *   content that has its answer already).
  * - Hostile but valid names (spaces, newlines, a leading dash, non-ASCII
  *   UTF-8) are scripts like any other: the agent never hands a name to a
  *   shell and always opens it relative to the drop directory. A ".py" name
@@ -29,6 +31,7 @@ enum names_kind {
 	NAMES_SCRIPT,   /* foo.py: take it in */
 	NAMES_APPROVE,  /* foo.approve: confirmation for foo.py */
 	NAMES_OVERRIDE, /* foo.override: override for foo.py */
+	NAMES_RERUN,    /* foo.rerun: run foo.py again as it is */
 	NAMES_BAD_NAME, /* foo.py whose name is not valid UTF-8: reject it */
 	NAMES_IGNORED,  /* see the reason */
 };
@@ -81,8 +84,8 @@ bool names_sidecar_fits(const char *script) _nonnull_(1);
 #define NAMES_SHORT_PREFIX 200
 char *names_result_sidecar(const char *script, const char *suffix) _nonnull_(1, 2);
 
-/* "foo.approve" or "foo.override" -> "foo.py"; NULL for any other name.
- * Caller frees. */
+/* "foo.approve", "foo.override" or "foo.rerun" -> "foo.py"; NULL for any
+ * other name. Caller frees. */
 char *names_script_for_answer(const char *name) _nonnull_(1);
 
 #endif

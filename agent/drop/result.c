@@ -293,29 +293,37 @@ json_t *result_to_json(const struct result_info *r)
 	return o;
 }
 
+char *result_render(const struct result_info *r, size_t *len)
+{
+	json_t *o = result_to_json(r);
+	char *text = json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS);
+
+	json_decref(o);
+	if (!text)
+		return NULL;
+	size_t n = strlen(text);
+	text = xrealloc(text, n + 2);
+	text[n++] = '\n';
+	text[n] = '\0';
+	*len = n;
+	return text;
+}
+
 int result_write(const struct place_dirs *p, const struct result_info *r, char **err)
 {
 	_cleanup_free_ char *side = names_result_sidecar(r->file, RESULT_SUFFIX);
-	json_t *o = result_to_json(r);
-	char *text = json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS);
-	int ret;
+	size_t len = 0;
+	_cleanup_free_ char *text = result_render(r, &len);
 
-	json_decref(o);
 	if (!text) {
 		_cleanup_free_ char *shown = names_printable(side);
 		*err = xasprintf("cannot encode the result of %s as JSON", shown);
 		return -EINVAL;
 	}
-	size_t len = strlen(text);
-	text = xrealloc(text, len + 2);
-	text[len++] = '\n';
-	text[len] = '\0';
 	/* queued and running are replaced within moments and say nothing a
 	 * restart needs (it takes again every script without a final answer),
 	 * so they are written atomically but not synced: each fsync of the file
 	 * and of its directory costs a drop a millisecond or more. */
 	bool durable = r->state != RESULT_QUEUED && r->state != RESULT_RUNNING;
-	ret = place_sidecar(p, side, text, len, durable ? PLACE_SYNC : PLACE_SYNC_NONE, err);
-	free(text);
-	return ret;
+	return place_sidecar(p, side, text, len, durable ? PLACE_SYNC : PLACE_SYNC_NONE, err);
 }

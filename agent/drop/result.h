@@ -125,6 +125,10 @@ char *result_message(const struct result_info *r) _nonnull_(1);
 /* The whole document; a new reference the caller decrefs. */
 json_t *result_to_json(const struct result_info *r) _nonnull_(1);
 
+/* The document as written: indented JSON with sorted keys and a final
+ * newline, *len bytes; NULL when it cannot be encoded. Caller frees. */
+char *result_render(const struct result_info *r, size_t *len) _nonnull_(1, 2);
+
 /* Writes <file without .py>.result.json (names_result_sidecar) with
  * place_sidecar(), atomically, and durably but for the states queued and
  * running. Returns what place_sidecar() returns: an enum

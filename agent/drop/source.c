@@ -44,6 +44,12 @@ void drop_source_changed(struct drop_source *s, const char *rel)
 		s->ops->changed(s->impl, rel);
 }
 
+bool drop_source_incomplete(const struct drop_source *s, const char *rel, int *err)
+{
+	*err = 0;
+	return s->ops->incomplete && s->ops->incomplete(s->impl, rel, err);
+}
+
 void drop_source_free(struct drop_source *s)
 {
 	if (!s)

@@ -20,8 +20,9 @@
  * that completed the file, with writes held off while it was read). */
 struct drop_taken {
 	enum intake_status status;
-	int err;                    /* errno for INTAKE_IO_ERROR */
-	struct intake_snapshot snap; /* for INTAKE_OK; the callback may take it over */
+	int err;                    /* errno for INTAKE_IO_ERROR and INTAKE_INCOMPLETE */
+	/* For INTAKE_OK and INTAKE_INCOMPLETE; the callback may take it over. */
+	struct intake_snapshot snap;
 };
 
 struct drop_name {
@@ -44,6 +45,11 @@ struct drop_source_ops {
 	/* The agent wrote or removed rel itself (a sidecar, a consumed answer)
 	 * in drop_source_dir(): may be NULL. */
 	void (*changed)(void *impl, const char *rel);
+	/* Whether the source holds rel as incomplete (INTAKE_INCOMPLETE: a
+	 * write to it failed, or it was being written when the agent stopped,
+	 * and it was not written again since), with *err that write's errno
+	 * (0: being written at the stop). May be NULL: never. */
+	bool (*incomplete)(void *impl, const char *rel, int *err);
 	void (*free)(void *impl);
 };
 
@@ -73,6 +79,9 @@ bool drop_source_present(const struct drop_source *s);
 void drop_source_set_settle_ms(struct drop_source *s, unsigned ms);
 void drop_source_set_max_size(struct drop_source *s, size_t bytes);
 void drop_source_changed(struct drop_source *s, const char *rel);
+/* For a snapshot the agent reads itself (a retry, an answer, a rerun): the
+ * source's word that rel's content is incomplete (see the ops). */
+bool drop_source_incomplete(const struct drop_source *s, const char *rel, int *err);
 void drop_source_free(struct drop_source *s);
 
 /* Releases what a drop_taken holds. */

@@ -109,7 +109,11 @@ void dropfs_scan(struct dropfs *fs, const char *rel)
 			continue;
 		}
 		enum names_kind kind = names_classify(de->d_name, NULL);
-		if (kind != NAMES_IGNORED)
+		int held_err = 0;
+		if (kind == NAMES_SCRIPT && dropfs_note_held(fs, child, &held_err))
+			dropfs_complete(fs, child, NULL, NULL,
+					held_err > 0 ? held_err : DROPFS_OPEN_AT_STOP);
+		else if (kind != NAMES_IGNORED)
 			dropfs_queue(fs, child, kind, NULL, NULL);
 	}
 	closedir(d);
@@ -149,12 +153,18 @@ static void src_changed(void *impl, const char *rel)
 	dropfs_wait_wake(fs);
 }
 
+static bool src_incomplete(void *impl, const char *rel, int *err)
+{
+	return dropfs_note_held(impl, rel, err);
+}
+
 static void stop_serving(struct dropfs *fs);
 
 static void src_free(void *impl)
 {
 	struct dropfs *fs = impl;
 	stop_serving(fs);
+	dropfs_handles_free(fs);
 	struct dropfs_event *e = fs->queue_head;
 	while (e) {
 		struct dropfs_event *next = e->next;
@@ -162,6 +172,7 @@ static void src_free(void *impl)
 		e = next;
 	}
 	strmap_free(fs->files);
+	dropfs_notes_free(fs);
 	if (fs->queue_fd >= 0)
 		close(fs->queue_fd);
 	if (fs->root_fd >= 0)
@@ -180,6 +191,7 @@ static const struct drop_source_ops dropfs_source_ops = {
 	.present = src_present,
 	.set_max_size = src_set_max_size,
 	.changed = src_changed,
+	.incomplete = src_incomplete,
 	.free = src_free,
 };
 
@@ -343,7 +355,7 @@ int dropfs_new(const struct dropfs_options *o, drop_source_fn fn, void *arg,
 	int r;
 
 	fs->o = *o;
-	fs->o.dir = fs->o.dir_mode = fs->o.dir_group = NULL;
+	fs->o.dir = fs->o.dir_mode = fs->o.dir_group = fs->o.notes_dir = NULL;
 	fs->fn = fn;
 	fs->fn_arg = arg;
 	fs->root_fd = fs->queue_fd = -1;
@@ -371,7 +383,10 @@ int dropfs_new(const struct dropfs_options *o, drop_source_fn fn, void *arg,
 				 strerror(-r));
 		goto fail;
 	}
-	if ((r = drop_dir_prepare(fs->root_fd, fs->mountpoint, o->dir_mode, o->dir_group, err)) < 0 ||
+	/* Before the first request: a script noted as being written by a
+	 * killed agent is held from its first sight (the scan below). */
+	if ((o->notes_dir && (r = dropfs_notes_load(fs, o->notes_dir, err)) < 0) ||
+	    (r = drop_dir_prepare(fs->root_fd, fs->mountpoint, o->dir_mode, o->dir_group, err)) < 0 ||
 	    (r = start_serving(fs, err)) < 0)
 		goto fail;
 	/* What arrived while the agent was down, now that the mount holds. */

@@ -27,6 +27,14 @@
  * The writer's uid, gid and pid come from the FUSE request of the handle
  * that wrote last (its open) or of the rename, with the process's name.
  *
+ * Incomplete content (dropfs_notes.c): a script one of whose writes
+ * failed (a full disk) is not run at its last close but reported as
+ * INTAKE_INCOMPLETE with the write's errno; the daemon answers it as
+ * rejected (incomplete). While a handle writes to a script, a note in
+ * notes_dir names it; a note found at start names a script that was being
+ * written when the agent stopped (its writer got ENOTCONN), which is held
+ * as INTAKE_INCOMPLETE (errno 0) until it is written again.
+ *
  * Refused at the call, with a log line (dropfs_rules.c):
  * - writing, truncating, renaming, deleting, chmod/chown/utimens of the
  *   agent's sidecars (*.result.json, *.audit, and their temporaries): EACCES;
@@ -105,6 +113,9 @@ struct dropfs_options {
 	 * refused answers in the audit log). May be NULL: logged here. */
 	void (*refused)(void *arg, const struct dropfs_refusal *r);
 	void *arg;
+	/* Where the notes of the scripts open for writing go (see "Incomplete
+	 * content"; agent.state_dir/writing); NULL: none are kept. */
+	const char *notes_dir;
 	/* Test hook, NULL in the agent: called when a snapshot of rel is
 	 * about to be read, with writes to it held off already. */
 	void (*snapshot_hook)(void *arg, const char *rel);

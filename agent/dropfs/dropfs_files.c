@@ -132,20 +132,36 @@ void dropfs_file_put(struct dropfs *fs, struct dropfs_file *f)
 	pthread_mutex_unlock(&fs->files_lock);
 	if (last) {
 		pthread_rwlock_destroy(&f->content);
+		free(f->note);
 		free(f);
 	}
 }
 
-void dropfs_file_writer_open(struct dropfs *fs, struct dropfs_file *f)
+static bool is_script(const char *rel)
 {
+	const char *slash = strrchr(rel, '/');
+	return names_classify(slash ? slash + 1 : rel, NULL) == NAMES_SCRIPT;
+}
+
+void dropfs_file_writer_open(struct dropfs *fs, struct dropfs_file *f, const char *rel)
+{
+	bool note = false;
 	pthread_mutex_lock(&fs->files_lock);
-	f->writers++;
+	if (f->writers++ == 0 && fs->notes_dir && is_script(rel)) {
+		free(f->note);
+		f->note = xstrdup(rel);
+		note = true;
+	}
 	pthread_mutex_unlock(&fs->files_lock);
+	if (note)
+		dropfs_note_writing(fs, rel);
 }
 
 bool dropfs_file_writer_release(struct dropfs *fs, struct dropfs_file *f, bool wrote,
-				const struct drop_writer *who, struct drop_writer *writer)
+				const struct drop_writer *who, struct drop_writer *writer,
+				int *write_err)
 {
+	_cleanup_free_ char *note = NULL;
 	pthread_mutex_lock(&fs->files_lock);
 	f->writers--;
 	if (wrote) {
@@ -156,9 +172,23 @@ bool dropfs_file_writer_release(struct dropfs *fs, struct dropfs_file *f, bool w
 	if (complete) {
 		f->dirty = f->pending = false;
 		*writer = f->last_writer;
+		*write_err = f->write_err;
+		f->write_err = 0;
 	}
+	if (f->writers == 0)
+		note = steal_pointer(&f->note);
 	pthread_mutex_unlock(&fs->files_lock);
+	if (note)
+		dropfs_note_done(fs, note);
 	return complete;
+}
+
+void dropfs_file_write_failed(struct dropfs *fs, struct dropfs_file *f, int err)
+{
+	pthread_mutex_lock(&fs->files_lock);
+	if (!f->write_err)
+		f->write_err = err;
+	pthread_mutex_unlock(&fs->files_lock);
 }
 
 bool dropfs_file_changed_whole(struct dropfs *fs, struct dropfs_file *f,
@@ -168,6 +198,7 @@ bool dropfs_file_changed_whole(struct dropfs *fs, struct dropfs_file *f,
 	bool now = f->writers == 0;
 	if (now) {
 		f->dirty = f->pending = false;
+		f->write_err = 0;
 	} else {
 		f->pending = true;
 		f->last_writer = *who;
@@ -192,7 +223,7 @@ bool dropfs_file_busy(struct dropfs *fs, ino_t ino)
  * that the loop gets the snapshots of one file in the order they were
  * taken (a later one must never arrive first and be superseded). */
 static void take(struct dropfs *fs, const char *rel, struct dropfs_file *f,
-		 const struct drop_writer *writer)
+		 const struct drop_writer *writer, int incomplete)
 {
 	_cleanup_free_ char *path = xasprintf("/%s", rel);
 	struct dropfs_at at;
@@ -208,6 +239,10 @@ static void take(struct dropfs *fs, const char *rel, struct dropfs_file *f,
 	if (fs->o.snapshot_hook)
 		fs->o.snapshot_hook(fs->o.hook_arg, rel);
 	t.status = intake_read(at.dirfd, at.leaf, &io, &t.snap, &t.err);
+	if (t.status == INTAKE_OK && incomplete) {
+		t.status = INTAKE_INCOMPLETE;
+		t.err = incomplete > 0 ? incomplete : 0;
+	}
 	dropfs_queue(fs, rel, NAMES_SCRIPT, &t, writer);
 	if (f)
 		pthread_rwlock_unlock(&f->content);
@@ -215,7 +250,7 @@ static void take(struct dropfs *fs, const char *rel, struct dropfs_file *f,
 }
 
 void dropfs_complete(struct dropfs *fs, const char *rel, struct dropfs_file *f,
-		     const struct drop_writer *writer)
+		     const struct drop_writer *writer, int incomplete)
 {
 	const char *slash = strrchr(rel, '/');
 	enum names_reason why;
@@ -235,5 +270,11 @@ void dropfs_complete(struct dropfs *fs, const char *rel, struct dropfs_file *f,
 		dropfs_queue(fs, rel, kind, NULL, writer);
 		return;
 	}
-	take(fs, rel, f, writer);
+	/* New content at the name (a write, a rename, a truncation): a hold
+	 * from a crash's note ends. */
+	if (incomplete != DROPFS_OPEN_AT_STOP && dropfs_note_held(fs, rel, NULL))
+		dropfs_note_done(fs, rel);
+	if (incomplete > 0)
+		dropfs_note_failed(fs, rel, incomplete);
+	take(fs, rel, f, writer, incomplete);
 }

@@ -6,6 +6,7 @@
  *                     open files: writers, completion, snapshots
  *   dropfs_rules.c    what a caller may not do, refused at the call
  *   dropfs_wait.c     .wait/foo.result.json
+ *   dropfs_notes.c    notes of the scripts open for writing (a crash's)
  *   dropfs_ops.c      the FUSE operations
  *
  * Threads: the serving threads run the FUSE handlers; the daemon's loop
@@ -40,6 +41,8 @@ struct dropfs_file {
 	unsigned writers;  /* handles open for writing */
 	bool dirty;        /* written since it was last taken */
 	bool pending;      /* renamed into place while written: taken at the last release */
+	int write_err;     /* errno of a write that failed since it was last taken; 0: none */
+	char *note;        /* the script it was opened as, noted as being written (dropfs_notes.c) */
 	struct drop_writer last_writer;
 	/* Writes take it shared, a snapshot exclusive (dropfs.h "Completion"). */
 	pthread_rwlock_t content;
@@ -71,10 +74,19 @@ struct dropfs {
 	pthread_mutex_t files_lock;
 	struct strmap *files;
 
+	/* scripts open for writing (dropfs_notes.c): where their notes go
+	 * (NULL: nowhere), and the scripts the last start found noted, held
+	 * as incomplete until written again (under files_lock) */
+	char *notes_dir;
+	struct strmap *held;
+
 	/* .wait */
 	pthread_mutex_t wait_lock;
 	struct dropfs_waiter *waiters;
 	unsigned n_waiters;
+
+	/* open handles (dropfs_ops.c), under files_lock */
+	struct dropfs_handle *handles;
 
 	/* serving */
 	struct fuse *fuse;
@@ -97,6 +109,9 @@ void dropfs_queue(struct dropfs *fs, const char *rel, enum names_kind kind,
 void dropfs_scan(struct dropfs *fs, const char *rel);
 /* The FUSE operations (dropfs_ops.c). */
 const struct fuse_operations *dropfs_operations(void);
+/* Frees the handles the kernel had not released when the mount stopped
+ * (after the serving threads ended), keeping their files' notes. */
+void dropfs_handles_free(struct dropfs *fs);
 
 /* --- dropfs_files.c: paths and owners --- */
 /* A path as FUSE gives it ("/sub/foo.py") beneath the backing directory:
@@ -126,12 +141,19 @@ int dropfs_own(struct dropfs *fs, const struct dropfs_at *at, int fd, mode_t mod
 /* --- dropfs_files.c: open files --- */
 struct dropfs_file *dropfs_file_get(struct dropfs *fs, ino_t ino);
 void dropfs_file_put(struct dropfs *fs, struct dropfs_file *f);
-/* A handle open for writing was opened (writers++) or released. Released:
- * wrote says whether it wrote; true when that completes the file (the
- * last writer went and it changed), with *writer who wrote it last. */
-void dropfs_file_writer_open(struct dropfs *fs, struct dropfs_file *f);
+/* A handle open for writing was opened (writers++) as rel or released.
+ * The first writer of a script notes it (dropfs_notes.c), the last one's
+ * release removes the note. Released: wrote says whether it wrote; true
+ * when that completes the file (the last writer went and it changed), with
+ * *writer who wrote it last and *write_err the errno of a write that failed
+ * meanwhile (0: none). */
+void dropfs_file_writer_open(struct dropfs *fs, struct dropfs_file *f, const char *rel);
 bool dropfs_file_writer_release(struct dropfs *fs, struct dropfs_file *f, bool wrote,
-				const struct drop_writer *who, struct drop_writer *writer);
+				const struct drop_writer *who, struct drop_writer *writer,
+				int *write_err);
+/* A write to f failed with err: the content is not what its writer meant,
+ * and is not taken at its release (dropfs.h "Incomplete content"). */
+void dropfs_file_write_failed(struct dropfs *fs, struct dropfs_file *f, int err);
 /* A rename or a truncation by name changed the file whole: true when no
  * handle writes to it (take it now); otherwise it is taken at the last
  * release. */
@@ -142,9 +164,28 @@ bool dropfs_file_busy(struct dropfs *fs, ino_t ino);
 /* rel is complete: a script is snapshotted now (with writes to f held off
  * when f is not NULL) and queued with writer; an answer file or a bad name
  * is queued for the daemon to read; anything else is ignored. Wakes the
- * waiters. */
+ * waiters. incomplete: 0, or the errno of a write that failed (the script
+ * is queued as INTAKE_INCOMPLETE), or DROPFS_OPEN_AT_STOP. */
+#define DROPFS_OPEN_AT_STOP (-1) /* noted as being written when the agent stopped */
 void dropfs_complete(struct dropfs *fs, const char *rel, struct dropfs_file *f,
-		     const struct drop_writer *writer);
+		     const struct drop_writer *writer, int incomplete);
+
+/* --- dropfs_notes.c --- */
+/* Creates dir when needed and holds the scripts its notes name (and that
+ * still exist); removes the others. 0 or -errno with *err. */
+int dropfs_notes_load(struct dropfs *fs, const char *dir, char **err) _must_check_;
+void dropfs_notes_free(struct dropfs *fs);
+/* rel is being written / no longer is (its note goes, and it is no longer
+ * held). No-ops without a notes directory. */
+void dropfs_note_writing(struct dropfs *fs, const char *rel);
+void dropfs_note_done(struct dropfs *fs, const char *rel);
+/* A write to rel failed with err: it is held as incomplete (and noted, so
+ * that a restart holds it too) until it is written again. */
+void dropfs_note_failed(struct dropfs *fs, const char *rel, int err);
+/* Whether rel is held as incomplete: noted as being written when the agent
+ * last stopped, or one of its writes failed, and not written again since.
+ * *err (may be NULL): the failed write's errno, 0 for the former. */
+bool dropfs_note_held(struct dropfs *fs, const char *rel, int *err);
 
 /* --- dropfs_rules.c --- */
 enum dropfs_check {
@@ -174,7 +215,7 @@ int dropfs_wait_getattr(struct dropfs *fs, const char *rest, struct stat *st);
 /* Blocks until the result is final (see dropfs.h); on 0 *fd is the
  * result, open for reading. -EINTR when the reader got a signal, -ENOENT
  * when there is no such script, -EAGAIN when too many wait already,
- * -ENOTCONN when the agent stops. */
+ * -ECANCELED when the agent stops. */
 int dropfs_wait_open(struct dropfs *fs, const char *rest, int *fd);
 /* Something changed that a waiter may be waiting for. Any thread. */
 void dropfs_wait_wake(struct dropfs *fs);

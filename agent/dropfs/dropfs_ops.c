@@ -19,7 +19,7 @@ enum handle_kind {
 	HANDLE_EMPTY, /* .wait and its subdirectories: nothing listed */
 };
 
-struct handle {
+struct dropfs_handle {
 	enum handle_kind kind;
 	int fd;
 	DIR *dir;
@@ -27,19 +27,64 @@ struct handle {
 	struct dropfs_file *file; /* a file open for writing */
 	atomic_bool wrote;
 	struct drop_writer opener;
+	struct dropfs_handle *prev, *next; /* in fs->handles, under files_lock */
 };
 
-static struct handle *handle_of(const struct fuse_file_info *fi)
+static struct dropfs_handle *handle_of(const struct fuse_file_info *fi)
 {
-	return fi ? (struct handle *)(uintptr_t)fi->fh : NULL;
+	return fi ? (struct dropfs_handle *)(uintptr_t)fi->fh : NULL;
 }
 
-static struct handle *handle_new(enum handle_kind kind, int fd)
+/* A handle of the calling request's mount, listed there until it is
+ * released (or the mount stops: dropfs_handles_free). */
+static struct dropfs_handle *handle_new(enum handle_kind kind, int fd)
 {
-	struct handle *h = xcalloc(1, sizeof(*h));
+	struct dropfs *fs = dropfs_get();
+	struct dropfs_handle *h = xcalloc(1, sizeof(*h));
 	h->kind = kind;
 	h->fd = fd;
+	pthread_mutex_lock(&fs->files_lock);
+	h->next = fs->handles;
+	if (h->next)
+		h->next->prev = h;
+	fs->handles = h;
+	pthread_mutex_unlock(&fs->files_lock);
 	return h;
+}
+
+static void handle_unlist(struct dropfs *fs, struct dropfs_handle *h)
+{
+	pthread_mutex_lock(&fs->files_lock);
+	if (h->prev)
+		h->prev->next = h->next;
+	else
+		fs->handles = h->next;
+	if (h->next)
+		h->next->prev = h->prev;
+	pthread_mutex_unlock(&fs->files_lock);
+}
+
+/* Closes what h holds and frees it. */
+static void handle_free(struct dropfs *fs, struct dropfs_handle *h)
+{
+	if (h->dir)
+		closedir(h->dir);
+	else if (h->fd >= 0)
+		close(h->fd);
+	dropfs_file_put(fs, h->file);
+	free(h);
+}
+
+void dropfs_handles_free(struct dropfs *fs)
+{
+	/* The serving threads are gone: nothing else touches the list. A
+	 * script still open for writing keeps its note (dropfs_notes.c): it
+	 * is held as incomplete at the next start. */
+	while (fs->handles) {
+		struct dropfs_handle *h = fs->handles;
+		fs->handles = h->next;
+		handle_free(fs, h);
+	}
 }
 
 static bool is_root(const char *path)
@@ -70,7 +115,7 @@ static enum names_kind kind_of(const char *path)
 static int op_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
 {
 	struct dropfs *fs = dropfs_get();
-	struct handle *h = handle_of(fi);
+	struct dropfs_handle *h = handle_of(fi);
 	const char *rest;
 
 	if (h && h->kind == HANDLE_FILE)
@@ -85,7 +130,7 @@ static int op_getattr(const char *path, struct stat *st, struct fuse_file_info *
 static int op_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
 {
 	struct dropfs *fs = dropfs_get();
-	struct handle *h = handle_of(fi);
+	struct dropfs_handle *h = handle_of(fi);
 	if (is_root(path))
 		return fchmod(fs->root_fd, mode & 07777) < 0 ? -errno : 0;
 	int r = dropfs_check(fs, path, DROPFS_CHECK_ATTR, "chmod");
@@ -99,7 +144,7 @@ static int op_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
 static int op_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_info *fi)
 {
 	struct dropfs *fs = dropfs_get();
-	struct handle *h = handle_of(fi);
+	struct dropfs_handle *h = handle_of(fi);
 	if (is_root(path))
 		return fchown(fs->root_fd, uid, gid) < 0 ? -errno : 0;
 	int r = dropfs_check(fs, path, DROPFS_CHECK_ATTR, "chown");
@@ -113,7 +158,7 @@ static int op_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_inf
 static int op_utimens(const char *path, const struct timespec tv[2], struct fuse_file_info *fi)
 {
 	struct dropfs *fs = dropfs_get();
-	struct handle *h = handle_of(fi);
+	struct dropfs_handle *h = handle_of(fi);
 	if (is_root(path))
 		return futimens(fs->root_fd, tv) < 0 ? -errno : 0;
 	int r = dropfs_check(fs, path, DROPFS_CHECK_ATTR, "utimens");
@@ -129,7 +174,7 @@ static int op_utimens(const char *path, const struct timespec tv[2], struct fuse
 static int op_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 {
 	struct dropfs *fs = dropfs_get();
-	struct handle *h = handle_of(fi);
+	struct dropfs_handle *h = handle_of(fi);
 	int r;
 
 	if (h && h->file) {
@@ -160,7 +205,7 @@ static int op_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 		struct drop_writer who;
 		dropfs_caller(&who);
 		if (dropfs_file_changed_whole(fs, f, &who))
-			dropfs_complete(fs, dropfs_rel(path), f, &who);
+			dropfs_complete(fs, dropfs_rel(path), f, &who, 0);
 	}
 	dropfs_file_put(fs, f);
 	return r;
@@ -251,7 +296,7 @@ static int op_symlink(const char *target, const char *path)
 		 * watch mode; an Emacs lock file is ignored. */
 		struct drop_writer who;
 		dropfs_caller(&who);
-		dropfs_complete(fs, dropfs_rel(path), NULL, &who);
+		dropfs_complete(fs, dropfs_rel(path), NULL, &who, 0);
 	}
 	return r;
 }
@@ -273,7 +318,7 @@ static void renamed_into(struct dropfs *fs, const char *to, const struct stat *s
 	dropfs_caller(&who);
 	struct dropfs_file *f = S_ISREG(st->st_mode) ? dropfs_file_get(fs, st->st_ino) : NULL;
 	if (!f || dropfs_file_changed_whole(fs, f, &who))
-		dropfs_complete(fs, dropfs_rel(to), f, &who);
+		dropfs_complete(fs, dropfs_rel(to), f, &who, 0);
 	dropfs_file_put(fs, f);
 }
 
@@ -319,7 +364,7 @@ static int op_rename(const char *from, const char *to, unsigned int flags)
 /* Opens path's backing file (a regular file: anything else was swapped in
  * since the kernel looked) with the access and flags asked for; O_TRUNC is
  * done here, as a write. */
-static int open_backing(struct dropfs *fs, const char *path, int flags, struct handle **out)
+static int open_backing(struct dropfs *fs, const char *path, int flags, struct dropfs_handle **out)
 {
 	bool writable = (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC);
 	/* O_RDONLY|O_TRUNC truncates too: the truncation below needs write
@@ -337,10 +382,10 @@ static int open_backing(struct dropfs *fs, const char *path, int flags, struct h
 		return -errno;
 	if (!S_ISREG(st.st_mode))
 		return -EACCES;
-	struct handle *h = handle_new(HANDLE_FILE, steal_fd(&fd));
+	struct dropfs_handle *h = handle_new(HANDLE_FILE, steal_fd(&fd));
 	if (writable) {
 		h->file = dropfs_file_get(fs, st.st_ino);
-		dropfs_file_writer_open(fs, h->file);
+		dropfs_file_writer_open(fs, h->file, dropfs_rel(path));
 		dropfs_caller(&h->opener);
 	}
 	if (flags & O_TRUNC) {
@@ -354,24 +399,27 @@ static int open_backing(struct dropfs *fs, const char *path, int flags, struct h
 	return r;
 }
 
-static void handle_close(struct dropfs *fs, struct handle *h, const char *path)
+static void handle_close(struct dropfs *fs, struct dropfs_handle *h, const char *path)
 {
 	if (!h)
 		return;
+	handle_unlist(fs, h);
 	if (h->dir)
 		closedir(h->dir);
 	else if (h->fd >= 0)
 		close(h->fd);
+	h->dir = NULL;
+	h->fd = -1;
 	if (h->file) {
 		struct drop_writer w;
+		int write_err = 0;
 		bool complete = dropfs_file_writer_release(fs, h->file, atomic_load(&h->wrote),
-							   &h->opener, &w);
+							   &h->opener, &w, &write_err);
 		/* path is NULL when the file was removed while open. */
 		if (complete && path)
-			dropfs_complete(fs, dropfs_rel(path), h->file, &w);
-		dropfs_file_put(fs, h->file);
+			dropfs_complete(fs, dropfs_rel(path), h->file, &w, write_err);
 	}
-	free(h);
+	handle_free(fs, h);
 }
 
 static int op_open(const char *path, struct fuse_file_info *fi)
@@ -393,7 +441,7 @@ static int op_open(const char *path, struct fuse_file_info *fi)
 	if (((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC)) &&
 	    (r = dropfs_check(fs, path, DROPFS_CHECK_WRITE, "open for writing")) < 0)
 		return r;
-	struct handle *h = NULL;
+	struct dropfs_handle *h = NULL;
 	if ((r = open_backing(fs, path, fi->flags, &h)) < 0) {
 		handle_close(fs, h, NULL);
 		return r;
@@ -438,9 +486,9 @@ static int op_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 		close(fd);
 		return r;
 	}
-	struct handle *h = handle_new(HANDLE_FILE, fd);
+	struct dropfs_handle *h = handle_new(HANDLE_FILE, fd);
 	h->file = dropfs_file_get(fs, st.st_ino);
-	dropfs_file_writer_open(fs, h->file);
+	dropfs_file_writer_open(fs, h->file, dropfs_rel(path));
 	dropfs_caller(&h->opener);
 	atomic_store(&h->wrote, true); /* a new file is new content, even empty */
 	fi->fh = (uintptr_t)h;
@@ -457,23 +505,27 @@ static int op_read(const char *path, char *buf, size_t size, off_t off,
 static int op_write(const char *path, const char *buf, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
-	struct handle *h = handle_of(fi);
+	struct dropfs_handle *h = handle_of(fi);
 	if (!h->file)
 		return -EBADF;
 	pthread_rwlock_rdlock(&h->file->content);
 	ssize_t n = pwrite(h->fd, buf, size, off);
 	int e = errno;
 	pthread_rwlock_unlock(&h->file->content);
-	if (n < 0)
-		return -e;
 	atomic_store(&h->wrote, true);
+	if (n < 0) {
+		/* What lands is not what its writer meant (a full disk took
+		 * the rest): the file is answered, not run, at its release. */
+		dropfs_file_write_failed(dropfs_get(), h->file, e);
+		return -e;
+	}
 	return (int)n;
 }
 
 static int op_fallocate(const char *path, int mode, off_t off, off_t len,
 			struct fuse_file_info *fi)
 {
-	struct handle *h = handle_of(fi);
+	struct dropfs_handle *h = handle_of(fi);
 	if (!h || !h->file)
 		return -EBADF;
 	pthread_rwlock_rdlock(&h->file->content);
@@ -522,7 +574,7 @@ static int op_opendir(const char *path, struct fuse_file_info *fi)
 		close(fd);
 		return r;
 	}
-	struct handle *h = handle_new(HANDLE_DIR, -1);
+	struct dropfs_handle *h = handle_new(HANDLE_DIR, -1);
 	h->dir = d;
 	h->root = is_root(path);
 	fi->fh = (uintptr_t)h;
@@ -532,7 +584,7 @@ static int op_opendir(const char *path, struct fuse_file_info *fi)
 static int op_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t off,
 		      struct fuse_file_info *fi, enum fuse_readdir_flags flags)
 {
-	struct handle *h = handle_of(fi);
+	struct dropfs_handle *h = handle_of(fi);
 	struct stat st = { .st_mode = S_IFDIR, .st_ino = DROPFS_WAIT_INO };
 
 	/* Offsets 0 throughout: the library keeps the listing of one
@@ -573,7 +625,7 @@ static int op_releasedir(const char *path, struct fuse_file_info *fi)
 
 static int op_fsyncdir(const char *path, int datasync, struct fuse_file_info *fi)
 {
-	struct handle *h = handle_of(fi);
+	struct dropfs_handle *h = handle_of(fi);
 	if (!h->dir)
 		return 0;
 	int fd = dirfd(h->dir);

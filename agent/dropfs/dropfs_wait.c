@@ -8,6 +8,10 @@
  * at that moment. Whatever may make it ready (a result written, a script
  * taken, renamed or removed) wakes every waiter, which looks again.
  *
+ * The agent stopping ends every wait with ECANCELED ("Operation canceled"):
+ * the reader learns that no answer comes from this agent, and asks again
+ * once it runs.
+ *
  * Interruption: the serving threads block SIGUSR1 except while a waiter
  * sleeps in ppoll(), which unblocks it atomically; libfuse sends SIGUSR1 to
  * the handler's thread when the kernel forwards the reader's signal (the
@@ -117,8 +121,11 @@ static int ready(struct dropfs *fs, const char *script, const char *result, int 
 						 O_NONBLOCK | O_CLOEXEC);
 		dropfs_at_close(&at);
 		json_t *res = rfd >= 0 ? json_loadfd(rfd, 0, NULL) : NULL;
+		/* A name that is not UTF-8 is answered without its content
+		 * being read (bad_name): that answer has no SHA-256. */
 		bool answered = res && (s == INTAKE_OK ?
-			result_json_answers(res, snap.sha256, NULL) :
+			result_json_answers(res, snap.sha256, NULL) ||
+			(!names_is_utf8(script) && result_json_answers(res, NULL, "bad_name")) :
 			result_json_answers(res, NULL, intake_status_to_string(s)));
 		json_decref(res);
 		if (answered && lseek(rfd, 0, SEEK_SET) == 0) {
@@ -174,8 +181,11 @@ int dropfs_wait_open(struct dropfs *fs, const char *rest, int *fd)
 		r = ready(fs, script, rest, fd);
 		if (r != -EAGAIN)
 			break;
+		/* Answered before the mount goes, so that the reader sees
+		 * "Operation canceled", never the "Transport endpoint is not
+		 * connected" of a mount that went under it. */
 		if (atomic_load(&fs->stopping)) {
-			r = -ENOTCONN;
+			r = -ECANCELED;
 			break;
 		}
 		if (fuse_interrupted()) {

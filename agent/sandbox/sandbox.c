@@ -16,6 +16,7 @@
 #include "sandbox_attach.h"
 #include "sandbox_bootstrap.h"
 #include "sandbox_container.h"
+#include "sandbox_core.h"
 #include "sandbox_deps.h"
 #include "sandbox_limits.h"
 #include "sandbox_exit.h"
@@ -23,14 +24,19 @@
 #include "sandbox_pool.h"
 #include "sandbox_quiet.h"
 #include "sandbox_runner.h"
+#include "sandbox_seccomp.h"
 #include "sandbox_selftest.h"
 #include "sandbox_trust.h"
+#include "sandbox_uidcheck.h"
+#include "sandbox_uids.h"
 #include "sandbox_usage.h"
 #include "stagetime.h"
 
 struct sandbox {
 	struct docker *docker;
-	char *image, *image_id, *user, *instance;
+	char *image, *image_id, *instance;
+	struct sandbox_uids *uids; /* each container's own uid */
+	char *seccomp;             /* the profile every container gets */
 	char *docker_version;
 	int cgroup_version;
 	size_t leftovers;
@@ -70,6 +76,54 @@ bool sandbox_trust_has_network(const struct sandbox *sb, enum trust t)
 	return sandbox_net_name(sb->net) && sandbox_trust_allowlist(sb->trust, t);
 }
 
+/* That the uid range is the agent's alone on this host, as the host sees
+ * it: shifted by the subordinate range under dockerd's userns-remap. */
+static int check_uid_range(struct sandbox *sb, const struct sandbox_options *opts, bool userns,
+			   char **err)
+{
+	struct sandbox_uid_check c = { .first = opts->uid_first, .last = opts->uid_last,
+				       .docker = sb->docker };
+	char *warning = NULL;
+	int r;
+
+	if (userns && (r = sandbox_uid_range_remapped(NULL, NULL, opts->uid_first,
+						      opts->uid_last, &c.first, &c.last, err)) < 0)
+		return r;
+	r = sandbox_uid_range_check(&c, &warning, err);
+	if (warning)
+		log_warnx("%s", warning);
+	free(warning);
+	if (r == 0)
+		log_info("sandbox uid range %u-%u%s: no account, group, process or file of the "
+			 "host uses it", opts->uid_first, opts->uid_last,
+			 userns ? " (userns-remap)" : "");
+	return r;
+}
+
+/* The first trust level that runs under runc, or -1. */
+static int runc_level(const struct sandbox *sb)
+{
+	for (int t = 0; t < TRUST_COUNT; t++)
+		if (!sandbox_trust_is_gvisor(sb->trust, (enum trust)t))
+			return t;
+	return -1;
+}
+
+/* A crash under runc meets the host kernel's core_pattern. */
+static int check_core_dumps(struct sandbox *sb, char **err)
+{
+	char *msg = NULL;
+	if (runc_level(sb) < 0)
+		return 0;
+	if (sandbox_core_check_host(&msg) < 0) {
+		*err = msg;
+		return -EPERM;
+	}
+	log_info("%s", msg);
+	free(msg);
+	return 0;
+}
+
 /* The parts that need Docker's answers (its version, cgroup version,
  * runtimes, image) and the leftovers of an earlier run gone. */
 static int start_parts(struct sandbox *sb, const struct sandbox_options *opts, char **err)
@@ -105,6 +159,11 @@ static int start_parts(struct sandbox *sb, const struct sandbox_options *opts, c
 	sb->image_id = xstrdup(img.id);
 	if (sandbox_containers_remove_leftovers(sb->docker, sb->instance, &sb->leftovers, err) < 0)
 		goto out;
+	if ((r = check_core_dumps(sb, err)) < 0)
+		goto out;
+	/* After the leftovers: their processes are gone. */
+	if (opts->uid_check && (r = check_uid_range(sb, opts, info.userns, err)) < 0)
+		goto out;
 	r = sandbox_net_start(sb->docker, sb->instance, allowlist, &opts->network, &sb->net, err);
 out:
 	docker_version_clear(&v);
@@ -129,21 +188,23 @@ int sandbox_new(const struct sandbox_options *opts, struct sandbox **out, char *
 	*out = NULL;
 	sb->docker = docker_new(&dopts);
 	sb->image = xstrdup(opts->image ? opts->image : "mai-sandbox:latest");
-	sb->user = xstrdup(opts->user ? opts->user : "1000:1000");
+	sb->uids = sandbox_uids_new(opts->uid_first, opts->uid_last);
+	sb->seccomp = sandbox_seccomp_profile();
 	sb->instance = xstrdup(opts->instance_id ? opts->instance_id : "default");
 	sandbox_quiet_init(&sb->quiet);
 	sb->trust = sandbox_trust_new(opts->trust, opts->workers);
 	if ((r = start_parts(sb, opts, err)) < 0)
 		goto fail;
 	const struct sandbox_container_config cc = {
-		.docker = sb->docker, .image = sb->image, .user = sb->user,
+		.docker = sb->docker, .image = sb->image, .uids = sb->uids,
+		.seccomp_profile = sb->seccomp,
 		.instance = sb->instance, .trust = sb->trust, .exit = sb->exit, .net = sb->net,
 		.quiet = &sb->quiet, .workers = opts->workers,
 	};
 	sb->containers = sandbox_containers_new(&cc);
 	if (opts->self_test &&
 	    sandbox_selftest_run(&runner, sandbox_trust_is_gvisor(sb->trust, TRUST_UNTRUSTED),
-				 err) < 0) {
+				 runc_level(sb), err) < 0) {
 		r = -EPERM;
 		goto fail;
 	}
@@ -165,6 +226,20 @@ int sandbox_new(const struct sandbox_options *opts, struct sandbox **out, char *
 			 "%lld MB available, %u workers)", pool, pool == 1 ? "" : "s",
 			 (int)((m.cpus_nano + 999999999) / 1000000000),
 			 (long long)(m.memory_available >> 20), workers);
+	}
+	/* A container keeps its uid until Docker has removed it: each worker's
+	 * run, up to two per worker queued for removal, the warm ones. */
+	uint64_t uids = (uint64_t)opts->uid_last - opts->uid_first + 1;
+	uint64_t in_flight = 3 * (uint64_t)workers + (uint64_t)TRUST_COUNT * pool;
+	if (uids < in_flight) {
+		*err = xasprintf("the sandbox's uid_range %u-%u has %llu uids, fewer than the %llu "
+				 "containers that can be in flight (%u workers, each with up to two "
+				 "runs waiting for removal, and %u warm per trust level): widen it "
+				 "in config/sandbox.yaml", opts->uid_first, opts->uid_last,
+				 (unsigned long long)uids, (unsigned long long)in_flight, workers,
+				 pool);
+		r = -ERANGE;
+		goto fail;
 	}
 	sb->pool = sandbox_pool_start(sb->containers, sb->trust, &sb->quiet, warm, pool);
 	*out = sb;
@@ -198,7 +273,8 @@ void sandbox_free(struct sandbox *sb)
 	docker_free(sb->docker);
 	free(sb->image);
 	free(sb->image_id);
-	free(sb->user);
+	sandbox_uids_free(sb->uids);
+	free(sb->seccomp);
 	free(sb->instance);
 	free(sb->docker_version);
 	free(sb);

@@ -115,28 +115,32 @@ bool sandbox_demux_marker_seen(const struct sandbox_demux *d)
 	return d->out.marker_seen && d->err.marker_seen;
 }
 
-/* Whether marker m comes in p, or across the end of what c already has and
- * the start of p (before p is added). */
-static bool marker_comes(const struct sandbox_capture *c, const uint8_t *p, size_t n,
-			 const char *m, size_t mlen)
+/* Where marker m begins in the stream, if it comes in p or across the end
+ * of what c already has and the start of p (before p is added); -1 if not. */
+static int64_t marker_comes(const struct sandbox_capture *c, const uint8_t *p, size_t n,
+			    const char *m, size_t mlen)
 {
 	uint8_t join[2 * SANDBOX_MARKER_MAX];
 	size_t keep = c->tail_len < mlen - 1 ? c->tail_len : mlen - 1;
 	size_t take = n < mlen - 1 ? n : mlen - 1;
+	const uint8_t *at;
 
-	if (memmem(p, n, m, mlen))
-		return true;
 	memcpy(join, c->tail + c->tail_len - keep, keep);
 	memcpy(join + keep, p, take);
-	return memmem(join, keep + take, m, mlen) != NULL;
+	at = memmem(join, keep + take, m, mlen);
+	if (at)
+		return (int64_t)(c->total - keep + (size_t)(at - join));
+	at = memmem(p, n, m, mlen);
+	return at ? (int64_t)(c->total + (size_t)(at - p)) : -1;
 }
 
-static void capture_strip(struct sandbox_capture *c, const char *m, size_t n)
+static void capture_strip(struct sandbox_capture *c, size_t n)
 {
-	if (!capture_ends_with(c, m, n))
+	if (!c->marker_seen)
 		return;
-	c->total -= n;
-	c->tail_len -= n;
+	c->after_end = c->total - c->marker_at > n ? c->total - c->marker_at - n : 0;
+	c->total = c->marker_at;
+	c->tail_len = 0;
 	if (c->len > c->total) {
 		c->len = (size_t)c->total;
 		c->data[c->len] = '\0';
@@ -146,8 +150,8 @@ static void capture_strip(struct sandbox_capture *c, const char *m, size_t n)
 
 void sandbox_demux_strip_marker(struct sandbox_demux *d)
 {
-	capture_strip(&d->out, d->marker, d->marker_len);
-	capture_strip(&d->err, d->marker, d->marker_len);
+	capture_strip(&d->out, d->marker_len);
+	capture_strip(&d->err, d->marker_len);
 }
 
 void sandbox_demux_clear(struct sandbox_demux *d)
@@ -181,8 +185,11 @@ int sandbox_demux_feed(struct sandbox_demux *d, const uint8_t *buf, size_t len)
 		}
 		size_t take = len < d->remaining ? len : d->remaining;
 		struct sandbox_capture *c = d->stream == 1 ? &d->out : &d->err;
-		if (d->marker_len && !c->marker_seen)
-			c->marker_seen = marker_comes(c, buf, take, d->marker, d->marker_len);
+		if (d->marker_len && !c->marker_seen) {
+			int64_t at = marker_comes(c, buf, take, d->marker, d->marker_len);
+			c->marker_seen = at >= 0;
+			c->marker_at = at >= 0 ? (uint64_t)at : 0;
+		}
 		capture_add(c, buf, take);
 		d->remaining -= (uint32_t)take;
 		buf += take;

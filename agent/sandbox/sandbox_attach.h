@@ -44,6 +44,10 @@ struct sandbox_capture {
 	uint8_t tail[SANDBOX_MARKER_MAX]; /* the stream's last bytes, stored or not */
 	size_t tail_len;
 	bool marker_seen; /* the end marker came, whatever followed it */
+	uint64_t marker_at; /* where in the stream it began (marker_seen) */
+	/* Bytes that came after the marker, from processes the script left
+	 * running (sandbox_demux_strip_marker): not the script's output. */
+	uint64_t after_end;
 };
 
 struct sandbox_demux {
@@ -69,8 +73,10 @@ bool sandbox_demux_ended(const struct sandbox_demux *d);
 /* Whether the marker has come on both streams, at the end or not (output
  * of a process the script left behind may follow it). */
 bool sandbox_demux_marker_seen(const struct sandbox_demux *d);
-/* Takes the marker off the end of each stream that ends with it: from the
- * stored bytes and the total, and sets truncated again against the cap. */
+/* Cuts each stream where the end marker began: the marker, with its nonce,
+ * and whatever processes the script left behind wrote after it (counted in
+ * after_end) are taken from the stored bytes and the total; truncated is
+ * set again against the cap. A stream without the marker stays whole. */
 void sandbox_demux_strip_marker(struct sandbox_demux *d);
 /* Frees the captures' data. */
 void sandbox_demux_clear(struct sandbox_demux *d);

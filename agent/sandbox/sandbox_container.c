@@ -6,10 +6,12 @@
 #include "log.h"
 #include "macro.h"
 #include "sandbox_bootstrap.h"
+#include "sandbox_core.h"
 #include "sandbox_exit.h"
 #include "sandbox_net.h"
 #include "sandbox_reap.h"
 #include "sandbox_trust.h"
+#include "sandbox_uids.h"
 
 struct sandbox_containers {
 	struct sandbox_container_config cfg;
@@ -100,6 +102,7 @@ void sandbox_containers_remove_orphans(struct sandbox_containers *ct)
 	for (size_t i = 0; i < n; i++) {
 		char *err = NULL;
 		if (docker_container_remove(ct->cfg.docker, ids[i], &err) == DOCKER_OK) {
+			sandbox_uids_removed(ct->cfg.uids, ids[i]);
 			log_info("removed container %.12s left by a run that Docker broke off",
 				 ids[i]);
 			free(ids[i]);
@@ -127,6 +130,14 @@ void sandbox_containers_wait_removed(struct sandbox_containers *ct)
 	sandbox_reaper_wait(ct->reaper);
 }
 
+/* Docker 20.10's masked paths (its list is replaced, not added to) and
+ * /proc/key-users, which lists the host's uids that hold keys. */
+static const char *const masked_paths[] = {
+	"/proc/asound", "/proc/acpi", "/proc/kcore", "/proc/keys", "/proc/key-users",
+	"/proc/latency_stats", "/proc/timer_list", "/proc/timer_stats", "/proc/sched_debug",
+	"/proc/scsi", "/sys/firmware", NULL,
+};
+
 int sandbox_container_prepare(struct sandbox_containers *ct, enum trust trust,
 			      const struct sandbox_limits *limits, const char *job_label,
 			      const struct sandbox_container_spec *spec,
@@ -148,14 +159,27 @@ int sandbox_container_prepare(struct sandbox_containers *ct, enum trust trust,
 	for (const char *const *v = network ? sandbox_net_env(cfg->net) : NULL;
 	     v && *v && n_env + 1 < ARRAY_SIZE(env); v++)
 		env[n_env++] = *v;
+	uint32_t uid;
+	char user[32];
+	if (sandbox_uids_take(cfg->uids, &uid) < 0) {
+		*err = xasprintf("every uid of the sandbox's uid_range is in use by a container in "
+				 "flight (%zu); widen uid_range in config/sandbox.yaml",
+				 sandbox_uids_in_use(cfg->uids));
+		return -EIO;
+	}
+	/* Its own uid and gid: no other run, no host account shares them. */
+	snprintf(user, sizeof(user), "%u:%u", uid, uid);
 	struct docker_create_params p = {
 		.image = spec->image ? spec->image : cfg->image, .cmd = cmd, .env = env,
-		.user = cfg->user, .workdir = "/tmp",
+		.user = user, .workdir = "/tmp",
 		.labels = labels, .n_labels = ARRAY_SIZE(labels), .open_stdin = true,
 		.memory_bytes = limits->memory_bytes, .nano_cpus = limits->nano_cpus,
 		.pids_limit = sandbox_trust_host_pids(cfg->trust, trust, limits->pids),
 		.tmpfs_bytes = limits->tmpfs_bytes,
 		.nofile = limits->nofile, .fsize_bytes = limits->fsize_bytes,
+		.sigpending = limits->sigpending, .msgqueue_bytes = limits->msgqueue_bytes,
+		.memlock_bytes = limits->memlock_bytes, .core_bytes = SANDBOX_CORE_LIMIT,
+		.seccomp_profile = cfg->seccomp_profile, .masked_paths = masked_paths,
 		.runtime = sandbox_trust_runtime(cfg->trust, trust),
 		.network = network ? net_name : NULL,
 		.deps_tmpfs_bytes = spec->deps_tmpfs_bytes,
@@ -163,8 +187,12 @@ int sandbox_container_prepare(struct sandbox_containers *ct, enum trust trust,
 
 	memset(out, 0, sizeof(*out));
 	out->limits = *limits;
-	if (docker_container_create(cfg->docker, &p, &out->id, err))
+	if (docker_container_create(cfg->docker, &p, &out->id, err)) {
+		sandbox_uids_give(cfg->uids, uid);
 		return -EIO;
+	}
+	sandbox_uids_bind(cfg->uids, uid, out->id);
+	out->uid = uid;
 	/* Attach before start: not a byte of output is missed. */
 	if (docker_container_attach(cfg->docker, out->id, &out->stream, err) ||
 	    docker_container_start(cfg->docker, out->id, err)) {
@@ -214,6 +242,8 @@ void sandbox_container_discard(struct sandbox_containers *ct, struct sandbox_con
 		ct->orphans[ct->n_orphans++] = c->id;
 		pthread_mutex_unlock(&ct->orphans_lock);
 		c->id = NULL;
+	} else if (c->id) {
+		sandbox_uids_removed(ct->cfg.uids, c->id);
 	}
 	free(c->id);
 	memset(c, 0, sizeof(*c));

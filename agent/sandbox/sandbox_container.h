@@ -21,6 +21,7 @@ struct sandbox_exit;
 struct sandbox_exit_init;
 struct sandbox_net;
 struct sandbox_trust;
+struct sandbox_uids;
 struct sandbox_containers;
 
 /* A created, attached and started container whose program waits for its
@@ -30,6 +31,7 @@ struct sandbox_container {
 	struct docker_stream *stream;
 	struct sandbox_limits limits;   /* as created, or as updated */
 	struct sandbox_exit_init *init; /* its init, watched; NULL: the run waits for Docker */
+	uint32_t uid;                   /* its own uid and gid (sandbox_uids.h) */
 };
 
 /* What a container is created with beyond its limits. */
@@ -44,7 +46,9 @@ struct sandbox_container_spec {
  * and must outlive the handle. */
 struct sandbox_container_config {
 	struct docker *docker;
-	const char *image, *user;
+	const char *image;
+	struct sandbox_uids *uids;         /* each container's own uid and gid */
+	const char *seccomp_profile;       /* JSON (sandbox_seccomp.h) */
 	const char *instance;              /* the mai.instance label */
 	const struct sandbox_trust *trust; /* runtime and pids allowance per level */
 	struct sandbox_exit *exit;         /* watches each init */

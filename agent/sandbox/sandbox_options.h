@@ -19,6 +19,10 @@ struct sandbox_limits {
 	int64_t tmpfs_bytes;
 	int64_t nofile;
 	int64_t fsize_bytes;
+	/* Kernel quotas of the run's own uid (ulimits): pending signals,
+	 * POSIX message-queue bytes, locked memory. Inotify instances and pipe
+	 * pages have no per-container knob; the run's own uid isolates them. */
+	int64_t sigpending, msgqueue_bytes, memlock_bytes;
 	int64_t timeout_ms;
 	int64_t stdout_max, stderr_max;
 };
@@ -61,7 +65,13 @@ enum sandbox_exit_source {
 struct sandbox_options {
 	const char *socket_path;  /* NULL: the default Docker socket */
 	const char *image;        /* NULL: "mai-sandbox:latest" */
-	const char *user;         /* NULL: "1000:1000" */
+	/* The uids (and gids, the same numbers) reserved for the containers,
+	 * one per container in flight (sandbox_uids.h); by default
+	 * SANDBOX_UID_FIRST..SANDBOX_UID_LAST. */
+	uint32_t uid_first, uid_last;
+	/* Check at start that no account, process or file of the host uses
+	 * the range (sandbox_uidcheck.h), and refuse to start when one does. */
+	bool uid_check;
 	/* The value of the mai.instance label: containers with it that exist at
 	 * sandbox_new() are leftovers of an earlier run of this agent and are
 	 * removed. Stable across restarts of one agent; NULL: "default". */
@@ -78,6 +88,13 @@ struct sandbox_options {
 
 /* Fills opts with the built-in defaults. */
 void sandbox_options_defaults(struct sandbox_options *opts);
+
+/* The default uid range: 65536 ids from 0x70000000, above what systemd
+ * gives containers (524288-1879048191) and useradd gives subordinate ids
+ * (100000 up to 600100000), below its foreign-image range (from 2147352576)
+ * and 2^31 (where signed ids go wrong). */
+#define SANDBOX_UID_FIRST 1879048192u
+#define SANDBOX_UID_LAST 1879113727u
 
 #define SANDBOX_POOL_AUTO UINT_MAX
 /* What one idle warm container holds, measured with runc (cgroup v1, the

@@ -22,14 +22,55 @@ static const char probe_script[] =
 	"st = dict(l.split(':\\t', 1) for l in open('/proc/self/status').read().splitlines() if ':\\t' in l)\n"
 	"caps = [k + '=' + st[k].strip() for k in ('CapEff', 'CapPrm', 'CapBnd') if int(st[k], 16)]\n"
 	"probe('no_capabilities', not caps, ' '.join(caps))\n"
-	"probe('non_root_user', os.getuid() != 0 and os.getgid() != 0, 'uid %d gid %d' % (os.getuid(), os.getgid()))\n";
+	"probe('non_root_user', os.getuid() != 0 and os.getgid() != 0, 'uid %d gid %d' % (os.getuid(), os.getgid()))\n"
+	/* The image: no file that exec would run with another uid or gid. */
+	"setid = []\n"
+	"for d, subdirs, files in os.walk('/'):\n"
+	"    if d in ('/proc', '/sys', '/dev'):\n"
+	"        subdirs[:] = []\n"
+	"        continue\n"
+	"    for f in files:\n"
+	"        try: m = os.lstat(os.path.join(d, f)).st_mode\n"
+	"        except OSError: continue\n"
+	"        if m & 0o6000 and m & 0o170000 == 0o100000: setid.append(os.path.join(d, f))\n"
+	"probe('no_setuid_files', not setid, '%d setuid or setgid files in the image, such as %s' % (len(setid), ' '.join(setid[:3])))\n";
 
 /* Under runc the script meets the host kernel, confined by no-new-privileges
  * and Docker's seccomp filter. */
 static const char host_kernel_probes[] =
 	"probe('no_new_privileges', st.get('NoNewPrivs', '').strip() == '1', 'NoNewPrivs ' + st.get('NoNewPrivs', 'absent').strip())\n"
-	"probe('seccomp', st.get('Seccomp', '').strip() == '2', 'Seccomp mode ' + st.get('Seccomp', 'absent').strip())\n";
-static const char *const host_kernel_names[] = { "no_new_privileges", "seccomp" };
+	"probe('seccomp', st.get('Seccomp', '').strip() == '2', 'Seccomp mode ' + st.get('Seccomp', 'absent').strip())\n"
+	/* The agent's own profile (sandbox_seccomp.h) is in force: what only
+	 * it refuses is refused with EPERM, the filter's answer (a kernel
+	 * without the feature would say EAFNOSUPPORT or ENOSYS). */
+	"import errno\n"
+	"def refused(name, call):\n"
+	"    try:\n"
+	"        r = call()\n"
+	"    except OSError as e:\n"
+	"        probe(name, e.errno == errno.EPERM, 'refused with %s, not by the seccomp profile' % errno.errorcode.get(e.errno, e.errno))\n"
+	"        return\n"
+	"    probe(name, False, 'allowed')\n"
+	"    r.close() if hasattr(r, 'close') else os.close(r)\n"
+	"refused('no_memfd_exec', lambda: os.memfd_create('probe'))\n"
+	"refused('no_vsock', lambda: socket.socket(40, socket.SOCK_STREAM))\n"
+	"refused('no_uevent', lambda: socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, 15))\n"
+	/* io_uring_setup is 425 on every architecture. Without ctypes (the
+	 * default image has none) a script has no way to make the call. */
+	"try:\n"
+	"    import ctypes\n"
+	"except ImportError:\n"
+	"    ctypes = None\n"
+	"if ctypes:\n"
+	"    libc = ctypes.CDLL(None, use_errno=True)\n"
+	"    params = ctypes.create_string_buffer(120)\n"
+	"    rc = libc.syscall(425, 4, params)\n"
+	"    e = ctypes.get_errno()\n"
+	"    probe('no_io_uring', rc == -1 and e == errno.EPERM, 'io_uring_setup returned %d (errno %d)' % (rc, e))\n"
+	"else:\n"
+	"    probe('no_io_uring', True, '')\n";
+static const char *const host_kernel_names[] = { "no_new_privileges", "seccomp", "no_memfd_exec",
+						 "no_vsock", "no_uevent", "no_io_uring" };
 
 /* Under runsc it meets gVisor's kernel instead (which keeps its own seccomp
  * filter on the host side and has no NoNewPrivs to show): the probe checks
@@ -40,7 +81,7 @@ static const char gvisor_kernel_probe[] =
 static const char *const gvisor_kernel_names[] = { "gvisor_kernel" };
 
 static const char *const common_names[] = {
-	"root_readonly", "no_network", "no_capabilities", "non_root_user",
+	"root_readonly", "no_network", "no_capabilities", "non_root_user", "no_setuid_files",
 };
 
 static const char memory_script[] =
@@ -71,13 +112,12 @@ static int check_probes(const struct sandbox_result *r, const char *const *probe
 	return 0;
 }
 
-int sandbox_selftest_run(const struct sandbox_runner *runner, bool gvisor, char **err)
+/* The probes at trust level t, which runs under gVisor when gvisor is set. */
+static int run_probes(const struct sandbox_runner *runner, enum trust t, bool gvisor, char **err)
 {
 	struct utsname host;
 	_cleanup_free_ char *script = NULL;
-	struct sandbox_job job = {
-		.job_id = "self-test", .file_name = "selftest.py", .trust = TRUST_UNTRUSTED,
-	};
+	struct sandbox_job job = { .job_id = "self-test", .file_name = "selftest.py", .trust = t };
 	/* The probes check the no-network confinement of the none levels; an
 	 * allowlist level's network is checked by its own tests. */
 	const struct sandbox_run_mode mode = { .min_timeout_ms = SELFTEST_TIMEOUT_MS,
@@ -112,6 +152,24 @@ int sandbox_selftest_run(const struct sandbox_runner *runner, bool gvisor, char 
 	else if (rc == 0)
 		rc = check_probes(&r, host_kernel_names, ARRAY_SIZE(host_kernel_names), err);
 	sandbox_result_clear(&r);
+	return rc;
+}
+
+int sandbox_selftest_run(const struct sandbox_runner *runner, bool gvisor, int runc_level,
+			 char **err)
+{
+	struct sandbox_job job = {
+		.job_id = "self-test", .file_name = "selftest.py", .trust = TRUST_UNTRUSTED,
+	};
+	const struct sandbox_run_mode mode = { .min_timeout_ms = SELFTEST_TIMEOUT_MS,
+					       .no_network = true };
+	struct sandbox_result r;
+	int rc = run_probes(runner, TRUST_UNTRUSTED, gvisor, err);
+
+	/* The host kernel's confinement (seccomp profile, uid) where a level
+	 * meets it. */
+	if (rc == 0 && gvisor && runc_level >= 0)
+		rc = run_probes(runner, (enum trust)runc_level, false, err);
 	if (rc < 0)
 		return rc;
 
@@ -129,8 +187,12 @@ int sandbox_selftest_run(const struct sandbox_runner *runner, bool gvisor, char 
 		return -EPERM;
 	}
 	sandbox_result_clear(&r);
-	log_info("sandbox self-test passed: root read-only, no network, no capabilities, "
-		 "%s, non-root user, memory limit enforced",
-		 gvisor ? "gVisor's kernel (runsc)" : "no-new-privileges, seccomp");
+	static const char host[] = "no-new-privileges, the agent's seccomp profile (no io_uring, "
+				   "memfd, vsock, uevent)";
+	log_info("sandbox self-test passed: root read-only, no network, no capabilities, %s%s%s, "
+		 "non-root user, no setuid file, memory limit enforced",
+		 gvisor ? "gVisor's kernel (runsc)" : host,
+		 gvisor && runc_level >= 0 ? "; under runc " : "",
+		 gvisor && runc_level >= 0 ? host : "");
 	return 0;
 }

@@ -1,5 +1,5 @@
 /* The self-test: probes run in a real container with the untrusted level's
- * settings. If confinement is weaker than configured, no job may run. */
+ * settings (and a runc level's, when untrusted runs under gVisor). If confinement is weaker than configured, no job may run. */
 #ifndef MAI_SANDBOX_SELFTEST_H
 #define MAI_SANDBOX_SELFTEST_H
 
@@ -8,8 +8,11 @@
 #include "sandbox_runner.h"
 
 /* Runs the probes through runner, at the untrusted level, which runs under
- * gVisor when gvisor is set. 0, or -EPERM with *err (caller frees) naming
- * the probe that failed. */
-int sandbox_selftest_run(const struct sandbox_runner *runner, bool gvisor, char **err);
+ * gVisor when gvisor is set; then, when it does and runc_level is a level
+ * (not -1) that runs under runc, the host kernel's probes (no-new-privileges,
+ * the seccomp profile in force) at that level too. 0, or -EPERM with *err
+ * (caller frees) naming the probe that failed. */
+int sandbox_selftest_run(const struct sandbox_runner *runner, bool gvisor, int runc_level,
+			 char **err);
 
 #endif

@@ -15,3 +15,7 @@ rm -rf "$root"/var/lib/apt/lists/* \
 # root; the sandbox sets HOME=/tmp. An empty /tmp is the tmpfs mount point.
 mkdir -p "$root"/tmp
 chmod 1777 "$root"/tmp
+# No setuid or setgid file: under no-new-privileges they would not raise
+# privileges, but a sandbox has no use for them (su, passwd, mount, ...),
+# and the start-time self-test refuses an image that has one.
+find "$root" -xdev -type f -perm /6000 -exec chmod ug-s {} +

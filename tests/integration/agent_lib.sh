@@ -13,8 +13,16 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/mai-itest.$(basename "$0" .sh).XXXXXX")
 PID=
 fails=0
 
+# own_child PID: PID is still a child of this shell. A child that ended and
+# was reaped frees its number, which the kernel soon gives to another
+# process (pid_max is 32768 on this kind of machine, and the suite starts
+# thousands): a signal sent by number must not reach another test's agent.
+own_child() {
+	[ -n "$1" ] && [ "$(ps -o ppid= -p "$1" 2>/dev/null | tr -d ' ')" = "$$" ]
+}
+
 lib_cleanup() {
-	if [ -n "$PID" ] && kill -0 "$PID" 2>/dev/null; then
+	if own_child "$PID"; then
 		kill -TERM "$PID"
 		wait "$PID" 2>/dev/null
 	fi
@@ -96,7 +104,7 @@ start_agent() {
 
 # stop_agent: SIGTERM, and the agent must exit 0.
 stop_agent() {
-	kill -TERM "$PID"
+	own_child "$PID" && kill -TERM "$PID"
 	wait "$PID"
 	rc=$?
 	[ $rc -eq 0 ] || fail "SIGTERM: the agent exited $rc, expected 0"
@@ -148,6 +156,18 @@ while n and time.monotonic() < end:
     time.sleep(0.1)
     n = count()
 print(n)'
+
+# audit_records LOG_DIR TYPE FILE: the fields and seq of every record of
+# TYPE about FILE, one JSON document a line, read straight from the log's
+# segments.
+audit_records() {
+	python3 -c 'import json,sys,glob
+for seg in sorted(glob.glob(sys.argv[1] + "/seg-*.log")):
+    for line in open(seg, encoding="utf-8"):
+        rec = json.loads(line.split(" ", 4)[4])
+        if rec["type"] == sys.argv[2] and rec["fields"].get("file") == sys.argv[3]:
+            print(json.dumps(dict(rec["fields"], seq=rec["seq"])))' "$@"
+}
 
 # lib_finish NAME: the verdict of the script.
 lib_finish() {

@@ -22,6 +22,12 @@ AGENT_SECURITY_YAML='analyzers:
 AGENT_SANDBOX_YAML='self_test: false
 pool_size: 1
 '
+# The image this tree built (setup-common.sh), not :latest, which another
+# tree's build on the same engine may point elsewhere.
+if [ -n "${MAI_SANDBOX_IMAGE:-}" ]; then
+	AGENT_SANDBOX_YAML="${AGENT_SANDBOX_YAML}image: $MAI_SANDBOX_IMAGE
+"
+fi
 
 # agent_setup DIR: a configuration in DIR/conf (drop directory DIR/drop,
 # state DIR/state, a fresh signing key DIR/audit.key, 1 s checkpoints) and

@@ -72,12 +72,7 @@ D=$T/drop
 # record TYPE FILE: the fields and seq of every record of TYPE about FILE,
 # one JSON document a line, read straight from the log's segments.
 record() {
-	python3 -c 'import json,sys,glob
-for seg in sorted(glob.glob(sys.argv[1] + "/seg-*.log")):
-    for line in open(seg, encoding="utf-8"):
-        rec = json.loads(line.split(" ", 4)[4])
-        if rec["type"] == sys.argv[2] and rec["fields"].get("file") == sys.argv[3]:
-            print(json.dumps(dict(rec["fields"], seq=rec["seq"])))' "$T/state/audit" "$1" "$2"
+	audit_records "$T/state/audit" "$1" "$2"
 }
 # keep_case NAME RESULT TYPE FILE: the result's message and the last record
 # of TYPE about FILE, kept in $T/refusals.txt (read it with MAI_ITEST_KEEP=1).

@@ -21,9 +21,11 @@ command -v promtool > /dev/null || skip "promtool is not installed (packaging/in
 [ -e /dev/fuse ] && command -v fusermount3 > /dev/null || skip "no /dev/fuse or fusermount3"
 require_docker /var/run/docker.sock
 
-# The shipped defaults (pool_size: auto) but for the paths and the key.
+# The shipped defaults (pool_size: auto) but for the paths, the key and the
+# image this tree built.
 write_agent_config "$T/drop" "$T/state"
 rm "$T/conf/sandbox.yaml"
+[ -z "${MAI_SANDBOX_IMAGE:-}" ] || echo "image: $MAI_SANDBOX_IMAGE" > "$T/conf/sandbox.yaml"
 mkdir -p "$T/mnt"
 start_agent --mount="$T/mnt"
 

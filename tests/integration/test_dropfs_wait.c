@@ -40,7 +40,7 @@ static int wait_child(void *arg)
 {
 	int fd = open(arg, O_RDONLY);
 	if (fd < 0)
-		return errno == EINTR ? 4 : errno == ENOENT ? 2 : 1;
+		return errno == EINTR ? 4 : errno == ENOENT ? 2 : errno == ECANCELED ? 7 : 1;
 	char buf[256];
 	ssize_t n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
@@ -123,12 +123,15 @@ static void test_wait(void **state)
 	assert_true(listed);
 }
 
-/* A reader of .wait: 6 for EAGAIN at once, else as wait_child. */
+/* A reader of .wait: 6 for EAGAIN at once, 7 for ECANCELED (the mount
+ * stopped), 0 when it opened, 1 for any other error. */
 static int wait_or_eagain(void *arg)
 {
 	int fd = open(arg, O_RDONLY);
 	if (fd < 0 && errno == EAGAIN)
 		return 6;
+	if (fd < 0 && errno == ECANCELED)
+		return 7;
 	if (fd >= 0)
 		close(fd);
 	return fd >= 0 ? 0 : 1;
@@ -136,7 +139,8 @@ static int wait_or_eagain(void *arg)
 
 /* At most DROPFS_MAX_WAITERS (12) readers wait on .wait at once: of 13,
  * whatever their order, one gets EAGAIN at once and twelve wait; the
- * waiters of a mount that stops get an error, not a hang. */
+ * waiters of a mount that stops get ECANCELED, not a hang and not the
+ * ENOTCONN of a mount gone under them. */
 static void test_wait_limit_and_stop(void **state)
 {
 	struct fx *f = *state;
@@ -171,12 +175,25 @@ static void test_wait_limit_and_stop(void **state)
 		if (i == gone)
 			continue;
 		assert_int_equal(waitpid(kids[i], &st, 0), kids[i]);
-		assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+		assert_true(WIFEXITED(st));
+		assert_int_equal(WEXITSTATUS(st), 7);
 	}
 }
 
+/* The agent's rejection (no SHA-256) of file as the sidecar side. */
+static void write_rejection(struct fx *f, const char *side, const char *file, const char *reason)
+{
+	_cleanup_free_ char *path = xasprintf("%s/%s", drop_source_dir(f->src), side);
+	_cleanup_free_ char *text = xasprintf("{\"schema_version\": 1, \"file\": \"%s\", "
+					      "\"state\": \"rejected\", \"reason\": \"%s\"}\n",
+					      file, reason);
+	assert_int_equal(fileio_write_atomic(path, text, strlen(text), 0644), 0);
+	drop_source_changed(f->src, side);
+}
+
 /* Its rejection is the final answer for a script that cannot be read (a
- * symbolic link); a script still open for writing has none yet. */
+ * symbolic link) or whose name is not UTF-8; a script still open for
+ * writing has none yet. */
 static void test_wait_for_rejected_and_busy(void **state)
 {
 	struct fx *f = *state;
@@ -184,12 +201,17 @@ static void test_wait_for_rejected_and_busy(void **state)
 	_cleanup_free_ char *b = at(f, "b.py"), *wb = at(f, ".wait/b.result.json");
 	assert_int_equal(symlink("/etc/passwd", s), 0);
 	want_names(f, 1);
-	_cleanup_free_ char *side = xasprintf("%s/s.result.json", drop_source_dir(f->src));
-	const char *text = "{\"schema_version\": 1, \"file\": \"s.py\", \"state\": \"rejected\", "
-			   "\"reason\": \"symlink\"}\n";
-	assert_int_equal(fileio_write_atomic(side, text, strlen(text), 0644), 0);
-	drop_source_changed(f->src, "s.result.json");
+	write_rejection(f, "s.result.json", "s.py", "symlink");
 	assert_int_equal(as_user(NOBODY, NOBODY, wait_interrupted, ws), 5); /* at once: rejected */
+
+	/* A name that is not UTF-8 is rejected without a read: its answer
+	 * has no SHA-256, and it is final all the same. */
+	const char bad[] = "bad\xff.py";
+	_cleanup_free_ char *wbad = xasprintf("%s/.wait/bad\xff.result.json", f->mnt);
+	put(f, bad, "print(2)\n");
+	want_names(f, 2);
+	write_rejection(f, "bad\xff.result.json", "bad\\\\xff.py", "bad_name");
+	assert_int_equal(as_user(NOBODY, NOBODY, wait_interrupted, wbad), 5); /* at once */
 
 	int fd = open(b, O_WRONLY | O_CREAT, 0644);
 	assert_true(fd >= 0);

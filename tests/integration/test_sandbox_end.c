@@ -82,6 +82,24 @@ static void test_end_marker_forged(void **state)
 	sandbox_result_clear(&r);
 }
 
+/* A process the script left running writes on after the script's end:
+ * the output is cut at the end marker, which never shows, nor its nonce;
+ * what came before stays. */
+static void test_end_late_writer(void **state)
+{
+	run("leftover.py", "import os, time\nif os.fork() == 0:\n    os.setsid()\n"
+		       "    while True:\n        os.write(1, b'late\\n')\n        time.sleep(0.001)\n"
+		       "print('parent')\n", &r);
+	expect_exit(&r, 0);
+	assert_null(strstr(r.out.data, "MAI-END"));
+	assert_null(strchr(r.out.data, '\x1e'));
+	assert_non_null(strstr(r.out.data, "parent\n"));
+	assert_int_equal(r.out.total, r.out.len);
+	for (const char *l = r.out.data; *l; l = strchr(l, '\n') + 1)
+		if (strncmp(l, "late\n", 5) != 0 && strncmp(l, "parent\n", 7) != 0)
+			fail_msg("a line that is neither the script's nor its child's: %s", l);
+}
+
 static void test_end_output_at_the_cap(void **state)
 {
 	char code[128];
@@ -226,6 +244,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_end_after_threads_and_atexit, free_run),
 		cmocka_unit_test_teardown(test_end_without_marker, free_run),
 		cmocka_unit_test_teardown(test_end_marker_forged, free_run),
+		cmocka_unit_test_teardown(test_end_late_writer, free_run),
 		cmocka_unit_test_teardown(test_end_output_at_the_cap, free_run),
 		cmocka_unit_test_teardown(test_end_keeps_cgroup_verdicts, free_run),
 		cmocka_unit_test_teardown(test_end_counters_with_docker_alone, free_run),

@@ -354,7 +354,8 @@ static void test_create_body_hardening(void **state)
 		.image = "mai-sandbox:latest", .cmd = cmd, .user = "1000:1000", .workdir = "/tmp",
 		.labels = labels, .n_labels = 2, .memory_bytes = 268435456, .nano_cpus = 500000000,
 		.pids_limit = 64, .tmpfs_bytes = 16777216, .nofile = 64, .fsize_bytes = 1048576,
-		.open_stdin = true,
+		.open_stdin = true, .core_bytes = 1, .sigpending = 256, .msgqueue_bytes = 204800,
+		.memlock_bytes = 1048576, .seccomp_profile = "{\"defaultAction\":\"SCMP_ACT_ERRNO\"}",
 	};
 	char *s = docker_codec_create_body(&p);
 	json_t *j = json_loads(s, 0, NULL), *h = json_object_get(j, "HostConfig");
@@ -374,6 +375,8 @@ static void test_create_body_hardening(void **state)
 	assert_string_equal(json_string_value(json_array_get(json_object_get(h, "CapDrop"), 0)), "ALL");
 	assert_string_equal(json_string_value(json_array_get(json_object_get(h, "SecurityOpt"), 0)),
 			    "no-new-privileges");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(h, "SecurityOpt"), 1)),
+			    "seccomp={\"defaultAction\":\"SCMP_ACT_ERRNO\"}");
 	assert_string_equal(json_string_value(json_object_get(json_object_get(h, "Tmpfs"), "/tmp")),
 			    "rw,noexec,nosuid,nodev,size=16777216");
 	assert_int_equal(json_integer_value(json_object_get(h, "Memory")), 268435456);
@@ -383,10 +386,18 @@ static void test_create_body_hardening(void **state)
 	assert_string_equal(json_string_value(json_object_get(json_object_get(h, "LogConfig"), "Type")),
 			    "none");
 	json_t *u = json_object_get(h, "Ulimits");
-	assert_int_equal(json_array_size(u), 3);
+	assert_int_equal(json_array_size(u), 6);
 	assert_string_equal(json_string_value(json_object_get(json_array_get(u, 2), "Name")), "core");
-	assert_int_equal(json_integer_value(json_object_get(json_array_get(u, 2), "Hard")), 0);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(u, 2), "Hard")), 1);
 	assert_int_equal(json_integer_value(json_object_get(json_array_get(u, 1), "Soft")), 1048576);
+	static const char *const quotas[] = { "sigpending", "msgqueue", "memlock" };
+	static const json_int_t quota_values[] = { 256, 204800, 1048576 };
+	for (size_t i = 0; i < 3; i++) {
+		json_t *q = json_array_get(u, 3 + i);
+		assert_string_equal(json_string_value(json_object_get(q, "Name")), quotas[i]);
+		assert_int_equal(json_integer_value(json_object_get(q, "Soft")), quota_values[i]);
+		assert_int_equal(json_integer_value(json_object_get(q, "Hard")), quota_values[i]);
+	}
 	json_decref(j);
 	free(s);
 }

@@ -25,6 +25,8 @@ static const struct {
 	{ "surrogate\xed\xa0\x80.py", NAMES_BAD_NAME, NAMES_REASON_NONE },
 	{ "foo.approve", NAMES_APPROVE, NAMES_REASON_NONE },
 	{ "foo.override", NAMES_OVERRIDE, NAMES_REASON_NONE },
+	{ "foo.rerun", NAMES_RERUN, NAMES_REASON_NONE },
+	{ ".rerun", NAMES_IGNORED, NAMES_REASON_HIDDEN },
 	{ ".approve", NAMES_IGNORED, NAMES_REASON_HIDDEN },
 	{ "", NAMES_IGNORED, NAMES_REASON_EMPTY },
 	{ ".", NAMES_IGNORED, NAMES_REASON_HIDDEN },
@@ -118,6 +120,9 @@ static void test_sidecar_and_answer_names(void **state)
 	free(s);
 	s = names_script_for_answer("a.b.override");
 	assert_string_equal(s, "a.b.py");
+	free(s);
+	s = names_script_for_answer("sub/foo.rerun");
+	assert_string_equal(s, "sub/foo.py");
 	free(s);
 	assert_null(names_script_for_answer("foo.py"));
 	assert_null(names_script_for_answer(".approve"));

@@ -118,8 +118,10 @@ static void test_demux_marker_any_split(void **state)
 	}
 }
 
-/* A marker with another nonce, or one that more output follows, is the
- * script's output: kept, and the streams have not ended. */
+/* A marker with another nonce is the script's output: kept. One that more
+ * output follows has not ended the streams, and what follows it came from a
+ * process the script left behind: cut with the marker, its nonce never
+ * shown, and counted apart. */
 static void test_demux_marker_only_at_the_end(void **state)
 {
 	static const char other[] = "\x1eMAI-END ffffffffffffffffffffffffffffffff\n";
@@ -133,8 +135,11 @@ static void test_demux_marker_only_at_the_end(void **state)
 	assert_int_equal(sandbox_demux_feed(&d, buf, len), 0);
 	assert_false(sandbox_demux_ended(&d));
 	sandbox_demux_strip_marker(&d);
-	assert_string_equal(d.out.data, MARK "more\n");
+	assert_string_equal(d.out.data, "");
+	assert_int_equal(d.out.total, 0);
+	assert_int_equal(d.out.after_end, 5);
 	assert_string_equal(d.err.data, other);
+	assert_int_equal(d.err.after_end, 0);
 	sandbox_demux_clear(&d);
 
 	/* Without a marker expected, nothing ever ends the streams. */
@@ -163,6 +168,13 @@ static void test_demux_marker_seen_before_more(void **state)
 		assert_int_equal(sandbox_demux_feed(&d, buf + cut, len - cut), 0);
 		assert_true(sandbox_demux_marker_seen(&d));
 		assert_false(sandbox_demux_ended(&d));
+		sandbox_demux_strip_marker(&d);
+		assert_string_equal(d.out.data, "a");
+		assert_int_equal(d.out.total, 1);
+		assert_int_equal(d.out.after_end, 5);
+		assert_string_equal(d.err.data, "b");
+		assert_int_equal(d.err.after_end, 5);
+		assert_null(memmem(d.out.data, d.out.len, "0011", 4));
 		sandbox_demux_clear(&d);
 	}
 	len = frame(buf, 1, MARK);
