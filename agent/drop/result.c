@@ -305,6 +305,8 @@ json_t *result_to_json(const struct result_info *r)
 		json_object_set(o, "execution", r->execution);
 	if (r->audit.n_seqs > 0)
 		json_object_set_new(o, "audit", audit_json(&r->audit));
+	if (r->stages && r->state != RESULT_QUEUED && r->state != RESULT_RUNNING)
+		json_object_set_new(o, "stages_ms", stagetime_to_json(r->stages));
 	return o;
 }
 
@@ -335,5 +337,10 @@ int result_write(const struct place_dirs *p, const struct result_info *r, char *
 		*err = xasprintf("cannot encode the result of %s as JSON", shown);
 		return -EINVAL;
 	}
-	return place_sidecar(p, side, text, len, r->access, true, err);
+	/* queued and running are replaced within moments and say nothing a
+	 * restart needs (it takes again every script without a final answer),
+	 * so they are written atomically but not synced: each fsync of the file
+	 * and of its directory costs a drop a millisecond or more. */
+	bool durable = r->state != RESULT_QUEUED && r->state != RESULT_RUNNING;
+	return place_sidecar(p, side, text, len, r->access, durable ? PLACE_SYNC : PLACE_SYNC_NONE, err);
 }

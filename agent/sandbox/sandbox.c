@@ -30,6 +30,7 @@
 #include "sandbox_uidcheck.h"
 #include "sandbox_uids.h"
 #include "sandbox_usage.h"
+#include "stagetime.h"
 
 struct sandbox {
 	struct docker *docker;
@@ -301,6 +302,10 @@ int sandbox_parse_toml(struct sandbox *sb, const char *toml, size_t len, json_t 
 
 void sandbox_wait_removed(struct sandbox *sb) { sandbox_containers_wait_removed(sb->containers); }
 
+void sandbox_hold_quiet(struct sandbox *sb) { sandbox_quiet_enter(&sb->quiet); }
+
+void sandbox_release_quiet(struct sandbox *sb) { sandbox_quiet_leave(&sb->quiet); }
+
 static void set_message(struct sandbox_result *r, char *msg)
 {
 	free(r->message);
@@ -387,11 +392,22 @@ static int take_warm(struct sandbox *sb, enum trust trust,
 	return sandbox_container_update(sb->containers, trust, want, c) < 0 ? -EAGAIN : 0;
 }
 
+/* What the end of a run reads, and whether the script's stage is over. */
+struct run_end {
+	struct sandbox_usage *usage;
+	bool script_marked;
+};
+
 /* The script has ended (the bootstrap waits for stdin to close, or the
  * init has exited): the cgroup's counters, before Docker removes it. */
-static void sample_at_end(void *usage)
+static void sample_at_end(void *arg)
 {
-	sandbox_usage_end(usage);
+	struct run_end *e = arg;
+	if (!e->script_marked) {
+		stagetime_mark(STAGE_SCRIPT);
+		e->script_marked = true;
+	}
+	sandbox_usage_end(e->usage);
 }
 
 int sandbox_run(struct sandbox *sb, const struct sandbox_job *job, struct sandbox_result *out)
@@ -420,6 +436,7 @@ static int run_job(void *arg, const struct sandbox_job *job, const struct sandbo
 	struct sandbox_container c = { 0 };
 	struct docker_container_state st = { 0 };
 	struct sandbox_usage usage = { 0 };
+	struct run_end run_end = { &usage, false };
 	struct sandbox_limits want;
 	struct sandbox_demux demux;
 	enum sandbox_attach_end end;
@@ -482,6 +499,7 @@ static int run_job(void *arg, const struct sandbox_job *job, const struct sandbo
 		sandbox_quiet_leave(&sb->quiet);
 		return -EIO;
 	}
+	stagetime_mark(STAGE_CONTAINER);
 	out->limits = c.limits;
 	out->limits.timeout_ms = want.timeout_ms;
 	out->container_id = xstrdup(c.id);
@@ -492,9 +510,9 @@ static int run_job(void *arg, const struct sandbox_job *job, const struct sandbo
 	input = sandbox_job_input(job, deps_spec, nonce, &input_len);
 	sandbox_usage_start(&usage, sb->docker, c.id, sb->cgroup_version);
 	watch.ended = sample_at_end;
-	watch.ended_arg = &usage;
+	watch.ended_arg = &run_end;
 	/* Only the bootstrap waits for stdin to close before it exits. */
-	const struct sandbox_attach_hold hold = { sample_at_end, &usage };
+	const struct sandbox_attach_hold hold = { sample_at_end, &run_end };
 	end = sandbox_attach_pump(c.stream, &demux, input, input_len, spec.program ? NULL : &hold,
 				  &watch, t0 + want.timeout_ms, true, cancel, &io_error);
 	/* The kernel says the init has ended and all output is in. Its OOM and
@@ -515,6 +533,9 @@ static int run_job(void *arg, const struct sandbox_job *job, const struct sandbo
 						  &io_error);
 		}
 	}
+	/* A run without its end marker (killed, or a program of the agent's
+	 * own) was the script's time up to here. */
+	stagetime_mark(run_end.script_marked ? STAGE_END : STAGE_SCRIPT);
 	sandbox_demux_strip_marker(&demux);
 	/* Close the stream before a kill: while dockerd blocks writing output
 	 * that nobody reads, it cannot finish the container's exit, and the kill
@@ -584,9 +605,11 @@ static int run_job(void *arg, const struct sandbox_job *job, const struct sandbo
 			 code);
 	}
 	docker_container_state_clear(&st);
+	stagetime_mark(STAGE_OUTPUT);
 	/* Removed in the background: the result does not wait for it. */
 	sandbox_quiet_leave(&sb->quiet);
 	sandbox_container_release(sb->containers, &c);
+	stagetime_mark(STAGE_REMOVAL);
 	out->out = (struct sandbox_output){ demux.out.data, demux.out.len, demux.out.total,
 					     demux.out.truncated };
 	out->err = (struct sandbox_output){ demux.err.data, demux.err.len, demux.err.total,
