@@ -76,6 +76,7 @@ const char sandbox_bootstrap[] =
 	"    sys.stdout.write('\\x1eMAI-DEPS ' + json.dumps(rep) + '\\n')\n"
 	"    sys.stdout.flush()\n"
 	"    if not rep['ok']:\n"
+	"        mai_code[0] = 97\n"
 	"        sys.exit(97)\n"
 	"    sys.path.insert(0, spec['target'])\n"
 	"def mai_end(pid=os.getpid()):\n"
