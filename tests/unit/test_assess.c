@@ -251,7 +251,7 @@ static void test_rule_lists_and_finding_order(void **state)
 		{ "x = 'alpha-secret'\n", "U2 " },
 		{ "x = 'zz-other-long-secret-text'\n", "U2 " },
 		{ "x = 'zz-other'\n", "" },
-		{ "import frob\nfrob.assess_fixture_load('notes.txt')\n", "U3 " },
+		{ "import frob\nfrob.load('notes.txt')\n", "U3 " },
 	};
 
 	if (!rules)
