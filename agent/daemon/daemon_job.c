@@ -69,15 +69,10 @@ void daemon_job_write_result(struct daemon_job_env *env, const struct result_inf
 	_cleanup_free_ char *text = result_render(r, &len);
 	int rc;
 
-	/* queued and running are replaced within moments and say nothing a
-	 * restart needs (it takes again every script without a final answer),
-	 * so they are written atomically but not synced: each fsync of the file
-	 * and of its directory costs a drop a millisecond or more. */
-	bool durable = r->state != RESULT_QUEUED && r->state != RESULT_RUNNING;
 	stagetime_mark(STAGE_OTHER);
 	if (text) {
 		rc = place_text(env, r->file, RESULT_SUFFIX, text, len, r->access,
-				durable ? PLACE_SYNC : PLACE_SYNC_NONE, &err);
+				result_place_sync(r), &err);
 	} else {
 		_cleanup_free_ char *p = names_printable(r->file);
 		err = xasprintf("cannot encode the result of %s as JSON", p);

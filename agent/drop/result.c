@@ -326,6 +326,15 @@ char *result_render(const struct result_info *r, size_t *len)
 	return text;
 }
 
+enum place_sync result_place_sync(const struct result_info *r)
+{
+	/* queued and running are replaced within moments and say nothing a
+	 * restart needs (it takes again every script without a final answer),
+	 * so they are written atomically but not synced: each fsync of the file
+	 * and of its directory costs a drop a millisecond or more. */
+	return r->state == RESULT_QUEUED || r->state == RESULT_RUNNING ? PLACE_SYNC_NONE : PLACE_SYNC;
+}
+
 int result_write(const struct place_dirs *p, const struct result_info *r, char **err)
 {
 	_cleanup_free_ char *side = names_result_sidecar(r->file, RESULT_SUFFIX);
@@ -337,10 +346,5 @@ int result_write(const struct place_dirs *p, const struct result_info *r, char *
 		*err = xasprintf("cannot encode the result of %s as JSON", shown);
 		return -EINVAL;
 	}
-	/* queued and running are replaced within moments and say nothing a
-	 * restart needs (it takes again every script without a final answer),
-	 * so they are written atomically but not synced: each fsync of the file
-	 * and of its directory costs a drop a millisecond or more. */
-	bool durable = r->state != RESULT_QUEUED && r->state != RESULT_RUNNING;
-	return place_sidecar(p, side, text, len, r->access, durable ? PLACE_SYNC : PLACE_SYNC_NONE, err);
+	return place_sidecar(p, side, text, len, r->access, result_place_sync(r), err);
 }

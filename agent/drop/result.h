@@ -139,6 +139,9 @@ json_t *result_to_json(const struct result_info *r) _nonnull_(1);
  * newline, *len bytes; NULL when it cannot be encoded. Caller frees. */
 char *result_render(const struct result_info *r, size_t *len) _nonnull_(1, 2);
 
+/* How r's document reaches the disk: synced unless it is queued or running. */
+enum place_sync result_place_sync(const struct result_info *r) _nonnull_(1);
+
 /* Writes <file without .py>.result.json (names_result_sidecar) with
  * place_sidecar(), atomically, and durably but for the states queued and
  * running. Returns what place_sidecar() returns: an enum
