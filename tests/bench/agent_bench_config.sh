@@ -11,6 +11,12 @@ bench_agent_config() {
 	"$AGENT" keygen "$T/keys/audit.key" > /dev/null 2>&1
 	printf 'drop_dir: %s\nstate_dir: %s\nlog_level: warn\n' "$T/drop" "$T/state" > "$T/conf/agent.yaml"
 	printf 'signing_key: %s\n' "$T/keys/audit.key" > "$T/conf/audit.yaml"
+	# A uid range of the benchmark's own (1024 uids by the shell's pid; the
+	# tests' agents take theirs below 2000000000): an agent refuses to start
+	# when a process outside its engine's Mai containers runs in its range,
+	# and a benchmark runs beside the suite's tests.
+	_bench_uid=$((2050000000 + ($$ % 90000) * 1024))
+	printf 'uid_range: %s-%s\n' "$_bench_uid" $((_bench_uid + 1023)) >> "$T/conf/sandbox.yaml"
 	if [ -n "${MAI_BENCH_POOL:-}" ]; then
 		printf 'pool_size: %s\n' "$MAI_BENCH_POOL" >> "$T/conf/sandbox.yaml"
 	fi

@@ -45,7 +45,7 @@ trap 'bench_stop "$PID"; rm -rf "$T"' EXIT
 bench_agent_config
 "$AGENT" run --log-file "$T/agent.log" &
 PID=$!
-bench_agent_up "$PID" "$T/state"
+bench_agent_up "$PID" "$T/state" "$T/agent.log"
 POOL=$(bench_pool_size) || exit 1
 # Idle: the warm pool full (3 trust levels x pool_size, all running).
 PYTHONPATH="$BENCH_DIR" python3 "$BENCH_DIR/agent_bench.py" wait-idle "$T/state" $((3 * POOL))

@@ -48,7 +48,7 @@ start() {
 	echo "drop_mode: $1" >> "$T/conf/agent.yaml"
 	"$AGENT" run --config-dir "$T/conf" --log-file "$T/agent.log" &
 	pids+=($!)
-	bench_agent_up "$!" "$T/state"
+	bench_agent_up "$!" "$T/state" "$T/agent.log"
 	POOL=$(bench_pool_size) || exit 1
 }
 start watch

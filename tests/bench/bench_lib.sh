@@ -26,13 +26,18 @@ bench_pct() {
 	python3 "$BENCH_DIR/pct.py" "$@"
 }
 
-# bench_agent_up PID STATE_DIR [SECONDS (60)]: until the agent PID has written
-# its status.json; fails at once when the agent is gone.
+# bench_agent_up PID STATE_DIR LOG [SECONDS (60)]: until the agent PID has
+# written its status.json; fails at once when the agent is gone, with the
+# end of its log (why it stopped).
 bench_agent_up() {
-	bench_wait "${3:-60}" "agent $1 to write $2/status.json" _bench_agent_wrote "$1" "$2"
+	bench_wait "${4:-60}" "agent $1 to write $2/status.json" _bench_agent_wrote "$1" "$2" "$3"
 }
 _bench_agent_wrote() {
-	kill -0 "$1" 2>/dev/null || { echo "the agent (pid $1) exited before it was up" >&2; exit 1; }
+	if ! kill -0 "$1" 2>/dev/null; then
+		echo "the agent (pid $1) exited before it was up; the end of its log $3:" >&2
+		tail -n 5 "$3" >&2 || true
+		exit 1
+	fi
 	grep -q "\"pid\": $1," "$2/status.json" 2>/dev/null
 }
 
