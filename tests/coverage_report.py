@@ -10,6 +10,14 @@ covered line between them. Its reason is the first rule of REASONS_FILE
 and the block's lines, one a line, GUARD being the line before the block
 that has more than a brace (its if, case or loop); a block that no rule
 explains is listed as such, and the summary counts them.
+
+Every rule names one file and the function (or functions, as a group
+'(a|b)') it is about: "^agent/x/file\\.c:function:" and, for one block
+of it, more. A rule for a whole folder or file, or for a shape of code
+anywhere (any "return -errno"), is refused: it would explain a block that
+is new tomorrow before anyone has looked at it. The report says how many
+blocks each rule explains, and lists the rules that explain none (stale:
+the block got a test, or the code changed).
 """
 import json
 import os
@@ -17,8 +25,13 @@ import re
 import sys
 
 
+# "^agent/dir/file\.c:name:" or "^fs/file\.c:(a|b|c):", then anything.
+NAMED = re.compile(r"\^(agent|fs)/[\w/]+\\\.[ch]:(\w+|\(\w+(\|\w+)*\)):")
+
+
 def load_rules(path):
-    """Rules are 'match: REGEX' then 'why: TEXT' lines ('#' comments)."""
+    """Rules are 'match: REGEX' then 'why: TEXT' lines ('#' comments); each
+    as (regex, reason, line number in the file)."""
     rules, pattern = [], None
     with open(path, encoding="utf-8") as f:
         for n, raw in enumerate(f, 1):
@@ -28,9 +41,12 @@ def load_rules(path):
             key, _, value = line.partition(":")
             value = value.strip()
             if key == "match" and pattern is None:
+                if not NAMED.match(value):
+                    sys.exit("%s:%d: a rule must name its file and function, as "
+                             "'^agent/dir/file\\.c:function:' (or ':(f|g):'), not %r" % (path, n, value))
                 pattern = (n, re.compile(value, re.S))
             elif key == "why" and pattern is not None:
-                rules.append((pattern[1], value))
+                rules.append((pattern[1], value, pattern[0]))
                 pattern = None
             else:
                 sys.exit("%s:%d: expected 'match: REGEX' then 'why: TEXT', got %r" % (path, n, line))
@@ -110,6 +126,8 @@ def main():
       "`-Db_coverage=true` build (real Docker, FUSE and inotify, nothing skipped), every\n"
       "process they start counted. Do not edit it by hand: the reasons come from\n"
       "`tests/coverage-reasons.txt`; run the script again after a change.\n\n" % ", ".join(suites.split()))
+    if os.environ.get("COVERAGE_COMMIT"):
+        w("Measured on commit `%s`.\n\n" % os.environ["COVERAGE_COMMIT"])
     w("## Per folder\n\n| folder | lines | covered | cover |\n|---|---:|---:|---:|\n")
     for key in sorted(folders, key=lambda k: (k.endswith("(all)"), k)):
         t, c = folders[key]
@@ -120,6 +138,7 @@ def main():
         w("| %s | %d | %d | %.1f%% |\n" % (name, total, covered, pct(covered, total)))
 
     explained = unexplained = 0
+    used = [0] * len(rules)
     body = []
     for name, total, covered, blocks in files:
         if not blocks:
@@ -127,8 +146,10 @@ def main():
         body.append("\n### %s\n\n" % name)
         for fn, first, last, guard, text in blocks:
             subject = "%s:%s:%s\n%s" % (name, fn, guard, text)
-            why = next((reason for rx, reason in rules if rx.search(subject)), None)
+            k = next((k for k, (rx, _, _) in enumerate(rules) if rx.search(subject)), None)
+            why = rules[k][1] if k is not None else None
             if why:
+                used[k] += 1
                 explained += 1
             else:
                 unexplained += 1
@@ -143,6 +164,19 @@ def main():
       "text and why no test reaches it. %d blocks have a reason; %d have none yet.\n"
       % (explained, unexplained))
     w("".join(body))
+
+    # What each rule excuses: a rule that explains many blocks is a claim
+    # to read twice; one that explains none is stale.
+    rows = sorted(range(len(rules)), key=lambda k: (-used[k], rules[k][2]))
+    w("\n## Blocks each rule explains\n\n")
+    w("%d rules in `tests/coverage-reasons.txt`; %d explain no block now (stale).\n\n"
+      % (len(rules), sum(1 for u in used if u == 0)))
+    w("| line | rule | blocks |\n|---:|---|---:|\n")
+    for k in rows:
+        pattern = rules[k][0].pattern
+        if len(pattern) > 90:
+            pattern = pattern[:87] + "..."
+        w("| %d | `%s` | %d |\n" % (rules[k][2], pattern.replace("|", "\\|").replace("`", "'"), used[k]))
 
 
 if __name__ == "__main__":

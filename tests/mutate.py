@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
-"""Mutation testing of the audit and assess code: would the tests notice a
-wrong line?
+"""Mutation testing of the whole agent: would the tests notice a wrong line?
 
-    tests/mutate.py [--build DIR] [--modules audit,assess,py] [--count N]
-                    [--seed S] [--list] [--only FILE:LINE,...] [--retry REPORT]
+    tests/mutate.py [--build DIR] [--modules base,config,...] [--count N]
+                    [--seed S] [--budget SECONDS] [--coverage JSON]
+                    [--list] [--only FILE:LINE,...] [--doc]
 
 Makes a copy of the source tree in DIR/src and a plain build (no
 sanitizers, for speed) in DIR/build (default DIR: build-mutate in the
-repository). It finds every place in the modules' C files where one of
-these mutations applies:
+repository). It finds every place in the C files of every folder under
+agent/ and fs/ (one module a folder, MODULES below) where one of these
+mutations applies:
 
   relational   <  <=  >  >=  ==  !=  turned into their neighbour or negation
   logical      && and || swapped; a unary ! removed
@@ -18,42 +19,42 @@ these mutations applies:
   condition    an if's condition negated: if (!(...))
   statement    an expression statement (a call, an assignment) removed
 
-then picks COUNT of them (default 300, spread over the modules by their
-number of places; --seed makes another deterministic pick) and, for each
-mutant: writes it into the copy, rebuilds the modules' test programs (a
-mutant that does not compile is "stillborn" and not counted), and runs the
-module's tests side by side, each with a time limit (five times its time on
-the unmutated code, at least 20 s). A mutant is killed when a test fails
-or runs out of time (the others are stopped then); it survived when all
-pass. The report gives per
-module the killed, survived and stillborn mutants and the score (killed /
-(killed + survived)), then every survivor's file, line and mutation: a
-survivor is a change no test noticed. It is written to DIR/report.md and
-DIR/report.json too. The run is niced (10).
+then picks COUNT of them (default 600) at random, spread over the modules
+by their number of places. The seed is fresh at each run (from the clock)
+and printed; --seed S makes the same pick again, to reproduce a report.
+The mutants run in a random order, so a run cut short by --budget (stop
+starting new mutants after SECONDS) has still measured a random sample.
 
---only FILE:LINE,... runs every mutant of those lines instead of a pick;
---retry REPORT (an earlier report.json) runs again the mutants that
-survived in it, found by file, mutation and source line (the line number
-may have moved since): whether the tests added for them kill them now.
+For each mutant: writes it into the copy, rebuilds what its module's tests
+need (a mutant that does not compile is "stillborn": reported apart, not
+in the score), and runs the module's tests in two tiers: the fast ones
+(unit tests, the assess suite) side by side, then, when all of those pass,
+the slow ones (integration tests on real Docker, FUSE, inotify), each with
+a time limit (five times its time on the unmutated code, at least 20 s; 60
+s for the slow tier). A mutant is killed when a test fails; it "timed out"
+when a test ran out of time (reported apart: a hang the mutant caused, or
+a loaded machine); it survived when all pass. With --coverage (gcovr's
+coverage.json of tests/coverage.sh, run on the same tree) a mutant on an
+executable line that the whole suite never ran is "not covered": it
+survives without running anything, and is counted as a survivor.
 
-Not mutated, because no test of a plain build could notice:
-  - calls that only free (pylex_close too), close, log, lock or wipe a
-    secret (explicit_bzero): a leak or a missing lock shows only under a
-    sanitizer or a race, a secret left in memory not at all; nor the
-    header of a loop whose body is only such calls, nor the condition of
-    an if (without else) whose body only logs (the arguments of the calls
-    in it are mutated);
-  - the 0 of a descriptor compared with it ("fd < 0", "x->seg_fd >= 0"),
-    and < made <= (>= made >) there: 0, 1 and 2 are the standard streams,
-    open in every test, so a descriptor the code holds is never 0;
-  - numbers in array sizes, and the arithmetic and numbers in an
-    allocation's arguments: a byte too few is written past unnoticed in
-    the allocator's rounding, where a sanitizer sees it;
-  - the first capacity of an array grown by doubling and its factor (the
-    N and the 2 of `cap ? cap * 2 : N`, or an N > 1 given alone to a
-    capacity: `cap = N;`, `x->cap_items = N;`): another positive size only
-    changes when it is reallocated;
-  - the generated or table-only files (pynfkc_table.c).
+The score is killed / (killed + survived); timeouts are shown apart, with
+the score they would give counted either way. The report (DIR/report.md,
+DIR/report.json; with --doc also tests/MUTATION.md) gives the seed, the
+commit measured (and whether the tree had changes), counts per module and
+every survivor's file, line and mutation. The run is niced (10).
+
+--only FILE:LINE,... runs every mutant of those lines instead of a pick.
+
+Excluded, because they are equivalent (the program does the same for
+every input; tests/mutate-equivalent.txt says why, one entry each, and
+lists single mutants shown equivalent):
+  - a constant made larger in an allocation's size argument (more memory
+    than needed, never read), and the first capacity or the factor of an
+    array grown by doubling (`cap ? cap * 2 : N`, `cap = N;` alone);
+  - the generated table of pynfkc_table.c (data, no code).
+Everything else is mutated: calls that only free, close, log or lock too
+(their survivors say what only a sanitizer or a race would show).
 """
 import argparse
 import json
@@ -67,24 +68,41 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-# module -> (source files under the repository, tests that exercise it)
-# Every unit test linked with the module's folder (tests/unit/meson.build:
-# audit_dep, assess_dep, py_dep) and the assess suite, except
-# assess-sarif-github, whose .NET validator takes a minute a run and checks
-# the SARIF's form, which test_assess_sarif checks too.
+# module -> (folder, fast tests, slow tests). Fast: the unit tests that link
+# the folder's library (tests/unit/meson.build) and the layers above that
+# use it most, and the assess suite; slow: the integration tests that drive
+# the folder's code for real (Docker, FUSE, inotify, a mai-agent process),
+# two or three a folder: a survivor of the fast tier waits for all of them.
+# assess-sarif-github is left out (its .NET validator takes a minute a run
+# and checks the SARIF's form, which test_assess_sarif checks too); so are
+# deb and install (packaging, not the agent's code) and network (minutes
+# of a local package index a run).
 ASSESS_SUITE = ["assess-corpus", "assess-check-formats", "assess-check-jobs",
                 "assess-compile-format", "fuzz-replay"]
 MODULES = {
-    "audit": ("agent/audit", ["merkle", "note", "audit_event", "sidecar", "blobstore", "audit",
-                              "cmd_verify", "audit_tamper", "audit_bounds", "fuzz-replay-audit"]),
+    "base": ("agent/base", ["dirwrite", "hash", "log", "fileio", "strmap", "yamltree", "units", "diff",
+                            "subprocess", "level", "mountutil", "config", "names", "intake", "jobs",
+                            "audit", "blobstore", "daemon"], ["agent_cli"]),
+    "config": ("agent/config", ["config", "options", "commands", "daemon"], ["agent_reload"]),
+    "drop": ("agent/drop", ["approval", "approvers", "intake", "names", "result", "watch", "daemon",
+                            "daemon_trust", "daemon_bounds"], ["agent_cli", "agent_trust"]),
+    "dropfs": ("agent/dropfs", [], ["dropfs", "dropfs_wait", "mount_mode"]),
     "assess": ("agent/assess", ["assess", "assess_external", "assess_origin", "assess_sarif"]
-               + ASSESS_SUITE),
-    "py": ("agent/assess/py", ["pylex", "assess", "assess_origin"] + ASSESS_SUITE),
+               + ASSESS_SUITE, ["examples"]),
+    "py": ("agent/assess/py", ["pylex", "assess", "assess_origin"] + ASSESS_SUITE, ["examples"]),
+    "docker": ("agent/docker", ["docker_codec"], ["docker", "sandbox"]),
+    "sandbox": ("agent/sandbox", ["sandbox_units", "netproxy", "pep723", "pidfd_exit", "procexit"],
+                ["sandbox", "sandbox_end"]),
+    "audit": ("agent/audit", ["merkle", "note", "audit_event", "sidecar", "blobstore", "audit",
+                              "cmd_verify", "audit_tamper", "audit_bounds", "fuzz-replay-audit"],
+              ["tlog_interop", "maiaudit"]),
+    "daemon": ("agent/daemon", ["daemon", "daemon_trust", "daemon_bounds", "daemon_metrics", "jobs",
+                                "policy"], ["agent_cli", "agent_bounds", "agent_outage"]),
+    "cmd": ("agent/cmd", ["options", "commands", "cmd_verify"], ["agent_cli"]),
+    "fs": ("fs", ["view_tree", "view_content", "view_log"], ["maiaudit", "metrics"]),
 }
 SKIP_FILES = {"pynfkc_table.c"}
-UNOBSERVABLE_CALL = re.compile(
-    r"^\s*(\w*free\w*|\w*_clear|json_decref|close|fclose|closedir|log_\w+|pthread_\w+|"
-    r"\w*_unlock|\w*_lock|va_end|munmap|pylex_close|explicit_bzero)\s*\(")
+EQUIVALENT_FILE = os.path.join(ROOT, "tests", "mutate-equivalent.txt")
 
 # A capacity's first value, alone on its line: "cap = 16;", "x->cap_items = 16;".
 FIRST_SIZE = re.compile(r"\s*(?:size_t\s+)?[\w>.-]*\b(?:cap|cap_\w+|\w+_cap)\s*=\s*(\d+)[uUlL]*\s*[;,]")
@@ -169,60 +187,6 @@ def matching(toks, i, open_, close):
     return None
 
 
-DESCRIPTOR = re.compile(r"(?:\w+_)?fd")
-
-
-def descriptor_zero(toks, i):
-    """Whether toks[i] is the < or >= (or <=, >) of a descriptor compared
-    with 0: "fd < 0", "log->seg_fd >= 0"."""
-    return (0 < i < len(toks) - 1 and toks[i][3] in ("<", "<=", ">", ">=") and
-            toks[i + 1][3] == "0" and toks[i - 1][0] == "ident" and
-            DESCRIPTOR.fullmatch(toks[i - 1][3]) is not None)
-
-
-def quiet_body(toks, k, allow_log):
-    """The statement at toks[k] (a block, or one statement), when it only
-    frees, closes or logs (UNOBSERVABLE_CALL; only a log for an if:
-    allow_log): (end index, whether an else follows), else None."""
-    if k >= len(toks):
-        return None
-    if toks[k][3] == "{":
-        close = matching(toks, k, "{", "}")
-        if close is None:
-            return None
-        stmts, start = [], k + 1
-        depth = 0
-        for j in range(k + 1, close):
-            t = toks[j][3]
-            depth += t in "([" and 1 or (t in ")]" and -1 or 0)
-            if t == ";" and depth == 0:
-                stmts.append((start, j))
-                start = j + 1
-        if start != close or not stmts:
-            return None
-        end = close
-    else:
-        j, depth = k, 0
-        while j < len(toks) and not (toks[j][3] == ";" and depth == 0):
-            t = toks[j][3]
-            depth += t in "([" and 1 or (t in ")]" and -1 or 0)
-            j += 1
-        if j >= len(toks):
-            return None
-        stmts, end = [(k, j)], j
-    for a, b in stmts:
-        if toks[a][0] != "ident" or b <= a + 1 or toks[a + 1][3] != "(":
-            return None
-        name = toks[a][3]
-        if allow_log and not name.startswith("log_"):
-            return None
-        if not UNOBSERVABLE_CALL.match(name + "("):
-            return None
-        if matching(toks, a + 1, "(", ")") != b - 1:
-            return None
-    return end, end + 1 < len(toks) and toks[end + 1][3] == "else"
-
-
 def sites(path, text):
     """Every mutant of one file: dicts with offsets and the replacement."""
     toks = tokenize(text)
@@ -230,31 +194,17 @@ def sites(path, text):
     depth = 0
     bracket = 0
     sizes = []  # the arguments of allocations: (start, end)
-    quiet = []  # loop headers and conditions whose body only frees or logs: (start, end, holes)
     for i, (kind, start, end, tok) in enumerate(toks):
         if kind == "ident" and tok in ALLOCATORS and i + 1 < len(toks) and toks[i + 1][3] == "(":
             close = matching(toks, i + 1, "(", ")")
             if close is not None:
                 sizes.append((toks[i + 1][1], toks[close][2]))
-        if kind == "ident" and tok in ("for", "if") and i + 1 < len(toks) and toks[i + 1][3] == "(":
-            close = matching(toks, i + 1, "(", ")")
-            body = quiet_body(toks, close + 1, tok == "if") if close is not None else None
-            if body is not None and (tok == "for" or not body[1]):
-                # The arguments of calls in it still count: they change what is done.
-                holes = [(toks[j + 1][1], toks[matching(toks, j + 1, "(", ")")][2])
-                         for j in range(i + 2, close)
-                         if toks[j][0] == "ident" and toks[j][3] not in KEYWORDS and toks[j + 1][3] == "("]
-                quiet.append((toks[i + 1][1], toks[close][2], holes))
-
-    def add(kind, start, end, new, label):
-        if kind in ("arithmetic", "constant") and any(a <= start < b for a, b in sizes):
-            return
-        if any(a <= start < b and not any(c <= start < d for c, d in holes) for a, b, holes in quiet):
+    def add(kind, start, end, new, label, larger=False):
+        # A constant made larger in an allocation's size: more memory than
+        # is needed, never read (equivalent; tests/mutate-equivalent.txt).
+        if kind == "constant" and larger and any(a <= start < b for a, b in sizes):
             return
         line = text.count("\n", 0, start) + 1
-        src = text.splitlines()[line - 1]
-        if re.match(r"\s*log_\w+\s*\(", src):
-            return
         out.append({"file": path, "line": line, "start": start, "end": end, "new": new,
                     "kind": kind, "label": label})
 
@@ -273,14 +223,10 @@ def sites(path, text):
             if tok in ("+", "-", "&", "|", "<", ">", "<<", ">>") and not binary_context(toks, i):
                 continue
             for new in SWAP[tok]:
-                if descriptor_zero(toks, i) and {tok, new} in ({"<", "<="}, {">=", ">"}):
-                    continue
                 add(KIND.get(tok, "arithmetic"), start, end, new, "%s -> %s" % (tok, new))
         elif kind == "op" and tok == "!" and i + 1 < len(toks) and toks[i + 1][3] != "=":
             add("logical", start, end, "", "! removed")
         elif kind == "number" and bracket == 0 and re.fullmatch(r"\d+[uUlL]*|0[xX][0-9a-fA-F]+[uUlL]*", tok):
-            if descriptor_zero(toks, i - 1):
-                continue
             bol = text.rfind("\n", 0, start) + 1
             eol = text.find("\n", start)
             line_text = text[bol:eol if eol >= 0 else len(text)]
@@ -296,7 +242,7 @@ def sites(path, text):
             new = value - 1 if value == 1 else value + 1
             hexa = digits[:2] in ("0x", "0X")
             shown = ("0%o" if octal else "0x%x" if hexa else "%d") % new
-            add("constant", start, end, shown + suffix, "%s -> %s" % (tok, shown))
+            add("constant", start, end, shown + suffix, "%s -> %s" % (tok, shown), larger=new > value)
         elif kind == "ident" and tok == "if" and i + 1 < len(toks) and toks[i + 1][3] == "(":
             close = matching(toks, i + 1, "(", ")")
             if close is None:
@@ -309,7 +255,7 @@ def sites(path, text):
         stripped = line_text.strip()
         m = re.match(r"([A-Za-z_]\w*)\s*(\(|=[^=]|->|\.|\[|\+=|-=|\|=|&=|\+\+|--)", stripped)
         if (m and stripped.endswith(";") and m.group(1) not in KEYWORDS and
-                not UNOBSERVABLE_CALL.match(stripped) and not re.match(r"[A-Za-z_]\w*\s+[*A-Za-z_]", stripped) and
+                not re.match(r"[A-Za-z_]\w*\s+[*A-Za-z_]", stripped) and
                 stripped.count("(") == stripped.count(")") and "{" not in stripped and "}" not in stripped):
             start = offset + line_text.index(stripped)
             add("statement", start, start + len(stripped), "(void)0;", "statement removed")
@@ -342,6 +288,9 @@ def test_table(build):
 
 def start_test(t):
     env = dict(os.environ)
+    env["MAI_REQUIRE_REAL"] = "1"  # a test that cannot run fails, as in ./run-tests
+    if "TMPDIR" not in env and os.path.isdir("/dev/shm/mai-tests"):
+        env["TMPDIR"] = "/dev/shm/mai-tests"
     for k, v in t["env"].items():
         env[k] = v + os.pathsep + env.get("PATH", "") if k == "PATH" else v
     # Its own process group, so that a test's children go with it.
@@ -359,8 +308,8 @@ def stop(p):
 
 def run_tests(names, table, limits):
     """Runs the tests side by side. Returns (None, times) when all pass, or
-    (name, "fail" or "timeout") of the first to fail; the others are
-    stopped then."""
+    ((name, "fail" or "timeout"), times) of the first to fail; the others
+    are stopped then."""
     t0 = time.monotonic()
     procs = {n: start_test(table[n]) for n in names}
     times = {}
@@ -376,34 +325,81 @@ def run_tests(names, table, limits):
                 continue
             del procs[n]
             times[n] = now
-            if rc not in (0, 77):
-                failed = (n, "fail")
+            if rc != 0:  # 77 too: a test that cannot run here does not pass
+                failed = (n, "fail" if rc != 77 else "skipped")
     for p in procs.values():
         stop(p)
     return failed, times
 
 
 def targets_of(tests, table, build):
-    """The ninja targets the tests need: their programs, and mai-agent for
-    the scripts that run it."""
-    targets = {"agent/mai-agent"}
+    """The ninja targets the tests need: their programs, and mai-agent and
+    maiaudit for the scripts that run them; everything (no target) when a
+    test is a script, which may run any program of the build."""
+    targets = {"agent/mai-agent", "fs/maiaudit"}
     for name in tests:
         exe = table[name]["cmd"][0]
-        if exe.startswith(build + "/"):
-            targets.add(os.path.relpath(exe, build))
+        if not exe.startswith(build + "/"):
+            return []
+        targets.add(os.path.relpath(exe, build))
     return sorted(targets)
+
+
+def load_equivalent(path):
+    """Single mutants shown equivalent: 'FILE | LABEL | SOURCE LINE | why'
+    lines of tests/mutate-equivalent.txt ('#' comments; class entries,
+    which start with 'class:', document the classes sites() leaves out)."""
+    out = {}
+    if not os.path.exists(path):
+        return out
+    with open(path, encoding="utf-8") as f:
+        for n, raw in enumerate(f, 1):
+            line = raw.strip()
+            if not line or line.startswith("#") or line.startswith("class:"):
+                continue
+            parts = [x.strip() for x in line.split(" | ")]
+            if len(parts) != 4 or not parts[3]:
+                sys.exit("%s:%d: expected 'FILE | LABEL | SOURCE LINE | why'" % (path, n))
+            out[(parts[0], parts[1], parts[2])] = parts[3]
+    return out
+
+
+def uncovered_lines(path):
+    """{file: set of executable lines the whole suite never ran} from
+    gcovr's JSON (tests/coverage.sh)."""
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    out = {}
+    for entry in data["files"]:
+        out[entry["file"]] = {l["line_number"] for l in entry["lines"]
+                              if l["count"] == 0 and not l.get("gcovr/noncode")
+                              and not l.get("gcovr/excluded")}
+    return out
+
+
+def tree_commit():
+    """The commit measured, and whether the tree differed from it."""
+    head = run(["git", "-C", ROOT, "rev-parse", "HEAD"]).stdout.decode().strip()
+    dirty = run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no", "--",
+                 "agent", "fs", "tests"]).stdout.decode().strip()
+    return head, bool(dirty)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default=os.path.join(ROOT, "build-mutate"))
-    ap.add_argument("--modules", default="audit,assess,py")
-    ap.add_argument("--count", type=int, default=300)
-    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--modules", default=",".join(MODULES))
+    ap.add_argument("--count", type=int, default=600)
+    ap.add_argument("--seed", type=int, help="default: fresh from the clock, printed")
+    ap.add_argument("--budget", type=float, help="seconds: start no new mutant after them")
+    ap.add_argument("--coverage", help="gcovr's coverage.json of the same tree (tests/coverage.sh)")
     ap.add_argument("--list", action="store_true", help="print the picked mutants and exit")
     ap.add_argument("--only", help="FILE:LINE,...: every mutant of these lines")
-    ap.add_argument("--retry", help="an earlier report.json: its survivors again")
+    ap.add_argument("--doc", action="store_true", help="also write the report to tests/MUTATION.md")
     args = ap.parse_args()
+    if args.seed is None:
+        args.seed = int.from_bytes(os.urandom(4), "big")
+    print("mutate.py: seed %d" % args.seed, flush=True)
     # The test table names programs by absolute path: so must the build.
     args.build = os.path.abspath(args.build)
     os.nice(10)
@@ -411,9 +407,11 @@ def main():
     for m in modules:
         if m not in MODULES:
             sys.exit("mutate.py: unknown module %r (known: %s)" % (m, ", ".join(MODULES)))
+    equivalent = load_equivalent(EQUIVALENT_FILE)
 
-    # Every place, per module, then a deterministic pick spread by size.
-    per_module = {}
+    # Every place, per module (a folder, not its subfolders), then a random
+    # pick spread by size, in a random order.
+    per_module, excluded = {}, []
     for m in modules:
         folder = MODULES[m][0]
         found = []
@@ -421,7 +419,14 @@ def main():
             if name.endswith(".c") and name not in SKIP_FILES:
                 path = os.path.join(folder, name)
                 with open(os.path.join(ROOT, path), encoding="utf-8") as f:
-                    found += sites(path, f.read())
+                    text = f.read()
+                lines = text.splitlines()
+                for site in sites(path, text):
+                    key = (path, site["label"], lines[site["line"] - 1].strip())
+                    if key in equivalent:
+                        excluded.append(dict(site, module=m, why=equivalent[key]))
+                    else:
+                        found.append(site)
         per_module[m] = found
     total = sum(len(v) for v in per_module.values())
     rng = random.Random(args.seed)
@@ -429,124 +434,154 @@ def main():
     for m in modules:
         want = max(1, round(args.count * len(per_module[m]) / total))
         sample = rng.sample(per_module[m], min(want, len(per_module[m])))
-        for s in sample:
-            s["module"] = m
+        for site in sample:
+            site["module"] = m
         picked += sample
-    if args.only or args.retry:
-        picked = []
-        if args.only:
-            want = {tuple(w.rsplit(":", 1)) for w in args.only.split(",")}
-            for m in modules:
-                for s in per_module[m]:
-                    if (s["file"], str(s["line"])) in want:
-                        picked.append(dict(s, module=m))
-        else:
-            with open(args.retry, encoding="utf-8") as f:
-                old = [r for r in json.load(f)["mutants"] if r["outcome"] == "survived"]
-            want = {(r["file"], r["label"], r["source"]) for r in old}
-            texts = {}
-            for m in modules:
-                for s in per_module[m]:
-                    if s["file"] not in texts:
-                        with open(os.path.join(ROOT, s["file"]), encoding="utf-8") as f:
-                            texts[s["file"]] = f.read().splitlines()
-                    line = texts[s["file"]][s["line"] - 1].strip()
-                    if (s["file"], s["label"], line) in want:
-                        picked.append(dict(s, module=m))
-    picked.sort(key=lambda s: (s["file"], s["start"]))
+    if args.only:
+        want = {tuple(w.rsplit(":", 1)) for w in args.only.split(",")}
+        picked = [dict(site, module=m) for m in modules for site in per_module[m]
+                  if (site["file"], str(site["line"])) in want]
+    rng.shuffle(picked)
     if args.list:
-        for s in picked:
-            print("%s %s:%d %s: %s" % (s["module"], s["file"], s["line"], s["kind"], s["label"]))
+        for site in picked:
+            print("%s %s:%d %s: %s" % (site["module"], site["file"], site["line"], site["kind"], site["label"]))
         print("%d mutants of %d places" % (len(picked), total))
         return
+    uncovered = uncovered_lines(args.coverage) if args.coverage else None
+    commit, dirty = tree_commit()
 
     src, build = os.path.join(args.build, "src"), os.path.join(args.build, "build")
-    print("mutate.py: %d mutants of %d places in %s; copy in %s" % (len(picked), total, ", ".join(modules), src))
+    print("mutate.py: %d mutants of %d places in %s; commit %s%s; copy in %s" % (
+        len(picked), total, ", ".join(modules), commit[:12], " (with changes)" if dirty else "", src),
+        flush=True)
     copy_tree(src, [MODULES[m][0] for m in modules])
     if not os.path.exists(os.path.join(build, "build.ninja")):
         run(["meson", "setup", build, src, "-Dbuildtype=debugoptimized", "-Db_sanitize=none"], check=True)
     table = test_table(build)
-    tests_of = {m: [t for t in MODULES[m][1] if t in table] for m in modules}
-    all_tests = sorted({t for m in modules for t in tests_of[m]})
+    tiers = {}
+    for m in modules:
+        fast = [t for t in MODULES[m][1] if t in table]
+        slow = [t for t in MODULES[m][2] if t in table]
+        missing = [t for t in MODULES[m][1] + MODULES[m][2] if t not in table]
+        if missing:
+            print("mutate.py: %s: no such test: %s" % (m, ", ".join(missing)), file=sys.stderr)
+        tiers[m] = (fast, slow)
+    all_tests = sorted({t for m in modules for tier in tiers[m] for t in tier})
     targets = targets_of(all_tests, table, build)
     r = run(["ninja", "-C", build] + targets)
     if r.returncode != 0:
         sys.exit("mutate.py: the unmutated tree does not build:\n" + r.stdout.decode(errors="replace")[-3000:])
     # The unmutated code must pass; its times (side by side, as the mutants
     # run) set the limits.
-    failed, times = run_tests(all_tests, table, {})
-    if failed:
-        sys.exit("mutate.py: test %s fails on the unmutated code (%s); fix that first" % failed)
     limit = {}
-    for name in all_tests:
-        limit[name] = max(20.0, 5 * times[name])
-        print("  baseline %-22s %6.1f s" % (name, times[name]))
+    fast_tests = sorted({t for m in modules for t in tiers[m][0]})
+    for tier, floor in ((fast_tests, 20.0), ([t for t in all_tests if t not in fast_tests], 60.0)):
+        failed, times = run_tests(tier, table, {})
+        if failed:
+            sys.exit("mutate.py: test %s fails on the unmutated code (%s); fix that first" % failed)
+        for name in tier:
+            limit[name] = max(floor, 5 * times[name])
+            print("  baseline %-22s %6.1f s" % (name, times[name]), flush=True)
 
     results = []
-    originals = {}
     t0 = time.monotonic()
-    for n, s in enumerate(picked, 1):
-        path = os.path.join(src, s["file"])
-        if s["file"] not in originals:
-            for other, text in originals.items():  # one file mutated at a time
-                with open(os.path.join(src, other), "w", encoding="utf-8") as f:
-                    f.write(text)
-            originals.clear()
-            with open(path, encoding="utf-8") as f:
-                originals[s["file"]] = f.read()
-        text = originals[s["file"]]
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text[:s["start"]] + s["new"] + text[s["end"]:])
-        tests = tests_of[s["module"]]
-        try:
-            b = run(["ninja", "-C", build] + targets_of(tests, table, build), timeout=600)
-            built = b.returncode == 0
-        except subprocess.TimeoutExpired:
-            built = False
-        if not built:
-            outcome, by = "stillborn", None
+    for n, site in enumerate(picked, 1):
+        if args.budget and time.monotonic() - t0 > args.budget:
+            print("mutate.py: the budget of %.0f s is spent: %d of %d mutants ran" % (
+                args.budget, n - 1, len(picked)), flush=True)
+            break
+        path = os.path.join(src, site["file"])
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        site["source"] = text.splitlines()[site["line"] - 1].strip()
+        if uncovered is not None and site["line"] in uncovered.get(site["file"], ()):
+            site.update(outcome="not_covered", by=None)
         else:
-            failed, _ = run_tests(tests, table, limit)
-            outcome, by = ("killed", "%s (%s)" % failed) if failed else ("survived", None)
-        s.update(outcome=outcome, by=by, source=text.splitlines()[s["line"] - 1].strip())
-        results.append(s)
-        print("[%d/%d %4.0f s] %-9s %s:%d %s%s" % (n, len(picked), time.monotonic() - t0, outcome,
-              s["file"], s["line"], s["label"], " by " + by if by else ""), flush=True)
-    for other, text in originals.items():
-        with open(os.path.join(src, other), "w", encoding="utf-8") as f:
-            f.write(text)
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text[:site["start"]] + site["new"] + text[site["end"]:])
+            failed = None
+            for tier in tiers[site["module"]]:
+                if not tier:
+                    continue
+                try:
+                    b = run(["ninja", "-C", build] + targets_of(tier, table, build), timeout=900)
+                    built = b.returncode == 0
+                except subprocess.TimeoutExpired:
+                    built = False
+                if not built:
+                    failed = "stillborn"
+                    break
+                failed, _ = run_tests(tier, table, limit)
+                if failed:
+                    break
+            if failed == "stillborn":
+                site.update(outcome="stillborn", by=None)
+            else:
+                if not failed:
+                    site.update(outcome="survived", by=None)
+                else:
+                    site.update(outcome="timeout" if failed[1] == "timeout" else "killed",
+                                by="%s (%s)" % failed)
+            with open(path, "w", encoding="utf-8") as f:  # one mutant at a time
+                f.write(text)
+        results.append(site)
+        print("[%d/%d %5.0f s] %-11s %s:%d %s%s" % (n, len(picked), time.monotonic() - t0, site["outcome"],
+              site["file"], site["line"], site["label"], " by " + site["by"] if site["by"] else ""),
+              flush=True)
     run(["ninja", "-C", build] + targets)  # no object of a mutant left behind
+    report(results, modules, args, len(picked), total, commit, dirty, excluded, time.monotonic() - t0)
 
-    report(results, modules, args)
+
+OUTCOMES = ("killed", "survived", "not_covered", "timeout", "stillborn")
 
 
-def report(results, modules, args):
+def report(results, modules, args, n_picked, total, commit, dirty, excluded, seconds):
     lines = ["# Mutation score", "",
-             "`tests/mutate.py --count %d --seed %d --modules %s%s`: %d mutants." % (
-                 args.count, args.seed, ",".join(modules),
-                 " --only " + args.only if args.only else " --retry" if args.retry else "",
-                 len(results)), "",
-             "| module | mutants | killed | survived | stillborn | score |",
-             "|---|---:|---:|---:|---:|---:|"]
+             "`tests/mutate.py --seed %d --count %d%s%s%s` on commit `%s`%s: %d of the %d mutants picked "
+             "ran in %.0f min (%d places in all)." % (
+                 args.seed, args.count, " --modules " + args.modules if args.modules != ",".join(MODULES) else "",
+                 " --budget %.0f" % args.budget if args.budget else "",
+                 " --coverage" if args.coverage else "", commit,
+                 " with uncommitted changes" if dirty else "", len(results), n_picked, seconds / 60, total),
+             "",
+             "Score: killed / (killed + survived + not covered); timeouts and stillborn mutants apart. "
+             "Not covered: on a line the whole suite never runs (gcovr's counts of the same tree), "
+             "a survivor that ran no test.",
+             "",
+             "| module | ran | killed | survived | not covered | timeout | stillborn | score | score, timeouts as kills |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     summary = {}
     for m in modules + ["all"]:
         rs = [r for r in results if m == "all" or r["module"] == m]
-        k = sum(r["outcome"] == "killed" for r in rs)
-        sv = sum(r["outcome"] == "survived" for r in rs)
-        sb = sum(r["outcome"] == "stillborn" for r in rs)
-        score = 100.0 * k / (k + sv) if k + sv else 100.0
-        summary[m] = {"mutants": len(rs), "killed": k, "survived": sv, "stillborn": sb, "score": score}
-        lines.append("| %s | %d | %d | %d | %d | %.1f%% |" % (m, len(rs), k, sv, sb, score))
-    lines += ["", "## Survivors", ""]
-    for r in results:
-        if r["outcome"] == "survived":
-            lines.append("- %s:%d (%s) %s: `%s`" % (r["file"], r["line"], r["kind"], r["label"],
-                                                 r["source"].replace("`", "'")))
+        c = {o: sum(r["outcome"] == o for r in rs) for o in OUTCOMES}
+        scored = c["killed"] + c["survived"] + c["not_covered"]
+        score = 100.0 * c["killed"] / scored if scored else float("nan")
+        score_t = (100.0 * (c["killed"] + c["timeout"]) / (scored + c["timeout"])
+                   if scored + c["timeout"] else float("nan"))
+        summary[m] = dict(c, mutants=len(rs), score=score, score_timeouts_as_kills=score_t)
+        lines.append("| %s | %d | %d | %d | %d | %d | %d | %.1f%% | %.1f%% |" % (
+            "**all**" if m == "all" else m, len(rs), c["killed"], c["survived"], c["not_covered"],
+            c["timeout"], c["stillborn"], score, score_t))
+    for title, outcome in (("Survivors", "survived"), ("Not covered", "not_covered"),
+                           ("Timeouts", "timeout")):
+        lines += ["", "## %s" % title, ""]
+        for r in sorted(results, key=lambda r: (r["file"], r["line"])):
+            if r["outcome"] == outcome:
+                lines.append("- %s:%d (%s) %s: `%s`%s" % (r["file"], r["line"], r["kind"], r["label"],
+                                                       r["source"].replace("`", "'"),
+                                                       " - " + r["by"] if r.get("by") else ""))
+    lines += ["", "## Excluded as equivalent (tests/mutate-equivalent.txt)", "",
+              "%d single mutants of the places found; the classes left out by construction are listed "
+              "in the file's header." % len(excluded)]
     text = "\n".join(lines) + "\n"
     with open(os.path.join(args.build, "report.md"), "w", encoding="utf-8") as f:
         f.write(text)
     with open(os.path.join(args.build, "report.json"), "w", encoding="utf-8") as f:
-        json.dump({"summary": summary, "mutants": results}, f, indent=1)
+        json.dump({"seed": args.seed, "commit": commit, "dirty": dirty, "summary": summary,
+                   "mutants": results}, f, indent=1)
+    if args.doc:
+        with open(os.path.join(ROOT, "tests", "MUTATION.md"), "w", encoding="utf-8") as f:
+            f.write(text)
     print()
     print(text)
 

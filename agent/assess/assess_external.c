@@ -10,6 +10,7 @@
 #include "bandit_worker.h"
 #include "fileio.h"
 #include "log.h"
+#include "stagetime.h"
 #include "subprocess.h"
 
 /* Reports are small; a larger one is cut and refused as not JSON. */
@@ -266,7 +267,10 @@ int assess_with_analyzers(const struct assess_rules *rules, const struct config_
 {
 	int r = assess_source(rules, name, data, len, res);
 
-	if (r == 0 && a)
+	stagetime_mark(STAGE_ASSESS);
+	if (r == 0 && a) {
 		add_analyzers(a, bandit, rules, data, len, res);
+		stagetime_mark(STAGE_ANALYZERS);
+	}
 	return r;
 }

@@ -73,6 +73,9 @@ struct audit_log {
 	 * when the log has grown by nothing but that record, the next checkpoint
 	 * is signed without a record of its own (or each would need another). */
 	uint64_t ckpt_recorded_end;
+	/* The size that record states: a checkpoint of the same size again
+	 * (the timer's, while the record is still queued) needs none. */
+	uint64_t ckpt_recorded_size;
 	pthread_mutex_t ckpt_mu; /* one checkpoint at a time: the file only grows */
 	uint8_t prev[AUDIT_HASH_LEN];
 	/* The durable records' tree: its hashes on disk, appended by the
@@ -264,6 +267,8 @@ static void drop_undurable(struct audit_log *log, uint64_t seg_at, int r, bool f
 	log->epoch_end[log->epoch % EPOCH_RING] = log->durable;
 	log->epoch_err[log->epoch % EPOCH_RING] = r;
 	log->epoch++;
+	if (log->ckpt_recorded_end > log->durable)
+		log->ckpt_recorded_end = log->ckpt_recorded_size = 0; /* its record is dropped */
 	log->last_error = r;
 	if (fatal) {
 		log->broken = r;
@@ -292,34 +297,25 @@ static void maybe_rotate(struct audit_log *log)
 		log_warnx("cannot rotate: %s", err);
 }
 
-int audit_append(struct audit_log *log, const char *type, json_t *fields, struct audit_position *pos)
+/* Adds one record to the batch the next flush writes (mutex held): its seq
+ * and leaf hash in *seq and h, the epoch it was queued in in *epoch. 0 or
+ * -errno. */
+static int enqueue(struct audit_log *log, const char *type, json_t *fields, const char *t,
+		   uint64_t *seq_out, uint64_t *epoch, uint8_t h[AUDIT_HASH_LEN])
 {
-	char t[64];
-	audit_format_now(t);
-	pthread_mutex_lock(&log->mu);
-	if (log->broken || log->tampered) {
-		int r = log->tampered ? -EBADMSG : log->broken;
-		pthread_mutex_unlock(&log->mu);
-		return r;
-	}
-	if (log->next_seq > AUDIT_SEQ_MAX) {
-		pthread_mutex_unlock(&log->mu);
+	if (log->broken || log->tampered)
+		return log->tampered ? -EBADMSG : log->broken;
+	if (log->next_seq > AUDIT_SEQ_MAX)
 		return -EOVERFLOW;
-	}
-	uint64_t seq = log->next_seq, epoch = log->epoch;
+	uint64_t seq = log->next_seq;
 	_cleanup_free_ char *body = audit_format_body(seq, type, fields, t);
-	if (!body) {
-		pthread_mutex_unlock(&log->mu);
+	if (!body)
 		return -EINVAL;
-	}
 	_cleanup_free_ char *line = NULL;
 	size_t len;
-	uint8_t h[AUDIT_HASH_LEN];
 	audit_format_line(log->prev, seq, log->ckpt_size, body, &line, &len, h);
-	if (len > AUDIT_RECORD_MAX) {
-		pthread_mutex_unlock(&log->mu);
+	if (len > AUDIT_RECORD_MAX)
 		return -EMSGSIZE;
-	}
 	if (log->buf_len + len > log->buf_cap) {
 		log->buf_cap = (log->buf_len + len) * 2;
 		log->buf = xrealloc(log->buf, log->buf_cap);
@@ -337,20 +333,23 @@ int audit_append(struct audit_log *log, const char *type, json_t *fields, struct
 	log->offs[log->offs_n++] = len;
 	memcpy(log->prev, h, AUDIT_HASH_LEN);
 	log->next_seq++;
+	*seq_out = seq;
+	*epoch = log->epoch;
+	return 0;
+}
 
-	/* Group commit: the first waiter flushes everything queued so far; the
-	 * others sleep until their record is covered or its epoch ends. */
-	int r;
+/* Until record seq, queued in epoch, is durable (0), or its epoch ended
+ * before it was (that epoch's error). Mutex held. Group commit: the first
+ * waiter flushes everything queued so far; the others sleep until their
+ * record is covered or its epoch ends. */
+static int wait_durable(struct audit_log *log, uint64_t seq, uint64_t epoch)
+{
 	for (;;) {
-		if (log->epoch != epoch) {
-			r = log->epoch - epoch <= EPOCH_RING && seq < log->epoch_end[epoch % EPOCH_RING]
-				    ? 0 : log->epoch_err[epoch % EPOCH_RING];
-			break;
-		}
-		if (log->durable > seq) {
-			r = 0;
-			break;
-		}
+		if (log->epoch != epoch)
+			return log->epoch - epoch <= EPOCH_RING && seq < log->epoch_end[epoch % EPOCH_RING]
+				       ? 0 : log->epoch_err[epoch % EPOCH_RING];
+		if (log->durable > seq)
+			return 0;
 		if (log->flushing) {
 			pthread_cond_wait(&log->cond, &log->mu);
 			continue;
@@ -399,11 +398,53 @@ int audit_append(struct audit_log *log, const char *type, json_t *fields, struct
 		}
 		pthread_cond_broadcast(&log->cond);
 	}
+}
+
+static int append(struct audit_log *log, const char *type, json_t *fields, bool wait,
+		  struct audit_position *pos)
+{
+	char t[64];
+	uint8_t h[AUDIT_HASH_LEN];
+	uint64_t seq = 0, epoch = 0;
+
+	audit_format_now(t);
+	pthread_mutex_lock(&log->mu);
+	int r = enqueue(log, type, fields, t, &seq, &epoch, h);
+	if (r == 0 && wait)
+		r = wait_durable(log, seq, epoch);
 	pthread_mutex_unlock(&log->mu);
 	if (r == 0 && pos) {
 		pos->seq = seq;
+		pos->epoch = epoch;
 		hash_to_hex(h, AUDIT_HASH_LEN, pos->entry_hex);
 	}
+	return r;
+}
+
+int audit_append(struct audit_log *log, const char *type, json_t *fields, struct audit_position *pos)
+{
+	return append(log, type, fields, true, pos);
+}
+
+int audit_append_queued(struct audit_log *log, const char *type, json_t *fields,
+			struct audit_position *pos)
+{
+	return append(log, type, fields, false, pos);
+}
+
+int audit_flush(struct audit_log *log)
+{
+	pthread_mutex_lock(&log->mu);
+	int r = log->next_seq > log->durable ? wait_durable(log, log->next_seq - 1, log->epoch) : 0;
+	pthread_mutex_unlock(&log->mu);
+	return r;
+}
+
+int audit_sync(struct audit_log *log, uint64_t seq, uint64_t epoch)
+{
+	pthread_mutex_lock(&log->mu);
+	int r = wait_durable(log, seq, epoch);
+	pthread_mutex_unlock(&log->mu);
 	return r;
 }
 
@@ -432,7 +473,8 @@ int audit_checkpoint_now(struct audit_log *log)
 	pthread_mutex_lock(&log->mu);
 	uint64_t size = log->durable;
 	durable = log->root;
-	bool record = size != log->ckpt_recorded_end, tampered = log->tampered != NULL;
+	bool record = size != log->ckpt_recorded_end && size != log->ckpt_recorded_size,
+	     tampered = log->tampered != NULL;
 	pthread_mutex_unlock(&log->mu);
 	/* What was written since the last checkpoint is read back before a
 	 * signature vouches for it. */
@@ -473,11 +515,18 @@ int audit_checkpoint_now(struct audit_log *log)
 		struct audit_position pos;
 		hash_to_hex(root, MERKLE_HASH_LEN, hex);
 		json_t *f = json_pack("{s:I, s:s}", "size", (json_int_t)size, "root", hex);
-		int ar = audit_append(log, "checkpoint", f, &pos);
+		/* Queued: it reaches the disk with the next durable append (the
+		 * next job's records, or the close's), not on a drop's path.
+		 * Nothing cites it; a crash before then leaves the checkpoint
+		 * file ahead of its record, as a crash between the two always
+		 * could, and a failed write that drops it has the next
+		 * checkpoint recorded again (drop_undurable). */
+		int ar = audit_append_queued(log, "checkpoint", f, &pos);
 		json_decref(f);
 		if (ar == 0) {
 			pthread_mutex_lock(&log->mu);
 			log->ckpt_recorded_end = pos.seq + 1;
+			log->ckpt_recorded_size = size;
 			pthread_mutex_unlock(&log->mu);
 		} else {
 			log_warnx("audit log %s: cannot record the checkpoint of %llu records: %s", log->dir,
@@ -558,8 +607,10 @@ static void *timer_main(void *arg)
 		if (log->stopping || log->durable == log->ckpt_size)
 			continue;
 		pthread_mutex_unlock(&log->mu);
-		if (audit_checkpoint_now(log) == 0)
+		if (audit_checkpoint_now(log) == 0) {
+			(void)audit_flush(log); /* its record, queued */
 			(void)audit_retention_now(log, time(NULL));
+		}
 		pthread_mutex_lock(&log->mu);
 	}
 	pthread_mutex_unlock(&log->mu);
@@ -693,11 +744,17 @@ void audit_close(struct audit_log *log)
 		pthread_join(log->timer, NULL);
 	}
 	/* Twice: the first is recorded in the log, the second covers that record,
-	 * so the checkpoint left beside the log matches its size. */
-	for (int i = 0; i < 2; i++)
+	 * so the checkpoint left beside the log matches its size. Records
+	 * still queued are written first. */
+	for (int i = 0; i < 2; i++) {
+		if (log->seg_fd >= 0 && !log->broken && !log->tampered)
+			(void)audit_flush(log);
 		if (log->signer && log->seg_fd >= 0 && log->tree && !log->broken && !log->tampered &&
 		    log->durable > log->ckpt_size)
 			(void)audit_checkpoint_now(log);
+	}
+	if (log->seg_fd >= 0 && !log->broken && !log->tampered)
+		(void)audit_flush(log);
 	if (log->seg_fd >= 0)
 		close(log->seg_fd);
 	if (log->idx_fd >= 0)

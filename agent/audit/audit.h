@@ -28,6 +28,10 @@ struct audit_options {
 struct audit_position {
 	uint64_t seq;
 	char entry_hex[65];           /* entry (leaf) hash in hex */
+	/* The log's count of failed writes when it was appended: records of
+	 * one epoch reach the disk in order, so once a record is durable,
+	 * every earlier record of its epoch is too. */
+	uint64_t epoch;
 };
 
 struct audit_log;
@@ -44,10 +48,25 @@ int audit_open(const struct audit_options *opt, struct audit_log **out, char **e
  * the line would be longer than AUDIT_RECORD_MAX, nothing was appended;
  * -EBADMSG: the log was changed behind the writer, see audit_health()). */
 int audit_append(struct audit_log *log, const char *type, json_t *fields, struct audit_position *pos);
+/* As audit_append(), but returns once the record has its place, before it
+ * is durable: it reaches the disk with the next durable append (of any
+ * thread) or audit_sync(). A failed write before then drops it (and every
+ * record not yet durable) and ends its epoch; nothing may cite it until
+ * audit_sync() said 0. */
+int audit_append_queued(struct audit_log *log, const char *type, json_t *fields,
+			struct audit_position *pos);
+/* Until the record seq, appended in epoch, is durable: 0, or -errno when a
+ * failed write dropped it first. */
+int audit_sync(struct audit_log *log, uint64_t seq, uint64_t epoch);
+/* Until every record appended so far is durable (the queued ones: a job's,
+ * or a checkpoint's record). 0 or -errno. */
+int audit_flush(struct audit_log *log);
 
 /* Reads back what was written since the last checkpoint (audit_recheck.h)
  * and, when it is what the writer wrote, signs and writes a checkpoint of
- * everything durable now. 0, -EBADMSG (the log was changed: the writer
+ * everything durable now (the file synced), and queues the record of it
+ * (audit_append_queued: audit_flush() or the next durable append writes
+ * it). 0, -EBADMSG (the log was changed: the writer
  * stops, see audit_health()) or -errno. */
 int audit_checkpoint_now(struct audit_log *log);
 

@@ -204,25 +204,39 @@ json_t *audit_event_fit(enum audit_event e, const json_t *fields, size_t max)
 	return fit;
 }
 
-int audit_event_append(struct audit_log *log, enum audit_event e, json_t *fields, struct audit_position *pos,
-		       char **err)
+static int event_append(struct audit_log *log, enum audit_event e, json_t *fields, bool wait,
+			struct audit_position *pos, char **err)
 {
+	int (*add)(struct audit_log *, const char *, json_t *, struct audit_position *) =
+		wait ? audit_append : audit_append_queued;
 	int r = audit_event_check(e, fields, err);
 	if (r < 0)
 		return r;
 	/* Fields that cannot fit are not encoded first (under the log's lock)
 	 * only to learn that. */
 	if (audit_canonical_size(fields) <= AUDIT_RECORD_MAX) {
-		r = audit_append(log, events[e].name, fields, pos);
+		r = add(log, events[e].name, fields, pos);
 		if (r != -EMSGSIZE)
 			return r;
 	}
 	/* Too large for one record: the largest parts (an output, findings, a
 	 * diff) are cut, and the record says which and how much. */
 	json_t *fit = audit_event_fit(e, fields, AUDIT_RECORD_MAX - 1024);
-	r = audit_append(log, events[e].name, fit, pos);
+	r = add(log, events[e].name, fit, pos);
 	json_decref(fit);
 	return r;
+}
+
+int audit_event_append(struct audit_log *log, enum audit_event e, json_t *fields, struct audit_position *pos,
+		       char **err)
+{
+	return event_append(log, e, fields, true, pos, err);
+}
+
+int audit_event_queue(struct audit_log *log, enum audit_event e, json_t *fields, struct audit_position *pos,
+		      char **err)
+{
+	return event_append(log, e, fields, false, pos, err);
 }
 
 const char *audit_script_history_to_string(enum audit_script_history h)

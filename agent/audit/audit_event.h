@@ -82,6 +82,9 @@ int audit_event_check(enum audit_event e, const json_t *fields, char **err);
  * stays NULL). fields is borrowed. */
 int audit_event_append(struct audit_log *log, enum audit_event e, json_t *fields, struct audit_position *pos,
 		       char **err);
+/* The same through audit_append_queued(): not durable on return. */
+int audit_event_queue(struct audit_log *log, enum audit_event e, json_t *fields, struct audit_position *pos,
+		      char **err);
 
 /* A copy of fields whose canonical JSON fits in max bytes: the largest
  * strings (an output, a diff) are cut to a prefix and the largest arrays

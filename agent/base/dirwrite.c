@@ -237,7 +237,7 @@ int dirwrite_replace(int dirfd, const char *name, const void *buf, size_t len, m
 int dirwrite_replace_as(int dirfd, const char *name, const void *buf, size_t len,
 			const struct dirwrite_access *a, unsigned flags, char **detail)
 {
-	bool durable = flags & DIRWRITE_DURABLE, placed;
+	bool durable = flags & (DIRWRITE_DURABLE | DIRWRITE_DURABLE_DATA), placed;
 	char tmp[TEMP_NAME_SIZE];
 
 	*detail = NULL;
@@ -267,7 +267,7 @@ int dirwrite_replace_as(int dirfd, const char *name, const void *buf, size_t len
 			return r;
 		}
 	}
-	if (durable && fsync(dirfd) < 0) {
+	if ((flags & DIRWRITE_DURABLE) && fsync(dirfd) < 0) {
 		r = -errno;
 		*detail = xasprintf("cannot flush its directory: %s", strerror(-r));
 		return r;

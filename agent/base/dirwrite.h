@@ -37,6 +37,9 @@
 
 enum dirwrite_flag {
 	DIRWRITE_DURABLE = 1 << 0,         /* fsync the file, then the directory */
+	/* fsync the file only: the caller syncs the directory afterwards (one
+	 * fsync of a directory for several names written in it). */
+	DIRWRITE_DURABLE_DATA = 1 << 2,
 	/* Replace whatever non-directory is at the name (by rename, so nothing
 	 * is written through it): for a user's answer file that takes the
 	 * place of another user's refused one. */

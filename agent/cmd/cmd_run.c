@@ -258,6 +258,26 @@ static int stage_audit(void *ctx, enum audit_event e, json_t *fields, uint64_t *
 	return r;
 }
 
+static int stage_audit_queue(void *ctx, enum audit_event e, json_t *fields, uint64_t *seq,
+			     uint64_t *epoch)
+{
+	struct audit_position pos;
+	_cleanup_free_ char *err = NULL;
+	int r = audit_event_queue(((struct stage_ctx *)ctx)->log, e, fields, &pos, &err);
+	if (err) /* a record without a field its type needs: a bug, named here */
+		log_errorx("audit: %s", err);
+	if (r == 0) {
+		*seq = pos.seq;
+		*epoch = pos.epoch;
+	}
+	return r;
+}
+
+static int stage_audit_sync(void *ctx, uint64_t seq, uint64_t epoch)
+{
+	return audit_sync(((struct stage_ctx *)ctx)->log, seq, epoch);
+}
+
 static enum audit_health stage_audit_health(void *ctx, char **why)
 {
 	return audit_health(((struct stage_ctx *)ctx)->log, why);
@@ -418,6 +438,22 @@ static void stage_cancel_all(void *ctx)
 	pthread_mutex_unlock(&sc->lock);
 }
 
+/* The sandbox whose background work this worker's job holds off until its
+ * answer is written (stage_answered). */
+static _Thread_local struct sandbox *held_quiet;
+
+static void stage_answered(void *ctx)
+{
+	struct stage_ctx *sc = ctx;
+	if (held_quiet)
+		sandbox_release_quiet(held_quiet);
+	held_quiet = NULL;
+	/* The checkpoint record of the job's .audit sidecar was only queued
+	 * (audit_checkpoint_now): it is written now, off the drop's path. */
+	if (audit_flush(sc->log) < 0)
+		log_warnx("audit: a record queued before this answer could not be written; see above");
+}
+
 /* The real sandbox as the daemon's execute stage. */
 static int stage_execute(void *ctx, const char *name, const struct intake_snapshot *snap,
 			 const struct daemon_assessment *a, enum trust trust, const atomic_bool *halt,
@@ -440,6 +476,10 @@ static int stage_execute(void *ctx, const char *name, const struct intake_snapsh
 	};
 	struct sandbox_result res;
 	json_t *deps = json_object_get(json_object_get(a->json, "inline_metadata"), "dependencies");
+	if (!held_quiet) {
+		sandbox_hold_quiet(sb);
+		held_quiet = sb;
+	}
 	const char **dv = xcalloc(json_array_size(deps) + 1, sizeof(char *));
 	for (size_t i = 0; i < json_array_size(deps); i++)
 		dv[i] = json_string_value(json_array_get(deps, i));
@@ -654,7 +694,10 @@ int cmd_run(int argc, char **argv)
 	sc.log = log;
 	sc.bandit = bandit_worker_new();
 	struct daemon_stages stages = { .assess = stage_assess, .execute = stage_execute,
+					.answered = stage_answered,
 					.audit = stage_audit,
+					.audit_queue = stage_audit_queue,
+					.audit_sync = stage_audit_sync,
 					.audit_sidecar = stage_audit_sidecar,
 					.audit_health = stage_audit_health,
 					.cancel_all = stage_cancel_all,

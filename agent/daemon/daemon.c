@@ -26,6 +26,7 @@
 #include "place.h"
 #include "quarantine.h"
 #include "source.h"
+#include "stagetime.h"
 #include "strmap.h"
 
 struct daemon {
@@ -225,6 +226,7 @@ static void take(struct daemon *d, const char *name, bool force, struct drop_tak
 	struct daemon_job *job;
 	enum intake_status s;
 	int err = 0;
+	int64_t t0 = stagetime_now_ns();
 
 	if (!names_sidecar_fits(name)) {
 		reject_long_name(d, name, writer);
@@ -309,11 +311,17 @@ static void take(struct daemon *d, const char *name, bool force, struct drop_tak
 	}
 	if (!force && jobs_is_final(d->jobs, name, job->snap.sha256, NULL) &&
 	    daemon_job_answer_again(&d->env, name, job->snap.sha256)) {
+		/* Said as a submit would say it: the log shows what became of
+		 * each file taken (a rescan's, a drop's). */
+		log_debug("%s: %s (%.12s)", printable, jobs_submit_result_to_string(JOBS_ALREADY_FINAL),
+			  job->snap.sha256);
 		daemon_job_free(job);
 		return;
 	}
 	job->name = xstrdup(name);
 	clock_gettime(CLOCK_REALTIME, &job->accepted);
+	/* A snapshot the source took (mount mode) was read at the close. */
+	job->intake_ns = stagetime_now_ns() - t0;
 	_cleanup_free_ char *sha = xstrdup(job->snap.sha256);
 	struct drop_writer w = job->writer;
 	size_t len = job->snap.len;
@@ -327,14 +335,18 @@ static void take(struct daemon *d, const char *name, bool force, struct drop_tak
 static void on_accepted(void *arg, const struct jobs_item *item)
 {
 	struct daemon_job_env *env = arg;
-	const struct daemon_job *job = item->payload;
+	struct daemon_job *job = item->payload;
 	struct dirwrite_access access;
 	place_script_access(job->snap.uid, job->snap.gid, job->snap.mode, &access);
 	struct result_info r = { .file = job->name, .sha256 = job->snap.sha256,
 				 .size = job->snap.len, .state = RESULT_QUEUED, .access = &access,
 				 .accepted = job->accepted, .writer = &job->writer,
 				 .queue_ahead = item->ahead, .decision = { .uid = -1 } };
+	int64_t t = stagetime_now_ns();
 	daemon_job_write_result(env, &r);
+	/* No worker sees the job yet: its fields are still the loop's. */
+	job->queued_at_ns = stagetime_now_ns();
+	job->queued_write_ns = job->queued_at_ns - t;
 }
 
 /* foo.rerun: foo.py runs again as it is, in a new job, whatever answer its

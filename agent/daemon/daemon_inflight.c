@@ -65,8 +65,13 @@ void daemon_inflight_end(const char *state_dir, uint64_t job)
 	if (unlink(path) < 0 && errno != ENOENT)
 		log_warn("%s: cannot remove the note of a finished run; the next start records it "
 			 "as interrupted", path);
-	else if (fileio_fsync_parent(path) < 0)
-		log_warn("%s: cannot sync the removal of the note", path);
+}
+
+void daemon_inflight_sync(const char *state_dir)
+{
+	_cleanup_free_ char *inside = xasprintf("%s/" DAEMON_INFLIGHT_DIR "/.", state_dir);
+	if (fileio_fsync_parent(inside) < 0)
+		log_warn("%s: cannot sync the removal of a note", inside);
 }
 
 /* The record of the run in note: what it kept, or that it was cut short. */

@@ -24,8 +24,15 @@ int daemon_inflight_begin(const char *state_dir, uint64_t job, const char *name,
 			  char **err);
 /* Keeps the execution record's fields in the note (best effort). */
 void daemon_inflight_pending(const char *state_dir, uint64_t job, const json_t *fields);
-/* The run's record is durable: the note goes. */
+/* The run's record is durable: the note goes. The removal is synced to
+ * disk by daemon_inflight_sync(), which a finished job calls once its
+ * answer is written: a process killed afterwards finds no note either way,
+ * and only a power loss in those milliseconds could bring the note back
+ * (its run then gets a second, "interrupted" record), as it could before
+ * its sync at any time. */
 void daemon_inflight_end(const char *state_dir, uint64_t job);
+/* Syncs the removals of notes (the directory). */
+void daemon_inflight_sync(const char *state_dir);
 
 /* At start, before any job: appends the record of every run a note was
  * left for (its pending record, or "interrupted") through stages->audit

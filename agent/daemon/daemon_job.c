@@ -28,11 +28,12 @@ void daemon_job_free(void *payload)
  * says, place.h), one writer at a time; the source hears of it when it is
  * in the drop directory. */
 static int place_text(struct daemon_job_env *env, const char *script, const char *suffix,
-		      const char *text, size_t len, const struct dirwrite_access *acc, char **err)
+		      const char *text, size_t len, const struct dirwrite_access *acc, enum place_sync sync,
+		      char **err)
 {
 	_cleanup_free_ char *side = names_result_sidecar(script, suffix);
 	pthread_mutex_lock(&env->result_lock);
-	int r = place_sidecar(&env->place, side, text, len, acc, true, err);
+	int r = place_sidecar(&env->place, side, text, len, acc, sync, err);
 	pthread_mutex_unlock(&env->result_lock);
 	if (r == PLACE_IN_DROP_DIR)
 		drop_source_changed(env->source, side);
@@ -52,7 +53,8 @@ int daemon_job_place_again(void *arg, const char *script, const char *suffix, co
 	bool known = dfd >= 0 && fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
 	if (known)
 		place_script_access(st.st_uid, st.st_gid, st.st_mode, &acc);
-	int r = place_text(env, script, suffix, text, len, known ? &acc : NULL, &err);
+	int r = place_text(env, script, suffix, text, len, known ? &acc : NULL, PLACE_SYNC,
+			   &err);
 	/* Said once when the answer came; a full disk would say it every
 	 * second. */
 	if (r < 0 || r == PLACE_IN_FALLBACK)
@@ -67,13 +69,16 @@ void daemon_job_write_result(struct daemon_job_env *env, const struct result_inf
 	_cleanup_free_ char *text = result_render(r, &len);
 	int rc;
 
+	stagetime_mark(STAGE_OTHER);
 	if (text) {
-		rc = place_text(env, r->file, RESULT_SUFFIX, text, len, r->access, &err);
+		rc = place_text(env, r->file, RESULT_SUFFIX, text, len, r->access,
+				result_place_sync(r), &err);
 	} else {
 		_cleanup_free_ char *p = names_printable(r->file);
 		err = xasprintf("cannot encode the result of %s as JSON", p);
 		rc = -EINVAL;
 	}
+	stagetime_mark(STAGE_RESULT);
 	/* A refused name is said once per answer: at its last write. */
 	if (rc == PLACE_IN_FALLBACK && (r->state == RESULT_QUEUED || r->state == RESULT_RUNNING))
 		log_debug("%s", err);
@@ -104,7 +109,9 @@ int daemon_job_place(struct daemon_job_env *env, const char *script, const char 
 		     const char *text, size_t len, const struct dirwrite_access *acc)
 {
 	_cleanup_free_ char *err = NULL;
-	int r = place_text(env, script, suffix, text, len, acc, &err);
+	/* Its directory is synced with the result.json that follows it
+	 * (finish_final): one fsync of the directory for both. */
+	int r = place_text(env, script, suffix, text, len, acc, PLACE_SYNC_DATA, &err);
 	if (r == PLACE_IN_FALLBACK)
 		log_warnx("%s", err);
 	else if (r < 0)
@@ -193,6 +200,8 @@ static void park(struct job_ctx *c, enum daemon_stage stage, const char *reason,
 	json_t *f = json_pack("{s:i, s:s, s:s}", "attempt", (int)c->attempt, "reason", reason, "detail",
 			      detail ? detail : "");
 	(void)daemon_job_audit(c, AUDIT_EVENT_RETRY, f);
+	if (!c->accepted)
+		return; /* its job_accepted was queued and a failed write dropped it */
 	snprintf(p.sha256, sizeof(p.sha256), "%s", c->job->snap.sha256);
 	p.n_seqs = c->r.audit.n_seqs;
 	p.seqs = xmalloc((p.n_seqs ? p.n_seqs : 1) * sizeof(uint64_t));
@@ -216,7 +225,9 @@ static void park(struct job_ctx *c, enum daemon_stage stage, const char *reason,
  * for a known name with new content the script_diff record (capped at
  * audit.diff_max). The content becomes the latest version of its name only
  * once these records are durable, so that a retry diffs against the same
- * previous version. false when the log refuses. */
+ * previous version; that is done when the job has answered (keep_history):
+ * the next job of the same name starts only after this one. false when the
+ * log refuses. */
 static bool audit_accept(struct job_ctx *c)
 {
 	const struct mai_config *cfg = c->d->cfg;
@@ -225,9 +236,11 @@ static bool audit_accept(struct job_ctx *c)
 	json_t *diff = NULL;
 	_cleanup_free_ char *err = NULL;
 
+	stagetime_mark(STAGE_OTHER);
 	if (audit_script_compare(cfg->agent.state_dir, c->job->name, (const char *)snap->data, snap->len,
 				 (size_t)atomic_load(&c->d->diff_max), &h, &diff, &err) < 0)
 		log_warnx("%s: no diff against the previous version: %s", c->r.file, err);
+	stagetime_mark(STAGE_HISTORY);
 	const struct drop_writer *w = &c->job->writer;
 	json_t *f = json_pack("{s:I, s:I, s:s, s:o}", "size", (json_int_t)snap->len, "uid",
 			      (json_int_t)w->uid, "history", audit_script_history_to_string(h),
@@ -238,24 +251,46 @@ static bool audit_accept(struct job_ctx *c)
 		json_object_set_new(f, "rerun_by", json_integer(c->job->rerun_uid));
 	if (err)
 		json_object_set_new(f, "history_error", json_string(err));
-	bool ok = daemon_job_audit(c, AUDIT_EVENT_JOB_ACCEPTED, f);
+	/* Queued: durable with the decision (or whatever the job appends
+	 * next), one fsync for the job's records before it runs. */
+	bool ok = daemon_job_audit_queued(c, AUDIT_EVENT_JOB_ACCEPTED, f);
 	if (diff && ok)
-		ok = daemon_job_audit(c, AUDIT_EVENT_SCRIPT_DIFF, diff);
+		ok = daemon_job_audit_queued(c, AUDIT_EVENT_SCRIPT_DIFF, diff);
 	else
 		json_decref(diff);
 	if (!ok)
 		return false;
-	if (h == AUDIT_SCRIPT_NEW || h == AUDIT_SCRIPT_CHANGED) {
-		free(err);
-		err = NULL;
-		if (audit_script_remember(cfg->agent.state_dir, c->job->name, (const char *)snap->data, snap->len, &err) < 0)
-			log_warnx("%s: this version is not kept for the next diff: %s", c->r.file, err);
-	}
+	c->remember = h == AUDIT_SCRIPT_NEW || h == AUDIT_SCRIPT_CHANGED;
 	return true;
+}
+
+/* After the answer: the content as its name's latest version (once its
+ * job_accepted is durable), and as the version that ran last (once its run
+ * is recorded), each synced to disk, and the removal of the run's note
+ * synced; the drop's answer does not wait for them, and the next job of the
+ * same name runs after them. */
+static void keep_history(const struct job_ctx *c)
+{
+	const char *state_dir = c->d->cfg->agent.state_dir;
+	const struct intake_snapshot *snap = &c->job->snap;
+	_cleanup_free_ char *err = NULL;
+
+	/* accepted_durable: its job_accepted was not dropped by a failed write. */
+	if (c->remember && c->accepted_durable &&
+	    audit_script_remember(state_dir, c->job->name, (const char *)snap->data, snap->len, &err) < 0)
+		log_warnx("%s: this version is not kept for the next diff: %s", c->r.file, err);
+	free(err);
+	err = NULL;
+	if (c->ran && audit_script_mark_ran(state_dir, c->job->name, snap->sha256, &err) < 0)
+		log_warnx("%s: not kept as the version that ran last: %s", c->r.file, err);
+	if (c->note_ended)
+		daemon_inflight_sync(state_dir);
 }
 
 static void finish_error(struct job_ctx *c, const char *reason, const char *detail, bool retry)
 {
+	/* The records the result cites are durable first (or forgotten). */
+	(void)daemon_job_audit_sync(c);
 	c->r.state = RESULT_ERROR;
 	c->r.reason = reason;
 	/* A stopping agent's job said so before (run_content). */
@@ -276,8 +311,14 @@ static void finish_final(struct job_ctx *c)
 {
 	const struct daemon_stages *st = c->d->stages;
 
-	/* The records it cites are durable already; the final result.json comes
-	 * last, so that whoever waits for it finds foo.audit in place. */
+	/* The records it cites are durable already (a last sync when the job
+	 * only queued some); the final result.json comes last, so that
+	 * whoever waits for it finds foo.audit in place. */
+	if (!daemon_job_audit_sync(c)) {
+		finish_error(c, "audit_unwritable", c->audit_why, true);
+		return;
+	}
+	stagetime_mark(STAGE_OTHER);
 	if (st && st->audit_sidecar && c->r.audit.n_seqs > 0) {
 		_cleanup_free_ char *text = NULL;
 		size_t len = 0;
@@ -291,6 +332,7 @@ static void finish_final(struct job_ctx *c)
 			log_warnx("%s: cannot build its .audit sidecar: %s", p, strerror(-r));
 		}
 	}
+	stagetime_mark(STAGE_SIDECAR);
 	now_ts(&c->r.finished);
 	/* Held content: when it was held is taken before its result shows it,
 	 * so an answer without a pin written after seeing it comes later
@@ -352,6 +394,13 @@ static bool record_execution(struct job_ctx *c, json_t *f)
 	}
 }
 
+/* The run's note goes (its removal synced after the answer, keep_history). */
+static void note_end(struct job_ctx *c)
+{
+	daemon_inflight_end(c->d->cfg->agent.state_dir, c->job_seq);
+	c->note_ended = true;
+}
+
 static json_t *decision_fields(const struct job_ctx *c, const struct policy_decision *pd,
 			       const struct daemon_answers *ans)
 {
@@ -381,10 +430,12 @@ static json_t *since_last_run(const struct job_ctx *c)
 	const struct intake_snapshot *snap = &c->job->snap;
 	_cleanup_free_ char *err = NULL;
 	json_t *f = NULL;
+	stagetime_mark(STAGE_OTHER);
 	if (audit_script_since_ran(c->d->cfg->agent.state_dir, c->job->name,
 				   (const char *)snap->data, snap->len,
 				   (size_t)atomic_load(&c->d->diff_max), &f, &err) < 0)
 		log_warnx("%s: no diff against the version that ran last: %s", c->r.file, err);
+	stagetime_mark(STAGE_HISTORY);
 	return f;
 }
 
@@ -397,22 +448,12 @@ static char *who_may_answer(const struct job_ctx *c)
 	return xasprintf("%s, other than %s, who wrote it", may, c->writer);
 }
 
-/* A run ended: this content is the version of its name that ran last. */
-static void remember_ran(const struct job_ctx *c)
-{
-	_cleanup_free_ char *err = NULL;
-	if (audit_script_mark_ran(c->d->cfg->agent.state_dir, c->job->name, c->job->snap.sha256,
-				  &err) < 0)
-		log_warnx("%s: not kept as the version that ran last: %s", c->r.file, err);
-}
-
 /* The run's record and what follows it; f is the record's fields (taken).
  * again: the run was cut short and the script runs again (its progress is
  * kept), else the job ends here. */
 static void end_run(struct job_ctx *c, json_t *f, bool again, const char *reason, const struct policy_decision *pd,
 		    const struct approval *answer, const struct daemon_assessment *a)
 {
-	const char *state_dir = c->d->cfg->agent.state_dir;
 	if (!record_execution(c, f)) {
 		/* The agent stops, its record in the note of the run: the next
 		 * start writes it, then runs the script again if it must. */
@@ -424,11 +465,14 @@ static void end_run(struct job_ctx *c, json_t *f, bool again, const char *reason
 			     "log; its next start writes the record", false);
 		return;
 	}
-	if (c->accepted)
-		daemon_inflight_end(state_dir, c->job_seq);
+	if (c->accepted) {
+		stagetime_mark(STAGE_OTHER);
+		note_end(c);
+		stagetime_mark(STAGE_RUN_NOTE);
+	}
 	if (!again) {
 		c->r.state = RESULT_COMPLETED;
-		remember_ran(c);
+		c->ran = true; /* this content is the version of its name that ran last */
 		finish_final(c);
 		return;
 	}
@@ -456,7 +500,10 @@ static void run_content(struct job_ctx *c, const struct policy_decision *pd,
 	daemon_job_write_result(c->d, &c->r);
 	/* A note of the run before it starts: if the agent is killed while it
 	 * runs, the next start records that (daemon_inflight.h). */
-	if (c->accepted && daemon_inflight_begin(state_dir, c->job_seq, c->job->name, c->job->snap.sha256, &why) < 0) {
+	stagetime_mark(STAGE_OTHER);
+	int nr = c->accepted ? daemon_inflight_begin(state_dir, c->job_seq, c->job->name, c->job->snap.sha256, &why) : 0;
+	stagetime_mark(STAGE_RUN_NOTE);
+	if (nr < 0) {
 		log_errorx("%s: %s", c->r.file, why);
 		park(c, DAEMON_STAGE_DECIDED, "state_unwritable", why, a, pd, answer);
 		finish_error(c, "state_unwritable", why, true);
@@ -464,6 +511,7 @@ static void run_content(struct job_ctx *c, const struct policy_decision *pd,
 		return;
 	}
 	int rc = st->execute(st->ctx, c->job->name, &c->job->snap, a, pd->trust, &c->d->halt, &ex, &why);
+	stagetime_mark(STAGE_OTHER); /* what the sandbox did not mark: the result's JSON */
 	if (rc < 0) {
 		_cleanup_free_ char *msg = xasprintf("%s", why ? why : strerror(-rc));
 		free(why);
@@ -482,7 +530,7 @@ static void run_content(struct job_ctx *c, const struct policy_decision *pd,
 			if (!daemon_job_audit(c, AUDIT_EVENT_EXECUTION, json_incref(f)) && c->accepted)
 				daemon_inflight_pending(state_dir, c->job_seq, f);
 			else if (c->accepted)
-				daemon_inflight_end(state_dir, c->job_seq);
+				note_end(c);
 			json_decref(f);
 			c->r.retry = RESULT_RETRY_NEXT_START;
 			finish_error(c, "agent_stopped", msg, false);
@@ -502,7 +550,7 @@ static void run_content(struct job_ctx *c, const struct policy_decision *pd,
 		/* Docker could not run it, or went away during the run: the
 		 * attempt is a retry record and the script runs again. */
 		if (c->accepted)
-			daemon_inflight_end(state_dir, c->job_seq);
+			note_end(c);
 		park(c, DAEMON_STAGE_DECIDED, "sandbox_unavailable", msg, a, pd, answer);
 		finish_error(c, "sandbox_unavailable", msg, true);
 		return;
@@ -566,6 +614,15 @@ void daemon_job_run(void *arg, const struct jobs_item *item)
 	struct daemon_progress p = { 0 };
 	json_t *since = NULL;
 	char *decider = NULL, *answerers = NULL;
+	struct stagetime stages = { 0 };
+
+	/* The stages before this thread took the job: the loop's. */
+	stages.ns[STAGE_INTAKE] = c.job->intake_ns;
+	stages.ns[STAGE_RESULT] = c.job->queued_write_ns;
+	if (c.job->queued_at_ns)
+		stages.ns[STAGE_QUEUE] = stagetime_now_ns() - c.job->queued_at_ns;
+	stagetime_bind(&stages);
+	c.r.stages = &stages;
 
 	c.who = daemon_job_approvers(c.d);
 	c.writer = account_user_name(c.job->writer.uid);
@@ -586,10 +643,10 @@ void daemon_job_run(void *arg, const struct jobs_item *item)
 	bool resumed = daemon_resumes_take(c.d->resumes, c.job->name, c.job->snap.sha256, &p);
 	if (resumed) {
 		c.job_seq = p.job;
-		c.accepted = true;
+		c.accepted = c.accepted_durable = true;
 		c.attempt = p.attempts + 1;
 		c.seqs = steal_pointer(&p.seqs);
-		c.seqs_cap = c.r.audit.n_seqs = p.n_seqs;
+		c.seqs_cap = c.r.audit.n_seqs = c.durable_n = p.n_seqs;
 		c.r.audit.seqs = c.seqs;
 	} else if (!audit_accept(&c)) {
 		park(&c, DAEMON_STAGE_ACCEPTED, "audit_unwritable", c.audit_why, NULL, NULL, NULL);
@@ -605,7 +662,10 @@ void daemon_job_run(void *arg, const struct jobs_item *item)
 				     false);
 			goto out;
 		}
-		if (st->assess(st->ctx, c.job->name, &c.job->snap, &a) < 0) {
+		stagetime_mark(STAGE_OTHER);
+		int ar = st->assess(st->ctx, c.job->name, &c.job->snap, &a);
+		stagetime_mark(STAGE_OTHER); /* what the assessor did not mark */
+		if (ar < 0) {
 			const char *why = "the assessment failed (see the agent log)";
 			park(&c, DAEMON_STAGE_ACCEPTED, "assessor_failed", why, NULL, NULL, NULL);
 			finish_error(&c, "assessor_failed", why, true);
@@ -617,7 +677,7 @@ void daemon_job_run(void *arg, const struct jobs_item *item)
 		json_t *af = json_pack("{s:i, s:b}", "level", (int)a.level, "rejected", a.rejected);
 		if (a.json)
 			json_object_set(af, "assessment", a.json);
-		if (!daemon_job_audit(&c, AUDIT_EVENT_ASSESSMENT, af)) {
+		if (!daemon_job_audit_queued(&c, AUDIT_EVENT_ASSESSMENT, af)) {
 			park(&c, DAEMON_STAGE_ACCEPTED, "audit_unwritable", c.audit_why, NULL, NULL, NULL);
 			finish_error(&c, "audit_unwritable", c.audit_why, true);
 			goto out;
@@ -673,6 +733,10 @@ void daemon_job_run(void *arg, const struct jobs_item *item)
 		break;
 	}
 out:
+	stagetime_bind(NULL);
+	if (st && st->answered)
+		st->answered(st->ctx);
+	keep_history(&c);
 	if (c.r.execution)
 		json_decref(c.r.execution);
 	json_decref(since);

@@ -32,6 +32,9 @@ struct daemon_job {
 	struct drop_writer writer;
 	struct timespec accepted;
 	long rerun_uid; /* who asked for a new run of this content (foo.rerun), or -1 */
+	/* For its stages (stagetime.h): how long the snapshot took, how long
+	 * the queued result.json took, and when (monotonic ns) it was queued. */
+	int64_t intake_ns, queued_write_ns, queued_at_ns;
 };
 void daemon_job_free(void *payload);
 
@@ -73,9 +76,10 @@ void daemon_job_run(void *arg, const struct jobs_item *item);
 /* Writes a result sidecar, counts its state and logs it; the source hears
  * of it (a mount drops what the kernel cached and wakes its waiters). */
 void daemon_job_write_result(struct daemon_job_env *env, const struct result_info *r);
-/* Places a final sidecar's text (".audit") for script; logs a refusal or
- * failure, and keeps it (daemon_sidecars.h). 0 when it is in the drop
- * directory or the fallback, else -errno. */
+/* Places a final sidecar's text (".audit") for script, its directory
+ * synced by the final result.json written next; logs a refusal or failure,
+ * and keeps it (daemon_sidecars.h). 0 when it is in the drop directory or
+ * the fallback, else -errno. */
 int daemon_job_place(struct daemon_job_env *env, const char *script, const char *suffix,
 		     const char *text, size_t len, const struct dirwrite_access *acc);
 /* Content that has its final answer was taken again: its sidecars are

@@ -26,18 +26,41 @@ struct job_ctx {
 	char *audit_why;  /* and in words, for the result */
 	uint64_t last_seq; /* of the record audit() appended last, when last_valid */
 	bool last_valid;
+	/* Records queued (daemon_job_audit_queued) and not known durable yet:
+	 * from r.audit.seqs[durable_n] on, appended in epochs first_epoch ..
+	 * last_epoch, the last one last_seq_queued. accepted_durable: the
+	 * job_accepted record is among the durable ones. */
+	bool queued;
+	uint64_t first_epoch, last_epoch, last_seq_queued;
+	size_t durable_n;
+	bool accepted_durable;
 	uint64_t answer_seq; /* of the approval/override record of the answer used */
 	bool answer_recorded; /* answer_seq is set */
 	uint64_t first_seq;   /* of that answer's first record (an earlier attempt's) */
 	bool first_recorded;
 	char *detail; /* owned text behind r.detail */
 	char *writer; /* owned text behind r.writer_user */
+	/* Kept in the state directory once the job has answered (off the
+	 * drop's path): the content as its name's latest version, and as the
+	 * version that ran last. */
+	bool remember, ran;
+	bool note_ended; /* the run's note was removed; the removal is synced then */
 };
 
-/* Appends one record of the job (takes fields); false (and c->audit_why
- * set) when the log refuses: then nothing may run, and what runs stops
- * (daemon_job_env.halt). */
+/* Appends one record of the job (takes fields), durable on return with
+ * every record the job queued before it; false (and c->audit_why set) when
+ * the log refuses: then nothing may run, and what runs stops
+ * (daemon_job_env.halt), and the records the job queued since its last
+ * durable one are forgotten (their seqs, and job_accepted among them: a
+ * retry starts afresh). */
 bool daemon_job_audit(struct job_ctx *c, enum audit_event e, json_t *fields);
+/* The same, but the record is only queued: it becomes durable with the
+ * job's next daemon_job_audit() or daemon_job_audit_sync(), which must come
+ * before anything runs or cites it. */
+bool daemon_job_audit_queued(struct job_ctx *c, enum audit_event e, json_t *fields);
+/* Makes the job's queued records durable (nothing queued: true at once);
+ * false as daemon_job_audit(). */
+bool daemon_job_audit_sync(struct job_ctx *c);
 
 /* The user's text as a JSON string: as written when it is UTF-8, else with
  * the bytes escaped ("" for none). */

@@ -57,6 +57,17 @@ struct daemon_stages {
 	 * what audit_event_check asks of e) and returns its sequence number;
 	 * durable on return. -errno means nothing may run. */
 	int (*audit)(void *ctx, enum audit_event e, json_t *fields, uint64_t *seq);
+	/* As audit, but returns once the record has its place in the log,
+	 * before it is durable; *epoch is what audit_sync needs. Nothing may
+	 * run or cite the record until a later audit (of any thread) or
+	 * audit_sync has made it durable: a job's records before its decision
+	 * reach the disk with one fsync. May be NULL: the daemon uses audit. */
+	int (*audit_queue)(void *ctx, enum audit_event e, json_t *fields, uint64_t *seq,
+			   uint64_t *epoch);
+	/* Until the record seq appended in epoch, and every earlier one of
+	 * that epoch, is durable: 0, or -errno when a failed write dropped it
+	 * first. Set whenever audit_queue is. */
+	int (*audit_sync)(void *ctx, uint64_t seq, uint64_t epoch);
 	/* The .audit sidecar of a job (its records plus an inclusion proof)
 	 * as text (caller frees; the daemon places it in the drop directory),
 	 * and *pos (the checkpoint size proved against, the last record's
@@ -66,6 +77,11 @@ struct daemon_stages {
 	/* Whether the audit log takes records (audit_health()); *why (caller
 	 * frees) when not. May be NULL: the daemon learns only from appends. */
 	enum audit_health (*audit_health)(void *ctx, char **why);
+	/* The job on this thread has written its answer (or given up): what
+	 * was put off so as not to delay it may be done now (the sandbox's
+	 * pool refill and container removal, the audit log's queued checkpoint
+	 * record). Called after every job; may be NULL. */
+	void (*answered)(void *ctx);
 	/* Kills every running execution (SIGTERM/SIGINT); each worker then
 	 * records its job as ended. May be NULL. */
 	void (*cancel_all)(void *ctx);

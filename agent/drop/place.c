@@ -76,8 +76,9 @@ void place_script_access(uid_t uid, gid_t gid, mode_t mode, struct dirwrite_acce
 }
 
 int place_sidecar(const struct place_dirs *p, const char *rel, const void *buf, size_t len,
-		  const struct dirwrite_access *acc, bool durable, char **err)
+		  const struct dirwrite_access *acc, enum place_sync sync, char **err)
 {
+	bool durable = sync != PLACE_SYNC_NONE;
 	_cleanup_free_ char *detail = NULL, *shown = names_printable(rel);
 	const char *base = rel;
 	int r;
@@ -91,7 +92,8 @@ int place_sidecar(const struct place_dirs *p, const char *rel, const void *buf, 
 		struct dirwrite_access own = { .uid = geteuid(), .gid = (gid_t)-1, .mode = 0644,
 					       .marked = true };
 		r = dirwrite_replace_as(dfd, base, buf, len, acc ? acc : &own,
-					durable ? DIRWRITE_DURABLE : 0, &detail);
+					sync == PLACE_SYNC ? DIRWRITE_DURABLE
+					: sync == PLACE_SYNC_DATA ? DIRWRITE_DURABLE_DATA : 0, &detail);
 	}
 	if (r == 0) {
 		if (p->fallback_dir && fallback(p, rel, NULL, 0, false) < 0)
@@ -105,6 +107,10 @@ int place_sidecar(const struct place_dirs *p, const char *rel, const void *buf, 
 				 "disk not full?)", p->drop_dir, shown, detail);
 		return r;
 	}
+	/* A sidecar written before with PLACE_SYNC_DATA waits for its
+	 * directory's fsync. */
+	if (sync == PLACE_SYNC && dfd >= 0 && fsync(dfd) < 0)
+		log_warn("cannot sync the directory of %s in %s", shown, p->drop_dir);
 	int fr = fallback(p, rel, buf, len, durable);
 	if (fr < 0) {
 		*err = xasprintf("cannot write %s/%s: %s; nor its copy in %s: %s", p->drop_dir, shown,

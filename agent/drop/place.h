@@ -33,15 +33,27 @@ enum place_outcome {
 	PLACE_IN_FALLBACK, /* refused in the drop directory; *err says why and where it went */
 };
 
+/* How a sidecar reaches the disk (always atomically: a reader sees the old
+ * content or the new, whole). */
+enum place_sync {
+	PLACE_SYNC_NONE, /* not synced: a state that is replaced within moments */
+	PLACE_SYNC,      /* the file, then its directory, synced */
+	/* The file synced; its directory is synced by the next PLACE_SYNC
+	 * write of a sidecar of the same script (the .audit sidecar before its
+	 * result.json: one directory fsync for both). In the fallback
+	 * directory, and when that next write goes there, it is synced at
+	 * once. */
+	PLACE_SYNC_DATA,
+};
+
 /* Writes buf as the sidecar rel (relative to the drop directory, such as
  * "sub/foo.result.json"), owned and readable as acc says (the script's
  * owner, group and read bits: place_script_access()), or the agent's own
- * with mode 0644 when acc is NULL; durable: fsync the file and its
- * directory. Returns the enum place_outcome (>= 0), or -errno when it could
- * be written nowhere; *err is set for PLACE_IN_FALLBACK and for errors
- * (caller frees). */
+ * with mode 0644 when acc is NULL; synced as sync says. Returns the enum
+ * place_outcome (>= 0), or -errno when it could be written nowhere; *err is
+ * set for PLACE_IN_FALLBACK and for errors (caller frees). */
 int place_sidecar(const struct place_dirs *p, const char *rel, const void *buf, size_t len,
-		  const struct dirwrite_access *acc, bool durable, char **err)
+		  const struct dirwrite_access *acc, enum place_sync sync, char **err)
 	_nonnull_(1, 2, 7) _must_check_;
 
 /* What a script's sidecars get: who may read the script may read them, and

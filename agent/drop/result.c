@@ -305,6 +305,8 @@ json_t *result_to_json(const struct result_info *r)
 		json_object_set(o, "execution", r->execution);
 	if (r->audit.n_seqs > 0)
 		json_object_set_new(o, "audit", audit_json(&r->audit));
+	if (r->stages && r->state != RESULT_QUEUED && r->state != RESULT_RUNNING)
+		json_object_set_new(o, "stages_ms", stagetime_to_json(r->stages));
 	return o;
 }
 
@@ -324,6 +326,15 @@ char *result_render(const struct result_info *r, size_t *len)
 	return text;
 }
 
+enum place_sync result_place_sync(const struct result_info *r)
+{
+	/* queued and running are replaced within moments and say nothing a
+	 * restart needs (it takes again every script without a final answer),
+	 * so they are written atomically but not synced: each fsync of the file
+	 * and of its directory costs a drop a millisecond or more. */
+	return r->state == RESULT_QUEUED || r->state == RESULT_RUNNING ? PLACE_SYNC_NONE : PLACE_SYNC;
+}
+
 int result_write(const struct place_dirs *p, const struct result_info *r, char **err)
 {
 	_cleanup_free_ char *side = names_result_sidecar(r->file, RESULT_SUFFIX);
@@ -335,5 +346,5 @@ int result_write(const struct place_dirs *p, const struct result_info *r, char *
 		*err = xasprintf("cannot encode the result of %s as JSON", shown);
 		return -EINVAL;
 	}
-	return place_sidecar(p, side, text, len, r->access, true, err);
+	return place_sidecar(p, side, text, len, r->access, result_place_sync(r), err);
 }

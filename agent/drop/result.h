@@ -30,6 +30,7 @@
 
 #include "macro.h"
 #include "place.h"
+#include "stagetime.h"
 #include "writer.h"
 
 #define RESULT_SCHEMA_VERSION 1
@@ -122,6 +123,9 @@ struct result_info {
 	json_t *execution;  /* borrowed; NULL: absent */
 	struct result_decision decision;
 	struct result_audit audit;
+	/* Where the job's time went so far (stagetime.h), shown in a final
+	 * state as "stages_ms"; NULL: absent. */
+	const struct stagetime *stages;
 };
 
 /* The one-line message for r, or NULL for a clean exit (status 0). The
@@ -135,8 +139,12 @@ json_t *result_to_json(const struct result_info *r) _nonnull_(1);
  * newline, *len bytes; NULL when it cannot be encoded. Caller frees. */
 char *result_render(const struct result_info *r, size_t *len) _nonnull_(1, 2);
 
+/* How r's document reaches the disk: synced unless it is queued or running. */
+enum place_sync result_place_sync(const struct result_info *r) _nonnull_(1);
+
 /* Writes <file without .py>.result.json (names_result_sidecar) with
- * place_sidecar(), durably. Returns what place_sidecar() returns: an enum
+ * place_sidecar(), atomically, and durably but for the states queued and
+ * running. Returns what place_sidecar() returns: an enum
  * place_outcome, or -errno; *err is set for PLACE_IN_FALLBACK and errors
  * (caller frees). */
 int result_write(const struct place_dirs *p, const struct result_info *r, char **err)

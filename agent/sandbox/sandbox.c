@@ -19,6 +19,7 @@
 #include "sandbox_runner.h"
 #include "sandbox_selftest.h"
 #include "sandbox_trust.h"
+#include "stagetime.h"
 
 struct sandbox {
 	const struct sandbox_engine_ops *ops;
@@ -132,6 +133,18 @@ void sandbox_wait_removed(struct sandbox *sb)
 {
 	if (sb->ops->wait_removed)
 		sb->ops->wait_removed(sb->engine);
+}
+
+void sandbox_hold_quiet(struct sandbox *sb)
+{
+	if (sb->ops->hold_quiet)
+		sb->ops->hold_quiet(sb->engine, true);
+}
+
+void sandbox_release_quiet(struct sandbox *sb)
+{
+	if (sb->ops->hold_quiet)
+		sb->ops->hold_quiet(sb->engine, false);
 }
 
 static void set_message(struct sandbox_result *r, char *msg)
@@ -296,6 +309,7 @@ static int run_job(void *arg, const struct sandbox_job *job, const struct sandbo
 		out->err = (struct sandbox_output){ demux.err.data, 0, 0, false };
 		return -EIO;
 	}
+	stagetime_mark(STAGE_CONTAINER);
 	out->limits = started.limits;
 	out->limits.timeout_ms = want.timeout_ms;
 	out->container_id = started.id;
@@ -332,7 +346,9 @@ static int run_job(void *arg, const struct sandbox_job *job, const struct sandbo
 		classify(out, how, demux.out.truncated || demux.err.truncated, &end);
 	}
 	sandbox_engine_end_clear(&end);
+	stagetime_mark(STAGE_OUTPUT);
 	sb->ops->remove(sb->engine, run);
+	stagetime_mark(STAGE_REMOVAL);
 	out->out = (struct sandbox_output){ demux.out.data, demux.out.len, demux.out.total,
 					     demux.out.truncated };
 	out->err = (struct sandbox_output){ demux.err.data, demux.err.len, demux.err.total,

@@ -52,6 +52,13 @@ void sandbox_cancel_all(struct sandbox *sb);
  * (and at the latest by sandbox_free()); this blocks until every container
  * of a finished run is gone. */
 void sandbox_wait_removed(struct sandbox *sb);
+/* Background work (the warm pool's refill, removals) waits for moments
+ * when no run is in flight. A caller that still has work of its own after
+ * sandbox_run() (writing the run's answer) holds that moment off from
+ * before the run until it is done: every sandbox_hold_quiet() is matched by
+ * one sandbox_release_quiet(). Thread-safe. */
+void sandbox_hold_quiet(struct sandbox *sb);
+void sandbox_release_quiet(struct sandbox *sb);
 
 /* A reload: takes the base limits and scaling of every trust level from
  * opts (the rest of opts is ignored: image, runtime, network, pool size and

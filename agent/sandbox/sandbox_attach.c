@@ -8,9 +8,13 @@
 #include "monoclock.h"
 
 /* An init that has ended stays readable until its parent (containerd's
- * shim) reaps it: its status is asked for each millisecond, and after this
- * long every REAP_SLOW_POLL_MS. Docker learns of the end only after that
- * reap too, so waiting for it is never slower than Docker's exit path. */
+ * shim) reaps it, which it usually does well within a millisecond: its
+ * status is asked for every REAP_FAST_POLL_US for REAP_FAST_MS (a run's
+ * answer waits for it), then each millisecond until REAP_WAIT_MS, then every
+ * REAP_SLOW_POLL_MS. Docker learns of the end only after that reap too, so
+ * waiting for it is never slower than Docker's exit path. */
+#define REAP_FAST_POLL_US 100
+#define REAP_FAST_MS 20
 #define REAP_WAIT_MS 200
 #define REAP_SLOW_POLL_MS 20
 
@@ -38,11 +42,19 @@ static void watch_check(struct sandbox_exit_watch *w)
 		w->fd = -1;
 }
 
-/* How long to sleep before asking again for the status of an init that
- * has ended unreaped. */
-static int reap_poll_ms(const struct sandbox_exit_watch *w)
+/* How long (µs) to sleep before asking again for the status of an init
+ * that has ended unreaped. */
+static int64_t reap_poll_us(const struct sandbox_exit_watch *w)
 {
-	return monoclock_ms() - w->pending_since < REAP_WAIT_MS ? 1 : REAP_SLOW_POLL_MS;
+	int64_t since = monoclock_ms() - w->pending_since;
+	return since < REAP_FAST_MS ? REAP_FAST_POLL_US : since < REAP_WAIT_MS ? 1000 : REAP_SLOW_POLL_MS * 1000;
+}
+
+/* poll() with its timeout in microseconds. */
+static int poll_us(struct pollfd *p, nfds_t n, int64_t us)
+{
+	struct timespec ts = { (time_t)(us / 1000000), (long)(us % 1000000) * 1000 };
+	return ppoll(p, n, &ts, NULL);
 }
 
 /* Waits, until the monotonic time until (ms) or *cancel, for the watch to
@@ -59,7 +71,7 @@ static bool watch_wait(struct sandbox_exit_watch *w, int64_t until, const atomic
 		if (left > 1000)
 			left = 1000;
 		if (w->pending_since)
-			r = poll(NULL, 0, left < reap_poll_ms(w) ? (int)left : reap_poll_ms(w));
+			r = poll_us(NULL, 0, left * 1000 < reap_poll_us(w) ? left * 1000 : reap_poll_us(w));
 		else
 			r = poll(&p, 1, (int)left);
 		if (r < 0 && errno != EINTR)
@@ -87,7 +99,7 @@ enum sandbox_attach_end sandbox_attach_pump(struct docker_stream *s, struct sand
 		struct pollfd p[2] = { { .fd = fd, .events = POLLIN } };
 		nfds_t nfds = 1;
 		int64_t left = deadline_ms - monoclock_ms();
-		int wait_ms = left > 1000 ? 1000 : (int)left;
+		int64_t wait_us = (left > 1000 ? 1000 : left) * 1000;
 		ssize_t n;
 
 		if (stdin_open && sent == input_len && (!hold || sandbox_demux_marker_seen(d))) {
@@ -128,11 +140,11 @@ enum sandbox_attach_end sandbox_attach_pump(struct docker_stream *s, struct sand
 		if (stdin_open && sent < input_len)
 			p[0].events |= POLLOUT;
 		/* An ended init stays readable until reaped: ask again soon. */
-		if (watching(watch) && watch->pending_since && wait_ms > reap_poll_ms(watch))
-			wait_ms = reap_poll_ms(watch);
+		if (watching(watch) && watch->pending_since && wait_us > reap_poll_us(watch))
+			wait_us = reap_poll_us(watch);
 		else if (watching(watch))
 			p[nfds++] = (struct pollfd){ .fd = watch->fd, .events = POLLIN };
-		if (poll(p, nfds, wait_ms) < 0 && errno != EINTR) {
+		if (poll_us(p, nfds, wait_us < 0 ? 0 : wait_us) < 0 && errno != EINTR) {
 			*error = -errno;
 			return SANDBOX_ATTACH_ERROR;
 		}

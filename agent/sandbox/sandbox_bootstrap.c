@@ -34,7 +34,14 @@
  * waits, at most 2 s, for the agent to close it before the interpreter
  * exits: the agent reads the container's cgroup counters (OOM kills,
  * refused forks) in that pause, while the container cannot have been torn
- * down. A script that closes those descriptors only loses the pause. */
+ * down. A script that closes those descriptors only loses the pause.
+ * Then the bootstrap ends the process at once with the status the
+ * interpreter would have exited with (os._exit): the script's threads,
+ * atexit handlers and output are done by then, and the interpreter's own
+ * teardown (module cleanup, which Python does not promise runs __del__ of
+ * what is still alive) took a warm run a few milliseconds that the agent
+ * waited for. The status is still the kernel's word to the agent; a script
+ * that chooses its own (sys.exit, os._exit) could always do so. */
 const char sandbox_bootstrap[] =
 	"import atexit, os, sys, linecache, traceback\n"
 	"def mai_install(spec):\n"
@@ -69,6 +76,7 @@ const char sandbox_bootstrap[] =
 	"    sys.stdout.write('\\x1eMAI-DEPS ' + json.dumps(rep) + '\\n')\n"
 	"    sys.stdout.flush()\n"
 	"    if not rep['ok']:\n"
+	"        mai_code[0] = 97\n"
 	"        sys.exit(97)\n"
 	"    sys.path.insert(0, spec['target'])\n"
 	"def mai_end(pid=os.getpid()):\n"
@@ -91,6 +99,12 @@ const char sandbox_bootstrap[] =
 	"            select.select([mai_fds[2]], [], [], 2)\n"
 	"    except BaseException:\n"
 	"        pass\n"
+	"    os._exit(mai_code[0])\n"
+	"def mai_status(code):\n"
+	"    if code is None:\n"
+	"        return 0\n"
+	"    return code & 0xff if isinstance(code, int) else 1\n"
+	"mai_code = [0]\n"
 	"mai_fds = [os.dup(1), os.dup(2), -1]\n"
 	"h = sys.stdin.buffer.readline().split()\n"
 	"atexit.register(mai_end)\n"
@@ -109,11 +123,13 @@ const char sandbox_bootstrap[] =
 	"g = {'__name__': '__main__', '__file__': name, '__builtins__': __builtins__}\n"
 	"try:\n"
 	"    exec(compile(src, name, 'exec'), g)\n"
-	"except SystemExit:\n"
+	"except SystemExit as e:\n"
+	"    mai_code[0] = mai_status(e.code)\n"
 	"    raise\n"
 	"except BaseException as e:\n"
 	"    traceback.print_exception(type(e), e, e.__traceback__.tb_next)\n"
 	"    sys.stderr.flush()\n"
+	"    mai_code[0] = 1\n"
 	"    sys.exit(1)\n";
 
 /* A fresh nonce (hex) and the end marker the bootstrap writes with it. The

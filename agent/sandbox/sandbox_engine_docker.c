@@ -30,6 +30,7 @@
 #include "sandbox_uidcheck.h"
 #include "sandbox_uids.h"
 #include "sandbox_usage.h"
+#include "stagetime.h"
 
 struct docker_engine {
 	struct sandbox_engine_info info;
@@ -54,6 +55,7 @@ struct sandbox_engine_run {
 	const uint8_t *input;
 	size_t input_len;
 	bool bootstrap, have_state;
+	bool script_marked; /* the script's stage is over (stagetime) */
 	int64_t code;
 };
 
@@ -337,10 +339,17 @@ static int take_warm(struct docker_engine *e, enum trust trust, const struct san
 }
 
 /* The script has ended (the bootstrap waits for stdin to close, or the
- * init has exited): the cgroup's counters, before Docker removes it. */
-static void sample_at_end(void *usage)
+ * init has exited, whichever is seen first): the script's stage is over,
+ * and the cgroup's counters are read before Docker removes it. */
+static void sample_at_end(void *arg)
 {
-	sandbox_usage_end(usage);
+	struct sandbox_engine_run *run = arg;
+
+	if (!run->script_marked) {
+		stagetime_mark(STAGE_SCRIPT);
+		run->script_marked = true;
+	}
+	sandbox_usage_end(&run->usage);
 }
 
 static int engine_start(void *ctx, const struct sandbox_engine_spec *spec,
@@ -374,7 +383,7 @@ static int engine_start(void *ctx, const struct sandbox_engine_spec *spec,
 	sandbox_usage_start(&run->usage, e->docker, run->c.id, e->info.cgroup_version,
 			    docker_is_local(e->docker));
 	run->watch.ended = sample_at_end;
-	run->watch.ended_arg = &run->usage;
+	run->watch.ended_arg = run;
 	*out = run;
 	return 0;
 }
@@ -384,7 +393,7 @@ static enum sandbox_attach_end engine_wait(void *ctx, struct sandbox_engine_run 
 {
 	(void)ctx;
 	/* Only the bootstrap waits for stdin to close before it exits. */
-	const struct sandbox_attach_hold hold = { sample_at_end, &run->usage };
+	const struct sandbox_attach_hold hold = { sample_at_end, run };
 	enum sandbox_attach_end end;
 
 	end = sandbox_attach_pump(run->c.stream, io->demux, run->input, run->input_len,
@@ -406,6 +415,9 @@ static enum sandbox_attach_end engine_wait(void *ctx, struct sandbox_engine_run 
 						  io->deadline_ms, true, io->cancel, error);
 		}
 	}
+	/* A run without its end marker (killed, or a program of the agent's
+	 * own) was the script's time up to here. */
+	stagetime_mark(run->script_marked ? STAGE_END : STAGE_SCRIPT);
 	/* Close the stream before a kill: while dockerd blocks writing output
 	 * that nobody reads, it cannot finish the container's exit, and the kill
 	 * call would wait for that. */
@@ -485,6 +497,7 @@ static void engine_remove(void *ctx, struct sandbox_engine_run *run)
 {
 	struct docker_engine *e = ctx;
 
+	/* The run's own hold (engine_start); the caller's may go on. */
 	sandbox_quiet_leave(&e->quiet);
 	/* Removed in the background: the result does not wait for it. */
 	sandbox_container_release(e->containers, &run->c);
@@ -512,6 +525,16 @@ static void engine_wait_removed(void *ctx)
 	sandbox_containers_wait_removed(((struct docker_engine *)ctx)->containers);
 }
 
+static void engine_hold_quiet(void *ctx, bool hold)
+{
+	struct docker_engine *e = ctx;
+
+	if (hold)
+		sandbox_quiet_enter(&e->quiet);
+	else
+		sandbox_quiet_leave(&e->quiet);
+}
+
 const struct sandbox_engine_ops sandbox_engine_docker = {
 	.name = "docker",
 	.caps = SANDBOX_ENGINE_CAN_POOL | SANDBOX_ENGINE_HAS_RUNTIME_CHOICE,
@@ -527,4 +550,5 @@ const struct sandbox_engine_ops sandbox_engine_docker = {
 	.limits_changed = engine_limits_changed,
 	.warm_ready = engine_warm_ready,
 	.wait_removed = engine_wait_removed,
+	.hold_quiet = engine_hold_quiet,
 };

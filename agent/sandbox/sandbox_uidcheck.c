@@ -132,6 +132,30 @@ static int64_t status_id_in_range(const struct sandbox_uid_check *c, const char 
 	return -1;
 }
 
+/* The first id of process pid (a /proc entry's name) in the range, with its
+ * name in comm; -1 when it has none, is gone or is a zombie (one that has
+ * ended holds nothing and can reach no run). */
+static int64_t live_id_in_range(const struct sandbox_uid_check *c, const char *pid,
+				char comm[32])
+{
+	_cleanup_free_ char *path = xasprintf("/proc/%s/status", pid);
+	_cleanup_fclose_ FILE *f = fopen(path, "re");
+	char line[256], state = '?';
+	int64_t id = -1;
+
+	snprintf(comm, 32, "?");
+	while (f && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "Name:", 5) == 0)
+			sscanf(line + 5, " %31[^\n]", comm);
+		else if (strncmp(line, "State:", 6) == 0)
+			sscanf(line + 6, " %c", &state);
+		else if (strncmp(line, "Uid:", 4) == 0 || strncmp(line, "Gid:", 4) == 0)
+			if (id < 0)
+				id = status_id_in_range(c, line);
+	}
+	return state == 'Z' || state == 'X' ? -1 : id;
+}
+
 struct found_process {
 	char pid[16], comm[32], container[65];
 	int64_t id;
@@ -161,17 +185,8 @@ static int check_processes(const struct sandbox_uid_check *c, char **warning, ch
 	while ((e = readdir(d))) {
 		if (!isdigit((unsigned char)e->d_name[0]))
 			continue;
-		_cleanup_free_ char *path = xasprintf("/proc/%s/status", e->d_name);
-		_cleanup_fclose_ FILE *f = fopen(path, "re");
-		char line[256], comm[32] = "?";
-		int64_t id = -1;
-		while (f && fgets(line, sizeof(line), f)) {
-			if (strncmp(line, "Name:", 5) == 0)
-				sscanf(line + 5, " %31[^\n]", comm);
-			else if (strncmp(line, "Uid:", 4) == 0 || strncmp(line, "Gid:", 4) == 0)
-				if (id < 0)
-					id = status_id_in_range(c, line);
-		}
+		char comm[32];
+		int64_t id = live_id_in_range(c, e->d_name, comm);
 		if (id < 0)
 			continue;
 		found = xrealloc(found, (n + 1) * sizeof(*found));
@@ -201,6 +216,11 @@ static int check_processes(const struct sandbox_uid_check *c, char **warning, ch
 						     found[i].container, found[i].id, c->first, c->last);
 			continue;
 		}
+		/* A process of a container that was removed between the scan and
+		 * the list (another agent's run ending) is gone by now. */
+		char comm[32];
+		if (live_id_in_range(c, found[i].pid, comm) < 0)
+			continue;
 		*err = xasprintf("process %s (%s) runs as id %" PRId64 ", in the sandbox's uid range "
 				 "%u-%u: it could read, trace and signal the runs; %s",
 				 found[i].pid, found[i].comm, found[i].id, c->first, c->last,

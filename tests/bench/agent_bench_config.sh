@@ -1,16 +1,27 @@
-# Sourced by agent_latency.sh and agent_load.sh: the agent's configuration
+# Sourced by agent_latency.sh, agent_load.sh and bench_dropfs.sh (after
+# bench_lib.sh): the agent's configuration
 # for a benchmark run in $T (drop and state directories, a fresh signing key,
 # the shipped defaults, with pool_size MAI_BENCH_POOL when it is set (else the
-# shipped pool_size: auto) and, with MAI_BENCH_BANDIT=0, the Bandit pass
-# off). Needs AGENT and T; exports MAI_CONFIG_DIR and sets ANALYSIS, a line
+# shipped pool_size: auto), with MAI_BENCH_BANDIT=0 the Bandit pass off,
+# and with MAI_BENCH_SELF_TEST=0 no start-time self-test (smoke.sh: a
+# quicker start; the figures do not depend on it). Needs AGENT and T; exports MAI_CONFIG_DIR and sets ANALYSIS, a line
 # that says how scripts are assessed.
 bench_agent_config() {
 	mkdir -p "$T/conf" "$T/drop" "$T/keys"
 	"$AGENT" keygen "$T/keys/audit.key" > /dev/null 2>&1
 	printf 'drop_dir: %s\nstate_dir: %s\nlog_level: warn\n' "$T/drop" "$T/state" > "$T/conf/agent.yaml"
 	printf 'signing_key: %s\n' "$T/keys/audit.key" > "$T/conf/audit.yaml"
+	# A uid range of the benchmark's own (1024 uids by the shell's pid; the
+	# tests' agents take theirs below 2000000000): an agent refuses to start
+	# when a process outside its engine's Mai containers runs in its range,
+	# and a benchmark runs beside the suite's tests.
+	_bench_uid=$((2050000000 + ($$ % 90000) * 1024))
+	printf 'uid_range: %s-%s\n' "$_bench_uid" $((_bench_uid + 1023)) >> "$T/conf/sandbox.yaml"
 	if [ -n "${MAI_BENCH_POOL:-}" ]; then
-		printf 'pool_size: %s\n' "$MAI_BENCH_POOL" > "$T/conf/sandbox.yaml"
+		printf 'pool_size: %s\n' "$MAI_BENCH_POOL" >> "$T/conf/sandbox.yaml"
+	fi
+	if [ "${MAI_BENCH_SELF_TEST:-1}" = 0 ]; then
+		printf 'self_test: false\n' >> "$T/conf/sandbox.yaml"
 	fi
 	if [ "${MAI_BENCH_BANDIT:-1}" = 0 ]; then
 		printf 'analyzers:\n  bandit:\n    enabled: false\n' > "$T/conf/security.yaml"
@@ -26,18 +37,15 @@ bench_agent_config() {
 
 # bench_pool_size: the warm pool's size per trust level that the running
 # agent reports in status.json (pool_size: auto resolves it from the
-# machine); waits until the sandbox is set up. Needs T.
+# machine); waits (60 s at most) until the sandbox is set up. Needs T; call
+# it as POOL=$(bench_pool_size) || exit 1.
 bench_pool_size() {
-	_i=0
-	while [ $_i -lt 600 ]; do
-		_n=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get("pool_size", ""))' \
-			"$T/state/status.json" 2>/dev/null)
-		if [ -n "$_n" ] && { [ "$_n" -gt 0 ] || [ "${MAI_BENCH_POOL:-x}" = 0 ]; }; then
-			echo "$_n"
-			return 0
-		fi
-		sleep 0.1
-		_i=$((_i + 1))
-	done
-	echo 0
+	bench_wait 60 "the agent's sandbox to report its pool_size in $T/state/status.json" \
+		_bench_pool_known || return 1
+	echo "$_bench_pool"
+}
+_bench_pool_known() {
+	_bench_pool=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get("pool_size", ""))' \
+		"$T/state/status.json" 2>/dev/null)
+	[ -n "$_bench_pool" ] && { [ "$_bench_pool" -gt 0 ] || [ "${MAI_BENCH_POOL:-x}" = 0 ]; }
 }

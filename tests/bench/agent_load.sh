@@ -28,15 +28,18 @@ BENCH="$BUILD/tests/bench/bench_sandbox"
 T=$(mktemp -d "${TMPDIR:-/tmp}/mai-load.XXXXXX")
 PID=
 SAMPLER=
-trap '[ -n "$SAMPLER" ] && kill "$SAMPLER" 2>/dev/null; [ -n "$PID" ] && kill -TERM "$PID" 2>/dev/null; wait 2>/dev/null; rm -rf "$T"' EXIT
+. "$(dirname "$0")/bench_lib.sh"
+trap 'bench_stop "$SAMPLER" "$PID"; rm -rf "$T"' EXIT
 
 mkdir -p "$T/stage"
-. "$(dirname "$0")/agent_bench_config.sh"
+. "$BENCH_DIR/agent_bench_config.sh"
 bench_agent_config
 "$AGENT" run --log-file "$T/agent.log" &
 PID=$!
-until grep -q "\"pid\": $PID," "$T/state/status.json" 2>/dev/null; do sleep 0.1; done
-sleep 2 # the warm pool fills
+bench_agent_up "$PID" "$T/state" "$T/agent.log"
+POOL=$(bench_pool_size) || exit 1
+# Idle: the warm pool full (3 trust levels x pool_size, all running).
+PYTHONPATH="$BENCH_DIR" python3 "$BENCH_DIR/agent_bench.py" wait-idle "$T/state" $((3 * POOL))
 kb() { awk -v k="$1:" '$1 == k { print $2 }' "/proc/$PID/status"; }
 idle=$(kb VmRSS)
 workers=$(awk '/"workers":/ { gsub(/[^0-9]/, ""); print }' "$T/state/status.json")
@@ -51,23 +54,34 @@ done
 SAMPLER=$!
 start=$(date +%s%N)
 mv "$T"/stage/*.py "$T/drop/"
-done_n=0
-while [ "$done_n" -lt "$N" ]; do
-	sleep 0.2
-	done_n=$(cat "$T"/drop/*.result.json 2>/dev/null | grep -cE '^  "state": "(completed|rejected|error)"' || true)
+# Answered: a final state. An error is not an answer (the agent retries it).
+finals() {
+	cat "$T"/drop/*.result.json 2>/dev/null |
+		grep -cE '^  "state": "(completed|rejected|awaiting_confirmation|blocked)"' || true
+}
+all_final() {
 	if ! kill -0 "$PID" 2>/dev/null; then
 		echo "the agent died under the load; see its log:" >&2
 		tail -20 "$T/agent.log" >&2
 		exit 1
 	fi
-done
-end=$(date +%s%N)
-kill "$SAMPLER" 2>/dev/null; wait "$SAMPLER" 2>/dev/null || true; SAMPLER=
+	[ "$(finals)" -ge "$N" ]
+}
+deadline=${MAI_BENCH_LOAD_S:-$((120 + N / 2))}
+# Polled every 0.2 s (reading 1,000 files takes CPU from the agent); the
+# burst ends at the newest final result's write, not at the poll.
+if ! BENCH_POLL_S=0.2 bench_wait "$deadline" "$N final results" all_final; then
+	echo "final: $(finals) of $N; by state: $(cat "$T"/drop/*.result.json 2>/dev/null |
+		sed -n 's/^  "state": "\(.*\)",*$/\1/p' | sort | uniq -c | tr -s ' \n' ' ')" >&2
+	exit 1
+fi
+end=$(python3 -c 'import glob, os, sys; print(max(os.stat(p).st_mtime_ns for p in glob.glob(sys.argv[1] + "/*.result.json")))' "$T/drop")
+bench_stop "$SAMPLER"; SAMPLER=
 peak=$(kb VmHWM)
 sampled=$(sort -n "$T/rss" | tail -n1)
 completed=$(cat "$T"/drop/*.result.json | grep -c '^  "state": "completed"' || true)
 ok=$(cat "$T"/drop/*.result.json | grep -c '^  "exit_code": 0,\?$' || true)
-kill -TERM "$PID"; wait "$PID" || true; PID=
+bench_stop "$PID"; PID=
 
 churn=$("$BENCH" churn "$CHURN" "$workers")
 crate=$(echo "$churn" | awk '{ print $2 }')

@@ -15,7 +15,8 @@
 # dependencies (stevedore, PyYAML, rich; Debian: python3-stevedore
 # python3-yaml python3-rich), so the figure is against that version; else
 # `bandit` on PATH, whose older releases lack some of the tests.
-# Environment: MIN_PERCENT=95 makes the script fail below that figure.
+# Environment: MIN_PERCENT=95 makes the script fail below that figure;
+# TIMEOUT_S (600) is the deadline of each Bandit and mai-agent run.
 set -eu
 
 checkout=${1:?usage: $0 BANDIT_CHECKOUT [MAI_AGENT]}
@@ -52,11 +53,11 @@ with open(os.path.join(d, "entry_points.txt"), "w") as f:
 PY
 then
 	echo "bandit: the checkout's code ($checkout)"
-	(cd "$checkout" && PYTHONPATH="$tmp/ep:$checkout" "$py" -m bandit -q -r -f json \
+	(cd "$checkout" && PYTHONPATH="$tmp/ep:$checkout" timeout "${TIMEOUT_S:-600}" "$py" -m bandit -q -r -f json \
 		-o "$tmp/bandit.json" examples) >/dev/null 2>"$tmp/bandit.err" || true
 elif command -v bandit >/dev/null; then
 	echo "bandit: $(command -v bandit) (the checkout's code cannot run: $(tail -1 "$tmp/ep.err"))"
-	(cd "$checkout" && bandit -q -r -f json -o "$tmp/bandit.json" examples) \
+	(cd "$checkout" && timeout "${TIMEOUT_S:-600}" bandit -q -r -f json -o "$tmp/bandit.json" examples) \
 		>/dev/null 2>"$tmp/bandit.err" || true
 else
 	echo "no way to run Bandit: install python3-stevedore python3-yaml python3-rich, or bandit" >&2
@@ -64,7 +65,7 @@ else
 fi
 [ -s "$tmp/bandit.json" ] || { echo "bandit wrote no report:" >&2; cat "$tmp/bandit.err" >&2; exit 2; }
 
-(cd "$checkout" && "$agent" check --native-only --format json --config-dir "$tmp/cfg" \
+(cd "$checkout" && timeout "${TIMEOUT_S:-600}" "$agent" check --native-only --format json --config-dir "$tmp/cfg" \
 	examples) >"$tmp/mai.json" 2>"$tmp/mai.err" || true
 [ -s "$tmp/mai.json" ] || { echo "mai-agent wrote nothing:" >&2; cat "$tmp/mai.err" >&2; exit 2; }
 

@@ -6,6 +6,10 @@
 # straight to a log and signs a checkpoint per job; it uses only the
 # writer's API that both versions have, so the same file is built against
 # each tree's own audit library (release build, no sanitizers).
+# Environment: JOBS; BASE (a revision, or "none": this tree alone);
+# MAI_BENCH_BUILD, a build directory of this tree whose bench_audit_rss is
+# used as it is (tests/bench/smoke.sh: the suite's); TIMEOUT_S (600) the
+# deadline of each run.
 set -eu
 src=$(cd "$(dirname "$0")/../.." && pwd)
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/mai-bench-rss.XXXXXX")
@@ -28,17 +32,35 @@ build() {
 		$(pkg-config --cflags --libs jansson libcrypto yaml-0.1) -lpthread -o "$3"
 }
 
-mkdir -p "$scratch/base"
-git -C "$src" archive "$BASE" | tar -x -C "$scratch/base"
-build "$scratch/base" "$scratch/base-build" "$scratch/rss-base"
-build "$src" "$scratch/new-build" "$scratch/rss-new"
-for v in base new; do
+versions="base new"
+if [ "$BASE" = none ]; then
+	versions=new
+else
+	mkdir -p "$scratch/base"
+	git -C "$src" archive "$BASE" | tar -x -C "$scratch/base"
+	build "$scratch/base" "$scratch/base-build" "$scratch/rss-base"
+fi
+if [ -n "${MAI_BENCH_BUILD:-}" ]; then
+	ninja -C "$MAI_BENCH_BUILD" tests/bench/bench_audit_rss > /dev/null
+	ln -s "$(cd "$MAI_BENCH_BUILD" && pwd)/tests/bench/bench_audit_rss" "$scratch/rss-new"
+else
+	build "$src" "$scratch/new-build" "$scratch/rss-new"
+fi
+for v in $versions; do
 	# The writer makes the signing key at its first start.
 	mkdir -p "$scratch/run-$v"
 	# shellcheck disable=SC2086
-	"$scratch/rss-$v" "$scratch/run-$v" "$scratch/run-$v/k.key" $jobs > "$scratch/out-$v"
+	timeout "${TIMEOUT_S:-600}" "$scratch/rss-$v" "$scratch/run-$v" "$scratch/run-$v/k.key" $jobs \
+		> "$scratch/out-$v" || { echo "the $v run failed or ran past ${TIMEOUT_S:-600} s" >&2; exit 1; }
 	rm -rf "$scratch/run-$v"
 done
+if [ "$BASE" = none ]; then
+	echo "audit writer RSS by jobs (4 records and a signed checkpoint a job); this tree alone"
+	printf '%10s %10s %14s %10s\n' jobs records "this RSS KiB" "this s"
+	awk '/^jobs / { printf "%10s %10s %14s %10s\n", $2, $4, $6, $8 }' "$scratch/out-new"
+	printf 'start RSS KiB: this %s\n' "$(awk '/^start/ { print $3 }' "$scratch/out-new")"
+	exit 0
+fi
 echo "audit writer RSS by jobs (4 records and a signed checkpoint a job); base $(git -C "$src" rev-parse --short "$BASE")"
 printf '%10s %10s %14s %14s %10s %10s\n' jobs records "base RSS KiB" "this RSS KiB" "base s" "this s"
 awk '/^jobs / { print $2, $4, $6, $8 }' "$scratch/out-base" > "$scratch/b"

@@ -1,24 +1,36 @@
 /* Sandbox benchmark (not part of the test suite; run through run.sh):
- *   bench_sandbox latency warm|cold N    p50/p95 of a trivial script
+ *   bench_sandbox latency warm|cold N    each run's latency of a trivial script
  *       (MAI_BENCH_END=events|docker forces how the end of a run is learnt,
  *       as on kernels before 6.15, or with neither of the kernel's ways)
  *   bench_sandbox throughput N WORKERS   runs/s through sandbox_run (pooled)
  *   bench_sandbox churn N WORKERS        runs/s of a bare create/start/wait/
  *                                        remove loop: the engine's churn limit
- * Output: one line "name value..." per measure, for run.sh to tabulate. */
+ * Output: one line "name value..." per measure, for bench_sandbox.sh to
+ * tabulate; latencies as samples, for the benchmarks' one percentile
+ * definition (pct.py). Every wait gives up after a minute and says so. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "docker.h"
 #include "sandbox.h"
 #include "sandbox_attach.h"
 #include "monoclock.h"
+#include "stagetime.h"
 
 static const char trivial[] = "print('ok')\n";
+
+/* Milliseconds with a microsecond's resolution, for the latencies. */
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
 
 static const char *image(void)
 {
@@ -69,33 +81,64 @@ static int one_run(struct sandbox *sb)
 	return ok ? by_kernel : -1;
 }
 
-static int cmp64(const void *a, const void *b)
+/* Until the warm pool of trust level STANDARD has want containers ready;
+ * exits the benchmark after a minute. */
+static void wait_warm(struct sandbox *sb, unsigned want)
 {
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : x > y;
+	int64_t end = monoclock_ms() + 60000;
+	while (sandbox_warm_ready(sb, TRUST_STANDARD) < want) {
+		if (monoclock_ms() > end) {
+			fprintf(stderr, "bench: gave up after 60 s waiting for %u warm container%s "
+				"(ready: %u)\n", want, want == 1 ? "" : "s",
+				sandbox_warm_ready(sb, TRUST_STANDARD));
+			exit(1);
+		}
+		usleep(10000);
+	}
 }
+
+/* The stages of a run the sandbox times (stagetime.h). */
+static const enum stage run_stages[] = { STAGE_CONTAINER, STAGE_SCRIPT, STAGE_END, STAGE_OUTPUT,
+					 STAGE_REMOVAL };
+#define N_RUN_STAGES (sizeof(run_stages) / sizeof(run_stages[0]))
 
 static int latency(bool warm, int n)
 {
 	struct sandbox *sb = open_sandbox(warm ? 1 : 0, 1);
-	int64_t *ms = calloc((size_t)n, sizeof(*ms));
+	double *ms = calloc((size_t)n, sizeof(*ms));
+	double *stage_ms = calloc((size_t)n * N_RUN_STAGES, sizeof(*stage_ms));
 	int by_kernel = 0, e;
 
 	for (int i = 0; i < n; i++) {
-		int64_t t;
-		/* Warm: measure a job that finds its container ready, as a job
-		 * arriving at an idle agent does. */
-		while (warm && sandbox_warm_ready(sb, TRUST_STANDARD) == 0)
-			usleep(10000);
-		t = monoclock_ms();
+		double t;
+		/* Warm: measure a job that finds its container ready and the last
+		 * one removed, as a job arriving at an idle agent does. */
+		if (warm) {
+			sandbox_wait_removed(sb);
+			wait_warm(sb, 1);
+		}
+		struct stagetime st = { 0 };
+		stagetime_bind(&st);
+		t = now_ms();
 		if ((e = one_run(sb)) < 0)
 			return 1;
-		ms[i] = monoclock_ms() - t;
+		ms[i] = now_ms() - t;
+		stagetime_bind(NULL);
+		for (size_t k = 0; k < N_RUN_STAGES; k++)
+			stage_ms[(size_t)i * N_RUN_STAGES + k] = (double)st.ns[run_stages[k]] / 1e6;
 		by_kernel += e;
 	}
-	qsort(ms, (size_t)n, sizeof(*ms), cmp64);
-	printf("%s_latency_ms p50 %lld p95 %lld kernel_end %d\n", warm ? "warm" : "cold",
-	       (long long)ms[n / 2], (long long)ms[(n * 95 + 99) / 100 - 1], by_kernel);
+	printf("%s_latency_ms kernel_end %d samples", warm ? "warm" : "cold", by_kernel);
+	for (int i = 0; i < n; i++)
+		printf(" %.1f", ms[i]);
+	printf("\n");
+	for (size_t k = 0; k < N_RUN_STAGES; k++) {
+		printf("%s_stage_ms %s samples", warm ? "warm" : "cold", stage_to_string(run_stages[k]));
+		for (int i = 0; i < n; i++)
+			printf(" %.2f", stage_ms[(size_t)i * N_RUN_STAGES + k]);
+		printf("\n");
+	}
+	free(stage_ms);
 	free(ms);
 	sandbox_free(sb);
 	return 0;
@@ -164,7 +207,7 @@ static int parallel(bool churn, int n, int workers)
 		c.d = docker_new(NULL);
 	} else {
 		c.sb = open_sandbox((unsigned)workers, (unsigned)workers);
-		sleep(2); /* let the pool fill, as it would between bursts */
+		wait_warm(c.sb, (unsigned)workers); /* the pool full, as between bursts */
 	}
 	t = monoclock_ms();
 	for (int i = 0; i < workers; i++)

@@ -19,6 +19,44 @@ write_agent_config "$T/drop" "$T/state" "workers: 2
 max_jobs_per_writer: 0"
 start_agent
 
+# decisions PREFIX [AFTER]: one line per script PREFIX*.py now in the drop
+# directory, "NAME COUNT", COUNT being the decision records of the audit
+# log for its current content (file and sha256); with AFTER, only those of
+# seq AFTER or later. An answer is a decision record: a script answered
+# twice has two, whatever the result file says now.
+decisions() {
+	python3 - "$T/state/audit" "$T/drop" "$1" "${2:-0}" <<'PY'
+import collections, glob, hashlib, json, os, sys
+audit, drop, prefix, after = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+count = collections.Counter()
+for seg in sorted(glob.glob(audit + "/seg-*.log")):
+    for line in open(seg, encoding="utf-8"):
+        rec = json.loads(line[156:])
+        f = rec["fields"]
+        if rec["type"] == "decision" and rec["seq"] >= after:
+            count[(f["file"], f["sha256"])] += 1
+for name in sorted(os.listdir(drop)):
+    if name.startswith(prefix) and name.endswith(".py"):
+        with open(os.path.join(drop, name), "rb") as fh:
+            sha = hashlib.sha256(fh.read()).hexdigest()
+        print(name, count[(name, sha)])
+PY
+}
+
+# last_seq TYPE: the seq of the audit log's last record of TYPE.
+last_seq() {
+	python3 - "$T/state/audit" "$1" <<'PY'
+import glob, json, sys
+seq = 0
+for seg in sorted(glob.glob(sys.argv[1] + "/seg-*.log")):
+    for line in open(seg, encoding="utf-8"):
+        rec = json.loads(line[156:])
+        if rec["type"] == sys.argv[2]:
+            seq = rec["seq"]
+print(seq)
+PY
+}
+
 # answered PREFIX N SECONDS: until N results PREFIX*.result.json say
 # awaiting_confirmation; prints how many did. Every half second: each look
 # reads every result file, and the agent needs the CPU.
@@ -49,20 +87,44 @@ drops() {
 drops m 1000
 n=$(answered m 1000 120)
 [ "$n" -eq 1000 ] || fail "1000 drops: $n answered in 120 s"
-dup=$(grep -E 'm[0-9]+\.py: awaiting_confirmation' "$T/agent.log" | sort | uniq -d | wc -l)
-[ "$dup" -eq 0 ] || fail "1000 drops: $dup answered more than once"
+# Exactly once: one decision record for each content, counted once the
+# agent has stopped (a second answer can come no later).
+stop_agent
+decisions m > "$T/m.decisions"
+[ "$(wc -l < "$T/m.decisions")" -eq 1000 ] || fail "1000 drops: $(wc -l < "$T/m.decisions") scripts in the drop directory"
+bad=$(awk '$2 != 1' "$T/m.decisions" | wc -l)
+[ "$bad" -eq 0 ] || fail "1000 drops: $bad not answered exactly once: $(awk '$2 != 1' "$T/m.decisions" | head -5 | tr '\n' ' ')"
+start_agent
 
 # --- kill -9 in the middle of 300 drops, then a restart: all answered ---
 drops k 300
 sleep 0.3
 kill -KILL "$PID"; wait "$PID" 2>/dev/null; PID=
+# What the agent had recorded as final at the kill (its index of final
+# results) is answered: the restart must not answer it again. A result
+# written but not yet in the index (the agent writes the result, then the
+# index) may be answered once more; every other script exactly once.
+grep -l '"awaiting_confirmation"' "$T"/drop/k*.result.json 2>/dev/null | sed 's|.*/||; s|\.result\.json$|.py|' |
+	sort > "$T/k.final"
+python3 -c 'import json, sys
+for line in open(sys.argv[1], encoding="utf-8"):
+    try:
+        print(json.loads(line)["name"])
+    except (ValueError, KeyError):
+        pass  # a line the kill cut: not recorded' "$T/state/final-results.jsonl" 2>/dev/null | sort -u > "$T/k.indexed"
 start_agent
+restart=$(last_seq agent_start)
 n=$(answered k 300 120)
 [ "$n" -eq 300 ] || fail "after kill -9 and a restart: $n of 300 answered in 120 s"
+stop_agent
+decisions k "$restart" > "$T/k.decisions"
+[ "$(wc -l < "$T/k.decisions")" -eq 300 ] || fail "kill -9: $(wc -l < "$T/k.decisions") scripts in the drop directory"
+bad=$(awk 'FILENAME == ARGV[1] { indexed[$1] = 1; next } FILENAME == ARGV[2] { final[$1] = 1; next }
+	($1 in indexed) ? $2 != 0 : ($1 in final) ? $2 > 1 : $2 != 1' "$T/k.indexed" "$T/k.final" "$T/k.decisions")
+[ -z "$bad" ] || fail "after kill -9 and a restart ($(wc -l < "$T/k.indexed") recorded final, $(wc -l < "$T/k.final") with a final result at the kill), not answered exactly once since: $(echo "$bad" | head -5 | tr '\n' ' ')"
 python3 -c 'import json,sys
 bad=[f for f in sys.argv[1:] if not isinstance(json.load(open(f)),dict)]
 sys.exit(1 if bad else 0)' "$T"/drop/k*.result.json 2>/dev/null || fail "a result is not whole JSON after kill -9"
-stop_agent
 
 # --- the audit log verifies, kill -9 included; the sidecars match schemas/ ---
 "$AGENT" verify "$T/state" > "$T/verify" 2>&1 || fail "the audit log does not verify: $(cat "$T/verify")"

@@ -202,6 +202,9 @@ printf 'print(1)\n' > "$T/drop/caf$(printf '\303\251').py"
 printf 'print(1)\n' > "$T/drop/new
 line.py"
 printf 'print(1)\n' > "$T/drop/gone.py"; rm "$T/drop/gone.py"
+# A drop after gone.py: once it is answered, the agent has dealt with every
+# event that came before it, gone.py's too.
+printf 'print(1)\n' > "$T/drop/after_gone.py"
 wait_field "$T/drop/x.result.json" reason symlink
 wait_field "$T/drop/pipe.result.json" reason not_regular
 wait_field "$T/drop/huge.result.json" reason too_large
@@ -209,19 +212,22 @@ for n in "with space" "-dash" "caf$(printf '\303\251')" "new
 line"; do
 	wait_field "$T/drop/$n.result.json" assessment.level LOW
 done
-sleep 0.3
+wait_final "$T/drop/after_gone.result.json" 60
 [ ! -e "$T/drop/gone.result.json" ] || fail "a file deleted before it was read got a result"
 
 # --- editor save styles: one job each ---
 printf 'import os, sys\nos.system("a " + sys.argv[0])\n' > "$T/drop/ed.py"
 wait_field "$T/drop/ed.result.json" state awaiting_confirmation
 jobs_of_ed() { grep -c 'info: ed.py: queued$' "$T/agent.log"; }
-# saved_once HOW: the save made one job: wait for it (a loaded machine may
-# take seconds), then give a second one time to show (ten settle delays).
+# saved_once HOW: the save made one job. A marker dropped after the save
+# (its own name, a new one each time) is answered only once the agent has
+# taken every event before it, the save's included: a second job of the
+# save would be queued by then.
+saves=0
 saved_once() {
-	i=0
-	while [ $(($(jobs_of_ed) - before)) -lt 1 ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
-	sleep 0.5
+	saves=$((saves + 1))
+	printf 'print(%d)\n' $saves > "$T/drop/mark$saves.py"
+	wait_final "$T/drop/mark$saves.result.json" 60
 	[ $(($(jobs_of_ed) - before)) -eq 1 ] || fail "$1 made $(($(jobs_of_ed) - before)) jobs, expected 1"
 }
 before=$(jobs_of_ed)
@@ -287,10 +293,8 @@ assert [(x["rule_id"], x["line"], x.get("weighed")) for x in f if x["source"] ==
 assert len(a["notes"]) == 1 and a["notes"][0].startswith("Bandit\x27s findings, "), a["notes"]
 assert a["reason"].startswith("line 4: "), a' "$T/drop/shell.result.json" 2> "$T/err" ||
 		fail "shell.py: Bandit's findings are not merged into the native ones: $(cat "$T/err")"
-elif [ "${MAI_REQUIRE_REAL:-0}" = 1 ]; then
-	fail "bandit is not installed and MAI_REQUIRE_REAL=1 (packaging/install-deps.sh installs it)"
 else
-	echo "SKIP: the Bandit merge: bandit is not installed" >&2
+	skip_part "the Bandit merge: bandit is not installed (packaging/install-deps.sh installs it)"
 fi
 printf 'analyzers:\n  bandit:\n    enabled: true\n    path: %s/no-bandit\n' "$T" > "$T/conf/security.yaml"
 hup_reloaded
@@ -322,8 +326,18 @@ grep -Eq '^docker: reachable \(checked [0-9]+ s ago\)$' "$T/status" ||
 stop_agent
 grep -q "stopped" "$T/agent.log" || fail "no clean stop in the log"
 m1=$(stat -c %Y.%y "$T/drop/evil.result.json")
+logged_before=$(wc -l < "$T/agent.log")
 start_agent
-sleep 1
+# The rescan at the start takes up evil.py and logs what became of it; a
+# drop after the start is answered once the rescan's jobs are queued
+# before it.
+printf 'print("after the restart")\n' > "$T/drop/restarted.py"
+wait_final "$T/drop/restarted.result.json" 60
+took=$(tail -n +$((logged_before + 1)) "$T/agent.log" | grep -a "debug: evil.py: " | tail -1)
+case $took in
+*"evil.py: already_final "*) ;;
+*) fail "the rescan after a restart did not find evil.py's result final: '$took'" ;;
+esac
 m2=$(stat -c %Y.%y "$T/drop/evil.result.json")
 [ "$m1" = "$m2" ] || fail "a final result was rewritten after a restart"
 "$AGENT" status > /dev/null 2>&1 || fail "status after restart"
@@ -409,8 +423,8 @@ if [ -e /dev/fuse ] && command -v fusermount3 > /dev/null; then
 		fail "runs/evil/result.json differs from the sidecar in the drop directory"
 	stop_agent
 	! grep -q " $T/mnt " /proc/mounts || fail "the audit view is still mounted after the agent stopped"
-elif [ "${MAI_REQUIRE_REAL:-0}" = 1 ]; then
-	fail "run --mount not tested: /dev/fuse or fusermount3 is missing"
+else
+	skip_part "run --mount: /dev/fuse or fusermount3 is missing"
 fi
 
 # Every sidecar this run produced must match schemas/ (issue 8).

@@ -29,8 +29,9 @@ write_agent_config "$D" "$T/state" "drop_mode: mount"
 DOCKER_CHECKED=1
 start_agent
 
-# high N: a HIGH script (held: no container), different for each N.
-high() { printf 'import os\nos.system("echo %s")\n' "$1"; }
+# high N: a HIGH script (held: no container), different for each N: a
+# shell command fed sys.argv (a literal os.system is contained, not held).
+high() { printf 'import os, sys\nos.system("echo %s " + sys.argv[0])\n' "$1"; }
 
 # 1. ENOSPC through the mount: the agent saw the write fail, so it does not
 # take what landed as the script.

@@ -33,7 +33,17 @@ cp "$SRC/examples/scripts/low_hello.py" "$T/drop/"
 cp "$SRC/examples/scripts/high_eval.py" "$T/drop/"
 wait_field "$T/drop/low_hello.result.json" state completed 60
 wait_field "$T/drop/high_eval.result.json" state awaiting_confirmation 60
-sleep 1.5 # status.json is rewritten every second; the checkpoint timer is 1 s
+# status.json is rewritten every second and the checkpoint timer is 1 s:
+# wait until the metrics have caught up with both answers (and the
+# checkpoint with the records), up to 30 s, then check them all.
+i=0
+until "$AGENT" status --format prometheus > "$T/status.prom" 2>/dev/null &&
+	[ "$(awk '$1 == "mai_agent_drop_to_result_seconds_count" { print $2 }' "$T/status.prom")" = 2 ] &&
+	[ -n "$(awk '$1 == "mai_agent_audit_checkpoint_age_seconds" { print $2 }' "$T/status.prom")" ] ||
+	[ $i -ge 300 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
 
 # value FILE SERIES: the value of one series (name with its labels, exact).
 value() { awk -v s="$2" '$1 == s { print $2 }' "$1"; }

@@ -57,7 +57,9 @@ useradd -M -N -s /usr/sbin/nologin -g "$DROPG" "$W" &&
 	useradd -M -N -s /usr/sbin/nologin -g "$DROPG" -G "$APPRG" "$A" || { fail "useradd"; exit 1; }
 WU=$(id -u "$W") CU=$(id -u "$C")
 
-high() { printf 'import os\nos.system("%s")\n' "$1"; }
+# A script the gate holds: a shell command fed sys.argv (a literal
+# os.system is contained, not held).
+high() { printf 'import os, sys\nos.system("%s " + sys.argv[0])\n' "$1"; }
 # record TYPE: every record of TYPE, one JSON document a line.
 record() {
 	python3 -c 'import json,sys,glob

@@ -447,6 +447,8 @@ ln -s "$(command -v tinyproxy)" "$T/bin-without-iptables/tinyproxy"
 refuses "iptables is not installed" env PATH="$T/bin-without-iptables" "$AGENT"
 if command -v setpriv > /dev/null; then
 	refuses "Permission denied" setpriv --bounding-set -net_admin "$AGENT"
+else
+	skip_part "a start without CAP_NET_ADMIN: setpriv (util-linux) is missing"
 fi
 
 if [ $fails -ne 0 ]; then

@@ -110,12 +110,14 @@ done
 	fail "mai-agent status does not show three proven nodes: $(cat "$T/status")"
 grep -h '"type":"engine_nodes"' "$T/state/audit/"seg-*.log | grep -q '"probe":"ok"' ||
 	fail "the audit log has no engine_nodes record with the probes"
-# Each probe ran as a uid (and gid) of its own from the default uid_range
-# (1879048192-1879113727): the three ran at once, so three different ones.
+# Each probe ran as a uid (and gid) of its own from this test's uid_range
+# (agent_start.sh: 1024 uids from $_uid_first): the three ran at once, so
+# three different ones.
 uids=$(grep -h '"type":"engine_nodes"' "$T/state/audit/"seg-*.log | head -n 1 |
 	grep -o 'run_uid [0-9]* [0-9]*' | sort -u)
-[ "$(printf '%s\n' "$uids" | awk '$2 == $3 && $2 >= 1879048192 && $2 <= 1879113727' |
-	wc -l)" = 3 ] || fail "the probes did not run as three uids of the range: $uids"
+[ "$(printf '%s\n' "$uids" | awk -v lo="$_uid_first" -v hi="$((_uid_first + 1023))" \
+	'$2 == $3 && $2 >= lo && $2 <= hi' | wc -l)" = 3 ] ||
+	fail "the probes did not run as three uids of the range $_uid_first-$((_uid_first + 1023)): $uids"
 
 # tasks_on WHAT NODE_ID: waits (up to 180 s: a loaded machine) until a job's run of this
 # agent (not a probe) runs on the node, then prints its address on its own

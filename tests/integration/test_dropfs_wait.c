@@ -168,7 +168,7 @@ static int first_gone(struct fx *f, const pid_t *kids, int n, int *st)
 /* At most DROPFS_MAX_WAITERS_PER_USER (3) readers of one user wait on
  * .wait at once, DROPFS_MAX_WAITERS (12) in all: one user's fourth gets
  * EAGAIN at once while another user's reader still waits; a thirteenth
- * reader (a fifth user) gets EAGAIN too. The waiters of a mount that
+ * reader gets EAGAIN too. The waiters of a mount that
  * stops get ECANCELED, not a hang and not the ENOTCONN of a mount gone
  * under them. */
 static void test_wait_limit_and_stop(void **state)
@@ -193,10 +193,13 @@ static void test_wait_limit_and_stop(void **state)
 	for (uid_t u = 61002; u <= 61004; u++)
 		for (int i = 0; i < 3; i++)
 			kids[n++] = reader_as(u);
-	/* A fifth user: the mount is full. */
+	/* A fifth user: the mount is full. The ten readers open in an order
+	 * the scheduler picks, so whichever comes thirteenth is refused (the
+	 * fifth user's, or the third of one that came after it): exactly one
+	 * of the ten, with EAGAIN, while the other nine wait. */
 	kids[n++] = reader_as(61005);
 	gone = first_gone(f, kids, n, &st);
-	assert_int_equal(gone, n - 1);
+	assert_true(gone >= 4);
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), 6);
 	kids[gone] = -1;

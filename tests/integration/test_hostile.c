@@ -293,13 +293,14 @@ static void *bg_main(void *arg)
 	return NULL;
 }
 
-static uid_t proc_uid(const char *pid)
+/* The real uid of process pid (a /proc entry's name), or (uid_t)-1. */
+static uid_t proc_uid(const char *name)
 {
 	char path[64], line[256];
 	FILE *f;
 	unsigned long uid = (unsigned long)-1;
 
-	snprintf(path, sizeof(path), "/proc/%s/status", pid);
+	snprintf(path, sizeof(path), "/proc/%d/status", atoi(name));
 	f = fopen(path, "re");
 	while (f && fgets(line, sizeof(line), f))
 		if (sscanf(line, "Uid: %lu", &uid) == 1)

@@ -69,6 +69,17 @@ ok() {
 	echo "ok - $*"
 }
 
+# skip_part REASON: one check cannot run here: a failure when
+# MAI_REQUIRE_REAL=1; otherwise the others go on and the script exits 77
+# at its end, so the skip shows in meson's summary.
+parts_skipped=
+skip_part() {
+	[ "${MAI_REQUIRE_REAL:-0}" = 1 ] && fail "$* (a skip, and MAI_REQUIRE_REAL=1)"
+	echo "SKIP part: $*" >&2
+	parts_skipped="$parts_skipped
+  $*"
+}
+
 mounted() {
 	grep -q " $MNT .* fuse.maiaudit " /proc/self/mountinfo
 }
@@ -151,6 +162,8 @@ grep -q "^mai_agent_audit_records_total [0-9]" "$MNT/metrics" || fail "metrics: 
 if command -v promtool > /dev/null; then
 	promtool check metrics < "$MNT/metrics" > "$T/promtool.out" 2>&1 ||
 		fail "promtool check metrics on the view: $(cat "$T/promtool.out")"
+else
+	skip_part "promtool check metrics on the view: promtool is not installed (packaging/install-deps.sh installs prometheus)"
 fi
 printf '{"pid": %d, "queue": 2, "docker": true}' $$ >"$STATE/status.json"
 printf '{"pid": %d, "queue": 2, "docker": true}\n' $$ >"$T/status.expect"
@@ -306,4 +319,8 @@ user_mount() {
 }
 user_mount
 
+if [ -n "$parts_skipped" ]; then
+	echo "SKIP: the other maiaudit checks passed, but these did not run:$parts_skipped" >&2
+	exit 77
+fi
 echo "all maiaudit checks passed"

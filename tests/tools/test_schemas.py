@@ -51,6 +51,7 @@ GOOD_AUDIT["records"][0]["record"] = hashlib.sha256(b"\x00" + _LEAF.encode()).he
 assert GOOD_AUDIT["records"][0]["record"][65:] == _LEAF
 
 fails = 0
+skipped_parts = []  # checks that could not run: the test exits 77 (SKIP)
 
 
 def expect(cond, what):
@@ -84,6 +85,7 @@ def ajv_agrees():
         msg = "Ajv is not installed (packaging/install-validators.sh)"
         expect(os.environ.get("MAI_REQUIRE_REAL") != "1", msg)
         print("SKIP part: " + msg)
+        skipped_parts.append(msg)
         return
     with tempfile.TemporaryDirectory() as d:
         for name in ("result.schema.json", "audit-sidecar.schema.json"):
@@ -188,6 +190,13 @@ def main():
     expect(errors(aus, bad) != [], "non-hex proof accepted")
 
     # The checker over a directory: names the file and the field, exits 1.
+    # A directory without a sidecar is a failure too: nothing was checked.
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, "x.py"), "w") as f:
+            f.write("print(1)\n")
+        p = subprocess.run([sys.executable, VALIDATE, d], capture_output=True, text=True)
+        expect(p.returncode == 1 and "nothing was checked" in p.stdout,
+               "validator passed a directory without sidecars: exit %d %s" % (p.returncode, p.stdout))
     with tempfile.TemporaryDirectory() as d:
         with open(os.path.join(d, "ok.result.json"), "w") as f:
             json.dump(GOOD_RESULT, f)
@@ -205,6 +214,9 @@ def main():
     ajv_agrees()
     if fails:
         return 1
+    if skipped_parts:
+        print("SKIP: the other checks passed; not run: " + "; ".join(skipped_parts))
+        return 77
     print("test_schemas: all checks passed (python-jsonschema and Ajv strict)")
     return 0
 

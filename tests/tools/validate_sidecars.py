@@ -3,8 +3,8 @@
 against the JSON Schemas in schemas/, with python-jsonschema and with Ajv in
 strict mode (tests/tools/ajv_validate.js, node; Ajv is skipped with a warning
 when it is not installed, a failure when MAI_REQUIRE_REAL=1).  Prints each
-failure as 'path: json-pointer: message' and exits 1 if any file fails, 0
-otherwise.
+failure as 'path: json-pointer: message' and exits 1 if any file fails or
+there is no sidecar at all (a check of nothing), 0 otherwise.
 Usage: validate_sidecars.py [--schemas DIR] DIR..."""
 import argparse
 import json
@@ -101,6 +101,11 @@ def main(argv):
                         if errs:
                             n_bad += 1
                             print("\n".join(errs))
+    if n_files == 0:
+        # A check of nothing would pass: the caller expected sidecars there.
+        print("validate_sidecars: no *.result.json or *.audit under %s: nothing was checked" %
+              " ".join(args.dirs))
+        return 1
     if not ajv_available():
         msg = "validate_sidecars: Ajv is not installed (packaging/install-validators.sh)"
         if os.environ.get("MAI_REQUIRE_REAL") == "1":

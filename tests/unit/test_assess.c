@@ -10,32 +10,36 @@
 #include <cmocka.h>
 
 #include "assess.h"
+#include "assess_fixture.h"
 #include "fileio.h"
 #include "testdir.h"
 
-static struct assess_rules *load(const char *dir, const char *yaml, char **err)
-{
-	struct assess_rules *rules = NULL;
-	_cleanup_free_ char *path = NULL;
-
-	if (yaml) {
-		path = xasprintf("%s/security.yaml", dir);
-		assert_int_equal(fileio_write_atomic(path, yaml, strlen(yaml), 0644), 0);
-	}
-	if (assess_rules_load(path, &rules, err) < 0)
-		return NULL;
-	return rules;
-}
 
 static void assess(const struct assess_rules *rules, const char *src, struct assess_result *r)
 {
 	assess_source(rules, "t.py", (const uint8_t *)src, strlen(src), r);
 }
 
+/* The rule ids of src's findings that start with prefix (every one for ""),
+ * each followed by a space, in order, into ids. */
+static void finding_ids(const struct assess_rules *rules, const char *src, const char *prefix,
+			char *ids, size_t size)
+{
+	struct assess_result r;
+	ids[0] = '\0';
+	assess(rules, src, &r);
+	for (size_t k = 0; k < r.n_findings; k++)
+		if (strcmp(r.findings[k].source, "mai") == 0 &&
+		    strncmp(r.findings[k].rule_id, prefix, strlen(prefix)) == 0 &&
+		    strlen(ids) + strlen(r.findings[k].rule_id) + 2 <= size)
+			strcat(strcat(ids, r.findings[k].rule_id), " ");
+	assess_result_clear(&r);
+}
+
 static void test_levels_and_finding_fields(void **state)
 {
 	char *err = NULL;
-	struct assess_rules *rules = load(*state, NULL, &err);
+	struct assess_rules *rules = assess_fixture_load(*state, NULL, &err);
 	struct assess_result r;
 
 	assert_non_null(rules);
@@ -87,7 +91,7 @@ static void test_levels_and_finding_fields(void **state)
 static void test_rejection_and_json(void **state)
 {
 	char *err = NULL;
-	struct assess_rules *rules = load(*state, NULL, &err);
+	struct assess_rules *rules = assess_fixture_load(*state, NULL, &err);
 	struct assess_result r;
 	const uint8_t bad[] = "print('ok')\nx = '\xfe'\n";
 
@@ -120,7 +124,7 @@ static void test_user_rules_change_the_defaults(void **state)
 {
 	char *err = NULL;
 	struct assess_result r;
-	struct assess_rules *rules = load(*state,
+	struct assess_rules *rules = assess_fixture_load(*state,
 		"thresholds: {medium: 5, high: 60, blocked: 95}\n"
 		"rules:\n"
 		"  - {id: MAI051, enabled: false}\n"
@@ -153,8 +157,7 @@ static void test_user_rules_change_the_defaults(void **state)
 static void test_call_patterns_of_every_shape(void **state)
 {
 	char *err = NULL;
-	struct assess_result r;
-	struct assess_rules *rules = load(*state,
+	struct assess_rules *rules = assess_fixture_load(*state,
 		"rules:\n"
 		"  - {id: P1, match: {call: [getpass.getpass]}, severity: LOW, message: exact}\n"
 		"  - {id: P2, match: {call: [\"getpass.get*\"]}, severity: LOW, message: prefix}\n"
@@ -177,13 +180,9 @@ static void test_call_patterns_of_every_shape(void **state)
 
 	assert_non_null(rules);
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		char ids[64] = "";
-		assess(rules, cases[i].src, &r);
-		for (size_t k = 0; k < r.n_findings; k++)
-			if (r.findings[k].rule_id[0] == 'P' && strlen(ids) + 4 < sizeof(ids))
-				strcat(strcat(ids, r.findings[k].rule_id), " ");
+		char ids[64];
+		finding_ids(rules, cases[i].src, "P", ids, sizeof(ids));
 		assert_string_equal(ids, cases[i].ids);
-		assess_result_clear(&r);
 	}
 	assess_rules_free(rules);
 }
@@ -198,7 +197,7 @@ static void test_method_globs_of_unnamed_objects(void **state)
 {
 	char *err = NULL;
 	struct assess_result r;
-	struct assess_rules *rules = load(*state,
+	struct assess_rules *rules = assess_fixture_load(*state,
 		"rules:\n"
 		"  - {id: Q1, match: {call: [\"*.fetchp?ss\"]}, severity: LOW, message: glob}\n"
 		"  - {id: Q2, match: {call: [\"*.fetchu*\"]}, severity: LOW, message: prefix}\n"
@@ -234,7 +233,7 @@ static void test_rule_lists_and_finding_order(void **state)
 {
 	char *err = NULL;
 	struct assess_result r;
-	struct assess_rules *rules = load(*state,
+	struct assess_rules *rules = assess_fixture_load(*state,
 		"rules:\n"
 		"  - {id: U1, match: {call: [frob.run], unless_kwarg: [safe=True, dry=True]},"
 		" severity: LOW, message: run}\n"
@@ -286,7 +285,7 @@ static void test_rule_lists_and_finding_order(void **state)
 static void expect_error(const char *dir, const char *yaml, const char *tail)
 {
 	char *err = NULL;
-	assert_null(load(dir, yaml, &err));
+	assert_null(assess_fixture_load(dir, yaml, &err));
 	assert_non_null(err);
 	_cleanup_free_ char *want = xasprintf("%s/security.yaml:%s", dir, tail);
 	assert_string_equal(err, want);
@@ -314,7 +313,7 @@ static void test_scores_of_severity_and_confidence(void **state)
 		_cleanup_free_ char *yaml = xasprintf(
 			"rules:\n  - {id: S1, match: {call: [frob.nicate]}, severity: %s,"
 			" confidence: %s, message: m}\n", cases[i].severity, cases[i].confidence);
-		struct assess_rules *rules = load(*state, yaml, &err);
+		struct assess_rules *rules = assess_fixture_load(*state, yaml, &err);
 		if (!rules)
 			fail_msg("%s: %s", yaml, err);
 		assess(rules, "import frob\nfrob.nicate()\n", &r);
@@ -350,7 +349,7 @@ static void test_thresholds_and_weights_inclusive(void **state)
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		char *err = NULL;
 		struct assess_result r;
-		struct assess_rules *rules = load(*state, cases[i].yaml, &err);
+		struct assess_rules *rules = assess_fixture_load(*state, cases[i].yaml, &err);
 		if (!rules)
 			fail_msg("%s: %s", cases[i].yaml, err);
 		assess(rules, "import frob\nfrob.nicate()\n", &r);
@@ -363,7 +362,7 @@ static void test_thresholds_and_weights_inclusive(void **state)
 	 * others add at most 9.9 and never cross into the next level. */
 	char *err = NULL;
 	struct assess_result r;
-	struct assess_rules *rules = load(*state, "thresholds: {medium: 15, high: 80, blocked: 90}\n"
+	struct assess_rules *rules = assess_fixture_load(*state, "thresholds: {medium: 15, high: 80, blocked: 90}\n"
 					  "rules:\n  - {id: S1, match: {call: [frob.nicate]}, severity: LOW,"
 					  " message: m}\n", &err);
 	if (!rules)
@@ -413,7 +412,7 @@ static void test_rule_errors_are_positioned(void **state)
 	/* A list of one may be written as its one string. */
 	char *err = NULL;
 	struct assess_result r;
-	struct assess_rules *rules = load(*state, "rules:\n  - {id: S1, match: {call: frob.nicate},"
+	struct assess_rules *rules = assess_fixture_load(*state, "rules:\n  - {id: S1, match: {call: frob.nicate},"
 					  " severity: HIGH, message: m}\n", &err);
 	if (!rules)
 		fail_msg("%s", err);
@@ -429,7 +428,7 @@ static void test_rule_errors_are_positioned(void **state)
 static void test_adversarial_inputs_stay_linear(void **state)
 {
 	char *err = NULL;
-	struct assess_rules *rules = load(*state, NULL, &err);
+	struct assess_rules *rules = assess_fixture_load(*state, NULL, &err);
 	struct assess_result r;
 	const size_t big = 10u * 1024 * 1024;
 	char *buf = xmalloc(big + 128);
@@ -496,7 +495,7 @@ static void test_adversarial_inputs_stay_linear(void **state)
 static void test_findings_capped_as_configured(void **state)
 {
 	char *err = NULL;
-	struct assess_rules *rules = load(*state, NULL, &err);
+	struct assess_rules *rules = assess_fixture_load(*state, NULL, &err);
 	struct assess_result r;
 	const unsigned n = 3000;
 	size_t len = 0, cap = (size_t)n * 32 + 64;
@@ -549,10 +548,51 @@ static void test_findings_capped_as_configured(void **state)
 	assess_rules_free(rules);
 }
 
+/* Names the analyzer follows through globals() and sys.modules by a
+ * literal key, and the computed key it reports; and what "with ... as"
+ * binds: a plain name holds the value, a tuple's names become locals, an
+ * attribute or item target binds nothing (the module stays the module). */
+static void test_computed_names_and_with_targets(void **state)
+{
+	char *err = NULL;
+	struct assess_rules *rules = assess_fixture_load(*state, NULL, &err);
+	static const struct {
+		const char *src;
+		const char *ids; /* the native findings' rule ids, in order */
+	} cases[] = {
+		{ "name = input()\nglobals().get(name)()\n", "MAI013 " },
+		{ "globals().get(\"eval\")(\"1+1\")\n", "MAI010 MAI014 " },
+		{ "import sys\nsys.modules.get(\"os\").system(\"ls\")\n", "MAI001 MAI014 MAI091 " },
+		{ "import os\nwith open(\"/dev/null\") as os.handle:\n    pass\nos.system(\"ls\")\n",
+		  "MAI001 MAI091 " },
+		{ "import os\nwith open(\"/dev/null\") as d[os]:\n    pass\nos.system(\"ls\")\n",
+		  "MAI001 MAI091 " },
+		{ "import os\nwith open(\"/dev/null\") as (a, os):\n    pass\nos.system(\"ls\")\n", "" },
+		{ "import os\nwith open(\"/dev/null\") as os:\n    pass\nos.system(\"ls\")\n", "" },
+		{ "import tarfile\nwith tarfile.open(\"x.tar\") as t, open(\"y\") as f:\n    t.extractall()\n",
+		  "MAI047 " },
+		/* the same targets in assignments */
+		{ "import os\nd = {}\nd[os] = 1\nos.system(\"ls\")\n", "MAI001 MAI091 " },
+		{ "import os\nd = {}\nd[os, 1], x = 1, 2\nos.system(\"ls\")\n", "MAI001 MAI091 " },
+		{ "import os\n[a, (b, os)] = 1, (2, 3)\nos.system(\"ls\")\n", "" },
+	};
+
+	assert_non_null(rules);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char ids[96];
+		finding_ids(rules, cases[i].src, "", ids, sizeof(ids));
+		if (strcmp(ids, cases[i].ids) != 0)
+			fail_msg("case %zu: %s\n got '%s', expected '%s'", i, cases[i].src, ids, cases[i].ids);
+	}
+	assess_rules_free(rules);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_levels_and_finding_fields, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_computed_names_and_with_targets, testdir_setup,
+						testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_rejection_and_json, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_findings_capped_as_configured, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_user_rules_change_the_defaults, testdir_setup, testdir_teardown),

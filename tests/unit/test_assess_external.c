@@ -17,6 +17,7 @@
 #include "bandit_worker.h"
 #include "fileio.h"
 #include "subprocess.h"
+#include "testdir.h"
 
 static const char src[] = "import subprocess\nsubprocess.run('ls', shell=True)\neval(input())\n"
 			  "assert src\n";
@@ -38,7 +39,7 @@ static void test_bandit_real_run_merges(void **state)
 	struct assess_external x = { "bandit", NULL, 60000 };
 
 	if (!have_bandit())
-		skip();
+		test_skip("bandit is not installed (packaging/install-deps.sh installs it)");
 	assert_int_equal(assess_rules_load(NULL, &rules, &err), 0);
 	assess_source(rules, "t.py", (const uint8_t *)src, sizeof(src) - 1, &r);
 	assert_int_equal(assess_bandit_run(&x, (const uint8_t *)src, sizeof(src) - 1, &r), 0);
@@ -97,7 +98,7 @@ static void test_bandit_missing_and_timeout_are_noted(void **state)
 	assess_result_clear(&r);
 
 	if (!have_bandit())
-		skip();
+		test_skip("bandit is not installed (packaging/install-deps.sh installs it)");
 	/* the real Bandit cannot start its interpreter in 1 ms */
 	struct assess_external hurried = { "bandit", NULL, 1 };
 	assert_int_equal(assess_bandit_run(&hurried, (const uint8_t *)src, sizeof(src) - 1, &r), -ETIMEDOUT);
@@ -226,7 +227,7 @@ static void test_resident_worker_matches_one_shot(void **state)
 	size_t bandit_findings = 0, n;
 
 	if (!have_bandit())
-		skip();
+		test_skip("bandit is not installed (packaging/install-deps.sh installs it)");
 	struct bandit_worker *bw = bandit_worker_new();
 	assert_int_equal(assess_rules_load(NULL, &rules, &err), 0);
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
@@ -297,7 +298,7 @@ static void test_resident_worker_death_and_timeout(void **state)
 	size_t n;
 
 	if (!have_bandit())
-		skip();
+		test_skip("bandit is not installed (packaging/install-deps.sh installs it)");
 	struct bandit_worker *bw = bandit_worker_new();
 	assert_int_equal(assess_rules_load(NULL, &rules, &err), 0);
 	json_t *expected = assess_corpus(rules, NULL, "mai005_shell_true.py", 60000, &n);
@@ -365,7 +366,7 @@ static void test_resident_worker_death_and_timeout(void **state)
 static void test_resident_worker_through_env(void **state)
 {
 	if (!have_bandit())
-		skip();
+		test_skip("bandit is not installed (packaging/install-deps.sh installs it)");
 	_cleanup_free_ char *bandit = subprocess_find_program("bandit"), *text = NULL;
 	size_t len;
 	assert_non_null(bandit);
@@ -423,7 +424,7 @@ static void test_resident_worker_falls_back(void **state)
 
 	if (!have_bandit()) {
 		bandit_worker_free(bw);
-		skip();
+		test_skip("bandit is not installed (packaging/install-deps.sh installs it)");
 	}
 	char dir[] = "/tmp/mai-bw-XXXXXX";
 	assert_non_null(mkdtemp(dir));
@@ -458,5 +459,5 @@ int main(void)
 		cmocka_unit_test(test_resident_worker_through_env),
 		cmocka_unit_test(test_unstarted_worker_closes_nothing),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

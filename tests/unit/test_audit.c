@@ -241,9 +241,10 @@ static void test_first_start_makes_the_key_directory(void **state)
 	assert_int_equal(st.st_mode & 0777, 0600);
 }
 
-/* The checkpoint status of a live log: "ok" right after a checkpoint, whose
- * own record is the one record it cannot cover; "stale" once records came
- * after that (still intact: the next checkpoint will cover them). */
+/* The checkpoint status of a live log: "ok" right after a checkpoint, and
+ * still once its own record, queued by audit_checkpoint_now(), is written
+ * (the one record it cannot cover); "stale" once records came after that
+ * (still intact: the next checkpoint will cover them). */
 static void test_checkpoint_status_while_open(void **state)
 {
 	const char *dir = *state;
@@ -257,6 +258,12 @@ static void test_checkpoint_status_while_open(void **state)
 	assert_int_equal(audit_open(&o, &log, &err), 0);
 	fixture_append(log, 5);
 	assert_int_equal(audit_checkpoint_now(log), 0);
+	assert_int_equal(audit_verify_log(o.log_dir, pub, &rep), 0);
+	assert_true(rep.ok);
+	assert_int_equal(rep.entries, 5); /* the checkpoint's record is queued */
+	assert_int_equal(rep.checkpoint, AUDIT_CKPT_OK);
+	audit_verify_report_clear(&rep);
+	assert_int_equal(audit_flush(log), 0);
 	assert_int_equal(audit_verify_log(o.log_dir, pub, &rep), 0);
 	assert_true(rep.ok);
 	assert_int_equal(rep.entries, 6); /* 5 and the checkpoint's record */
@@ -687,6 +694,61 @@ static void test_failed_write_recovers(void **state)
 	audit_reader_close(r);
 }
 
+/* A queued record is not on disk until a durable append or audit_sync()
+ * writes it; a failed write drops it with its epoch, and audit_sync() says
+ * so instead of vouching for the seq that the next record takes over. */
+static void test_queued_records(void **state)
+{
+	const char *dir = *state;
+	fixture_keys(dir, "k", "mai.test/audit");
+	struct audit_options o = fixture_options(dir, "k", 1);
+	o.checkpoint_interval_s = 3600;
+	struct audit_log *log = NULL;
+	_cleanup_free_ char *err = NULL, *seg = xasprintf("%s/audit/seg-000000000000.log", dir);
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	fixture_append(log, 3);
+	struct stat st;
+	assert_int_equal(stat(seg, &st), 0);
+	off_t good = st.st_size;
+
+	/* Queued: in place (a seq), not on disk; a sync writes it. */
+	json_t *f = json_pack("{s:s}", "k", "v");
+	struct audit_position a, b;
+	assert_int_equal(audit_append_queued(log, "note", f, &a), 0);
+	assert_int_equal(a.seq, 3);
+	assert_int_equal(stat(seg, &st), 0);
+	assert_int_equal(st.st_size, good);
+	assert_int_equal(audit_append_queued(log, "note", f, &b), 0);
+	assert_int_equal(b.seq, 4);
+	assert_int_equal(b.epoch, a.epoch);
+	assert_int_equal(audit_sync(log, b.seq, b.epoch), 0);
+	assert_int_equal(stat(seg, &st), 0);
+	assert_true(st.st_size > good);
+	good = st.st_size;
+	assert_int_equal(audit_size(log), 5);
+
+	/* Dropped by a failed write: its epoch ended before it was durable. */
+	struct rlimit saved, lim;
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &saved), 0);
+	void (*old_handler)(int) = signal(SIGXFSZ, SIG_IGN);
+	lim = saved;
+	lim.rlim_cur = (rlim_t)good + 10;
+	assert_int_equal(audit_append_queued(log, "note", f, &a), 0);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	assert_int_equal(audit_flush(log), -EFBIG);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &saved), 0);
+	signal(SIGXFSZ, old_handler);
+	assert_int_equal(audit_append(log, "note", f, &b), 0);
+	assert_int_equal(b.seq, a.seq); /* the dropped record's number, taken over */
+	assert_true(b.epoch != a.epoch);
+	assert_int_equal(audit_sync(log, a.seq, a.epoch), -EFBIG);
+	assert_int_equal(audit_sync(log, b.seq, b.epoch), 0);
+	json_decref(f);
+	audit_close(log);
+	_cleanup_free_ char *line = verify_line(dir, "k");
+	assert_true(strncmp(line, "OK ", 3) == 0);
+}
+
 static void test_event_fields_checked(void **state)
 {
 	const char *dir = *state;
@@ -738,6 +800,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rotation_under_concurrent_appends, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_failed_write_recovers, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_event_fields_checked, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_queued_records, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_retention_keeps_the_rest_verifiable, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_small_retention_cut, testdir_setup, testdir_teardown),
 	};

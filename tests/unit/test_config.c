@@ -93,6 +93,14 @@ static const struct {
 	  "security.yaml:3:12: thresholds: blocked (30) is not above high (40); expected medium < high < blocked" },
 	{ "audit.yaml", "signing_key: /var/lib/mai/state/audit/keys/audit.key\n",
 	  "audit.yaml:1:14: signing_key: /var/lib/mai/state/audit/keys/audit.key is inside log_dir /var/lib/mai/state/audit; expected a key outside the audit log directory, which is published" },
+	/* the log directory itself, and the root as the log directory: every
+	 * key is inside it */
+	{ "audit.yaml", "signing_key: /var/lib/mai/state/audit\n",
+	  "audit.yaml:1:14: signing_key: /var/lib/mai/state/audit is inside log_dir /var/lib/mai/state/audit; expected a key outside the audit log directory, which is published" },
+	{ "audit.yaml", "log_dir: /\n",
+	  "audit.yaml:1:10: signing_key: /var/lib/mai/keys/audit.key is inside log_dir /; expected a key outside the audit log directory, which is published" },
+	{ "audit.yaml", "public_key: /var/lib/mai/keys/audit.key\n",
+	  "audit.yaml:1:13: public_key: /var/lib/mai/keys/audit.key is the signing key; expected a different file for the public key" },
 	/* bad size, duration, enum, and other values */
 	{ "agent.yaml", "max_file_size: 1.5m\n",
 	  "agent.yaml:1:16: max_file_size: '1.5m' has a fraction; expected a size from 1 to 64m, such as 512m, 64k, 1g or a number of bytes" },
@@ -227,6 +235,79 @@ static void test_values_land_in_the_typed_struct(void **state)
 	assert_int_equal(config_load(dir, &cfg, &err), 0);
 	assert_int_equal(cfg->sandbox.pool_size, 3);
 	config_free(cfg);
+}
+
+/* A key beside the log directory whose name only begins like it is outside
+ * it: the check compares whole path components, not a prefix. */
+static void test_signing_key_beside_the_log_dir(void **state)
+{
+	const char *dir = *state;
+	struct mai_config *cfg = NULL;
+	char *err = NULL;
+
+	write_file(dir, "audit.yaml", "log_dir: /srv/mai/audit\nsigning_key: /srv/mai/audit2/audit.key\n");
+	assert_int_equal(config_load(dir, &cfg, &err), 0);
+	assert_string_equal(cfg->audit.signing_key, "/srv/mai/audit2/audit.key");
+	config_free(cfg);
+	write_file(dir, "audit.yaml", "log_dir: /srv/mai/audit\nsigning_key: /srv/mai/audit.key\n");
+	assert_int_equal(config_load(dir, &cfg, &err), 0);
+	config_free(cfg);
+}
+
+static struct mai_config *load_with(const char *dir, const char *sandbox_yaml, const char *agent_yaml)
+{
+	struct mai_config *cfg = NULL;
+	char *err = NULL;
+	write_file(dir, "sandbox.yaml", sandbox_yaml);
+	write_file(dir, "agent.yaml", agent_yaml);
+	if (config_load(dir, &cfg, &err) < 0)
+		fail_msg("%s", err);
+	return cfg;
+}
+
+static char *restart_changes(const struct mai_config *a, const struct mai_config *b)
+{
+	json_t *keys = config_restart_changes(a, b);
+	char *text = json_dumps(keys, JSON_COMPACT);
+	json_decref(keys);
+	return text;
+}
+
+/* A reload names the keys it cannot apply: those marked for a restart whose
+ * value changed, of every type (a list by its length and by an item, a
+ * path, a number, a boolean, a choice, a size, a duration), and nothing
+ * when only keys a reload applies changed. */
+static void test_reload_names_the_keys_that_need_a_restart(void **state)
+{
+	const char *dir = *state;
+	struct mai_config *base = load_with(dir, "network:\n  allowed_hosts: [pypi.org, files.pythonhosted.org]\n",
+					    "workers: 2\n");
+	static const struct {
+		const char *sandbox, *agent, *changed;
+	} cases[] = {
+		{ "network:\n  allowed_hosts: [pypi.org, files.pythonhosted.org]\n", "workers: 2\n", "[]" },
+		{ "network:\n  allowed_hosts: [pypi.org, files.pythonhosted.org]\n",
+		  "workers: 2\nlog_level: debug\nsettle_delay: 1s\n", "[]" },
+		{ "network:\n  allowed_hosts: [pypi.org]\n", "workers: 2\n", "[\"sandbox.network.allowed_hosts\"]" },
+		{ "network:\n  allowed_hosts: [pypi.org, example.org]\n", "workers: 2\n",
+		  "[\"sandbox.network.allowed_hosts\"]" },
+		{ "network:\n  allowed_hosts: [pypi.org, files.pythonhosted.org]\n", "workers: 3\n",
+		  "[\"agent.workers\"]" },
+		{ "network:\n  allowed_hosts: [pypi.org, files.pythonhosted.org]\n",
+		  "workers: 2\ndrop_dir: /srv/other\nrecursive: true\ndrop_mode: mount\n",
+		  "[\"agent.drop_dir\",\"agent.recursive\",\"agent.drop_mode\"]" },
+		{ "network:\n  allowed_hosts: [pypi.org, files.pythonhosted.org]\n  install_size: 128m\n"
+		  "  install_timeout: 60s\n", "workers: 2\n",
+		  "[\"sandbox.network.install_timeout\",\"sandbox.network.install_size\"]" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct mai_config *next = load_with(dir, cases[i].sandbox, cases[i].agent);
+		_cleanup_free_ char *got = restart_changes(base, next);
+		if (strcmp(got, cases[i].changed) != 0)
+			fail_msg("case %zu: got %s, expected %s", i, got, cases[i].changed);
+		config_free(next);
+	}
+	config_free(base);
 }
 
 static char *load_render(const char *dir, char sha[65])
@@ -459,6 +540,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_config_dir_resolution,
 						testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_config_check_command,
+						testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_signing_key_beside_the_log_dir,
+						testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_reload_names_the_keys_that_need_a_restart,
 						testdir_setup, testdir_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -21,6 +21,7 @@
 #include "hash.h"
 #include "log.h"
 #include "names.h"
+#include "testdir.h"
 
 /* security.yaml becomes yaml, loaded anew (before start). */
 static void use_security(struct ctx *c, const char *yaml)
@@ -67,7 +68,7 @@ static void test_answers_checked_by_who_wrote_them(void **state)
 	struct ctx *c = *state;
 	char *err = NULL;
 	if (geteuid() != 0)
-		skip(); /* files of other uids need root */
+		test_skip("files of other uids need root");
 	use_security(c, "approvers:\n  users: [root]\n  groups: []\n");
 	start(c, true);
 	put_as(c, "h.py", "# level: HIGH\n", 1000);
@@ -323,5 +324,5 @@ int main(void)
 		T(test_sidecar_names_prepared_by_others),
 		T(test_long_name_is_answered),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

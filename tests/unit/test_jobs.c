@@ -73,6 +73,7 @@ static void free_payload(void *v)
 	struct payload *p = v;
 	pthread_mutex_lock(&p->rec->lock);
 	p->rec->freed++;
+	pthread_cond_broadcast(&p->rec->cond);
 	pthread_mutex_unlock(&p->rec->lock);
 	free(p);
 }
@@ -275,10 +276,21 @@ static void test_waiting_job_skipped_when_its_content_became_final(void **state)
 	assert_int_equal(r.freed, 2);
 }
 
-static void *open_gate_later(void *arg)
+/* Opens the gate once jobs_stop has dropped the three queued jobs (their
+ * payloads freed): only then may the running one end, so a worker that
+ * took a queued job after the stop would be seen. After 10 s it opens
+ * anyway, and the test fails on what ran. */
+static void *open_gate_after_drop(void *arg)
 {
-	sleep_ms(50);
-	open_gate(arg);
+	struct rec *r = arg;
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 10;
+	pthread_mutex_lock(&r->lock);
+	while (r->freed < 3 && pthread_cond_timedwait(&r->cond, &r->lock, &until) == 0)
+		;
+	pthread_mutex_unlock(&r->lock);
+	open_gate(r);
 	return NULL;
 }
 
@@ -295,7 +307,7 @@ static void test_stop_drops_queued_and_waits_for_running(void **state)
 		jobs_submit(j, name, sha_of(name, sha), false, pl(&r, "x", i));
 	}
 	wait_started(&r, 1);
-	assert_int_equal(pthread_create(&t, NULL, open_gate_later, &r), 0);
+	assert_int_equal(pthread_create(&t, NULL, open_gate_after_drop, &r), 0);
 	jobs_stop(j);
 	pthread_join(t, NULL);
 	assert_int_equal(r.n, 1);

@@ -16,6 +16,7 @@
 
 #include "procexit.h"
 #include "waitchild.h"
+#include "testdir.h"
 
 static struct procexit *events;
 
@@ -52,7 +53,7 @@ static void test_exit_code_and_signal(void **state)
 	struct procexit_watch *w;
 
 	if (!events)
-		skip();
+		test_skip("the kernel's process events (the proc connector) are not available");
 	pid = waitchild_start(9, &release);
 	w = procexit_watch(events, pid);
 	assert_non_null(w);
@@ -86,7 +87,7 @@ static void test_only_the_watched(void **state)
 	struct pollfd p;
 
 	if (!events)
-		skip();
+		test_skip("the kernel's process events (the proc connector) are not available");
 	a = waitchild_start(1, &r1);
 	b = waitchild_start(2, &r2);
 	w = procexit_watch(events, a);
@@ -109,5 +110,5 @@ int main(void)
 		cmocka_unit_test(test_exit_code_and_signal),
 		cmocka_unit_test(test_only_the_watched),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return test_exit(cmocka_run_group_tests(tests, setup, teardown));
 }

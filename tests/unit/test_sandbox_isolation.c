@@ -24,6 +24,7 @@
 #include "sandbox_seccomp.h"
 #include "sandbox_uidcheck.h"
 #include "sandbox_uids.h"
+#include "testdir.h"
 
 /* A range of this run's own, far from the default one and from other
  * tests running beside it. */
@@ -94,7 +95,7 @@ static void test_uid_range_account(void **state)
 	char name[32], *cmd, *warning = NULL, *err = NULL;
 
 	if (geteuid() != 0)
-		skip();
+		test_skip("an account in the reserved uid range needs root (useradd)");
 	snprintf(name, sizeof(name), "maiuid%d", (int)getpid());
 	cmd = xasprintf("useradd -M -N -g 0 -s /usr/sbin/nologin -u %u %s", first + 5, name);
 	assert_int_equal(run(cmd), 0);
@@ -125,7 +126,7 @@ static void test_uid_range_process(void **state)
 	char b;
 
 	if (geteuid() != 0)
-		skip();
+		test_skip("a process of another uid needs root");
 	assert_int_equal(pipe(ready), 0);
 	pid_t pid = fork();
 	assert_true(pid >= 0);
@@ -311,5 +312,5 @@ int main(void)
 		cmocka_unit_test(test_seccomp_profile),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

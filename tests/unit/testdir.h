@@ -13,4 +13,18 @@ int testdir_remove_tree(const char *path);
  * reads a held result and then writes an answer does by being slow. */
 void testdir_tick(void);
 
+/* A test that cannot run here says why and returns (cmocka's skip()); the
+ * program then exits with test_exit(): 77, meson's SKIP, when a test was
+ * skipped and none failed, or 1 when MAI_REQUIRE_REAL=1 (as ./run-tests
+ * sets: nothing may skip there). A skip() alone would exit 0, an OK. */
+#define test_skip(why)                  \
+	do {                            \
+		test_skip_noted(why);   \
+		skip();                 \
+	} while (0)
+void test_skip_noted(const char *why);
+/* main's return: cmocka_run_group_tests()'s failures, else 77 or 1 as
+ * above when a test was skipped, else 0. */
+int test_exit(int failed);
+
 #endif

@@ -235,13 +235,32 @@ static void scan_exprs(struct pya_ctx *c, size_t i)
 /* Binds the plain names of an assignment target list [from, to) as local. */
 static void bind_targets_local(struct pya_ctx *c, size_t from, size_t to)
 {
-	for (size_t k = from; k < to; k++)
-		if (c->t[k].kind == PYT_NAME && (k == from || is_op(c, k - 1, ",") ||
-						 is_op(c, k - 1, "(") || is_op(c, k - 1, "[") ||
-						 is_op(c, k - 1, "*")) &&
-		    (k + 1 == to || is_op(c, k + 1, ",") || is_op(c, k + 1, ")") ||
-		     is_op(c, k + 1, "]")))
+	/* Only names inside displays ("(a, b)", "[a, b]") are targets; inside a
+	 * subscript or a call ("d[os]", "f(x).y") they are read, not bound,
+	 * and a dict or set holds no targets. */
+	unsigned char sub[64];
+	size_t depth = 0, reading = 0;
+	for (size_t k = from; k < to; k++) {
+		if (is_op(c, k, "(") || is_op(c, k, "[") || is_op(c, k, "{")) {
+			if (depth == sizeof(sub))
+				return; /* deeper than any target list: bind nothing more */
+			sub[depth] = is_op(c, k, "{") ||
+				     (k > from && (c->t[k - 1].kind == PYT_NAME || is_op(c, k - 1, ")") ||
+						   is_op(c, k - 1, "]")));
+			reading += sub[depth++];
+			continue;
+		}
+		if (is_op(c, k, ")") || is_op(c, k, "]") || is_op(c, k, "}")) {
+			if (depth > 0)
+				reading -= sub[--depth];
+			continue;
+		}
+		if (!reading && c->t[k].kind == PYT_NAME &&
+		    (k == from || is_op(c, k - 1, ",") || is_op(c, k - 1, "(") || is_op(c, k - 1, "[") ||
+		     is_op(c, k - 1, "*")) &&
+		    (k + 1 == to || is_op(c, k + 1, ",") || is_op(c, k + 1, ")") || is_op(c, k + 1, "]")))
 			bind(c, &c->t[k], PYA_BIND_LOCAL, NULL, 0);
+	}
 }
 
 /* What is stored into a local (d["k"] = v, x += v, a, b = v) joins the
@@ -412,8 +431,28 @@ static int parenthesized_items(const struct pya_ctx *c)
 	return 0;
 }
 
+/* The end of a with item's target starting at from: the ',' or ')' or ':'
+ * outside brackets that follows it, or the header's end. */
+static size_t with_target_end(const struct pya_ctx *c, size_t from)
+{
+	long depth = 0;
+	size_t k = from;
+	for (; k < c->n; k++) {
+		if (depth == 0 && (is_op(c, k, ",") || is_op(c, k, ")") || is_op(c, k, ":")))
+			break;
+		if (is_op(c, k, "(") || is_op(c, k, "[") || is_op(c, k, "{"))
+			depth++;
+		else if (is_op(c, k, ")") || is_op(c, k, "]") || is_op(c, k, "}"))
+			depth--;
+	}
+	return k;
+}
+
 /* "with A as a, B as b:": each name holds what its expression gave
- * (an open file, a tarfile, a socket), so its methods are named. */
+ * (an open file, a tarfile, a socket), so its methods are named. A target
+ * that is not a plain name ("as (a, b)", "as obj.attr", "as d[k]") binds
+ * the names it lists as locals, and only those: "as os.handle" sets an
+ * attribute of os and leaves os the module. */
 static void with_items(struct pya_ctx *c)
 {
 	size_t i = parenthesized_items(c) ? 2 : 1;
@@ -422,12 +461,12 @@ static void with_items(struct pya_ctx *c)
 		struct pya_val v = { 0 };
 		statement_expr(c, &i, &v);
 		if (pya_tok_is(c, i, PYT_NAME, "as") && i + 1 < c->n) {
-			if (c->t[i + 1].kind == PYT_NAME &&
-			    (i + 2 >= c->n || is_op(c, i + 2, ",") || is_op(c, i + 2, ")")))
+			size_t end = with_target_end(c, i + 1);
+			if (c->t[i + 1].kind == PYT_NAME && end == i + 2)
 				bind_value(c, &c->t[i + 1], &v);
 			else
-				bind_targets_local(c, i + 1, i + 2);
-			i += 2;
+				bind_targets_local(c, i + 1, end);
+			i = end > i + 1 ? end : i + 2;
 		}
 		pya_val_clear(&v);
 		if (i == before)

@@ -18,7 +18,15 @@
  * through its capability flags, never through its name (STYLE.md habit 12).
  *
  * Each operation but open may be called from any worker thread; a run
- * handle belongs to one thread at a time. */
+ * handle belongs to one thread at a time.
+ *
+ * Stage times (stagetime.h, result.json's "stages_ms"): the sandbox marks
+ * STAGE_CONTAINER when start returns, STAGE_OUTPUT when read has returned
+ * and STAGE_REMOVAL when remove has; wait marks, on the run's thread, the
+ * points only the backend sees: where the script ended (STAGE_SCRIPT), and
+ * whatever of STAGE_CONTAINER, STAGE_END or STAGE_OUTPUT happens inside it
+ * (a mark adds the time since the last one to its stage, so a stage may be
+ * marked more than once). */
 #ifndef MAI_SANDBOX_ENGINE_H
 #define MAI_SANDBOX_ENGINE_H
 
@@ -164,6 +172,11 @@ struct sandbox_engine_ops {
 	/* The nodes runs are placed on and what their probes proved (a JSON
 	 * array; caller decrefs). May be NULL: the engine is one host. */
 	json_t *(*nodes)(void *ctx);
+	/* hold: the caller has a run in flight, or still work of its own after
+	 * one (writing its answer), and the engine's background work (the warm
+	 * pool's refill, removals) waits; !hold ends one hold. Thread-safe.
+	 * May be NULL: the engine has no background work. */
+	void (*hold_quiet)(void *ctx, bool hold);
 };
 
 #endif

@@ -35,6 +35,7 @@
 #include "macro.h"
 #include "monoclock.h"
 #include "sandbox_uids.h"
+#include "stagetime.h"
 #include "swarm_nodes.h"
 
 /* Swarm keeps configs of at most 500 KiB. */
@@ -530,6 +531,8 @@ static enum sandbox_attach_end engine_wait(void *ctx, struct sandbox_engine_run 
 			/* The deadline counts from the start, as on a local engine. */
 			run->running = true;
 			deadline = monoclock_ms() + budget;
+			/* Placed, its image and network ready, started. */
+			stagetime_mark(STAGE_CONTAINER);
 		}
 		if (run->check_node && run->have_task && *run->task.node_id) {
 			run->check_node = false;
@@ -594,6 +597,9 @@ static enum sandbox_attach_end engine_wait(void *ctx, struct sandbox_engine_run 
 		if (pause_ms < 100)
 			pause_ms += 10;
 	}
+	/* The task's end as the manager reported it (or the deadline): the
+	 * script's time; a run that never started was still being placed. */
+	stagetime_mark(run->running ? STAGE_SCRIPT : STAGE_CONTAINER);
 	/* The output so far, whatever the end (a removed service has no logs),
 	 * but for a run that failed: its node may not answer. */
 	char *err = NULL;
@@ -606,6 +612,7 @@ static enum sandbox_attach_end engine_wait(void *ctx, struct sandbox_engine_run 
 		*error = -EPROTO;
 	}
 	free(err);
+	stagetime_mark(STAGE_OUTPUT);
 	if (end == SANDBOX_ATTACH_EOF && sandbox_demux_over_limit(io->demux))
 		end = SANDBOX_ATTACH_OUTPUT_LIMIT;
 	return end;
