@@ -93,7 +93,7 @@ enum docker_swarm_kind { DOCKER_SWARM_SERVICE, DOCKER_SWARM_CONFIG, DOCKER_SWARM
 enum docker_error docker_swarm_list_by_label(struct docker *d, enum docker_swarm_kind kind,
 					     const char *key, const char *value, char ***ids,
 					     size_t *n, char **err);
-/* One gone is not an error. */
+/* One gone (or a network the swarm is already deleting) is not an error. */
 enum docker_error docker_swarm_remove(struct docker *d, enum docker_swarm_kind kind,
 				      const char *id, char **err);
 

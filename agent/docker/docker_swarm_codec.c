@@ -67,11 +67,14 @@ char *docker_swarm_codec_service_body(const struct docker_service_params *p)
 	json_t *mounts = json_pack("[{s:s, s:s, s:{s:I, s:i}}]", "Type", "tmpfs", "Target", "/tmp",
 				   "TmpfsOptions", "SizeBytes", (json_int_t)p->tmpfs_bytes, "Mode",
 				   01777);
-	json_t *cs = json_pack("{s:s, s:o, s:o, s:s, s:s, s:b, s:b, s:[s], s:o, s:o}",
+	/* The task's container carries the service's labels too: a node's own
+	 * engine (docker ps, its events) says whose run and which job it is. */
+	json_t *cs = json_pack("{s:s, s:o, s:o, s:s, s:s, s:b, s:b, s:[s], s:o, s:o, s:o}",
 			       "Image", p->image, "Command", docker_codec_strv(p->cmd),
 			       "Env", docker_codec_strv(p->env), "User", p->user, "Dir", p->workdir,
 			       "ReadOnly", 1, "Init", 1, "CapabilityDrop", "ALL",
-			       "Ulimits", ulimits, "Mounts", mounts);
+			       "Ulimits", ulimits, "Mounts", mounts, "Labels",
+			       docker_codec_labels(p->labels, p->n_labels));
 	json_t *file = json_pack("{s:s, s:s, s:s, s:i}", "Name", p->config_target, "UID",
 				 p->config_uid, "GID", p->config_gid, "Mode", 0444);
 	json_object_set_new(cs, "Configs",

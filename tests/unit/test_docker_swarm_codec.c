@@ -95,6 +95,9 @@ static void test_service_body_hardening(void **state)
 	assert_string_equal(json_string_value(json_array_get(json_object_get(cs, "CapabilityDrop"), 0)),
 			    "ALL");
 	assert_string_equal(json_string_value(json_object_get(cs, "User")), "1879048200:1879048200");
+	/* The container carries the service's labels (a node's events name the job). */
+	assert_string_equal(json_string_value(json_object_get(json_object_get(cs, "Labels"),
+							      "mai.job")), "7");
 	/* nofile, fsize, core and the run uid's kernel quotas. */
 	json_t *ul = json_object_get(cs, "Ulimits");
 	assert_int_equal(json_array_size(ul), 6);

@@ -25,6 +25,7 @@
 #include "swarm_engine.h"
 
 #include <stdatomic.h>
+#include <stdint.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -45,6 +46,8 @@
  * refused at the pids limit, peak memory, CPU ns, peak pids), -1 where the
  * cgroup has none. */
 #define SWARM_COUNTERS "\x1eMAI-CG "
+/* How often the output of a running task is read to hold it to its caps. */
+#define OUTPUT_POLL_MS 1000
 
 struct swarm_engine {
 	struct sandbox_engine_info info;
@@ -131,34 +134,59 @@ static const char supervisor[] =
 	"    os.write(2, ('\\x1eMAI-CG %d %d %d %d %d\\n' % n).encode())\n"
 	"os._exit(os.WEXITSTATUS(st) if os.WIFEXITED(st) else 128 + os.WTERMSIG(st))\n";
 
-/* Removes what carries this instance's label: services first (their tasks
- * hold the configs and networks), then configs and networks. */
-static void sweep(struct swarm_engine *e, size_t *removed)
+/* Removes what of kind carries this instance's label; the number left. */
+static size_t sweep_kind(struct swarm_engine *e, enum docker_swarm_kind kind, bool last,
+			 size_t *removed)
 {
-	static const enum docker_swarm_kind kinds[] = {
-		DOCKER_SWARM_SERVICE, DOCKER_SWARM_CONFIG, DOCKER_SWARM_NETWORK,
-	};
+	char **ids = NULL, *err = NULL;
+	size_t n = 0, left = 0;
 
-	for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
-		char **ids = NULL, *err = NULL;
-		size_t n = 0;
-		if (docker_swarm_list_by_label(e->docker, kinds[k], "mai.instance", e->instance, &ids,
-					       &n, &err) != DOCKER_OK) {
-			log_debug("no sweep of the swarm: %s", err);
-			free(err);
+	if (docker_swarm_list_by_label(e->docker, kind, "mai.instance", e->instance, &ids, &n,
+				       &err) != DOCKER_OK) {
+		log_debug("no sweep of the swarm: %s", err);
+		free(err);
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (docker_swarm_remove(e->docker, kind, ids[i], &err) == DOCKER_OK) {
+			if (removed)
+				(*removed)++;
 			continue;
 		}
-		for (size_t i = 0; i < n; i++) {
-			if (docker_swarm_remove(e->docker, kinds[k], ids[i], &err) == DOCKER_OK) {
-				if (removed && kinds[k] == DOCKER_SWARM_SERVICE)
-					(*removed)++;
-			} else {
-				log_warnx("removing %s left in the swarm failed: %s", ids[i], err);
-				free(err);
-				err = NULL;
-			}
-		}
-		docker_strv_free(ids);
+		left++;
+		if (last)
+			log_warnx("removing %s left in the swarm failed: %s", ids[i], err);
+		free(err);
+		err = NULL;
+	}
+	docker_strv_free(ids);
+	return left;
+}
+
+/* Removes what carries this instance's label: services first (their tasks
+ * hold the configs and networks), then configs and networks. A network
+ * goes once the nodes have torn the removed services' tasks down: asked
+ * again every 100 ms while some go, up to 3 s after the last one went, 10 s
+ * in all (a network whose task's node is down stays until the node is back
+ * or removed; the next sweep takes it). */
+static void sweep(struct swarm_engine *e, size_t *removed)
+{
+	int64_t start = monoclock_ms(), progress = start;
+	size_t left = SIZE_MAX;
+
+	sweep_kind(e, DOCKER_SWARM_SERVICE, true, removed);
+	sweep_kind(e, DOCKER_SWARM_CONFIG, true, NULL);
+	for (;;) {
+		int64_t now = monoclock_ms();
+		bool last = now - progress >= 3000 || now - start >= 10000;
+		size_t n = sweep_kind(e, DOCKER_SWARM_NETWORK, last, NULL);
+		if (n == 0 || last)
+			break;
+		if (n < left)
+			progress = now;
+		left = n;
+		struct timespec ts = { 0, 100 * 1000000L };
+		nanosleep(&ts, NULL);
 	}
 }
 
@@ -482,12 +510,45 @@ static int read_logs(struct swarm_engine *e, struct sandbox_engine_run *run,
 			for (int i = 0; i < 5 && run->have_counters; i++)
 				run->counters[i] = v[i] > 0 ? v[i] : 0;
 		} else if (sandbox_demux_feed(d, (const uint8_t *)buf + off, 8 + n) < 0) {
-			*err = xstrdup("the service's logs are not Docker's multiplexed frames");
+			/* The manager writes what it could not fetch (a node that
+			 * is down) as a line of text among the frames. */
+			static const char grab[] = "Error grabbing logs: ";
+			if (len - off > strlen(grab) && memcmp(buf + off, grab, strlen(grab)) == 0)
+				*err = xasprintf("the swarm could not give all of the service's "
+						 "logs: %.*s", (int)strcspn(buf + off, "\n"),
+						 buf + off + strlen(grab));
+			else
+				*err = xstrdup("the service's logs are not Docker's multiplexed "
+					       "frames");
 			return -EPROTO;
 		}
 		off += 8 + n;
 	}
 	return 0;
+}
+
+/* Whether the running task's output has gone past a cap so far: its logs
+ * read into a scratch demultiplexer with the run's caps. The log driver
+ * keeps a node's disk safe whatever the script writes; this ends the run
+ * at the cap, as a local run's attach stream does (within a poll's
+ * interval instead of at once). */
+static bool output_over_cap(struct swarm_engine *e, struct sandbox_engine_run *run,
+			    const struct sandbox_demux *d)
+{
+	struct sandbox_demux scratch;
+	char *err = NULL;
+	bool over;
+
+	sandbox_demux_init(&scratch, d->out.limit, d->err.limit);
+	if (d->marker_len)
+		sandbox_demux_expect_marker(&scratch, d->marker);
+	if (read_logs(e, run, &scratch, &err) < 0) {
+		log_debug("service %s: its logs so far: %s", run->name, err);
+		free(err);
+	}
+	over = sandbox_demux_over_limit(&scratch);
+	sandbox_demux_clear(&scratch);
+	return over;
 }
 
 static enum sandbox_attach_end engine_wait(void *ctx, struct sandbox_engine_run *run,
@@ -497,7 +558,7 @@ static enum sandbox_attach_end engine_wait(void *ctx, struct sandbox_engine_run 
 	int64_t started = monoclock_ms(), deadline = 0, budget = io->deadline_ms - started;
 	enum sandbox_attach_end end = SANDBOX_ATTACH_EOF;
 	unsigned pause_ms = 20;
-	int64_t last_node_check = started;
+	int64_t last_node_check = started, next_output_check = 0;
 
 	*error = 0;
 	for (;;) {
@@ -577,6 +638,14 @@ static enum sandbox_attach_end engine_wait(void *ctx, struct sandbox_engine_run 
 		if (run->running && now >= deadline) {
 			end = SANDBOX_ATTACH_DEADLINE;
 			break;
+		}
+		/* The output so far, every OUTPUT_POLL_MS while the task runs. */
+		if (run->running && now >= next_output_check) {
+			if (next_output_check && output_over_cap(e, run, io->demux)) {
+				end = SANDBOX_ATTACH_OUTPUT_LIMIT;
+				break;
+			}
+			next_output_check = monoclock_ms() + OUTPUT_POLL_MS;
 		}
 		if (!run->running && now - started >= e->placement_ms) {
 			free(run->err);
