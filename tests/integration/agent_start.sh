@@ -49,6 +49,9 @@ agent_setup() {
 	# The engine's section, when a test runs the same checks on another
 	# engine (swarm.sh runs examples_run.sh on a swarm).
 	[ -n "${MAI_ENGINE_YAML:-}" ] && printf '%s\n' "$MAI_ENGINE_YAML" >> "$1/conf/sandbox.yaml"
+	# And more lines of agent.yaml (swarm.sh: more workers for Swarm's
+	# slower runs).
+	[ -n "${MAI_AGENT_YAML:-}" ] && printf '%s\n' "$MAI_AGENT_YAML" >> "$1/conf/agent.yaml"
 	"$AGENT" keygen "$1/audit.key" > /dev/null 2>&1 || { echo "FAIL: mai-agent keygen" >&2; return 1; }
 	printf 'signing_key: %s\ncheckpoint_interval: 1s\n' "$1/audit.key" > "$1/conf/audit.yaml"
 	MAI_CONFIG_DIR="$1/conf"
