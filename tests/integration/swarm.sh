@@ -203,6 +203,17 @@ live_networks() {
 	done | wc -l
 }
 
+# none_left FILTER WHAT: fails (naming WHAT) for every service, config and
+# live network (live_networks) of FILTER the swarm still has.
+none_left() {
+	for kind in service config; do
+		left=$(sw_docker 1 "$kind" ls -q --filter "$1" | wc -l)
+		[ "$left" = 0 ] || fail "$left ${kind}(s) $2"
+	done
+	left=$(live_networks "$1")
+	[ "$left" = 0 ] || fail "$left network(s) $2"
+}
+
 # --- an agent of its own (beside the rest: it uses the trusted node, as
 # the others do, and its own instance) killed with SIGKILL while a burst
 # of its runs is on node 1; the next start sweeps what the killed one left
@@ -233,12 +244,7 @@ live_networks() {
 	agent_start "$K"
 	[ -n "$AGENT_PID" ] || { fail "the agent did not start again after kill -9"; cat "$K/agent.log" >&2; exit 1; }
 	echo "$AGENT_PID" > "$K/agent.pid"
-	for kind in service config; do
-		left=$(sw_docker 1 "$kind" ls -q --filter "name=$old_tag" | wc -l)
-		[ "$left" = 0 ] || fail "kill -9: $left ${kind}(s) of the killed agent left after the next start's sweep"
-	done
-	left=$(live_networks "name=$old_tag")
-	[ "$left" = 0 ] || fail "kill -9: $left network(s) of the killed agent left after the next start's sweep"
+	none_left "name=$old_tag" "of the killed agent left after the next start's sweep (kill -9)"
 	for i in 1 2 3; do
 		wait_field "$K/drop/kill$i.result.json" state completed 240 > /dev/null
 		[ "$(field "$K/drop/kill$i.result.json" execution.stdout.text)" = "kill $i" ] ||
@@ -277,12 +283,7 @@ PY
 	[ "$kint" -ge 1 ] || fail "kill -9: no run was in flight at the kill (no interrupted record)"
 	kill -TERM "$AGENT_PID"
 	wait "$AGENT_PID"
-	for kind in service config; do
-		left=$(sw_docker 1 "$kind" ls -q --filter "label=mai.instance=$K/state" | wc -l)
-		[ "$left" = 0 ] || fail "kill -9: $left ${kind}(s) left after the restarted agent's stop"
-	done
-	left=$(live_networks "label=mai.instance=$K/state")
-	[ "$left" = 0 ] || fail "kill -9: $left network(s) left after the restarted agent's stop"
+	none_left "label=mai.instance=$K/state" "left after the restarted agent's stop (kill -9)"
 	echo "kill -9: nothing of its instance left"
 	exit $fails
 ) > "$T/kill9.log" 2>&1 &
@@ -345,6 +346,10 @@ phase "runs"
 # one that listens on its own network (standard: the runc node) until the
 # agent stops ---
 printf 'print("placed")\n' > "$T/drop/where.py"
+# A flood past stdout_max (1 MiB) that would print until its deadline
+# (trusted: 30 s): the agent reads a running task's logs every second and
+# ends it at the cap.
+printf 'import sys\nwhile True:\n    sys.stdout.write("x" * 1023 + "\\n")\n' > "$T/drop/flood.py"
 cat > "$T/drop/threads.py" <<'PY'
 import threading, time
 for i in range(200):
@@ -396,6 +401,14 @@ wait_final "$T/drop/threads.result.json" 180
 	fail "where.py: usage_from is not task"
 [ "$(field "$T/drop/threads.result.json" verdict)" = pids_limit ] ||
 	fail "threads.py: verdict '$(field "$T/drop/threads.result.json" verdict)', expected pids_limit"
+wait_final "$T/drop/flood.result.json" 180
+[ "$(field "$T/drop/flood.result.json" verdict)" = output_limit ] ||
+	fail "flood.py: verdict '$(field "$T/drop/flood.result.json" verdict)', expected output_limit"
+# (Its script stage: from the task seen running to its end; wall_ms on
+# Swarm also holds the placement.)
+flood_ms=$(field "$T/drop/flood.result.json" stages_ms.script)
+[ "${flood_ms%.*}" -lt 20000 ] ||
+	fail "flood.py ran ${flood_ms} ms: it was not stopped at its output cap"
 
 
 phase "waiting for the examples"
@@ -488,15 +501,9 @@ echo "burst: $jobs scripts, $execs execution records (at most $most per job), $l
 phase "nothing of the agent's is left"
 # --- nothing of the agent's is left in the swarm after its stop ---
 stop_agent
-for kind in service config; do
-	left=$(sw_docker 1 "$kind" ls -q --filter "label=mai.instance=$T/state" | wc -l)
-	[ "$left" = 0 ] || fail "$left ${kind}(s) of the agent left in the swarm after its stop"
-done
 # A lost run's network stays listed while its task is on the dead node,
-# but the swarm is deleting it: none may be left that it is not.
-left=$(live_networks "label=mai.instance=$T/state")
-[ "$left" = 0 ] ||
-	fail "$left network(s) of the agent left in the swarm after its stop ($lost runs lost with node 2)"
+# but the swarm is deleting it (live_networks): none may be left.
+none_left "label=mai.instance=$T/state" "of the agent left in the swarm after its stop ($lost runs lost with node 2)"
 
 echo "swarm checks done in $((($(date +%s%N) - t0) / 1000000)) ms (before the swarm's teardown)"
 lib_finish swarm
