@@ -310,18 +310,24 @@ printf 'allow_self_approval: true\nthresholds:\n  high: 1000\n  blocked: 2000\n'
 DOCKER_CHECKED=1
 start_agent
 
-# status_until PATTERN: 'mai-agent status' until a line matches (up to 20
-# s: status.json is written at the loop's next turn).
+# status_until JSON PATTERN: 'mai-agent status' until a line matches (up
+# to 20 s: status.json is written at the loop's next turn), asked once
+# status.json has the text JSON (a grep, where each 'mai-agent status' is
+# a start of the sanitizer build).
 status_until() {
 	i=0
-	until "$AGENT" status > "$T/status" 2>&1; grep -q "$1" "$T/status" || [ $i -ge 200 ]; do
+	until grep -q "$1" "$T/state/status.json" 2>/dev/null || [ $i -ge 200 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	until "$AGENT" status > "$T/status" 2>&1; grep -q "$2" "$T/status" || [ $i -ge 200 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
 }
 
 # Every node proved its settings before any run.
-status_until '^node maisw-n3'
+status_until maisw-n3 '^node maisw-n3'
 [ "$(field "$T/state/status.json" engine.name)" = swarm ] || fail "status.json: engine is not swarm"
 for n in 0 1 2; do
 	[ "$(field "$T/state/status.json" "engine.nodes.$n.probe")" = ok ] ||
@@ -442,7 +448,7 @@ wait_field "$T/drop/blocked.result.json" state completed 240
 	fail "blocked.py: node '$(field "$T/drop/blocked.result.json" execution.engine.node)', expected maisw-n3 (the gVisor node)"
 [ "$(field "$T/drop/blocked.result.json" execution.stdout.text)" = "4.4.0" ] ||
 	fail "blocked.py: gVisor's kernel did not answer: $(field "$T/drop/blocked.result.json" execution.stdout.text)"
-status_until '^node maisw-n2 (untrusted, ready): not used'
+status_until gvisor_kernel '^node maisw-n2 (untrusted, ready): not used'
 # The new round of probes is in the audit log too.
 grep -h '"type":"engine_nodes"' "$T/state/audit/"seg-*.log | grep -q 'gvisor_kernel the kernel' ||
 	fail "the audit log has no engine_nodes record of node 2's failed probe"

@@ -48,6 +48,8 @@
 #define SWARM_COUNTERS "\x1eMAI-CG "
 /* How often the output of a running task is read to hold it to its caps. */
 #define OUTPUT_POLL_MS 1000
+/* The longest pause between two looks at a run's task. */
+#define POLL_MAX_MS 250
 
 struct swarm_engine {
 	struct sandbox_engine_info info;
@@ -661,9 +663,13 @@ static enum sandbox_attach_end engine_wait(void *ctx, struct sandbox_engine_run 
 			end = SANDBOX_ATTACH_CANCELLED;
 			break;
 		}
+		/* Every 20 ms at first, then less and less often, at most every
+		 * POLL_MAX_MS after about 2 s: each poll costs the manager a
+		 * few milliseconds of CPU, which a swarm test's manager spent
+		 * most of its CPU on at every 100 ms. */
 		struct timespec ts = { 0, (long)pause_ms * 1000000L };
 		nanosleep(&ts, NULL);
-		if (pause_ms < 100)
+		if (pause_ms < POLL_MAX_MS)
 			pause_ms += 10;
 	}
 	/* The task's end as the manager reported it (or the deadline): the
