@@ -61,6 +61,18 @@ static void *appender(void *p)
 	return NULL;
 }
 
+/* Eight threads append 200 records each to log at once. */
+static void append_from_threads(struct audit_log *log, struct thread_arg args[8])
+{
+	pthread_t th[8];
+	for (int i = 0; i < 8; i++) {
+		args[i].log = log;
+		assert_int_equal(pthread_create(&th[i], NULL, appender, &args[i]), 0);
+	}
+	for (int i = 0; i < 8; i++)
+		pthread_join(th[i], NULL);
+}
+
 static void test_group_commit_from_threads(void **state)
 {
 	const char *dir = *state;
@@ -70,14 +82,8 @@ static void test_group_commit_from_threads(void **state)
 	struct audit_log *log = NULL;
 	_cleanup_free_ char *err = NULL;
 	assert_int_equal(audit_open(&o, &log, &err), 0);
-	pthread_t th[8];
 	static struct thread_arg args[8];
-	for (int i = 0; i < 8; i++) {
-		args[i].log = log;
-		assert_int_equal(pthread_create(&th[i], NULL, appender, &args[i]), 0);
-	}
-	for (int i = 0; i < 8; i++)
-		pthread_join(th[i], NULL);
+	append_from_threads(log, args);
 	static uint8_t seen[1600];
 
 	memset(seen, 0, sizeof(seen));
@@ -108,14 +114,8 @@ static void test_rotation_under_concurrent_appends(void **state)
 	struct audit_log *log = NULL;
 	_cleanup_free_ char *err = NULL;
 	assert_int_equal(audit_open(&o, &log, &err), 0);
-	pthread_t th[8];
 	static struct thread_arg args[8];
-	for (int i = 0; i < 8; i++) {
-		args[i].log = log;
-		assert_int_equal(pthread_create(&th[i], NULL, appender, &args[i]), 0);
-	}
-	for (int i = 0; i < 8; i++)
-		pthread_join(th[i], NULL);
+	append_from_threads(log, args);
 	audit_close(log);
 	_cleanup_free_ char *line = fixture_verify_dir(dir, "k");
 	assert_true(strncmp(line, "OK n=1601 ", 10) == 0);
