@@ -352,6 +352,17 @@ static void sample_at_end(void *arg)
 	sandbox_usage_end(&run->usage);
 }
 
+/* The bootstrap holds after its markers: the counters are read, then its
+ * pause is ended at once where this machine sees its process (the close
+ * of stdin that follows ends it everywhere else). */
+static void release_at_end(void *arg)
+{
+	struct sandbox_engine_run *run = arg;
+
+	sample_at_end(run);
+	sandbox_exit_release(run->c.init);
+}
+
 static int engine_start(void *ctx, const struct sandbox_engine_spec *spec,
 			struct sandbox_engine_run **out, struct sandbox_engine_started *started,
 			char **err)
@@ -393,7 +404,7 @@ static enum sandbox_attach_end engine_wait(void *ctx, struct sandbox_engine_run 
 {
 	(void)ctx;
 	/* Only the bootstrap waits for stdin to close before it exits. */
-	const struct sandbox_attach_hold hold = { sample_at_end, run };
+	const struct sandbox_attach_hold hold = { release_at_end, run };
 	enum sandbox_attach_end end;
 
 	end = sandbox_attach_pump(run->c.stream, io->demux, run->input, run->input_len,
