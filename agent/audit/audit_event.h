@@ -63,6 +63,12 @@ enum audit_event {
 	 * placed ("drop_dir", "fallback", "nowhere"): final content taken again
 	 * whose answer was lost; the agent's copy of it was placed again. */
 	AUDIT_EVENT_ANSWER_RESTORED,
+	/* file, from, uid (and user), renamed_by, author {uid, gid, user}:
+	 * mount mode, a script renamed (from -> file) by someone other than
+	 * the author of its bytes (their owner). The rename is the renamer's
+	 * (renamed_by: the writer's fields of the request); the content stays
+	 * the author's, who is its writer in the job that follows. */
+	AUDIT_EVENT_RENAMED,
 	AUDIT_EVENT_COUNT,
 };
 

@@ -759,7 +759,8 @@ static int open_source(struct daemon *d, char **err)
 			.max_file_size = ag->max_file_size, .dir_mode = ag->drop_dir_mode,
 			.dir_group = ag->drop_dir_group,
 			.answer_allowed = daemon_mount_answer_allowed,
-			.refused = daemon_mount_refused, .arg = &d->env, .notes_dir = notes,
+			.refused = daemon_mount_refused, .renamed = daemon_mount_renamed,
+			.arg = &d->env, .notes_dir = notes,
 		};
 		r = dropfs_new(&fo, on_name, d, &d->source, err);
 	} else {

@@ -97,6 +97,16 @@ struct dropfs_refusal {
 	const char *detail;
 };
 
+/* A script renamed into place by someone other than the author of its
+ * bytes (its owner): the rename is theirs, the content stays the author's
+ * (issue #27, point 5). */
+struct dropfs_rename {
+	const char *from, *to;          /* relative to the drop directory */
+	const struct drop_writer *by;   /* the request's caller: who renamed */
+	uid_t author_uid;               /* the bytes' owner: the content's writer */
+	gid_t author_gid;
+};
+
 struct dropfs_options {
 	const char *dir;          /* drop_dir: the mount point and the backing directory */
 	bool recursive;           /* subdirectories allowed (and served) */
@@ -114,6 +124,9 @@ struct dropfs_options {
 	 * before the caller gets its error (the daemon logs it and records
 	 * refused answers in the audit log). May be NULL: logged here. */
 	void (*refused)(void *arg, const struct dropfs_refusal *r);
+	/* Told of each such rename once it is done, on the mount's threads
+	 * (the daemon records it in the audit log). May be NULL: logged here. */
+	void (*renamed)(void *arg, const struct dropfs_rename *r);
 	void *arg;
 	/* Where the notes of the scripts open for writing go (see "Incomplete
 	 * content"; agent.state_dir/writing); NULL: none are kept. */

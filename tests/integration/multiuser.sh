@@ -179,7 +179,18 @@ if [ "$MODE" = mount ]; then
 	wait_field "$D/wb.result.json" state awaiting_confirmation 30
 	[ "$(field "$D/wb.result.json" writer.uid)" = "$WU" ] ||
 		fail "wb.py renamed by A: writer is $(field "$D/wb.result.json" writer.uid), expected W ($WU)"
-	grep -q "wb.py: renamed into place by uid $(id -u "$A")" "$T/agent.log" || fail "the rename by A is not logged"
+	grep -q "wb.py: renamed from .wb by uid $(id -u "$A")" "$T/agent.log" || fail "the rename by A is not logged"
+	# An audit record of its own: who renamed, from and to, whose bytes.
+	record renamed | python3 -c 'import json, sys
+recs = [json.loads(l) for l in sys.stdin]
+r = [r for r in recs if r["file"] == "wb.py"]
+assert len(r) == 1, recs
+r = r[0]
+assert r["from"] == ".wb" and r["uid"] == int(sys.argv[1]) and r["user"] == sys.argv[3], r
+assert r["renamed_by"]["uid"] == int(sys.argv[1]) and r["renamed_by"]["from"] == "request", r
+assert r["renamed_by"]["process"] == "mv", r
+assert r["author"]["uid"] == int(sys.argv[2]) and r["author"]["user"] == sys.argv[4], r' \
+		"$(id -u "$A")" "$WU" "$A" "$W" || fail "the rename by A has no renamed record as expected"
 	as "$A" "$AGENT" approve --yes "$D/wb.py" > "$T/out" 2>&1 || fail "A's approve of W's bytes: $(cat "$T/out")"
 	wait_field "$D/wb.result.json" state completed 60
 fi
