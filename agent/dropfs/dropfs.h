@@ -51,7 +51,9 @@
  * a subdirectory) blocks until foo.py has a final result for its current
  * content, then reads that result; a signal to the reader ends the wait
  * with EINTR. .wait lists nothing, so tools that walk the directory do not
- * block on it.
+ * block on it. A user may have 3 readers waiting at once (the next gets
+ * EAGAIN), and each holds a serving thread, so one more is started for it:
+ * however many users wait, the mount keeps its threads for everyone else.
  *
  * Lifecycle: dropfs_new() clears a stale mount left on drop_dir by a killed
  * agent (ENOTCONN), refuses a live one, opens the backing directory, applies
