@@ -32,6 +32,7 @@ static const struct {
 	[AUDIT_EVENT_RETRY] = { "retry", { "job", "attempt", "reason" } },
 	[AUDIT_EVENT_MOVED_ASIDE] = { "moved_aside", { "file", "moved_to", "what", "script" } },
 	[AUDIT_EVENT_ANSWER_RESTORED] = { "answer_restored", { "file", "sha256", "sidecars", "placed" } },
+	[AUDIT_EVENT_ENGINE_NODES] = { "engine_nodes", { "name", "host", "nodes" } },
 	[AUDIT_EVENT_RENAMED] = { "renamed", { "file", "from", "uid", "renamed_by", "author" } },
 };
 

@@ -63,6 +63,9 @@ enum audit_event {
 	 * placed ("drop_dir", "fallback", "nowhere"): final content taken again
 	 * whose answer was lost; the agent's copy of it was placed again. */
 	AUDIT_EVENT_ANSWER_RESTORED,
+	/* name, host, nodes: an engine of several nodes (Swarm) and what the
+	 * probe job of each proved (or why a node is not used), at start. */
+	AUDIT_EVENT_ENGINE_NODES,
 	/* file, from, uid (and user), renamed_by, author {uid, gid, user}:
 	 * mount mode, a script renamed (from -> file) by someone other than
 	 * the author of its bytes (their owner). The rename is the renamer's

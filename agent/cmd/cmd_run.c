@@ -186,6 +186,50 @@ static bool stage_docker_health(void *ctx, bool *reachable, struct timespec *che
 	return docker_health_get(((struct stage_ctx *)ctx)->health, reachable, checked, why);
 }
 
+/* {name, host, nodes}: the engine, and what the probe of each of its nodes
+ * proved (engines of more than one node). */
+static json_t *engine_json(struct sandbox *sb)
+{
+	const struct sandbox_engine_info *e = sandbox_engine(sb);
+	json_t *o = json_pack("{s:s, s:s}", "name", e->name, "host", e->endpoint);
+	json_t *nodes = sandbox_nodes(sb);
+
+	if (nodes)
+		json_object_set_new(o, "nodes", nodes);
+	return o;
+}
+
+static json_t *stage_engine(void *ctx)
+{
+	struct stage_ctx *sc = ctx;
+	json_t *o = NULL;
+
+	if (pthread_mutex_trylock(&sc->lock) != 0)
+		return NULL;
+	if (sc->sb)
+		o = engine_json(sc->sb);
+	pthread_mutex_unlock(&sc->lock);
+	return o;
+}
+
+/* A round of node probes after start (a node that joined, came back or was
+ * relabelled): recorded as at start. */
+static void engine_probed(void *arg, const char *name, const char *host, json_t *nodes)
+{
+	struct stage_ctx *sc = arg;
+	char *err = NULL;
+
+	if (!sc->log)
+		return;
+	json_t *f = json_pack("{s:s, s:s, s:O}", "name", name, "host", host, "nodes", nodes);
+	if (audit_event_append(sc->log, AUDIT_EVENT_ENGINE_NODES, f, NULL, &err) < 0) {
+		log_warnx("cannot record the engine's node probes in the audit log: %s",
+			  err ? err : "the log refused it");
+		free(err);
+	}
+	json_decref(f);
+}
+
 static unsigned stage_pool_size(void *ctx)
 {
 	struct stage_ctx *sc = ctx;
@@ -613,9 +657,13 @@ int cmd_run(int argc, char **argv)
 	/* One agent per state directory: its path names this instance's
 	 * containers, so a restarted agent removes what a killed one left. */
 	sandbox_options_from_config(cfg, cfg->agent.state_dir, &sc.so);
-	sc.socket = cfg->agent.docker.socket;
+	sc.so.engine.probed = engine_probed;
+	sc.so.engine.probed_arg = &sc;
+	sc.socket = sc.so.engine.host ? sc.so.engine.host : cfg->agent.docker.socket;
 	struct docker_health_options ho = {
 		.socket_path = cfg->agent.docker.socket,
+		.host = sc.so.engine.host,
+		.tls = { sc.so.engine.tls_ca, sc.so.engine.tls_cert, sc.so.engine.tls_key },
 		.interval_ms = (unsigned)cfg->agent.docker.check_interval_ms,
 	};
 	if (docker_health_start(&ho, &sc.health, &err) < 0) {
@@ -656,6 +704,7 @@ int cmd_run(int argc, char **argv)
 					.docker_health = stage_docker_health,
 					.pool_size = stage_pool_size,
 					.runtimes = stage_runtimes,
+					.engine = stage_engine,
 					.reload = stage_reload, .ctx = &sc };
 	json_t *f = json_pack("{s:s, s:s, s:s}", "version", MAI_VERSION, "config_sha256",
 			      cfg->sha256, "drop_dir", cfg->agent.drop_dir);
@@ -663,6 +712,14 @@ int cmd_run(int argc, char **argv)
 	r = audit_event_append(log, AUDIT_EVENT_AGENT_START, f, NULL, &aerr);
 	if (r == 0)
 		r = audit_event_append(log, AUDIT_EVENT_CONFIG_LOADED, cf, NULL, &aerr);
+	/* What each node of the engine proved before any run goes there. */
+	json_t *nodes = sc.sb ? sandbox_nodes(sc.sb) : NULL;
+	if (r == 0 && nodes) {
+		json_t *ef = engine_json(sc.sb);
+		r = audit_event_append(log, AUDIT_EVENT_ENGINE_NODES, ef, NULL, &aerr);
+		json_decref(ef);
+	}
+	json_decref(nodes);
 	json_decref(f);
 	json_decref(cf);
 	if (r < 0) {

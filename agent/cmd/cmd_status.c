@@ -141,6 +141,31 @@ static void print_runtimes(json_t *st)
 		printf("warning: %s\n", json_string_value(w) ? json_string_value(w) : "?");
 }
 
+/* "engine: swarm at unix:///...", then one line per node: its level and
+ * whether its probe let it take runs, and if not, why. */
+static void print_engine(json_t *st)
+{
+	json_t *e = json_object_get(st, "engine"), *n;
+	size_t i;
+
+	if (!json_is_object(e))
+		return;
+	printf("engine: %s at %s\n", json_string_value(json_object_get(e, "name")) ?: "?",
+	       json_string_value(json_object_get(e, "host")) ?: "?");
+	json_array_foreach(json_object_get(e, "nodes"), i, n) {
+		const char *probe = json_string_value(json_object_get(n, "probe"));
+		const char *level = json_string_value(json_object_get(n, "level"));
+		const char *why = json_string_value(json_object_get(n, "why"));
+		bool used = probe && !strcmp(probe, "ok") && level;
+		printf("node %s (%s, %s): %s%s\n",
+		       json_string_value(json_object_get(n, "hostname")) ?: "?",
+		       level ? level : "no trust label",
+		       json_string_value(json_object_get(n, "state")) ?: "?",
+		       used ? "used, probe passed" : "not used: ",
+		       used ? "" : !level ? "it has no trust level label" : why ? why : probe);
+	}
+}
+
 static int status_self_test(const struct mai_config *cfg)
 {
 	_cleanup_free_ char *err = NULL, *warning = NULL;
@@ -299,6 +324,7 @@ int cmd_status(int argc, char **argv)
 				printf("configuration: %s\n", conf);
 			print_docker(st);
 			print_runtimes(st);
+			print_engine(st);
 			print_audit(st);
 			printf("pool: %lld worker(s), %lld running, %lld queued, %lld waiting to "
 			       "retry\n",

@@ -7,6 +7,51 @@
 #include <string.h>
 
 #include "docker.h"
+#include "sandbox_engine_docker.h"
+#include "swarm_engine.h"
+
+/* The client's certificate files from DOCKER_CERT_PATH: kept for the life
+ * of the process (the options point into them). */
+static char *env_tls[3];
+
+static const char *nonempty(const char *s) { return s && *s ? s : NULL; }
+
+/* The engine: sandbox.yaml's engine section, and where it says nothing the
+ * Docker client's conventions (DOCKER_HOST, DOCKER_TLS_VERIFY,
+ * DOCKER_CERT_PATH), so that an agent started where `docker` works reaches
+ * the same engine. The backend is picked here, once. */
+static void engine_from_config(const struct mai_config *cfg, struct sandbox_engine_options *e)
+{
+	const struct config_sandbox *c = &cfg->sandbox;
+	const char *host = nonempty(c->engine.host);
+	const char *env_host = nonempty(getenv("DOCKER_HOST"));
+	const char *verify = nonempty(getenv("DOCKER_TLS_VERIFY"));
+	const char *cert_path = nonempty(getenv("DOCKER_CERT_PATH"));
+	static const char *const files[3] = { "ca.pem", "cert.pem", "key.pem" };
+
+	e->ops = c->engine.mode == CONFIG_ENGINE_SWARM ? &swarm_engine : &sandbox_engine_docker;
+	e->host = host ? host : env_host;
+	e->tls_ca = nonempty(c->engine.tls.ca);
+	e->tls_cert = nonempty(c->engine.tls.cert);
+	e->tls_key = nonempty(c->engine.tls.key);
+	if (!e->tls_ca && !e->tls_cert && !e->tls_key && verify && strcmp(verify, "0") != 0) {
+		const char *dir = cert_path;
+		_cleanup_free_ char *home = NULL;
+		if (!dir && getenv("HOME"))
+			dir = home = xasprintf("%s/.docker", getenv("HOME"));
+		for (int i = 0; i < 3 && dir; i++) {
+			free(env_tls[i]);
+			env_tls[i] = xasprintf("%s/%s", dir, files[i]);
+		}
+		if (dir) {
+			e->tls_ca = env_tls[0];
+			e->tls_cert = env_tls[1];
+			e->tls_key = env_tls[2];
+		}
+	}
+	e->node_label_key = c->engine.node_label;
+	e->probe_timeout_ms = (int64_t)c->engine.probe_timeout_ms;
+}
 
 void sandbox_options_from_config(const struct mai_config *cfg, const char *instance_id,
 				 struct sandbox_options *o)
@@ -15,6 +60,7 @@ void sandbox_options_from_config(const struct mai_config *cfg, const char *insta
 
 	sandbox_options_defaults(o);
 	o->socket_path = cfg->agent.docker.socket;
+	engine_from_config(cfg, &o->engine);
 	o->image = c->image;
 	if (config_uid_range_parse(c->uid_range, &o->uid_first, &o->uid_last) < 0) {
 		/* The loader checked it: keep the defaults. */
@@ -64,7 +110,10 @@ static void add_level(char **list, int t)
 
 int sandbox_options_resolve_auto(struct sandbox_options *o, char **warning, char **err)
 {
-	struct docker_options dopts = { .socket_path = o->socket_path };
+	struct docker_options dopts = {
+		.socket_path = o->socket_path, .host = o->engine.host,
+		.tls = { o->engine.tls_ca, o->engine.tls_cert, o->engine.tls_key },
+	};
 	struct docker_info info = { 0 };
 	_cleanup_free_ char *fell_back = xstrdup(""), *networked = xstrdup("");
 	bool any = false;
@@ -74,7 +123,19 @@ int sandbox_options_resolve_auto(struct sandbox_options *o, char **warning, char
 		any |= o->trust[t].runtime && strcmp(o->trust[t].runtime, "auto") == 0;
 	if (!any)
 		return 0;
-	struct docker *d = docker_new(&dopts);
+	if (o->engine.ops && !(o->engine.ops->caps & SANDBOX_ENGINE_HAS_RUNTIME_CHOICE)) {
+		/* The runtime is the nodes' (their dockerd's default), proven by
+		 * a probe before a run goes there: gVisor where a level may
+		 * have it, as on an engine that has it registered. */
+		for (int t = 0; t < TRUST_COUNT; t++)
+			if (o->trust[t].runtime && strcmp(o->trust[t].runtime, "auto") == 0)
+				o->trust[t].runtime =
+					o->trust[t].network_allowlist ? "runc" : "runsc";
+		return 0;
+	}
+	struct docker *d = NULL;
+	if (docker_open(&dopts, &d, err) < 0)
+		return -EINVAL;
 	enum docker_error e = docker_info(d, &info, err);
 	docker_free(d);
 	if (e != DOCKER_OK)

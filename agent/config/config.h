@@ -124,7 +124,16 @@ struct config_trust_limits {
  * module that uses it chooses. */
 #define CONFIG_AUTO (-1)
 
+enum config_engine_mode { CONFIG_ENGINE_DOCKER, CONFIG_ENGINE_SWARM };
+
 struct config_sandbox {
+	struct {
+		int mode;           /* enum config_engine_mode */
+		char *host;         /* "": DOCKER_HOST, else agent's docker.socket */
+		struct { char *ca, *cert, *key; } tls; /* "": DOCKER_CERT_PATH's */
+		char *node_label;   /* Swarm: the label key naming a node's trust level */
+		uint64_t probe_timeout_ms;
+	} engine;
 	char *image;
 	char *uid_range; /* "FIRST-LAST" (config_uid_range_parse) */
 	int64_t pool_size;          /* CONFIG_AUTO: sized by the sandbox */

@@ -26,6 +26,7 @@
 static const char *const log_levels[] = { "error", "warn", "info", "debug", NULL };
 static const char *const network_modes[] = { "none", "allowlist", NULL };
 static const char *const drop_modes[] = { "watch", "mount", NULL };
+static const char *const engine_modes[] = { "docker", "swarm", NULL };
 
 static int config_all_of(const char *s, const char *accept)
 {
@@ -124,6 +125,23 @@ static const char *check_url(const char *s)
 	if ((strncmp(s, "https://", 8) != 0 && strncmp(s, "http://", 7) != 0) ||
 	    strpbrk(s, " \t\n"))
 		return "an http:// or https:// URL such as https://pypi.org/simple";
+	return NULL;
+}
+
+static const char *check_docker_host(const char *s)
+{
+	if (*s && strncmp(s, "unix:///", 8) != 0 && strncmp(s, "tcp://", 6) != 0)
+		return "unix:///path/to/docker.sock or tcp://HOST:2376 (TCP only with tls), or "
+		       "\"\" for DOCKER_HOST or agent.yaml's docker.socket";
+	if (strpbrk(s, " \t\n"))
+		return "a Docker host without spaces";
+	return NULL;
+}
+
+static const char *check_label_key(const char *s)
+{
+	if (!config_all_of(s, LOWER DIGITS ".-_") || s[0] == '.' || strlen(s) > 100)
+		return "a node label key such as mai.trust";
 	return NULL;
 }
 
@@ -273,6 +291,28 @@ const struct config_key config_keys[] = {
 	    "contained:); the format is the assessor's", security.bandit_checks),
 
 	/* sandbox.yaml */
+	ENUM_KEY_F(SANDBOX, "engine.mode", "docker", engine_modes, RESTART,
+		   "docker: one container per run on a Docker engine (engine.host); swarm: one "
+		   "replicated-job service per run on a Swarm whose manager is engine.host",
+		   sandbox.engine.mode),
+	KEY(SANDBOX, "engine.host", STRING, "\"\"", 0, 0, CONFIG_F_EMPTY | RESTART, check_docker_host,
+	    "the engine: unix:///path or tcp://HOST:2376 (with tls); empty: DOCKER_HOST, else "
+	    "agent.yaml's docker.socket", sandbox.engine.host),
+	KEY(SANDBOX, "engine.tls.ca", PATH, "\"\"", 0, 0, CONFIG_F_EMPTY | RESTART, NULL,
+	    "CA certificate (PEM) the engine's certificate must chain to; empty: "
+	    "DOCKER_CERT_PATH/ca.pem when DOCKER_TLS_VERIFY is set", sandbox.engine.tls.ca),
+	KEY(SANDBOX, "engine.tls.cert", PATH, "\"\"", 0, 0, CONFIG_F_EMPTY | RESTART, NULL,
+	    "the agent's client certificate (PEM); empty: DOCKER_CERT_PATH/cert.pem",
+	    sandbox.engine.tls.cert),
+	KEY(SANDBOX, "engine.tls.key", PATH, "\"\"", 0, 0, CONFIG_F_EMPTY | RESTART, NULL,
+	    "the client certificate's private key (PEM); empty: DOCKER_CERT_PATH/key.pem",
+	    sandbox.engine.tls.key),
+	KEY(SANDBOX, "engine.node_label", STRING, "mai.trust", 0, 0, RESTART, check_label_key,
+	    "swarm: the node label whose value names the trust level a node serves (trusted, "
+	    "standard, untrusted); runs are constrained to matching nodes", sandbox.engine.node_label),
+	KEY(SANDBOX, "engine.probe_timeout", DURATION, "60s", 1 * SEC, 10 * MIN, RESTART, NULL,
+	    "swarm: wall-clock limit of the probe job that proves a node's settings",
+	    sandbox.engine.probe_timeout_ms),
 	KEY(SANDBOX, "image", STRING, "mai-sandbox:latest", 0, 0, RESTART, check_image,
 	    "image with python3 that runs the scripts", sandbox.image),
 	KEY(SANDBOX, "uid_range", STRING, "1879048192-1879113727", 0, 0, RESTART, check_uid_range,

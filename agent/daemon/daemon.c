@@ -507,7 +507,10 @@ static void write_status(struct daemon *d)
 	f.audit_message = audit_why;
 	if (d->stages && d->stages->pool_size)
 		f.pool_size = d->stages->pool_size(d->stages->ctx);
+	json_t *engine = d->stages && d->stages->engine ? d->stages->engine(d->stages->ctx) : NULL;
+	f.engine = engine;
 	int r = daemon_status_write(d->env.status, d->cfg->agent.state_dir, &f);
+	json_decref(engine);
 	if (r < 0)
 		log_warnx("cannot write %s/%s: %s", d->cfg->agent.state_dir, DAEMON_STATUS_NAME,
 			  strerror(-r));

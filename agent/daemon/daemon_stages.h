@@ -98,6 +98,10 @@ struct daemon_stages {
 	 * when "auto" had to fall back to runc, *warning (NULL otherwise).
 	 * Strings stay valid while the agent runs. May be NULL. */
 	void (*runtimes)(void *ctx, const char *names[TRUST_COUNT], const char **warning);
+	/* The engine the sandbox runs on, for status.json: {name, host, nodes}
+	 * (nodes: what each node's probe proved, or absent for a single
+	 * engine); NULL while there is no sandbox. New reference. May be NULL. */
+	json_t *(*engine)(void *ctx);
 	/* SIGHUP: applies what a newly loaded configuration changes in the
 	 * stages (the assessor's rules and thresholds from config_dir, the
 	 * sandbox's limits per trust level and output caps) to the jobs that

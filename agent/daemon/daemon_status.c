@@ -193,6 +193,8 @@ int daemon_status_write(struct daemon_status *st, const char *state_dir,
 	if (f->runtime_warning)
 		json_array_append_new(warnings, json_string(f->runtime_warning));
 	json_object_set_new(o, "warnings", warnings);
+	if (f->engine)
+		json_object_set(o, "engine", f->engine);
 	if (f->audit_state)
 		json_object_set_new(o, "audit", json_pack("{s:s, s:s?}", "state", f->audit_state, "message",
 							  f->audit_message));

@@ -73,6 +73,7 @@ struct daemon_status_facts {
 	 * of a runtime "auto" that fell back to runc (NULL: none). */
 	const char *runtimes[TRUST_COUNT];
 	const char *runtime_warning;
+	json_t *engine;           /* the engine and its nodes (borrowed); may be NULL */
 	/* The audit log: audit_health_to_string() and, when not "ok", why and
 	 * what to do. NULL state: not known. */
 	const char *audit_state;

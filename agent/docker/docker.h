@@ -14,21 +14,32 @@
 #include "docker_http.h"
 #include "docker_types.h"
 
-#define DOCKER_DEFAULT_SOCKET "/var/run/docker.sock"
+#define DOCKER_DEFAULT_SOCKET DOCKER_HTTP_DEFAULT_SOCKET
 #define DOCKER_API_PREFIX "/v1.41"
 
 struct docker_options {
 	const char *socket_path; /* NULL: DOCKER_DEFAULT_SOCKET */
+	/* Instead of socket_path: "unix:///path" or "tcp://HOST:PORT" with tls
+	 * (docker_endpoint_parse); NULL: socket_path. */
+	const char *host;
+	struct docker_tls tls;
 	long timeout_ms;         /* per ordinary call; 0: 30 s */
 };
 
 struct docker;
 
-/* Returns NULL only on a broken invariant (allocation aborts). Frees with
- * docker_free(). No connection is made here. */
+/* Returns NULL only on a broken invariant (allocation aborts), or when
+ * opts->host is not a usable Docker host (use docker_open() for those).
+ * Frees with docker_free(). No connection is made here. */
 struct docker *docker_new(const struct docker_options *opts);
+/* The same, with *err (caller frees) saying what is wrong with opts->host
+ * (a plain tcp:// without TLS, say): 0 or -EINVAL. */
+int docker_open(const struct docker_options *opts, struct docker **out, char **err);
 void docker_free(struct docker *d);
-const char *docker_socket_path(const struct docker *d);
+/* "unix:///var/run/docker.sock" or "tcp://HOST:PORT", for messages. */
+const char *docker_endpoint_name(const struct docker *d);
+/* Whether the engine is this machine's own (a Unix socket). */
+bool docker_is_local(const struct docker *d);
 
 enum docker_error docker_ping(struct docker *d, char **err);
 enum docker_error docker_version(struct docker *d, struct docker_version *out, char **err);

@@ -1,4 +1,5 @@
 #include "docker_codec.h"
+#include "docker_codec_fields.h"
 
 #include <jansson.h>
 #include <string.h>
@@ -8,7 +9,7 @@
 /* Replies longer than this are not echoed whole into messages. */
 #define CODEC_ECHO_MAX 200
 
-static enum docker_error shape_error(char **err, const char *what, const char *fmt_field,
+enum docker_error docker_codec_shape_error(char **err, const char *what, const char *fmt_field,
 				     const char *expected)
 {
 	*err = xasprintf("unexpected Docker reply to %s: %s %s; is the engine a Docker "
@@ -18,11 +19,11 @@ static enum docker_error shape_error(char **err, const char *what, const char *f
 
 static int shape_fail(char **err, const char *what, const char *field, const char *expected)
 {
-	shape_error(err, what, field, expected);
+	docker_codec_shape_error(err, what, field, expected);
 	return -1;
 }
 
-static json_t *load(const char *body, size_t len, const char *what, char **err)
+json_t *docker_codec_load(const char *body, size_t len, const char *what, char **err)
 {
 	json_error_t je;
 	json_t *j = json_loadb(body, len, JSON_REJECT_DUPLICATES, &je);
@@ -35,77 +36,77 @@ static json_t *load(const char *body, size_t len, const char *what, char **err)
 
 /* Field helpers: a missing optional field keeps the default; a field of the
  * wrong type is always an error. They return 0 or -1 after setting *err. */
-static int get_string(json_t *obj, const char *key, bool required, char **out, const char *what,
+int docker_codec_get_string(json_t *obj, const char *key, bool required, char **out, const char *what,
 		      char **err)
 {
 	json_t *v = json_object_get(obj, key);
 
 	if (!v || json_is_null(v)) {
 		if (required) {
-			shape_error(err, what, key, "is missing (expected a string)");
+			docker_codec_shape_error(err, what, key, "is missing (expected a string)");
 			return -1;
 		}
 		*out = xstrdup("");
 		return 0;
 	}
 	if (!json_is_string(v)) {
-		shape_error(err, what, key, "is not a string");
+		docker_codec_shape_error(err, what, key, "is not a string");
 		return -1;
 	}
 	*out = xstrdup(json_string_value(v));
 	return 0;
 }
 
-static int get_int(json_t *obj, const char *key, bool required, int64_t *out, const char *what,
+int docker_codec_get_int(json_t *obj, const char *key, bool required, int64_t *out, const char *what,
 		   char **err)
 {
 	json_t *v = json_object_get(obj, key);
 
 	if (!v || json_is_null(v)) {
 		if (required) {
-			shape_error(err, what, key, "is missing (expected an integer)");
+			docker_codec_shape_error(err, what, key, "is missing (expected an integer)");
 			return -1;
 		}
 		*out = 0;
 		return 0;
 	}
 	if (!json_is_integer(v)) {
-		shape_error(err, what, key, "is not an integer");
+		docker_codec_shape_error(err, what, key, "is not an integer");
 		return -1;
 	}
 	*out = (int64_t)json_integer_value(v);
 	return 0;
 }
 
-static int get_bool(json_t *obj, const char *key, bool required, bool *out, const char *what,
+int docker_codec_get_bool(json_t *obj, const char *key, bool required, bool *out, const char *what,
 		    char **err)
 {
 	json_t *v = json_object_get(obj, key);
 
 	if (!v || json_is_null(v)) {
 		if (required) {
-			shape_error(err, what, key, "is missing (expected true or false)");
+			docker_codec_shape_error(err, what, key, "is missing (expected true or false)");
 			return -1;
 		}
 		*out = false;
 		return 0;
 	}
 	if (!json_is_boolean(v)) {
-		shape_error(err, what, key, "is not a boolean");
+		docker_codec_shape_error(err, what, key, "is not a boolean");
 		return -1;
 	}
 	*out = json_is_true(v);
 	return 0;
 }
 
-static json_t *get_object(json_t *obj, const char *key, bool required, const char *what, char **err)
+json_t *docker_codec_get_object(json_t *obj, const char *key, bool required, const char *what, char **err)
 {
 	json_t *v = json_object_get(obj, key);
 
 	if ((!v || json_is_null(v)) && !required)
 		return NULL;
 	if (!json_is_object(v)) {
-		shape_error(err, what, key, v ? "is not an object" : "is missing (expected an object)");
+		docker_codec_shape_error(err, what, key, v ? "is not an object" : "is missing (expected an object)");
 		return NULL;
 	}
 	return v;
@@ -120,26 +121,26 @@ static int opt_object(json_t *obj, const char *key, json_t **out, const char *wh
 	if (!v || json_is_null(v))
 		return 0;
 	if (!json_is_object(v)) {
-		shape_error(err, what, key, "is not an object");
+		docker_codec_shape_error(err, what, key, "is not an object");
 		return -1;
 	}
 	*out = v;
 	return 0;
 }
 
-static json_t *load_object(const char *body, size_t len, const char *what, char **err)
+json_t *docker_codec_load_object(const char *body, size_t len, const char *what, char **err)
 {
-	json_t *j = load(body, len, what, err);
+	json_t *j = docker_codec_load(body, len, what, err);
 
 	if (j && !json_is_object(j)) {
-		shape_error(err, what, "the reply", "is not a JSON object");
+		docker_codec_shape_error(err, what, "the reply", "is not a JSON object");
 		json_decref(j);
 		return NULL;
 	}
 	return j;
 }
 
-static json_t *strv_to_json(const char *const *v)
+json_t *docker_codec_strv(const char *const *v)
 {
 	json_t *a = json_array();
 
@@ -148,7 +149,7 @@ static json_t *strv_to_json(const char *const *v)
 	return a;
 }
 
-static json_t *labels_to_json(const struct docker_label *labels, size_t n)
+json_t *docker_codec_labels(const struct docker_label *labels, size_t n)
 {
 	json_t *o = json_object();
 
@@ -157,28 +158,34 @@ static json_t *labels_to_json(const struct docker_label *labels, size_t n)
 	return o;
 }
 
-static json_t *ulimit(const char *name, int64_t value)
+json_t *docker_codec_ulimit(const char *name, int64_t value)
 {
 	return json_pack("{s:s, s:I, s:I}", "Name", name, "Soft", (json_int_t)value, "Hard",
 			 (json_int_t)value);
 }
 
+void docker_codec_quota_ulimits(json_t *ulimits, int64_t sigpending, int64_t msgqueue_bytes,
+				int64_t memlock_bytes)
+{
+	if (sigpending > 0)
+		json_array_append_new(ulimits, docker_codec_ulimit("sigpending", sigpending));
+	if (msgqueue_bytes > 0)
+		json_array_append_new(ulimits, docker_codec_ulimit("msgqueue", msgqueue_bytes));
+	if (memlock_bytes > 0)
+		json_array_append_new(ulimits, docker_codec_ulimit("memlock", memlock_bytes));
+}
+
 char *docker_codec_create_body(const struct docker_create_params *p)
 {
-	json_t *labels = labels_to_json(p->labels, p->n_labels), *host, *body;
+	json_t *labels = docker_codec_labels(p->labels, p->n_labels), *host, *body;
 	json_t *ulimits = json_array();
 	char *tmpfs_opts = xasprintf("rw,noexec,nosuid,nodev,size=%lld", (long long)p->tmpfs_bytes);
 	char *s;
 
-	json_array_append_new(ulimits, ulimit("nofile", p->nofile));
-	json_array_append_new(ulimits, ulimit("fsize", p->fsize_bytes));
-	json_array_append_new(ulimits, ulimit("core", p->core_bytes));
-	if (p->sigpending > 0)
-		json_array_append_new(ulimits, ulimit("sigpending", p->sigpending));
-	if (p->msgqueue_bytes > 0)
-		json_array_append_new(ulimits, ulimit("msgqueue", p->msgqueue_bytes));
-	if (p->memlock_bytes > 0)
-		json_array_append_new(ulimits, ulimit("memlock", p->memlock_bytes));
+	json_array_append_new(ulimits, docker_codec_ulimit("nofile", p->nofile));
+	json_array_append_new(ulimits, docker_codec_ulimit("fsize", p->fsize_bytes));
+	json_array_append_new(ulimits, docker_codec_ulimit("core", p->core_bytes));
+	docker_codec_quota_ulimits(ulimits, p->sigpending, p->msgqueue_bytes, p->memlock_bytes);
 
 	host = json_pack("{s:b, s:{s:s}, s:[s], s:[s], s:b, s:s, s:I, s:I, s:I, s:I, s:o, s:b,"
 			 " s:s, s:{s:s, s:{}}, s:b, s:s}",
@@ -200,8 +207,8 @@ char *docker_codec_create_body(const struct docker_create_params *p)
 			 "IpcMode", "private");
 	body = json_pack("{s:s, s:o, s:o, s:s, s:s, s:o, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:o}",
 			 "Image", p->image,
-			 "Cmd", strv_to_json(p->cmd),
-			 "Env", strv_to_json(p->env),
+			 "Cmd", docker_codec_strv(p->cmd),
+			 "Env", docker_codec_strv(p->env),
 			 "User", p->user ? p->user : "1000:1000",
 			 "WorkingDir", p->workdir ? p->workdir : "/tmp",
 			 "Labels", labels,
@@ -217,7 +224,7 @@ char *docker_codec_create_body(const struct docker_create_params *p)
 	if (!body || !host)
 		abort(); /* a json_pack format error is a programming error */
 	if (p->masked_paths)
-		json_object_set_new(host, "MaskedPaths", strv_to_json(p->masked_paths));
+		json_object_set_new(host, "MaskedPaths", docker_codec_strv(p->masked_paths));
 	if (p->seccomp_profile) {
 		char *opt = xasprintf("seccomp=%s", p->seccomp_profile);
 		json_array_append_new(json_object_get(host, "SecurityOpt"), json_string(opt));
@@ -255,7 +262,7 @@ char *docker_codec_network_create_body(const char *name, const char *bridge,
 {
 	json_t *j = json_pack("{s:s, s:s, s:b, s:b, s:b, s:o, s:{s:s, s:s}}", "Name", name,
 			      "Driver", "bridge", "Internal", 1, "CheckDuplicate", 1, "Attachable",
-			      0, "Labels", labels_to_json(labels, n_labels), "Options",
+			      0, "Labels", docker_codec_labels(labels, n_labels), "Options",
 			      DOCKER_BRIDGE_NAME_OPTION, bridge, DOCKER_BRIDGE_ICC_OPTION, "false");
 	char *s = j ? json_dumps(j, JSON_COMPACT) : NULL;
 
@@ -300,17 +307,17 @@ char *docker_codec_error_message(const char *body, size_t len)
 static enum docker_error parse_id(const char *body, size_t len, const char *what,
 				  const char *expected, char **id, char **err)
 {
-	json_t *j = load_object(body, len, what, err);
+	json_t *j = docker_codec_load_object(body, len, what, err);
 	int r;
 
 	if (!j)
 		return DOCKER_ERR_PROTOCOL;
-	r = get_string(j, "Id", true, id, what, err);
+	r = docker_codec_get_string(j, "Id", true, id, what, err);
 	if (r == 0 && strlen(*id) != 64) {
 		free(*id);
 		*id = NULL;
 		r = -1;
-		shape_error(err, what, "Id", expected);
+		docker_codec_shape_error(err, what, "Id", expected);
 	}
 	json_decref(j);
 	return r < 0 ? DOCKER_ERR_PROTOCOL : DOCKER_OK;
@@ -331,15 +338,15 @@ enum docker_error docker_codec_parse_network(const char *body, size_t len,
 					     struct docker_network *out, char **err)
 {
 	const char *w = "network inspect";
-	json_t *j = load_object(body, len, w, err), *ipam = NULL, *cfg, *first, *opts;
+	json_t *j = docker_codec_load_object(body, len, w, err), *ipam = NULL, *cfg, *first, *opts;
 	int r;
 
 	memset(out, 0, sizeof(*out));
 	if (!j)
 		return DOCKER_ERR_PROTOCOL;
-	r = get_string(j, "Id", true, &out->id, w, err);
-	r = r ?: get_string(j, "Name", true, &out->name, w, err);
-	r = r ?: get_bool(j, "Internal", false, &out->internal, w, err);
+	r = docker_codec_get_string(j, "Id", true, &out->id, w, err);
+	r = r ?: docker_codec_get_string(j, "Name", true, &out->name, w, err);
+	r = r ?: docker_codec_get_bool(j, "Internal", false, &out->internal, w, err);
 	r = r ?: opt_object(j, "IPAM", &ipam, w, err);
 	cfg = ipam ? json_object_get(ipam, "Config") : NULL;
 	if (r == 0 && cfg && !json_is_null(cfg) && !json_is_array(cfg))
@@ -348,8 +355,8 @@ enum docker_error docker_codec_parse_network(const char *body, size_t len,
 	if (r == 0 && first && !json_is_object(first))
 		r = shape_fail(err, w, "IPAM.Config[0]", "is not an object");
 	if (r == 0 && first) {
-		r = get_string(first, "Subnet", false, &out->subnet, w, err);
-		r = r ?: get_string(first, "Gateway", false, &out->gateway, w, err);
+		r = docker_codec_get_string(first, "Subnet", false, &out->subnet, w, err);
+		r = r ?: docker_codec_get_string(first, "Gateway", false, &out->gateway, w, err);
 	} else if (r == 0) {
 		out->subnet = xstrdup("");
 		out->gateway = xstrdup("");
@@ -360,8 +367,8 @@ enum docker_error docker_codec_parse_network(const char *body, size_t len,
 	out->icc = true;
 	if (r == 0 && json_is_object(opts)) {
 		_cleanup_free_ char *icc = NULL;
-		r = get_string(opts, DOCKER_BRIDGE_NAME_OPTION, false, &out->bridge, w, err);
-		r = r ?: get_string(opts, DOCKER_BRIDGE_ICC_OPTION, false, &icc, w, err);
+		r = docker_codec_get_string(opts, DOCKER_BRIDGE_NAME_OPTION, false, &out->bridge, w, err);
+		r = r ?: docker_codec_get_string(opts, DOCKER_BRIDGE_ICC_OPTION, false, &icc, w, err);
 		out->icc = r != 0 || strcmp(icc, "false") != 0;
 	} else if (r == 0) {
 		out->bridge = xstrdup("");
@@ -377,17 +384,17 @@ enum docker_error docker_codec_parse_network(const char *body, size_t len,
 enum docker_error docker_codec_parse_wait(const char *body, size_t len, int64_t *status_code,
 					  char **err)
 {
-	json_t *j = load_object(body, len, "container wait", err), *e;
+	json_t *j = docker_codec_load_object(body, len, "container wait", err), *e;
 	enum docker_error rc = DOCKER_OK;
 
 	if (!j)
 		return DOCKER_ERR_PROTOCOL;
-	if (get_int(j, "StatusCode", true, status_code, "container wait", err) < 0) {
+	if (docker_codec_get_int(j, "StatusCode", true, status_code, "container wait", err) < 0) {
 		rc = DOCKER_ERR_PROTOCOL;
 	} else if ((e = json_object_get(j, "Error")) && !json_is_null(e)) {
 		json_t *m = json_object_get(e, "Message");
 		if (!json_is_object(e) || (m && !json_is_string(m))) {
-			shape_error(err, "container wait", "Error", "is not {\"Message\": string}");
+			docker_codec_shape_error(err, "container wait", "Error", "is not {\"Message\": string}");
 			rc = DOCKER_ERR_PROTOCOL;
 		} else if (m && *json_string_value(m)) {
 			*err = xasprintf("waiting for the container failed: %s", json_string_value(m));
@@ -402,17 +409,17 @@ enum docker_error docker_codec_parse_version(const char *body, size_t len,
 					     struct docker_version *out, char **err)
 {
 	const char *w = "version";
-	json_t *j = load_object(body, len, w, err);
+	json_t *j = docker_codec_load_object(body, len, w, err);
 	int r;
 
 	memset(out, 0, sizeof(*out));
 	if (!j)
 		return DOCKER_ERR_PROTOCOL;
-	r = get_string(j, "Version", true, &out->version, w, err);
-	r = r ?: get_string(j, "ApiVersion", true, &out->api_version, w, err);
-	r = r ?: get_string(j, "KernelVersion", false, &out->kernel_version, w, err);
-	r = r ?: get_string(j, "Os", false, &out->os, w, err);
-	r = r ?: get_string(j, "Arch", false, &out->arch, w, err);
+	r = docker_codec_get_string(j, "Version", true, &out->version, w, err);
+	r = r ?: docker_codec_get_string(j, "ApiVersion", true, &out->api_version, w, err);
+	r = r ?: docker_codec_get_string(j, "KernelVersion", false, &out->kernel_version, w, err);
+	r = r ?: docker_codec_get_string(j, "Os", false, &out->os, w, err);
+	r = r ?: docker_codec_get_string(j, "Arch", false, &out->arch, w, err);
 	json_decref(j);
 	if (r < 0) {
 		docker_version_clear(out);
@@ -423,7 +430,7 @@ enum docker_error docker_codec_parse_version(const char *body, size_t len,
 
 static int parse_runtimes(json_t *j, struct docker_info *out, const char *w, char **err)
 {
-	json_t *rt = get_object(j, "Runtimes", true, w, err), *v;
+	json_t *rt = docker_codec_get_object(j, "Runtimes", true, w, err), *v;
 	const char *name;
 	size_t i = 0;
 
@@ -443,7 +450,7 @@ enum docker_error docker_codec_parse_info(const char *body, size_t len, struct d
 					  char **err)
 {
 	const char *w = "info";
-	json_t *j = load_object(body, len, w, err), *sec;
+	json_t *j = docker_codec_load_object(body, len, w, err), *sec;
 	_cleanup_free_ char *cgv = NULL;
 	int64_t n = 0;
 	int r;
@@ -451,15 +458,15 @@ enum docker_error docker_codec_parse_info(const char *body, size_t len, struct d
 	memset(out, 0, sizeof(*out));
 	if (!j)
 		return DOCKER_ERR_PROTOCOL;
-	r = get_string(j, "ServerVersion", true, &out->server_version, w, err);
-	r = r ?: get_string(j, "CgroupVersion", false, &cgv, w, err);
-	r = r ?: get_string(j, "CgroupDriver", false, &out->cgroup_driver, w, err);
-	r = r ?: get_string(j, "DefaultRuntime", false, &out->default_runtime, w, err);
-	r = r ?: get_int(j, "NCPU", true, &n, w, err);
-	r = r ?: get_int(j, "MemTotal", true, &out->mem_total, w, err);
-	r = r ?: get_bool(j, "MemoryLimit", false, &out->memory_limit, w, err);
-	r = r ?: get_bool(j, "SwapLimit", false, &out->swap_limit, w, err);
-	r = r ?: get_bool(j, "PidsLimit", false, &out->pids_limit, w, err);
+	r = docker_codec_get_string(j, "ServerVersion", true, &out->server_version, w, err);
+	r = r ?: docker_codec_get_string(j, "CgroupVersion", false, &cgv, w, err);
+	r = r ?: docker_codec_get_string(j, "CgroupDriver", false, &out->cgroup_driver, w, err);
+	r = r ?: docker_codec_get_string(j, "DefaultRuntime", false, &out->default_runtime, w, err);
+	r = r ?: docker_codec_get_int(j, "NCPU", true, &n, w, err);
+	r = r ?: docker_codec_get_int(j, "MemTotal", true, &out->mem_total, w, err);
+	r = r ?: docker_codec_get_bool(j, "MemoryLimit", false, &out->memory_limit, w, err);
+	r = r ?: docker_codec_get_bool(j, "SwapLimit", false, &out->swap_limit, w, err);
+	r = r ?: docker_codec_get_bool(j, "PidsLimit", false, &out->pids_limit, w, err);
 	r = r ?: parse_runtimes(j, out, w, err);
 	if (r == 0) {
 		out->ncpu = (long)n;
@@ -493,16 +500,16 @@ enum docker_error docker_codec_parse_image(const char *body, size_t len, struct 
 					   char **err)
 {
 	const char *w = "image inspect";
-	json_t *j = load_object(body, len, w, err);
+	json_t *j = docker_codec_load_object(body, len, w, err);
 	int r;
 
 	memset(out, 0, sizeof(*out));
 	if (!j)
 		return DOCKER_ERR_PROTOCOL;
-	r = get_string(j, "Id", true, &out->id, w, err);
-	r = r ?: get_int(j, "Size", false, &out->size, w, err);
-	r = r ?: get_string(j, "Os", false, &out->os, w, err);
-	r = r ?: get_string(j, "Architecture", false, &out->arch, w, err);
+	r = docker_codec_get_string(j, "Id", true, &out->id, w, err);
+	r = r ?: docker_codec_get_int(j, "Size", false, &out->size, w, err);
+	r = r ?: docker_codec_get_string(j, "Os", false, &out->os, w, err);
+	r = r ?: docker_codec_get_string(j, "Architecture", false, &out->arch, w, err);
 	if (r == 0 && strncmp(out->id, "sha256:", 7) != 0)
 		r = shape_fail(err, w, "Id", "does not start with sha256:");
 	json_decref(j);
@@ -517,21 +524,21 @@ enum docker_error docker_codec_parse_container(const char *body, size_t len,
 					       struct docker_container_state *out, char **err)
 {
 	const char *w = "container inspect";
-	json_t *j = load_object(body, len, w, err), *st;
+	json_t *j = docker_codec_load_object(body, len, w, err), *st;
 	int64_t code = 0, pid = 0;
 	int r = -1;
 
 	memset(out, 0, sizeof(*out));
 	if (!j)
 		return DOCKER_ERR_PROTOCOL;
-	st = get_object(j, "State", true, w, err);
+	st = docker_codec_get_object(j, "State", true, w, err);
 	if (st) {
-		r = get_string(st, "Status", true, &out->status, w, err);
-		r = r ?: get_bool(st, "Running", true, &out->running, w, err);
-		r = r ?: get_bool(st, "OOMKilled", true, &out->oom_killed, w, err);
-		r = r ?: get_int(st, "ExitCode", true, &code, w, err);
-		r = r ?: get_int(st, "Pid", false, &pid, w, err);
-		r = r ?: get_string(st, "Error", false, &out->error, w, err);
+		r = docker_codec_get_string(st, "Status", true, &out->status, w, err);
+		r = r ?: docker_codec_get_bool(st, "Running", true, &out->running, w, err);
+		r = r ?: docker_codec_get_bool(st, "OOMKilled", true, &out->oom_killed, w, err);
+		r = r ?: docker_codec_get_int(st, "ExitCode", true, &code, w, err);
+		r = r ?: docker_codec_get_int(st, "Pid", false, &pid, w, err);
+		r = r ?: docker_codec_get_string(st, "Error", false, &out->error, w, err);
 	}
 	json_decref(j);
 	if (r < 0) {
@@ -547,7 +554,7 @@ enum docker_error docker_codec_parse_stats(const char *body, size_t len, struct 
 					   char **err)
 {
 	const char *w = "container stats";
-	json_t *j = load_object(body, len, w, err), *mem, *pids, *cpu, *usage = NULL;
+	json_t *j = docker_codec_load_object(body, len, w, err), *mem, *pids, *cpu, *usage = NULL;
 	int64_t total = 0;
 	int r;
 
@@ -560,15 +567,15 @@ enum docker_error docker_codec_parse_stats(const char *body, size_t len, struct 
 	if (r == 0 && cpu)
 		r = opt_object(cpu, "cpu_usage", &usage, w, err);
 	if (r == 0 && mem) {
-		r = get_int(mem, "usage", false, &out->mem_usage, w, err);
-		r = r ?: get_int(mem, "max_usage", false, &out->mem_max_usage, w, err);
+		r = docker_codec_get_int(mem, "usage", false, &out->mem_usage, w, err);
+		r = r ?: docker_codec_get_int(mem, "max_usage", false, &out->mem_max_usage, w, err);
 		/* A stopped container answers with empty memory_stats. */
 		out->valid = json_object_size(mem) > 0;
 	}
 	if (r == 0 && pids)
-		r = get_int(pids, "current", false, &out->pids_current, w, err);
+		r = docker_codec_get_int(pids, "current", false, &out->pids_current, w, err);
 	if (r == 0 && usage) {
-		r = get_int(usage, "total_usage", false, &total, w, err);
+		r = docker_codec_get_int(usage, "total_usage", false, &total, w, err);
 		out->cpu_total_ns = (uint64_t)total;
 	}
 	json_decref(j);
@@ -579,11 +586,10 @@ enum docker_error docker_codec_parse_stats(const char *body, size_t len, struct 
 	return DOCKER_OK;
 }
 
-enum docker_error docker_codec_parse_list(const char *body, size_t len, char ***ids, size_t *n,
-					  char **err)
+enum docker_error docker_codec_parse_ids(const char *body, size_t len, const char *key,
+					 const char *w, char ***ids, size_t *n, char **err)
 {
-	const char *w = "container list";
-	json_t *j = load(body, len, w, err), *v;
+	json_t *j = docker_codec_load(body, len, w, err), *v;
 	char **out;
 	size_t i;
 
@@ -593,15 +599,16 @@ enum docker_error docker_codec_parse_list(const char *body, size_t len, char ***
 		return DOCKER_ERR_PROTOCOL;
 	if (!json_is_array(j)) {
 		json_decref(j);
-		return shape_error(err, w, "the reply", "is not a JSON array");
+		return docker_codec_shape_error(err, w, "the reply", "is not a JSON array");
 	}
 	out = xcalloc(json_array_size(j) + 1, sizeof(char *));
 	json_array_foreach(j, i, v) {
-		json_t *id = json_is_object(v) ? json_object_get(v, "Id") : NULL;
+		json_t *id = json_is_object(v) ? json_object_get(v, key) : NULL;
 		if (!json_is_string(id)) {
+			_cleanup_free_ char *expected = xasprintf("has no string %s", key);
 			docker_strv_free(out);
 			json_decref(j);
-			return shape_error(err, w, "an entry", "has no string Id");
+			return docker_codec_shape_error(err, w, "an entry", expected);
 		}
 		out[i] = xstrdup(json_string_value(id));
 	}
@@ -609,4 +616,10 @@ enum docker_error docker_codec_parse_list(const char *body, size_t len, char ***
 	*ids = out;
 	json_decref(j);
 	return DOCKER_OK;
+}
+
+enum docker_error docker_codec_parse_list(const char *body, size_t len, char ***ids, size_t *n,
+					  char **err)
+{
+	return docker_codec_parse_ids(body, len, "Id", "container list", ids, n, err);
 }

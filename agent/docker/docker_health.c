@@ -38,9 +38,9 @@ void docker_health_note(struct docker_health *h, bool reachable, const char *why
 	pthread_mutex_unlock(&h->lock);
 	/* Only the changes: a Docker that stays down is not logged each time. */
 	if (changed && reachable)
-		log_info("Docker answers again at %s", docker_socket_path(h->docker));
+		log_info("Docker answers again at %s", docker_endpoint_name(h->docker));
 	else if (changed)
-		log_warnx("Docker stopped answering at %s: %s", docker_socket_path(h->docker),
+		log_warnx("Docker stopped answering at %s: %s", docker_endpoint_name(h->docker),
 			  why ? why : "no detail");
 }
 
@@ -87,12 +87,17 @@ int docker_health_start(const struct docker_health_options *o, struct docker_hea
 	struct docker_health *h = xcalloc(1, sizeof(*h));
 	struct docker_options dopts = {
 		.socket_path = o->socket_path,
+		.host = o->host,
+		.tls = o->tls,
 		.timeout_ms = o->ping_timeout_ms > 0 ? o->ping_timeout_ms : DEFAULT_PING_TIMEOUT_MS,
 	};
 	pthread_condattr_t ca;
 	int r;
 
-	h->docker = docker_new(&dopts);
+	if (docker_open(&dopts, &h->docker, err) < 0) {
+		free(h);
+		return -EINVAL;
+	}
 	h->interval_ms = o->interval_ms ? o->interval_ms : DEFAULT_INTERVAL_MS;
 	pthread_mutex_init(&h->lock, NULL);
 	pthread_condattr_init(&ca);

@@ -12,10 +12,13 @@
 #include <stdbool.h>
 #include <time.h>
 
+#include "docker_http.h"
 #include "macro.h"
 
 struct docker_health_options {
 	const char *socket_path;  /* NULL: the default Docker socket */
+	const char *host;         /* instead: unix:// or tcp:// (docker_options) */
+	struct docker_tls tls;
 	unsigned interval_ms;     /* ping when nothing was noted for this long; 0: 5 s */
 	long ping_timeout_ms;     /* longest wait for one ping; 0: 2 s */
 };

@@ -2,6 +2,7 @@
 
 #include <curl/curl.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -40,38 +41,113 @@ static size_t reply_write(char *ptr, size_t size, size_t nmemb, void *userdata)
 	return n;
 }
 
-static enum docker_error map_curl_error(CURLcode rc, const char *socket_path, const char *detail,
-					char **err)
+static enum docker_error map_curl_error(CURLcode rc, const struct docker_endpoint *ep,
+					const char *detail, char **err)
 {
 	const char *what = detail && *detail ? detail : curl_easy_strerror(rc);
+	const char *name = ep->name;
 
 	switch (rc) {
 	case CURLE_COULDNT_CONNECT:
 	case CURLE_COULDNT_RESOLVE_HOST:
 	case CURLE_COULDNT_RESOLVE_PROXY:
-		*err = xasprintf("Docker not reachable at unix://%s (%s): start dockerd "
-				 "(packaging/ensure-docker.sh) or set docker.socket in config/agent.yaml",
-				 socket_path, what);
+		*err = xasprintf("Docker not reachable at %s (%s): start dockerd "
+				 "(packaging/ensure-docker.sh) or set docker.socket in config/agent.yaml "
+				 "(engine.host in config/sandbox.yaml)", name, what);
 		return DOCKER_ERR_UNREACHABLE;
 	case CURLE_OPERATION_TIMEDOUT:
-		*err = xasprintf("Docker at unix://%s did not answer in time (%s): check that dockerd "
+		*err = xasprintf("Docker at %s did not answer in time (%s): check that dockerd "
 				 "is not overloaded or hung (its log), or raise docker.api_timeout in "
-				 "config/agent.yaml", socket_path, what);
+				 "config/agent.yaml", name, what);
 		return DOCKER_ERR_TIMEOUT;
 	case CURLE_GOT_NOTHING:
 	case CURLE_RECV_ERROR:
 	case CURLE_SEND_ERROR:
 	case CURLE_WEIRD_SERVER_REPLY:
-		*err = xasprintf("Docker at unix://%s broke off the reply (%s): check dockerd's log",
-				 socket_path, what);
+		*err = xasprintf("Docker at %s broke off the reply (%s): check dockerd's log", name,
+				 what);
 		return DOCKER_ERR_PROTOCOL;
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_PEER_FAILED_VERIFICATION:
+	case CURLE_SSL_CERTPROBLEM:
+	case CURLE_SSL_CACERT_BADFILE:
+	case CURLE_SSL_CIPHER:
+		/* Not a passing outage: retrying does not fix a certificate. */
+		*err = xasprintf("the TLS handshake with Docker at %s failed (%s): check "
+				 "engine.tls (ca, cert, key) in config/sandbox.yaml against the "
+				 "engine's --tlscacert, and that its certificate names the host", name,
+				 what);
+		return DOCKER_ERR_IO;
 	default:
-		*err = xasprintf("talking to Docker at unix://%s failed (%s)", socket_path, what);
+		*err = xasprintf("talking to Docker at %s failed (%s)", name, what);
 		return DOCKER_ERR_IO;
 	}
 }
 
-static CURL *easy_new(const char *socket_path, long timeout_ms, char *errbuf)
+int docker_endpoint_parse(const char *host, const struct docker_tls *tls,
+			  struct docker_endpoint *out, char **err)
+{
+	bool have_tls = tls && tls->ca && *tls->ca && tls->cert && *tls->cert && tls->key &&
+			*tls->key;
+	bool some_tls = tls && ((tls->ca && *tls->ca) || (tls->cert && *tls->cert) ||
+				(tls->key && *tls->key));
+
+	memset(out, 0, sizeof(*out));
+	if (!host || !*host)
+		host = "unix://" DOCKER_HTTP_DEFAULT_SOCKET;
+	if (host[0] == '/' || strncmp(host, "unix://", 7) == 0) {
+		const char *path = host[0] == '/' ? host : host + 7;
+		if (path[0] != '/') {
+			*err = xasprintf("'%s' is not a Docker host: a Unix socket is "
+					 "unix:///absolute/path", host);
+			return -EINVAL;
+		}
+		out->unix_path = xstrdup(path);
+		out->url = xstrdup("http://docker");
+		out->name = xasprintf("unix://%s", path);
+		return 0;
+	}
+	if (strncmp(host, "tcp://", 6) != 0 && strncmp(host, "https://", 8) != 0) {
+		*err = xasprintf("'%s' is not a Docker host: write unix:///path/to/docker.sock "
+				 "or tcp://HOST:2376 (with TLS)", host);
+		return -EINVAL;
+	}
+	const char *addr = strchr(host, '/') + 2;
+	size_t alen = strcspn(addr, "/");
+	if (alen == 0 || addr[alen] != '\0' || !memchr(addr, ':', alen)) {
+		*err = xasprintf("'%s' is not a Docker host: write tcp://HOST:PORT (2376 is "
+				 "Docker's TLS port)", host);
+		return -EINVAL;
+	}
+	if (!have_tls) {
+		*err = xasprintf("the Docker host %s is TCP without %s TLS client certificate: "
+				 "the Engine API gives root on that host to whoever reaches it, so "
+				 "plain TCP is refused; give engine.tls ca, cert and key in "
+				 "config/sandbox.yaml (or DOCKER_TLS_VERIFY=1 and DOCKER_CERT_PATH "
+				 "with ca.pem, cert.pem, key.pem), and start that dockerd with "
+				 "--tlsverify", host, some_tls ? "a complete" : "a");
+		return -EINVAL;
+	}
+	out->url = xasprintf("https://%.*s", (int)alen, addr);
+	out->name = xasprintf("tcp://%.*s", (int)alen, addr);
+	out->ca = xstrdup(tls->ca);
+	out->cert = xstrdup(tls->cert);
+	out->key = xstrdup(tls->key);
+	return 0;
+}
+
+void docker_endpoint_clear(struct docker_endpoint *ep)
+{
+	free(ep->unix_path);
+	free(ep->url);
+	free(ep->ca);
+	free(ep->cert);
+	free(ep->key);
+	free(ep->name);
+	memset(ep, 0, sizeof(*ep));
+}
+
+static CURL *easy_new(const struct docker_endpoint *ep, long timeout_ms, char *errbuf)
 {
 	CURL *c;
 
@@ -79,29 +155,41 @@ static CURL *easy_new(const char *socket_path, long timeout_ms, char *errbuf)
 	c = curl_easy_init();
 	if (!c)
 		return NULL;
-	curl_easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, socket_path);
+	if (ep->unix_path) {
+		curl_easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, ep->unix_path);
+		curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http");
+	} else {
+		/* Mutual TLS: the engine's certificate checked against the CA,
+		 * ours presented. */
+		curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "https");
+		curl_easy_setopt(c, CURLOPT_CAINFO, ep->ca);
+		curl_easy_setopt(c, CURLOPT_SSLCERT, ep->cert);
+		curl_easy_setopt(c, CURLOPT_SSLKEY, ep->key);
+		curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
+		curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
+		curl_easy_setopt(c, CURLOPT_TCP_NODELAY, 1L);
+	}
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
 	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http");
 	if (timeout_ms > 0)
 		curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms);
 	return c;
 }
 
-enum docker_error docker_http_call(const char *socket_path, const struct docker_http_request *req,
+enum docker_error docker_http_call(const struct docker_endpoint *ep, const struct docker_http_request *req,
 				   struct docker_http_reply *out, char **err)
 {
 	char errbuf[CURL_ERROR_SIZE] = "";
 	struct reply_buffer buf = { .max = req->max_reply };
 	struct curl_slist *headers = NULL;
-	_cleanup_free_ char *url = xasprintf("http://docker%s", req->path);
+	_cleanup_free_ char *url = xasprintf("%s%s", ep->url, req->path);
 	enum docker_error e = DOCKER_OK;
 	CURL *c;
 	CURLcode rc;
 
 	memset(out, 0, sizeof(*out));
-	c = easy_new(socket_path, req->timeout_ms, errbuf);
+	c = easy_new(ep, req->timeout_ms, errbuf);
 	if (!c) {
 		*err = xstrdup("cannot create a libcurl handle (out of memory?)");
 		return DOCKER_ERR_IO;
@@ -130,7 +218,7 @@ enum docker_error docker_http_call(const char *socket_path, const struct docker_
 				 req->path, req->max_reply);
 		e = DOCKER_ERR_TOO_LARGE;
 	} else if (rc != CURLE_OK) {
-		e = map_curl_error(rc, socket_path, errbuf, err);
+		e = map_curl_error(rc, ep, errbuf, err);
 	} else {
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &out->status);
 		out->body = buf.data ? buf.data : xstrdup("");
@@ -240,12 +328,12 @@ static enum docker_error stream_status_error(long status, const char *body, cons
 	return DOCKER_ERR_SERVER;
 }
 
-enum docker_error docker_stream_open(const char *socket_path, const char *method, const char *path,
+enum docker_error docker_stream_open(const struct docker_endpoint *ep, const char *method, const char *path,
 				     long timeout_ms, struct docker_stream **out, char **err)
 {
 	char errbuf[CURL_ERROR_SIZE] = "";
 	struct docker_stream *s = xcalloc(1, sizeof(*s));
-	_cleanup_free_ char *request = NULL;
+	_cleanup_free_ char *request = NULL, *base = NULL;
 	char *head = xmalloc(STREAM_HEADER_MAX + 1), *end = NULL;
 	size_t head_len = 0;
 	curl_socket_t sock;
@@ -255,7 +343,7 @@ enum docker_error docker_stream_open(const char *socket_path, const char *method
 	int r;
 
 	*out = NULL;
-	s->curl = easy_new(socket_path, timeout_ms, errbuf);
+	s->curl = easy_new(ep, timeout_ms, errbuf);
 	if (!s->curl) {
 		*err = xstrdup("cannot create a libcurl handle (out of memory?)");
 		e = DOCKER_ERR_IO;
@@ -263,11 +351,12 @@ enum docker_error docker_stream_open(const char *socket_path, const char *method
 	}
 	/* CONNECT_ONLY: libcurl connects and hands over the socket; the upgrade
 	 * request is ours, since libcurl does not speak Docker's hijacked HTTP. */
-	curl_easy_setopt(s->curl, CURLOPT_URL, "http://docker/");
+	base = xasprintf("%s/", ep->url);
+	curl_easy_setopt(s->curl, CURLOPT_URL, base);
 	curl_easy_setopt(s->curl, CURLOPT_CONNECT_ONLY, 1L);
 	rc = curl_easy_perform(s->curl);
 	if (rc != CURLE_OK) {
-		e = map_curl_error(rc, socket_path, errbuf, err);
+		e = map_curl_error(rc, ep, errbuf, err);
 		goto fail;
 	}
 	curl_easy_getinfo(s->curl, CURLINFO_ACTIVESOCKET, &sock);
@@ -278,7 +367,7 @@ enum docker_error docker_stream_open(const char *socket_path, const char *method
 			    method, path);
 	r = docker_stream_write_all(s, request, strlen(request), timeout_ms);
 	if (r < 0) {
-		*err = xasprintf("sending %s to Docker at unix://%s failed: %s", path, socket_path,
+		*err = xasprintf("sending %s to Docker at %s failed: %s", path, ep->name,
 				 strerror(-r));
 		e = DOCKER_ERR_IO;
 		goto fail;
@@ -295,7 +384,7 @@ enum docker_error docker_stream_open(const char *socket_path, const char *method
 		if (n == -EAGAIN) {
 			r = wait_fd(s->fd, POLLIN, timeout_ms);
 			if (r < 0) {
-				*err = xasprintf("Docker at unix://%s did not answer %s: %s", socket_path,
+				*err = xasprintf("Docker at %s did not answer %s: %s", ep->name,
 						 path, strerror(-r));
 				e = r == -ETIMEDOUT ? DOCKER_ERR_TIMEOUT : DOCKER_ERR_IO;
 				goto fail;
@@ -303,7 +392,7 @@ enum docker_error docker_stream_open(const char *socket_path, const char *method
 			continue;
 		}
 		if (n <= 0) {
-			*err = xasprintf("Docker at unix://%s closed the connection during %s", socket_path,
+			*err = xasprintf("Docker at %s closed the connection during %s", ep->name,
 					 path);
 			e = DOCKER_ERR_PROTOCOL;
 			goto fail;

@@ -1,4 +1,5 @@
-/* HTTP over the Docker Unix socket with libcurl. One easy handle per call, so
+/* HTTP to the Docker Engine API with libcurl: over its Unix socket, or over
+ * TCP with mutual TLS (a remote engine). One easy handle per call, so
  * calls are safe from any thread. Replies are capped in size. docker.c makes its
  * calls through it; the sandbox reads and writes a container's attach stream
  * (struct docker_stream) through it too. */
@@ -9,6 +10,36 @@
 #include <sys/types.h>
 
 #include "docker_error.h"
+
+#define DOCKER_HTTP_DEFAULT_SOCKET "/var/run/docker.sock"
+
+/* Where an engine answers: its Unix socket, or a TCP address that only
+ * answers over TLS with a client certificate. Plain TCP is never used: the
+ * Engine API is root on that host to whoever reaches it. */
+struct docker_endpoint {
+	char *unix_path;          /* the socket; NULL for TCP */
+	char *url;                /* "http://docker" or "https://HOST:PORT" */
+	char *ca, *cert, *key;    /* PEM files, for TCP */
+	char *name;               /* "unix:///var/run/docker.sock", "tcp://HOST:PORT" */
+};
+
+/* The client certificate of a TCP endpoint. */
+struct docker_tls {
+	const char *ca, *cert, *key; /* PEM files; all three or none */
+};
+
+/* host is "unix:///path", a bare "/path", or "tcp://HOST:PORT" (which needs
+ * tls with all three files). 0 with *out (docker_endpoint_clear), or -EINVAL
+ * with *err (caller frees) saying what to write instead. */
+int docker_endpoint_parse(const char *host, const struct docker_tls *tls,
+			  struct docker_endpoint *out, char **err);
+void docker_endpoint_clear(struct docker_endpoint *ep);
+/* Whether the engine is on this machine (its socket), so that the kernel's
+ * view of its containers (pids, cgroups) is this process's. */
+static inline int docker_endpoint_is_local(const struct docker_endpoint *ep)
+{
+	return ep->unix_path != NULL;
+}
 
 struct docker_http_request {
 	const char *method;       /* "GET", "POST", "DELETE" */
@@ -28,8 +59,8 @@ struct docker_http_reply {
 
 /* Performs one request. DOCKER_OK means an HTTP reply arrived (any status:
  * the caller maps 4xx/5xx); other values are transport failures with a
- * message in *err (caller frees) that names the socket. */
-enum docker_error docker_http_call(const char *socket_path, const struct docker_http_request *req,
+ * message in *err (caller frees) that names the endpoint. */
+enum docker_error docker_http_call(const struct docker_endpoint *ep, const struct docker_http_request *req,
 				   struct docker_http_reply *out, char **err);
 void docker_http_reply_clear(struct docker_http_reply *r);
 
@@ -40,7 +71,7 @@ struct docker_stream;
 /* Sends METHOD path with "Upgrade: tcp" and reads the reply headers; any
  * stream bytes that arrived with them are kept for docker_stream_read(). The
  * caller frees the stream with docker_stream_close(). */
-enum docker_error docker_stream_open(const char *socket_path, const char *method, const char *path,
+enum docker_error docker_stream_open(const struct docker_endpoint *ep, const char *method, const char *path,
 				     long timeout_ms, struct docker_stream **out, char **err);
 /* The socket, for poll(). */
 int docker_stream_fd(const struct docker_stream *s);

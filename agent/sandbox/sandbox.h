@@ -17,6 +17,7 @@
 #include "level.h"
 /* The value types: in their own headers, which the sandbox's parts use
  * without this one. */
+#include "sandbox_engine.h"
 #include "sandbox_job.h"
 #include "sandbox_options.h"
 #include "sandbox_result.h"
@@ -65,6 +66,13 @@ void sandbox_release_quiet(struct sandbox *sb);
  * ones, warm or cold, get the new ones. Returns whether anything changed.
  * Thread-safe. */
 bool sandbox_set_limits(struct sandbox *sb, const struct sandbox_options *opts);
+
+/* The engine that runs this sandbox's jobs: its name, endpoint,
+ * capabilities (sandbox_engine.h). Valid until sandbox_free(). */
+const struct sandbox_engine_info *sandbox_engine(const struct sandbox *sb);
+/* The nodes the engine places runs on and what their probes proved (a JSON
+ * array, caller decrefs), or NULL for an engine that is one host. */
+json_t *sandbox_nodes(struct sandbox *sb);
 
 /* Whether trust level t joins the sandbox network (network: allowlist). */
 bool sandbox_trust_has_network(const struct sandbox *sb, enum trust t);

@@ -16,4 +16,10 @@ char *sandbox_cgroup_dir(int version, const char *controller, const char *id);
  * the cgroup cannot be read. */
 pid_t sandbox_cgroup_init(const char *dir);
 
+/* The child of process parent that started first (its children from
+ * /proc/PARENT/task/PARENT/children): in a container, the program its init
+ * started, before any orphan the init adopted. -ESRCH when it has none,
+ * -errno when /proc cannot say. */
+pid_t sandbox_proc_first_child(pid_t parent);
+
 #endif

@@ -123,6 +123,13 @@ json_t *sandbox_result_to_json(const struct sandbox_result *r)
 		abort(); /* a json_pack format error is a programming error */
 	if (r->dependencies)
 		json_object_set(j, "dependencies", r->dependencies);
+	if (r->engine)
+		json_object_set_new(j, "engine",
+				    json_pack("{s:s, s:o, s:o, s:s, s:o}", "name", r->engine,
+					      "host", str_or_null(r->endpoint),
+					      "node", str_or_null(r->node),
+					      "end_from", r->ended_by_kernel ? "kernel" : "engine",
+					      "usage_from", str_or_null(r->usage_source)));
 	return j;
 }
 
@@ -135,6 +142,9 @@ void sandbox_result_clear(struct sandbox_result *r)
 	free(r->image_id);
 	free(r->docker_version);
 	free(r->container_id);
+	free(r->engine);
+	free(r->endpoint);
+	free(r->node);
 	free(r->message);
 	json_decref(r->dependencies);
 	memset(r, 0, sizeof(*r));

@@ -45,6 +45,12 @@ struct sandbox_result {
 	/* The end came from the kernel (the init's pidfd, with all output in),
 	 * not from Docker's end of stream: see sandbox_attach.h. */
 	bool ended_by_kernel;
+	/* The engine that ran it (sandbox_engine.h): its name ("docker",
+	 * "swarm"), where it answers, the node it placed the run on (NULL: the
+	 * engine's own host), and where the usage came from ("cgroup",
+	 * "engine_stats", "task"; static). */
+	char *engine, *endpoint, *node;
+	const char *usage_source;
 	/* For a job with dependencies: what pip did ({"ok", "installed": [{name,
 	 * version, url, hashes}], ...}); NULL otherwise. Owned. */
 	json_t *dependencies;

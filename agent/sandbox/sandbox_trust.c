@@ -10,12 +10,6 @@
 #include "macro.h"
 #include "sandbox_limits.h"
 
-/* gVisor's own kernel (the Sentry) and file proxy run as host threads inside
- * the container's pids cgroup, about 40 at rest and more under load, while
- * the script's processes are the Sentry's tasks. Under runsc the host-side
- * PidsLimit therefore gets this allowance on top of the configured pids, so
- * that the configured number stays what the script may start. */
-#define RUNSC_PIDS_ALLOWANCE 128
 
 struct sandbox_trust {
 	pthread_mutex_t lock; /* base and no_scale: a reload changes them */
@@ -96,9 +90,17 @@ bool sandbox_trust_is_gvisor(const struct sandbox_trust *tt, enum trust t)
 	return strcmp(tt->runtime[t], "runsc") == 0;
 }
 
+int sandbox_trust_runc_level(const struct sandbox_trust *tt)
+{
+	for (int t = 0; t < TRUST_COUNT; t++)
+		if (!sandbox_trust_is_gvisor(tt, (enum trust)t))
+			return t;
+	return -1;
+}
+
 int64_t sandbox_trust_host_pids(const struct sandbox_trust *tt, enum trust t, int64_t pids)
 {
-	return sandbox_trust_is_gvisor(tt, t) ? pids + RUNSC_PIDS_ALLOWANCE : pids;
+	return sandbox_trust_is_gvisor(tt, t) ? pids + SANDBOX_RUNSC_PIDS_ALLOWANCE : pids;
 }
 
 bool sandbox_trust_allowlist(const struct sandbox_trust *tt, enum trust t)

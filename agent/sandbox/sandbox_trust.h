@@ -36,6 +36,8 @@ const char *sandbox_trust_runtime(const struct sandbox_trust *tt, enum trust t);
 /* Whether level t runs under gVisor (runtime runsc): its jobs meet
  * gVisor's kernel, and gVisor's own threads share their pids cgroup. */
 bool sandbox_trust_is_gvisor(const struct sandbox_trust *tt, enum trust t);
+/* The first trust level that runs under runc (the host kernel), or -1. */
+int sandbox_trust_runc_level(const struct sandbox_trust *tt);
 /* The PidsLimit Docker gets for pids at level t (more under gVisor). */
 int64_t sandbox_trust_host_pids(const struct sandbox_trust *tt, enum trust t, int64_t pids);
 /* Whether level t is configured for the allowlist network. */

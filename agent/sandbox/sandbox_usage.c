@@ -84,7 +84,7 @@ static void add_api_stats(struct sandbox_usage *u, const struct docker_stats *st
 /* Under u->lock. The cgroup appears at start; look again until it does. */
 static void find_cgroup(struct sandbox_usage *u)
 {
-	if (u->from_cgroup_files)
+	if (u->from_cgroup_files || !u->local)
 		return;
 	u->memory_dir = sandbox_cgroup_dir(u->cgroup_version, "memory", u->id);
 	if (!u->memory_dir)
@@ -131,7 +131,7 @@ static void *sampler(void *arg)
 }
 
 void sandbox_usage_start(struct sandbox_usage *u, struct docker *d, const char *container_id,
-			 int cgroup_version)
+			 int cgroup_version, bool local)
 {
 	pthread_condattr_t attr;
 
@@ -139,6 +139,7 @@ void sandbox_usage_start(struct sandbox_usage *u, struct docker *d, const char *
 	u->docker = d;
 	u->id = xstrdup(container_id);
 	u->cgroup_version = cgroup_version;
+	u->local = local;
 	pthread_mutex_init(&u->lock, NULL);
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);

@@ -29,6 +29,7 @@ struct sandbox_usage {
 	char *id;
 	char *memory_dir, *cpu_dir, *pids_dir; /* NULL when not found */
 	int cgroup_version;
+	bool local;
 	bool stop;
 	pthread_mutex_t lock; /* with wake: stop interrupts the sampling pause */
 	pthread_cond_t wake;
@@ -36,9 +37,11 @@ struct sandbox_usage {
 	bool started;
 };
 
-/* Starts sampling every 50 ms. The container must exist (created). */
+/* Starts sampling every 50 ms. The container must exist (created). local:
+ * the engine is this machine's, so its cgroup files may be read (a remote
+ * engine's container is sampled through the Engine API's stats only). */
 void sandbox_usage_start(struct sandbox_usage *u, struct docker *d, const char *container_id,
-			 int cgroup_version);
+			 int cgroup_version, bool local);
 /* Takes a sample now, from the caller's thread, at the end of the script:
  * while the bootstrap waits for the agent (sandbox_attach.h "The hold"),
  * or when the container's init has been seen to exit, before Docker can

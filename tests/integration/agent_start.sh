@@ -46,6 +46,9 @@ agent_setup() {
 		"$1/drop" "$1/state" > "$1/conf/agent.yaml"
 	printf '%s' "$AGENT_SECURITY_YAML" > "$1/conf/security.yaml"
 	printf '%s' "$AGENT_SANDBOX_YAML" > "$1/conf/sandbox.yaml"
+	# The engine's section, when a test runs the same checks on another
+	# engine (swarm.sh runs examples_run.sh on a swarm).
+	[ -n "${MAI_ENGINE_YAML:-}" ] && printf '%s\n' "$MAI_ENGINE_YAML" >> "$1/conf/sandbox.yaml"
 	"$AGENT" keygen "$1/audit.key" > /dev/null 2>&1 || { echo "FAIL: mai-agent keygen" >&2; return 1; }
 	printf 'signing_key: %s\ncheckpoint_interval: 1s\n' "$1/audit.key" > "$1/conf/audit.yaml"
 	MAI_CONFIG_DIR="$1/conf"

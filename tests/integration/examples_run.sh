@@ -58,11 +58,12 @@ if [ $rc -ne 0 ]; then
 	exit 1
 fi
 
-# All at once (the agent runs two at a time): submit waits for each answer.
+# All at once (the agent runs two at a time): submit waits for each answer
+# (MAI_SUBMIT_TIMEOUT seconds: swarm.sh gives Swarm's slower runs longer).
 n=0
 for f in "$SRC"/examples/scripts/*.py; do
 	name=$(basename "$f" .py)
-	"$AGENT" submit --timeout 90 "$f" > "$W/$name.submit" 2>&1 &
+	"$AGENT" submit --timeout "${MAI_SUBMIT_TIMEOUT:-90}" "$f" > "$W/$name.submit" 2>&1 &
 	echo "$name $!" >> "$W/submits"
 	n=$((n + 1))
 done

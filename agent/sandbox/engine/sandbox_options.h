@@ -1,9 +1,10 @@
-/* What a sandbox is made with: per trust level the limits, runtime and
- * network, the allowlist network, how the end of a run is learnt. Value
- * types, and their built-in defaults (sandbox_options.c). */
+/* What a sandbox is made with: the engine, per trust level the limits,
+ * runtime and network, the allowlist network, how the end of a run is
+ * learnt. Value types, and their built-in defaults (sandbox_options.c). */
 #ifndef MAI_SANDBOX_OPTIONS_H
 #define MAI_SANDBOX_OPTIONS_H
 
+#include <jansson.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -26,6 +27,13 @@ struct sandbox_limits {
 	int64_t timeout_ms;
 	int64_t stdout_max, stderr_max;
 };
+
+/* gVisor's own kernel (the Sentry) and file proxy run as host threads inside
+ * the container's pids cgroup, about 40 at rest and more under load, while
+ * the script's processes are the Sentry's tasks. Under runsc the host-side
+ * PidsLimit therefore gets this allowance on top of the configured pids, so
+ * that the configured number stays what the script may start. */
+#define SANDBOX_RUNSC_PIDS_ALLOWANCE 128
 
 struct sandbox_trust_options {
 	struct sandbox_limits base; /* before scaling and clamping */
@@ -62,8 +70,31 @@ enum sandbox_exit_source {
 	SANDBOX_EXIT_DOCKER,
 };
 
+struct sandbox_engine_ops;
+
+/* The engine (engine: in config/sandbox.yaml; sandbox_engine.h). */
+struct sandbox_engine_options {
+	/* The backend, picked by cmd/ (NULL: sandbox_engine_docker). */
+	const struct sandbox_engine_ops *ops;
+	/* "unix:///path" or "tcp://HOST:PORT"; NULL: socket_path. */
+	const char *host;
+	const char *tls_ca, *tls_cert, *tls_key; /* PEM files, for tcp:// */
+	/* Swarm: the node label whose value names the trust level a node
+	 * serves; a run is constrained to node.labels.KEY==<its level>.
+	 * NULL: "mai.trust". */
+	const char *node_label_key;
+	int64_t probe_timeout_ms; /* one node's probe; 0: 60 s */
+	/* Called after each round of node probes once the engine is open (a
+	 * node that joined, came back or was relabelled), with the engine's
+	 * name and host and every node's state (as sandbox_nodes()), from the
+	 * thread that placed a run; may be NULL. For the audit log. */
+	void (*probed)(void *arg, const char *name, const char *host, json_t *nodes);
+	void *probed_arg;
+};
+
 struct sandbox_options {
 	const char *socket_path;  /* NULL: the default Docker socket */
+	struct sandbox_engine_options engine;
 	const char *image;        /* NULL: "mai-sandbox:latest" */
 	/* The uids (and gids, the same numbers) reserved for the containers,
 	 * one per container in flight (sandbox_uids.h); by default

@@ -1,0 +1,781 @@
+/* Docker Swarm behind the engine seam: see swarm_engine.h and
+ * docs/SCALING.md.
+ *
+ * A run is a replicated-job service of one task, created on a manager:
+ *  - its input (what the bootstrap reads on stdin) is a Swarm config,
+ *    mounted read-only at /mai-job; a small supervisor (below) makes it the
+ *    bootstrap's stdin, runs the program in a child and, once that has
+ *    ended, writes the container's own cgroup counters (OOM kills, refused
+ *    forks, peak memory, CPU) as one last line to stderr;
+ *  - read-only root, every capability dropped, a uid of its own, pids,
+ *    memory and CPU limits, a size-capped tmpfs at /tmp, ulimits, Init, a
+ *    json-file log capped in size;
+ *  - a fresh internal overlay network of its own (no route out, no other
+ *    run on it): a service without one would join the node's default
+ *    bridge, which has a route out;
+ *  - constrained to ready nodes labelled for its trust level whose probe
+ *    passed (swarm_nodes.h); what API 1.41 cannot set per service (the
+ *    runtime, no-new-privileges, the seccomp profile) is the node's, and the
+ *    probe proves it.
+ * The agent polls the task until it ends or its deadline (counted from the
+ * task's start; placement has probe_timeout), reads the output from the
+ * service's logs, the verdict from the task, and removes the service, its
+ * config and network. Everything carries the labels mai.agent,
+ * mai.instance and mai.job, and is swept by label at open and close. */
+#include "swarm_engine.h"
+
+#include <stdatomic.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "docker_swarm.h"
+#include "hash.h"
+#include "log.h"
+#include "macro.h"
+#include "monoclock.h"
+#include "sandbox_uids.h"
+#include "stagetime.h"
+#include "swarm_nodes.h"
+
+/* Swarm keeps configs of at most 500 KiB. */
+#define SWARM_CONFIG_MAX (500 * 1024)
+#define SWARM_JOB_FILE "/mai-job"
+/* The supervisor's last line on stderr: its counters (OOM kills, forks
+ * refused at the pids limit, peak memory, CPU ns, peak pids), -1 where the
+ * cgroup has none. */
+#define SWARM_COUNTERS "\x1eMAI-CG "
+
+struct swarm_engine {
+	struct sandbox_engine_info info;
+	struct docker *docker;
+	char *image, *image_id, *instance, *tag, *version, *endpoint;
+	/* Each run's own uid and gid (the same number) from the sandbox's
+	 * uid_range, held until its service is removed. */
+	struct sandbox_uids *uids;
+	char *runtime[TRUST_COUNT];
+	int64_t placement_ms;
+	struct swarm_nodes *nodes;
+	atomic_uint seq;
+	/* Later rounds of probes, for the audit log (the first is recorded by
+	 * the caller at start); set once open has returned. */
+	void (*probed)(void *arg, const char *name, const char *host, json_t *nodes);
+	void *probed_arg;
+	atomic_bool opened;
+};
+
+struct sandbox_engine_run {
+	char *name, *config_id, *network_id, *service_id;
+	enum trust trust;
+	bool check_node; /* a job's run: its node must be a proven one of its level */
+	bool have_uid;
+	uint32_t uid;    /* its own uid and gid (have_uid) */
+	int64_t log_max;
+	struct docker_swarm_task task; /* the last seen */
+	bool have_task, running, killed;
+	char seen_state[16]; /* for the debug log of its changes */
+	int64_t counters[5]; /* oom_kill, pids max hits, peak memory, cpu ns, pids peak */
+	bool have_counters;
+	char *err;
+};
+
+/* Runs as python3 -I -u -B -c SUPERVISOR PROGRAM. */
+static const char supervisor[] =
+	"import os, sys\n"
+	"fd = os.open('" SWARM_JOB_FILE "', os.O_RDONLY)\n"
+	"os.dup2(fd, 0)\n"
+	"os.close(fd)\n"
+	"prog = sys.argv.pop(1)\n"
+	"pid = os.fork()\n"
+	"if pid == 0:\n"
+	"    g = {'__name__': '__main__', '__builtins__': __builtins__}\n"
+	"    exec(compile(prog, '<mai>', 'exec'), g)\n"
+	"    sys.exit(0)\n"
+	"os.close(0)\n"
+	"while True:\n"
+	"    try:\n"
+	"        _, st = os.waitpid(pid, 0)\n"
+	"        break\n"
+	"    except InterruptedError:\n"
+	"        pass\n"
+	"def rd(p):\n"
+	"    try:\n"
+	"        with open(p) as f:\n"
+	"            return f.read()\n"
+	"    except OSError:\n"
+	"        return ''\n"
+	"def field(text, key):\n"
+	"    for l in text.splitlines():\n"
+	"        w = l.split()\n"
+	"        if len(w) == 2 and w[0] == key and w[1].isdigit():\n"
+	"            return int(w[1])\n"
+	"    return -1\n"
+	"def num(text):\n"
+	"    w = text.split()\n"
+	"    return int(w[0]) if w and w[0].isdigit() else -1\n"
+	"c = '/sys/fs/cgroup/'\n"
+	"if os.path.exists(c + 'memory/memory.oom_control'):\n"
+	"    n = (field(rd(c + 'memory/memory.oom_control'), 'oom_kill'),\n"
+	"         field(rd(c + 'pids/pids.events'), 'max'),\n"
+	"         num(rd(c + 'memory/memory.max_usage_in_bytes')),\n"
+	"         num(rd(c + 'cpuacct/cpuacct.usage')),\n"
+	"         num(rd(c + 'pids/pids.peak')))\n"
+	"else:\n"
+	"    cpu = field(rd(c + 'cpu.stat'), 'usage_usec')\n"
+	"    n = (field(rd(c + 'memory.events'), 'oom_kill'),\n"
+	"         field(rd(c + 'pids.events'), 'max'),\n"
+	"         num(rd(c + 'memory.peak')),\n"
+	"         cpu * 1000 if cpu >= 0 else -1,\n"
+	"         num(rd(c + 'pids.peak')))\n"
+	"if n[0] >= 0:\n"
+	"    os.write(2, ('\\x1eMAI-CG %d %d %d %d %d\\n' % n).encode())\n"
+	"os._exit(os.WEXITSTATUS(st) if os.WIFEXITED(st) else 128 + os.WTERMSIG(st))\n";
+
+/* Removes what carries this instance's label: services first (their tasks
+ * hold the configs and networks), then configs and networks. */
+static void sweep(struct swarm_engine *e, size_t *removed)
+{
+	static const enum docker_swarm_kind kinds[] = {
+		DOCKER_SWARM_SERVICE, DOCKER_SWARM_CONFIG, DOCKER_SWARM_NETWORK,
+	};
+
+	for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
+		char **ids = NULL, *err = NULL;
+		size_t n = 0;
+		if (docker_swarm_list_by_label(e->docker, kinds[k], "mai.instance", e->instance, &ids,
+					       &n, &err) != DOCKER_OK) {
+			log_debug("no sweep of the swarm: %s", err);
+			free(err);
+			continue;
+		}
+		for (size_t i = 0; i < n; i++) {
+			if (docker_swarm_remove(e->docker, kinds[k], ids[i], &err) == DOCKER_OK) {
+				if (removed && kinds[k] == DOCKER_SWARM_SERVICE)
+					(*removed)++;
+			} else {
+				log_warnx("removing %s left in the swarm failed: %s", ids[i], err);
+				free(err);
+				err = NULL;
+			}
+		}
+		docker_strv_free(ids);
+	}
+}
+
+static void engine_close(void *ctx)
+{
+	struct swarm_engine *e = ctx;
+
+	if (!e)
+		return;
+	if (e->nodes)
+		sweep(e, NULL);
+	swarm_nodes_free(e->nodes);
+	docker_free(e->docker);
+	free(e->image);
+	free(e->image_id);
+	sandbox_uids_free(e->uids);
+	free(e->instance);
+	free(e->tag);
+	free(e->version);
+	free(e->endpoint);
+	for (int t = 0; t < TRUST_COUNT; t++)
+		free(e->runtime[t]);
+	free(e);
+}
+
+static void *probe_start(void *arg, const char *node_id, enum trust t, char **err);
+static int probe_finish(void *arg, void *probe, char **output, char **err);
+
+static void probe_done(void *arg, json_t *nodes)
+{
+	struct swarm_engine *e = arg;
+
+	if (atomic_load(&e->opened) && e->probed)
+		e->probed(e->probed_arg, "swarm", e->endpoint, nodes);
+}
+
+static int engine_open(const struct sandbox_engine_setup *setup, void **ctx, char **err)
+{
+	const struct sandbox_options *opts = setup->opts;
+	const struct sandbox_engine_options *eo = &opts->engine;
+	struct docker_options dopts = {
+		.socket_path = opts->socket_path, .host = eo->host,
+		.tls = { eo->tls_ca, eo->tls_cert, eo->tls_key },
+	};
+	struct swarm_engine *e = xcalloc(1, sizeof(*e));
+	struct docker_version v = { 0 };
+	struct docker_info info = { 0 };
+	struct docker_image img = { 0 };
+	_cleanup_free_ char *node_id = NULL;
+	bool gvisor[TRUST_COUNT];
+	char hex[HASH_SHA256_HEX_LEN + 1];
+	int r = -EIO;
+
+	*ctx = NULL;
+	e->image = xstrdup(opts->image ? opts->image : "mai-sandbox:latest");
+	e->uids = sandbox_uids_new(opts->uid_first, opts->uid_last);
+	e->instance = xstrdup(opts->instance_id ? opts->instance_id : "default");
+	/* Object names: short, from the instance (a path) and this process. */
+	hash_sha256_hex(e->instance, strlen(e->instance), hex);
+	e->tag = xasprintf("mai-%.8s-%d", hex, (int)getpid());
+	e->placement_ms = eo->probe_timeout_ms > 0 ? eo->probe_timeout_ms : 60000;
+	for (int t = 0; t < TRUST_COUNT; t++) {
+		const char *rt = opts->trust[t].runtime ? opts->trust[t].runtime : "runc";
+		e->runtime[t] = xstrdup(rt);
+		gvisor[t] = strcmp(rt, "runsc") == 0;
+		if (opts->trust[t].network_allowlist) {
+			*err = xasprintf("network: allowlist (trust level %s) is not available with "
+					 "engine.mode swarm: its filtering proxy runs beside a local "
+					 "engine; use network: none", trust_to_string((enum trust)t));
+			r = -EINVAL;
+			goto fail;
+		}
+	}
+	if (docker_open(&dopts, &e->docker, err) < 0) {
+		r = -EINVAL;
+		goto fail;
+	}
+	if (docker_ping(e->docker, err)) {
+		r = -EHOSTDOWN;
+		goto fail;
+	}
+	if (docker_version(e->docker, &v, err) || docker_info(e->docker, &info, err) ||
+	    docker_swarm_manager(e->docker, &node_id, err) ||
+	    docker_image_inspect(e->docker, e->image, &img, err))
+		goto fail;
+	e->version = xstrdup(v.version);
+	e->image_id = xstrdup(img.id);
+	e->endpoint = xstrdup(docker_endpoint_name(e->docker));
+	const struct swarm_prober prober = { probe_start, probe_finish, probe_done, e };
+	e->probed = eo->probed;
+	e->probed_arg = eo->probed_arg;
+	e->nodes = swarm_nodes_new(e->docker, eo->node_label_key ? eo->node_label_key : "mai.trust",
+				   gvisor, &prober);
+	sweep(e, &e->info.leftovers);
+	e->info = (struct sandbox_engine_info){
+		.name = "swarm", .endpoint = e->endpoint, .caps = SANDBOX_ENGINE_PROBES_NODES,
+		.version = e->version, .cgroup_version = info.cgroup_version,
+		.image_id = e->image_id, .exit_source = SANDBOX_EXIT_DOCKER,
+		.leftovers = e->info.leftovers,
+	};
+	/* Every node proves its settings now, in parallel; one that joins
+	 * later does before its first run. A level without a proven node is
+	 * not an error here: its runs say why they cannot be placed. */
+	char **c = NULL, *why = NULL;
+	if (swarm_nodes_place(e->nodes, TRUST_TRUSTED, true, true, &c, &why) < 0) {
+		log_warnx("%s", why);
+		free(why);
+	}
+	docker_strv_free(c);
+	docker_version_clear(&v);
+	docker_info_clear(&info);
+	docker_image_clear(&img);
+	atomic_store(&e->opened, true);
+	*ctx = e;
+	return 0;
+fail:
+	docker_version_clear(&v);
+	docker_info_clear(&info);
+	docker_image_clear(&img);
+	engine_close(e);
+	return r;
+}
+
+static const struct sandbox_engine_info *engine_info(void *ctx)
+{
+	return &((struct swarm_engine *)ctx)->info;
+}
+
+static int engine_ping(void *ctx, char **err)
+{
+	return docker_ping(((struct swarm_engine *)ctx)->docker, err) == DOCKER_OK ? 0 : -EHOSTDOWN;
+}
+
+static void run_free(struct sandbox_engine_run *run)
+{
+	free(run->name);
+	free(run->config_id);
+	free(run->network_id);
+	free(run->service_id);
+	free(run->err);
+	free(run->task.id);
+	free(run->task.node_id);
+	free(run->task.state);
+	free(run->task.desired_state);
+	free(run->task.err);
+	free(run->task.message);
+	free(run->task.container_id);
+	free(run);
+}
+
+/* Removes the run's service, config and network. The network goes once the
+ * node has torn the task down: a few tries, else the next sweep. */
+static void run_remove(struct swarm_engine *e, struct sandbox_engine_run *run)
+{
+	char *err = NULL;
+
+	if (run->service_id && docker_swarm_remove(e->docker, DOCKER_SWARM_SERVICE, run->service_id,
+						   &err) != DOCKER_OK) {
+		/* Its task may still run somewhere: the uid stays taken. */
+		log_warnx("removing service %s failed: %s", run->name, err);
+		free(err);
+		err = NULL;
+	} else if (run->have_uid) {
+		sandbox_uids_give(e->uids, run->uid);
+		run->have_uid = false;
+	}
+	if (run->config_id && docker_swarm_remove(e->docker, DOCKER_SWARM_CONFIG, run->config_id,
+						  &err) != DOCKER_OK) {
+		log_debug("removing config %s failed: %s (swept later)", run->name, err);
+		free(err);
+		err = NULL;
+	}
+	for (int i = 0; run->network_id && i < 20; i++) {
+		if (docker_swarm_remove(e->docker, DOCKER_SWARM_NETWORK, run->network_id, &err) ==
+		    DOCKER_OK)
+			break;
+		free(err);
+		err = NULL;
+		struct timespec ts = { 0, 100 * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* Creates the run's config, network and service. */
+static int run_create(struct swarm_engine *e, struct sandbox_engine_run *run,
+		      const struct sandbox_engine_spec *spec, const char *const *constraints,
+		      char **err)
+{
+	_cleanup_free_ char *label = xstrdup(spec->job_label ? spec->job_label : "");
+	const struct docker_label labels[] = {
+		{ "mai.agent", "1" }, { "mai.instance", e->instance }, { "mai.job", label },
+	};
+	const char *cmd[] = { "python3", "-I", "-u", "-B", "-c", supervisor, spec->program, NULL };
+	const char *env[] = { "HOME=/tmp", "LANG=C.UTF-8", "PATH=/usr/local/bin:/usr/bin:/bin",
+			      NULL };
+
+	if (spec->input_len > SWARM_CONFIG_MAX) {
+		*err = xasprintf("the script is too large for a Swarm config (%zu bytes with its "
+				 "header; Swarm keeps at most %d)", spec->input_len,
+				 SWARM_CONFIG_MAX);
+		return -EFBIG;
+	}
+	if (sandbox_uids_take(e->uids, &run->uid) < 0) {
+		*err = xasprintf("every uid of the sandbox's uid_range is in use by a run (%zu): "
+				 "widen it in config/sandbox.yaml", sandbox_uids_in_use(e->uids));
+		return -EAGAIN;
+	}
+	run->have_uid = true;
+	_cleanup_free_ char *uid = xasprintf("%u", run->uid);
+	_cleanup_free_ char *user = xasprintf("%u:%u", run->uid, run->uid);
+	run->name = xasprintf("%s-%u", e->tag, atomic_fetch_add(&e->seq, 1));
+	run->log_max = spec->limits.stdout_max + spec->limits.stderr_max + (64 << 10);
+	if (docker_config_create(e->docker, run->name, labels, ARRAY_SIZE(labels), spec->input,
+				 spec->input_len, &run->config_id, err) != DOCKER_OK ||
+	    docker_overlay_create_internal(e->docker, run->name, labels, ARRAY_SIZE(labels),
+					   &run->network_id, err) != DOCKER_OK)
+		return -EIO;
+	const struct docker_service_params p = {
+		.name = run->name, .labels = labels, .n_labels = ARRAY_SIZE(labels),
+		.image = spec->image ? spec->image : e->image, .cmd = cmd, .env = env,
+		.user = user, .workdir = "/tmp",
+		.memory_bytes = spec->limits.memory_bytes, .nano_cpus = spec->limits.nano_cpus,
+		.pids_limit = spec->host_pids, .tmpfs_bytes = spec->limits.tmpfs_bytes,
+		.nofile = spec->limits.nofile, .fsize_bytes = spec->limits.fsize_bytes,
+		.sigpending = spec->limits.sigpending, .msgqueue_bytes = spec->limits.msgqueue_bytes,
+		.memlock_bytes = spec->limits.memlock_bytes,
+		.config_id = run->config_id, .config_name = run->name,
+		.config_target = SWARM_JOB_FILE, .config_uid = uid, .config_gid = uid,
+		.network_id = run->network_id, .constraints = constraints,
+		.log_max_bytes = run->log_max,
+	};
+	return docker_service_create(e->docker, &p, &run->service_id, err) == DOCKER_OK ? 0 : -EIO;
+}
+
+static int engine_start(void *ctx, const struct sandbox_engine_spec *spec,
+			struct sandbox_engine_run **out, struct sandbox_engine_started *started,
+			char **err)
+{
+	struct swarm_engine *e = ctx;
+	struct sandbox_engine_run *run = xcalloc(1, sizeof(*run));
+	char **constraints = NULL;
+	int r;
+
+	*out = NULL;
+	r = swarm_nodes_place(e->nodes, spec->trust, false, true, &constraints, err);
+	if (r == 0)
+		r = run_create(e, run, spec, (const char *const *)constraints, err);
+	docker_strv_free(constraints);
+	if (r < 0) {
+		run_remove(e, run);
+		run_free(run);
+		return r;
+	}
+	run->trust = spec->trust;
+	run->check_node = true;
+	started->limits = spec->limits;
+	started->id = xstrdup(run->service_id);
+	*out = run;
+	return 0;
+}
+
+static bool task_ended(const char *state)
+{
+	static const char *const ended[] = { "complete", "failed", "rejected", "shutdown",
+					     "orphaned", "remove" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(ended); i++)
+		if (strcmp(state, ended[i]) == 0)
+			return true;
+	return false;
+}
+
+/* The last task of the run (the job has one). 0, or -EIO with *err. */
+static int poll_task(struct swarm_engine *e, struct sandbox_engine_run *run, char **err)
+{
+	struct docker_swarm_task *tasks = NULL;
+	size_t n = 0;
+
+	if (docker_service_tasks(e->docker, run->service_id, &tasks, &n, err) != DOCKER_OK)
+		return -EIO;
+	if (n > 0) {
+		struct docker_swarm_task *t = &tasks[n - 1];
+		free(run->task.id);
+		free(run->task.node_id);
+		free(run->task.state);
+		free(run->task.desired_state);
+		free(run->task.err);
+		free(run->task.message);
+		free(run->task.container_id);
+		run->task = *t;
+		memset(t, 0, sizeof(*t));
+		run->have_task = true;
+	}
+	docker_swarm_tasks_free(tasks, n);
+	return 0;
+}
+
+/* Feeds the service's logs to the demultiplexer, frame by frame, keeping the
+ * supervisor's counters line out of stderr. */
+static int read_logs(struct swarm_engine *e, struct sandbox_engine_run *run,
+		     struct sandbox_demux *d, char **err)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0, off = 0;
+
+	if (docker_service_logs(e->docker, run->service_id, (size_t)(2 * run->log_max) + (1 << 20),
+				&buf, &len, err) != DOCKER_OK)
+		return -EIO;
+	while (off + 8 <= len) {
+		const uint8_t *h = (const uint8_t *)buf + off;
+		size_t n = (size_t)h[4] << 24 | (size_t)h[5] << 16 | (size_t)h[6] << 8 | h[7];
+		if (off + 8 + n > len)
+			break;
+		const char *payload = buf + off + 8;
+		size_t plen = strlen(SWARM_COUNTERS);
+		if (h[0] == 2 && n > plen && memcmp(payload, SWARM_COUNTERS, plen) == 0) {
+			_cleanup_free_ char *line = xstrndup(payload + plen, n - plen);
+			long long v[5];
+			run->have_counters = sscanf(line, "%lld %lld %lld %lld %lld", &v[0], &v[1],
+						    &v[2], &v[3], &v[4]) == 5;
+			for (int i = 0; i < 5 && run->have_counters; i++)
+				run->counters[i] = v[i] > 0 ? v[i] : 0;
+		} else if (sandbox_demux_feed(d, (const uint8_t *)buf + off, 8 + n) < 0) {
+			*err = xstrdup("the service's logs are not Docker's multiplexed frames");
+			return -EPROTO;
+		}
+		off += 8 + n;
+	}
+	return 0;
+}
+
+static enum sandbox_attach_end engine_wait(void *ctx, struct sandbox_engine_run *run,
+					   const struct sandbox_engine_io *io, int *error)
+{
+	struct swarm_engine *e = ctx;
+	int64_t started = monoclock_ms(), deadline = 0, budget = io->deadline_ms - started;
+	enum sandbox_attach_end end = SANDBOX_ATTACH_EOF;
+	unsigned pause_ms = 20;
+	int64_t last_node_check = started;
+
+	*error = 0;
+	for (;;) {
+		if (poll_task(e, run, &run->err) < 0) {
+			/* The manager does not answer (restarting, a network
+			 * outage): the task goes on on its node; ask again until
+			 * the run's own time is up, as a local run waits for
+			 * dockerd. */
+			int64_t now = monoclock_ms();
+			bool in_time = run->running ? now < deadline
+						    : now - started < e->placement_ms;
+			if (in_time && !(io->cancel && atomic_load(io->cancel))) {
+				log_debug("service %s: %s; asking again", run->name, run->err);
+				free(run->err);
+				run->err = NULL;
+				struct timespec ts = { 0, 250 * 1000000L };
+				nanosleep(&ts, NULL);
+				continue;
+			}
+			end = SANDBOX_ATTACH_ERROR;
+			*error = -EIO;
+			break;
+		}
+		const char *state = run->have_task ? run->task.state : "new";
+		if (strcmp(state, run->seen_state) != 0) {
+			log_debug("service %s: task %s after %lld ms", run->name, state,
+				  (long long)(monoclock_ms() - started));
+			snprintf(run->seen_state, sizeof(run->seen_state), "%s", state);
+		}
+		if (!run->running && (strcmp(state, "running") == 0 || task_ended(state))) {
+			/* The deadline counts from the start, as on a local engine. */
+			run->running = true;
+			deadline = monoclock_ms() + budget;
+			/* Placed, its image and network ready, started. */
+			stagetime_mark(STAGE_CONTAINER);
+		}
+		if (run->check_node && run->have_task && *run->task.node_id) {
+			run->check_node = false;
+			if (!swarm_nodes_proven(e->nodes, run->task.node_id, run->trust)) {
+				_cleanup_free_ char *host = swarm_nodes_hostname(e->nodes,
+										 run->task.node_id);
+				free(run->err);
+				run->err = xasprintf("the swarm placed the run on node %s, which has "
+						     "not proven the settings of trust level %s (a "
+						     "label changed since the agent last looked); "
+						     "it was stopped there and runs again",
+						     host, trust_to_string(run->trust));
+				char *rerr = NULL;
+				if (docker_swarm_remove(e->docker, DOCKER_SWARM_SERVICE,
+							run->service_id, &rerr) != DOCKER_OK)
+					free(rerr);
+				end = SANDBOX_ATTACH_ERROR;
+				*error = -EPERM;
+				break;
+			}
+		}
+		if (task_ended(state))
+			break;
+		int64_t now = monoclock_ms();
+		/* A node that went down takes its task with it; Swarm does not
+		 * restart a job's task elsewhere, and the task's last state
+		 * stays what the node last said. The run is lost: the daemon
+		 * answers "error" and runs it again, on a node that is there. */
+		if (run->have_task && *run->task.node_id && now - last_node_check >= 1000) {
+			last_node_check = now;
+			if (swarm_nodes_lost(e->nodes, run->task.node_id)) {
+				_cleanup_free_ char *host = swarm_nodes_hostname(e->nodes,
+										 run->task.node_id);
+				free(run->err);
+				run->err = xasprintf("node %s went down while the run was %s there; "
+						     "it runs again on another node", host, state);
+				end = SANDBOX_ATTACH_ERROR;
+				*error = -EHOSTDOWN;
+				break;
+			}
+		}
+		if (run->running && now >= deadline) {
+			end = SANDBOX_ATTACH_DEADLINE;
+			break;
+		}
+		if (!run->running && now - started >= e->placement_ms) {
+			free(run->err);
+			run->err = xasprintf("no node started the run within %lld ms (task %s%s%s)",
+					     (long long)e->placement_ms, state,
+					     run->have_task && *run->task.err ? ": " : "",
+					     run->have_task ? run->task.err : "");
+			end = SANDBOX_ATTACH_ERROR;
+			*error = -ETIMEDOUT;
+			break;
+		}
+		if (io->cancel && atomic_load(io->cancel)) {
+			end = SANDBOX_ATTACH_CANCELLED;
+			break;
+		}
+		struct timespec ts = { 0, (long)pause_ms * 1000000L };
+		nanosleep(&ts, NULL);
+		if (pause_ms < 100)
+			pause_ms += 10;
+	}
+	/* The task's end as the manager reported it (or the deadline): the
+	 * script's time; a run that never started was still being placed. */
+	stagetime_mark(run->running ? STAGE_SCRIPT : STAGE_CONTAINER);
+	/* The output so far, whatever the end (a removed service has no logs),
+	 * but for a run that failed: its node may not answer. */
+	char *err = NULL;
+	if (run->service_id && end != SANDBOX_ATTACH_ERROR &&
+	    read_logs(e, run, io->demux, &err) < 0) {
+		free(run->err);
+		run->err = err;
+		err = NULL;
+		end = SANDBOX_ATTACH_ERROR;
+		*error = -EPROTO;
+	}
+	free(err);
+	stagetime_mark(STAGE_OUTPUT);
+	if (end == SANDBOX_ATTACH_EOF && sandbox_demux_over_limit(io->demux))
+		end = SANDBOX_ATTACH_OUTPUT_LIMIT;
+	return end;
+}
+
+static int engine_read(void *ctx, struct sandbox_engine_run *run, enum sandbox_attach_end *how,
+		       const struct sandbox_engine_io *io, struct sandbox_engine_end *out)
+{
+	struct swarm_engine *e = ctx;
+	(void)io;
+
+	memset(out, 0, sizeof(*out));
+	if (run->have_task && *run->task.node_id)
+		out->node = swarm_nodes_hostname(e->nodes, run->task.node_id);
+	if (*how == SANDBOX_ATTACH_ERROR && run->err) {
+		out->err = run->err;
+		run->err = NULL;
+		return -EIO;
+	}
+	/* A deadline, a cap or a stop: the service goes, which kills the task. */
+	if (*how != SANDBOX_ATTACH_EOF) {
+		char *err = NULL;
+		if (docker_swarm_remove(e->docker, DOCKER_SWARM_SERVICE, run->service_id, &err) !=
+		    DOCKER_OK) {
+			log_warnx("removing service %s failed: %s", run->name, err);
+			free(err);
+		}
+		out->killed = true;
+		out->code = 137;
+	} else {
+		const char *state = run->task.state;
+		if (strcmp(state, "complete") == 0) {
+			out->code = 0;
+		} else if (strcmp(state, "failed") == 0 && run->task.has_exit) {
+			out->code = run->task.exit_code;
+		} else {
+			/* Rejected by the node (an image it lacks, a mount it
+			 * refused), or lost with its node. */
+			out->err = xasprintf("the task on %s ended %s: %s%s%s",
+					     out->node ? out->node : "no node", state,
+					     *run->task.err ? run->task.err : "no reason given",
+					     *run->task.message ? "; " : "", run->task.message);
+			return -EIO;
+		}
+	}
+	/* Without the counters (gVisor shows the run no cgroup files), a
+	 * SIGKILL that the agent did not send is the kernel's at the memory
+	 * limit, as a local run under gVisor is read (sandbox.c); a script
+	 * that kills itself with SIGKILL reads so too. */
+	if (!run->have_counters && !out->killed && out->code == 128 + 9)
+		out->oom_killed = true;
+	if (run->have_counters) {
+		out->oom_kills = run->counters[0];
+		out->oom_killed = run->counters[0] > 0;
+		out->pids_limit_hits = run->counters[1];
+		out->peak_memory_bytes = run->counters[2];
+		out->cpu_ns = run->counters[3];
+		out->pids_peak = run->counters[4];
+		out->usage_source = "task";
+	}
+	return 0;
+}
+
+static void engine_remove(void *ctx, struct sandbox_engine_run *run)
+{
+	run_remove(ctx, run);
+	run_free(run);
+}
+
+/* ---- probes: a job on one node, its stdout checked by swarm_nodes.c ---- */
+
+struct probe {
+	struct sandbox_engine_run *run;
+	struct sandbox_demux demux;
+	uint8_t *input;
+	size_t input_len;
+	int64_t timeout_ms;
+};
+
+static void *probe_start(void *arg, const char *node_id, enum trust t, char **err)
+{
+	struct swarm_engine *e = arg;
+	struct probe *p = xcalloc(1, sizeof(*p));
+	_cleanup_free_ char *script = swarm_nodes_probe_script(strcmp(e->runtime[t], "runsc") == 0);
+	_cleanup_free_ char *level = xasprintf("node.id==%s", node_id);
+	const char *constraints[] = { level, NULL };
+	/* The probe runs as the level's runs do, with small limits. */
+	struct sandbox_engine_spec spec = {
+		.trust = t, .job_label = "probe", .program = script,
+		.limits = { .memory_bytes = 64 << 20, .nano_cpus = 500000000, .pids = 32,
+			    .tmpfs_bytes = 1 << 20, .nofile = 64, .fsize_bytes = 1 << 20,
+			    .timeout_ms = e->placement_ms, .stdout_max = 16 << 10,
+			    .stderr_max = 16 << 10 },
+		.host_pids = 32 + (strcmp(e->runtime[t], "runsc") == 0 ? SANDBOX_RUNSC_PIDS_ALLOWANCE : 0),
+		.input = (const uint8_t *)"\n", .input_len = 1,
+	};
+
+	p->run = xcalloc(1, sizeof(*p->run));
+	p->timeout_ms = e->placement_ms;
+	sandbox_demux_init(&p->demux, 16 << 10, 16 << 10);
+	if (run_create(e, p->run, &spec, constraints, err) < 0) {
+		run_remove(e, p->run);
+		run_free(p->run);
+		sandbox_demux_clear(&p->demux);
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+static int probe_finish(void *arg, void *probe, char **output, char **err)
+{
+	struct swarm_engine *e = arg;
+	struct probe *p = probe;
+	const struct sandbox_engine_io io = {
+		.demux = &p->demux, .deadline_ms = monoclock_ms() + p->timeout_ms,
+	};
+	struct sandbox_engine_end end = { 0 };
+	enum sandbox_attach_end how;
+	int error = 0, r;
+
+	how = engine_wait(e, p->run, &io, &error);
+	r = engine_read(e, p->run, &how, &io, &end);
+	if (r == 0 && how != SANDBOX_ATTACH_EOF) {
+		end.err = xasprintf("it did not end in time (%s)", sandbox_attach_end_to_string(how));
+		r = -ETIMEDOUT;
+	} else if (r == 0 && end.code != 0) {
+		end.err = xasprintf("it exited with status %lld: %.200s", (long long)end.code,
+				    p->demux.err.data);
+		r = -EIO;
+	}
+	if (r == 0) {
+		*output = xstrdup(p->demux.out.data);
+	} else {
+		/* One line: it goes into the log, status and the audit record. */
+		for (char *c = end.err; *c; c++)
+			if (*c == '\n' || *c == '\r')
+				*c = ' ';
+		*err = end.err;
+		end.err = NULL;
+	}
+	sandbox_engine_end_clear(&end);
+	engine_remove(e, p->run);
+	sandbox_demux_clear(&p->demux);
+	free(p);
+	return r;
+}
+
+static json_t *engine_nodes(void *ctx)
+{
+	return swarm_nodes_report(((struct swarm_engine *)ctx)->nodes);
+}
+
+const struct sandbox_engine_ops swarm_engine = {
+	.name = "swarm",
+	.caps = SANDBOX_ENGINE_PROBES_NODES,
+	.open = engine_open,
+	.close = engine_close,
+	.info = engine_info,
+	.ping = engine_ping,
+	.start = engine_start,
+	.wait = engine_wait,
+	.read = engine_read,
+	.remove = engine_remove,
+	.nodes = engine_nodes,
+};

@@ -1,0 +1,189 @@
+/* Where the Docker client may connect (docker_endpoint_parse: a plain
+ * tcp:// is refused), and Swarm's JSON: a service's body carries the
+ * hardening API 1.41 can set per service, and replies recorded from Docker
+ * 20.10 (trimmed) are read, malformed ones refused. */
+#include <errno.h>
+#include <jansson.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "docker_http.h"
+#include "docker_swarm_codec.h"
+
+#define LEN(s) (sizeof(s) - 1)
+
+static void test_endpoint_unix_and_tls(void **state)
+{
+	const struct docker_tls tls = { "/c/ca.pem", "/c/cert.pem", "/c/key.pem" };
+	struct docker_endpoint ep;
+	char *err = NULL;
+
+	assert_int_equal(docker_endpoint_parse("unix:///run/d.sock", NULL, &ep, &err), 0);
+	assert_string_equal(ep.unix_path, "/run/d.sock");
+	assert_string_equal(ep.name, "unix:///run/d.sock");
+	docker_endpoint_clear(&ep);
+	assert_int_equal(docker_endpoint_parse("/run/d.sock", NULL, &ep, &err), 0);
+	assert_string_equal(ep.url, "http://docker");
+	docker_endpoint_clear(&ep);
+	assert_int_equal(docker_endpoint_parse(NULL, NULL, &ep, &err), 0);
+	assert_string_equal(ep.unix_path, "/var/run/docker.sock");
+	docker_endpoint_clear(&ep);
+	assert_int_equal(docker_endpoint_parse("tcp://10.0.0.5:2376", &tls, &ep, &err), 0);
+	assert_null(ep.unix_path);
+	assert_string_equal(ep.url, "https://10.0.0.5:2376");
+	assert_string_equal(ep.name, "tcp://10.0.0.5:2376");
+	assert_string_equal(ep.key, "/c/key.pem");
+	docker_endpoint_clear(&ep);
+}
+
+static void test_endpoint_refused(void **state)
+{
+	static const struct docker_tls half = { "/c/ca.pem", NULL, NULL };
+	static const struct {
+		const char *host;
+		const struct docker_tls *tls;
+		const char *says;
+	} cases[] = {
+		{ "tcp://10.0.0.5:2376", NULL, "plain TCP is refused" },
+		{ "tcp://10.0.0.5:2376", &half, "without a complete TLS client certificate" },
+		{ "tcp://10.0.0.5", NULL, "tcp://HOST:PORT" },
+		{ "tcp://10.0.0.5:2376/x", NULL, "tcp://HOST:PORT" },
+		{ "unix://relative.sock", NULL, "unix:///absolute/path" },
+		{ "ssh://me@host", NULL, "is not a Docker host" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct docker_endpoint ep;
+		char *err = NULL;
+		assert_int_equal(docker_endpoint_parse(cases[i].host, cases[i].tls, &ep, &err),
+				 -EINVAL);
+		if (!strstr(err, cases[i].says))
+			fail_msg("%s: '%s' does not say '%s'", cases[i].host, err, cases[i].says);
+		free(err);
+	}
+}
+
+static void test_service_body_hardening(void **state)
+{
+	const struct docker_label labels[] = { { "mai.agent", "1" }, { "mai.job", "7" } };
+	const char *cmd[] = { "python3", "-c", "print(1)", NULL };
+	const char *env[] = { "HOME=/tmp", NULL };
+	const char *constraints[] = { "node.labels.mai.trust==untrusted", "node.id!=abc", NULL };
+	const struct docker_service_params p = {
+		.name = "mai-x-1", .labels = labels, .n_labels = 2, .image = "mai-sandbox:latest",
+		.cmd = cmd, .env = env, .user = "1879048200:1879048200", .workdir = "/tmp",
+		.memory_bytes = 128 << 20, .nano_cpus = 500000000, .pids_limit = 160,
+		.tmpfs_bytes = 16 << 20, .nofile = 64, .fsize_bytes = 4 << 20,
+		.sigpending = 256, .msgqueue_bytes = 200 << 10, .memlock_bytes = 1 << 20,
+		.config_id = "cfg1", .config_name = "mai-x-1", .config_target = "/mai-job",
+		.config_uid = "1879048200", .config_gid = "1879048200", .network_id = "net1",
+		.constraints = constraints, .log_max_bytes = 1 << 20,
+	};
+	char *body = docker_swarm_codec_service_body(&p);
+	json_t *j = json_loads(body, 0, NULL), *cs, *t;
+
+	assert_non_null(j);
+	t = json_object_get(j, "TaskTemplate");
+	cs = json_object_get(t, "ContainerSpec");
+	assert_true(json_is_true(json_object_get(cs, "ReadOnly")));
+	assert_true(json_is_true(json_object_get(cs, "Init")));
+	assert_string_equal(json_string_value(json_array_get(json_object_get(cs, "CapabilityDrop"), 0)),
+			    "ALL");
+	assert_string_equal(json_string_value(json_object_get(cs, "User")), "1879048200:1879048200");
+	/* nofile, fsize, core and the run uid's kernel quotas. */
+	json_t *ul = json_object_get(cs, "Ulimits");
+	assert_int_equal(json_array_size(ul), 6);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(ul, 3), "Name")),
+			    "sigpending");
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(ul, 4), "Hard")),
+			 200 << 10);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(ul, 5), "Name")),
+			    "memlock");
+	json_t *cfg = json_array_get(json_object_get(cs, "Configs"), 0);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(cfg, "File"), "UID")),
+			    "1879048200");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(cfg, "File"), "Mode")),
+			 0444);
+	json_t *lim = json_object_get(json_object_get(t, "Resources"), "Limits");
+	assert_int_equal(json_integer_value(json_object_get(lim, "Pids")), 160);
+	assert_int_equal(json_integer_value(json_object_get(lim, "MemoryBytes")), 128 << 20);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(t, "RestartPolicy"),
+							      "Condition")), "none");
+	assert_int_equal(json_array_size(json_object_get(json_object_get(t, "Placement"),
+							 "Constraints")), 2);
+	assert_string_equal(json_string_value(json_object_get(
+				    json_array_get(json_object_get(t, "Networks"), 0), "Target")),
+			    "net1");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(
+				    json_object_get(t, "LogDriver"), "Options"), "max-size")),
+			    "1048576");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(
+				 json_object_get(j, "Mode"), "ReplicatedJob"), "TotalCompletions")), 1);
+	json_decref(j);
+	free(body);
+}
+
+static const char tasks_reply[] =
+	"[{\"ID\":\"t1\",\"NodeID\":\"n1\",\"DesiredState\":\"shutdown\",\"Status\":{\"State\":"
+	"\"failed\",\"Message\":\"started\",\"Err\":\"task: non-zero exit (3)\",\"ContainerStatus\":"
+	"{\"ContainerID\":\"c1\",\"PID\":0,\"ExitCode\":3}}},"
+	"{\"ID\":\"t2\",\"Status\":{\"State\":\"pending\",\"Err\":\"no suitable node\"}}]";
+
+static void test_tasks_and_nodes(void **state)
+{
+	static const char nodes_reply[] =
+		"[{\"ID\":\"n1\",\"Spec\":{\"Labels\":{\"mai.trust\":\"untrusted\"},\"Availability\":"
+		"\"active\"},\"Description\":{\"Hostname\":\"maisw-n3\",\"Engine\":{\"EngineVersion\":"
+		"\"20.10.24\"}},\"Status\":{\"State\":\"ready\",\"Addr\":\"192.168.213.13\"}},"
+		"{\"ID\":\"n2\",\"Spec\":{},\"Status\":{\"State\":\"down\"},\"ManagerStatus\":{}}]";
+	struct docker_swarm_task *t;
+	struct docker_swarm_node *n;
+	size_t count;
+	char *err = NULL;
+
+	assert_int_equal(docker_swarm_codec_parse_tasks(tasks_reply, LEN(tasks_reply), &t, &count,
+							&err), DOCKER_OK);
+	assert_int_equal(count, 2);
+	assert_string_equal(t[0].state, "failed");
+	assert_true(t[0].has_exit);
+	assert_int_equal(t[0].exit_code, 3);
+	assert_string_equal(t[1].node_id, "");
+	assert_false(t[1].has_exit);
+	assert_string_equal(t[1].err, "no suitable node");
+	docker_swarm_tasks_free(t, count);
+	assert_int_equal(docker_swarm_codec_parse_nodes(nodes_reply, LEN(nodes_reply), "mai.trust",
+							&n, &count, &err), DOCKER_OK);
+	assert_int_equal(count, 2);
+	assert_string_equal(n[0].label, "untrusted");
+	assert_string_equal(n[0].hostname, "maisw-n3");
+	assert_false(n[0].manager);
+	assert_null(n[1].label);
+	assert_string_equal(n[1].state, "down");
+	assert_true(n[1].manager);
+	docker_swarm_nodes_free(n, count);
+
+	static const char *const bad[] = { "{}", "[{\"Status\":{}}]", "[1]", "not json" };
+	for (size_t i = 0; i < 4; i++) {
+		assert_int_equal(docker_swarm_codec_parse_tasks(bad[i], strlen(bad[i]), &t, &count,
+								&err), DOCKER_ERR_PROTOCOL);
+		assert_non_null(err);
+		free(err);
+		err = NULL;
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_endpoint_unix_and_tls),
+		cmocka_unit_test(test_endpoint_refused),
+		cmocka_unit_test(test_service_body_hardening),
+		cmocka_unit_test(test_tasks_and_nodes),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
