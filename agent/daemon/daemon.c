@@ -725,17 +725,15 @@ void daemon_request_stop(struct daemon *d)
 	wake(d);
 }
 
-/* What the sweep at start moved aside (quarantine.h): recorded, and the
- * script's answer given again when its name is taken (the scan follows). */
+/* What the sweep at start moved aside (quarantine.h): recorded. The
+ * script's answer is given again when its name is taken (the scan
+ * follows): content that has its final answer gets the agent's copy of it
+ * placed again (answer_restored, daemon_sidecars.h), as an approved script
+ * must not be held again; content without a kept copy runs again. */
 static void on_moved_aside(void *arg, const char *rel, const char *moved_to, const char *what,
 			   const char *script)
 {
 	struct daemon *d = arg;
-	const char *base = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
-	enum names_reason why = NAMES_REASON_NONE;
-	bool sidecar = names_classify(base, &why) == NAMES_IGNORED && why == NAMES_REASON_SIDECAR;
-	if (sidecar)
-		jobs_forget(d->jobs, script);
 	if (!d->stages || !d->stages->audit)
 		return;
 	_cleanup_free_ char *f1 = names_printable(rel), *f2 = names_printable(moved_to);
