@@ -16,6 +16,7 @@
 
 #include "account.h"
 #include "daemon_inflight.h"
+#include "daemon_intake.h"
 #include "daemon_job.h"
 #include "daemon_mount.h"
 #include "dropfs.h"
@@ -41,6 +42,7 @@ struct daemon {
 	 * answer, a retry). The loop's thread only. */
 	struct strmap *writers;
 	struct jobs *jobs;
+	struct daemon_intake *intake; /* the names waiting to be taken in */
 	int epfd, sigfd, wakefd;
 	atomic_bool stop;
 	struct timespec started;
@@ -50,6 +52,7 @@ struct daemon {
 };
 
 #define STATUS_EVERY_MS 1000u
+#define STATUS_BUSY_MS 100u
 
 static void wake(void *arg)
 {
@@ -372,6 +375,48 @@ static void rerun(struct daemon *d, const char *rel, const char *script,
 	take(d, script, true, NULL, NULL, uid);
 }
 
+/* Whose turn a reported script takes in intake (daemon_intake.h): its
+ * writer when the source knows it, else the file's owner as it is now (who
+ * renamed it into a watched directory). A look, not a read: the content's
+ * writer is settled when the name's turn comes (resolve_writer). */
+static uid_t intake_turn(const struct daemon *d, const struct drop_name *n)
+{
+	if (n->writer.from != DROP_WRITER_UNKNOWN)
+		return n->writer.uid;
+	if (n->taken && n->taken->status == INTAKE_OK)
+		return n->taken->snap.uid;
+	_cleanup_free_ char *path = xasprintf("%s/%s", drop_source_dir(d->source), n->rel);
+	struct stat st;
+	return lstat(path, &st) == 0 ? st.st_uid : 0;
+}
+
+/* Takes script in at once (an answer arrived for it), with what intake
+ * held of it if it was still waiting for its turn. */
+static void take_answered(struct daemon *d, const char *script)
+{
+	struct daemon_intake_item it;
+	if (daemon_intake_take(d->intake, script, &it)) {
+		take(d, it.rel, true, it.has_taken ? &it.taken : NULL, &it.writer, -1);
+		daemon_intake_item_clear(&it);
+		return;
+	}
+	take(d, script, true, NULL, NULL, -1);
+}
+
+/* How long the loop takes names in before it looks for new ones again. */
+#define INTAKE_SLICE_NS (20 * 1000 * 1000)
+
+/* Takes waiting names in, round-robin by writer, for at most one slice. */
+static void run_intake(struct daemon *d)
+{
+	int64_t until = stagetime_now_ns() + INTAKE_SLICE_NS;
+	struct daemon_intake_item it;
+	while (stagetime_now_ns() < until && daemon_intake_next(d->intake, &it)) {
+		take(d, it.rel, false, it.has_taken ? &it.taken : NULL, &it.writer, -1);
+		daemon_intake_item_clear(&it);
+	}
+}
+
 static void on_name(void *arg, struct drop_name *n)
 {
 	struct daemon *d = arg;
@@ -379,14 +424,15 @@ static void on_name(void *arg, struct drop_name *n)
 
 	switch (n->kind) {
 	case NAMES_SCRIPT:
-		take(d, n->rel, false, n->taken, w, -1);
+		/* Taken in at its writer's turn, not in the order of arrival. */
+		daemon_intake_put(d->intake, intake_turn(d, n), n->rel, n->taken, w);
 		break;
 	case NAMES_APPROVE:
 	case NAMES_OVERRIDE: {
 		/* The writer is the answer's: the script's comes from before. */
 		_cleanup_free_ char *script = names_script_for_answer(n->rel);
 		if (script)
-			take(d, script, true, NULL, NULL, -1);
+			take_answered(d, script);
 		break;
 	}
 	case NAMES_RERUN: {
@@ -440,7 +486,8 @@ static void write_status(struct daemon *d)
 	jobs_get_stats(d->jobs, &js);
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	f.uptime_s = now.tv_sec - d->started.tv_sec;
-	f.queued = js.queued;
+	/* Names not taken in yet wait as much as queued jobs do. */
+	f.queued = js.queued + (unsigned)daemon_intake_count(d->intake);
 	f.running = js.running;
 	f.workers = js.workers;
 	f.submitted = js.submitted;
@@ -625,6 +672,8 @@ int daemon_run(struct daemon *d)
 		struct epoll_event evs[8];
 		int t = min_timeout(drop_source_timeout_ms(d->source), run_retries(d));
 		t = min_timeout(t, (int)STATUS_EVERY_MS);
+		if (daemon_intake_count(d->intake) > 0)
+			t = 0; /* names wait: look for new ones, then take more in */
 		int n = epoll_wait(d->epfd, evs, ARRAY_SIZE(evs), t);
 		if (n < 0 && errno != EINTR) {
 			ret = -errno;
@@ -644,8 +693,13 @@ int daemon_run(struct daemon *d)
 		int r = drop_source_process(d->source);
 		if (r < 0)
 			log_warnx("reading the drop directory's events: %s", strerror(-r));
+		run_intake(d);
 		uint64_t now = (uint64_t)monoclock_ms();
-		if (daemon_status_dirty(d->env.status) || now - last_status >= STATUS_EVERY_MS) {
+		/* While names wait for intake the loop goes round every slice:
+		 * status.json follows at most every STATUS_BUSY_MS then. */
+		bool busy = daemon_intake_count(d->intake) > 0;
+		if ((daemon_status_dirty(d->env.status) && (!busy || now - last_status >= STATUS_BUSY_MS)) ||
+		    now - last_status >= STATUS_EVERY_MS) {
 			/* Answers a full disk held back, as soon as it has room. */
 			daemon_sidecars_place_pending(d->env.sidecars);
 			write_status(d);
@@ -671,17 +725,15 @@ void daemon_request_stop(struct daemon *d)
 	wake(d);
 }
 
-/* What the sweep at start moved aside (quarantine.h): recorded, and the
- * script's answer given again when its name is taken (the scan follows). */
+/* What the sweep at start moved aside (quarantine.h): recorded. The
+ * script's answer is given again when its name is taken (the scan
+ * follows): content that has its final answer gets the agent's copy of it
+ * placed again (answer_restored, daemon_sidecars.h), as an approved script
+ * must not be held again; content without a kept copy runs again. */
 static void on_moved_aside(void *arg, const char *rel, const char *moved_to, const char *what,
 			   const char *script)
 {
 	struct daemon *d = arg;
-	const char *base = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
-	enum names_reason why = NAMES_REASON_NONE;
-	bool sidecar = names_classify(base, &why) == NAMES_IGNORED && why == NAMES_REASON_SIDECAR;
-	if (sidecar)
-		jobs_forget(d->jobs, script);
 	if (!d->stages || !d->stages->audit)
 		return;
 	_cleanup_free_ char *f1 = names_printable(rel), *f2 = names_printable(moved_to);
@@ -708,7 +760,8 @@ static int open_source(struct daemon *d, char **err)
 			.max_file_size = ag->max_file_size, .dir_mode = ag->drop_dir_mode,
 			.dir_group = ag->drop_dir_group,
 			.answer_allowed = daemon_mount_answer_allowed,
-			.refused = daemon_mount_refused, .arg = &d->env, .notes_dir = notes,
+			.refused = daemon_mount_refused, .renamed = daemon_mount_renamed,
+			.arg = &d->env, .notes_dir = notes,
 		};
 		r = dropfs_new(&fo, on_name, d, &d->source, err);
 	} else {
@@ -771,6 +824,7 @@ int daemon_new(const struct daemon_options *o, struct daemon **out, char **err)
 	d->stages = o->stages;
 	d->epfd = d->sigfd = d->wakefd = -1;
 	d->writers = strmap_new(free);
+	d->intake = daemon_intake_new();
 	d->env = (struct daemon_job_env){
 		.cfg = o->cfg, .stages = o->stages, .status = daemon_status_new(),
 		.retries = daemon_retries_new(o->retry_base_ms ? o->retry_base_ms : 1000,
@@ -856,6 +910,7 @@ void daemon_free(struct daemon *d)
 	/* After the workers: the last results go to the mount's backing
 	 * directory and tell the mount, which is unmounted here. */
 	drop_source_free(d->source);
+	daemon_intake_free(d->intake);
 	strmap_free(d->writers);
 	daemon_retries_free(d->env.retries);
 	daemon_grants_free(d->env.grants);

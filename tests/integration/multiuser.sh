@@ -16,7 +16,8 @@
 #    0700 while the agent is down (C cannot write there); in both modes what
 #    sits at a sidecar's or an answer's name at start that is not the
 #    agent's (a forged result, a symlink, a FIFO, a directory) is moved
-#    aside, recorded, and the script answered again;
+#    aside, recorded, and the script answered again from the agent's copy
+#    of its answer (an approved script is not held again, nothing reruns);
 #  - privacy: a 0600 script saved twice gets 0600 sidecars owned by W,
 #    which C cannot read (nor, in mount mode, its .wait answer);
 #  - fair turns: with two workers and a cap of 8 jobs per writer, C's flood
@@ -179,7 +180,18 @@ if [ "$MODE" = mount ]; then
 	wait_field "$D/wb.result.json" state awaiting_confirmation 30
 	[ "$(field "$D/wb.result.json" writer.uid)" = "$WU" ] ||
 		fail "wb.py renamed by A: writer is $(field "$D/wb.result.json" writer.uid), expected W ($WU)"
-	grep -q "wb.py: renamed into place by uid $(id -u "$A")" "$T/agent.log" || fail "the rename by A is not logged"
+	grep -q "wb.py: renamed from .wb by uid $(id -u "$A")" "$T/agent.log" || fail "the rename by A is not logged"
+	# An audit record of its own: who renamed, from and to, whose bytes.
+	record renamed | python3 -c 'import json, sys
+recs = [json.loads(l) for l in sys.stdin]
+r = [r for r in recs if r["file"] == "wb.py"]
+assert len(r) == 1, recs
+r = r[0]
+assert r["from"] == ".wb" and r["uid"] == int(sys.argv[1]) and r["user"] == sys.argv[3], r
+assert r["renamed_by"]["uid"] == int(sys.argv[1]) and r["renamed_by"]["from"] == "request", r
+assert r["renamed_by"]["process"] == "mv", r
+assert r["author"]["uid"] == int(sys.argv[2]) and r["author"]["user"] == sys.argv[4], r' \
+		"$(id -u "$A")" "$WU" "$A" "$W" || fail "the rename by A has no renamed record as expected"
 	as "$A" "$AGENT" approve --yes "$D/wb.py" > "$T/out" 2>&1 || fail "A's approve of W's bytes: $(cat "$T/out")"
 	wait_field "$D/wb.result.json" state completed 60
 fi
@@ -201,6 +213,7 @@ wait_field "$D/sw.result.json" state completed 60
 i=0
 until [ -f "$D/sw.audit" ] || [ $i -ge 200 ]; do sleep 0.05; i=$((i + 1)); done
 stop_agent
+record job_accepted > "$T/accepted.before"
 if [ "$MODE" = mount ]; then
 	got=$(stat -c '%a %U' "$D")
 	[ "$got" = "700 root" ] || fail "the directory underneath is '$got' while the agent is down, expected '700 root'"
@@ -222,13 +235,18 @@ for n in hs2.result.json future.result.json sw.audit h8.approve; do
 done
 [ -L "$D/future.result.json" ] && fail "the symlink at future.result.json stayed"
 [ -d "$D/h8.approve" ] && fail "the directory at h8.approve stayed"
-# Answered again: hs2.py runs through the agent anew (held again: its
-# approval was used up).
-wait_field "$D/hs2.result.json" state awaiting_confirmation 60
-[ "$(stat -c %U "$D/hs2.result.json")" != "$C" ] || fail "hs2.result.json was not answered again by the agent"
+# Answered again from the agent's copy of the answer its content had:
+# hs2.py stays completed (approved, not held again), neither runs again.
+wait_field "$D/hs2.result.json" state completed 60
+[ "$(stat -c %U "$D/hs2.result.json")" = "$W" ] || fail "hs2.result.json was not answered again by the agent"
 i=0
 until [ -f "$D/sw.audit" ] || [ $i -ge 400 ]; do sleep 0.05; i=$((i + 1)); done
 [ -f "$D/sw.audit" ] && [ ! -p "$D/sw.audit" ] || fail "sw.py's audit sidecar was not written again"
+for n in hs2.py sw.py; do
+	record answer_restored | grep -q "\"file\": \"$n\"" || fail "$n: no answer_restored record"
+	[ "$(record job_accepted | grep -c "\"file\": \"$n\"")" = "$(grep -c "\"file\": \"$n\"" "$T/accepted.before")" ] ||
+		fail "$n ran again instead of being answered from the kept copy"
+done
 as "$C" ls "$D/.mai-quarantine" > /dev/null 2>&1 && fail "C can list the quarantine"
 # --- privacy: a 0600 script saved twice ---
 as "$W" sh -c 'umask 077; printf "print(\"first-secret\")\n" > "$1"' sh "$D/priv.py"
