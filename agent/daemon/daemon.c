@@ -788,6 +788,18 @@ static int open_source(struct daemon *d, char **err)
 	d->env.place.drop_dir = drop_source_dir(d->source);
 	drop_source_set_max_size(d->source, d->max_file_size);
 	place_clear_temporaries(d->env.place.drop_dir, ag->recursive);
+	/* What is moved aside goes to the state directory's quarantine/,
+	 * out of the drop group's reach, when a rename can take it there. */
+	_cleanup_free_ char *holder = xasprintf("%s/%s", ag->state_dir, DAEMON_QUARANTINE_DIR);
+	_cleanup_close_ int dfd = open(d->env.place.drop_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (quarantine_set_holder(holder) < 0)
+		log_warn("cannot create %s: what is moved aside goes to %s of its directory",
+			 holder, QUARANTINE_DIR);
+	else if (dfd >= 0 && !quarantine_holder_reaches(dfd))
+		log_warnx("%s is on another file system than the drop directory %s: what is moved "
+			  "aside goes to %s of its directory instead (root's, 0700, but a member of "
+			  "the drop group may rename it away in watch mode); put agent.state_dir on "
+			  "the drop directory's file system", holder, ag->drop_dir, QUARANTINE_DIR);
 	/* What was put at the agent's and the approvers' names while it was
 	 * stopped goes aside before any name is taken. */
 	quarantine_sweep(d->env.place.drop_dir, ag->recursive, on_moved_aside, d);

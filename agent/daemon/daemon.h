@@ -26,6 +26,8 @@
 /* In mount mode, the notes of the scripts open for writing, in
  * agent.state_dir (dropfs.h "Incomplete content"). */
 #define DAEMON_WRITING_DIR "writing"
+/* What the agent moved aside (quarantine.h), in agent.state_dir. */
+#define DAEMON_QUARANTINE_DIR "quarantine"
 
 struct daemon_options {
 	const struct mai_config *cfg; /* borrowed for the daemon's lifetime */

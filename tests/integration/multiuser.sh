@@ -167,7 +167,7 @@ if [ "$MODE" = watch ]; then
 	i=0
 	until [ ! -e "$D/hs2.override" ] || [ $i -ge 200 ]; do sleep 0.05; i=$((i + 1)); done
 	[ ! -e "$D/hs2.override" ] || fail "C's hs2.override was not moved aside"
-	record override | grep -q '"moved_aside": ".mai-quarantine/hs2.override' ||
+	record override | grep -q "\"moved_aside\": \"$T/state/quarantine/hs2.override" ||
 		fail "the moved override is not recorded: $(record override)"
 fi
 as "$A" "$AGENT" approve --yes "$D/hs2.py" > "$T/out" 2>&1 || fail "approve of hs2.py: $(cat "$T/out")"
@@ -247,7 +247,16 @@ for n in hs2.py sw.py; do
 	[ "$(record job_accepted | grep -c "\"file\": \"$n\"")" = "$(grep -c "\"file\": \"$n\"" "$T/accepted.before")" ] ||
 		fail "$n ran again instead of being answered from the kept copy"
 done
-as "$C" ls "$D/.mai-quarantine" > /dev/null 2>&1 && fail "C can list the quarantine"
+# Kept in the state directory, out of the drop group's reach (in watch
+# mode C could rename a quarantine in the drop directory away).
+[ -e "$D/.mai-quarantine" ] && fail "a quarantine was made in the drop directory"
+for n in hs2.result.json future.result.json sw.audit h8.approve; do
+	to=$(record moved_aside | python3 -c 'import json, sys
+print([r for r in map(json.loads, sys.stdin) if r["file"] == sys.argv[1]][-1]["moved_to"])' "$n")
+	case $to in "$T/state/quarantine/$n."*) ;; *) fail "$n was moved to '$to', not into the state directory";; esac
+	[ -e "$to" ] || [ -L "$to" ] || fail "$n is not kept at $to"
+done
+as "$C" ls "$T/state/quarantine" > /dev/null 2>&1 && fail "C can list the quarantine"
 # --- privacy: a 0600 script saved twice ---
 as "$W" sh -c 'umask 077; printf "print(\"first-secret\")\n" > "$1"' sh "$D/priv.py"
 wait_field "$D/priv.result.json" state completed 60
