@@ -20,6 +20,8 @@
 #    of its answer (an approved script is not held again, nothing reruns);
 #  - privacy: a 0600 script saved twice gets 0600 sidecars owned by W,
 #    which C cannot read (nor, in mount mode, its .wait answer);
+#  - a drop directory on a file system without extended attributes
+#    (ramfs): the agent refuses to start and says what to do;
 #  - fair turns: with two workers and a cap of 8 jobs per writer, C's flood
 #    is capped (writer_queue_full), W's one script is queued within one
 #    job of the front and answered while C's jobs still wait; C (any
@@ -49,6 +51,7 @@ D=$T/drop
 on_exit() {
 	[ -n "${POLLER:-}" ] && kill "$POLLER" 2>/dev/null
 	grep -q " $D " /proc/self/mounts 2>/dev/null && umount -l "$D"
+	grep -q " $T/ramdrop " /proc/self/mounts 2>/dev/null && umount -l "$T/ramdrop"
 	for u in $W $C $A; do userdel "$u" 2> /dev/null; done
 	for g in $DROPG $APPRG; do groupdel "$g" 2> /dev/null; done
 }
@@ -320,4 +323,25 @@ waiting=$(grep -l '"state": "queued"' "$D"/c*.result.json 2>/dev/null | wc -l)
 
 stop_agent
 "$AGENT" verify "$T/state" > "$T/verify" 2>&1 || fail "the log does not verify: $(cat "$T/verify")"
+
+# --- a drop directory on a file system without extended attributes ---
+# ramfs keeps none: the agent could not tell the sidecars it gives to each
+# writer (marked as its own with one) from anyone else's files, nor, in
+# mount mode, keep the permissions users see across restarts. It refuses
+# to start and says what to do; nothing is mounted or changed.
+R=$T/ramdrop
+mkdir -p "$R" && mount -t ramfs -o mode=2770 ramfs "$R" || fail "cannot mount a ramfs at $R"
+chgrp "$DROPG" "$R"
+printf 'print("ram")\n' | put_as "$W" "$R/ram.py"
+sed -e "s|^drop_dir: .*|drop_dir: $R|" -e "s|^state_dir: .*|state_dir: $T/state-ramfs|" \
+	"$T/conf/agent.yaml" > "$T/agent-ramfs.yaml" && cp "$T/agent-ramfs.yaml" "$T/conf/agent.yaml"
+rc=0
+timeout 120 "$AGENT" run > "$T/ramfs.out" 2>&1 || rc=$?
+[ $rc -ne 0 ] && [ $rc -ne 124 ] || fail "the agent started (or hung: exit $rc) on a ramfs drop directory"
+grep -q "keeps no extended attributes" "$T/ramfs.out" && grep -q "ext4, xfs, btrfs, tmpfs" "$T/ramfs.out" ||
+	fail "no clear error for a drop directory without extended attributes: $(cat "$T/ramfs.out")"
+grep -q " $R fuse" /proc/self/mounts && fail "a ramfs drop directory was mounted over"
+[ "$(stat -c '%a %G' "$R")" = "2770 $DROPG" ] || fail "the ramfs drop directory was changed: $(stat -c '%a %G' "$R")"
+[ -e "$R/ram.result.json" ] && fail "ram.py was answered on a ramfs drop directory"
+umount "$R"
 lib_finish "multiuser ($MODE)"
