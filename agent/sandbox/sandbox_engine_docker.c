@@ -390,6 +390,11 @@ static int engine_start(void *ctx, const struct sandbox_engine_spec *spec,
 	run->watch.fd = -1;
 	started->limits = run->c.limits;
 	started->id = xstrdup(run->c.id);
+	started->uid = run->c.uid;
+	/* Passed to runsc too, whose kernel the script meets instead. */
+	started->seccomp = strcmp(sandbox_trust_runtime(e->trust, spec->trust), "runsc") == 0
+				   ? "gvisor"
+				   : SANDBOX_SECCOMP_NAME;
 	sandbox_exit_pump_watch(run->c.init, &run->watch);
 	sandbox_usage_start(&run->usage, e->docker, run->c.id, e->info.cgroup_version,
 			    docker_is_local(e->docker));
