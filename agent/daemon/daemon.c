@@ -19,6 +19,7 @@
 #include "daemon_intake.h"
 #include "daemon_job.h"
 #include "daemon_mount.h"
+#include "dirwrite.h"
 #include "dropfs.h"
 #include "fileio.h"
 #include "log.h"
@@ -748,10 +749,36 @@ static void on_moved_aside(void *arg, const char *rel, const char *moved_to, con
 
 /* The source of names agent.drop_mode asks for, with the drop directory's
  * permissions and group applied. 0 or -errno with *err. */
+int daemon_check_drop_fs(const struct mai_config *cfg, char **err)
+{
+	const struct config_agent *ag = &cfg->agent;
+	if (geteuid() != 0)
+		return 0;
+	_cleanup_close_ int dfd = open(ag->drop_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int r = dfd < 0 ? 0 : dirwrite_marks_supported(dfd);
+	if (r == -ENOTSUP)
+		*err = xasprintf("the drop directory %s is on a file system that keeps no extended "
+				 "attributes (ramfs, vfat, some network file systems): the agent "
+				 "marks the answers it gives to each script's writer with one "
+				 "(%s)%s, and could not tell them from anyone else's files there. Put "
+				 "the drop directory on a file system that keeps them (ext4, xfs, "
+				 "btrfs, tmpfs) and start the agent again (agent.drop_dir in "
+				 "agent.yaml)", ag->drop_dir, DIRWRITE_MARK_XATTR,
+				 ag->drop_mode == CONFIG_DROP_MOUNT
+					 ? " and in mount mode keeps the directory's permissions in "
+					   "another across restarts" : "");
+	else if (r < 0)
+		log_warnx("cannot check that %s keeps extended attributes: %s", ag->drop_dir,
+			  strerror(-r));
+	return r == -ENOTSUP ? r : 0;
+}
+
 static int open_source(struct daemon *d, char **err)
 {
 	const struct config_agent *ag = &d->cfg->agent;
-	int r;
+	int r = daemon_check_drop_fs(d->cfg, err);
+	if (r < 0)
+		return r;
 
 	if (ag->drop_mode == CONFIG_DROP_MOUNT) {
 		_cleanup_free_ char *notes = xasprintf("%s/%s", ag->state_dir, DAEMON_WRITING_DIR);
@@ -788,6 +815,18 @@ static int open_source(struct daemon *d, char **err)
 	d->env.place.drop_dir = drop_source_dir(d->source);
 	drop_source_set_max_size(d->source, d->max_file_size);
 	place_clear_temporaries(d->env.place.drop_dir, ag->recursive);
+	/* What is moved aside goes to the state directory's quarantine/,
+	 * out of the drop group's reach, when a rename can take it there. */
+	_cleanup_free_ char *holder = xasprintf("%s/%s", ag->state_dir, DAEMON_QUARANTINE_DIR);
+	_cleanup_close_ int dfd = open(d->env.place.drop_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (quarantine_set_holder(holder) < 0)
+		log_warn("cannot create %s: what is moved aside goes to %s of its directory",
+			 holder, QUARANTINE_DIR);
+	else if (dfd >= 0 && !quarantine_holder_reaches(dfd))
+		log_warnx("%s is on another file system than the drop directory %s: what is moved "
+			  "aside goes to %s of its directory instead (root's, 0700, but a member of "
+			  "the drop group may rename it away in watch mode); put agent.state_dir on "
+			  "the drop directory's file system", holder, ag->drop_dir, QUARANTINE_DIR);
 	/* What was put at the agent's and the approvers' names while it was
 	 * stopped goes aside before any name is taken. */
 	quarantine_sweep(d->env.place.drop_dir, ag->recursive, on_moved_aside, d);
