@@ -52,6 +52,23 @@ struct assess_bandit_check {
 
 struct assess_rule_index;
 
+/* A match key that takes a name or a list of names ("call") and the
+ * offset of its struct assess_strv in struct assess_rule. */
+struct assess_strv_key {
+	const char *key;
+	size_t off;
+};
+#define ASSESS_STRV_KEYS 15
+extern const struct assess_strv_key assess_strv_keys[ASSESS_STRV_KEYS];
+/* The list of key k (an index of assess_strv_keys) in a rule. */
+struct assess_strv *assess_rule_strv(const struct assess_rule *r, size_t k);
+void assess_strv_free(struct assess_strv *s);
+/* Frees what a rule holds (not the rule itself). */
+void assess_rule_clear(struct assess_rule *r);
+/* The classes of chmod's mode bits that the `mode:` match names. */
+#define ASSESS_MODE_CLASSES 4
+extern const char *const assess_mode_classes[ASSESS_MODE_CLASSES];
+
 struct assess_rules {
 	struct assess_rule *r;
 	size_t n;
@@ -63,16 +80,21 @@ struct assess_rules {
 	struct assess_sandbox sandbox;     /* assess_rules_set_sandbox() */
 	struct assess_bandit_check *bandit; /* bandit_checks: by id, in file order */
 	size_t n_bandit;
-	struct assess_rule_index *index; /* rebuilt by assess_rules_apply() */
+	struct assess_rule_index *index; /* assess_rules_index_build() */
 };
 
-/* agent/assess/assess_rules.yaml, embedded at build time. */
-extern const char assess_default_yaml[];
-extern const size_t assess_default_yaml_len;
-
-/* Applies the `rules:` list of a parsed security.yaml on top of rules. */
-int assess_rules_apply(struct assess_rules *rules, const char *name, const struct yt_node *seq,
-		       char **err) _must_check_;
+/* An empty rule set with the default thresholds and weights. */
+struct assess_rules *assess_rules_new(void);
+/* Applies a YAML file's `rules:`, `bandit_checks:` and `thresholds:` on top
+ * of rules (assess_rules_yaml.c); builtin: also its top-level
+ * `origin_weights:`, the defaults of every rule. Does not build the index.
+ * 0, or -errno with *err "FILE:LINE:COL: what; expected ...". */
+int assess_rules_apply_yaml(struct assess_rules *rules, const char *path, bool builtin,
+			    char **err) _must_check_;
+/* agent/assess/assess_rules.yaml as assess_rules_gen compiled it at build
+ * time (assess_builtin_rules.c): the rules, bandit_checks, thresholds and
+ * origin weights; no index. assess_rules_load() starts from a copy. */
+extern const struct assess_rules assess_builtin_rules;
 /* (Re)builds rules->index from the rules (assess_rules_index.c); frees it. */
 void assess_rules_index_build(struct assess_rules *rules);
 void assess_rules_index_free(struct assess_rules *rules);

@@ -33,6 +33,7 @@ static const struct {
 	[AUDIT_EVENT_MOVED_ASIDE] = { "moved_aside", { "file", "moved_to", "what", "script" } },
 	[AUDIT_EVENT_ANSWER_RESTORED] = { "answer_restored", { "file", "sha256", "sidecars", "placed" } },
 	[AUDIT_EVENT_ENGINE_NODES] = { "engine_nodes", { "name", "host", "nodes" } },
+	[AUDIT_EVENT_RENAMED] = { "renamed", { "file", "from", "uid", "renamed_by", "author" } },
 };
 
 const char *audit_event_to_string(enum audit_event e)
@@ -59,6 +60,16 @@ int audit_event_check(enum audit_event e, const json_t *fields, char **err)
 		    !json_is_string(json_object_get(w, "from"))) {
 			*err = xstrdup("audit event job_accepted needs writer {uid, gid (integers), "
 				       "from (a string)}");
+			return -EINVAL;
+		}
+	}
+	if (e == AUDIT_EVENT_RENAMED) {
+		const json_t *a = json_object_get(fields, "author");
+		if (!json_is_object(json_object_get(fields, "renamed_by")) || !json_is_object(a) ||
+		    !json_is_integer(json_object_get(a, "uid")) ||
+		    !json_is_integer(json_object_get(fields, "uid"))) {
+			*err = xstrdup("audit event renamed needs uid (an integer), renamed_by and "
+				       "author {uid} (objects)");
 			return -EINVAL;
 		}
 	}

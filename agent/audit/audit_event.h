@@ -66,6 +66,12 @@ enum audit_event {
 	/* name, host, nodes: an engine of several nodes (Swarm) and what the
 	 * probe job of each proved (or why a node is not used), at start. */
 	AUDIT_EVENT_ENGINE_NODES,
+	/* file, from, uid (and user), renamed_by, author {uid, gid, user}:
+	 * mount mode, a script renamed (from -> file) by someone other than
+	 * the author of its bytes (their owner). The rename is the renamer's
+	 * (renamed_by: the writer's fields of the request); the content stays
+	 * the author's, who is its writer in the job that follows. */
+	AUDIT_EVENT_RENAMED,
 	AUDIT_EVENT_COUNT,
 };
 

@@ -40,6 +40,15 @@ bool dirwrite_fd_marked(int fd, const char *name)
 	return strcmp(mark, name) == 0;
 }
 
+int dirwrite_marks_supported(int dirfd)
+{
+	static const char probe[] = "security.mai-agent.probe";
+	if (fsetxattr(dirfd, probe, "1", 1, 0) < 0)
+		return errno == EOPNOTSUPP ? -ENOTSUP : -errno;
+	fremovexattr(dirfd, probe);
+	return 0;
+}
+
 bool dirwrite_is_own(int dirfd, const char *name, const struct stat *st)
 {
 	char path[64 + NAME_MAX], mark[NAME_MAX + 1];

@@ -68,6 +68,12 @@ bool dirwrite_is_own(int dirfd, const char *name, const struct stat *st) _nonnul
 /* Whether the open file fd bears the mark of name (see above): what a
  * reader of a sidecar that is not the agent's own checks. */
 bool dirwrite_fd_marked(int fd, const char *name) _nonnull_(2);
+/* Whether the file system of the directory dirfd keeps the mark (extended
+ * attributes in its namespace: ramfs, vfat and some network file systems
+ * keep none, and a file given away there could not be told from anyone
+ * else's). Tried on the directory itself, set and removed. 0, -ENOTSUP, or
+ * another -errno. */
+int dirwrite_marks_supported(int dirfd);
 
 /* dirwrite_replace() of a file that belongs to a->uid and a->gid with
  * mode a->mode (a sidecar takes its script's owner, group and read bits). */

@@ -641,6 +641,10 @@ int cmd_run(int argc, char **argv)
 			   cfg->agent.drop_dir, strerror(-r));
 		goto out;
 	}
+	if (daemon_check_drop_fs(cfg, &err) < 0) {
+		log_errorx("%s", err);
+		goto out;
+	}
 
 	/* Block the signals the loop handles before the sandbox and the audit
 	 * log start their threads: a thread without the mask would take

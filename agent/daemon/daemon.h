@@ -26,6 +26,19 @@
 /* In mount mode, the notes of the scripts open for writing, in
  * agent.state_dir (dropfs.h "Incomplete content"). */
 #define DAEMON_WRITING_DIR "writing"
+/* What the agent moved aside (quarantine.h), in agent.state_dir. */
+#define DAEMON_QUARANTINE_DIR "quarantine"
+
+/* As root the agent gives each script's sidecars to its writer and marks
+ * them as its own with an extended attribute (dirwrite.h; in mount mode
+ * another keeps what users see of the directory): on a file system that
+ * keeps none every answer given away would look like someone else's file
+ * (moved aside at the next start, never replaced). -ENOTSUP with *err
+ * (caller frees) saying what to do when cfg's drop directory is on one;
+ * else 0 (a drop directory that cannot be opened, missing or a stale
+ * mount, is the source's to report). daemon_new() checks it too; 'mai-agent
+ * run' first, before the sandbox's seconds of setup. */
+int daemon_check_drop_fs(const struct mai_config *cfg, char **err);
 
 struct daemon_options {
 	const struct mai_config *cfg; /* borrowed for the daemon's lifetime */

@@ -73,3 +73,34 @@ void daemon_mount_refused(void *arg, const struct dropfs_refusal *rf)
 	json_decref(f);
 }
 
+
+/* A script renamed by someone other than the author of its bytes
+ * (dropfs.h), on a mount thread: a log line and a renamed record, so that
+ * the log says who moved what; the job that follows names the author as
+ * its writer. */
+void daemon_mount_renamed(void *arg, const struct dropfs_rename *rn)
+{
+	struct daemon_job_env *env = arg;
+	const struct drop_writer *by = rn->by;
+	_cleanup_free_ char *to = names_printable(rn->to), *from = names_printable(rn->from);
+
+	log_info("%s: renamed from %s by uid %u (pid %d, %s); its writer is the owner of its "
+		 "bytes, uid %u", to, from, (unsigned)by->uid, (int)by->pid,
+		 by->process[0] ? by->process : "?", (unsigned)rn->author_uid);
+	if (!env->stages || !env->stages->audit)
+		return;
+	_cleanup_free_ char *user = account_user_name(by->uid);
+	_cleanup_free_ char *author = account_user_name(rn->author_uid);
+	json_t *a = json_pack("{s:I, s:I}", "uid", (json_int_t)rn->author_uid, "gid",
+			      (json_int_t)rn->author_gid);
+	if (author)
+		json_object_set_new(a, "user", json_string(author));
+	json_t *f = json_pack("{s:s, s:s, s:I, s:o, s:o, s:o}", "file", to, "from", from, "uid",
+			      (json_int_t)by->uid, "user", user ? json_string(user) : json_null(),
+			      "renamed_by", drop_writer_to_json(by), "author", a);
+	uint64_t seq;
+	if (env->stages->audit(env->stages->ctx, AUDIT_EVENT_RENAMED, f, &seq) < 0)
+		log_errorx("%s: its rename by uid %u could not be recorded in the audit log", to,
+			   (unsigned)by->uid);
+	json_decref(f);
+}

@@ -1,6 +1,7 @@
 /* What a mount of the drop directory (drop_mode: mount) asks the daemon on
  * its serving threads (dropfs.h): may this caller write an answer file,
- * and what to do of a refusal at the call. arg is the loop's struct
+ * what to do of a refusal at the call, and of a script renamed by someone
+ * other than its author. arg is the loop's struct
  * daemon_job_env. */
 #ifndef MAI_DAEMON_MOUNT_H
 #define MAI_DAEMON_MOUNT_H
@@ -15,5 +16,8 @@ int daemon_mount_answer_allowed(void *arg, const struct drop_writer *caller, con
 /* dropfs_options.refused: a log line for each refusal, and for an answer
  * file an approval or override record. */
 void daemon_mount_refused(void *arg, const struct dropfs_refusal *rf);
+
+/* dropfs_options.renamed: a log line and a renamed audit record. */
+void daemon_mount_renamed(void *arg, const struct dropfs_rename *rn);
 
 #endif

@@ -226,15 +226,6 @@ static bool is_final_locked(struct jobs *j, const char *name, const char *sha256
 	return true;
 }
 
-void jobs_forget(struct jobs *j, const char *name)
-{
-	pthread_mutex_lock(&j->lock);
-	struct jobs_final *f = strmap_take(j->finals, name);
-	if (f)
-		final_free(f);
-	pthread_mutex_unlock(&j->lock);
-}
-
 bool jobs_find_hold(struct jobs *j, const char *name, char sha256[HASH_SHA256_HEX_LEN + 1],
 		    struct jobs_hold *out)
 {

@@ -113,9 +113,6 @@ int jobs_record_held(struct jobs *j, const char *name, const char *sha256, const
  * *out receive its content and hold. */
 bool jobs_find_hold(struct jobs *j, const char *name, char sha256[HASH_SHA256_HEX_LEN + 1],
 		    struct jobs_hold *out) _nonnull_(1, 2, 3, 4);
-/* Forgets name's final result (in memory): its content is answered again
- * when it is next taken. */
-void jobs_forget(struct jobs *j, const char *name) _nonnull_(1, 2);
 /* True when name at sha256 has a final result; *state (optional) receives
  * a copy of its state, which the caller frees. */
 bool jobs_is_final(struct jobs *j, const char *name, const char *sha256, char **state)

@@ -333,7 +333,7 @@ enum docker_error docker_stream_open(const struct docker_endpoint *ep, const cha
 {
 	char errbuf[CURL_ERROR_SIZE] = "";
 	struct docker_stream *s = xcalloc(1, sizeof(*s));
-	_cleanup_free_ char *request = NULL;
+	_cleanup_free_ char *request = NULL, *base = NULL;
 	char *head = xmalloc(STREAM_HEADER_MAX + 1), *end = NULL;
 	size_t head_len = 0;
 	curl_socket_t sock;
@@ -351,7 +351,7 @@ enum docker_error docker_stream_open(const struct docker_endpoint *ep, const cha
 	}
 	/* CONNECT_ONLY: libcurl connects and hands over the socket; the upgrade
 	 * request is ours, since libcurl does not speak Docker's hijacked HTTP. */
-	_cleanup_free_ char *base = xasprintf("%s/", ep->url);
+	base = xasprintf("%s/", ep->url);
 	curl_easy_setopt(s->curl, CURLOPT_URL, base);
 	curl_easy_setopt(s->curl, CURLOPT_CONNECT_ONLY, 1L);
 	rc = curl_easy_perform(s->curl);

@@ -72,22 +72,22 @@ static char *person_message(enum approval_status s, const char *file, const char
 		return xasprintf("%s was written by %s, who is not an approver, so it was moved "
 				 "aside unread (kept in %s): only %s may %s (approvers in "
 				 "security.yaml); one of them runs 'mai-agent %s %s'", file, owner,
-				 QUARANTINE_DIR, may, cmd, cmd, script);
+				 quarantine_where(), may, cmd, cmd, script);
 	case APPROVAL_SELF:
 		return xasprintf("%s was written by %s, who also wrote %s, so it was moved aside "
 				 "unread (kept in %s): an approval must come from another approver "
 				 "(%s); on a single-user machine set allow_self_approval: true in "
-				 "security.yaml", file, owner, script, QUARANTINE_DIR, may);
+				 "security.yaml", file, owner, script, quarantine_where(), may);
 	case APPROVAL_HARD_LINK:
 		return xasprintf("%s has %lu links (a hard link), so it may be anyone's file: it was "
 				 "moved aside unread (kept in %s); an approver (%s) runs "
-				 "'mai-agent %s %s'", file, (unsigned long)a->links, QUARANTINE_DIR, may,
+				 "'mai-agent %s %s'", file, (unsigned long)a->links, quarantine_where(), may,
 				 cmd, script);
 	case APPROVAL_WRITABLE:
 		return xasprintf("%s (owned by %s) may be written by others than its owner, so "
 				 "anyone could have changed it: it was moved aside unread (kept in "
 				 "%s); an approver (%s) runs 'mai-agent %s %s'", file, owner,
-				 QUARANTINE_DIR, may, cmd, script);
+				 quarantine_where(), may, cmd, script);
 	default:
 		return NULL;
 	}
@@ -123,7 +123,7 @@ char *approval_status_message(enum approval_status s, enum approval_kind k, cons
 				 approval_kind_to_string(k), shown);
 	case APPROVAL_NOT_REGULAR:
 		return a->moved_to ? xasprintf("%s was not a regular file and has been moved aside "
-					       "(kept in %s)", file, QUARANTINE_DIR)
+					       "(kept in %s)", file, quarantine_where())
 				   : xasprintf("%s was not a regular file and has been removed", file);
 	case APPROVAL_TOO_LARGE:
 		return xasprintf("%s was larger than %d bytes and has been consumed", file,

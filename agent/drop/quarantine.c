@@ -18,6 +18,47 @@
 
 #define SWEEP_MAX_DEPTH 16
 
+/* The holder (quarantine.h): set at start, read-only afterwards. */
+static char *holder;
+
+int quarantine_set_holder(const char *dir)
+{
+	free(holder);
+	holder = NULL;
+	if (!dir)
+		return 0;
+	int r = fileio_mkdir_p(dir, 0700);
+	if (r < 0)
+		return r;
+	holder = xstrdup(dir);
+	return 0;
+}
+
+const char *quarantine_where(void)
+{
+	return holder ? holder : QUARANTINE_DIR;
+}
+
+bool quarantine_holder_reaches(int dirfd)
+{
+	struct stat a, b;
+	return holder && stat(holder, &a) == 0 && fstat(dirfd, &b) == 0 && a.st_dev == b.st_dev;
+}
+
+/* The holder, the agent's own directory, or -errno. */
+static int open_holder(void)
+{
+	struct stat st;
+	int fd = open(holder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || st.st_uid != geteuid()) {
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
 /* The quarantine directory of dirfd, the agent's own: created when missing;
  * anything else at its name (another user's directory, a symlink) is renamed
  * out of the way under a random name first. fd or -errno. */
@@ -65,11 +106,24 @@ int quarantine_move(int dirfd, const char *name, char **moved_to, char **detail)
 	*detail = NULL;
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return -errno;
+	_cleanup_free_ char *to = xasprintf("%.200s.%lld.%llu", name, (long long)time(NULL),
+					    (unsigned long long)st.st_ino);
+	if (holder) {
+		_cleanup_close_ int hfd = open_holder();
+		if (hfd >= 0 && renameat2(dirfd, name, hfd, to, RENAME_NOREPLACE) == 0) {
+			*moved_to = xasprintf("%s/%s", holder, to);
+			return 0;
+		}
+		int e = hfd < 0 ? -hfd : errno;
+		if (e == ENOENT && hfd >= 0)
+			return -ENOENT;
+		if (e != EXDEV)
+			log_warnx("cannot move %s into %s (%s): it goes to %s of its directory",
+				  name, holder, strerror(e), QUARANTINE_DIR);
+	}
 	_cleanup_close_ int qfd = open_quarantine(dirfd, detail);
 	if (qfd < 0)
 		return qfd;
-	_cleanup_free_ char *to = xasprintf("%.200s.%lld.%llu", name, (long long)time(NULL),
-					    (unsigned long long)st.st_ino);
 	if (renameat2(dirfd, name, qfd, to, RENAME_NOREPLACE) < 0) {
 		int e = errno;
 		if (e != ENOENT)
@@ -138,7 +192,8 @@ static void sweep_dir(int dfd, const char *rel, bool recursive, unsigned depth, 
 				  detail ? detail : "gone");
 			continue;
 		}
-		_cleanup_free_ char *moved = *rel ? xasprintf("%s/%s", rel, to) : xstrdup(to);
+		_cleanup_free_ char *moved = *rel && to[0] != '/' ? xasprintf("%s/%s", rel, to)
+								: xstrdup(to);
 		_cleanup_free_ char *spath = *rel ? xasprintf("%s/%s", rel, script) : xstrdup(script);
 		log_warnx("%s: %s was there at start (put there while the agent was stopped?): "
 			  "moved aside to %s", shown, what, moved);

@@ -2,12 +2,17 @@
  * must be able to use (an answer file refused for who wrote it, a
  * directory at foo.approve, a FIFO or a forged file at a sidecar's name).
  *
- * Nothing is deleted: it is kept for evidence in QUARANTINE_DIR, a hidden
- * directory of the same directory that the agent creates owned by itself
- * with mode 0700, so that no writer can reach, change or put back what was
- * moved there. A rename moves it (the same file system, nothing is opened,
- * read or written through). What another user put at QUARANTINE_DIR itself
- * is renamed out of the way first. The caller records the move. */
+ * Nothing is deleted: it is kept for evidence in the holder, a directory of
+ * the agent's own (agent.state_dir/quarantine, quarantine_set_holder()),
+ * out of the drop directory, where no writer can reach, change, put back or
+ * rename away what was moved there. A rename moves it (nothing is opened,
+ * read or written through), so the holder must be on the drop directory's
+ * file system: where it is not (or none is set), what is moved goes to
+ * QUARANTINE_DIR, a hidden directory of the same directory that the agent
+ * creates owned by itself with mode 0700 (in watch mode a member of the drop
+ * group may rename that directory away, though not read it); what another
+ * user put at QUARANTINE_DIR itself is renamed out of the way first. The
+ * caller records the move, and where it went. */
 #ifndef MAI_QUARANTINE_H
 #define MAI_QUARANTINE_H
 
@@ -17,15 +22,28 @@
 
 #define QUARANTINE_DIR ".mai-quarantine"
 
-/* Moves dirfd/name (one path component) into dirfd/QUARANTINE_DIR/ under
- * "<name>.<seconds>.<inode>" (name cut to 200 bytes). 0 with *moved_to the
- * new path relative to dirfd (caller frees), -ENOENT when nothing is at
- * name, or -errno with *detail (caller frees). */
+/* Makes dir (an absolute path; created 0700 when missing) the holder of
+ * what is moved aside from now on; NULL: none. Called at start, before any
+ * thread moves anything (the value is the process's). 0 or -errno. */
+int quarantine_set_holder(const char *dir);
+/* Where what is moved aside is kept, for messages: the holder, else
+ * QUARANTINE_DIR. Static until the next quarantine_set_holder(). */
+const char *quarantine_where(void);
+/* Whether the holder is on the file system of the directory dirfd (what is
+ * moved from there reaches it); false when there is none. */
+bool quarantine_holder_reaches(int dirfd);
+
+/* Moves dirfd/name (one path component) into the holder (else into
+ * dirfd/QUARANTINE_DIR/) under "<name>.<seconds>.<inode>" (name cut to 200
+ * bytes). 0 with *moved_to (caller frees) the new path: absolute in the
+ * holder, else relative to dirfd; -ENOENT when nothing is at name, or
+ * -errno with *detail (caller frees). */
 int quarantine_move(int dirfd, const char *name, char **moved_to, char **detail)
 	_nonnull_(2, 3, 4) _must_check_;
 
 /* Told of each name quarantine_sweep() moved: rel (relative to the drop
- * directory), where it went (relative to the drop directory), what it was
+ * directory), where it went (absolute in the holder, else relative to the
+ * drop directory), what it was
  * ("a FIFO owned by ...") and the script it belongs to ("sub/foo.py"). */
 typedef void (*quarantine_fn)(void *arg, const char *rel, const char *moved_to,
 			      const char *what, const char *script);

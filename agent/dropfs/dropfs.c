@@ -180,6 +180,8 @@ static void src_free(void *impl)
 	pthread_mutex_destroy(&fs->queue_lock);
 	pthread_mutex_destroy(&fs->files_lock);
 	pthread_mutex_destroy(&fs->wait_lock);
+	pthread_mutex_destroy(&fs->threads_lock);
+	free(fs->threads);
 	free(fs->mountpoint);
 	free(fs);
 }
@@ -240,7 +242,12 @@ static void stop_serving(struct dropfs *fs)
 {
 	atomic_store(&fs->stopping, true);
 	dropfs_wait_wake(fs);
-	for (unsigned i = 0; i < fs->n_threads; i++) {
+	/* None is started once stopping is set (dropfs_serve_more looks under
+	 * the lock), so the count read here is the last. */
+	pthread_mutex_lock(&fs->threads_lock);
+	unsigned n = fs->n_threads;
+	pthread_mutex_unlock(&fs->threads_lock);
+	for (unsigned i = 0; i < n; i++) {
 		for (;;) {
 			pthread_kill(fs->threads[i], SIGUSR1);
 			struct timespec t;
@@ -345,14 +352,37 @@ static int start_serving(struct dropfs *fs, char **err)
 	}
 	fs->se = fuse_get_session(fs->fuse);
 	for (unsigned i = 0; i < DROPFS_THREADS; i++) {
-		int r = pthread_create(&fs->threads[i], NULL, serve, fs);
-		if (r != 0) {
-			*err = xasprintf("cannot start the drop directory's threads: %s", strerror(r));
-			return -r;
+		int r = dropfs_serve_more(fs, 0);
+		if (r < 0) {
+			*err = xasprintf("cannot start the drop directory's threads: %s", strerror(-r));
+			return r;
 		}
-		fs->n_threads++;
 	}
 	return 0;
+}
+
+int dropfs_serve_more(struct dropfs *fs, unsigned busy)
+{
+	int r = 0;
+	pthread_mutex_lock(&fs->threads_lock);
+	if (atomic_load(&fs->stopping)) {
+		r = -ECANCELED;
+	} else {
+		/* Two readers that came at once may each ask with the count the
+		 * other's thread already covers: so up to the count, not one. */
+		while (r == 0 && fs->n_threads < DROPFS_THREADS + busy) {
+			if (fs->n_threads == fs->cap_threads) {
+				fs->cap_threads = fs->cap_threads ? 2 * fs->cap_threads : DROPFS_THREADS;
+				fs->threads = xrealloc(fs->threads,
+						       fs->cap_threads * sizeof(*fs->threads));
+			}
+			r = -pthread_create(&fs->threads[fs->n_threads], NULL, serve, fs);
+			if (r == 0)
+				fs->n_threads++;
+		}
+	}
+	pthread_mutex_unlock(&fs->threads_lock);
+	return r;
 }
 
 int dropfs_new(const struct dropfs_options *o, drop_source_fn fn, void *arg,
@@ -374,6 +404,7 @@ int dropfs_new(const struct dropfs_options *o, drop_source_fn fn, void *arg,
 	pthread_mutex_init(&fs->files_lock, NULL);
 	pthread_mutex_init(&fs->wait_lock, NULL);
 	pthread_mutex_init(&fs->root_lock, NULL);
+	pthread_mutex_init(&fs->threads_lock, NULL);
 	fs->umask = process_umask();
 
 	r = mountutil_canonical(o->dir, &fs->mountpoint);

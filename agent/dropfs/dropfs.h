@@ -51,7 +51,9 @@
  * a subdirectory) blocks until foo.py has a final result for its current
  * content, then reads that result; a signal to the reader ends the wait
  * with EINTR. .wait lists nothing, so tools that walk the directory do not
- * block on it.
+ * block on it. A user may have 3 readers waiting at once (the next gets
+ * EAGAIN), and each holds a serving thread, so one more is started for it:
+ * however many users wait, the mount keeps its threads for everyone else.
  *
  * Lifecycle: dropfs_new() clears a stale mount left on drop_dir by a killed
  * agent (ENOTCONN), refuses a live one, opens the backing directory, applies
@@ -97,6 +99,16 @@ struct dropfs_refusal {
 	const char *detail;
 };
 
+/* A script renamed into place by someone other than the author of its
+ * bytes (its owner): the rename is theirs, the content stays the author's
+ * (issue #27, point 5). */
+struct dropfs_rename {
+	const char *from, *to;          /* relative to the drop directory */
+	const struct drop_writer *by;   /* the request's caller: who renamed */
+	uid_t author_uid;               /* the bytes' owner: the content's writer */
+	gid_t author_gid;
+};
+
 struct dropfs_options {
 	const char *dir;          /* drop_dir: the mount point and the backing directory */
 	bool recursive;           /* subdirectories allowed (and served) */
@@ -114,6 +126,9 @@ struct dropfs_options {
 	 * before the caller gets its error (the daemon logs it and records
 	 * refused answers in the audit log). May be NULL: logged here. */
 	void (*refused)(void *arg, const struct dropfs_refusal *r);
+	/* Told of each such rename once it is done, on the mount's threads
+	 * (the daemon records it in the audit log). May be NULL: logged here. */
+	void (*renamed)(void *arg, const struct dropfs_rename *r);
 	void *arg;
 	/* Where the notes of the scripts open for writing go (see "Incomplete
 	 * content"; agent.state_dir/writing); NULL: none are kept. */

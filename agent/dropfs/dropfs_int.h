@@ -29,9 +29,15 @@
 #include "dropfs.h"
 #include "strmap.h"
 
-#define DROPFS_THREADS 16     /* serving threads */
-#define DROPFS_MAX_WAITERS 12 /* .wait opens blocked at once; more get EAGAIN */
-/* ... and per user, so that one user's readers leave room for others'. */
+/* Serving threads free for requests other than .wait's: a reader blocked
+ * on .wait holds its thread, so one more is started for each (up to
+ * DROPFS_THREADS + the readers waiting). */
+#define DROPFS_THREADS 16
+/* .wait opens blocked at once per user; a user's next gets EAGAIN. The only
+ * cap: no global one that several users together could fill for everyone
+ * (issue #27, point 5). What it costs, a thread per reader, is bounded by
+ * the accounts that may open the mount, which root made; a thread that
+ * cannot be started refuses that reader (EAGAIN), never the mount. */
 #define DROPFS_MAX_WAITERS_PER_USER 3
 /* Inode numbers of what only the mount has (readdir skips a 0): .wait, and
  * below it one per script (its own with the top bit set). */
@@ -103,8 +109,9 @@ struct dropfs {
 	/* serving */
 	struct fuse *fuse;
 	struct fuse_session *se;
-	pthread_t threads[DROPFS_THREADS];
-	unsigned n_threads;
+	pthread_mutex_t threads_lock; /* threads, n_threads, cap_threads */
+	pthread_t *threads;
+	unsigned n_threads, cap_threads;
 	atomic_bool stopping;
 };
 
@@ -119,6 +126,10 @@ void dropfs_queue(struct dropfs *fs, const char *rel, enum names_kind kind,
 /* Queues every script and answer file below the directory rel ("" for the
  * root), as the scan at start does for the whole tree. */
 void dropfs_scan(struct dropfs *fs, const char *rel);
+/* Starts serving threads until there are DROPFS_THREADS + busy (busy: the
+ * readers of .wait blocked now, who hold one each). 0, or -errno when one
+ * cannot be started (or the mount stops). */
+int dropfs_serve_more(struct dropfs *fs, unsigned busy);
 /* The FUSE operations (dropfs_ops.c). */
 const struct fuse_operations *dropfs_operations(void);
 /* Frees the handles the kernel had not released when the mount stopped

@@ -305,9 +305,11 @@ static int op_symlink(const char *target, const char *path)
 	return r;
 }
 
-/* The name to has new content (a rename into place, or an exchange): take
- * it now, or at the last release when a handle still writes to it. */
-static void renamed_into(struct dropfs *fs, const char *to, const struct stat *st)
+/* The name to has new content (a rename from from into place, or an
+ * exchange): take it now, or at the last release when a handle still
+ * writes to it. */
+static void renamed_into(struct dropfs *fs, const char *from, const char *to,
+			 const struct stat *st)
 {
 	if (S_ISDIR(st->st_mode)) {
 		if (fs->o.recursive)
@@ -323,11 +325,18 @@ static void renamed_into(struct dropfs *fs, const char *to, const struct stat *s
 	if (who.uid != st->st_uid) {
 		/* Someone else's bytes renamed into place: they stay the bytes'
 		 * author's (its owner's), for the result, 'pending' and the
-		 * two-person rule alike; the rename is the caller's, logged. */
-		_cleanup_free_ char *p = names_printable(dropfs_rel(to));
-		log_info("%s: renamed into place by uid %u (pid %d, %s); its writer is the owner "
-			 "of its bytes, uid %u", p, (unsigned)who.uid, (int)who.pid,
-			 who.process[0] ? who.process : "?", (unsigned)st->st_uid);
+		 * two-person rule alike; the rename is the caller's, recorded. */
+		struct dropfs_rename rn = { .from = dropfs_rel(from), .to = dropfs_rel(to),
+					    .by = &who, .author_uid = st->st_uid,
+					    .author_gid = st->st_gid };
+		if (kind_of(to) == NAMES_SCRIPT && fs->o.renamed) {
+			fs->o.renamed(fs->o.arg, &rn);
+		} else {
+			_cleanup_free_ char *p = names_printable(rn.to);
+			log_info("%s: renamed into place by uid %u (pid %d, %s); its writer is the "
+				 "owner of its bytes, uid %u", p, (unsigned)who.uid, (int)who.pid,
+				 who.process[0] ? who.process : "?", (unsigned)st->st_uid);
+		}
 		drop_writer_from_owner(&who, st->st_uid, st->st_gid);
 	}
 	struct dropfs_file *f = S_ISREG(st->st_mode) ? dropfs_file_get(fs, st->st_ino) : NULL;
@@ -365,9 +374,9 @@ static int op_rename(const char *from, const char *to, unsigned int flags)
 	dropfs_at_close(&b);
 	if (r < 0)
 		return r;
-	renamed_into(fs, to, &sa);
+	renamed_into(fs, from, to, &sa);
 	if (exchange)
-		renamed_into(fs, from, &sb);
+		renamed_into(fs, to, from, &sb);
 	else
 		dropfs_wait_wake(fs); /* from may be a script someone waits for */
 	return 0;

@@ -19,15 +19,19 @@
 
 #define ROOT_XATTR "trusted.mai-agent.shown"
 
-static void save(struct dropfs *fs)
+/* 0 or -errno (logged). */
+static int save(struct dropfs *fs)
 {
 	char v[64];
 	int n = snprintf(v, sizeof(v), "%o %lu %lu", (unsigned)fs->shown_mode,
 			 (unsigned long)fs->shown_uid, (unsigned long)fs->shown_gid);
-	if (fsetxattr(fs->root_fd, ROOT_XATTR, v, (size_t)n, 0) < 0)
-		log_warn("cannot keep the drop directory's permissions in %s of %s (a restart "
-			 "without agent.drop_dir_mode shows it as root's 0700)", ROOT_XATTR,
-			 fs->mountpoint);
+	if (fsetxattr(fs->root_fd, ROOT_XATTR, v, (size_t)n, 0) == 0)
+		return 0;
+	int r = errno == EOPNOTSUPP ? -ENOTSUP : -errno;
+	log_warn("cannot keep the drop directory's permissions in %s of %s (a restart "
+		 "without agent.drop_dir_mode shows it as root's 0700)", ROOT_XATTR,
+		 fs->mountpoint);
+	return r;
 }
 
 /* What an earlier start kept: true when there is a readable value. */
@@ -71,8 +75,18 @@ int dropfs_root_prepare(struct dropfs *fs, const char *mode, const char *group, 
 		fs->shown_mode = want.mode;
 	if (want.has_gid)
 		fs->shown_gid = want.gid;
-	save(fs);
+	r = save(fs);
 	pthread_mutex_unlock(&fs->root_lock);
+	if (r == -ENOTSUP) {
+		/* Before the directory becomes root's 0700: the next start would
+		 * show users that, and lock them out. */
+		*err = xasprintf("the drop directory %s is on a file system that keeps no extended "
+				 "attributes, where mount mode cannot keep the permissions users "
+				 "see (%s) across restarts: put it on a file system that keeps them "
+				 "(ext4, xfs, btrfs, tmpfs), or use drop_mode: watch", fs->mountpoint,
+				 ROOT_XATTR);
+		return r;
+	}
 	fs->root_ino = st.st_ino;
 	fs->root_dev = st.st_dev;
 	if (fchown(fs->root_fd, 0, 0) < 0 || fchmod(fs->root_fd, 0700) < 0) {

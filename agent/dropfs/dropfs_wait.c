@@ -171,8 +171,8 @@ int dropfs_wait_open(struct dropfs *fs, const char *rest, int *fd)
 	unsigned mine = 0;
 	for (const struct dropfs_waiter *o = fs->waiters; o; o = o->next)
 		mine += o->uid == w.uid;
-	unsigned all = fs->n_waiters;
-	bool room = all < DROPFS_MAX_WAITERS && mine < DROPFS_MAX_WAITERS_PER_USER;
+	bool room = mine < DROPFS_MAX_WAITERS_PER_USER;
+	unsigned all = fs->n_waiters + room;
 	if (room) {
 		w.next = fs->waiters;
 		fs->waiters = &w;
@@ -181,14 +181,21 @@ int dropfs_wait_open(struct dropfs *fs, const char *rest, int *fd)
 	pthread_mutex_unlock(&fs->wait_lock);
 	if (!room) {
 		close(w.efd);
-		log_warnx("%s/%s: uid %lu has %u readers waiting (at most %d each, %d in all; %u "
-			  "wait now); this one gets EAGAIN (read %s instead, or later)",
-			  DROPFS_WAIT_DIR, rest, (unsigned long)w.uid, mine,
-			  DROPFS_MAX_WAITERS_PER_USER, DROPFS_MAX_WAITERS, all, rest);
+		log_warnx("%s/%s: uid %lu has %u readers waiting (at most %d each); this one gets "
+			  "EAGAIN (read %s instead, or later)", DROPFS_WAIT_DIR, rest,
+			  (unsigned long)w.uid, mine, DROPFS_MAX_WAITERS_PER_USER, rest);
 		return -EAGAIN;
 	}
 
-	int r;
+	/* This thread may block: the mount keeps DROPFS_THREADS others. */
+	int r = dropfs_serve_more(fs, all);
+	if (r < 0 && r != -ECANCELED) {
+		log_warnx("%s/%s: cannot start a thread to serve others while uid %lu waits (%s); "
+			  "this reader gets EAGAIN", DROPFS_WAIT_DIR, rest, (unsigned long)w.uid,
+			  strerror(-r));
+		r = -EAGAIN;
+		goto out;
+	}
 	for (;;) {
 		r = ready(fs, script, rest, fd);
 		if (r != -EAGAIN)
@@ -210,7 +217,7 @@ int dropfs_wait_open(struct dropfs *fs, const char *rest, int *fd)
 			break;
 		}
 	}
-
+out:
 	pthread_mutex_lock(&fs->wait_lock);
 	for (struct dropfs_waiter **p = &fs->waiters; *p; p = &(*p)->next) {
 		if (*p == &w) {

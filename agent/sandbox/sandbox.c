@@ -313,6 +313,8 @@ static int run_job(void *arg, const struct sandbox_job *job, const struct sandbo
 	out->limits = started.limits;
 	out->limits.timeout_ms = want.timeout_ms;
 	out->container_id = started.id;
+	out->run_uid = started.uid;
+	out->seccomp = started.seccomp;
 	t0 = monoclock_ms();
 	const struct sandbox_engine_io io = {
 		.demux = &demux, .deadline_ms = t0 + want.timeout_ms, .cancel = cancel,

@@ -34,7 +34,11 @@
  * waits, at most 2 s, for the agent to close it before the interpreter
  * exits: the agent reads the container's cgroup counters (OOM kills,
  * refused forks) in that pause, while the container cannot have been torn
- * down. A script that closes those descriptors only loses the pause.
+ * down. A script that closes those descriptors only loses the pause. Where
+ * the agent sees the container's processes it ends the pause with SIGUSR1
+ * (sandbox_exit_release()), which the bootstrap takes over from the script
+ * before it writes the markers: the close of stdin reaches the container
+ * through dockerd and the shim, several milliseconds later.
  * Then the bootstrap ends the process at once with the status the
  * interpreter would have exited with (os._exit): the script's threads,
  * atexit handlers and output are done by then, and the interpreter's own
@@ -87,6 +91,12 @@ const char sandbox_bootstrap[] =
 	"            f.flush()\n"
 	"        except BaseException:\n"
 	"            pass\n"
+	"    try:\n"
+	"        import signal\n"
+	"        signal.signal(signal.SIGUSR1, lambda *a: os._exit(mai_code[0]))\n"
+	"        signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGUSR1])\n"
+	"    except BaseException:\n"
+	"        pass\n"
 	"    held = True\n"
 	"    for fd in mai_fds[:2]:\n"
 	"        try:\n"

@@ -352,6 +352,17 @@ static void sample_at_end(void *arg)
 	sandbox_usage_end(&run->usage);
 }
 
+/* The bootstrap holds after its markers: the counters are read, then its
+ * pause is ended at once where this machine sees its process (the close
+ * of stdin that follows ends it everywhere else). */
+static void release_at_end(void *arg)
+{
+	struct sandbox_engine_run *run = arg;
+
+	sample_at_end(run);
+	sandbox_exit_release(run->c.init);
+}
+
 static int engine_start(void *ctx, const struct sandbox_engine_spec *spec,
 			struct sandbox_engine_run **out, struct sandbox_engine_started *started,
 			char **err)
@@ -379,6 +390,11 @@ static int engine_start(void *ctx, const struct sandbox_engine_spec *spec,
 	run->watch.fd = -1;
 	started->limits = run->c.limits;
 	started->id = xstrdup(run->c.id);
+	started->uid = run->c.uid;
+	/* Passed to runsc too, whose kernel the script meets instead. */
+	started->seccomp = strcmp(sandbox_trust_runtime(e->trust, spec->trust), "runsc") == 0
+				   ? "gvisor"
+				   : SANDBOX_SECCOMP_NAME;
 	sandbox_exit_pump_watch(run->c.init, &run->watch);
 	sandbox_usage_start(&run->usage, e->docker, run->c.id, e->info.cgroup_version,
 			    docker_is_local(e->docker));
@@ -393,7 +409,7 @@ static enum sandbox_attach_end engine_wait(void *ctx, struct sandbox_engine_run 
 {
 	(void)ctx;
 	/* Only the bootstrap waits for stdin to close before it exits. */
-	const struct sandbox_attach_hold hold = { sample_at_end, run };
+	const struct sandbox_attach_hold hold = { release_at_end, run };
 	enum sandbox_attach_end end;
 
 	end = sandbox_attach_pump(run->c.stream, io->demux, run->input, run->input_len,

@@ -1,6 +1,8 @@
 #include "sandbox_exit.h"
 
+#include <signal.h>
 #include <string.h>
+#include <sys/pidfd.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -21,6 +23,8 @@ struct sandbox_exit {
 struct sandbox_exit_init {
 	int pidfd; /* -1: none */
 	struct procexit_watch *events;
+	pid_t pid;   /* the init's */
+	char id[65]; /* the container's */
 };
 
 static const char *source_name(enum sandbox_exit_source s)
@@ -133,6 +137,8 @@ struct sandbox_exit_init *sandbox_exit_watch(struct sandbox_exit *ex, const char
 		init->pidfd = fd;
 	else if (fd >= 0)
 		close(fd);
+	init->pid = pid;
+	snprintf(init->id, sizeof(init->id), "%s", id);
 	if (fd < 0 || (ex->source == SANDBOX_EXIT_NETLINK && !init->events)) {
 		sandbox_exit_unwatch(ex, init);
 		init = NULL;
@@ -151,6 +157,28 @@ void sandbox_exit_unwatch(struct sandbox_exit *ex, struct sandbox_exit_init *ini
 		close(init->pidfd);
 	procexit_unwatch(ex->procexit, init->events);
 	free(init);
+}
+
+pid_t sandbox_exit_init_pid(const struct sandbox_exit_init *init)
+{
+	return init->pid;
+}
+
+bool sandbox_exit_release(const struct sandbox_exit_init *init)
+{
+	pid_t bootstrap;
+	int fd;
+	bool sent;
+
+	if (!init || (bootstrap = sandbox_proc_first_child(init->pid)) <= 0)
+		return false;
+	/* A pidfd of a live process in the container's cgroup: a pid recycled
+	 * since the children were read is never signalled. */
+	if ((fd = pidfd_exit_open(bootstrap, init->id)) < 0)
+		return false;
+	sent = pidfd_send_signal(fd, SIGUSR1, NULL, 0) == 0;
+	close(fd);
+	return sent;
 }
 
 void sandbox_exit_pump_watch(struct sandbox_exit_init *init, struct sandbox_exit_watch *w)

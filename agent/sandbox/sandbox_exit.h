@@ -29,6 +29,16 @@ enum sandbox_exit_source sandbox_exit_source_get(const struct sandbox_exit *ex);
 struct sandbox_exit_init *sandbox_exit_watch(struct sandbox_exit *ex, const char *id);
 /* Undoes and frees a watch; NULL is a no-op. */
 void sandbox_exit_unwatch(struct sandbox_exit *ex, struct sandbox_exit_init *init);
+/* The pid of a watched init, as this machine's /proc knows it. */
+pid_t sandbox_exit_init_pid(const struct sandbox_exit_init *init);
+
+/* Wakes the bootstrap of a watched container that holds after its end
+ * markers (sandbox_bootstrap.h) with SIGUSR1: the kernel delivers it at
+ * once, where the close of stdin travels through dockerd, containerd and
+ * the shim first. Whether it was sent; never without a watch (gVisor,
+ * Docker's way), and then the close of stdin ends the hold alone. */
+bool sandbox_exit_release(const struct sandbox_exit_init *init);
+
 /* The pump's view of init (fd -1 when init is NULL); valid while init is. */
 void sandbox_exit_pump_watch(struct sandbox_exit_init *init, struct sandbox_exit_watch *w);
 

@@ -121,6 +121,8 @@ json_t *sandbox_result_to_json(const struct sandbox_result *r)
 			      "message", str_or_null(r->message));
 	if (!j)
 		abort(); /* a json_pack format error is a programming error */
+	json_object_set_new(j, "uid", r->run_uid ? json_integer(r->run_uid) : json_null());
+	json_object_set_new(j, "seccomp", str_or_null(r->seccomp));
 	if (r->dependencies)
 		json_object_set(j, "dependencies", r->dependencies);
 	if (r->engine)

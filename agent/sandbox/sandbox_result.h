@@ -51,6 +51,13 @@ struct sandbox_result {
 	 * "engine_stats", "task"; static). */
 	char *engine, *endpoint, *node;
 	const char *usage_source;
+	/* Who the script ran as and what filtered its system calls, as the
+	 * engine applied them: the run's own uid and gid from the uid range (0:
+	 * not known), and the seccomp profile ("mai-1": the agent's, applied by
+	 * the host's kernel; "gvisor": runsc, whose kernel the script meets;
+	 * NULL: the engine's own default, as on Swarm nodes). Static. */
+	uint32_t run_uid;
+	const char *seccomp;
 	/* For a job with dependencies: what pip did ({"ok", "installed": [{name,
 	 * version, url, hashes}], ...}); NULL otherwise. Owned. */
 	json_t *dependencies;

@@ -8,7 +8,9 @@ scripts, each naming its intent family on its first line. Through
 tests/bench/gate.sh (the same numbers anyone gets from it), with the
 shipped configuration (config/, Bandit on) and with --native-only:
     at most 5% of the ordinary scripts are held (HIGH or BLOCKED);
-    every malicious script is held.
+    every malicious script is held;
+    no ordinary script that imports the Crypto package is held: Bandit's
+    B413 (HIGH for that import) is judged by the native rule MAI074.
 """
 import ast
 import json
@@ -37,10 +39,25 @@ def py_files(d):
     return sorted(f for f in os.listdir(d) if f.endswith(".py"))
 
 
+def imports_crypto(name):
+    """Does an ordinary script import the Crypto package (PyCrypto's name,
+    which PyCryptodome shares)?"""
+    with open(os.path.join(ordinary, name), "rb") as f:
+        tree = ast.parse(f.read(), filename=name)
+    for node in ast.walk(tree):
+        mods = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+            [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+        if any(m == "Crypto" or m.startswith("Crypto.") for m in mods):
+            return True
+    return False
+
+
 def corpus_checks():
     """The corpora are what the figures claim: enough files, all valid
     Python 3, every malicious one in a known family, every family there."""
     ords, mals = py_files(ordinary), py_files(malicious)
+    check(sum(imports_crypto(n) for n in ords) >= 3,
+          "fewer than 3 ordinary scripts import the Crypto package (B413's case)")
     check(len(ords) >= ORDINARY_MIN_FILES, "ordinary corpus has %d files, fewer than %d"
           % (len(ords), ORDINARY_MIN_FILES))
     check(len(mals) >= MALICIOUS_MIN_FILES, "malicious corpus has %d files, fewer than %d"
@@ -92,6 +109,10 @@ def main():
         check(o["held_share"] <= ORDINARY_MAX_SHARE,
               "%s: %d of %d ordinary scripts held (%.1f%%, at most %.0f%%): %s"
               % (mode, o["held"], o["files"], 100 * o["held_share"], 100 * ORDINARY_MAX_SHARE, held))
+        crypto = [f for f in o["held_files"] if imports_crypto(f["file"])]
+        check(not crypto, "%s: ordinary scripts held that import the Crypto package: %s"
+              % (mode, ", ".join("%s (%s %s)" % (f["file"], f["level"], f["reason"])
+                                 for f in crypto)))
         free = ", ".join("%s (%s)" % (f["file"], f["level"]) for f in m["free_files"])
         check(m["held"] == m["files"], "%s: %d of %d malicious scripts not held: %s"
               % (mode, m["files"] - m["held"], m["files"], free))

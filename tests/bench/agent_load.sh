@@ -34,6 +34,9 @@ trap 'bench_stop "$SAMPLER" "$PID"; rm -rf "$T"' EXIT
 mkdir -p "$T/stage"
 . "$BENCH_DIR/agent_bench_config.sh"
 bench_agent_config
+# The burst is one writer's: no cap on a writer's queued jobs (the shipped
+# max_jobs_per_writer, 500, would refuse half of a 1,000-drop burst).
+echo "max_jobs_per_writer: 0" >> "$T/conf/agent.yaml"
 "$AGENT" run --log-file "$T/agent.log" &
 PID=$!
 bench_agent_up "$PID" "$T/state" "$T/agent.log"

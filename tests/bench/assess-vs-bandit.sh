@@ -1,7 +1,8 @@
 #!/bin/sh
 # Benchmark (not part of the suite): whole-process `mai-agent check` against
 # `bandit -r` on the same Python tree, side by side in one run: wall time,
-# MB/s, peak RSS and the ratio; then one small file as a whole process.
+# MB/s, peak RSS and the ratio; then one small file as a whole process (and
+# its instructions, with valgrind).
 # Targets (issue #3): >= 100x faster than Bandit, peak RSS <= 16 MB, one
 # small file <= 5 ms.
 #
@@ -92,3 +93,20 @@ print("one small file, whole process: median %.2f ms, best %.2f ms, CPU %.2f ms 
 print("  for scale: 'mai-agent --version' (process start and dynamic linking only): median %.2f ms,"
       " best %.2f ms" % (vmed, vbest))
 PY
+# Instructions do not move with the machine's load: with valgrind, the same
+# small file's whole process counted by callgrind (a sanitizer build cannot
+# run under valgrind: nothing is printed for one).
+if command -v valgrind >/dev/null && ! grep -qa __asan_init "$agent"; then
+	# prints the count when the program exited 0 (a sanitizer's refusal does not)
+	count() {
+		valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" > /dev/null 2> "$tmp/cg" &&
+			sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$tmp/cg"
+	}
+	ins=$(count "$agent" check --native-only --config-dir "$tmp/cfg" "$small") || ins=
+	vins=$(count "$agent" --version) || vins=
+	if [ -n "$ins" ] && [ -n "$vins" ]; then
+		awk -v i="$ins" -v v="$vins" 'BEGIN {
+			printf "one small file, instructions (callgrind): %.2f M, of which %.2f M past" \
+				" process start (--version: %.2f M)\n", i / 1e6, (i - v) / 1e6, v / 1e6 }'
+	fi
+fi

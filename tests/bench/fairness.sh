@@ -15,13 +15,20 @@
 #    queued them, writer W drops one script that prints a line;
 #  - flood: writer C drops FLOOD (default 20,000) empty scripts in one burst
 #    of renames; once the first of them is answered, W drops one script.
-# Printed for each: W's wait from its rename to its final result, and how
-# many of C's scripts were still unanswered then (queued, not yet taken, or
-# refused over the cap), and how many were refused over the cap.
+# Printed for each: W's wait from its rename to its final result; the part
+# of it after a worker was free for W (the issue's measure: from the later
+# of W's rename and the last end of one of C's runs before W's started);
+# how many of C's scripts were still unanswered then (queued, not yet
+# taken, or refused over the cap), how many were refused over the cap, how
+# many of C's names were taken in (given a first answer) after W's, and the
+# load average.
 # A build without fair turns (one queue for all) serves W after C's whole
-# backlog. MAI_BENCH_SMOKE=1 (the suite's fairness_smoke) runs 20 spinners
-# with a 2 s timeout and a 1,000-file flood and fails unless W is answered
-# while at least half of C's scripts still wait.
+# backlog; one that takes names in in their order of arrival takes W's
+# after every name of C's renamed before it. MAI_BENCH_SMOKE=1 (the suite's
+# fairness_smoke) runs 20 spinners with a 2 s timeout and a 1,000-file
+# flood and fails unless W is answered while at least half of C's scripts
+# still wait and, in the flood, W's name is taken in before a quarter of
+# C's are.
 set -eu
 BUILD=${1:?usage: fairness.sh BUILD_DIR [SPINNERS [FLOOD [TIMEOUT]]]}
 SMOKE=${MAI_BENCH_SMOKE:-0}
@@ -64,7 +71,7 @@ stop() {
 scenario() {
 	start
 	python3 - "$T" "$1" "$2" "$3" "$CU" "$WU" "$TIMEOUT" "$SMOKE" <<'PY'
-import json, os, sys, time
+import calendar, json, os, sys, time
 t, name, n, body, cu, wu, timeout, smoke = sys.argv[1:9]
 n, cu, wu, timeout = int(n), int(cu), int(wu), float(timeout)
 drop, stage = t + "/drop", t + "/stage"
@@ -97,12 +104,44 @@ with open(w, "w") as f:
     f.write('print("w")\n')
 os.chown(w, wu, wu)
 start = time.monotonic()
+dropped_at = time.time()
 os.rename(w, drop + "/w.py")
 res = drop + "/w.result.json"
 final = ("completed", "rejected", "blocked", "awaiting_confirmation")
 while state(res) not in final and time.monotonic() < end:
     time.sleep(0.005)
 wait = time.monotonic() - start
+
+def times(p):
+    try:
+        with open(p) as f:
+            t = json.load(f).get("times", {})
+    except (OSError, ValueError):
+        return {}
+    return {k: calendar.timegm(time.strptime(v[:19], "%Y-%m-%dT%H:%M:%S")) + int(v[20:23]) / 1000
+            for k, v in t.items()}
+
+# What the issue measures: W's answer after a worker was free for it, the
+# later of W's drop and the last end of one of C's runs before W's started
+# (a worker busy with a spinner until its timeout is not free).
+wt = times(res)
+free_at = dropped_at
+for i in range(n):
+    ct = times("%s/c%05d.result.json" % (drop, i))
+    if "finished" in ct and "started" in wt and free_at < ct["finished"] <= wt["started"]:
+        free_at = ct["finished"]
+after_free = wt["finished"] - free_at if "finished" in wt else float("nan")
+parts = ""
+if {"accepted", "started", "finished"} <= wt.keys():
+    parts = " [taken in %.2f s, started %.2f s, ran %.2f s]" % (
+        wt["accepted"] - dropped_at, wt["started"] - max(free_at, wt["accepted"]),
+        wt["finished"] - wt["started"])
+# Intake's turns: how many of C's names were taken in (queued or answered)
+# after W's was, or not yet at all. Taken in the order of arrival, none:
+# W's name waits behind every name of C's renamed before it.
+after_w = sum(1 for i in range(n)
+              if times("%s/c%05d.result.json" % (drop, i)).get("accepted", float("inf"))
+              > wt.get("accepted", float("inf")))
 # Unanswered: no final result yet, or refused over the cap (not served).
 left = capped = 0
 for i in range(n):
@@ -113,15 +152,23 @@ for i in range(n):
     over = '"writer_queue_full"' in text
     capped += over
     left += over or state("%s/c%05d.result.json" % (drop, i)) not in final
-print("%-9s C dropped %6d (renames took %.1f s); W waited %7.2f s for %s; "
-      "C's scripts unanswered then: %d, refused over the cap: %d"
-      % (name, n, burst, wait, state(res), left, capped))
+print("%-9s C dropped %6d (renames took %.1f s); W waited %7.2f s for %s (%.2f s after a "
+      "worker was free%s); C's scripts unanswered then: %d, refused over the cap: %d, taken in "
+      "after W's: %d; load %s"
+      % (name, n, burst, wait, state(res), after_free, parts, left, capped, after_w,
+         " ".join(open("/proc/loadavg").read().split()[:3])))
 # Wall time depends on the machine's load; the order does not: W must be
 # answered while most of C's backlog still waits (one queue for all would
 # answer W after all of it).
 if smoke == "1" and left < n // 2:
     print("FAIL: W was answered after %d of C's %d scripts (%d still unanswered)"
           % (n - left, n, left))
+    sys.exit(1)
+# W dropped once C's first name was taken in, with most of the burst still
+# to take: W's must be taken in before most of them.
+if smoke == "1" and name == "flood" and after_w < n // 4:
+    print("FAIL: W's name was taken in after %d of C's %d names (%d after it)"
+          % (n - after_w, n, after_w))
     sys.exit(1)
 PY
 	rc=$?

@@ -24,12 +24,23 @@ trap 'rm -rf "$T"' EXIT
 
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 before=$(load)
+# step NAME COMMAND...: runs a benchmark, its output shown and kept in
+# $T/NAME; a benchmark that fails fails this script (a pipe into tee would
+# hide its status).
+step() {
+	_name=$1
+	shift
+	_rc=0
+	"$@" > "$T/$_name" 2>&1 || _rc=$?
+	cat "$T/$_name"
+	[ "$_rc" = 0 ] || { echo "targets.sh: $_name failed (exit $_rc)" >&2; exit 1; }
+}
 echo "== agent_latency.sh --stages ($N drops of each kind)"
-"$bench/agent_latency.sh" --stages "$BUILD" "$N" | tee "$T/latency"
+step latency "$bench/agent_latency.sh" --stages "$BUILD" "$N"
 echo "== bench_sandbox.sh ($N latency runs, $CHURN throughput runs, 2 workers)"
-MAI_BENCH_BUILD=$BUILD "$bench/bench_sandbox.sh" "$N" "$CHURN" 2 | tee "$T/sandbox"
+step sandbox env MAI_BENCH_BUILD="$BUILD" "$bench/bench_sandbox.sh" "$N" "$CHURN" 2
 echo "== agent_load.sh ($BURST drops at once, churn of $CHURN)"
-"$bench/agent_load.sh" "$BUILD" "$BURST" "$CHURN" | tee "$T/load"
+step load "$bench/agent_load.sh" "$BUILD" "$BURST" "$CHURN"
 after=$(load)
 
 # verdict OK: met or MISSED

@@ -14,6 +14,9 @@
 # pipe) serves on and is unmounted. Exit 77 without Docker, root or FUSE,
 # unless MAI_REQUIRE_REAL=1.
 set -u
+# The warm pool is on: an agent whose standard error closed must still
+# remove its idle containers when it stops.
+AGENT_POOL=1
 . "$(dirname "$0")/agent_lib.sh"
 
 [ "$(id -u)" -eq 0 ] || skip "needs root (a tmpfs mount, files of another user)"

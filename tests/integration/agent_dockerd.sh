@@ -21,6 +21,8 @@
 # MAI_REQUIRE_REAL=1.
 set -u
 
+# The warm pool is on: what a restarted dockerd does to it is tested here.
+AGENT_POOL=1
 . "$(dirname "$0")/agent_lib.sh"
 
 D="$T/d" # the private engine: socket, data root, exec root, log

@@ -12,6 +12,8 @@
 # MAI_REQUIRE_REAL=1.
 set -u
 
+# The warm pool is on: what a restarted dockerd does to it is tested here.
+AGENT_POOL=1
 . "$(dirname "$0")/agent_lib.sh"
 DOCKER_SOCK=/var/run/docker.sock
 N=${OUTAGE_JOBS:-20}

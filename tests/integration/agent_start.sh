@@ -11,17 +11,23 @@ AGENT_SECURITY_YAML='analyzers:
     enabled: false
 '
 
-# sandbox.yaml of every test configuration: no self-test at start and one
-# warm container per trust level instead of two. Each start of an agent
-# otherwise created seven containers besides its jobs' (a self-test probe
-# and 2 idle per level), about 100 of a full run's 270; on two CPUs each one
-# Docker creates, starts and removes costs about half a CPU-second. The
-# self-test is test_sandbox's case and 'status --self-test' agent_cli.sh's;
-# metrics.sh starts with the shipped defaults (both on, the pool sized by
-# auto). A test that writes its own sandbox.yaml starts it with this text.
-AGENT_SANDBOX_YAML='self_test: false
-pool_size: 1
-'
+# sandbox.yaml of every test configuration: no self-test at start and no
+# warm pool (AGENT_POOL=N sets one). Each start of an agent otherwise
+# created seven containers besides its jobs' (a self-test probe and 2 idle
+# per level, the untrusted one under gVisor); on two CPUs each one Docker
+# creates, starts and removes costs about half a CPU-second, and most tests'
+# agents run a handful of scripts or none. Their runs take the cold path
+# (a container created for the job), which a pool that is used up takes
+# too. The self-test is test_sandbox's case and 'status --self-test'
+# agent_cli.sh's; the warm pool is test_sandbox's and sandbox_end's cases,
+# agent_dockerd.sh's and agent_outage.sh's (AGENT_POOL=1: pool containers
+# a restarted dockerd killed are replaced), agent_answers.sh's (removed at
+# a stop whose log pipe closed), bench_smoke's, and metrics.sh
+# starts with the shipped defaults (both on, the pool sized by auto). A
+# test that writes its own sandbox.yaml starts it with this text.
+AGENT_SANDBOX_YAML="self_test: false
+pool_size: ${AGENT_POOL:-0}
+"
 # A uid range of this test's own (1024 uids from 0x71000000 up, by the
 # shell's pid): an agent refuses to start when a process outside its
 # engine's Mai containers runs in its range, and the tests run agents on

@@ -130,11 +130,12 @@ wait_message "$D/high.result.json" "written by $O (uid $OU), who is not an appro
 [ "$(field "$D/high.result.json" state)" = awaiting_confirmation ] || fail "a non-approver's answer let high.py go"
 [ ! -e "$D/high.approve" ] || fail "the refused high.approve still blocks the name"
 record approval high.py | tail -1 > "$T/rec"
-python3 -c 'import json,sys
+python3 -c 'import json, os, sys
 r = json.load(open(sys.argv[1]))
 assert r["uid"] == int(sys.argv[2]) and r["user"] == sys.argv[3], r
 assert r["accepted"] is False and r["consumed"] == "refused: not an approver", r
-assert r["moved_aside"].startswith(".mai-quarantine/high.approve.") and r["explanation"] == "", r' "$T/rec" "$OU" "$O" 2> "$T/err" ||
+assert r["moved_aside"].startswith(sys.argv[4] + "/quarantine/high.approve.") and r["explanation"] == "", r
+assert os.stat(r["moved_aside"]).st_uid == int(sys.argv[2]), r' "$T/rec" "$OU" "$O" "$T/state" 2> "$T/err" ||
 	fail "the non-approver's answer is not recorded as refused: $(cat "$T/err") $(cat "$T/rec")"
 keep_case "high.approve written by a non-approver" "$D/high.result.json" approval high.py
 

@@ -16,9 +16,12 @@
 #    0700 while the agent is down (C cannot write there); in both modes what
 #    sits at a sidecar's or an answer's name at start that is not the
 #    agent's (a forged result, a symlink, a FIFO, a directory) is moved
-#    aside, recorded, and the script answered again;
+#    aside, recorded, and the script answered again from the agent's copy
+#    of its answer (an approved script is not held again, nothing reruns);
 #  - privacy: a 0600 script saved twice gets 0600 sidecars owned by W,
 #    which C cannot read (nor, in mount mode, its .wait answer);
+#  - a drop directory on a file system without extended attributes
+#    (ramfs): the agent refuses to start and says what to do;
 #  - fair turns: with two workers and a cap of 8 jobs per writer, C's flood
 #    is capped (writer_queue_full), W's one script is queued within one
 #    job of the front and answered while C's jobs still wait; C (any
@@ -48,6 +51,7 @@ D=$T/drop
 on_exit() {
 	[ -n "${POLLER:-}" ] && kill "$POLLER" 2>/dev/null
 	grep -q " $D " /proc/self/mounts 2>/dev/null && umount -l "$D"
+	grep -q " $T/ramdrop " /proc/self/mounts 2>/dev/null && umount -l "$T/ramdrop"
 	for u in $W $C $A; do userdel "$u" 2> /dev/null; done
 	for g in $DROPG $APPRG; do groupdel "$g" 2> /dev/null; done
 }
@@ -166,7 +170,7 @@ if [ "$MODE" = watch ]; then
 	i=0
 	until [ ! -e "$D/hs2.override" ] || [ $i -ge 200 ]; do sleep 0.05; i=$((i + 1)); done
 	[ ! -e "$D/hs2.override" ] || fail "C's hs2.override was not moved aside"
-	record override | grep -q '"moved_aside": ".mai-quarantine/hs2.override' ||
+	record override | grep -q "\"moved_aside\": \"$T/state/quarantine/hs2.override" ||
 		fail "the moved override is not recorded: $(record override)"
 fi
 as "$A" "$AGENT" approve --yes "$D/hs2.py" > "$T/out" 2>&1 || fail "approve of hs2.py: $(cat "$T/out")"
@@ -179,7 +183,18 @@ if [ "$MODE" = mount ]; then
 	wait_field "$D/wb.result.json" state awaiting_confirmation 30
 	[ "$(field "$D/wb.result.json" writer.uid)" = "$WU" ] ||
 		fail "wb.py renamed by A: writer is $(field "$D/wb.result.json" writer.uid), expected W ($WU)"
-	grep -q "wb.py: renamed into place by uid $(id -u "$A")" "$T/agent.log" || fail "the rename by A is not logged"
+	grep -q "wb.py: renamed from .wb by uid $(id -u "$A")" "$T/agent.log" || fail "the rename by A is not logged"
+	# An audit record of its own: who renamed, from and to, whose bytes.
+	record renamed | python3 -c 'import json, sys
+recs = [json.loads(l) for l in sys.stdin]
+r = [r for r in recs if r["file"] == "wb.py"]
+assert len(r) == 1, recs
+r = r[0]
+assert r["from"] == ".wb" and r["uid"] == int(sys.argv[1]) and r["user"] == sys.argv[3], r
+assert r["renamed_by"]["uid"] == int(sys.argv[1]) and r["renamed_by"]["from"] == "request", r
+assert r["renamed_by"]["process"] == "mv", r
+assert r["author"]["uid"] == int(sys.argv[2]) and r["author"]["user"] == sys.argv[4], r' \
+		"$(id -u "$A")" "$WU" "$A" "$W" || fail "the rename by A has no renamed record as expected"
 	as "$A" "$AGENT" approve --yes "$D/wb.py" > "$T/out" 2>&1 || fail "A's approve of W's bytes: $(cat "$T/out")"
 	wait_field "$D/wb.result.json" state completed 60
 fi
@@ -201,6 +216,7 @@ wait_field "$D/sw.result.json" state completed 60
 i=0
 until [ -f "$D/sw.audit" ] || [ $i -ge 200 ]; do sleep 0.05; i=$((i + 1)); done
 stop_agent
+record job_accepted > "$T/accepted.before"
 if [ "$MODE" = mount ]; then
 	got=$(stat -c '%a %U' "$D")
 	[ "$got" = "700 root" ] || fail "the directory underneath is '$got' while the agent is down, expected '700 root'"
@@ -222,14 +238,28 @@ for n in hs2.result.json future.result.json sw.audit h8.approve; do
 done
 [ -L "$D/future.result.json" ] && fail "the symlink at future.result.json stayed"
 [ -d "$D/h8.approve" ] && fail "the directory at h8.approve stayed"
-# Answered again: hs2.py runs through the agent anew (held again: its
-# approval was used up).
-wait_field "$D/hs2.result.json" state awaiting_confirmation 60
-[ "$(stat -c %U "$D/hs2.result.json")" != "$C" ] || fail "hs2.result.json was not answered again by the agent"
+# Answered again from the agent's copy of the answer its content had:
+# hs2.py stays completed (approved, not held again), neither runs again.
+wait_field "$D/hs2.result.json" state completed 60
+[ "$(stat -c %U "$D/hs2.result.json")" = "$W" ] || fail "hs2.result.json was not answered again by the agent"
 i=0
 until [ -f "$D/sw.audit" ] || [ $i -ge 400 ]; do sleep 0.05; i=$((i + 1)); done
 [ -f "$D/sw.audit" ] && [ ! -p "$D/sw.audit" ] || fail "sw.py's audit sidecar was not written again"
-as "$C" ls "$D/.mai-quarantine" > /dev/null 2>&1 && fail "C can list the quarantine"
+for n in hs2.py sw.py; do
+	record answer_restored | grep -q "\"file\": \"$n\"" || fail "$n: no answer_restored record"
+	[ "$(record job_accepted | grep -c "\"file\": \"$n\"")" = "$(grep -c "\"file\": \"$n\"" "$T/accepted.before")" ] ||
+		fail "$n ran again instead of being answered from the kept copy"
+done
+# Kept in the state directory, out of the drop group's reach (in watch
+# mode C could rename a quarantine in the drop directory away).
+[ -e "$D/.mai-quarantine" ] && fail "a quarantine was made in the drop directory"
+for n in hs2.result.json future.result.json sw.audit h8.approve; do
+	to=$(record moved_aside | python3 -c 'import json, sys
+print([r for r in map(json.loads, sys.stdin) if r["file"] == sys.argv[1]][-1]["moved_to"])' "$n")
+	case $to in "$T/state/quarantine/$n."*) ;; *) fail "$n was moved to '$to', not into the state directory";; esac
+	[ -e "$to" ] || [ -L "$to" ] || fail "$n is not kept at $to"
+done
+as "$C" ls "$T/state/quarantine" > /dev/null 2>&1 && fail "C can list the quarantine"
 # --- privacy: a 0600 script saved twice ---
 as "$W" sh -c 'umask 077; printf "print(\"first-secret\")\n" > "$1"' sh "$D/priv.py"
 wait_field "$D/priv.result.json" state completed 60
@@ -293,4 +323,25 @@ waiting=$(grep -l '"state": "queued"' "$D"/c*.result.json 2>/dev/null | wc -l)
 
 stop_agent
 "$AGENT" verify "$T/state" > "$T/verify" 2>&1 || fail "the log does not verify: $(cat "$T/verify")"
+
+# --- a drop directory on a file system without extended attributes ---
+# ramfs keeps none: the agent could not tell the sidecars it gives to each
+# writer (marked as its own with one) from anyone else's files, nor, in
+# mount mode, keep the permissions users see across restarts. It refuses
+# to start and says what to do; nothing is mounted or changed.
+R=$T/ramdrop
+mkdir -p "$R" && mount -t ramfs -o mode=2770 ramfs "$R" || fail "cannot mount a ramfs at $R"
+chgrp "$DROPG" "$R"
+printf 'print("ram")\n' | put_as "$W" "$R/ram.py"
+sed -e "s|^drop_dir: .*|drop_dir: $R|" -e "s|^state_dir: .*|state_dir: $T/state-ramfs|" \
+	"$T/conf/agent.yaml" > "$T/agent-ramfs.yaml" && cp "$T/agent-ramfs.yaml" "$T/conf/agent.yaml"
+rc=0
+timeout 120 "$AGENT" run > "$T/ramfs.out" 2>&1 || rc=$?
+[ $rc -ne 0 ] && [ $rc -ne 124 ] || fail "the agent started (or hung: exit $rc) on a ramfs drop directory"
+grep -q "keeps no extended attributes" "$T/ramfs.out" && grep -q "ext4, xfs, btrfs, tmpfs" "$T/ramfs.out" ||
+	fail "no clear error for a drop directory without extended attributes: $(cat "$T/ramfs.out")"
+grep -q " $R fuse" /proc/self/mounts && fail "a ramfs drop directory was mounted over"
+[ "$(stat -c '%a %G' "$R")" = "2770 $DROPG" ] || fail "the ramfs drop directory was changed: $(stat -c '%a %G' "$R")"
+[ -e "$R/ram.result.json" ] && fail "ram.py was answered on a ramfs drop directory"
+umount "$R"
 lib_finish "multiuser ($MODE)"

@@ -17,6 +17,7 @@
 #include "fileio.h"
 #include "pidfd_exit.h"
 #include "sandbox_fixture.h"
+#include "sandbox_seccomp.h"
 
 static const char fork_bomb[] = "import os\nwhile True:\n    try:\n        os.fork()\n"
 				"    except OSError:\n        pass\n";
@@ -278,6 +279,13 @@ static void test_setuid_attempts(void **state)
 	unsigned long u1 = 0, u2 = 0;
 	assert_int_equal(sscanf(uid, "\nuid %lu %lu", &u1, &u2), 2);
 	assert_true(u1 == u2 && u1 >= SANDBOX_UID_FIRST && u1 <= SANDBOX_UID_LAST);
+	/* The result names that uid and the profile the calls met. */
+	assert_int_equal(r.run_uid, u1);
+	assert_string_equal(r.seccomp, SANDBOX_SECCOMP_NAME);
+	json_t *j = sandbox_result_to_json(&r);
+	assert_int_equal(json_integer_value(json_object_get(j, "uid")), (json_int_t)u1);
+	assert_string_equal(json_string_value(json_object_get(j, "seccomp")), "mai-1");
+	json_decref(j);
 	sandbox_result_clear(&r);
 }
 

@@ -70,6 +70,13 @@ char *fixture_verify_line(const char *log_dir, const char *pub)
 	return line;
 }
 
+char *fixture_verify_dir(const char *dir, const char *pub_name)
+{
+	_cleanup_free_ char *log_dir = xasprintf("%s/audit", dir);
+	_cleanup_free_ char *pub = xasprintf("%s/%s.pub", dir, pub_name);
+	return fixture_verify_line(log_dir, pub);
+}
+
 char *fixture_read(const char *path, size_t *len)
 {
 	char *data = NULL;

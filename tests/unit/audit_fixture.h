@@ -23,6 +23,8 @@ void fixture_closed_log(const char *dir, int fsync, uint64_t n);
 /* The verify line ("OK n=..." or "FAIL seq=...") of the log in log_dir
  * against the key file pub; caller frees. */
 char *fixture_verify_line(const char *log_dir, const char *pub);
+/* The same of dir/audit against dir/NAME.pub. */
+char *fixture_verify_dir(const char *dir, const char *pub_name);
 /* Reads a whole file; caller frees. */
 char *fixture_read(const char *path, size_t *len);
 void fixture_write(const char *path, const char *data, size_t len);

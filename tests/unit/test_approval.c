@@ -190,6 +190,27 @@ static void test_refused_for_who_wrote_it(void **state)
 	assert_int_equal(st.st_mode & 07777, 0700);
 	assert_int_equal(st.st_uid, 0);
 	approval_clear(&a);
+
+	/* With a holder (the agent's state directory), it goes there: out of
+	 * the directory, where no writer can rename it away. */
+	_cleanup_free_ char *h = xasprintf("%s/state/quarantine", dir);
+	assert_int_equal(quarantine_set_holder(h), 0);
+	assert_true(quarantine_holder_reaches(dfd));
+	assert_string_equal(quarantine_where(), h);
+	put(dir, "foo.approve", "sha256: " SHA_A "\nlooks fine\n");
+	assert_int_equal(chown(ans, 999, 999), 0);
+	assert_int_equal(approval_take(dfd, "foo.py", APPROVAL_APPROVE, SHA_A, who, 1000, &seen, &a,
+				       &err), APPROVAL_NOT_APPROVER);
+	assert_false(approval_exists(dfd, "foo.py", APPROVAL_APPROVE));
+	assert_true(strncmp(a.moved_to, h, strlen(h)) == 0);
+	assert_true(strncmp(a.moved_to + strlen(h), "/foo.approve.", 13) == 0);
+	assert_int_equal(lstat(a.moved_to, &st), 0);
+	assert_int_equal(st.st_uid, 999);
+	assert_int_equal(lstat(h, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0700);
+	approval_clear(&a);
+	assert_int_equal(quarantine_set_holder(NULL), 0);
+	assert_string_equal(quarantine_where(), QUARANTINE_DIR);
 	assert_true(approval_set_aside(APPROVAL_NOT_APPROVER));
 	assert_string_equal(approval_consumed_to_string(APPROVAL_NOT_APPROVER),
 			    "refused: not an approver");

@@ -176,7 +176,7 @@ static void test_bandit_findings_are_weighed(void **state)
 {
 	/* Bandit's report on: 1 x = input()  2 subprocess.run('ls', shell=True)
 	 * 3 subprocess.run(['ls'], shell=False)  4 requests.get(u, verify=False)
-	 * 5 from Crypto.Cipher import AES */
+	 * 5 from Crypto.Cipher import AES  6 jinja2.Environment(autoescape=False) */
 	static const char report[] =
 		"{\"results\": ["
 		"{\"test_id\": \"B322\", \"issue_severity\": \"HIGH\", \"issue_confidence\": \"HIGH\", "
@@ -188,10 +188,13 @@ static void test_bandit_findings_are_weighed(void **state)
 		"{\"test_id\": \"B501\", \"issue_severity\": \"HIGH\", \"issue_confidence\": \"HIGH\", "
 		"\"line_number\": 4, \"col_offset\": 0, \"issue_text\": \"verify\"},"
 		"{\"test_id\": \"B413\", \"issue_severity\": \"HIGH\", \"issue_confidence\": \"HIGH\", "
-		"\"line_number\": 5, \"col_offset\": 0, \"issue_text\": \"pycrypto\"}]}";
+		"\"line_number\": 5, \"col_offset\": 0, \"issue_text\": \"pycrypto\"},"
+		"{\"test_id\": \"B701\", \"issue_severity\": \"HIGH\", \"issue_confidence\": \"HIGH\", "
+		"\"line_number\": 6, \"col_offset\": 0, \"issue_text\": \"autoescape\"}]}";
 	static const char src[] = "x = input()\nimport subprocess; subprocess.run('ls', shell=True)\n"
 				  "subprocess.run(['ls'], shell=False)\nimport requests\n"
-				  "from Crypto.Cipher import AES\n";
+				  "from Crypto.Cipher import AES\n"
+				  "import jinja2; jinja2.Environment(autoescape=False)\n";
 	char *err = NULL;
 	struct assess_rules *rules = load(*state, NULL, &err);
 	struct assess_result r;
@@ -206,7 +209,8 @@ static void test_bandit_findings_are_weighed(void **state)
 		if (strcmp(f->source, "bandit") != 0)
 			continue;
 		bandit++;
-		assert_true(f->line >= 3); /* B322 dropped, B602 of line 2 merged */
+		/* B322 dropped, B602 of line 2 and B413 of line 5 merged (MAI074) */
+		assert_true(f->line >= 3 && f->line != 5);
 		if (f->line == 3) {
 			/* the native analyzer saw shell=False: its judgment */
 			assert_int_equal(f->weighed, ASSESS_WEIGHED_NATIVE);
@@ -220,10 +224,10 @@ static void test_bandit_findings_are_weighed(void **state)
 		}
 	}
 	assert_int_equal(bandit, 3);
-	assert_int_equal(r.level, LEVEL_HIGH); /* B413 is Bandit's evidence */
+	assert_int_equal(r.level, LEVEL_HIGH); /* B701 is Bandit's evidence */
 	assert_non_null(strstr(r.reason, "(Bandit's finding)"));
 	assert_int_equal(r.n_notes, 2);
-	assert_string_equal(r.notes[0], "Bandit's findings, 5: 1 the same as the native analyzer's on "
+	assert_string_equal(r.notes[0], "Bandit's findings, 6: 2 the same as the native analyzer's on "
 					"their line (merged), 1 not counted (checks the native "
 					"analyzer judges itself, knowing where arguments come from), "
 					"2 counted as evidence at Bandit's severity and confidence, 1 "
@@ -236,7 +240,7 @@ static void test_bandit_findings_are_weighed(void **state)
 	assess_rules_free(rules);
 
 	/* security.yaml adds to bandit_checks; errors are positioned */
-	rules = load(*state, "bandit_checks:\n  - {id: B413, judged: native}\n", &err);
+	rules = load(*state, "bandit_checks:\n  - {id: B701, judged: native}\n", &err);
 	assert_non_null(rules);
 	assess(rules, src, &r);
 	assert_int_equal(assess_bandit_parse(report, sizeof(report) - 1, &r, &err), 0);

@@ -1,6 +1,8 @@
-/* The writer, the reader and the verifier together on real files. */
+/* The writer, the reader and the verifier together on real files: appends,
+ * reopening, keys, checkpoints, statistics, a torn tail, a failed write,
+ * queued records and event fields. Segments (rotation, retention) and
+ * appends from many threads are in test_audit_segments.c. */
 #include <errno.h>
-#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,12 +28,6 @@
 #include "macro.h"
 #include "testdir.h"
 
-static char *verify_line(const char *dir, const char *pub_name)
-{
-	_cleanup_free_ char *log_dir = xasprintf("%s/audit", dir), *pub = xasprintf("%s/%s.pub", dir, pub_name);
-	return fixture_verify_line(log_dir, pub);
-}
-
 static void test_append_reopen_read_verify(void **state)
 {
 	const char *dir = *state;
@@ -50,7 +46,7 @@ static void test_append_reopen_read_verify(void **state)
 
 	/* Closing records the checkpoint it signs (seq 11) and signs once more
 	 * so that the checkpoint beside the log covers that record too. */
-	_cleanup_free_ char *line = verify_line(dir, "k");
+	_cleanup_free_ char *line = fixture_verify_dir(dir, "k");
 	assert_true(strncmp(line, "OK n=12 head=", 13) == 0);
 	assert_non_null(strstr(line, " checkpoint=ok"));
 
@@ -58,7 +54,7 @@ static void test_append_reopen_read_verify(void **state)
 	assert_int_equal(audit_open(&o, &log, &err), 0);
 	fixture_append(log, 4);
 	audit_close(log);
-	_cleanup_free_ char *line2 = verify_line(dir, "k");
+	_cleanup_free_ char *line2 = fixture_verify_dir(dir, "k");
 	assert_true(strncmp(line2, "OK n=17 head=", 13) == 0);
 
 	/* Random access by number; the body is canonical JSON (sorted keys). */
@@ -97,22 +93,6 @@ static void test_append_reopen_read_verify(void **state)
 	assert_int_equal(stat(key, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
 	assert_int_equal(stat(pubkey, &st), 0);
-}
-
-/* A segment started by a rotation that got no record yet is empty: the
- * log verifies as it did before it. */
-static void test_empty_last_segment(void **state)
-{
-	const char *dir = *state;
-	fixture_closed_log(dir, 0, 3);
-	_cleanup_free_ char *before = verify_line(dir, "k");
-	assert_true(strncmp(before, "OK n=", 5) == 0);
-	unsigned long long n = strtoull(before + 5, NULL, 10);
-	_cleanup_free_ char *seg = xasprintf("%s/audit/seg-%012llu.log", dir, n);
-	fixture_write(seg, "", 0);
-	_cleanup_free_ char *after = verify_line(dir, "k");
-	if (strcmp(after, before) != 0)
-		fail_msg("%s / %s", before, after);
 }
 
 static void test_second_writer_refused(void **state)
@@ -340,7 +320,7 @@ static void test_torn_tail_quarantined_and_recorded(void **state)
 	FILE *f = fopen(seg, "a");
 	fputs("0123456789abcdef half a record", f);
 	fclose(f);
-	_cleanup_free_ char *before = verify_line(dir, "k");
+	_cleanup_free_ char *before = fixture_verify_dir(dir, "k");
 	assert_true(strncmp(before, "OK n=6 ", 7) == 0); /* the partial line is not part of the log */
 
 	struct audit_options o = fixture_options(dir, "k", 1);
@@ -348,7 +328,7 @@ static void test_torn_tail_quarantined_and_recorded(void **state)
 	_cleanup_free_ char *err = NULL;
 	assert_int_equal(audit_open(&o, &log, &err), 0);
 	audit_close(log);
-	_cleanup_free_ char *after = verify_line(dir, "k");
+	_cleanup_free_ char *after = fixture_verify_dir(dir, "k");
 	assert_true(strncmp(after, "OK n=8 ", 7) == 0);
 
 	struct audit_reader *r = NULL;
@@ -366,278 +346,6 @@ static void test_torn_tail_quarantined_and_recorded(void **state)
 	_cleanup_free_ char *kept = fixture_read(q, &qlen);
 	assert_string_equal(kept, "0123456789abcdef half a record");
 	json_decref(j);
-}
-
-struct thread_arg {
-	struct audit_log *log;
-	uint64_t seqs[200];
-};
-
-static void *appender(void *p)
-{
-	struct thread_arg *a = p;
-	for (int i = 0; i < 200; i++) {
-		struct audit_position pos;
-		json_t *f = json_pack("{s:i}", "i", i);
-		if (audit_append(a->log, "execution", f, &pos) == 0)
-			a->seqs[i] = pos.seq;
-		else
-			a->seqs[i] = UINT64_MAX;
-		json_decref(f);
-	}
-	return NULL;
-}
-
-static void test_group_commit_from_threads(void **state)
-{
-	const char *dir = *state;
-	fixture_keys(dir, "k", "mai.test/audit");
-	struct audit_options o = fixture_options(dir, "k", 1);
-	o.group_commit_delay_us = 200;
-	struct audit_log *log = NULL;
-	_cleanup_free_ char *err = NULL;
-	assert_int_equal(audit_open(&o, &log, &err), 0);
-	pthread_t th[8];
-	static struct thread_arg args[8];
-	for (int i = 0; i < 8; i++) {
-		args[i].log = log;
-		assert_int_equal(pthread_create(&th[i], NULL, appender, &args[i]), 0);
-	}
-	for (int i = 0; i < 8; i++)
-		pthread_join(th[i], NULL);
-	static uint8_t seen[1600];
-
-	memset(seen, 0, sizeof(seen));
-	for (int i = 0; i < 8; i++)
-		for (int j = 0; j < 200; j++) {
-			assert_true(args[i].seqs[j] < 1600);
-			assert_false(seen[args[i].seqs[j]]);
-			seen[args[i].seqs[j]] = 1;
-			/* Each thread's own records come back in the order it wrote them. */
-			if (j)
-				assert_true(args[i].seqs[j] > args[i].seqs[j - 1]);
-		}
-	assert_int_equal(audit_size(log), 1600);
-	audit_close(log);
-	_cleanup_free_ char *line = verify_line(dir, "k");
-	assert_true(strncmp(line, "OK n=1601 ", 10) == 0); /* and the checkpoint record */
-}
-
-/* Threads appending while segments rotate: every segment is named by its
- * first record, and every record is found by number. */
-static void test_rotation_under_concurrent_appends(void **state)
-{
-	const char *dir = *state;
-	fixture_keys(dir, "k", "mai.test/audit");
-	struct audit_options o = fixture_options(dir, "k", 0);
-	o.rotate_size = 8192;
-	o.group_commit_delay_us = 100;
-	struct audit_log *log = NULL;
-	_cleanup_free_ char *err = NULL;
-	assert_int_equal(audit_open(&o, &log, &err), 0);
-	pthread_t th[8];
-	static struct thread_arg args[8];
-	for (int i = 0; i < 8; i++) {
-		args[i].log = log;
-		assert_int_equal(pthread_create(&th[i], NULL, appender, &args[i]), 0);
-	}
-	for (int i = 0; i < 8; i++)
-		pthread_join(th[i], NULL);
-	audit_close(log);
-	_cleanup_free_ char *line = verify_line(dir, "k");
-	assert_true(strncmp(line, "OK n=1601 ", 10) == 0);
-	_cleanup_free_ char *log_dir = xasprintf("%s/audit", dir);
-	struct audit_reader *r = NULL;
-	assert_int_equal(audit_reader_open(log_dir, &r, &err), 0);
-	assert_int_equal(audit_reader_count(r), 1601);
-	for (uint64_t seq = 0; seq < 1600; seq++) {
-		_cleanup_free_ char *json = NULL;
-		size_t len;
-		assert_int_equal(audit_reader_get_json(r, seq, &json, &len), 0);
-		_cleanup_free_ char *want = xasprintf("},\"seq\":%llu,", (unsigned long long)seq);
-		assert_non_null(strstr(json, want));
-	}
-	audit_reader_close(r);
-}
-
-/* A log directory the writer has not written yet (the audit view may
- * start first): the reader opens it, and it has no records. */
-static void test_reader_of_an_empty_log(void **state)
-{
-	const char *dir = *state;
-	_cleanup_free_ char *err = NULL;
-	struct audit_reader *r = NULL;
-	char hex[65] = "x";
-	assert_int_equal(audit_reader_open(dir, &r, &err), 0);
-	assert_int_equal(audit_reader_count(r), 0);
-	assert_int_equal(audit_reader_head_hex(r, hex), 0);
-	assert_string_equal(hex, "");
-	char *rec = NULL;
-	size_t len;
-	assert_int_equal(audit_reader_get(r, 0, &rec, &len), -ENOENT);
-	audit_reader_close(r);
-}
-
-static void test_rotation_keeps_one_chain(void **state)
-{
-	const char *dir = *state;
-	fixture_keys(dir, "k", "mai.test/audit");
-	struct audit_options o = fixture_options(dir, "k", 0);
-	o.rotate_size = 4096;
-	struct audit_log *log = NULL;
-	_cleanup_free_ char *err = NULL;
-	assert_int_equal(audit_open(&o, &log, &err), 0);
-	fixture_append(log, 200);
-	audit_close(log);
-	_cleanup_free_ char *log_dir = xasprintf("%s/audit", dir);
-	struct audit_reader *r = NULL;
-	assert_int_equal(audit_reader_open(log_dir, &r, &err), 0);
-	assert_int_equal(audit_reader_count(r), 201);
-	_cleanup_free_ char *json = NULL;
-	size_t len;
-	assert_int_equal(audit_reader_get_json(r, 150, &json, &len), 0);
-	assert_non_null(strstr(json, "\"seq\":150,"));
-	audit_reader_close(r);
-	_cleanup_free_ char *line = verify_line(dir, "k");
-	assert_true(strncmp(line, "OK n=201 ", 9) == 0);
-	/* More than one segment, and removing one in the middle is caught. */
-	_cleanup_free_ uint64_t *firsts = NULL;
-	size_t n = 0;
-	assert_int_equal(audit_segments_list(log_dir, &firsts, &n), 0);
-	assert_true(n >= 3);
-	_cleanup_free_ char *mid = xasprintf("%s/seg-%012llu.log", log_dir, (unsigned long long)firsts[1]);
-	_cleanup_free_ char *want = xasprintf("FAIL seq=%llu: ", (unsigned long long)firsts[1]);
-	assert_int_equal(unlink(mid), 0);
-	_cleanup_free_ char *bad = verify_line(dir, "k");
-	assert_true(strncmp(bad, want, strlen(want)) == 0);
-	/* The writer's start refuses it too, and a segment before the last cut
-	 * short: a partial record inside the log, not a torn tail. */
-	assert_int_equal(audit_open(&o, &log, &err), -EBADMSG);
-	_cleanup_free_ char *starts = xasprintf("starts at seq %llu, expected %llu",
-						(unsigned long long)firsts[2], (unsigned long long)firsts[1]);
-	if (!strstr(err, starts) || !strstr(err, "quarantine"))
-		fail_msg("the restart message: %s", err);
-	_cleanup_free_ char *seg0 = xasprintf("%s/seg-%012llu.log", log_dir, (unsigned long long)firsts[0]);
-	struct stat st;
-	assert_int_equal(stat(seg0, &st), 0);
-	assert_int_equal(truncate(seg0, st.st_size - 5), 0);
-	free(err);
-	err = NULL;
-	assert_int_equal(audit_open(&o, &log, &err), -EBADMSG);
-	if (!strstr(err, "seg-000000000000.log: partial record inside the log at offset") ||
-	    !strstr(err, "quarantine"))
-		fail_msg("the restart message: %s", err);
-}
-
-/* Retention drops old segments only under the signed checkpoint, and what
- * remains (plus what is appended later) still verifies, also by sidecar. */
-/* A cut so early that its tree nodes fill no whole page frees none of
- * them and succeeds. */
-static void test_small_retention_cut(void **state)
-{
-	const char *dir = *state;
-	fixture_keys(dir, "k", "mai.test/audit");
-	struct audit_options o = fixture_options(dir, "k", 0);
-	o.rotate_size = 1024;
-	o.retention_age_s = 3600;
-	struct audit_log *log = NULL;
-	_cleanup_free_ char *err = NULL;
-	assert_int_equal(audit_open(&o, &log, &err), 0);
-	fixture_append(log, 8);
-	assert_int_equal(audit_checkpoint_now(log), 0);
-	assert_int_equal(audit_retention_now(log, time(NULL) + 7200), 0);
-	fixture_append(log, 2);
-	audit_close(log);
-	_cleanup_free_ char *line = verify_line(dir, "k");
-	assert_true(strncmp(line, "OK n=", 5) == 0);
-	_cleanup_free_ uint64_t *firsts = NULL;
-	size_t n = 0;
-	assert_int_equal(audit_segments_list(o.log_dir, &firsts, &n), 0);
-	assert_true(firsts[0] > 0); /* something was cut */
-}
-
-static void test_retention_keeps_the_rest_verifiable(void **state)
-{
-	const char *dir = *state;
-	fixture_keys(dir, "k", "mai.test/audit");
-	struct audit_options o = fixture_options(dir, "k", 0);
-	o.rotate_size = 4096;
-	o.retention_age_s = 3600;
-	struct audit_log *log = NULL;
-	_cleanup_free_ char *err = NULL, *log_dir = xasprintf("%s/audit", dir);
-	assert_int_equal(audit_open(&o, &log, &err), 0);
-	fixture_append(log, 100);
-	/* Nothing is old enough yet; then everything is, but only up to the
-	 * checkpoint (none yet: nothing goes). */
-	assert_int_equal(audit_retention_now(log, time(NULL)), 0);
-	assert_int_equal(audit_retention_now(log, time(NULL) + 7200), 0);
-	_cleanup_free_ uint64_t *before = NULL;
-	size_t nbefore = 0;
-	assert_int_equal(audit_segments_list(log_dir, &before, &nbefore), 0);
-	assert_true(nbefore >= 4);
-	assert_int_equal(before[0], 0);
-	/* Two of the segments the cut will remove, to put back below. */
-	_cleanup_free_ char *old0 = audit_segment_path(log_dir, before[0], "log");
-	_cleanup_free_ char *old1 = audit_segment_path(log_dir, before[1], "log");
-	size_t len0, len1;
-	_cleanup_free_ char *text0 = fixture_read(old0, &len0), *text1 = fixture_read(old1, &len1);
-	assert_int_equal(audit_checkpoint_now(log), 0);
-	assert_int_equal(audit_retention_now(log, time(NULL) + 7200), 0);
-	_cleanup_free_ uint64_t *after = NULL;
-	size_t nafter = 0;
-	assert_int_equal(audit_segments_list(log_dir, &after, &nafter), 0);
-	assert_int_equal(nafter, 1); /* only the segment being written */
-	fixture_append(log, 20);
-	audit_close(log);
-
-	_cleanup_free_ char *line = verify_line(dir, "k");
-	/* 100 + the checkpoint's record + retention event + 20 + close's checkpoint record */
-	assert_true(strncmp(line, "OK n=123 ", 9) == 0);
-	/* A crash after the anchor was written and before the old segments
-	 * were removed leaves them below it: they are not part of the log. */
-	fixture_write(old0, text0, len0);
-	fixture_write(old1, text1, len1);
-	_cleanup_free_ char *leftover = verify_line(dir, "k");
-	assert_true(strncmp(leftover, "OK n=123 ", 9) == 0);
-	assert_int_equal(unlink(old0), 0);
-	assert_int_equal(unlink(old1), 0);
-	/* A checkpoint kept from after the cut, for --since below. */
-	_cleanup_free_ char *ckpt = xasprintf("%s/checkpoint", log_dir), *kept = xasprintf("%s/kept", dir);
-	size_t klen;
-	_cleanup_free_ char *ktext = fixture_read(ckpt, &klen);
-	fixture_write(kept, ktext, klen);
-
-	/* The writer reopens on the anchor and goes on; proofs still work. */
-	assert_int_equal(audit_open(&o, &log, &err), 0);
-	fixture_append(log, 5);
-	uint64_t seqs[2] = { 110, 125 };
-	_cleanup_free_ char *sc = xasprintf("%s/job.audit", dir), *pub = xasprintf("%s/k.pub", dir);
-	assert_int_equal(audit_sidecar_write(log, seqs, 2, sc, NULL), 0);
-	uint64_t dropped[1] = { 3 };
-	assert_int_equal(audit_sidecar_write(log, dropped, 1, sc, NULL), -ENOENT);
-	assert_int_equal(audit_sidecar_write(log, seqs, 2, sc, NULL), 0);
-	audit_close(log);
-	_cleanup_free_ char *line2 = verify_line(dir, "k");
-	assert_true(strncmp(line2, "OK n=129 ", 9) == 0); /* 5 more and the sidecar's checkpoint record */
-	struct audit_verify_report rep;
-	assert_int_equal(audit_verify_sidecar(sc, pub, &rep), 0);
-	assert_true(rep.ok);
-	audit_verify_report_clear(&rep);
-	/* The log only grew since the kept checkpoint, proved from the anchor. */
-	assert_int_equal(audit_verify_log_since(log_dir, pub, kept, &rep), 0);
-	assert_true(rep.ok);
-	assert_int_equal(rep.entries, 129);
-	audit_verify_report_clear(&rep);
-
-	/* A forged anchor cannot match the signed root. */
-	_cleanup_free_ char *base = xasprintf("%s/base", log_dir);
-	size_t len;
-	_cleanup_free_ char *text = fixture_read(base, &len);
-	char *last = strrchr(text, '\n');
-	last[-1] = last[-1] == '0' ? '1' : '0';
-	fixture_write(base, text, len);
-	_cleanup_free_ char *bad = verify_line(dir, "k");
-	assert_true(strncmp(bad, "FAIL seq=0: records 0..", 23) == 0);
 }
 
 /* A write that fails part way (a full disk) leaves nothing torn, and the next
@@ -683,7 +391,7 @@ static void test_failed_write_recovers(void **state)
 	json_decref(f);
 	fixture_append(log, 2);
 	audit_close(log);
-	_cleanup_free_ char *line = verify_line(dir, "k");
+	_cleanup_free_ char *line = fixture_verify_dir(dir, "k");
 	assert_true(strncmp(line, "OK n=14 ", 8) == 0); /* 10, the new one, 2, the checkpoint record */
 	struct audit_reader *r = NULL;
 	_cleanup_free_ char *log_dir = xasprintf("%s/audit", dir), *json = NULL;
@@ -745,7 +453,7 @@ static void test_queued_records(void **state)
 	assert_int_equal(audit_sync(log, b.seq, b.epoch), 0);
 	json_decref(f);
 	audit_close(log);
-	_cleanup_free_ char *line = verify_line(dir, "k");
+	_cleanup_free_ char *line = fixture_verify_dir(dir, "k");
 	assert_true(strncmp(line, "OK ", 3) == 0);
 }
 
@@ -785,7 +493,6 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_append_reopen_read_verify, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_second_writer_refused, testdir_setup, testdir_teardown),
-		cmocka_unit_test_setup_teardown(test_empty_last_segment, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_first_start_makes_a_key, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_checkpoint_status_while_open, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_timed_checkpoint, testdir_setup, testdir_teardown),
@@ -794,15 +501,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_first_start_makes_the_key_directory, testdir_setup,
 						testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_torn_tail_quarantined_and_recorded, testdir_setup, testdir_teardown),
-		cmocka_unit_test_setup_teardown(test_group_commit_from_threads, testdir_setup, testdir_teardown),
-		cmocka_unit_test_setup_teardown(test_rotation_keeps_one_chain, testdir_setup, testdir_teardown),
-		cmocka_unit_test_setup_teardown(test_reader_of_an_empty_log, testdir_setup, testdir_teardown),
-		cmocka_unit_test_setup_teardown(test_rotation_under_concurrent_appends, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_failed_write_recovers, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_event_fields_checked, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_queued_records, testdir_setup, testdir_teardown),
-		cmocka_unit_test_setup_teardown(test_retention_keeps_the_rest_verifiable, testdir_setup, testdir_teardown),
-		cmocka_unit_test_setup_teardown(test_small_retention_cut, testdir_setup, testdir_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

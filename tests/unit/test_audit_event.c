@@ -155,6 +155,27 @@ static void test_event_check(void **state)
 	assert_int_equal(audit_event_check(AUDIT_EVENT_OVERRIDE, f, &err), -EINVAL);
 	assert_non_null(strstr(err, "\"file\""));
 	json_decref(f);
+	free(err);
+	err = NULL;
+
+	/* A rename by someone else: who renamed, from where, and the author
+	 * of the bytes, each as the record's reader needs it. */
+	assert_string_equal(audit_event_to_string(AUDIT_EVENT_RENAMED), "renamed");
+	f = json_pack("{s:s, s:s, s:i}", "file", "hs.py", "from", "draft.py", "uid", 1002);
+	assert_int_equal(audit_event_check(AUDIT_EVENT_RENAMED, f, &err), -EINVAL);
+	assert_non_null(strstr(err, "\"renamed_by\""));
+	json_object_set_new(f, "renamed_by", json_pack("{s:i, s:i, s:s}", "uid", 1002, "gid", 1002,
+						       "from", "request"));
+	json_object_set_new(f, "author", json_string("1001"));
+	free(err);
+	err = NULL;
+	assert_int_equal(audit_event_check(AUDIT_EVENT_RENAMED, f, &err), -EINVAL);
+	assert_non_null(strstr(err, "author {uid}"));
+	json_object_set_new(f, "author", json_pack("{s:i, s:i}", "uid", 1001, "gid", 1001));
+	free(err);
+	err = NULL;
+	assert_int_equal(audit_event_check(AUDIT_EVENT_RENAMED, f, &err), 0);
+	json_decref(f);
 }
 
 /* Fields too large for one record are cut: a string to a prefix of whole

@@ -91,8 +91,13 @@ static void test_answers_checked_by_who_wrote_them(void **state)
 	assert_int_equal(num(ra, "uid"), 999);
 	assert_string_equal(str(ra, "consumed"), "refused: not an approver");
 	assert_string_equal(str(ra, "status"), "not_approver");
-	assert_non_null(strstr(str(ra, "moved_aside"), ".mai-quarantine/h.approve."));
-	_cleanup_free_ char *kept = xasprintf("%s/%s", c->drop, str(ra, "moved_aside"));
+	/* Kept in the state directory (quarantine.h), out of the drop
+	 * directory's writers' reach. */
+	assert_non_null(strstr(str(ra, "moved_aside"), "/quarantine/h.approve."));
+	assert_int_equal(str(ra, "moved_aside")[0], '/');
+	_cleanup_free_ char *inplace = xasprintf("%s/.mai-quarantine", c->drop);
+	assert_int_equal(stat(inplace, &st), -1);
+	_cleanup_free_ char *kept = xstrdup(str(ra, "moved_aside"));
 	assert_int_equal(stat(kept, &st), 0);
 	assert_int_equal(st.st_uid, 999);
 	assert_string_equal(str(ra, "explanation"), ""); /* never read */
@@ -217,7 +222,8 @@ static void test_sidecar_names_prepared_by_others(void **state)
 	json_t *moved = records_of(c, "e.result.json", "moved_aside");
 	assert_int_equal(json_array_size(moved), 1);
 	assert_string_equal(str(json_array_get(moved, 0), "script"), "e.py");
-	_cleanup_free_ char *kept = xasprintf("%s/%s", c->drop, str(json_array_get(moved, 0), "moved_to"));
+	const char *kept = str(json_array_get(moved, 0), "moved_to");
+	assert_non_null(strstr(kept, "/quarantine/e.result.json."));
 	assert_int_equal(lstat(kept, &st), 0);
 	assert_true(S_ISLNK(st.st_mode));     /* kept as it was */
 	json_decref(moved);

@@ -11,7 +11,9 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -172,6 +174,32 @@ static void test_other_users_file_is_refused(void **state)
 	assert_int_equal(st.st_uid, 0);
 }
 
+/* The mark is an extended attribute: a file system that keeps one says
+ * so (and the probe leaves nothing behind), ramfs, which keeps none, says
+ * ENOTSUP (the agent's start refuses such a drop directory). */
+static void test_marks_supported(void **state)
+{
+	if (geteuid() != 0)
+		test_skip("security.* attributes and a ramfs mount need root");
+	const char *dir = *state;
+	_cleanup_close_ int dfd = open_dir(dir);
+	assert_int_equal(dirwrite_marks_supported(dfd), 0);
+	char names[256];
+	ssize_t n = flistxattr(dfd, names, sizeof(names));
+	assert_true(n >= 0);
+	for (ssize_t i = 0; i < n; i += (ssize_t)strlen(names + i) + 1)
+		assert_null(strstr(names + i, "mai-agent"));
+
+	_cleanup_free_ char *ram = xasprintf("%s/ram", dir);
+	assert_int_equal(mkdir(ram, 0755), 0);
+	assert_int_equal(mount("ramfs", ram, "ramfs", 0, "mode=0755"), 0);
+	int rfd = open_dir(ram);
+	int r = dirwrite_marks_supported(rfd);
+	close(rfd);
+	assert_int_equal(umount(ram), 0);
+	assert_int_equal(r, -ENOTSUP);
+}
+
 static void test_name_too_long(void **state)
 {
 	const char *dir = *state;
@@ -247,6 +275,7 @@ int main(void)
 		T(test_fifo_symlink_and_directory_are_refused),
 		T(test_hard_link_is_replaced_not_written_through),
 		T(test_other_users_file_is_refused),
+		T(test_marks_supported),
 		T(test_name_too_long),
 		T(test_clear_temporaries),
 	};

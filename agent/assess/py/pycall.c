@@ -9,6 +9,16 @@
 
 #include "pyanalyze_int.h"
 
+/* A cipher's decrypt method, of whatever library ("X.new().decrypt",
+ * "Fernet().decrypt", a method of an unnamed object), and the unpadding
+ * after it: what it returns was unreadable in the file, as a base64 text is. */
+static int is_decryption(const char *method, size_t n)
+{
+	return (n == 7 && !memcmp(method, "decrypt", 7)) ||
+	       (n == 18 && !memcmp(method, "decrypt_and_verify", 18)) ||
+	       (n == 5 && !memcmp(method, "unpad", 5));
+}
+
 static int is_decoder(const char *q)
 {
 	static const char *const names[] = {
@@ -16,6 +26,9 @@ static int is_decoder(const char *q)
 		"codecs.decode", "builtins.bytes.fromhex", "builtins.bytearray.fromhex", "marshal.loads",
 		"lzma.decompress", "bz2.decompress", "gzip.decompress", "codecs.encode",
 	};
+	const char *last = strrchr(q, '.');
+	if (last && last[1] && strchr("du", last[1]) && is_decryption(last + 1, strlen(last + 1)))
+		return 1;
 	if (!strchr("bzcmlg", q[0]))
 		return 0; /* the first letters of the names below: most calls stop here */
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
@@ -551,8 +564,11 @@ static void call_unnamed(struct pya_ctx *c, const struct pytok *at, struct pya_v
 		pya_emit(c, &ev, at);
 		outside |= pya_reads_outside(q);
 	}
+	int decrypted = mt && is_decryption(mt->s, mt->n);
 	pya_val_clear(v);
 	v->taint = outside;
+	if (decrypted)
+		v->k = PYA_V_DECODED;
 }
 
 void pya_call(struct pya_ctx *c, size_t *i, struct pya_val *v, const struct pytok *at)

@@ -100,6 +100,8 @@ struct sandbox_engine_spec {
 struct sandbox_engine_started {
 	struct sandbox_limits limits; /* as applied (a warm container's) */
 	char *id;                     /* container or service id */
+	uint32_t uid;                 /* the run's uid and gid; 0: not known */
+	const char *seccomp;          /* static: sandbox_result's seccomp */
 };
 
 /* How a run is waited for. */

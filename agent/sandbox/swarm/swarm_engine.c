@@ -446,6 +446,8 @@ static int engine_start(void *ctx, const struct sandbox_engine_spec *spec,
 	run->check_node = true;
 	started->limits = spec->limits;
 	started->id = xstrdup(run->service_id);
+	/* The profile is the node's (daemon.json), not set per service. */
+	started->uid = run->have_uid ? run->uid : 0;
 	*out = run;
 	return 0;
 }
