@@ -322,7 +322,8 @@ static int run_job(void *arg, const struct sandbox_job *job, const struct sandbo
 	how = sb->ops->wait(sb->engine, run, &io, &io_error);
 	sandbox_demux_strip_marker(&demux);
 	int rr = sb->ops->read(sb->engine, run, &how, &io, &end);
-	out->wall_ms = monoclock_ms() - t0;
+	/* From the run's start: a Swarm task's placement is not its time. */
+	out->wall_ms = monoclock_ms() - (end.began_ms ? end.began_ms : t0);
 	out->peak_memory_bytes = end.peak_memory_bytes;
 	out->cpu_ms = end.cpu_ns / 1000000;
 	out->pids_peak = end.pids_peak;

@@ -123,6 +123,9 @@ struct sandbox_engine_end {
 	bool usage_from_cgroup;     /* usage from the cgroup files, not the engine */
 	const char *usage_source;   /* "cgroup", "engine_stats", "task" (static) */
 	char *node;                 /* the node it ran on; NULL: the engine's host */
+	/* When it began to run (CLOCK_MONOTONIC ms), for its wall-clock time;
+	 * 0: when start returned (a container started by start itself). */
+	int64_t began_ms;
 	char *err;                  /* read failed: what happened */
 };
 void sandbox_engine_end_clear(struct sandbox_engine_end *e);

@@ -78,6 +78,7 @@ struct sandbox_engine_run {
 	int64_t log_max;
 	struct docker_swarm_task task; /* the last seen */
 	bool have_task, running, killed;
+	int64_t began_ms; /* the task first seen running (CLOCK_MONOTONIC) */
 	char seen_state[16]; /* for the debug log of its changes */
 	int64_t counters[5]; /* oom_kill, pids max hits, peak memory, cpu ns, pids peak */
 	bool have_counters;
@@ -595,7 +596,8 @@ static enum sandbox_attach_end engine_wait(void *ctx, struct sandbox_engine_run 
 		if (!run->running && (strcmp(state, "running") == 0 || task_ended(state))) {
 			/* The deadline counts from the start, as on a local engine. */
 			run->running = true;
-			deadline = monoclock_ms() + budget;
+			run->began_ms = monoclock_ms();
+			deadline = run->began_ms + budget;
 			/* Placed, its image and network ready, started. */
 			stagetime_mark(STAGE_CONTAINER);
 		}
@@ -702,6 +704,7 @@ static int engine_read(void *ctx, struct sandbox_engine_run *run, enum sandbox_a
 	(void)io;
 
 	memset(out, 0, sizeof(*out));
+	out->began_ms = run->began_ms;
 	if (run->have_task && *run->task.node_id)
 		out->node = swarm_nodes_hostname(e->nodes, run->task.node_id);
 	if (*how == SANDBOX_ATTACH_ERROR && run->err) {
