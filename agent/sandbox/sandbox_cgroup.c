@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 
 #include "fileio.h"
 #include "macro.h"
@@ -119,4 +120,19 @@ pid_t sandbox_proc_first_child(pid_t parent)
 		}
 	}
 	return first;
+}
+
+bool sandbox_proc_reads_stdin(pid_t pid)
+{
+	char path[64];
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+	long nr;
+	unsigned long fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
+	if (fileio_read_path(path, 4096, &text, &len) < 0)
+		return false;
+	/* "NR ARG1 ARG2 ...", or "running" / "-1 ..." outside a call. */
+	return sscanf(text, "%ld 0x%lx", &nr, &fd) == 2 && nr == SYS_read && fd == 0;
 }

@@ -3,6 +3,7 @@
 #ifndef MAI_SANDBOX_CGROUP_H
 #define MAI_SANDBOX_CGROUP_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 /* The container's cgroup directory for one controller (v1; any for v2), or
@@ -21,5 +22,10 @@ pid_t sandbox_cgroup_init(const char *dir);
  * started, before any orphan the init adopted. -ESRCH when it has none,
  * -errno when /proc cannot say. */
 pid_t sandbox_proc_first_child(pid_t parent);
+
+/* Whether process pid is blocked in read() of its standard input (from
+ * /proc/PID/syscall, which root may read): a bootstrap that waits for its
+ * job, its interpreter started. */
+bool sandbox_proc_reads_stdin(pid_t pid);
 
 #endif

@@ -1,11 +1,15 @@
 #include "sandbox_container.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "macro.h"
+#include "monoclock.h"
 #include "sandbox_bootstrap.h"
+#include "sandbox_cgroup.h"
 #include "sandbox_core.h"
 #include "sandbox_exit.h"
 #include "sandbox_net.h"
@@ -203,6 +207,23 @@ int sandbox_container_prepare(struct sandbox_containers *ct, enum trust trust,
 	if (!sandbox_trust_is_gvisor(cfg->trust, trust))
 		out->init = sandbox_exit_watch(cfg->exit, out->id);
 	return 0;
+}
+
+bool sandbox_container_wait_idle(const struct sandbox_container *c, int64_t max_ms)
+{
+	int64_t until = monoclock_ms() + max_ms;
+	pid_t bootstrap = -ESRCH;
+
+	if (!c->init)
+		return false;
+	do {
+		if (bootstrap <= 0)
+			bootstrap = sandbox_proc_first_child(sandbox_exit_init_pid(c->init));
+		if (bootstrap > 0 && sandbox_proc_reads_stdin(bootstrap))
+			return true;
+		usleep(1000);
+	} while (monoclock_ms() < until);
+	return false;
 }
 
 int sandbox_container_update(struct sandbox_containers *ct, enum trust trust,

@@ -79,6 +79,12 @@ int sandbox_container_prepare(struct sandbox_containers *ct, enum trust trust,
 			      const struct sandbox_limits *limits, const char *job_label,
 			      const struct sandbox_container_spec *spec,
 			      struct sandbox_container *out, char **err);
+/* Waits, at most max_ms, until the bootstrap of c (a container whose init
+ * is watched) waits for its job: its interpreter has started and imported
+ * what it needs, so a job that takes c from the pool does not wait for
+ * that. Whether it does; false at once without a watch (gVisor, Docker's
+ * way), where the job waits as before. */
+bool sandbox_container_wait_idle(const struct sandbox_container *c, int64_t max_ms);
 /* Gives c (a warm container of level trust) the memory, CPUs and pids of
  * want; tmpfs and ulimits stay as created. 0, or -EIO (logged) with c
  * discarded. */

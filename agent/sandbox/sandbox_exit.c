@@ -159,6 +159,11 @@ void sandbox_exit_unwatch(struct sandbox_exit *ex, struct sandbox_exit_init *ini
 	free(init);
 }
 
+pid_t sandbox_exit_init_pid(const struct sandbox_exit_init *init)
+{
+	return init->pid;
+}
+
 bool sandbox_exit_release(const struct sandbox_exit_init *init)
 {
 	pid_t bootstrap;

@@ -29,6 +29,9 @@ enum sandbox_exit_source sandbox_exit_source_get(const struct sandbox_exit *ex);
 struct sandbox_exit_init *sandbox_exit_watch(struct sandbox_exit *ex, const char *id);
 /* Undoes and frees a watch; NULL is a no-op. */
 void sandbox_exit_unwatch(struct sandbox_exit *ex, struct sandbox_exit_init *init);
+/* The pid of a watched init, as this machine's /proc knows it. */
+pid_t sandbox_exit_init_pid(const struct sandbox_exit_init *init);
+
 /* Wakes the bootstrap of a watched container that holds after its end
  * markers (sandbox_bootstrap.h) with SIGUSR1: the kernel delivers it at
  * once, where the close of stdin travels through dockerd, containerd and

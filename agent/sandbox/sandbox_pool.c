@@ -12,6 +12,8 @@
 #include "sandbox_trust.h"
 
 #define POOL_MAX 16
+/* How long a new warm container may take until its interpreter waits. */
+#define POOL_IDLE_WAIT_MS 2000
 /* After a failed refill, wait before trying again (Docker may be down). */
 #define POOL_RETRY_MS 2000
 /* How often a full pool checks that its containers still wait. */
@@ -134,6 +136,11 @@ static void *pool_refill(void *arg)
 		r = sandbox_container_prepare(p->containers, (enum trust)t, &l, label, &p->spec[t],
 					      &c, &err);
 		free(label);
+		/* Ready once its interpreter waits for the job (about 25 ms of
+		 * CPU after the start), so that a job does not wait for that;
+		 * under gVisor, or after 2 s, it is taken as it is. */
+		if (r == 0)
+			(void)sandbox_container_wait_idle(&c, POOL_IDLE_WAIT_MS);
 		/* Docker answers again: what could not be removed while it was
 		 * down (a swept container, a finished run's) goes now, not at the
 		 * next run. */

@@ -8,6 +8,7 @@ error and no warning. Then what the Multitool does not check: one run per
 tool, documented security rules, full regions, fingerprints that survive
 unrelated edits, and rejected or unreadable files as error results with
 executionSuccessful false."""
+import hashlib
 import json
 import os
 import shutil
@@ -39,11 +40,49 @@ def sarif(cwd, *paths, config=None):
     return p.returncode, json.loads(p.stdout), p.stderr
 
 
+def cache_path(tool, logs, work):
+    """Where the findings on exactly these logs are kept: the build
+    directory's, by the SHA-256 of the Multitool's own files (its version)
+    and of every label and log's bytes (the test's temporary directory, in
+    the URIs of a log about files there, stands as one name). The Multitool's verdict on the same
+    bytes is the same; it takes 9 of the suite's CPU-seconds (.NET), so a
+    run whose logs did not change reads its findings instead. None without
+    MAI_BUILD_ROOT."""
+    build = os.environ.get("MAI_BUILD_ROOT")
+    if not build:
+        return None
+    h = hashlib.sha256()
+    for f in sorted(os.listdir(os.path.dirname(tool))):
+        if f.endswith((".dll", ".json")) or f == os.path.basename(tool):
+            h.update(f.encode() + b"\0" + str(os.path.getsize(os.path.join(os.path.dirname(tool), f))).encode())
+    for label in sorted(logs):
+        with open(logs[label], "rb") as f:
+            text = f.read().replace(work.encode(), b"WORK")
+            h.update(label.encode() + b"\0" + hashlib.sha256(text).digest())
+    return os.path.join(build, "sarif-multitool-cache", h.hexdigest() + ".json")
+
+
 def validate(tool, logs, work):
     """The Multitool's findings on each of logs ({label: path}), as {label:
     [(level, rule id, message)]}: one run of the Multitool for all of them,
     as its start (.NET) costs seconds; its results name the file they are
-    about."""
+    about. Kept by cache_path() once the Multitool ran."""
+    cached = cache_path(tool, logs, work)
+    if cached and os.path.exists(cached):
+        with open(cached) as f:
+            found = {label: [tuple(x) for x in v] for label, v in json.load(f).items()}
+        print("Multitool findings read from %s (the same logs were validated before)" % cached)
+        return found
+    found = run_multitool(tool, logs, work)
+    if cached and not failures:
+        os.makedirs(os.path.dirname(cached), exist_ok=True)
+        with open(cached + ".tmp", "w") as f:
+            json.dump(found, f)
+        os.replace(cached + ".tmp", cached)
+    return found
+
+
+def run_multitool(tool, logs, work):
     out = os.path.join(work, "validation.sarif")
     if os.path.exists(out):
         os.unlink(out)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Drops by the hundred through a real 'mai-agent run' (real inotify, the real
-# assessor, a real audit log): 1,000 scripts moved in at once are each
+# assessor, a real audit log): 600 scripts moved in at once are each
 # answered exactly once, and an agent killed with SIGKILL in the middle of
 # 300 more answers every one of them after a restart, with whole result
 # files and an audit log that verifies. The scripts are HIGH (a shell fed sys.argv),
@@ -12,7 +12,7 @@ set -u
 . "$(dirname "$0")/agent_lib.sh"
 
 require_docker /var/run/docker.sock
-# One writer's 1,000 drops at once, each answered exactly once: no cap on
+# One writer's 600 drops at once, each answered exactly once: no cap on
 # a writer's jobs here (max_jobs_per_writer, 500 by default, would refuse
 # some; multiuser.sh tests the cap).
 write_agent_config "$T/drop" "$T/state" "workers: 2
@@ -83,17 +83,19 @@ drops() {
 	mv "$T/$1"/*.py "$T/drop/"
 }
 
-# --- 1000 drops at once: each answered exactly once ---
-drops m 1000
-n=$(answered m 1000 120)
-[ "$n" -eq 1000 ] || fail "1000 drops: $n answered in 120 s"
+# --- 600 drops at once (more than the shipped per-writer cap of 500
+# allows): each answered exactly once. It was 1,000; the suite is CPU-bound
+# and the check is the same. ---
+drops m 600
+n=$(answered m 600 120)
+[ "$n" -eq 600 ] || fail "600 drops: $n answered in 120 s"
 # Exactly once: one decision record for each content, counted once the
 # agent has stopped (a second answer can come no later).
 stop_agent
 decisions m > "$T/m.decisions"
-[ "$(wc -l < "$T/m.decisions")" -eq 1000 ] || fail "1000 drops: $(wc -l < "$T/m.decisions") scripts in the drop directory"
+[ "$(wc -l < "$T/m.decisions")" -eq 600 ] || fail "600 drops: $(wc -l < "$T/m.decisions") scripts in the drop directory"
 bad=$(awk '$2 != 1' "$T/m.decisions" | wc -l)
-[ "$bad" -eq 0 ] || fail "1000 drops: $bad not answered exactly once: $(awk '$2 != 1' "$T/m.decisions" | head -5 | tr '\n' ' ')"
+[ "$bad" -eq 0 ] || fail "600 drops: $bad not answered exactly once: $(awk '$2 != 1' "$T/m.decisions" | head -5 | tr '\n' ' ')"
 start_agent
 
 # --- kill -9 in the middle of 300 drops, then a restart: all answered ---

@@ -282,6 +282,40 @@ static void test_proc_first_child(void **state)
 	assert_true(sandbox_proc_first_child(0x7ffffffe) < 0); /* no such process */
 }
 
+/* A warm container is ready once its bootstrap blocks reading its stdin;
+ * a process that waits for something else is not. */
+static void test_proc_reads_stdin(void **state)
+{
+	int in[2], release;
+	pid_t sleeper = waitchild_start(0, &release); /* waits in read() of its own pipe */
+
+	assert_int_equal(pipe(in), 0);
+	pid_t reader = fork();
+	assert_true(reader >= 0);
+	if (reader == 0) {
+		char b;
+		dup2(in[0], 0);
+		close(in[1]);
+		_exit(read(0, &b, 1) == 1 ? 0 : 1);
+	}
+	close(in[0]);
+	bool seen = false;
+	for (int i = 0; i < 2000 && !seen; i++) {
+		seen = sandbox_proc_reads_stdin(reader);
+		if (!seen)
+			usleep(1000);
+	}
+	assert_true(seen);
+	assert_false(sandbox_proc_reads_stdin(sleeper)); /* a read, but not of fd 0 */
+	assert_false(sandbox_proc_reads_stdin(getpid()));  /* running */
+	assert_int_equal(write(in[1], "x", 1), 1);
+	close(in[1]);
+	waitpid(reader, NULL, 0);
+	close(release);
+	waitpid(sleeper, NULL, 0);
+	assert_false(sandbox_proc_reads_stdin(reader)); /* gone */
+}
+
 static const struct sandbox_limits base = {
 	.memory_bytes = 256LL << 20, .nano_cpus = 1000000000, .pids = 64,
 	.tmpfs_bytes = 32LL << 20, .nofile = 128, .fsize_bytes = 16LL << 20,
@@ -387,6 +421,7 @@ int main(void)
 		cmocka_unit_test(test_demux_marker_at_the_cap),
 		cmocka_unit_test_setup_teardown(test_cgroup_init, testdir_setup, testdir_teardown),
 		cmocka_unit_test(test_proc_first_child),
+		cmocka_unit_test(test_proc_reads_stdin),
 		cmocka_unit_test(test_limits_scale),
 		cmocka_unit_test(test_limits_clamped_by_machine),
 		cmocka_unit_test(test_pool_auto_size),
