@@ -55,6 +55,12 @@ start() {
 	printf 'signing_key: %s\n' "$T/keys/audit.key" > "$T/conf/audit.yaml"
 	printf 'analyzers:\n  bandit:\n    enabled: false\n' > "$T/conf/security.yaml"
 	printf 'trusted:\n  timeout: %ss\nstandard:\n  timeout: %ss\n' "$TIMEOUT" "$TIMEOUT" > "$T/conf/sandbox.yaml"
+	# The smoke checks an order, not a latency: its two agents start
+	# without the self-test and the warm pool (seconds of Docker each, as
+	# the suite's other agents do; tests/integration/agent_start.sh).
+	if [ "$SMOKE" = 1 ]; then
+		printf 'self_test: false\npool_size: 0\n' >> "$T/conf/sandbox.yaml"
+	fi
 	MAI_CONFIG_DIR="$T/conf" "$AGENT" run --log-file "$T/agent.log" &
 	PID=$!
 	until grep -q "\"pid\": $PID," "$T/state/status.json" 2>/dev/null; do
