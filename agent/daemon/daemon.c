@@ -515,6 +515,8 @@ void daemon_free(struct daemon *d)
 	/* After the workers: the last results go to the mount's backing
 	 * directory and tell the mount, which is unmounted here. */
 	drop_source_free(d->source);
+	/* After the workers, the last to move anything aside. */
+	quarantine_set_holder(NULL);
 	daemon_intake_free(d->intake);
 	strmap_free(d->writers);
 	daemon_retries_free(d->env.retries);

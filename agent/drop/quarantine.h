@@ -24,7 +24,8 @@
 
 /* Makes dir (an absolute path; created 0700 when missing) the holder of
  * what is moved aside from now on; NULL: none. Called at start, before any
- * thread moves anything (the value is the process's). 0 or -errno. */
+ * thread moves anything, and NULL once none will (the value is the
+ * process's). 0 or -errno. */
 int quarantine_set_holder(const char *dir);
 /* Where what is moved aside is kept, for messages: the holder, else
  * QUARANTINE_DIR. Static until the next quarantine_set_holder(). */

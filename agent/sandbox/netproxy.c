@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -150,7 +151,12 @@ static void sleep_ms(long ms)
 static pid_t spawn(struct netproxy *p)
 {
 	const char *argv[] = { p->program, "-d", "-c", p->conf_path, NULL };
-	int logfd = open(p->log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	/* The agent's alone (the state directory is searchable by everyone,
+	 * for status.json): it names what every user's runs fetched. The
+	 * proxy writes it through the descriptor it inherits. */
+	int logfd = open(p->log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	if (logfd >= 0 && fchmod(logfd, 0600) < 0)
+		log_warn("cannot make %s the agent's alone", p->log_path);
 	int nullfd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	sigset_t all;
 	pid_t pid;

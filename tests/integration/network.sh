@@ -332,6 +332,8 @@ if wait_field "$R" state completed 120; then
 	echo "$out" | grep -q "proxy: http://.*:$PROXY_PORT" || fail "probe.py: HTTP_PROXY is not the agent's proxy: $out"
 fi
 grep -qi "filtered" "$T/state/proxy/tinyproxy.log" || fail "the proxy's log does not report the refused host"
+[ "$(stat -c %a "$T/state/proxy/tinyproxy.log")" = 600 ] ||
+	fail "the proxy's log (what every user's runs fetched) is $(stat -c %a "$T/state/proxy/tinyproxy.log"), not 600"
 # The neighbour goes before the agent stops: the network cannot go with it.
 curl -s -X DELETE --unix-socket "$SOCK" "http://localhost/containers/$NEIGHBOUR?force=1" > /dev/null
 NEIGHBOUR=
