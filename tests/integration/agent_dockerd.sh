@@ -4,7 +4,8 @@
 #
 # The shared engine is never touched: the test starts its own dockerd (its
 # own socket, data root, exec root and managed containerd under the test's
-# temporary directory, no bridge, no iptables rules) and loads the sandbox
+# temporary directory, no bridge, no iptables rules, in a network namespace
+# of the test's own) and loads the sandbox
 # image into it from the root filesystem tarball that
 # packaging/sandbox-image/build.sh caches. Then, with a script running:
 #  - dockerd is stopped with SIGTERM; later dockerd and its containerd are
@@ -27,6 +28,11 @@ AGENT_POOL=1
 
 D="$T/d" # the private engine: socket, data root, exec root, log
 DSOCK="$D/docker.sock"
+# Its network namespace: a dockerd started with --bridge=none deletes the
+# default bridge (docker0) of the namespace it runs in, so in the host's it
+# took the shared engine's bridge away. The agent talks to it over its Unix
+# socket; its containers have no network.
+DNS=mai-dockerd-$$
 DPID=
 BUILD_SH="${MAI_SOURCE_ROOT:-$(dirname "$0")/../..}/packaging/sandbox-image/build.sh"
 
@@ -69,12 +75,15 @@ dockerd_stop_all() {
 
 on_exit() {
 	dockerd_stop_all
+	ip netns delete "$DNS" 2>/dev/null
 }
 
 # dockerd_start: the private engine on the same data root each time;
 # returns once it answers (up to 20 s).
 dockerd_start() {
-	dockerd --config-file "$D/daemon.json" --host "unix://$DSOCK" \
+	# nsenter --net, not ip netns exec: that remounts /sys, and dockerd
+	# would not see the cgroups.
+	nsenter --net="/run/netns/$DNS" dockerd --config-file "$D/daemon.json" --host "unix://$DSOCK" \
 		--data-root "$D/data" --exec-root "$D/exec" --pidfile "$D/docker.pid" \
 		--bridge=none --iptables=false --ip6tables=false --ip-masq=false \
 		--shutdown-timeout=1 >> "$D/dockerd.log" 2>&1 &
@@ -113,6 +122,11 @@ TARBALL=$("$BUILD_SH" --print-cache)
 
 mkdir -p "$D"
 echo '{}' > "$D/daemon.json" # not the shared engine's /etc/docker/daemon.json
+ip netns add "$DNS" || skip "cannot make a network namespace for the private dockerd"
+# The host's default bridge, if the shared engine has one, must outlive the
+# private engine.
+had_docker0=no
+[ -e /sys/class/net/docker0 ] && had_docker0=yes
 dockerd_start
 DOCKER_SOCKET="$DSOCK" "$BUILD_SH" > "$D/build.log" 2>&1 ||
 	{ cat "$D/build.log" >&2; fail "cannot load the sandbox image into the private engine"; exit 1; }
@@ -262,5 +276,10 @@ n=$(containers_of_instance "$DSOCK")
 [ "$n" = 0 ] || fail "after the agent stopped: $n container(s) of this agent left in the engine"
 "$AGENT" verify "$T/state" > "$T/verify" 2>&1 || fail "the audit log does not verify: $(cat "$T/verify")"
 grep -q '^OK ' "$T/verify" || fail "verify did not say OK: $(cat "$T/verify")"
+
+dockerd_stop_all
+if [ "$had_docker0" = yes ] && [ ! -e /sys/class/net/docker0 ]; then
+	fail "the host's docker0 bridge is gone after the private dockerd ran"
+fi
 
 lib_finish agent_dockerd
