@@ -83,7 +83,10 @@ int sandbox_new(const struct sandbox_options *opts, struct sandbox **out, char *
 	 * (one per node, before it places a run there). */
 	if (opts->self_test && !(sb->info->caps & SANDBOX_ENGINE_PROBES_NODES) &&
 	    sandbox_selftest_run(&runner, sandbox_trust_is_gvisor(sb->trust, TRUST_UNTRUSTED),
-				 sandbox_trust_runc_level(sb->trust), err) < 0) {
+				 sandbox_trust_runc_level(sb->trust),
+				 sb->info->pip && sb->info->pip->image_id ? sb->info->pip->image
+									  : NULL,
+				 err) < 0) {
 		r = -EPERM;
 		goto fail;
 	}

@@ -72,6 +72,18 @@ static const char host_kernel_probes[] =
 static const char *const host_kernel_names[] = { "no_new_privileges", "seccomp", "no_memfd_exec",
 						 "no_vsock", "no_uevent", "no_io_uring" };
 
+/* The io_uring call alone, for an image that has ctypes (the default one has
+ * none: there the probe above cannot make it). */
+static const char io_uring_script[] =
+	"import ctypes, errno\n"
+	"libc = ctypes.CDLL(None, use_errno=True)\n"
+	"params = ctypes.create_string_buffer(120)\n"
+	"rc = libc.syscall(425, 4, params)\n"
+	"e = ctypes.get_errno()\n"
+	"print('no_io_uring', 'ok' if rc == -1 and e == errno.EPERM else\n"
+	"      'io_uring_setup returned %d (errno %d)' % (rc, e))\n";
+static const char *const io_uring_names[] = { "no_io_uring" };
+
 /* Under runsc it meets gVisor's kernel instead (which keeps its own seccomp
  * filter on the host side and has no NoNewPrivs to show): the probe checks
  * that the kernel answering is not the host's. Its format takes the host's
@@ -155,8 +167,34 @@ static int run_probes(const struct sandbox_runner *runner, enum trust t, bool gv
 	return rc;
 }
 
+/* The io_uring call at level t in image (which has ctypes). */
+static int run_io_uring_probe(const struct sandbox_runner *runner, enum trust t, const char *image,
+			      char **err)
+{
+	struct sandbox_job job = { .job_id = "self-test", .file_name = "selftest_io_uring.py",
+				   .trust = t, .code = (const uint8_t *)io_uring_script,
+				   .len = sizeof(io_uring_script) - 1 };
+	const struct sandbox_run_mode mode = { .min_timeout_ms = SELFTEST_TIMEOUT_MS,
+					       .no_network = true, .image = image };
+	struct sandbox_result r;
+	int rc;
+
+	if (runner->run(runner->ctx, &job, &mode, &r) < 0 || r.verdict != SANDBOX_VERDICT_EXITED ||
+	    r.exit_code) {
+		*err = xasprintf("sandbox self-test failed: the io_uring probe in %s did not run "
+				 "cleanly (%s: %s; stderr: %.200s)", image,
+				 sandbox_verdict_to_string(r.verdict), r.message ? r.message : "exit 0",
+				 r.err.data ? r.err.data : "");
+		sandbox_result_clear(&r);
+		return -EPERM;
+	}
+	rc = check_probes(&r, io_uring_names, ARRAY_SIZE(io_uring_names), err);
+	sandbox_result_clear(&r);
+	return rc;
+}
+
 int sandbox_selftest_run(const struct sandbox_runner *runner, bool gvisor, int runc_level,
-			 char **err)
+			 const char *ctypes_image, char **err)
 {
 	struct sandbox_job job = {
 		.job_id = "self-test", .file_name = "selftest.py", .trust = TRUST_UNTRUSTED,
@@ -170,6 +208,10 @@ int sandbox_selftest_run(const struct sandbox_runner *runner, bool gvisor, int r
 	 * meets it. */
 	if (rc == 0 && gvisor && runc_level >= 0)
 		rc = run_probes(runner, (enum trust)runc_level, false, err);
+	/* Where the host kernel answers a level, the call itself is made. */
+	int host_level = gvisor ? runc_level : TRUST_UNTRUSTED;
+	if (rc == 0 && ctypes_image && host_level >= 0)
+		rc = run_io_uring_probe(runner, (enum trust)host_level, ctypes_image, err);
 	if (rc < 0)
 		return rc;
 
@@ -190,9 +232,13 @@ int sandbox_selftest_run(const struct sandbox_runner *runner, bool gvisor, int r
 	static const char host[] = "no-new-privileges, the agent's seccomp profile (no io_uring, "
 				   "memfd, vsock, uevent)";
 	log_info("sandbox self-test passed: root read-only, no network, no capabilities, %s%s%s, "
-		 "non-root user, no setuid file, memory limit enforced",
+		 "non-root user, no setuid file, memory limit enforced; io_uring %s",
 		 gvisor ? "gVisor's kernel (runsc)" : host,
 		 gvisor && runc_level >= 0 ? "; under runc " : "",
-		 gvisor && runc_level >= 0 ? host : "");
+		 gvisor && runc_level >= 0 ? host : "",
+		 ctypes_image && host_level >= 0 ? "refused to a call made through ctypes"
+						 : "not reachable: the image has no ctypes, and no "
+						   "image with ctypes (the pip image) is there to "
+						   "make the call in");
 	return 0;
 }
