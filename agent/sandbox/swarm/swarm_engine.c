@@ -3,8 +3,8 @@
  *
  * A run is a replicated-job service of one task, created on a manager:
  *  - its input (what the bootstrap reads on stdin) is a Swarm config,
- *    mounted read-only at /mai-job; a small supervisor (below) makes it the
- *    bootstrap's stdin, runs the program in a child and, once that has
+ *    mounted read-only at /mai-job; a small supervisor (swarm_supervisor.h)
+ *    makes it the bootstrap's stdin, runs the program in a child and, once that has
  *    ended, writes the container's own cgroup counters (OOM kills, refused
  *    forks, peak memory, CPU) as one last line to stderr;
  *  - read-only root, every capability dropped, a uid of its own, pids,
@@ -38,14 +38,10 @@
 #include "sandbox_uids.h"
 #include "stagetime.h"
 #include "swarm_nodes.h"
+#include "swarm_supervisor.h"
 
 /* Swarm keeps configs of at most 500 KiB. */
 #define SWARM_CONFIG_MAX (500 * 1024)
-#define SWARM_JOB_FILE "/mai-job"
-/* The supervisor's last line on stderr: its counters (OOM kills, forks
- * refused at the pids limit, peak memory, CPU ns, peak pids), -1 where the
- * cgroup has none. */
-#define SWARM_COUNTERS "\x1eMAI-CG "
 /* How often the output of a running task is read to hold it to its caps. */
 #define OUTPUT_POLL_MS 1000
 /* The longest pause between two looks at a run's task. */
@@ -80,62 +76,10 @@ struct sandbox_engine_run {
 	bool have_task, running, killed;
 	int64_t began_ms; /* the task first seen running (CLOCK_MONOTONIC) */
 	char seen_state[16]; /* for the debug log of its changes */
-	int64_t counters[5]; /* oom_kill, pids max hits, peak memory, cpu ns, pids peak */
+	int64_t counters[SWARM_COUNTERS_N]; /* oom_kill, pids max hits, peak memory, cpu ns, pids peak */
 	bool have_counters;
 	char *err;
 };
-
-/* Runs as python3 -I -u -B -c SUPERVISOR PROGRAM. */
-static const char supervisor[] =
-	"import os, sys\n"
-	"fd = os.open('" SWARM_JOB_FILE "', os.O_RDONLY)\n"
-	"os.dup2(fd, 0)\n"
-	"os.close(fd)\n"
-	"prog = sys.argv.pop(1)\n"
-	"pid = os.fork()\n"
-	"if pid == 0:\n"
-	"    g = {'__name__': '__main__', '__builtins__': __builtins__}\n"
-	"    exec(compile(prog, '<mai>', 'exec'), g)\n"
-	"    sys.exit(0)\n"
-	"os.close(0)\n"
-	"while True:\n"
-	"    try:\n"
-	"        _, st = os.waitpid(pid, 0)\n"
-	"        break\n"
-	"    except InterruptedError:\n"
-	"        pass\n"
-	"def rd(p):\n"
-	"    try:\n"
-	"        with open(p) as f:\n"
-	"            return f.read()\n"
-	"    except OSError:\n"
-	"        return ''\n"
-	"def field(text, key):\n"
-	"    for l in text.splitlines():\n"
-	"        w = l.split()\n"
-	"        if len(w) == 2 and w[0] == key and w[1].isdigit():\n"
-	"            return int(w[1])\n"
-	"    return -1\n"
-	"def num(text):\n"
-	"    w = text.split()\n"
-	"    return int(w[0]) if w and w[0].isdigit() else -1\n"
-	"c = '/sys/fs/cgroup/'\n"
-	"if os.path.exists(c + 'memory/memory.oom_control'):\n"
-	"    n = (field(rd(c + 'memory/memory.oom_control'), 'oom_kill'),\n"
-	"         field(rd(c + 'pids/pids.events'), 'max'),\n"
-	"         num(rd(c + 'memory/memory.max_usage_in_bytes')),\n"
-	"         num(rd(c + 'cpuacct/cpuacct.usage')),\n"
-	"         num(rd(c + 'pids/pids.peak')))\n"
-	"else:\n"
-	"    cpu = field(rd(c + 'cpu.stat'), 'usage_usec')\n"
-	"    n = (field(rd(c + 'memory.events'), 'oom_kill'),\n"
-	"         field(rd(c + 'pids.events'), 'max'),\n"
-	"         num(rd(c + 'memory.peak')),\n"
-	"         cpu * 1000 if cpu >= 0 else -1,\n"
-	"         num(rd(c + 'pids.peak')))\n"
-	"if n[0] >= 0:\n"
-	"    os.write(2, ('\\x1eMAI-CG %d %d %d %d %d\\n' % n).encode())\n"
-	"os._exit(os.WEXITSTATUS(st) if os.WIFEXITED(st) else 128 + os.WTERMSIG(st))\n";
 
 /* Removes what of kind carries this instance's label; the number left. */
 static size_t sweep_kind(struct swarm_engine *e, enum docker_swarm_kind kind, bool last,
@@ -382,7 +326,7 @@ static int run_create(struct swarm_engine *e, struct sandbox_engine_run *run,
 	const struct docker_label labels[] = {
 		{ "mai.agent", "1" }, { "mai.instance", e->instance }, { "mai.job", label },
 	};
-	const char *cmd[] = { "python3", "-I", "-u", "-B", "-c", supervisor, spec->program, NULL };
+	const char *cmd[] = { "python3", "-I", "-u", "-B", "-c", swarm_supervisor, spec->program, NULL };
 	const char *env[] = { "HOME=/tmp", "LANG=C.UTF-8", "PATH=/usr/local/bin:/usr/bin:/bin",
 			      NULL };
 
@@ -505,15 +449,9 @@ static int read_logs(struct swarm_engine *e, struct sandbox_engine_run *run,
 		size_t n = (size_t)h[4] << 24 | (size_t)h[5] << 16 | (size_t)h[6] << 8 | h[7];
 		if (off + 8 + n > len)
 			break;
-		const char *payload = buf + off + 8;
-		size_t plen = strlen(SWARM_COUNTERS);
-		if (h[0] == 2 && n > plen && memcmp(payload, SWARM_COUNTERS, plen) == 0) {
-			_cleanup_free_ char *line = xstrndup(payload + plen, n - plen);
-			long long v[5];
-			run->have_counters = sscanf(line, "%lld %lld %lld %lld %lld", &v[0], &v[1],
-						    &v[2], &v[3], &v[4]) == 5;
-			for (int i = 0; i < 5 && run->have_counters; i++)
-				run->counters[i] = v[i] > 0 ? v[i] : 0;
+		int c = h[0] == 2 ? swarm_supervisor_counters(buf + off + 8, n, run->counters) : -1;
+		if (c >= 0) {
+			run->have_counters = c > 0;
 		} else if (sandbox_demux_feed(d, (const uint8_t *)buf + off, 8 + n) < 0) {
 			/* The manager writes what it could not fetch (a node that
 			 * is down) as a line of text among the frames. */

@@ -1,0 +1,73 @@
+#include "swarm_supervisor.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "macro.h"
+
+const char swarm_supervisor[] =
+	"import os, sys\n"
+	"fd = os.open('" SWARM_JOB_FILE "', os.O_RDONLY)\n"
+	"os.dup2(fd, 0)\n"
+	"os.close(fd)\n"
+	"prog = sys.argv.pop(1)\n"
+	"pid = os.fork()\n"
+	"if pid == 0:\n"
+	"    g = {'__name__': '__main__', '__builtins__': __builtins__}\n"
+	"    exec(compile(prog, '<mai>', 'exec'), g)\n"
+	"    sys.exit(0)\n"
+	"os.close(0)\n"
+	"while True:\n"
+	"    try:\n"
+	"        _, st = os.waitpid(pid, 0)\n"
+	"        break\n"
+	"    except InterruptedError:\n"
+	"        pass\n"
+	"def rd(p):\n"
+	"    try:\n"
+	"        with open(p) as f:\n"
+	"            return f.read()\n"
+	"    except OSError:\n"
+	"        return ''\n"
+	"def field(text, key):\n"
+	"    for l in text.splitlines():\n"
+	"        w = l.split()\n"
+	"        if len(w) == 2 and w[0] == key and w[1].isdigit():\n"
+	"            return int(w[1])\n"
+	"    return -1\n"
+	"def num(text):\n"
+	"    w = text.split()\n"
+	"    return int(w[0]) if w and w[0].isdigit() else -1\n"
+	"c = '/sys/fs/cgroup/'\n"
+	"if os.path.exists(c + 'memory/memory.oom_control'):\n"
+	"    n = (field(rd(c + 'memory/memory.oom_control'), 'oom_kill'),\n"
+	"         field(rd(c + 'pids/pids.events'), 'max'),\n"
+	"         num(rd(c + 'memory/memory.max_usage_in_bytes')),\n"
+	"         num(rd(c + 'cpuacct/cpuacct.usage')),\n"
+	"         num(rd(c + 'pids/pids.peak')))\n"
+	"else:\n"
+	"    cpu = field(rd(c + 'cpu.stat'), 'usage_usec')\n"
+	"    n = (field(rd(c + 'memory.events'), 'oom_kill'),\n"
+	"         field(rd(c + 'pids.events'), 'max'),\n"
+	"         num(rd(c + 'memory.peak')),\n"
+	"         cpu * 1000 if cpu >= 0 else -1,\n"
+	"         num(rd(c + 'pids.peak')))\n"
+	"if n[0] >= 0:\n"
+	"    os.write(2, ('\\x1eMAI-CG %d %d %d %d %d\\n' % n).encode())\n"
+	"os._exit(os.WEXITSTATUS(st) if os.WIFEXITED(st) else 128 + os.WTERMSIG(st))\n";
+
+int swarm_supervisor_counters(const char *payload, size_t n, int64_t counters[SWARM_COUNTERS_N])
+{
+	size_t plen = strlen(SWARM_COUNTERS);
+	long long v[SWARM_COUNTERS_N];
+
+	if (n <= plen || memcmp(payload, SWARM_COUNTERS, plen) != 0)
+		return -1;
+	_cleanup_free_ char *line = xstrndup(payload + plen, n - plen);
+	if (sscanf(line, "%lld %lld %lld %lld %lld", &v[0], &v[1], &v[2], &v[3], &v[4]) !=
+	    SWARM_COUNTERS_N)
+		return 0;
+	for (int i = 0; i < SWARM_COUNTERS_N; i++)
+		counters[i] = v[i] > 0 ? v[i] : 0;
+	return 1;
+}

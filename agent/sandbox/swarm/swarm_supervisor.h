@@ -1,0 +1,27 @@
+/* What runs in a Swarm task: the supervisor, run as python3 -I -u -B -c
+ * SUPERVISOR PROGRAM. It makes the job's file (a Swarm config mounted at
+ * SWARM_JOB_FILE) the program's stdin, runs the program in a child, and,
+ * once it has ended, writes the container's own cgroup counters as the last
+ * line of stderr, which the agent takes off (swarm_supervisor_counters())
+ * before the output is read. It exits with the program's status. */
+#ifndef MAI_SWARM_SUPERVISOR_H
+#define MAI_SWARM_SUPERVISOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SWARM_JOB_FILE "/mai-job"
+/* The supervisor's last line on stderr: its counters (OOM kills, forks
+ * refused at the pids limit, peak memory, CPU ns, peak pids), -1 where the
+ * cgroup has none. */
+#define SWARM_COUNTERS "\x1eMAI-CG "
+#define SWARM_COUNTERS_N 5
+
+extern const char swarm_supervisor[];
+
+/* A stderr frame's payload of n bytes: -1 when it is not the counters line
+ * (it is output), 0 when it is but cannot be read, 1 when counters (in the
+ * order above, negative ones as 0) were read from it. */
+int swarm_supervisor_counters(const char *payload, size_t n, int64_t counters[SWARM_COUNTERS_N]);
+
+#endif
