@@ -140,6 +140,18 @@ json_t *docker_codec_load_object(const char *body, size_t len, const char *what,
 	return j;
 }
 
+json_t *docker_codec_load_array(const char *body, size_t len, const char *what, char **err)
+{
+	json_t *j = docker_codec_load(body, len, what, err);
+
+	if (j && !json_is_array(j)) {
+		docker_codec_shape_error(err, what, "the reply", "is not a JSON array");
+		json_decref(j);
+		return NULL;
+	}
+	return j;
+}
+
 json_t *docker_codec_strv(const char *const *v)
 {
 	json_t *a = json_array();
@@ -589,7 +601,7 @@ enum docker_error docker_codec_parse_stats(const char *body, size_t len, struct 
 enum docker_error docker_codec_parse_ids(const char *body, size_t len, const char *key,
 					 const char *w, char ***ids, size_t *n, char **err)
 {
-	json_t *j = docker_codec_load(body, len, w, err), *v;
+	json_t *j = docker_codec_load_array(body, len, w, err), *v;
 	char **out;
 	size_t i;
 
@@ -597,10 +609,6 @@ enum docker_error docker_codec_parse_ids(const char *body, size_t len, const cha
 	*n = 0;
 	if (!j)
 		return DOCKER_ERR_PROTOCOL;
-	if (!json_is_array(j)) {
-		json_decref(j);
-		return docker_codec_shape_error(err, w, "the reply", "is not a JSON array");
-	}
 	out = xcalloc(json_array_size(j) + 1, sizeof(char *));
 	json_array_foreach(j, i, v) {
 		json_t *id = json_is_object(v) ? json_object_get(v, key) : NULL;

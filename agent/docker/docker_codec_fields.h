@@ -16,9 +16,11 @@
 /* Sets *err to "unexpected Docker reply to WHAT: FIELD EXPECTED ...". */
 enum docker_error docker_codec_shape_error(char **err, const char *what, const char *field,
 					   const char *expected);
-/* The reply as JSON, NULL (with *err) when it is not JSON / not an object. */
+/* The reply as JSON, NULL (with *err) when it is not JSON / not an object /
+ * not an array. */
 json_t *docker_codec_load(const char *body, size_t len, const char *what, char **err);
 json_t *docker_codec_load_object(const char *body, size_t len, const char *what, char **err);
+json_t *docker_codec_load_array(const char *body, size_t len, const char *what, char **err);
 int docker_codec_get_string(json_t *obj, const char *key, bool required, char **out,
 			    const char *what, char **err);
 int docker_codec_get_int(json_t *obj, const char *key, bool required, int64_t *out,

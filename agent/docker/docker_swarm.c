@@ -127,17 +127,22 @@ enum docker_error docker_service_tasks(struct docker *d, const char *service_id,
 	return e;
 }
 
+void docker_swarm_task_clear(struct docker_swarm_task *t)
+{
+	free(t->id);
+	free(t->node_id);
+	free(t->state);
+	free(t->desired_state);
+	free(t->err);
+	free(t->message);
+	free(t->container_id);
+	memset(t, 0, sizeof(*t));
+}
+
 void docker_swarm_tasks_free(struct docker_swarm_task *tasks, size_t n)
 {
-	for (size_t i = 0; tasks && i < n; i++) {
-		free(tasks[i].id);
-		free(tasks[i].node_id);
-		free(tasks[i].state);
-		free(tasks[i].desired_state);
-		free(tasks[i].err);
-		free(tasks[i].message);
-		free(tasks[i].container_id);
-	}
+	for (size_t i = 0; tasks && i < n; i++)
+		docker_swarm_task_clear(&tasks[i]);
 	free(tasks);
 }
 

@@ -80,6 +80,8 @@ enum docker_error docker_service_create(struct docker *d, const struct docker_se
 enum docker_error docker_service_tasks(struct docker *d, const char *service_id,
 				       struct docker_swarm_task **tasks, size_t *n, char **err);
 void docker_swarm_tasks_free(struct docker_swarm_task *tasks, size_t n);
+/* Frees the strings of one task and zeroes it. */
+void docker_swarm_task_clear(struct docker_swarm_task *t);
 /* What the service's tasks wrote so far, as Docker's multiplexed frames
  * (stdout and stderr, sandbox_demux.h); at most max_bytes. *out (caller
  * frees), *len. */

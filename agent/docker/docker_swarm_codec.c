@@ -164,17 +164,13 @@ enum docker_error docker_swarm_codec_parse_nodes(const char *body, size_t len,
 						 char **err)
 {
 	const char *w = "node list";
-	json_t *j = docker_codec_load(body, len, w, err), *v;
+	json_t *j = docker_codec_load_array(body, len, w, err), *v;
 	size_t i;
 
 	*nodes = NULL;
 	*n = 0;
 	if (!j)
 		return DOCKER_ERR_PROTOCOL;
-	if (!json_is_array(j)) {
-		json_decref(j);
-		return docker_codec_shape_error(err, w, "the reply", "is not a JSON array");
-	}
 	struct docker_swarm_node *out = xcalloc(json_array_size(j) + 1, sizeof(*out));
 	json_array_foreach(j, i, v) {
 		struct docker_swarm_node *nd = &out[i];
@@ -209,17 +205,13 @@ enum docker_error docker_swarm_codec_parse_tasks(const char *body, size_t len,
 						 char **err)
 {
 	const char *w = "task list";
-	json_t *j = docker_codec_load(body, len, w, err), *v;
+	json_t *j = docker_codec_load_array(body, len, w, err), *v;
 	size_t i;
 
 	*tasks = NULL;
 	*n = 0;
 	if (!j)
 		return DOCKER_ERR_PROTOCOL;
-	if (!json_is_array(j)) {
-		json_decref(j);
-		return docker_codec_shape_error(err, w, "the reply", "is not a JSON array");
-	}
 	struct docker_swarm_task *out = xcalloc(json_array_size(j) + 1, sizeof(*out));
 	json_array_foreach(j, i, v) {
 		struct docker_swarm_task *t = &out[i];

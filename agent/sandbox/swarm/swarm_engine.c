@@ -274,13 +274,7 @@ static void run_free(struct sandbox_engine_run *run)
 	free(run->network_id);
 	free(run->service_id);
 	free(run->err);
-	free(run->task.id);
-	free(run->task.node_id);
-	free(run->task.state);
-	free(run->task.desired_state);
-	free(run->task.err);
-	free(run->task.message);
-	free(run->task.container_id);
+	docker_swarm_task_clear(&run->task);
 	free(run);
 }
 
@@ -418,13 +412,7 @@ static int poll_task(struct swarm_engine *e, struct sandbox_engine_run *run, cha
 		return -EIO;
 	if (n > 0) {
 		struct docker_swarm_task *t = &tasks[n - 1];
-		free(run->task.id);
-		free(run->task.node_id);
-		free(run->task.state);
-		free(run->task.desired_state);
-		free(run->task.err);
-		free(run->task.message);
-		free(run->task.container_id);
+		docker_swarm_task_clear(&run->task);
 		run->task = *t;
 		memset(t, 0, sizeof(*t));
 		run->have_task = true;
