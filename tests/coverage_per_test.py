@@ -15,11 +15,12 @@ command line the wrapper kept against meson's test table, and writes
 BUILD/per-test.json:
 
   {"tree": ID, "tests": {NAME: {"seconds": S, "result": R,
-                                "lines": {"agent/x/f.c": [LINE, ...]}}}}
+                                "lines": {"agent/x/f.c": [LINE, ...]}}},
+   "executable": {"agent/x/f.c": [LINE, ...]}}
 
 (the lines of agent/ and fs/ that the test's processes ran, from gcov's
-JSON; seconds and result from meson's testlog.json; ID: tree_id() of the
-sources measured). It then adds every test's counts into the build
+JSON; seconds and result from meson's testlog; ID: tree_id() of the code
+and tests measured). It then adds every test's counts into the build
 directory's own counts files (gcov-tool merge), where processes that lost
 the wrapper's environment (an `env -i`) wrote theirs, so that gcovr's
 report of the whole suite is the same as without the wrapper; it lists
@@ -35,14 +36,25 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+# What the lines each test runs depend on: the code and the tests, not
+# the reports and tools about them.
+TREE_PATHS = ["agent", "fs", "tests", "meson.build", "meson_options.txt", ":!tests/*.md",
+              ":!tests/mutate.py", ":!tests/mutate-equivalent.txt", ":!tests/coverage-reasons.txt",
+              ":!tests/coverage_report.py", ":!tests/coverage_per_test.py", ":!tests/coverage_wrap.sh",
+              ":!tests/coverage.sh"]
+
+
 def tree_id(root):
-    """The commit of the tree and a hash of its uncommitted changes to
-    agent/, fs/ and the tests: the key per-test coverage is cached by."""
-    head = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], stdout=subprocess.PIPE,
-                          check=True).stdout.decode().strip()
-    diff = subprocess.run(["git", "-C", root, "diff", "HEAD", "--", "agent", "fs", "tests", "meson.build"],
-                          stdout=subprocess.PIPE, check=True).stdout
-    return head if not diff else head + "+" + hashlib.sha1(diff).hexdigest()[:12]
+    """A hash of the content of the code and tests as they are in the
+    working tree (committed or not): the key per-test coverage is cached by,
+    so that a commit of a report or of mutate.py does not make it stale."""
+    def git(*args):
+        return subprocess.run(["git", "-C", root] + list(args), stdout=subprocess.PIPE,
+                              check=True).stdout
+    h = hashlib.sha1(git("ls-files", "-s", "--", *TREE_PATHS))
+    h.update(git("diff", "--", *TREE_PATHS))
+    h.update(git("ls-files", "--others", "--exclude-standard", "--", *TREE_PATHS))
+    return h.hexdigest()[:16]
 
 
 def objects(build):
@@ -68,8 +80,9 @@ def prepare(build):
         os.chmod(data, 0o666)
 
 
-def lines_run(directory, root):
-    """{source relative to ROOT: set of lines run} of the counts in a tree."""
+def lines_run(directory, root, listed=None):
+    """{source relative to ROOT: set of lines run} of the counts in a tree;
+    the lines gcov lists at all (executable ones) are added to listed."""
     datas = []
     for d, _, files in os.walk(directory):
         for f in files:
@@ -90,6 +103,8 @@ def lines_run(directory, root):
                 if not (src.startswith("agent/") or src.startswith("fs/")):
                     continue
                 ran = {l["line_number"] for l in f["lines"] if l["count"] > 0}
+                if listed is not None:
+                    listed.setdefault(src, set()).update(l["line_number"] for l in f["lines"])
                 if ran:
                     out.setdefault(src, set()).update(ran)
     return out
@@ -121,7 +136,7 @@ def collect(build, root):
             for line in f:
                 t = json.loads(line)
                 log[t["name"].split(" / ")[-1]] = t
-    tests = {}
+    tests, listed = {}, {}
     merged = os.path.join(base, ".merged")
     shutil.rmtree(merged, ignore_errors=True)
     # The build directory's own counts: processes without the wrapper's
@@ -149,11 +164,13 @@ def collect(build, root):
             for f in files:
                 if f.endswith(".gcda") and os.path.getsize(os.path.join(dd, f)) == 0:
                     os.unlink(os.path.join(dd, f))
-        ran = lines_run(d, root)
+        ran = lines_run(d, root, listed)
         t = log.get(name, {}) if name else {}
         tests[name or "(unattributed)"] = {
             "seconds": round(t.get("duration", 0.0), 2), "result": t.get("result", "?"),
             "lines": {src: sorted(v) for src, v in sorted(ran.items())}}
+        if not ran and not any(f.endswith(".gcda") for _, _, fs in os.walk(d) for f in fs):
+            continue  # no process of the build ran (a packaging test): nothing to add
         if not os.path.isdir(merged):
             shutil.copytree(d, merged, symlinks=True)
         else:
@@ -171,7 +188,8 @@ def collect(build, root):
                     shutil.copyfile(os.path.join(dd, f), os.path.join(build, rel))
         shutil.rmtree(merged)
     with open(os.path.join(build, "per-test.json"), "w", encoding="utf-8") as f:
-        json.dump({"tree": tree_id(root), "tests": tests}, f)
+        json.dump({"tree": tree_id(root), "tests": tests,
+                   "executable": {src: sorted(v) for src, v in sorted(listed.items())}}, f)
     print("coverage_per_test.py: %d tests; %d lines run only by processes without the wrapper"
           % (len(tests) - ("(unattributed)" in tests), sum(len(v) for v in tests.get("(unattributed)", {})
                                                             .get("lines", {}).values())))
