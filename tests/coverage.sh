@@ -71,7 +71,7 @@ done
 # (tests/coverage_wrap.sh), so that tests/coverage_per_test.py can say which
 # tests ran each line (build-coverage/per-test.json, for tests/mutate.py);
 # their counts are added up again before gcovr reads them.
-python3 "$root/tests/coverage_per_test.py" prepare "$build"
+python3 "$root/tests/coverage_per_test.py" prepare "$build" "$root"
 COVERAGE_PER_TEST_DIR=$(cd "$build" && pwd)/per-test
 COVERAGE_PREFIX_STRIP=$(printf '%s' "$(cd "$build" && pwd)" | tr -cd / | wc -c)
 COVERAGE_ENV_KEYS=$(meson introspect --tests "$build" |

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Which tests run each line: the per-test half of tests/coverage.sh.
 
-    coverage_per_test.py prepare BUILD
+    coverage_per_test.py prepare BUILD ROOT
     coverage_per_test.py collect BUILD ROOT
 
 prepare makes BUILD/per-test/.template, the tree that tests/coverage_wrap.sh
@@ -20,7 +20,7 @@ BUILD/per-test.json:
 
 (the lines of agent/ and fs/ that the test's processes ran, from gcov's
 JSON; seconds and result from meson's testlog; ID: tree_id() of the code
-and tests measured). It then adds every test's counts into the build
+and tests when prepare ran, as the run started). It then adds every test's counts into the build
 directory's own counts files (gcov-tool merge), where processes that lost
 the wrapper's environment (an `env -i`) wrote theirs, so that gcovr's
 report of the whole suite is the same as without the wrapper; it lists
@@ -68,10 +68,14 @@ def objects(build):
     return sorted(out)
 
 
-def prepare(build):
+def prepare(build, root):
     base = os.path.join(build, "per-test")
     shutil.rmtree(base, ignore_errors=True)
     tmpl = os.path.join(base, ".template")
+    os.makedirs(base)
+    # The tree as the run starts: what the tests run is built from it.
+    with open(os.path.join(base, ".tree"), "w", encoding="utf-8") as f:
+        f.write(tree_id(root))
     for obj in objects(build):
         os.makedirs(os.path.join(tmpl, os.path.dirname(obj)), exist_ok=True)
         os.symlink(os.path.join(os.path.abspath(build), obj + ".gcno"), os.path.join(tmpl, obj + ".gcno"))
@@ -125,7 +129,10 @@ def match(recorded, table):
 
 
 def collect(build, root):
+    build = os.path.abspath(build)
     base = os.path.join(build, "per-test")
+    with open(os.path.join(base, ".tree"), encoding="utf-8") as f:
+        tree = f.read().strip()
     table = json.loads(subprocess.run(["meson", "introspect", "--tests", build], stdout=subprocess.PIPE,
                                       check=True).stdout)
     log = {}
@@ -188,7 +195,7 @@ def collect(build, root):
                     shutil.copyfile(os.path.join(dd, f), os.path.join(build, rel))
         shutil.rmtree(merged)
     with open(os.path.join(build, "per-test.json"), "w", encoding="utf-8") as f:
-        json.dump({"tree": tree_id(root), "tests": tests,
+        json.dump({"tree": tree, "tests": tests,
                    "executable": {src: sorted(v) for src, v in sorted(listed.items())}}, f)
     print("coverage_per_test.py: %d tests; %d lines run only by processes without the wrapper"
           % (len(tests) - ("(unattributed)" in tests), sum(len(v) for v in tests.get("(unattributed)", {})
@@ -196,8 +203,8 @@ def collect(build, root):
 
 
 def main():
-    if len(sys.argv) == 3 and sys.argv[1] == "prepare":
-        prepare(sys.argv[2])
+    if len(sys.argv) == 4 and sys.argv[1] == "prepare":
+        prepare(sys.argv[2], os.path.abspath(sys.argv[3]))
     elif len(sys.argv) == 4 and sys.argv[1] == "collect":
         collect(sys.argv[2], os.path.abspath(sys.argv[3]))
     else:
