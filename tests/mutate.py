@@ -416,6 +416,9 @@ def targets_of(name, table, build, scripts):
     return [os.path.relpath(exe, build)] if exe.startswith(build + "/") else scripts
 
 
+UNATTRIBUTED = "(a process without its test's environment)"
+
+
 class PerTest:
     """Which tests run each line (build-coverage/per-test.json of
     tests/coverage.sh, for this very tree), fastest first."""
@@ -431,6 +434,11 @@ class PerTest:
                      % (path, data["tree"], here))
         self.tree = here
         self.seconds, self.lines, self.left_out = {}, {}, {}
+        # Lines run by a process that lost its test's environment (an
+        # `env -i`): which test ran them is not known.
+        self.unattributed = {(src, line) for src, lines in
+                             data["tests"].get("(unattributed)", {}).get("lines", {}).items()
+                             for line in lines}
         for name, t in data["tests"].items():
             if name not in table:
                 continue  # "(unattributed)", or a test this build lacks
@@ -443,6 +451,9 @@ class PerTest:
             for src, lines in t["lines"].items():
                 for line in lines:
                     self.lines.setdefault((src, line), set()).add(name)
+        if self.unattributed:
+            self.left_out[UNATTRIBUTED] = ("%d lines were run by processes of tests that clear the environment "
+                                           "(env -i), which tests is not known" % len(self.unattributed))
         self.executable = {src: sorted(v) for src, v in data["executable"].items()}
 
     def tests_of(self, src, line):
@@ -458,6 +469,8 @@ class PerTest:
         names = set()
         for l in around:
             names |= self.lines.get((src, l), set())
+            if (src, l) in self.unattributed:
+                names.add(UNATTRIBUTED)
         run_ = sorted((n for n in names if n in self.seconds), key=lambda n: (self.seconds[n], n))
         return run_, sorted(n for n in names if n not in self.seconds)
 
@@ -482,10 +495,13 @@ def load_equivalent(path):
 
 
 def tree_commit():
-    """The commit measured, and whether the tree differed from it."""
+    """The commit measured, and whether its code or tests differed from it
+    (coverage_per_test.TREE_PATHS: not the reports nor this script)."""
+    sys.path.insert(0, os.path.join(ROOT, "tests"))
+    from coverage_per_test import TREE_PATHS
     head = run(["git", "-C", ROOT, "rev-parse", "HEAD"]).stdout.decode().strip()
-    dirty = run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no", "--",
-                 "agent", "fs", "tests"]).stdout.decode().strip()
+    dirty = run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no", "--"]
+                + TREE_PATHS).stdout.decode().strip()
     return head, bool(dirty)
 
 
