@@ -103,7 +103,8 @@ gcovr --root "$root" --filter "$root/agent/" --filter "$root/fs/" \
 	echo "coverage.sh: gcovr failed (a source changed during the run?); see $build/gcovr.log" >&2
 	exit 1
 }
-COVERAGE_COMMIT=$(git -C "$root" rev-parse HEAD 2>/dev/null || echo unknown)$(git -C "$root" status --porcelain --untracked-files=no -- agent fs 2>/dev/null | grep -q . && echo " (agent/ or fs/ changed since)")
+# (A clean tree makes the grep fail: not an error.)
+COVERAGE_COMMIT=$(git -C "$root" rev-parse HEAD 2>/dev/null || echo unknown)$(git -C "$root" status --porcelain --untracked-files=no -- agent fs 2>/dev/null | grep -q . && echo " (agent/ or fs/ changed since)" || true)
 export COVERAGE_COMMIT
 python3 "$root/tests/coverage_report.py" "$build/coverage.json" "$root/tests/coverage-reasons.txt" \
 	"$suites" >"$build/coverage.md"
