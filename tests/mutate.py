@@ -65,6 +65,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
 import urllib.parse
 
@@ -354,7 +355,9 @@ def sweep(tag, tmp, pid, before):
     for kind, listing in (("containers", "/containers/json?all=1&filters="), ("networks", "/networks?filters=")):
         for obj in docker_api("GET", listing + flt) or []:
             inst = (obj.get("Labels") or {}).get("mai.instance", "")
-            if inst == tmp or inst.startswith(tmp + "/"):
+            # The scripts' agents: their state directory under tmp; the C
+            # tests' engines: "test-PID-TIME" (tests/integration/docker_env.c).
+            if inst == tmp or inst.startswith(tmp + "/") or inst.startswith("test-%d-" % pid):
                 docker_api("DELETE", "/%s/%s%s" % (kind, obj["Id"], "?force=1" if kind == "containers" else ""))
     users, groups, ns = snapshot()
     for name in users - before[0]:
@@ -516,6 +519,10 @@ def main():
                     help="which tests run each line (tests/coverage.sh, on this tree)")
     ap.add_argument("--test-seconds", type=float, default=240,
                     help="a mutant runs its tests until their times in the coverage run add up to this")
+    ap.add_argument("--max-test-seconds", type=float, default=90,
+                    help="no mutant runs a test that took longer than this in the coverage run")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="mutants at a time, each in a copy and build of its own (build-mutate/wN)")
     ap.add_argument("--list", action="store_true", help="print the picked mutants and exit")
     ap.add_argument("--only", help="FILE:LINE,...: every mutant of these lines")
     ap.add_argument("--doc", action="store_true", help="also write the report to tests/MUTATION.md")
@@ -572,52 +579,116 @@ def main():
         return
     commit, dirty = tree_commit()
 
-    src, build = os.path.join(args.build, "src"), os.path.join(args.build, "build")
-    print("mutate.py: %d mutants of %d places in %s; commit %s%s; copy in %s" % (
-        len(picked), total, ", ".join(modules), commit[:12], " (with changes)" if dirty else "", src),
+    print("mutate.py: %d mutants of %d places in %s; commit %s%s; %d worker(s)" % (
+        len(picked), total, ", ".join(modules), commit[:12], " (with changes)" if dirty else "", args.jobs),
         flush=True)
-    copy_tree(src, [MODULES[m] for m in modules])
-    if not os.path.exists(os.path.join(build, "build.ninja")):
-        run(["meson", "setup", build, src, "-Dbuildtype=debugoptimized", "-Db_sanitize=none"], check=True)
-    table = test_table(build)
-    per_test = PerTest(args.per_test, table)
-    scripts = script_targets(build, table)
-    r = run(["ninja", "-C", build])
-    if r.returncode != 0:
-        sys.exit("mutate.py: the unmutated tree does not build:\n" + r.stdout.decode(errors="replace")[-3000:])
-    scratch = os.path.join("/dev/shm" if os.path.isdir("/dev/shm") else "/tmp", "mai-mutate-%d" % os.getpid())
-    # A test that kills a mutant must pass on the unmutated code: checked
-    # the first time it kills one (a test that fails without any mutant
-    # is left out from then on, and the mutant goes on to its next test).
-    baseline = {}
+    # Each worker has a copy of the tree and a build of its own.
+    workers = []
+    for w in range(args.jobs):
+        base = args.build if w == 0 else os.path.join(args.build, "w%d" % w)
+        workers.append(Worker(w, os.path.join(base, "src"), os.path.join(base, "build"), modules, args))
+    setup = [threading.Thread(target=wk.prepare) for wk in workers]
+    for t in setup:
+        t.start()
+    for t in setup:
+        t.join()
+    for wk in workers:
+        if wk.error:
+            sys.exit("mutate.py: " + wk.error)
+    per_test = PerTest(args.per_test, workers[0].table)
+    results, lock = [], threading.Lock()
+    queue = list(enumerate(picked, 1))
+    t0 = time.monotonic()
+    state = {"stopped": None}
 
-    def passes_unmutated(name, path, text, mutant_text):
-        if name not in baseline:
+    def loop(wk):
+        while True:
+            with lock:
+                if not queue:
+                    return
+                if args.budget and time.monotonic() - t0 > args.budget:
+                    if state["stopped"] is None:
+                        state["stopped"] = queue[0][0] - 1
+                        print("mutate.py: the budget of %.0f s is spent" % args.budget, flush=True)
+                    return
+                n, site = queue.pop(0)
+            wk.mutant(n, site, per_test, args)
+            with lock:
+                results.append(site)
+                print("[%d/%d %5.0f s w%d] %-11s %s:%d %s%s (%d of %d tests ran)" % (
+                    n, len(picked), time.monotonic() - t0, wk.wid, site["outcome"], site["file"], site["line"],
+                    site["label"], " by " + site["by"] if site["by"] else "", len(site["ran"]), site["tests"]),
+                    flush=True)
+
+    threads = [threading.Thread(target=loop, args=(wk,)) for wk in workers]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    baseline = {}
+    for wk in workers:
+        wk.finish()
+        for name, ok in wk.baseline.items():
+            baseline[name] = baseline.get(name, True) and ok
+    results.sort(key=lambda r: picked.index(r))
+    report(results, modules, args, len(picked), total, commit, dirty, excluded, time.monotonic() - t0,
+           per_test, baseline)
+
+
+class Worker:
+    """One copy of the tree and its build, running one mutant at a time."""
+
+    def __init__(self, wid, src, build, modules, args):
+        self.wid, self.src, self.build, self.modules, self.args = wid, src, build, modules, args
+        self.error = None
+        self.scratch = os.path.join("/dev/shm" if os.path.isdir("/dev/shm") else "/tmp",
+                                    "mai-mutate-%d-w%d" % (os.getpid(), wid))
+        # A test that kills a mutant must pass on the unmutated code: checked
+        # the first time it kills one (a test that fails without any mutant
+        # is left out from then on, and the mutant goes on to its next test).
+        self.baseline = {}
+
+    def prepare(self):
+        copy_tree(self.src, [MODULES[m] for m in self.modules])
+        if not os.path.exists(os.path.join(self.build, "build.ninja")):
+            run(["meson", "setup", self.build, self.src, "-Dbuildtype=debugoptimized", "-Db_sanitize=none"],
+                check=True)
+        self.table = test_table(self.build)
+        self.scripts = script_targets(self.build, self.table)
+        r = run(["ninja", "-C", self.build])
+        if r.returncode != 0:
+            self.error = "the unmutated tree does not build:\n" + r.stdout.decode(errors="replace")[-3000:]
+
+    def finish(self):
+        run(["ninja", "-C", self.build])  # no object of a mutant left behind
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+    def limit_of(self, name):
+        # Three times the test's time in the coverage run (a build without
+        # optimisation, side by side with the rest of the suite), at least 30 s.
+        return max(30.0, 3 * self.per_test.seconds[name])
+
+    def targets(self, name):
+        return targets_of(name, self.table, self.build, self.scripts)
+
+    def passes_unmutated(self, name, path, text, mutant_text):
+        if name not in self.baseline:
             with open(path, "w", encoding="utf-8") as f:
                 f.write(text)
-            ok = run(["ninja", "-C", build] + targets_of(name, table, build, scripts)).returncode == 0
-            baseline[name] = ok and run_test(name, table, limit_of(name), "base-%d" % os.getpid(),
-                                             os.path.join(scratch, "base")) == "pass"
-            print("  baseline %-24s %s" % (name, "passes" if baseline[name] else "FAILS: left out"),
-                  flush=True)
+            ok = run(["ninja", "-C", self.build] + self.targets(name)).returncode == 0
+            self.baseline[name] = ok and run_test(name, self.table, self.limit_of(name),
+                                                  "base-%d-w%d" % (os.getpid(), self.wid),
+                                                  os.path.join(self.scratch, "base")) == "pass"
+            print("  w%d baseline %-24s %s" % (self.wid, name, "passes" if self.baseline[name]
+                                                else "FAILS: left out"), flush=True)
             with open(path, "w", encoding="utf-8") as f:
                 f.write(mutant_text)
-            run(["ninja", "-C", build] + targets_of(name, table, build, scripts))
-        return baseline[name]
+            run(["ninja", "-C", self.build] + self.targets(name))
+        return self.baseline[name]
 
-    def limit_of(name):
-        # Five times the test's time in the coverage run (a build without
-        # optimisation, side by side with the rest of the suite), at least 30 s.
-        return max(30.0, 5 * per_test.seconds[name])
-
-    results = []
-    t0 = time.monotonic()
-    for n, site in enumerate(picked, 1):
-        if args.budget and time.monotonic() - t0 > args.budget:
-            print("mutate.py: the budget of %.0f s is spent: %d of %d mutants ran" % (
-                args.budget, n - 1, len(picked)), flush=True)
-            break
-        path = os.path.join(src, site["file"])
+    def mutant(self, n, site, per_test, args):
+        self.per_test = per_test
+        path = os.path.join(self.src, site["file"])
         with open(path, encoding="utf-8") as f:
             text = f.read()
         site["source"] = text.splitlines()[site["line"] - 1].strip()
@@ -625,50 +696,47 @@ def main():
         site.update(by=None, ran=[], not_run=left_out, tests=len(tests) + len(left_out))
         if not tests and not left_out:
             site["outcome"] = "not_covered"
-        else:
-            mutant_text = text[:site["start"]] + site["new"] + text[site["end"]:]
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(mutant_text)
-            outcome, spent, built = "survived", 0.0, set()
-            for i, name in enumerate(tests):
-                if baseline.get(name) is False:
-                    continue
-                if site["ran"] and spent + per_test.seconds[name] > args.test_seconds:
-                    site["not_run"] = tests[i:] + left_out
+            return
+        t_start = time.monotonic()
+        mutant_text = text[:site["start"]] + site["new"] + text[site["end"]:]
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(mutant_text)
+        outcome, spent, built = "survived", 0.0, set()
+        for i, name in enumerate(tests):
+            if self.baseline.get(name) is False:
+                continue
+            if per_test.seconds[name] > args.max_test_seconds:
+                site["not_run"] = [t for t in tests[i:] if self.baseline.get(t) is not False] + left_out
+                break  # this one and the rest are longer still
+            if site["ran"] and spent + per_test.seconds[name] > args.test_seconds:
+                site["not_run"] = [t for t in tests[i:] if self.baseline.get(t) is not False] + left_out
+                break
+            targets = tuple(self.targets(name))
+            if targets not in built:
+                try:
+                    ok = run(["ninja", "-C", self.build] + list(targets), timeout=900).returncode == 0
+                except subprocess.TimeoutExpired:
+                    ok = False
+                if not ok:
+                    outcome = "stillborn"
                     break
-                targets = tuple(targets_of(name, table, build, scripts))
-                if targets not in built:
-                    try:
-                        ok = run(["ninja", "-C", build] + list(targets), timeout=900).returncode == 0
-                    except subprocess.TimeoutExpired:
-                        ok = False
-                    if not ok:
-                        outcome = "stillborn"
-                        break
-                    built.add(targets)
-                spent += per_test.seconds[name]
-                site["ran"].append(name)
-                got = run_test(name, table, limit_of(name), "m%d-%d" % (n, os.getpid()),
-                               os.path.join(scratch, "m%d" % n))
-                if got != "pass" and not passes_unmutated(name, path, text, mutant_text):
-                    continue
-                if got == "fail":
-                    outcome, site["by"] = "killed", name
-                    break
-                if got == "timeout":
-                    outcome, site["by"] = "timeout", name
-                    break
-            site["outcome"] = outcome
-            with open(path, "w", encoding="utf-8") as f:  # one mutant at a time
-                f.write(text)
-        results.append(site)
-        print("[%d/%d %5.0f s] %-11s %s:%d %s%s (%d of %d tests ran)" % (
-            n, len(picked), time.monotonic() - t0, site["outcome"], site["file"], site["line"], site["label"],
-            " by " + site["by"] if site["by"] else "", len(site["ran"]), site["tests"]), flush=True)
-    run(["ninja", "-C", build])  # no object of a mutant left behind
-    shutil.rmtree(scratch, ignore_errors=True)
-    report(results, modules, args, len(picked), total, commit, dirty, excluded, time.monotonic() - t0,
-           per_test, baseline)
+                built.add(targets)
+            spent += per_test.seconds[name]
+            site["ran"].append(name)
+            got = run_test(name, self.table, self.limit_of(name), "m%d-%d" % (n, os.getpid()),
+                           os.path.join(self.scratch, "m%d" % n))
+            if got != "pass" and not self.passes_unmutated(name, path, text, mutant_text):
+                continue
+            if got == "fail":
+                outcome, site["by"] = "killed", name
+                break
+            if got == "timeout":
+                outcome, site["by"] = "timeout", name
+                break
+        site["outcome"] = outcome
+        site["seconds"] = round(time.monotonic() - t_start, 1)
+        with open(path, "w", encoding="utf-8") as f:  # one mutant at a time
+            f.write(text)
 
 
 OUTCOMES = ("killed", "survived", "not_covered", "timeout", "stillborn")
@@ -677,19 +745,22 @@ OUTCOMES = ("killed", "survived", "not_covered", "timeout", "stillborn")
 def report(results, modules, args, n_picked, total, commit, dirty, excluded, seconds, per_test, baseline):
     ran_tests = sum(len(r["ran"]) for r in results)
     lines = ["# Mutation score", "",
-             "`tests/mutate.py --seed %d --count %d%s%s --test-seconds %.0f` on commit `%s`%s: %d of the %d "
+             "`tests/mutate.py --seed %d --count %d%s%s --test-seconds %.0f --max-test-seconds %.0f --jobs %d` "
+             "on commit `%s`%s: %d of the %d "
              "mutants picked ran in %.0f min (%d places in all; %d test runs)." % (
                  args.seed, args.count, " --modules " + args.modules if args.modules != ",".join(MODULES) else "",
-                 " --budget %.0f" % args.budget if args.budget else "", args.test_seconds, commit,
+                 " --budget %.0f" % args.budget if args.budget else "", args.test_seconds,
+                 args.max_test_seconds, args.jobs, commit,
                  " with uncommitted changes" if dirty else "", len(results), n_picked, seconds / 60, total,
                  ran_tests),
              "",
              "Each mutant runs the tests that ran its line in the coverage run of the same tree "
              "(`tests/coverage.sh`, build-coverage/per-test.json, tree %s), fastest first, and stops at "
-             "the first that fails; it stops too when their times in that run add up to %.0f s, and the tests "
-             "not run then count for nothing: such a mutant is a survivor. A test that kills a mutant was "
+             "the first that fails; it stops too when their times in that run add up to %.0f s or at a test "
+             "that took more than %.0f s there, and the tests not run then count for nothing: such a mutant "
+             "is a survivor. A test that kills a mutant was "
              "checked to pass on the unmutated code. Not covered: no test runs the line, a survivor that "
-             "ran nothing." % (per_test.tree, args.test_seconds),
+             "ran nothing." % (per_test.tree, args.test_seconds, args.max_test_seconds),
              "",
              "Score: killed / (killed + survived + not covered); timeouts and stillborn mutants apart.",
              "",
