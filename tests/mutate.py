@@ -253,18 +253,20 @@ def run(cmd, timeout=None, **kw):
     return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout, **kw)
 
 
-def copy_tree(dst, folders):
+def copy_tree(dst, marker):
     """The working tree without build directories and .git, kept in step.
-    The mutated folders' sources are then touched: an earlier run that was
-    stopped may have left objects built from a mutant, and a copy that
-    keeps the tree's times would look older than them."""
+    marker names the file a mutant was written into while the run that
+    wrote it was stopped before putting it back: that file is touched, so
+    that its objects, built from the mutant, are not newer than it."""
     os.makedirs(dst, exist_ok=True)
     run(["rsync", "-rlp", "--checksum", "--delete", "--exclude=/build*", "--exclude=/.git",
          "--exclude=__pycache__", ROOT + "/", dst + "/"], check=True)
-    for folder in folders:
-        for name in os.listdir(os.path.join(dst, folder)):
-            if name.endswith(".c"):
-                os.utime(os.path.join(dst, folder, name))
+    if os.path.exists(marker):
+        with open(marker, encoding="utf-8") as f:
+            path = f.read().strip()
+        if os.path.exists(path):
+            os.utime(path)
+        os.unlink(marker)
 
 
 def test_table(build):
@@ -649,7 +651,9 @@ class Worker:
         self.baseline = {}
 
     def prepare(self):
-        copy_tree(self.src, [MODULES[m] for m in self.modules])
+        # The file a mutant is written into, while it is there.
+        self.marker = os.path.join(os.path.dirname(self.build), "mutant-in-flight")
+        copy_tree(self.src, self.marker)
         if not os.path.exists(os.path.join(self.build, "build.ninja")):
             run(["meson", "setup", self.build, self.src, "-Dbuildtype=debugoptimized", "-Db_sanitize=none"],
                 check=True)
@@ -699,6 +703,8 @@ class Worker:
             return
         t_start = time.monotonic()
         mutant_text = text[:site["start"]] + site["new"] + text[site["end"]:]
+        with open(self.marker, "w", encoding="utf-8") as f:
+            f.write(path)
         with open(path, "w", encoding="utf-8") as f:
             f.write(mutant_text)
         outcome, spent, built = "survived", 0.0, set()
@@ -737,6 +743,7 @@ class Worker:
         site["seconds"] = round(time.monotonic() - t_start, 1)
         with open(path, "w", encoding="utf-8") as f:  # one mutant at a time
             f.write(text)
+        os.unlink(self.marker)
 
 
 OUTCOMES = ("killed", "survived", "not_covered", "timeout", "stillborn")
