@@ -517,6 +517,7 @@ def main():
     ap.add_argument("--count", type=int, default=600)
     ap.add_argument("--seed", type=int, help="default: fresh from os.urandom, printed")
     ap.add_argument("--budget", type=float, help="seconds: start no new mutant after them")
+    ap.add_argument("--deadline", type=float, help="seconds since the epoch: start no new mutant after it")
     ap.add_argument("--per-test", default=os.path.join(ROOT, "build-coverage", "per-test.json"),
                     help="which tests run each line (tests/coverage.sh, on this tree)")
     ap.add_argument("--test-seconds", type=float, default=240,
@@ -616,10 +617,11 @@ def main():
             with lock:
                 if not queue:
                     return
-                if args.budget and time.monotonic() - t0 > args.budget:
+                if (args.budget and time.monotonic() - t0 > args.budget) or \
+                   (args.deadline and time.time() > args.deadline):
                     if state["stopped"] is None:
                         state["stopped"] = queue[0][0] - 1
-                        print("mutate.py: the budget of %.0f s is spent" % args.budget, flush=True)
+                        print("mutate.py: the budget or the deadline is reached", flush=True)
                     return
                 n, site = queue.pop(0)
             wk.mutant(n, site, per_test, args)
