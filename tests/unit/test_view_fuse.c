@@ -49,11 +49,27 @@ static void test_statfs_says_read_only(void **state)
 	assert_int_equal(sv.f_namemax, 255);
 }
 
+/* A read, a listing or a release without a handle (the kernel sends none
+ * such for the view's tree, but a handle of 0 must not be taken for one):
+ * EBADF, and releases that do nothing. */
+static void test_no_handle(void **state)
+{
+	const struct fuse_operations *ops = view_fuse_ops();
+	struct fuse_file_info fi = { 0 };
+	char buf[8];
+
+	assert_int_equal(ops->read("/verify", buf, sizeof(buf), 0, &fi), -EBADF);
+	assert_int_equal(ops->readdir("/", NULL, NULL, 0, &fi, 0), -EBADF);
+	assert_int_equal(ops->release("/verify", &fi), 0);
+	assert_int_equal(ops->releasedir("/", &fi), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_change_is_refused),
 		cmocka_unit_test(test_statfs_says_read_only),
+		cmocka_unit_test(test_no_handle),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
