@@ -542,7 +542,7 @@ def main():
     ap.add_argument("--deadline", type=float, help="seconds since the epoch: start no new mutant after it")
     ap.add_argument("--per-test", default=os.path.join(ROOT, "build-coverage", "per-test.json"),
                     help="which tests run each line (tests/coverage.sh, on this tree)")
-    ap.add_argument("--test-seconds", type=float, default=240,
+    ap.add_argument("--test-seconds", type=float, default=90,
                     help="a mutant runs its tests until their times in the coverage run add up to this")
     ap.add_argument("--max-test-seconds", type=float, default=90,
                     help="no mutant runs a test that took longer than this in the coverage run")
