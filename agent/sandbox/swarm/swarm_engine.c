@@ -42,8 +42,12 @@
 
 /* Swarm keeps configs of at most 500 KiB. */
 #define SWARM_CONFIG_MAX (500 * 1024)
-/* How often the output of a running task is read to hold it to its caps. */
+/* How often the output of a running task is read to hold it to its caps:
+ * after a second, then twice as long each time, up to OUTPUT_POLL_MAX_MS
+ * (each read is the whole log so far, fetched from the task's node through
+ * the manager). */
 #define OUTPUT_POLL_MS 1000
+#define OUTPUT_POLL_MAX_MS 4000
 /* The longest pause between two looks at a run's task. */
 #define POLL_MAX_MS 250
 
@@ -81,6 +85,63 @@ struct sandbox_engine_run {
 	char *err;
 };
 
+static bool task_ended(const char *state)
+{
+	static const char *const ended[] = { "complete", "failed", "rejected", "shutdown",
+					     "orphaned", "remove" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(ended); i++)
+		if (strcmp(state, ended[i]) == 0)
+			return true;
+	return false;
+}
+
+/* How long a stop waits for the tasks to end on their nodes. */
+#define STOP_WAIT_MS 10000
+
+/* Stops the running tasks of n services (docker_service_stop()) and waits,
+ * up to STOP_WAIT_MS in all, until none of them is on a node and not ended:
+ * a removed replicated-job service's task runs on (Docker 20.10), and it
+ * must not outlive its deadline, its output cap or the agent's stop. */
+static void stop_tasks(struct swarm_engine *e, char *const *ids, size_t n)
+{
+	int64_t until = monoclock_ms() + STOP_WAIT_MS;
+	char *err = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		if (docker_service_stop(e->docker, ids[i], &err) != DOCKER_OK) {
+			log_warnx("stopping service %s failed: %s", ids[i], err);
+			free(err);
+			err = NULL;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		for (;;) {
+			struct docker_swarm_task *t = NULL;
+			size_t nt = 0;
+			bool active = false;
+			if (docker_service_tasks(e->docker, ids[i], &t, &nt, &err) != DOCKER_OK) {
+				log_debug("service %s: its tasks: %s", ids[i], err);
+				free(err);
+				err = NULL;
+				break;
+			}
+			for (size_t k = 0; k < nt; k++)
+				active |= *t[k].node_id && !task_ended(t[k].state);
+			docker_swarm_tasks_free(t, nt);
+			if (!active)
+				break;
+			if (monoclock_ms() >= until) {
+				log_warnx("service %s: its task has not ended on its node %d ms after "
+					  "its stop; it is removed all the same", ids[i], STOP_WAIT_MS);
+				break;
+			}
+			struct timespec ts = { 0, 100 * 1000000L };
+			nanosleep(&ts, NULL);
+		}
+	}
+}
+
 /* Removes what of kind carries this instance's label; the number left. */
 static size_t sweep_kind(struct swarm_engine *e, enum docker_swarm_kind kind, bool last,
 			 size_t *removed)
@@ -110,17 +171,27 @@ static size_t sweep_kind(struct swarm_engine *e, enum docker_swarm_kind kind, bo
 	return left;
 }
 
-/* Removes what carries this instance's label: services first (their tasks
- * hold the configs and networks), then configs and networks. A network
+/* Removes what carries this instance's label: services first, their tasks
+ * stopped (they hold the configs and networks), then configs and networks. A network
  * goes once the nodes have torn the removed services' tasks down: asked
  * again every 100 ms while some go, up to 3 s after the last one went, 10 s
  * in all (a network whose task's node is down stays until the node is back
  * or removed; the next sweep takes it). */
 static void sweep(struct swarm_engine *e, size_t *removed)
 {
-	int64_t start = monoclock_ms(), progress = start;
-	size_t left = SIZE_MAX;
+	int64_t start, progress;
+	size_t left = SIZE_MAX, ns = 0;
+	char **ids = NULL, *err = NULL;
 
+	/* The services' tasks stopped first: removing a service does not. */
+	if (docker_swarm_list_by_label(e->docker, DOCKER_SWARM_SERVICE, "mai.instance", e->instance,
+				       &ids, &ns, &err) == DOCKER_OK) {
+		stop_tasks(e, ids, ns);
+		docker_strv_free(ids);
+	} else {
+		free(err);
+	}
+	start = progress = monoclock_ms();
 	sweep_kind(e, DOCKER_SWARM_SERVICE, true, removed);
 	sweep_kind(e, DOCKER_SWARM_CONFIG, true, NULL);
 	for (;;) {
@@ -352,6 +423,7 @@ static int run_create(struct swarm_engine *e, struct sandbox_engine_run *run,
 		.memory_bytes = spec->limits.memory_bytes, .nano_cpus = spec->limits.nano_cpus,
 		.pids_limit = spec->host_pids, .tmpfs_bytes = spec->limits.tmpfs_bytes,
 		.nofile = spec->limits.nofile, .fsize_bytes = spec->limits.fsize_bytes,
+		.core_bytes = spec->core_bytes,
 		.sigpending = spec->limits.sigpending, .msgqueue_bytes = spec->limits.msgqueue_bytes,
 		.memlock_bytes = spec->limits.memlock_bytes,
 		.config_id = run->config_id, .config_name = run->name,
@@ -389,17 +461,6 @@ static int engine_start(void *ctx, const struct sandbox_engine_spec *spec,
 	started->uid = run->have_uid ? run->uid : 0;
 	*out = run;
 	return 0;
-}
-
-static bool task_ended(const char *state)
-{
-	static const char *const ended[] = { "complete", "failed", "rejected", "shutdown",
-					     "orphaned", "remove" };
-
-	for (size_t i = 0; i < ARRAY_SIZE(ended); i++)
-		if (strcmp(state, ended[i]) == 0)
-			return true;
-	return false;
 }
 
 /* The last task of the run (the job has one). 0, or -EIO with *err. */
@@ -489,7 +550,7 @@ static enum sandbox_attach_end engine_wait(void *ctx, struct sandbox_engine_run 
 	int64_t started = monoclock_ms(), deadline = 0, budget = io->deadline_ms - started;
 	enum sandbox_attach_end end = SANDBOX_ATTACH_EOF;
 	unsigned pause_ms = 20;
-	int64_t last_node_check = started, next_output_check = 0;
+	int64_t last_node_check = started, next_output_check = 0, output_every = OUTPUT_POLL_MS;
 
 	*error = 0;
 	for (;;) {
@@ -539,6 +600,7 @@ static enum sandbox_attach_end engine_wait(void *ctx, struct sandbox_engine_run 
 						     "it was stopped there and runs again",
 						     host, trust_to_string(run->trust));
 				char *rerr = NULL;
+				stop_tasks(e, &run->service_id, 1);
 				if (docker_swarm_remove(e->docker, DOCKER_SWARM_SERVICE,
 							run->service_id, &rerr) != DOCKER_OK)
 					free(rerr);
@@ -571,13 +633,18 @@ static enum sandbox_attach_end engine_wait(void *ctx, struct sandbox_engine_run 
 			end = SANDBOX_ATTACH_DEADLINE;
 			break;
 		}
-		/* The output so far, every OUTPUT_POLL_MS while the task runs. */
+		/* The output so far while the task runs: after OUTPUT_POLL_MS,
+		 * then less and less often. */
 		if (run->running && now >= next_output_check) {
-			if (next_output_check && output_over_cap(e, run, io->demux)) {
-				end = SANDBOX_ATTACH_OUTPUT_LIMIT;
-				break;
+			if (next_output_check) {
+				if (output_over_cap(e, run, io->demux)) {
+					end = SANDBOX_ATTACH_OUTPUT_LIMIT;
+					break;
+				}
+				output_every = 2 * output_every < OUTPUT_POLL_MAX_MS ? 2 * output_every
+									   : OUTPUT_POLL_MAX_MS;
 			}
-			next_output_check = monoclock_ms() + OUTPUT_POLL_MS;
+			next_output_check = monoclock_ms() + output_every;
 		}
 		if (!run->running && now - started >= e->placement_ms) {
 			free(run->err);
@@ -593,14 +660,13 @@ static enum sandbox_attach_end engine_wait(void *ctx, struct sandbox_engine_run 
 			end = SANDBOX_ATTACH_CANCELLED;
 			break;
 		}
-		/* Every 20 ms at first, then less and less often, at most every
-		 * POLL_MAX_MS after about 2 s: each poll costs the manager a
-		 * few milliseconds of CPU, which a swarm test's manager spent
-		 * most of its CPU on at every 100 ms. */
+		/* Every 20 ms at first, then half as often again each time, at
+		 * most every POLL_MAX_MS after about 0.6 s: each poll costs the
+		 * manager a few milliseconds of CPU, which a swarm test's
+		 * manager spent most of its CPU on at every 100 ms. */
 		struct timespec ts = { 0, (long)pause_ms * 1000000L };
 		nanosleep(&ts, NULL);
-		if (pause_ms < POLL_MAX_MS)
-			pause_ms += 10;
+		pause_ms = pause_ms * 3 / 2 < POLL_MAX_MS ? pause_ms * 3 / 2 : POLL_MAX_MS;
 	}
 	/* The task's end as the manager reported it (or the deadline): the
 	 * script's time; a run that never started was still being placed. */
@@ -638,9 +704,11 @@ static int engine_read(void *ctx, struct sandbox_engine_run *run, enum sandbox_a
 		run->err = NULL;
 		return -EIO;
 	}
-	/* A deadline, a cap or a stop: the service goes, which kills the task. */
+	/* A deadline, a cap or a stop: the task is stopped (SIGKILL), then the
+	 * service goes. */
 	if (*how != SANDBOX_ATTACH_EOF) {
 		char *err = NULL;
+		stop_tasks(e, &run->service_id, 1);
 		if (docker_swarm_remove(e->docker, DOCKER_SWARM_SERVICE, run->service_id, &err) !=
 		    DOCKER_OK) {
 			log_warnx("removing service %s failed: %s", run->name, err);
@@ -713,6 +781,7 @@ static void *probe_start(void *arg, const char *node_id, enum trust t, char **er
 			    .timeout_ms = e->placement_ms, .stdout_max = 16 << 10,
 			    .stderr_max = 16 << 10 },
 		.host_pids = 32 + (strcmp(e->runtime[t], "runsc") == 0 ? SANDBOX_RUNSC_PIDS_ALLOWANCE : 0),
+		.core_bytes = 1, /* as a run's (the policy's SANDBOX_CORE_LIMIT) */
 		.input = (const uint8_t *)"\n", .input_len = 1,
 	};
 
