@@ -54,6 +54,9 @@ struct docker_service_params {
 	/* A config mounted read-only as a file. */
 	const char *config_id, *config_name, *config_target, *config_uid, *config_gid;
 	const char *network_id;  /* NULL: none */
+	/* A directory of the node mounted read-only (a probe's look at the
+	 * node's own files); NULL: none. */
+	const char *bind_source, *bind_target;
 	const char *const *constraints; /* NULL-terminated placement constraints */
 	int64_t log_max_bytes;   /* json-file max-size; two files are kept */
 };

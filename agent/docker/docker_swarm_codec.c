@@ -67,6 +67,10 @@ char *docker_swarm_codec_service_body(const struct docker_service_params *p)
 	json_t *mounts = json_pack("[{s:s, s:s, s:{s:I, s:i}}]", "Type", "tmpfs", "Target", "/tmp",
 				   "TmpfsOptions", "SizeBytes", (json_int_t)p->tmpfs_bytes, "Mode",
 				   01777);
+	if (p->bind_source && p->bind_target)
+		json_array_append_new(mounts, json_pack("{s:s, s:s, s:s, s:b}", "Type", "bind",
+							"Source", p->bind_source, "Target",
+							p->bind_target, "ReadOnly", 1));
 	/* The task's container carries the service's labels too: a node's own
 	 * engine (docker ps, its events) says whose run and which job it is. */
 	/* No docker-init: the command is the container's init itself (the

@@ -41,6 +41,7 @@ set -u
 SRC=${MAI_SOURCE_ROOT:?MAI_SOURCE_ROOT must name the source tree}
 
 on_exit() {
+	[ -n "${SW_USER:-}" ] && userdel "$SW_USER"
 	# A test cut short (its timeout): the examples' script and its 'mai-agent
 	# submit's wait in the foreground, and would leave their agent running;
 	# every agent of this test has its log under $T.
@@ -459,7 +460,13 @@ phase "a node whose probe fails"
 # agents name their nodes by labels of their own) a runc node labelled
 # untrusted fails its probe and is not used, and 'mai-agent
 # status' says why; an overridden BLOCKED script runs untrusted on the gVisor
-# node. The running agent sees the new label when it next places a run. ---
+# node. The running agent sees the new label when it next places a run.
+# Meanwhile an account of the nodes (this machine's /etc, which the nodes
+# share) has a uid of this agent's range: node 2's probe says so too (node
+# 3 was proven before it came; the other agents' ranges are not this one). ---
+SW_USER=maisw$$
+useradd -M -N -l -s /usr/sbin/nologin -u "$((_uid_first + 255))" "$SW_USER" ||
+	fail "cannot add the account $SW_USER"
 sw_docker 1 node update --label-add mai.trust=untrusted "$SW_NODE_ID2" > /dev/null ||
 	fail "cannot relabel node 2"
 printf 'import os, base64\nexec(base64.b64decode("cHJpbnQob3MudW5hbWUoKS5yZWxlYXNlKQ=="))\n' > "$T/drop/blocked.py"
@@ -474,8 +481,9 @@ status_until gvisor_kernel '^node maisw-n2 (untrusted, ready): not used'
 # The new round of probes is in the audit log too.
 grep -h '"type":"engine_nodes"' "$T/state/audit/"seg-*.log | grep -q 'gvisor_kernel the kernel' ||
 	fail "the audit log has no engine_nodes record of node 2's failed probe"
-grep -q '^node maisw-n2 (untrusted, ready): not used: gvisor_kernel the kernel .* answers, not gVisor' "$T/status" ||
+grep -q "^node maisw-n2 (untrusted, ready): not used: uid_range account $SW_USER has uid $((_uid_first + 255)) in the sandbox's uid_range $_uid_first-$((_uid_first + 255)) on the node .*; gvisor_kernel the kernel .* answers, not gVisor" "$T/status" ||
 	fail "mai-agent status does not say why node 2 is not used: $(grep '^node' "$T/status")"
+userdel "$SW_USER" && SW_USER=
 # (listener.py waits on; the agent's stop ends it.)
 
 phase "waiting for the examples"

@@ -131,6 +131,23 @@ static void test_service_body_hardening(void **state)
 				 json_object_get(j, "Mode"), "ReplicatedJob"), "TotalCompletions")), 1);
 	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "EndpointSpec"),
 							      "Mode")), "dnsrr");
+	/* A run mounts nothing of the node: only its tmpfs. */
+	assert_int_equal(json_array_size(json_object_get(cs, "Mounts")), 1);
+	json_decref(j);
+	free(body);
+
+	/* A probe's look at the node's files: read-only. */
+	struct docker_service_params probe = p;
+	probe.bind_source = "/etc";
+	probe.bind_target = "/mai-node/etc";
+	body = docker_swarm_codec_service_body(&probe);
+	j = json_loads(body, 0, NULL);
+	json_t *m = json_array_get(json_object_get(json_object_get(json_object_get(j, "TaskTemplate"),
+								   "ContainerSpec"), "Mounts"), 1);
+	assert_string_equal(json_string_value(json_object_get(m, "Type")), "bind");
+	assert_string_equal(json_string_value(json_object_get(m, "Source")), "/etc");
+	assert_string_equal(json_string_value(json_object_get(m, "Target")), "/mai-node/etc");
+	assert_true(json_is_true(json_object_get(m, "ReadOnly")));
 	json_decref(j);
 	free(body);
 }

@@ -58,6 +58,7 @@ struct swarm_engine {
 	/* Each run's own uid and gid (the same number) from the sandbox's
 	 * uid_range, held until its service is removed. */
 	struct sandbox_uids *uids;
+	uint32_t uid_first, uid_last;
 	char *runtime[TRUST_COUNT];
 	int64_t placement_ms;
 	struct swarm_nodes *nodes;
@@ -261,6 +262,8 @@ static int engine_open(const struct sandbox_engine_setup *setup, void **ctx, cha
 	*ctx = NULL;
 	e->image = xstrdup(opts->image ? opts->image : "mai-sandbox:latest");
 	e->uids = sandbox_uids_new(opts->uid_first, opts->uid_last);
+	e->uid_first = opts->uid_first;
+	e->uid_last = opts->uid_last;
 	e->instance = xstrdup(opts->instance_id ? opts->instance_id : "default");
 	/* Object names: short, from the instance (a path) and this process. */
 	hash_sha256_hex(e->instance, strlen(e->instance), hex);
@@ -382,10 +385,11 @@ static void run_remove(struct swarm_engine *e, struct sandbox_engine_run *run)
 	}
 }
 
-/* Creates the run's config, network and service. */
+/* Creates the run's config, network and service; node_etc: a probe's, with
+ * the node's /etc mounted read-only at SWARM_NODE_ETC. */
 static int run_create(struct swarm_engine *e, struct sandbox_engine_run *run,
 		      const struct sandbox_engine_spec *spec, const char *const *constraints,
-		      char **err)
+		      bool node_etc, char **err)
 {
 	_cleanup_free_ char *label = xstrdup(spec->job_label ? spec->job_label : "");
 	const struct docker_label labels[] = {
@@ -429,6 +433,7 @@ static int run_create(struct swarm_engine *e, struct sandbox_engine_run *run,
 		.config_id = run->config_id, .config_name = run->name,
 		.config_target = SWARM_JOB_FILE, .config_uid = uid, .config_gid = uid,
 		.network_id = run->network_id, .constraints = constraints,
+		.bind_source = node_etc ? "/etc" : NULL, .bind_target = SWARM_NODE_ETC,
 		.log_max_bytes = run->log_max,
 	};
 	return docker_service_create(e->docker, &p, &run->service_id, err) == DOCKER_OK ? 0 : -EIO;
@@ -446,7 +451,7 @@ static int engine_start(void *ctx, const struct sandbox_engine_spec *spec,
 	*out = NULL;
 	r = swarm_nodes_place(e->nodes, spec->trust, false, true, &constraints, err);
 	if (r == 0)
-		r = run_create(e, run, spec, (const char *const *)constraints, err);
+		r = run_create(e, run, spec, (const char *const *)constraints, false, err);
 	docker_strv_free(constraints);
 	if (r < 0) {
 		run_remove(e, run);
@@ -770,7 +775,8 @@ static void *probe_start(void *arg, const char *node_id, enum trust t, char **er
 {
 	struct swarm_engine *e = arg;
 	struct probe *p = xcalloc(1, sizeof(*p));
-	_cleanup_free_ char *script = swarm_nodes_probe_script(strcmp(e->runtime[t], "runsc") == 0);
+	_cleanup_free_ char *script = swarm_nodes_probe_script(strcmp(e->runtime[t], "runsc") == 0,
+							       e->uid_first, e->uid_last);
 	_cleanup_free_ char *level = xasprintf("node.id==%s", node_id);
 	const char *constraints[] = { level, NULL };
 	/* The probe runs as the level's runs do, with small limits. */
@@ -788,7 +794,7 @@ static void *probe_start(void *arg, const char *node_id, enum trust t, char **er
 	p->run = xcalloc(1, sizeof(*p->run));
 	p->timeout_ms = e->placement_ms;
 	sandbox_demux_init(&p->demux, 16 << 10, 16 << 10);
-	if (run_create(e, p->run, &spec, constraints, err) < 0) {
+	if (run_create(e, p->run, &spec, constraints, true, err) < 0) {
 		run_remove(e, p->run);
 		run_free(p->run);
 		sandbox_demux_clear(&p->demux);
