@@ -14,6 +14,8 @@
 #   coverage.json          line by line (gcovr), for tests/coverage_report.py
 #   coverage.md            per folder, per file, and every uncovered block of
 #                          lines with the reason it stays uncovered
+#   per-test.json          the lines each test ran (tests/coverage_per_test.py),
+#                          which tests/mutate.py runs a mutant's tests from
 # With --doc, coverage.md is also copied to tests/COVERAGE.md.
 # Environment: COVERAGE_SUITES (default "unit assess integration"),
 # MESON_TESTTHREADS (tests at a time, default four per CPU).
@@ -65,7 +67,18 @@ find "$build" -name '*.gcno' | while read -r note; do
 	chmod 666 "${note%.gcno}.gcda"
 done
 
-set --
+# Each test's processes count into a directory of their own
+# (tests/coverage_wrap.sh), so that tests/coverage_per_test.py can say which
+# tests ran each line (build-coverage/per-test.json, for tests/mutate.py);
+# their counts are added up again before gcovr reads them.
+python3 "$root/tests/coverage_per_test.py" prepare "$build" "$root"
+COVERAGE_PER_TEST_DIR=$(cd "$build" && pwd)/per-test
+COVERAGE_PREFIX_STRIP=$(printf '%s' "$(cd "$build" && pwd)" | tr -cd / | wc -c)
+COVERAGE_ENV_KEYS=$(meson introspect --tests "$build" |
+	python3 -c 'import json, sys; print(" ".join(sorted({k for t in json.load(sys.stdin) for k in t["env"]} - {"PATH"})))')
+export COVERAGE_PER_TEST_DIR COVERAGE_PREFIX_STRIP COVERAGE_ENV_KEYS
+
+set -- --wrapper "$root/tests/coverage_wrap.sh"
 for s in $suites; do
 	set -- "$@" --suite "$s"
 done
@@ -82,13 +95,16 @@ fi
 # damaged one; the others are root's again.
 find "$build" -name '*.gcda' -empty -delete
 find "$build" -name '*.gcda' -exec chmod 644 {} +
+python3 "$root/tests/coverage_per_test.py" collect "$build" "$root"
+rm -rf "$build/per-test"
 
 gcovr --root "$root" --filter "$root/agent/" --filter "$root/fs/" \
 	--txt "$build/coverage.txt" --json "$build/coverage.json" "$build" >"$build/gcovr.log" 2>&1 || {
 	echo "coverage.sh: gcovr failed (a source changed during the run?); see $build/gcovr.log" >&2
 	exit 1
 }
-COVERAGE_COMMIT=$(git -C "$root" rev-parse HEAD 2>/dev/null || echo unknown)$(git -C "$root" status --porcelain --untracked-files=no -- agent fs 2>/dev/null | grep -q . && echo " (agent/ or fs/ changed since)")
+# (A clean tree makes the grep fail: not an error.)
+COVERAGE_COMMIT=$(git -C "$root" rev-parse HEAD 2>/dev/null || echo unknown)$(git -C "$root" status --porcelain --untracked-files=no -- agent fs 2>/dev/null | grep -q . && echo " (agent/ or fs/ changed since)" || true)
 export COVERAGE_COMMIT
 python3 "$root/tests/coverage_report.py" "$build/coverage.json" "$root/tests/coverage-reasons.txt" \
 	"$suites" >"$build/coverage.md"

@@ -57,6 +57,7 @@ Everything else is mutated: calls that only free, close, log or lock too
 (their survivors say what only a sanitizer or a race would show).
 """
 import argparse
+import bisect
 import json
 import os
 import random
@@ -64,42 +65,27 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
+import urllib.parse
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-# module -> (folder, fast tests, slow tests). Fast: the unit tests that link
-# the folder's library (tests/unit/meson.build) and the layers above that
-# use it most, and the assess suite; slow: the integration tests that drive
-# the folder's code for real (Docker, FUSE, inotify, a mai-agent process),
-# two or three a folder: a survivor of the fast tier waits for all of them.
-# assess-sarif-github is left out (its .NET validator takes a minute a run
-# and checks the SARIF's form, which test_assess_sarif checks too); so are
-# deb and install (packaging, not the agent's code) and network (minutes
-# of a local package index a run).
-ASSESS_SUITE = ["assess-corpus", "assess-check-formats", "assess-check-jobs",
-                "assess-compile-format", "fuzz-replay"]
-MODULES = {
-    "base": ("agent/base", ["dirwrite", "hash", "log", "fileio", "strmap", "yamltree", "units", "diff",
-                            "subprocess", "level", "mountutil", "config", "names", "intake", "jobs",
-                            "audit", "blobstore", "daemon"], ["agent_cli"]),
-    "config": ("agent/config", ["config", "options", "commands", "daemon"], ["agent_reload"]),
-    "drop": ("agent/drop", ["approval", "approvers", "intake", "names", "result", "watch", "daemon",
-                            "daemon_trust", "daemon_bounds"], ["agent_cli", "agent_trust"]),
-    "dropfs": ("agent/dropfs", [], ["dropfs", "dropfs_wait", "mount_mode"]),
-    "assess": ("agent/assess", ["assess", "assess_external", "assess_origin", "assess_sarif"]
-               + ASSESS_SUITE, ["examples"]),
-    "py": ("agent/assess/py", ["pylex", "assess", "assess_origin"] + ASSESS_SUITE, ["examples"]),
-    "docker": ("agent/docker", ["docker_codec"], ["docker", "sandbox"]),
-    "sandbox": ("agent/sandbox", ["sandbox_units", "netproxy", "pep723", "pidfd_exit", "procexit"],
-                ["sandbox", "sandbox_end"]),
-    "audit": ("agent/audit", ["merkle", "note", "audit_event", "sidecar", "blobstore", "audit",
-                              "cmd_verify", "audit_tamper", "audit_bounds", "fuzz-replay-audit"],
-              ["tlog_interop", "maiaudit"]),
-    "daemon": ("agent/daemon", ["daemon", "daemon_trust", "daemon_bounds", "daemon_metrics", "jobs",
-                                "policy"], ["agent_cli", "agent_bounds", "agent_outage"]),
-    "cmd": ("agent/cmd", ["options", "commands", "cmd_verify"], ["agent_cli"]),
-    "fs": ("fs", ["view_tree", "view_content", "view_log"], ["maiaudit", "metrics"]),
+# module -> folder (not its subfolders: assess/py is a module of its own).
+MODULES = {"base": "agent/base", "config": "agent/config", "drop": "agent/drop",
+           "dropfs": "agent/dropfs", "assess": "agent/assess", "py": "agent/assess/py",
+           "docker": "agent/docker", "sandbox": "agent/sandbox", "engine": "agent/sandbox/engine",
+           "swarm": "agent/sandbox/swarm",
+           "audit": "agent/audit", "daemon": "agent/daemon", "cmd": "agent/cmd", "fs": "fs"}
+# Tests no mutant runs, whatever lines they run, each for minutes a run: a
+# mutant that only they would kill counts as a survivor (the report names
+# them), so leaving them out can only lower the score.
+NOT_RUN = {
+    "deb": "builds and installs the Debian package (minutes)",
+    "install": "installs the package from the build (packaging)",
+    "network": "minutes of a local package index a run",
+    "swarm": "a three-node Docker Swarm, three to four minutes a run",
+    "assess-sarif-github": "the .NET SARIF validator, a minute a run; test_assess_sarif checks the same form",
 }
 SKIP_FILES = {"pynfkc_table.c"}
 EQUIVALENT_FILE = os.path.join(ROOT, "tests", "mutate-equivalent.txt")
@@ -286,11 +272,11 @@ def test_table(build):
     return {t["name"]: t for t in json.loads(out)}
 
 
-def start_test(t):
+def start_test(t, tag, tmp):
     env = dict(os.environ)
     env["MAI_REQUIRE_REAL"] = "1"  # a test that cannot run fails, as in ./run-tests
-    if "TMPDIR" not in env and os.path.isdir("/dev/shm/mai-tests"):
-        env["TMPDIR"] = "/dev/shm/mai-tests"
+    env["TMPDIR"] = tmp  # everything the test makes, for sweep()
+    env["MAI_MUTATE_TAG"] = tag  # every process it starts, for sweep()
     for k, v in t["env"].items():
         env[k] = v + os.pathsep + env.get("PATH", "") if k == "PATH" else v
     # Its own process group, so that a test's children go with it.
@@ -298,51 +284,198 @@ def start_test(t):
                             stderr=subprocess.DEVNULL, start_new_session=True)
 
 
-def stop(p):
+def docker_api(method, path):
+    """A request to the local Docker engine's API; the decoded reply or None."""
+    import http.client
+    import socket
+
+    class Conn(http.client.HTTPConnection):
+        def connect(self):
+            self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self.sock.settimeout(60)
+            self.sock.connect("/var/run/docker.sock")
+    try:
+        c = Conn("localhost")
+        c.request(method, path)
+        r = c.getresponse()
+        body = r.read()
+        return json.loads(body) if body and r.status < 300 else None
+    except (OSError, ValueError, http.client.HTTPException):
+        return None
+
+
+def names_in(path):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return {l.split(":", 1)[0] for l in f}
+    except OSError:
+        return set()
+
+
+def snapshot():
+    """The accounts, groups and network namespaces there are before a test:
+    sweep() removes only those made since whose name has the test's pid."""
+    ns = set(os.listdir("/run/netns")) if os.path.isdir("/run/netns") else set()
+    return names_in("/etc/passwd"), names_in("/etc/group"), ns
+
+
+def sweep(tag, tmp, pid, before):
+    """What a test that was stopped or failed left behind, and only that:
+    its processes (they carry MAI_MUTATE_TAG=tag in their environment, an
+    agent that left the process group too), the FUSE mounts under its
+    TMPDIR, the containers and networks of agents whose state directory was
+    under it (their mai.instance label), the accounts, groups and network
+    namespaces made since it started whose name has its pid (the tests name
+    them with $$ or getpid()), and its TMPDIR."""
+    mark = ("MAI_MUTATE_TAG=%s" % tag).encode() + b"\0"
+    for _ in range(3):
+        found = False
+        for d in os.listdir("/proc"):
+            if not d.isdigit() or int(d) == os.getpid():
+                continue
+            try:
+                with open("/proc/%s/environ" % d, "rb") as f:
+                    if mark in f.read() + b"\0":
+                        os.kill(int(d), 9)
+                        found = True
+            except OSError:
+                pass
+        if not found:
+            break
+        time.sleep(0.2)
+    mounts = []
+    with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as f:
+        for line in f:
+            point = line.split()[4].encode().decode("unicode_escape")
+            if point == tmp or point.startswith(tmp + "/"):
+                mounts.append(point)
+    for point in sorted(mounts, key=len, reverse=True):
+        run(["umount", "-l", point])
+    flt = urllib.parse.quote(json.dumps({"label": ["mai.agent=1"]}))
+    for kind, listing in (("containers", "/containers/json?all=1&filters="), ("networks", "/networks?filters=")):
+        for obj in docker_api("GET", listing + flt) or []:
+            inst = (obj.get("Labels") or {}).get("mai.instance", "")
+            # The scripts' agents: their state directory under tmp; the C
+            # tests' engines: "test-PID-TIME" (tests/integration/docker_env.c).
+            if inst == tmp or inst.startswith(tmp + "/") or inst.startswith("test-%d-" % pid):
+                docker_api("DELETE", "/%s/%s%s" % (kind, obj["Id"], "?force=1" if kind == "containers" else ""))
+    users, groups, ns = snapshot()
+    for name in users - before[0]:
+        if str(pid) in name:
+            run(["userdel", name])
+    for name in groups - before[1]:
+        if str(pid) in name:
+            run(["groupdel", name])
+    for name in ns - before[2]:
+        if str(pid) in name:
+            run(["ip", "netns", "delete", name])
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def run_test(name, table, limit, tag, tmp):
+    """Runs one test: "pass", "fail" or "timeout"; whatever a test that did
+    not pass left behind is swept."""
+    os.makedirs(tmp, exist_ok=True)
+    before = snapshot()
+    p = start_test(table[name], tag, tmp)
+    try:
+        rc = p.wait(timeout=limit)
+        outcome = "pass" if rc == 0 else "fail"  # 77 too: a test that cannot run does not pass
+    except subprocess.TimeoutExpired:
+        outcome = "timeout"
     try:
         os.killpg(p.pid, 9)
     except ProcessLookupError:
         pass
     p.wait()
+    if outcome != "pass":
+        sweep(tag, tmp, p.pid, before)
+    shutil.rmtree(tmp, ignore_errors=True)
+    return outcome
 
 
-def run_tests(names, table, limits):
-    """Runs the tests side by side. Returns (None, times) when all pass, or
-    ((name, "fail" or "timeout"), times) of the first to fail; the others
-    are stopped then."""
-    t0 = time.monotonic()
-    procs = {n: start_test(table[n]) for n in names}
-    times = {}
-    failed = None
-    while procs and not failed:
-        time.sleep(0.05)
-        now = time.monotonic() - t0
-        for n, p in list(procs.items()):
-            rc = p.poll()
-            if rc is None:
-                if now > limits.get(n, 600):
-                    failed = (n, "timeout")
-                continue
-            del procs[n]
-            times[n] = now
-            if rc != 0:  # 77 too: a test that cannot run here does not pass
-                failed = (n, "fail" if rc != 77 else "skipped")
-    for p in procs.values():
-        stop(p)
-    return failed, times
+def script_targets(build, table):
+    """The programs a test script may run: mai-agent, maiaudit and the
+    build's test helpers (tests/integration, tests/bench) that the scripts
+    name."""
+    out = run(["meson", "introspect", "--targets", build], check=True).stdout
+    exes = [t["filename"][0] for t in json.loads(out) if t["type"] == "executable"]
+    text = ""
+    for d in ("tests/integration", "tests/bench"):
+        for f in os.listdir(os.path.join(ROOT, d)):
+            if f.endswith(".sh") or f.endswith(".py"):
+                with open(os.path.join(ROOT, d, f), encoding="utf-8", errors="replace") as fh:
+                    text += fh.read()
+    helpers = {os.path.relpath(e, build) for e in exes
+               if os.path.relpath(e, build).split("/")[1:2] in (["integration"], ["bench"])
+               and os.path.basename(e) in text}
+    return sorted({"agent/mai-agent", "fs/maiaudit"} | helpers)
 
 
-def targets_of(tests, table, build):
-    """The ninja targets the tests need: their programs, and mai-agent and
-    maiaudit for the scripts that run them; everything (no target) when a
-    test is a script, which may run any program of the build."""
-    targets = {"agent/mai-agent", "fs/maiaudit"}
-    for name in tests:
-        exe = table[name]["cmd"][0]
-        if not exe.startswith(build + "/"):
-            return []
-        targets.add(os.path.relpath(exe, build))
-    return sorted(targets)
+def targets_of(name, table, build, scripts):
+    """The ninja targets a test needs: its program, or for a script the
+    programs scripts run."""
+    exe = table[name]["cmd"][0]
+    return [os.path.relpath(exe, build)] if exe.startswith(build + "/") else scripts
+
+
+UNATTRIBUTED = "(a process without its test's environment)"
+
+
+class PerTest:
+    """Which tests run each line (build-coverage/per-test.json of
+    tests/coverage.sh, for this very tree), fastest first."""
+
+    def __init__(self, path, table):
+        sys.path.insert(0, os.path.join(ROOT, "tests"))
+        from coverage_per_test import tree_id
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+        here = tree_id(ROOT)
+        if data["tree"] != here:
+            sys.exit("mutate.py: %s is of another tree (%s, this is %s): run tests/coverage.sh first"
+                     % (path, data["tree"], here))
+        self.tree = here
+        self.seconds, self.lines, self.left_out = {}, {}, {}
+        # Lines run by a process that lost its test's environment (an
+        # `env -i`): which test ran them is not known.
+        self.unattributed = {(src, line) for src, lines in
+                             data["tests"].get("(unattributed)", {}).get("lines", {}).items()
+                             for line in lines}
+        for name, t in data["tests"].items():
+            if name not in table:
+                continue  # "(unattributed)", or a test this build lacks
+            if name in NOT_RUN:
+                self.left_out[name] = NOT_RUN[name]
+            elif t["result"] != "OK":
+                self.left_out[name] = "did not pass in the coverage run (%s)" % t["result"]
+            else:
+                self.seconds[name] = t["seconds"]
+            for src, lines in t["lines"].items():
+                for line in lines:
+                    self.lines.setdefault((src, line), set()).add(name)
+        if self.unattributed:
+            self.left_out[UNATTRIBUTED] = ("%d lines were run by processes of tests that clear the environment "
+                                           "(env -i), which tests is not known" % len(self.unattributed))
+        self.executable = {src: sorted(v) for src, v in data["executable"].items()}
+
+    def tests_of(self, src, line):
+        """(tests to run fastest first, tests left out) that run the line.
+        A line gcov does not list (a statement's second line) takes the
+        tests of the listed lines around it."""
+        ex = self.executable.get(src, [])
+        i = bisect.bisect_left(ex, line)
+        if i < len(ex) and ex[i] == line:
+            around = [line]
+        else:
+            around = ex[max(i - 1, 0):i + 1]
+        names = set()
+        for l in around:
+            names |= self.lines.get((src, l), set())
+            if (src, l) in self.unattributed:
+                names.add(UNATTRIBUTED)
+        run_ = sorted((n for n in names if n in self.seconds), key=lambda n: (self.seconds[n], n))
+        return run_, sorted(n for n in names if n not in self.seconds)
 
 
 def load_equivalent(path):
@@ -364,24 +497,14 @@ def load_equivalent(path):
     return out
 
 
-def uncovered_lines(path):
-    """{file: set of executable lines the whole suite never ran} from
-    gcovr's JSON (tests/coverage.sh)."""
-    with open(path, encoding="utf-8") as f:
-        data = json.load(f)
-    out = {}
-    for entry in data["files"]:
-        out[entry["file"]] = {l["line_number"] for l in entry["lines"]
-                              if l["count"] == 0 and not l.get("gcovr/noncode")
-                              and not l.get("gcovr/excluded")}
-    return out
-
-
 def tree_commit():
-    """The commit measured, and whether the tree differed from it."""
+    """The commit measured, and whether its code or tests differed from it
+    (coverage_per_test.TREE_PATHS: not the reports nor this script)."""
+    sys.path.insert(0, os.path.join(ROOT, "tests"))
+    from coverage_per_test import TREE_PATHS
     head = run(["git", "-C", ROOT, "rev-parse", "HEAD"]).stdout.decode().strip()
-    dirty = run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no", "--",
-                 "agent", "fs", "tests"]).stdout.decode().strip()
+    dirty = run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no", "--"]
+                + TREE_PATHS).stdout.decode().strip()
     return head, bool(dirty)
 
 
@@ -390,9 +513,16 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build-mutate"))
     ap.add_argument("--modules", default=",".join(MODULES))
     ap.add_argument("--count", type=int, default=600)
-    ap.add_argument("--seed", type=int, help="default: fresh from the clock, printed")
+    ap.add_argument("--seed", type=int, help="default: fresh from os.urandom, printed")
     ap.add_argument("--budget", type=float, help="seconds: start no new mutant after them")
-    ap.add_argument("--coverage", help="gcovr's coverage.json of the same tree (tests/coverage.sh)")
+    ap.add_argument("--per-test", default=os.path.join(ROOT, "build-coverage", "per-test.json"),
+                    help="which tests run each line (tests/coverage.sh, on this tree)")
+    ap.add_argument("--test-seconds", type=float, default=240,
+                    help="a mutant runs its tests until their times in the coverage run add up to this")
+    ap.add_argument("--max-test-seconds", type=float, default=90,
+                    help="no mutant runs a test that took longer than this in the coverage run")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="mutants at a time, each in a copy and build of its own (build-mutate/wN)")
     ap.add_argument("--list", action="store_true", help="print the picked mutants and exit")
     ap.add_argument("--only", help="FILE:LINE,...: every mutant of these lines")
     ap.add_argument("--doc", action="store_true", help="also write the report to tests/MUTATION.md")
@@ -413,7 +543,7 @@ def main():
     # pick spread by size, in a random order.
     per_module, excluded = {}, []
     for m in modules:
-        folder = MODULES[m][0]
+        folder = MODULES[m]
         found = []
         for name in sorted(os.listdir(os.path.join(ROOT, folder))):
             if name.endswith(".c") and name not in SKIP_FILES:
@@ -447,106 +577,192 @@ def main():
             print("%s %s:%d %s: %s" % (site["module"], site["file"], site["line"], site["kind"], site["label"]))
         print("%d mutants of %d places" % (len(picked), total))
         return
-    uncovered = uncovered_lines(args.coverage) if args.coverage else None
     commit, dirty = tree_commit()
 
-    src, build = os.path.join(args.build, "src"), os.path.join(args.build, "build")
-    print("mutate.py: %d mutants of %d places in %s; commit %s%s; copy in %s" % (
-        len(picked), total, ", ".join(modules), commit[:12], " (with changes)" if dirty else "", src),
+    print("mutate.py: %d mutants of %d places in %s; commit %s%s; %d worker(s)" % (
+        len(picked), total, ", ".join(modules), commit[:12], " (with changes)" if dirty else "", args.jobs),
         flush=True)
-    copy_tree(src, [MODULES[m][0] for m in modules])
-    if not os.path.exists(os.path.join(build, "build.ninja")):
-        run(["meson", "setup", build, src, "-Dbuildtype=debugoptimized", "-Db_sanitize=none"], check=True)
-    table = test_table(build)
-    tiers = {}
-    for m in modules:
-        fast = [t for t in MODULES[m][1] if t in table]
-        slow = [t for t in MODULES[m][2] if t in table]
-        missing = [t for t in MODULES[m][1] + MODULES[m][2] if t not in table]
-        if missing:
-            print("mutate.py: %s: no such test: %s" % (m, ", ".join(missing)), file=sys.stderr)
-        tiers[m] = (fast, slow)
-    all_tests = sorted({t for m in modules for tier in tiers[m] for t in tier})
-    targets = targets_of(all_tests, table, build)
-    r = run(["ninja", "-C", build] + targets)
-    if r.returncode != 0:
-        sys.exit("mutate.py: the unmutated tree does not build:\n" + r.stdout.decode(errors="replace")[-3000:])
-    # The unmutated code must pass; its times (side by side, as the mutants
-    # run) set the limits.
-    limit = {}
-    fast_tests = sorted({t for m in modules for t in tiers[m][0]})
-    for tier, floor in ((fast_tests, 20.0), ([t for t in all_tests if t not in fast_tests], 60.0)):
-        failed, times = run_tests(tier, table, {})
-        if failed:
-            sys.exit("mutate.py: test %s fails on the unmutated code (%s); fix that first" % failed)
-        for name in tier:
-            limit[name] = max(floor, 5 * times[name])
-            print("  baseline %-22s %6.1f s" % (name, times[name]), flush=True)
-
-    results = []
+    # Each worker has a copy of the tree and a build of its own.
+    workers = []
+    for w in range(args.jobs):
+        base = args.build if w == 0 else os.path.join(args.build, "w%d" % w)
+        workers.append(Worker(w, os.path.join(base, "src"), os.path.join(base, "build"), modules, args))
+    setup = [threading.Thread(target=wk.prepare) for wk in workers]
+    for t in setup:
+        t.start()
+    for t in setup:
+        t.join()
+    for wk in workers:
+        if wk.error:
+            sys.exit("mutate.py: " + wk.error)
+    per_test = PerTest(args.per_test, workers[0].table)
+    results, lock = [], threading.Lock()
+    queue = list(enumerate(picked, 1))
     t0 = time.monotonic()
-    for n, site in enumerate(picked, 1):
-        if args.budget and time.monotonic() - t0 > args.budget:
-            print("mutate.py: the budget of %.0f s is spent: %d of %d mutants ran" % (
-                args.budget, n - 1, len(picked)), flush=True)
-            break
-        path = os.path.join(src, site["file"])
+    state = {"stopped": None}
+
+    def loop(wk):
+        while True:
+            with lock:
+                if not queue:
+                    return
+                if args.budget and time.monotonic() - t0 > args.budget:
+                    if state["stopped"] is None:
+                        state["stopped"] = queue[0][0] - 1
+                        print("mutate.py: the budget of %.0f s is spent" % args.budget, flush=True)
+                    return
+                n, site = queue.pop(0)
+            wk.mutant(n, site, per_test, args)
+            with lock:
+                results.append(site)
+                print("[%d/%d %5.0f s w%d] %-11s %s:%d %s%s (%d of %d tests ran)" % (
+                    n, len(picked), time.monotonic() - t0, wk.wid, site["outcome"], site["file"], site["line"],
+                    site["label"], " by " + site["by"] if site["by"] else "", len(site["ran"]), site["tests"]),
+                    flush=True)
+
+    threads = [threading.Thread(target=loop, args=(wk,)) for wk in workers]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    baseline = {}
+    for wk in workers:
+        wk.finish()
+        for name, ok in wk.baseline.items():
+            baseline[name] = baseline.get(name, True) and ok
+    results.sort(key=lambda r: picked.index(r))
+    report(results, modules, args, len(picked), total, commit, dirty, excluded, time.monotonic() - t0,
+           per_test, baseline)
+
+
+class Worker:
+    """One copy of the tree and its build, running one mutant at a time."""
+
+    def __init__(self, wid, src, build, modules, args):
+        self.wid, self.src, self.build, self.modules, self.args = wid, src, build, modules, args
+        self.error = None
+        self.scratch = os.path.join("/dev/shm" if os.path.isdir("/dev/shm") else "/tmp",
+                                    "mai-mutate-%d-w%d" % (os.getpid(), wid))
+        # A test that kills a mutant must pass on the unmutated code: checked
+        # the first time it kills one (a test that fails without any mutant
+        # is left out from then on, and the mutant goes on to its next test).
+        self.baseline = {}
+
+    def prepare(self):
+        copy_tree(self.src, [MODULES[m] for m in self.modules])
+        if not os.path.exists(os.path.join(self.build, "build.ninja")):
+            run(["meson", "setup", self.build, self.src, "-Dbuildtype=debugoptimized", "-Db_sanitize=none"],
+                check=True)
+        self.table = test_table(self.build)
+        self.scripts = script_targets(self.build, self.table)
+        r = run(["ninja", "-C", self.build])
+        if r.returncode != 0:
+            self.error = "the unmutated tree does not build:\n" + r.stdout.decode(errors="replace")[-3000:]
+
+    def finish(self):
+        run(["ninja", "-C", self.build])  # no object of a mutant left behind
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+    def limit_of(self, name):
+        # Three times the test's time in the coverage run (a build without
+        # optimisation, side by side with the rest of the suite), at least 30 s.
+        return max(30.0, 3 * self.per_test.seconds[name])
+
+    def targets(self, name):
+        return targets_of(name, self.table, self.build, self.scripts)
+
+    def passes_unmutated(self, name, path, text, mutant_text):
+        if name not in self.baseline:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+            ok = run(["ninja", "-C", self.build] + self.targets(name)).returncode == 0
+            self.baseline[name] = ok and run_test(name, self.table, self.limit_of(name),
+                                                  "base-%d-w%d" % (os.getpid(), self.wid),
+                                                  os.path.join(self.scratch, "base")) == "pass"
+            print("  w%d baseline %-24s %s" % (self.wid, name, "passes" if self.baseline[name]
+                                                else "FAILS: left out"), flush=True)
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(mutant_text)
+            run(["ninja", "-C", self.build] + self.targets(name))
+        return self.baseline[name]
+
+    def mutant(self, n, site, per_test, args):
+        self.per_test = per_test
+        path = os.path.join(self.src, site["file"])
         with open(path, encoding="utf-8") as f:
             text = f.read()
         site["source"] = text.splitlines()[site["line"] - 1].strip()
-        if uncovered is not None and site["line"] in uncovered.get(site["file"], ()):
-            site.update(outcome="not_covered", by=None)
-        else:
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(text[:site["start"]] + site["new"] + text[site["end"]:])
-            failed = None
-            for tier in tiers[site["module"]]:
-                if not tier:
-                    continue
+        tests, left_out = per_test.tests_of(site["file"], site["line"])
+        site.update(by=None, ran=[], not_run=left_out, tests=len(tests) + len(left_out))
+        if not tests and not left_out:
+            site["outcome"] = "not_covered"
+            return
+        t_start = time.monotonic()
+        mutant_text = text[:site["start"]] + site["new"] + text[site["end"]:]
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(mutant_text)
+        outcome, spent, built = "survived", 0.0, set()
+        for i, name in enumerate(tests):
+            if self.baseline.get(name) is False:
+                continue
+            if per_test.seconds[name] > args.max_test_seconds:
+                site["not_run"] = [t for t in tests[i:] if self.baseline.get(t) is not False] + left_out
+                break  # this one and the rest are longer still
+            if site["ran"] and spent + per_test.seconds[name] > args.test_seconds:
+                site["not_run"] = [t for t in tests[i:] if self.baseline.get(t) is not False] + left_out
+                break
+            targets = tuple(self.targets(name))
+            if targets not in built:
                 try:
-                    b = run(["ninja", "-C", build] + targets_of(tier, table, build), timeout=900)
-                    built = b.returncode == 0
+                    ok = run(["ninja", "-C", self.build] + list(targets), timeout=900).returncode == 0
                 except subprocess.TimeoutExpired:
-                    built = False
-                if not built:
-                    failed = "stillborn"
+                    ok = False
+                if not ok:
+                    outcome = "stillborn"
                     break
-                failed, _ = run_tests(tier, table, limit)
-                if failed:
-                    break
-            if failed == "stillborn":
-                site.update(outcome="stillborn", by=None)
-            else:
-                if not failed:
-                    site.update(outcome="survived", by=None)
-                else:
-                    site.update(outcome="timeout" if failed[1] == "timeout" else "killed",
-                                by="%s (%s)" % failed)
-            with open(path, "w", encoding="utf-8") as f:  # one mutant at a time
-                f.write(text)
-        results.append(site)
-        print("[%d/%d %5.0f s] %-11s %s:%d %s%s" % (n, len(picked), time.monotonic() - t0, site["outcome"],
-              site["file"], site["line"], site["label"], " by " + site["by"] if site["by"] else ""),
-              flush=True)
-    run(["ninja", "-C", build] + targets)  # no object of a mutant left behind
-    report(results, modules, args, len(picked), total, commit, dirty, excluded, time.monotonic() - t0)
+                built.add(targets)
+            spent += per_test.seconds[name]
+            site["ran"].append(name)
+            got = run_test(name, self.table, self.limit_of(name), "m%d-%d" % (n, os.getpid()),
+                           os.path.join(self.scratch, "m%d" % n))
+            if got != "pass" and not self.passes_unmutated(name, path, text, mutant_text):
+                continue
+            if got == "fail":
+                outcome, site["by"] = "killed", name
+                break
+            if got == "timeout":
+                outcome, site["by"] = "timeout", name
+                break
+        site["outcome"] = outcome
+        site["seconds"] = round(time.monotonic() - t_start, 1)
+        with open(path, "w", encoding="utf-8") as f:  # one mutant at a time
+            f.write(text)
 
 
 OUTCOMES = ("killed", "survived", "not_covered", "timeout", "stillborn")
 
 
-def report(results, modules, args, n_picked, total, commit, dirty, excluded, seconds):
+def report(results, modules, args, n_picked, total, commit, dirty, excluded, seconds, per_test, baseline):
+    ran_tests = sum(len(r["ran"]) for r in results)
     lines = ["# Mutation score", "",
-             "`tests/mutate.py --seed %d --count %d%s%s%s` on commit `%s`%s: %d of the %d mutants picked "
-             "ran in %.0f min (%d places in all)." % (
+             "`tests/mutate.py --seed %d --count %d%s%s --test-seconds %.0f --max-test-seconds %.0f --jobs %d` "
+             "on commit `%s`%s: %d of the %d "
+             "mutants picked ran in %.0f min (%d places in all; %d test runs)." % (
                  args.seed, args.count, " --modules " + args.modules if args.modules != ",".join(MODULES) else "",
-                 " --budget %.0f" % args.budget if args.budget else "",
-                 " --coverage" if args.coverage else "", commit,
-                 " with uncommitted changes" if dirty else "", len(results), n_picked, seconds / 60, total),
+                 " --budget %.0f" % args.budget if args.budget else "", args.test_seconds,
+                 args.max_test_seconds, args.jobs, commit,
+                 " with uncommitted changes" if dirty else "", len(results), n_picked, seconds / 60, total,
+                 ran_tests),
              "",
-             "Score: killed / (killed + survived + not covered); timeouts and stillborn mutants apart. "
-             "Not covered: on a line the whole suite never runs (gcovr's counts of the same tree), "
-             "a survivor that ran no test.",
+             "Each mutant runs the tests that ran its line in the coverage run of the same tree "
+             "(`tests/coverage.sh`, build-coverage/per-test.json, tree %s), fastest first, and stops at "
+             "the first that fails; it stops too when their times in that run add up to %.0f s or at a test "
+             "that took more than %.0f s there, and the tests not run then count for nothing: such a mutant "
+             "is a survivor. A test that kills a mutant was "
+             "checked to pass on the unmutated code. Not covered: no test runs the line, a survivor that "
+             "ran nothing." % (per_test.tree, args.test_seconds, args.max_test_seconds),
+             "",
+             "Score: killed / (killed + survived + not covered); timeouts and stillborn mutants apart.",
              "",
              "| module | ran | killed | survived | not covered | timeout | stillborn | score | score, timeouts as kills |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
@@ -562,17 +778,30 @@ def report(results, modules, args, n_picked, total, commit, dirty, excluded, sec
         lines.append("| %s | %d | %d | %d | %d | %d | %d | %.1f%% | %.1f%% |" % (
             "**all**" if m == "all" else m, len(rs), c["killed"], c["survived"], c["not_covered"],
             c["timeout"], c["stillborn"], score, score_t))
+    lines += ["", "Tests no mutant runs (a mutant only they would kill is a survivor):", ""]
+    lines += ["- %s: %s" % (n, why) for n, why in sorted(per_test.left_out.items())]
+    broken = sorted(n for n, ok in baseline.items() if not ok)
+    if broken:
+        lines += ["", "Tests that failed on the unmutated code during the run, left out from then on: "
+                  + ", ".join(broken)]
     for title, outcome in (("Survivors", "survived"), ("Not covered", "not_covered"),
-                           ("Timeouts", "timeout")):
+                           ("Timeouts", "timeout"), ("Stillborn", "stillborn")):
         lines += ["", "## %s" % title, ""]
         for r in sorted(results, key=lambda r: (r["file"], r["line"])):
             if r["outcome"] == outcome:
+                extra = ""
+                if outcome == "survived":
+                    extra = " - ran %d of %d tests%s" % (len(r["ran"]), r["tests"],
+                                                         "; not run: " + ", ".join(r["not_run"])
+                                                         if r["not_run"] else "")
+                elif r.get("by"):
+                    extra = " - " + r["by"]
                 lines.append("- %s:%d (%s) %s: `%s`%s" % (r["file"], r["line"], r["kind"], r["label"],
-                                                       r["source"].replace("`", "'"),
-                                                       " - " + r["by"] if r.get("by") else ""))
+                                                       r["source"].replace("`", "'"), extra))
     lines += ["", "## Excluded as equivalent (tests/mutate-equivalent.txt)", "",
               "%d single mutants of the places found; the classes left out by construction are listed "
               "in the file's header." % len(excluded)]
+    lines += ["- %s:%d %s: %s" % (e["file"], e["line"], e["label"], e["why"]) for e in excluded]
     text = "\n".join(lines) + "\n"
     with open(os.path.join(args.build, "report.md"), "w", encoding="utf-8") as f:
         f.write(text)

@@ -51,12 +51,6 @@ void stagetime_mark(enum stage s)
 	bound->last_ns = now;
 }
 
-void stagetime_skip(void)
-{
-	if (bound)
-		bound->last_ns = stagetime_now_ns();
-}
-
 json_t *stagetime_to_json(const struct stagetime *st)
 {
 	json_t *o = json_object();

@@ -48,9 +48,6 @@ void stagetime_bind(struct stagetime *st);
  * code is bracketed: stagetime_mark(STAGE_OTHER) before, so that the work
  * since the last stage is not charged to it, stagetime_mark(s) after. */
 void stagetime_mark(enum stage s);
-/* The time since the last mark goes to no stage (waits a job is not
- * charged with, such as a retry's backoff). */
-void stagetime_skip(void);
 /* {"intake": 0.12, ...} in milliseconds with 2 decimals, the stages that
  * took any time; a new reference. */
 json_t *stagetime_to_json(const struct stagetime *st);

@@ -1,12 +1,17 @@
 /* Runs in flight: a note in state_dir/running/ for each script whose
  * container may be running, written (and synced) before it starts and
- * removed once its execution record is durable. A note left behind means
+ * removed once its execution record is durable. A worker thread notes its
+ * runs in its own slot file (slot-<tid>.json), rewritten in place: one
+ * fdatasync before a run, where a new file took two syncs; a note that does
+ * not fit, a second run noted from the same thread, and a note that keeps
+ * a pending record get a file of their own (<job>.json). A note left behind means
  * the agent was killed (or lost power) during that run: at the next start
  * the run gets its execution record, verdict "interrupted", before the
  * drop directory is scanned and the script runs again. A run whose record
  * the audit log could not take when it ended keeps that record in its note
  * ("pending"), so that it is written even if the agent is stopped while it
- * waits for room. Thread-safe: each note is its own file. */
+ * waits for room. Thread-safe: a slot is its thread's, each other note its
+ * own file; a run's begin, pending, end and sync are called from one thread. */
 #ifndef MAI_DAEMON_INFLIGHT_H
 #define MAI_DAEMON_INFLIGHT_H
 

@@ -431,20 +431,4 @@ void netproxy_stop(struct netproxy *p)
 	free_struct(p);
 }
 
-pid_t netproxy_pid(struct netproxy *p)
-{
-	pthread_mutex_lock(&p->lock);
-	pid_t pid = p->pid;
-	pthread_mutex_unlock(&p->lock);
-	return pid;
-}
-
-unsigned netproxy_restarts(struct netproxy *p)
-{
-	pthread_mutex_lock(&p->lock);
-	unsigned n = p->restarts;
-	pthread_mutex_unlock(&p->lock);
-	return n;
-}
-
 const char *netproxy_url(const struct netproxy *p) { return p->url; }

@@ -36,10 +36,6 @@ struct netproxy;
 int netproxy_start(const struct netproxy_options *o, struct netproxy **out, char **err);
 /* Stops the proxy (SIGTERM, then SIGKILL) and its supervisor. NULL is fine. */
 void netproxy_stop(struct netproxy *p);
-/* The pid of the running proxy, -1 between a death and its restart. */
-pid_t netproxy_pid(struct netproxy *p);
-/* How many times the supervisor restarted a proxy that died. */
-unsigned netproxy_restarts(struct netproxy *p);
 /* The proxy URL containers use: "http://LISTEN:PORT"; owned by p. */
 const char *netproxy_url(const struct netproxy *p);
 

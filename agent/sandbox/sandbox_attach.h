@@ -20,7 +20,13 @@
  * until the agent closes stdin (sandbox_bootstrap.c); the pump keeps stdin
  * open after the input until the marker has come on both streams, lets the
  * caller read what it needs of the live container (its cgroup's counters,
- * which Docker removes some milliseconds after the end), then closes it. */
+ * which Docker removes some milliseconds after the end), then closes it.
+ * Where the caller ends the hold itself (sandbox_exit_release()), the watch
+ * follows the bootstrap from then on: docker-init reaps it at once and exits
+ * with its status, so its exit, both markers in, ends the run as the init's
+ * would, without waiting for containerd's shim to reap the init. Output a
+ * process the script left behind writes after the markers is not waited
+ * for, as before. */
 #ifndef MAI_SANDBOX_ATTACH_H
 #define MAI_SANDBOX_ATTACH_H
 

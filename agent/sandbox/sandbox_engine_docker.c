@@ -360,7 +360,7 @@ static void release_at_end(void *arg)
 	struct sandbox_engine_run *run = arg;
 
 	sample_at_end(run);
-	sandbox_exit_release(run->c.init);
+	sandbox_exit_release(run->c.init, &run->watch);
 }
 
 static int engine_start(void *ctx, const struct sandbox_engine_spec *spec,

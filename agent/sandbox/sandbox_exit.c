@@ -164,11 +164,10 @@ pid_t sandbox_exit_init_pid(const struct sandbox_exit_init *init)
 	return init->pid;
 }
 
-bool sandbox_exit_release(const struct sandbox_exit_init *init)
+bool sandbox_exit_release(struct sandbox_exit_init *init, struct sandbox_exit_watch *w)
 {
 	pid_t bootstrap;
 	int fd;
-	bool sent;
 
 	if (!init || (bootstrap = sandbox_proc_first_child(init->pid)) <= 0)
 		return false;
@@ -176,9 +175,23 @@ bool sandbox_exit_release(const struct sandbox_exit_init *init)
 	 * since the children were read is never signalled. */
 	if ((fd = pidfd_exit_open(bootstrap, init->id)) < 0)
 		return false;
-	sent = pidfd_send_signal(fd, SIGUSR1, NULL, 0) == 0;
-	close(fd);
-	return sent;
+	if (pidfd_send_signal(fd, SIGUSR1, NULL, 0) < 0) {
+		close(fd);
+		return false;
+	}
+	/* From now on the run ends with the bootstrap: docker-init reaps it at
+	 * once and exits with its status (128 + a signal's number for a killed
+	 * one, as pidfd_exit_code() reads a wait status), while the init's own
+	 * reap waits for containerd's shim, several milliseconds later, more
+	 * under load. Only a pidfd watch still waiting for the init changes. */
+	if (w && init->pidfd >= 0 && w->fd == init->pidfd && !w->ended_seen) {
+		close(init->pidfd);
+		init->pidfd = fd;
+		w->fd = fd;
+	} else {
+		close(fd);
+	}
+	return true;
 }
 
 void sandbox_exit_pump_watch(struct sandbox_exit_init *init, struct sandbox_exit_watch *w)

@@ -36,8 +36,11 @@ pid_t sandbox_exit_init_pid(const struct sandbox_exit_init *init);
  * markers (sandbox_bootstrap.h) with SIGUSR1: the kernel delivers it at
  * once, where the close of stdin travels through dockerd, containerd and
  * the shim first. Whether it was sent; never without a watch (gVisor,
- * Docker's way), and then the close of stdin ends the hold alone. */
-bool sandbox_exit_release(const struct sandbox_exit_init *init);
+ * Docker's way), and then the close of stdin ends the hold alone.
+ * When sent and w (the pump's view of init, may be NULL) is a pidfd that
+ * has not seen the init end, w watches the bootstrap instead: its exit,
+ * with the status the init then exits with, is the run's end. */
+bool sandbox_exit_release(struct sandbox_exit_init *init, struct sandbox_exit_watch *w);
 
 /* The pump's view of init (fd -1 when init is NULL); valid while init is. */
 void sandbox_exit_pump_watch(struct sandbox_exit_init *init, struct sandbox_exit_watch *w);

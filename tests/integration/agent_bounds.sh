@@ -95,7 +95,7 @@ kill -KILL "$PID"
 wait "$PID" 2> /dev/null
 PID=
 unmount_view "$T/mnt" # the killed agent's view
-ls "$T/state/running/"*.json > /dev/null 2>&1 || fail "no note of the run the killed agent left"
+[ -n "$(inflight_notes "$T/state")" ] || fail "no note of the run the killed agent left"
 start_agent --mount="$T/mnt"
 wait_field "$T/drop/nap.result.json" state completed 90
 records nap.py > "$T/nap.records"

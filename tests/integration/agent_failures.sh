@@ -102,8 +102,7 @@ until grep -q "its record is written as soon as the log takes it" "$T/drop/slow.
 done
 [ "$(field "$T/drop/slow.result.json" reason)" = audit_unwritable ] ||
 	fail "a run whose record cannot be written: $(cat "$T/drop/slow.result.json")"
-ls "$T/state/running/"*.json > /dev/null 2>&1 ||
-	fail "no note of the run in flight while its record waits"
+[ -n "$(inflight_notes "$T/state")" ] || fail "no note of the run in flight while its record waits"
 rm -f "$T/state/audit/filler"
 wait_field "$T/drop/slow.result.json" state completed 90
 [ "$(field "$T/drop/slow.result.json" execution.stdout.text)" = slept ] ||
@@ -126,7 +125,7 @@ ok = (types.count("job_accepted") == 1 and len(runs) == 2 and runs[0] == ("inter
       and runs[1][0] == "exited" and "retry" in types)
 sys.exit(0 if ok else 1)
 PY
-[ -z "$(ls "$T/state/running" 2>/dev/null)" ] || fail "a note of a run in flight is left: $(ls "$T/state/running")"
+[ -z "$(inflight_notes "$T/state")" ] || fail "a note of a run in flight is left: $(inflight_notes "$T/state")"
 
 stop_agent
 "$AGENT" verify "$T/state" > "$T/verify" 2>&1 || fail "the audit log does not verify: $(cat "$T/verify")"

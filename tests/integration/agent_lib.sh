@@ -195,6 +195,19 @@ for seg in sorted(glob.glob(sys.argv[1] + "/seg-*.log")):
         if rec["type"] == sys.argv[2] and rec["fields"].get("file") == sys.argv[3]:
             print(json.dumps(dict(rec["fields"], seq=rec["seq"])))' "$@"
 }
+# inflight_notes STATE_DIR: the files of STATE_DIR/running/ that note a run
+# in flight (daemon_inflight.h), one name a line; a worker's idle slot
+# ({} padded) is not one.
+inflight_notes() {
+	python3 -c 'import glob, json, os, sys
+for p in sorted(glob.glob(sys.argv[1] + "/running/*")):
+    try:
+        note = json.load(open(p))
+    except ValueError:
+        note = None
+    if note != {}:
+        print(os.path.basename(p))' "$1"
+}
 # as USER CMD...: CMD as USER, with USER's groups, umask 022 (setpriv).
 as() {
 	_u=$1

@@ -142,6 +142,38 @@ static void test_security_yaml_changes_a_copy(void **state)
 	assess_rules_free(plain);
 }
 
+/* Every kind of mistake in security.yaml's rules, bandit_checks and
+ * thresholds is refused with what was expected, so that the person editing
+ * the file learns what to write; the agent never starts on half a rule. */
+static void test_security_yaml_mistakes(void **state)
+{
+	static const struct { const char *yaml, *says; } cases[] = {
+		{ "rules:\n  - {id: X1, match: {call: [a.b], taint: [nowhere]}}\n", "unknown taint" },
+		{ "rules:\n  - {id: MAI001, contained: sideways}\n", "unknown containment" },
+		{ "rules:\n  - {id: X1, match: [a.b]}\n", "match is not a mapping" },
+		{ "rules:\n  - {id: MAI001, match: {call: [a.b], kwarg: shell}}\n", "bad kwarg" },
+		{ "rules:\n  - {id: MAI001, match: {call: [a.b], path: elsewhere}}\n", "unknown path condition" },
+		{ "rules:\n  - {id: MAI001, match: {call: [a.b], dynamic: maybe}}\n", "not a boolean" },
+		{ "rules:\n  - {id: MAI001, match: {call: {a: b}}}\n", "a mapping here" },
+		{ "rules:\n  - just a string\n", "a rule is not a mapping" },
+		{ "rules:\n  - {message: \"no id\"}\n", "rule without an id" },
+		{ "rules:\n  - {id: MAI001, cwe: seventy}\n", "bad CWE number" },
+		{ "bandit_checks: {B322: python2}\n", "bandit_checks is not a list" },
+		{ "bandit_checks:\n  - {id: B322, why: [a, b]}\n", "not a single value" },
+		{ "bandit_checks:\n  - {id: B322, contained: sideways}\n", "unknown containment" },
+		{ "bandit_checks:\n  - {id: B322, judge: native}\n", "unknown Bandit check key" },
+		{ "thresholds: {medium: 0, high: 40, blocked: 90}\n", "bad threshold" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		_cleanup_free_ char *err = NULL;
+		struct assess_rules *r = assess_fixture_load(*state, cases[i].yaml, &err);
+		if (r || !err || !strstr(err, cases[i].says))
+			fail_msg("%s: expected an error saying '%s', got %s", cases[i].yaml, cases[i].says,
+				 r ? "the rules loaded" : err ? err : "no message");
+	}
+}
+
 static double thread_cpu(void)
 {
 	struct timespec t;
@@ -190,6 +222,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_compiled_rules_are_the_yaml),
+		cmocka_unit_test_setup_teardown(test_security_yaml_mistakes, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_security_yaml_changes_a_copy, testdir_setup,
 						testdir_teardown),
 		cmocka_unit_test(test_compiled_rules_cost_little),

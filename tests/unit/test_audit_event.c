@@ -8,7 +8,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include <time.h>
+
 #include "audit_event.h"
+#include "audit_format.h"
 #include "hash.h"
 #include "macro.h"
 #include "testdir.h"
@@ -236,6 +239,27 @@ static void test_event_fit(void **state)
 /* approval and override are records of their own: who answered, what they
  * wrote and what became of the answer file. An empty override is recorded
  * as refused; accepted, it would be a run nobody explained. */
+/* The records' "time": UTC now, "YYYY-MM-DDTHH:MM:SS.ffffffZ", which a
+ * reader of the log (maiaudit, jq, the schemas) parses as RFC 3339. */
+static void test_time_format(void **state)
+{
+	char now[64], rest[16];
+	struct tm tm = { 0 };
+	time_t before = time(NULL), t;
+	unsigned micro;
+
+	audit_format_now(now);
+	assert_int_equal(strlen(now), 27);
+	assert_int_equal(sscanf(now, "%4d-%2d-%2dT%2d:%2d:%2d.%6u%15s", &tm.tm_year, &tm.tm_mon,
+				&tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &micro, rest), 8);
+	assert_string_equal(rest, "Z");
+	assert_true(micro < 1000000);
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	t = timegm(&tm);
+	assert_true(t >= before && t <= time(NULL));
+}
+
 static void test_answer_records(void **state)
 {
 	(void)state;
@@ -285,6 +309,7 @@ int main(void)
 		cmocka_unit_test(test_event_check),
 		cmocka_unit_test(test_event_fit),
 		cmocka_unit_test(test_answer_records),
+		cmocka_unit_test(test_time_format),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

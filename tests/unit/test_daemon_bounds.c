@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "daemon_fixture.h"
 #include "daemon_inflight.h"
@@ -169,20 +170,39 @@ static void test_run_stopped_when_the_log_fails_and_recorded_when_it_works(void 
 
 /* The note a killed agent left for a run in flight: the next start records
  * the run as interrupted (or, when the note kept its record, that record)
- * before the script's new job. */
+ * before the script's new job. A thread's first note is in its slot,
+ * rewritten in place, a second one in a file of its own; slots left idle or
+ * cut short are removed, and a slot's note of a job that has its own file
+ * (a crash between the two) is not recorded twice. */
 static void test_run_left_in_flight_recorded_at_start(void **state)
 {
 	struct ctx *c = *state;
 	const char *text = "# level: LOW\n";
 	char sha[HASH_SHA256_HEX_LEN + 1];
-	_cleanup_free_ char *err = NULL;
+	_cleanup_free_ char *err = NULL, *body = NULL;
+	_cleanup_free_ char *notes = xasprintf("%s/" DAEMON_INFLIGHT_DIR, c->state);
+	_cleanup_free_ char *slot = xasprintf("%s/slot-%d.json", notes, (int)gettid());
+	_cleanup_free_ char *own41 = xasprintf("%s/%020d.json", notes, 41);
+	_cleanup_free_ char *own42 = xasprintf("%s/%020d.json", notes, 42);
+	size_t len;
+	struct stat st;
 	hash_sha256_hex(text, strlen(text), sha);
 	put(c->drop, "k.py", text);
 	assert_int_equal(daemon_inflight_begin(c->state, 41, "k.py", sha, &err), 0);
+	assert_int_equal(fileio_read_path(slot, 1 << 16, &body, &len), 0);
+	assert_int_equal(len, 4096);
+	assert_non_null(strstr(body, "\"job\":41"));
+	assert_int_equal(stat(own41, &st), -1);
 	assert_int_equal(daemon_inflight_begin(c->state, 42, "p.py", sha, &err), 0);
+	assert_int_equal(stat(own42, &st), 0);
 	json_t *kept = json_pack("{s:s, s:{s:i}}", "verdict", "exited", "execution", "exit_code", 0);
 	daemon_inflight_pending(c->state, 42, kept);
 	json_decref(kept);
+	/* another thread's slot: idle, cut short, and one noting job 42 */
+	put(notes, "slot-1.json", "{}   \n");
+	put(notes, "slot-2.json", "{\"file\":\"k.py\",\"jo");
+	_cleanup_free_ char *dup = xasprintf("{\"file\":\"p.py\",\"job\":42,\"sha256\":\"%s\"}", sha);
+	put(notes, "slot-3.json", dup);
 	start(c, true);
 	json_decref(wait_state(c, "k.result.json", "completed"));
 	stop(c);
@@ -201,7 +221,6 @@ static void test_run_left_in_flight_recorded_at_start(void **state)
 	json_decref(late);
 	json_decref(runs);
 	json_decref(acc);
-	_cleanup_free_ char *notes = xasprintf("%s/" DAEMON_INFLIGHT_DIR, c->state);
 	assert_int_equal(rmdir(notes), 0); /* empty */
 }
 

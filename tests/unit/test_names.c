@@ -86,6 +86,18 @@ static void test_printable(void **state)
 		{ "cut\xc3", "cut\\xc3" },
 		{ "over\xc0\xaf", "over\\xc0\\xaf" },
 		{ "cr\r.py", "cr\\r.py" },
+		/* Each length of UTF-8 sequence is copied whole, then what
+		 * follows it: names in any language. */
+		{ "a\xc3\xa9" "b.py", "a\xc3\xa9" "b.py" },
+		{ "a\xe2\x82\xac" "b.py", "a\xe2\x82\xac" "b.py" },
+		{ "a\xf0\x9f\x98\x80" "b.py", "a\xf0\x9f\x98\x80" "b.py" },
+		{ "\xe6\x97\xa5\xe6\x9c\xac" ".py", "\xe6\x97\xa5\xe6\x9c\xac" ".py" },
+		/* A sequence broken in its middle: the lead byte escaped, the
+		 * rest taken again from the next byte. */
+		{ "x\xe2(\xa1.py", "x\\xe2(\\xa1.py" },
+		{ "x\xf0\x9f\x98.py", "x\\xf0\\x9f\\x98.py" },
+		{ "x\xf8\x88\x80\x80\x80", "x\\xf8\\x88\\x80\\x80\\x80" },
+		{ "del\x7f", "del\\x7f" },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
 		char *p = names_printable(t[i].in);

@@ -303,10 +303,20 @@ static void test_pubkey_missing_is_enoent(void **state)
 	view_ctx_free(ctx);
 }
 
+/* The frees take NULL: the start's error paths call them on what may not
+ * have been made. */
+static void test_free_null(void **state)
+{
+	view_ctx_free(NULL);
+	view_file_free(NULL);
+	view_log_free(NULL);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, testdir_setup, testdir_teardown)
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_free_null),
 		T(test_status_absent_says_not_running),
 		T(test_status_passed_through_verbatim),
 		T(test_status_of_dead_agent),

@@ -62,6 +62,8 @@ static const struct parse_case parse_cases[] = {
 	{ "/runs/\xff\xfe", -ENOENT, 0, 0, NULL },
 	{ "/runs/\xc0\xaf", -ENOENT, 0, 0, NULL },     /* overlong '/' */
 	{ "/runs/\xed\xa0\x80", -ENOENT, 0, 0, NULL }, /* surrogate */
+	{ "/runs/ab\xe2\x82", -ENOENT, 0, 0, NULL },    /* a sequence cut short at the end */
+	{ "/runs/\xf4\x90\x80\x80", -ENOENT, 0, 0, NULL }, /* past U+10FFFF */
 	{ "/runs/foo/other", -ENOENT, 0, 0, NULL },
 	{ "/runs/foo/result.json/x", -ENOENT, 0, 0, NULL },
 	{ "/runs/foo/../../etc", -ENOENT, 0, 0, NULL },
@@ -134,6 +136,24 @@ static void test_root_names_parse(void **state)
 	assert_int_equal(n, VIEW_ROOT_COUNT);
 }
 
+/* The node names the view's log messages use, one per node. */
+static void test_node_names(void **state)
+{
+	static const struct { enum view_node node; const char *name; } names[] = {
+		{ VIEW_NODE_ROOT, "root" }, { VIEW_NODE_VERIFY, "verify" },
+		{ VIEW_NODE_VERIFY_JSON, "verify.json" }, { VIEW_NODE_HEAD, "head" },
+		{ VIEW_NODE_CHECKPOINT, "checkpoint" }, { VIEW_NODE_PUBKEY, "pubkey" },
+		{ VIEW_NODE_STATUS, "status.json" }, { VIEW_NODE_METRICS, "metrics" },
+		{ VIEW_NODE_ENTRIES_DIR, "entries" }, { VIEW_NODE_ENTRY, "entry" },
+		{ VIEW_NODE_RUNS_DIR, "runs" }, { VIEW_NODE_RUN_DIR, "run" },
+		{ VIEW_NODE_RUN_RESULT, "result.json" }, { VIEW_NODE_RUN_AUDIT, "audit" },
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		assert_string_equal(view_node_to_string(names[i].node), names[i].name);
+	assert_string_equal(view_node_to_string((enum view_node)999), "unknown");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -141,6 +161,7 @@ int main(void)
 		cmocka_unit_test(test_long_run_name),
 		cmocka_unit_test(test_entry_names_round_trip),
 		cmocka_unit_test(test_root_names_parse),
+		cmocka_unit_test(test_node_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,256 @@
+/* docker/docker_http.c when the other end of the socket misbehaves in ways
+ * the real engine does not on demand: a reply past the size cap, silence,
+ * a connection closed mid-request, an answer that is not HTTP, headers
+ * that never end, a refusal of an attach. The peer is a thread on a Unix
+ * socket of the test's directory that reads the request and sends a
+ * scripted answer; the real engine's replies are tested against Docker
+ * itself (tests/integration/test_docker.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "docker_http.h"
+#include "macro.h"
+#include "testdir.h"
+
+struct peer {
+	int lfd;
+	const char *answer;    /* sent after the request's headers; NULL: nothing */
+	size_t answer_len;     /* 0: strlen(answer) */
+	size_t repeat;         /* the answer this many times (a huge reply) */
+	int hold_ms;           /* stays connected this long before closing */
+	pthread_t thread;
+};
+
+static void *serve(void *arg)
+{
+	struct peer *p = arg;
+	int fd = accept(p->lfd, NULL, NULL);
+	char buf[4096];
+	size_t got = 0;
+
+	if (fd < 0)
+		return NULL;
+	/* The request's headers (and a small body, if any, with them). */
+	while (got < sizeof(buf) - 1) {
+		ssize_t n = read(fd, buf + got, sizeof(buf) - 1 - got);
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+		buf[got] = '\0';
+		if (strstr(buf, "\r\n\r\n"))
+			break;
+	}
+	for (size_t i = 0; p->answer && i < (p->repeat ? p->repeat : 1); i++) {
+		size_t len = p->answer_len ? p->answer_len : strlen(p->answer);
+		if (write(fd, p->answer, len) != (ssize_t)len)
+			break;
+	}
+	if (p->hold_ms)
+		usleep((useconds_t)p->hold_ms * 1000);
+	close(fd);
+	return NULL;
+}
+
+static char *start(struct peer *p, const char *dir)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char *path = xasprintf("%s/docker.sock", dir);
+
+	unlink(path);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	p->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(p->lfd >= 0);
+	assert_int_equal(bind(p->lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(p->lfd, 4), 0);
+	assert_int_equal(pthread_create(&p->thread, NULL, serve, p), 0);
+	return path;
+}
+
+static void stop(struct peer *p)
+{
+	shutdown(p->lfd, SHUT_RDWR);
+	pthread_join(p->thread, NULL);
+	close(p->lfd);
+}
+
+static struct docker_endpoint endpoint(const char *path)
+{
+	struct docker_endpoint ep;
+	char *err = NULL;
+
+	assert_int_equal(docker_endpoint_parse(path, NULL, &ep, &err), 0);
+	return ep;
+}
+
+static enum docker_error call(struct peer *p, const char *dir, size_t max_reply, long timeout_ms,
+			      struct docker_http_reply *out, char **err)
+{
+	_cleanup_free_ char *path = start(p, dir);
+	struct docker_endpoint ep = endpoint(path);
+	struct docker_http_request req = { .method = "GET", .path = "/v1.41/info",
+					   .timeout_ms = timeout_ms, .max_reply = max_reply };
+	enum docker_error e = docker_http_call(&ep, &req, out, err);
+
+	stop(p);
+	docker_endpoint_clear(&ep);
+	return e;
+}
+
+static void test_reply_past_the_cap(void **state)
+{
+	static const char head[] = "HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n";
+	char *big = xmalloc(sizeof(head) - 1 + 100000);
+	struct peer p = { .answer = big, .answer_len = sizeof(head) - 1 + 100000 };
+	struct docker_http_reply r;
+	_cleanup_free_ char *err = NULL;
+
+	memcpy(big, head, sizeof(head) - 1);
+	memset(big + sizeof(head) - 1, 'x', 100000);
+	assert_int_equal(call(&p, *state, 4096, 10000, &r, &err), DOCKER_ERR_TOO_LARGE);
+	assert_non_null(strstr(err, "exceeds 4096 bytes"));
+	free(big);
+}
+
+static void test_reply_within_the_cap(void **state)
+{
+	struct peer p = { .answer = "HTTP/1.1 500 Internal\r\nContent-Length: 2\r\n\r\n{}" };
+	struct docker_http_reply r;
+	_cleanup_free_ char *err = NULL;
+
+	assert_int_equal(call(&p, *state, 4096, 10000, &r, &err), DOCKER_OK);
+	assert_int_equal(r.status, 500);
+	assert_string_equal(r.body, "{}");
+	docker_http_reply_clear(&r);
+}
+
+static void test_silence_times_out(void **state)
+{
+	struct peer p = { .hold_ms = 1200 };
+	struct docker_http_reply r;
+	_cleanup_free_ char *err = NULL;
+
+	assert_int_equal(call(&p, *state, 4096, 300, &r, &err), DOCKER_ERR_TIMEOUT);
+	assert_non_null(err);
+}
+
+static void test_closed_without_answer(void **state)
+{
+	struct peer p = { 0 };
+	struct docker_http_reply r;
+	_cleanup_free_ char *err = NULL;
+
+	assert_int_equal(call(&p, *state, 4096, 10000, &r, &err), DOCKER_ERR_PROTOCOL);
+	assert_non_null(strstr(err, "docker.sock"));
+}
+
+static enum docker_error attach(struct peer *p, const char *dir, long timeout_ms,
+				struct docker_stream **s, char **err)
+{
+	_cleanup_free_ char *path = start(p, dir);
+	struct docker_endpoint ep = endpoint(path);
+	enum docker_error e = docker_stream_open(&ep, "POST", "/v1.41/containers/c1/attach?stream=1",
+						 timeout_ms, s, err);
+	docker_endpoint_clear(&ep);
+	return e;
+}
+
+/* Stream bytes that arrive with the reply's headers are read first, then
+ * the socket's, then the end. */
+static void test_attach_keeps_bytes_after_headers(void **state)
+{
+	struct peer p = { .answer = "HTTP/1.1 101 UPGRADED\r\nConnection: Upgrade\r\n\r\nhello" };
+	struct docker_stream *s = NULL;
+	_cleanup_free_ char *err = NULL;
+	char buf[16];
+	ssize_t n;
+
+	assert_int_equal(attach(&p, *state, 5000, &s, &err), DOCKER_OK);
+	assert_true(docker_stream_fd(s) >= 0);
+	assert_int_equal(docker_stream_read(s, buf, 3), 3);
+	assert_memory_equal(buf, "hel", 3);
+	assert_int_equal(docker_stream_read(s, buf, sizeof(buf)), 2);
+	assert_memory_equal(buf, "lo", 2);
+	stop(&p);
+	do
+		n = docker_stream_read(s, buf, sizeof(buf));
+	while (n == -EAGAIN);
+	assert_true(n == 0 || n == -ECONNRESET);
+	assert_int_equal(docker_stream_close_write(s), 0);
+	docker_stream_close(s);
+}
+
+static void test_attach_refusals(void **state)
+{
+	static const struct { const char *answer; enum docker_error e; const char *says; } cases[] = {
+		{ "HTTP/1.1 404 Not Found\r\n\r\n{\"message\":\"No such container\"}", DOCKER_ERR_NOT_FOUND,
+		  "HTTP 404): {\"message\":\"No such container\"}" },
+		{ "HTTP/1.1 409 Conflict\r\n\r\n{}", DOCKER_ERR_CONFLICT, "HTTP 409" },
+		{ "HTTP/1.1 400 Bad Request\r\n\r\n{}", DOCKER_ERR_BAD_REQUEST, "HTTP 400" },
+		{ "HTTP/1.1 500 Server Error\r\n\r\n{}", DOCKER_ERR_SERVER, "HTTP 500" },
+		{ "SSH-2.0-OpenSSH\r\n\r\n", DOCKER_ERR_PROTOCOL, "is not HTTP: SSH-2.0" },
+		{ "HTTP/1.1 101 UPG", DOCKER_ERR_PROTOCOL, "closed the connection during" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct peer p = { .answer = cases[i].answer };
+		struct docker_stream *s = NULL;
+		_cleanup_free_ char *err = NULL;
+
+		assert_int_equal(attach(&p, *state, 5000, &s, &err), cases[i].e);
+		assert_null(s);
+		if (!err || !strstr(err, cases[i].says))
+			fail_msg("%s: expected '%s' in '%s'", cases[i].answer, cases[i].says, err);
+		stop(&p);
+	}
+}
+
+/* Headers without an end: refused at the cap, not read forever. */
+static void test_attach_endless_headers(void **state)
+{
+	struct peer p = { .answer = "X-Filler: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n", .repeat = 400 };
+	struct docker_stream *s = NULL;
+	_cleanup_free_ char *err = NULL;
+
+	assert_int_equal(attach(&p, *state, 5000, &s, &err), DOCKER_ERR_PROTOCOL);
+	assert_non_null(strstr(err, "reply headers"));
+	stop(&p);
+}
+
+static void test_attach_silence(void **state)
+{
+	struct peer p = { .hold_ms = 1200 };
+	struct docker_stream *s = NULL;
+	_cleanup_free_ char *err = NULL;
+
+	assert_int_equal(attach(&p, *state, 300, &s, &err), DOCKER_ERR_TIMEOUT);
+	assert_non_null(strstr(err, "did not answer"));
+	stop(&p);
+}
+
+int main(void)
+{
+#define T(f) cmocka_unit_test_setup_teardown(f, testdir_setup, testdir_teardown)
+	const struct CMUnitTest tests[] = {
+		T(test_reply_past_the_cap),
+		T(test_reply_within_the_cap),
+		T(test_silence_times_out),
+		T(test_closed_without_answer),
+		T(test_attach_keeps_bytes_after_headers),
+		T(test_attach_refusals),
+		T(test_attach_endless_headers),
+		T(test_attach_silence),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

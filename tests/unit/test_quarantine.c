@@ -1,0 +1,213 @@
+/* drop/quarantine.c: what someone else put at a name the agent or an
+ * approver needs is moved aside, never deleted, to a place that writer
+ * cannot reach: the holder (agent.state_dir/quarantine) when it is on the
+ * same file system, else the directory's own .mai-quarantine, which must be
+ * the agent's (0700, its owner); anything else at that name is moved out of
+ * the way first and kept. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "macro.h"
+#include "quarantine.h"
+#include "testdir.h"
+
+static int open_dir(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	return fd;
+}
+
+static void put(const char *dir, const char *name, const char *text)
+{
+	_cleanup_free_ char *p = xasprintf("%s/%s", dir, name);
+	assert_int_equal(fileio_write_atomic(p, text, strlen(text), 0644), 0);
+}
+
+/* The entries of dir whose name starts with prefix. */
+static size_t count_prefix(const char *dir, const char *prefix)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	size_t n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		n += strncmp(de->d_name, prefix, strlen(prefix)) == 0;
+	closedir(d);
+	return n;
+}
+
+static void test_move_to_own_directory(void **state)
+{
+	const char *dir = *state;
+	_cleanup_close_ int dfd = open_dir(dir);
+	_cleanup_free_ char *q = xasprintf("%s/%s", dir, QUARANTINE_DIR);
+	char *to = NULL, *detail = NULL;
+	struct stat st;
+
+	assert_int_equal(quarantine_set_holder(NULL), 0);
+	assert_string_equal(quarantine_where(), QUARANTINE_DIR);
+	assert_false(quarantine_holder_reaches(dfd));
+	put(dir, "x.approve", "forged");
+	assert_int_equal(quarantine_move(dfd, "x.approve", &to, &detail), 0);
+	assert_null(detail);
+	/* <name>.<seconds>.<inode> under the agent's own 0700 directory. */
+	assert_true(strncmp(to, QUARANTINE_DIR "/x.approve.", strlen(QUARANTINE_DIR "/x.approve.")) == 0);
+	assert_int_equal(lstat(q, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(st.st_mode & 07777, 0700);
+	assert_int_equal(st.st_uid, geteuid());
+	_cleanup_free_ char *kept = xasprintf("%s/%s", dir, to);
+	assert_int_equal(lstat(kept, &st), 0);
+	assert_int_equal(faccessat(dfd, "x.approve", F_OK, AT_SYMLINK_NOFOLLOW), -1);
+	free(to);
+	/* Nothing at the name: -ENOENT, nothing said. */
+	assert_int_equal(quarantine_move(dfd, "x.approve", &to, &detail), -ENOENT);
+	assert_null(to);
+	assert_null(detail);
+}
+
+/* A symlink, or a directory that is not 0700, at .mai-quarantine: moved out
+ * of the way (kept, as .mai-quarantine.foreign.HEX) and a directory of the
+ * agent's own made. */
+static void test_foreign_quarantine_is_moved_aside(void **state)
+{
+	const char *dir = *state;
+	_cleanup_close_ int dfd = open_dir(dir);
+	_cleanup_free_ char *q = xasprintf("%s/%s", dir, QUARANTINE_DIR);
+	_cleanup_free_ char *elsewhere = xasprintf("%s/elsewhere", dir);
+	char *to = NULL, *detail = NULL;
+	struct stat st;
+
+	assert_int_equal(quarantine_set_holder(NULL), 0);
+	assert_int_equal(mkdir(elsewhere, 0755), 0);
+	assert_int_equal(symlink(elsewhere, q), 0);
+	put(dir, "a.override", "forged");
+	assert_int_equal(quarantine_move(dfd, "a.override", &to, &detail), 0);
+	assert_int_equal(lstat(q, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(count_prefix(dir, QUARANTINE_DIR ".foreign."), 1);
+	assert_int_equal(count_prefix(elsewhere, "a.override"), 0);
+	free(to);
+
+	/* Now a directory with the wrong mode. */
+	assert_int_equal(chmod(q, 0755), 0);
+	put(dir, "b.approve", "forged");
+	assert_int_equal(quarantine_move(dfd, "b.approve", &to, &detail), 0);
+	assert_int_equal(count_prefix(dir, QUARANTINE_DIR ".foreign."), 2);
+	assert_int_equal(lstat(q, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0700);
+	assert_int_equal(count_prefix(q, "b.approve."), 1);
+	free(to);
+}
+
+/* With a holder on the same file system, there; a holder that went away:
+ * the directory's own quarantine, with a warning. */
+static void test_holder(void **state)
+{
+	const char *dir = *state;
+	_cleanup_close_ int dfd = open_dir(dir);
+	_cleanup_free_ char *h = xasprintf("%s/state/quarantine", dir);
+	char *to = NULL, *detail = NULL;
+
+	assert_int_equal(quarantine_set_holder(h), 0);
+	assert_string_equal(quarantine_where(), h);
+	assert_true(quarantine_holder_reaches(dfd));
+	put(dir, "c.result.json", "forged");
+	assert_int_equal(quarantine_move(dfd, "c.result.json", &to, &detail), 0);
+	assert_true(strncmp(to, h, strlen(h)) == 0 && to[strlen(h)] == '/');
+	assert_int_equal(count_prefix(h, "c.result.json."), 1);
+	free(to);
+
+	assert_int_equal(testdir_remove_tree(h), 0);
+	put(dir, "d.audit", "forged");
+	assert_int_equal(quarantine_move(dfd, "d.audit", &to, &detail), 0);
+	assert_true(strncmp(to, QUARANTINE_DIR "/", strlen(QUARANTINE_DIR "/")) == 0);
+	free(to);
+	/* A holder that cannot be made. */
+	put(dir, "file", "x");
+	_cleanup_free_ char *bad = xasprintf("%s/file/quarantine", dir);
+	assert_true(quarantine_set_holder(bad) < 0);
+	assert_int_equal(quarantine_set_holder(NULL), 0);
+}
+
+struct seen {
+	size_t n;
+	char rel[4][256], script[4][256];
+};
+
+static void note(void *arg, const char *rel, const char *moved_to, const char *what,
+		 const char *script)
+{
+	struct seen *s = arg;
+
+	assert_true(s->n < 4);
+	snprintf(s->rel[s->n], sizeof(s->rel[0]), "%s", rel);
+	snprintf(s->script[s->n], sizeof(s->script[0]), "%s", script);
+	s->n++;
+}
+
+/* At start: a FIFO at a sidecar's name and a directory at an answer's name
+ * are moved aside, in subdirectories too with recursive; a plain answer file
+ * and the agent's own sidecar stay; hidden directories are not entered. */
+static void test_sweep(void **state)
+{
+	const char *dir = *state;
+	_cleanup_free_ char *sub = xasprintf("%s/sub", dir), *hidden = xasprintf("%s/.hid", dir);
+	_cleanup_free_ char *fifo = xasprintf("%s/sub/s.result.json", dir);
+	_cleanup_free_ char *adir = xasprintf("%s/t.approve", dir);
+	_cleanup_free_ char *hfifo = xasprintf("%s/.hid/u.audit", dir);
+	struct seen seen = { 0 };
+
+	assert_int_equal(quarantine_set_holder(NULL), 0);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	assert_int_equal(mkdir(hidden, 0755), 0);
+	assert_int_equal(mkfifo(fifo, 0644), 0);
+	assert_int_equal(mkfifo(hfifo, 0644), 0);
+	assert_int_equal(mkdir(adir, 0755), 0);
+	put(dir, "ok.approve", "");
+	put(dir, "ok.result.json", "{}");
+	put(dir, "plain.py", "print(1)\n");
+
+	quarantine_sweep(dir, false, note, &seen);
+	assert_int_equal(seen.n, 1);
+	assert_string_equal(seen.rel[0], "t.approve");
+	assert_string_equal(seen.script[0], "t.py");
+	quarantine_sweep(dir, true, note, &seen);
+	assert_int_equal(seen.n, 2);
+	assert_string_equal(seen.rel[1], "sub/s.result.json");
+	assert_string_equal(seen.script[1], "sub/s.py");
+	assert_int_equal(access(fifo, F_OK), -1);
+	assert_int_equal(count_prefix(sub, QUARANTINE_DIR), 1);
+	/* What may stay stayed. */
+	_cleanup_free_ char *a = xasprintf("%s/ok.approve", dir), *r = xasprintf("%s/ok.result.json", dir);
+	assert_int_equal(access(a, F_OK), 0);
+	assert_int_equal(access(r, F_OK), 0);
+	assert_int_equal(access(hfifo, F_OK), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_move_to_own_directory, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_foreign_quarantine_is_moved_aside, testdir_setup,
+						testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_holder, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_sweep, testdir_setup, testdir_teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
