@@ -253,18 +253,20 @@ def run(cmd, timeout=None, **kw):
     return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout, **kw)
 
 
-def copy_tree(dst, folders):
+def copy_tree(dst, marker):
     """The working tree without build directories and .git, kept in step.
-    The mutated folders' sources are then touched: an earlier run that was
-    stopped may have left objects built from a mutant, and a copy that
-    keeps the tree's times would look older than them."""
+    marker names the file a mutant was written into while the run that
+    wrote it was stopped before putting it back: that file is touched, so
+    that its objects, built from the mutant, are not newer than it."""
     os.makedirs(dst, exist_ok=True)
     run(["rsync", "-rlp", "--checksum", "--delete", "--exclude=/build*", "--exclude=/.git",
          "--exclude=__pycache__", ROOT + "/", dst + "/"], check=True)
-    for folder in folders:
-        for name in os.listdir(os.path.join(dst, folder)):
-            if name.endswith(".c"):
-                os.utime(os.path.join(dst, folder, name))
+    if os.path.exists(marker):
+        with open(marker, encoding="utf-8") as f:
+            path = f.read().strip()
+        if os.path.exists(path):
+            os.utime(path)
+        os.unlink(marker)
 
 
 def test_table(build):
@@ -523,6 +525,9 @@ def main():
                     help="no mutant runs a test that took longer than this in the coverage run")
     ap.add_argument("--jobs", type=int, default=1,
                     help="mutants at a time, each in a copy and build of its own (build-mutate/wN)")
+    ap.add_argument("--reverse", action="store_true",
+                    help="take the pick from its end (a second process beside one from the start)")
+    ap.add_argument("--merge", help="REPORT.json,...: one report from runs of the same pick")
     ap.add_argument("--list", action="store_true", help="print the picked mutants and exit")
     ap.add_argument("--only", help="FILE:LINE,...: every mutant of these lines")
     ap.add_argument("--doc", action="store_true", help="also write the report to tests/MUTATION.md")
@@ -582,6 +587,9 @@ def main():
     print("mutate.py: %d mutants of %d places in %s; commit %s%s; %d worker(s)" % (
         len(picked), total, ", ".join(modules), commit[:12], " (with changes)" if dirty else "", args.jobs),
         flush=True)
+    if args.merge:
+        merge(args, picked, modules, total, commit, dirty, excluded)
+        return
     # Each worker has a copy of the tree and a build of its own.
     workers = []
     for w in range(args.jobs):
@@ -598,6 +606,8 @@ def main():
     per_test = PerTest(args.per_test, workers[0].table)
     results, lock = [], threading.Lock()
     queue = list(enumerate(picked, 1))
+    if args.reverse:
+        queue.reverse()  # another process takes the same pick from the start
     t0 = time.monotonic()
     state = {"stopped": None}
 
@@ -635,6 +645,31 @@ def main():
            per_test, baseline)
 
 
+def merge(args, picked, modules, total, commit, dirty, excluded):
+    """One report from the report.json files of runs of the same pick (the
+    same seed and count, on the same tree: one from the start, one with
+    --reverse from the end): each mutant's first result."""
+    done, seconds, baseline, tree = {}, 0.0, {}, None
+    for path in args.merge.split(","):
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+        if data["seed"] != args.seed or data["commit"] != commit or data.get("count", args.count) != args.count:
+            sys.exit("mutate.py: %s is of another run (seed %s, count %s, commit %s)" % (
+                path, data["seed"], data.get("count"), data["commit"][:12]))
+        tree = tree or data.get("tree")
+        if data.get("tree", tree) != tree:
+            sys.exit("mutate.py: %s measured another tree" % path)
+        seconds = max(seconds, data.get("seconds", 0.0))
+        for name, ok in data.get("baseline", {}).items():
+            baseline[name] = baseline.get(name, True) and ok
+        for m in data["mutants"]:
+            done.setdefault((m["file"], m["start"], m["end"], m["new"]), m)
+    results = [done[k] for k in ((s["file"], s["start"], s["end"], s["new"]) for s in picked) if k in done]
+    table = test_table(os.path.join(args.build, "build"))
+    per_test = PerTest(args.per_test, table)
+    report(results, modules, args, len(picked), total, commit, dirty, excluded, seconds, per_test, baseline)
+
+
 class Worker:
     """One copy of the tree and its build, running one mutant at a time."""
 
@@ -649,7 +684,9 @@ class Worker:
         self.baseline = {}
 
     def prepare(self):
-        copy_tree(self.src, [MODULES[m] for m in self.modules])
+        # The file a mutant is written into, while it is there.
+        self.marker = os.path.join(os.path.dirname(self.build), "mutant-in-flight")
+        copy_tree(self.src, self.marker)
         if not os.path.exists(os.path.join(self.build, "build.ninja")):
             run(["meson", "setup", self.build, self.src, "-Dbuildtype=debugoptimized", "-Db_sanitize=none"],
                 check=True)
@@ -699,6 +736,8 @@ class Worker:
             return
         t_start = time.monotonic()
         mutant_text = text[:site["start"]] + site["new"] + text[site["end"]:]
+        with open(self.marker, "w", encoding="utf-8") as f:
+            f.write(path)
         with open(path, "w", encoding="utf-8") as f:
             f.write(mutant_text)
         outcome, spent, built = "survived", 0.0, set()
@@ -737,6 +776,7 @@ class Worker:
         site["seconds"] = round(time.monotonic() - t_start, 1)
         with open(path, "w", encoding="utf-8") as f:  # one mutant at a time
             f.write(text)
+        os.unlink(self.marker)
 
 
 OUTCOMES = ("killed", "survived", "not_covered", "timeout", "stillborn")
@@ -806,8 +846,9 @@ def report(results, modules, args, n_picked, total, commit, dirty, excluded, sec
     with open(os.path.join(args.build, "report.md"), "w", encoding="utf-8") as f:
         f.write(text)
     with open(os.path.join(args.build, "report.json"), "w", encoding="utf-8") as f:
-        json.dump({"seed": args.seed, "commit": commit, "dirty": dirty, "summary": summary,
-                   "mutants": results}, f, indent=1)
+        json.dump({"seed": args.seed, "count": args.count, "commit": commit, "dirty": dirty,
+                   "tree": per_test.tree, "seconds": seconds, "baseline": baseline,
+                   "summary": summary, "mutants": results}, f, indent=1)
     if args.doc:
         with open(os.path.join(ROOT, "tests", "MUTATION.md"), "w", encoding="utf-8") as f:
             f.write(text)

@@ -128,9 +128,11 @@ static const char *check_url(const char *s)
 	return NULL;
 }
 
+/* "" (DOCKER_HOST, else docker.socket) is taken before a check
+ * (CONFIG_F_EMPTY); check("") gives the message, as for every key. */
 static const char *check_docker_host(const char *s)
 {
-	if (*s && strncmp(s, "unix:///", 8) != 0 && strncmp(s, "tcp://", 6) != 0)
+	if (strncmp(s, "unix:///", 8) != 0 && strncmp(s, "tcp://", 6) != 0)
 		return "unix:///path/to/docker.sock or tcp://HOST:2376 (TCP only with tls), or "
 		       "\"\" for DOCKER_HOST or agent.yaml's docker.socket";
 	if (strpbrk(s, " \t\n"))

@@ -427,6 +427,33 @@ static void test_missing_runtime_refused_at_start(void **state)
 	free(err);
 }
 
+/* Settings that cannot work are refused at start with what to change: a
+ * uid range too small for the containers that can be in flight, and an
+ * image Docker does not have. */
+static void test_bad_settings_refused_at_start(void **state)
+{
+	struct sandbox_options o;
+	struct sandbox *other = NULL;
+	char *err = NULL;
+
+	test_options(&o);
+	o.uid_last = o.uid_first;
+	assert_int_equal(sandbox_new(&o, &other, &err), -ERANGE);
+	assert_null(other);
+	if (!strstr(err, "has 1 uids, fewer than the") || !strstr(err, "widen it in config/sandbox.yaml"))
+		fail_msg("%s", err);
+	free(err);
+	err = NULL;
+
+	test_options(&o);
+	o.image = "mai-no-such-image:never";
+	assert_true(sandbox_new(&o, &other, &err) < 0);
+	assert_null(other);
+	if (!strstr(err, "mai-no-such-image:never"))
+		fail_msg("%s", err);
+	free(err);
+}
+
 /* gVisor for real: a trust level set to runtime runsc passes the self-test
  * (it probes the untrusted level) and runs its jobs under gVisor's own
  * kernel, which reports a release other than the host's. ensure-docker.sh
@@ -589,6 +616,7 @@ int main(void)
 		cmocka_unit_test(test_self_test_passes),
 		cmocka_unit_test(test_self_test_names_failed_probe),
 		cmocka_unit_test(test_missing_runtime_refused_at_start),
+		cmocka_unit_test(test_bad_settings_refused_at_start),
 		cmocka_unit_test(test_gvisor_runtime),
 		cmocka_unit_test(test_warm_pool),
 		cmocka_unit_test(test_concurrent_runs),

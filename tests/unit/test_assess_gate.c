@@ -142,6 +142,15 @@ static void test_intent_holds(void **state)
 		  LEVEL_HIGH, "MAI110", NULL },
 		{ "import shutil\nshutil.rmtree('/home')\n", LEVEL_HIGH, "MAI055", NULL },
 		{ "import shutil\nshutil.rmtree('build')\n", LEVEL_MEDIUM, "MAI053", "MAI055" },
+		/* the home directory itself, a drive's root on Windows, with / or \\ */
+		{ "import shutil\nshutil.rmtree('~')\n", LEVEL_HIGH, "MAI055", NULL },
+		{ "import shutil\nshutil.rmtree('~/')\n", LEVEL_HIGH, "MAI055", NULL },
+		{ "import os\nos.remove('C:\\\\Windows\\\\win.ini')\n", LEVEL_HIGH, "MAI055", NULL },
+		{ "import os\nos.rmdir('d:/data')\n", LEVEL_HIGH, "MAI055", NULL },
+		/* a file of the home directory, or a temporary one: not the whole */
+		{ "import shutil\nshutil.rmtree('~/build')\n", LEVEL_MEDIUM, "MAI053", "MAI055" },
+		{ "import os\nos.remove('/tmp/x.txt')\n", LEVEL_MEDIUM, "MAI053", "MAI055" },
+		{ "import os\nos.remove('c:data.txt')\n", LEVEL_MEDIUM, "MAI053", "MAI055" },
 		{ "import os\nos.unshare(0)\n", LEVEL_HIGH, "MAI120", NULL },
 		{ "import os\nif os.path.exists('/.dockerenv'):\n    raise SystemExit\n", LEVEL_HIGH,
 		  "MAI124", NULL },

@@ -134,6 +134,10 @@ static const struct {
 	  "sandbox.yaml:1:12: pool_size: '17' is out of range; expected auto or a whole number from 0 to 16" },
 	{ "sandbox.yaml", "image: \"\"\n",
 	  "sandbox.yaml:1:8: image: empty; expected an image reference such as mai-sandbox:latest" },
+	{ "sandbox.yaml", "engine:\n  host: http://docker:2375\n",
+	  "sandbox.yaml:2:9: engine.host: 'http://docker:2375' is not valid; expected unix:///path/to/docker.sock or tcp://HOST:2376 (TCP only with tls), or \"\" for DOCKER_HOST or agent.yaml's docker.socket" },
+	{ "sandbox.yaml", "engine:\n  host: \"tcp://a b:2376\"\n",
+	  "sandbox.yaml:2:9: engine.host: 'tcp://a b:2376' is not valid; expected unix:///path/to/docker.sock or tcp://HOST:2376 (TCP only with tls), or \"\" for DOCKER_HOST or agent.yaml's docker.socket" },
 	/* duplicate key */
 	{ "agent.yaml", "workers: 2\nrecursive: true\nworkers: 3\n",
 	  "agent.yaml:3:1: duplicate key 'workers' (first at line 1); expected each key once per mapping" },

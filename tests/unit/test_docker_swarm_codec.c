@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "docker_http.h"
+#include "macro.h"
 #include "docker_swarm_codec.h"
 
 #define LEN(s) (sizeof(s) - 1)
@@ -239,6 +240,81 @@ static void test_tasks_and_nodes(void **state)
 	}
 }
 
+/* The engine's replies about the swarm itself: a created object's id, the
+ * node's swarm state (a manager only when active with control), and
+ * every malformed reply refused as a protocol error with a message. */
+static void test_ids_info_and_bad_replies(void **state)
+{
+	char *id = NULL, *node = NULL, *err = NULL;
+	bool manager = true;
+	struct docker_swarm_node *n = NULL;
+	size_t count = 9;
+	static const char info_manager[] =
+		"{\"Swarm\":{\"LocalNodeState\":\"active\",\"ControlAvailable\":true,\"NodeID\":\"n1\"}}";
+	static const char info_worker[] =
+		"{\"Swarm\":{\"LocalNodeState\":\"active\",\"ControlAvailable\":false,\"NodeID\":\"n2\"}}";
+	static const char info_none[] = "{\"Swarm\":{\"LocalNodeState\":\"inactive\"}}";
+	static const char *const bad_id[] = { "not json", "[]", "{}", "{\"ID\":\"\"}", "{\"ID\":7}" };
+	static const char *const bad_info[] = { "not json", "[]", "{\"Swarm\":[]}",
+						"{\"Swarm\":{\"LocalNodeState\":1}}",
+						"{\"Swarm\":{\"ControlAvailable\":\"yes\"}}",
+						"{\"Swarm\":{\"NodeID\":false}}" };
+	static const char *const bad_nodes[] = { "not json", "{}", "[{\"ID\":\"a\"},{\"Spec\":{}}]", "[7]" };
+
+	assert_int_equal(docker_swarm_codec_parse_id("{\"ID\":\"svc1\"}", 13, "service", &id, &err), DOCKER_OK);
+	assert_string_equal(id, "svc1");
+	free(id);
+	assert_int_equal(docker_swarm_codec_parse_id("{\"Id\":\"cfg1\"}", 13, "config", &id, &err), DOCKER_OK);
+	assert_string_equal(id, "cfg1");
+	free(id);
+	for (size_t i = 0; i < ARRAY_SIZE(bad_id); i++) {
+		assert_int_equal(docker_swarm_codec_parse_id(bad_id[i], strlen(bad_id[i]), "service", &id,
+							     &err), DOCKER_ERR_PROTOCOL);
+		assert_null(id);
+		assert_non_null(err);
+		free(err);
+		err = NULL;
+	}
+
+	assert_int_equal(docker_swarm_codec_parse_info(info_manager, LEN(info_manager), &manager, &node,
+						       &err), DOCKER_OK);
+	assert_true(manager);
+	assert_string_equal(node, "n1");
+	free(node);
+	assert_int_equal(docker_swarm_codec_parse_info(info_worker, LEN(info_worker), &manager, &node,
+						       &err), DOCKER_OK);
+	assert_false(manager);
+	free(node);
+	assert_int_equal(docker_swarm_codec_parse_info(info_none, LEN(info_none), &manager, &node, &err),
+			 DOCKER_OK);
+	assert_false(manager);
+	assert_string_equal(node, "");
+	free(node);
+	assert_int_equal(docker_swarm_codec_parse_info("{}", 2, &manager, &node, &err), DOCKER_OK);
+	assert_false(manager);
+	free(node);
+	for (size_t i = 0; i < ARRAY_SIZE(bad_info); i++) {
+		assert_int_equal(docker_swarm_codec_parse_info(bad_info[i], strlen(bad_info[i]), &manager,
+							       &node, &err), DOCKER_ERR_PROTOCOL);
+		assert_false(manager);
+		assert_non_null(err);
+		free(err);
+		err = NULL;
+		free(node);
+		node = NULL;
+	}
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad_nodes); i++) {
+		assert_int_equal(docker_swarm_codec_parse_nodes(bad_nodes[i], strlen(bad_nodes[i]), "mai.trust",
+								&n, &count, &err), DOCKER_ERR_PROTOCOL);
+		assert_null(n);
+		assert_int_equal(count, 0);
+		assert_non_null(err);
+		free(err);
+		err = NULL;
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -247,6 +323,7 @@ int main(void)
 		cmocka_unit_test(test_service_body_hardening),
 		cmocka_unit_test(test_stop_spec),
 		cmocka_unit_test(test_tasks_and_nodes),
+		cmocka_unit_test(test_ids_info_and_bad_replies),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -116,6 +116,21 @@ static void open_gate(struct rec *r)
 	pthread_mutex_unlock(&r->lock);
 }
 
+/* Idle, the queue's counters are back to nothing waiting or running, and
+ * every submitted job is accounted for (completed, superseded, dropped as
+ * over the cap): what status.json and the metrics report. */
+static void assert_idle_counts(struct jobs *j)
+{
+	struct jobs_stats st;
+
+	jobs_get_stats(j, &st);
+	assert_int_equal(st.queued, 0);
+	assert_int_equal(st.running, 0);
+	assert_int_equal(st.writers_waiting, 0);
+	assert_true(st.completed + st.superseded + st.over_cap <= st.submitted);
+	assert_true(st.completed > 0);
+}
+
 static struct jobs *start(const char *dir, struct rec *r, unsigned workers)
 {
 	struct jobs_options o = { .workers = workers, .state_dir = dir, .run = run_job,
@@ -155,6 +170,7 @@ static void test_newer_supersedes_queued_running_finishes_first(void **state)
 
 	open_gate(&r);
 	jobs_wait_idle(j);
+	assert_idle_counts(j);
 	assert_int_equal(r.n, 2);
 	assert_string_equal(r.order[0], "a.py@v1");
 	assert_string_equal(r.order[1], "a.py@v3");
@@ -178,6 +194,7 @@ static void test_pool_is_bounded_and_every_file_runs_once(void **state)
 				 JOBS_QUEUED);
 	}
 	jobs_wait_idle(j);
+	assert_idle_counts(j);
 	assert_int_equal(r.n, 8);
 	assert_int_equal(r.max_running, 2);
 	for (int i = 0; i < 8; i++) {
@@ -214,9 +231,11 @@ static void test_final_results_survive_restart(void **state)
 	assert_int_equal(jobs_submit(j, "a.py", s1, false, pl(&r, "1", 0)), JOBS_ALREADY_FINAL);
 	assert_int_equal(jobs_submit(j, "a.py", s2, false, pl(&r, "2", 0)), JOBS_QUEUED);
 	jobs_wait_idle(j);
+	assert_idle_counts(j);
 	/* An approval runs content that has a (held) final result. */
 	assert_int_equal(jobs_submit(j, "a.py", s1, true, pl(&r, "1f", 0)), JOBS_QUEUED);
 	jobs_wait_idle(j);
+	assert_idle_counts(j);
 	jobs_free(j);
 	assert_int_equal(r.n, 2);
 	assert_string_equal(r.order[0], "a.py@2");
@@ -271,6 +290,7 @@ static void test_waiting_job_skipped_when_its_content_became_final(void **state)
 	assert_int_equal(jobs_record_final(j, "a.py", s2, "completed"), 0);
 	open_gate(&r);
 	jobs_wait_idle(j);
+	assert_idle_counts(j);
 	assert_int_equal(r.n, 1);
 	jobs_free(j);
 	assert_int_equal(r.freed, 2);

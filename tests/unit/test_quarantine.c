@@ -133,6 +133,15 @@ static void test_holder(void **state)
 	assert_int_equal(count_prefix(h, "c.result.json."), 1);
 	free(to);
 
+	/* A holder that is not the agent's own (its owner changed): not used. */
+	if (geteuid() == 0) {
+		assert_int_equal(chown(h, 65534, 65534), 0);
+		put(dir, "e.audit", "forged");
+		assert_int_equal(quarantine_move(dfd, "e.audit", &to, &detail), 0);
+		assert_true(strncmp(to, QUARANTINE_DIR "/", strlen(QUARANTINE_DIR "/")) == 0);
+		assert_int_equal(count_prefix(h, "e.audit."), 0);
+		free(to);
+	}
 	assert_int_equal(testdir_remove_tree(h), 0);
 	put(dir, "d.audit", "forged");
 	assert_int_equal(quarantine_move(dfd, "d.audit", &to, &detail), 0);

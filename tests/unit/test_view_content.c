@@ -291,6 +291,31 @@ static void test_no_drop_dir_means_no_runs(void **state)
 	view_ctx_free(ctx);
 }
 
+/* A --drop-dir that is not a directory: runs/ is refused with the reason
+ * (and a warning naming the option), not shown empty as if nothing ran. */
+static void test_drop_dir_not_a_directory(void **state)
+{
+	_cleanup_free_ char *state_dir = xasprintf("%s/state", (char *)*state);
+	_cleanup_free_ char *logdir = xasprintf("%s/state/audit", (char *)*state);
+	_cleanup_free_ char *pub = xasprintf("%s/state/audit/pubkey", (char *)*state);
+	_cleanup_free_ char *file = xasprintf("%s/not-a-dir", (char *)*state);
+	struct view_ctx *ctx;
+	char **names = NULL;
+	size_t n = 7, size = 0;
+	struct view_path p;
+
+	mkdir(state_dir, 0755);
+	write_file(*state, "not-a-dir", "x");
+	ctx = view_ctx_new(view_log_new(logdir, pub), state_dir, file);
+	assert_int_equal(view_runs_list(ctx, &names, &n), -ENOTDIR);
+	assert_null(names);
+	assert_int_equal(n, 0);
+	/* The size of a file that cannot be built is its error too. */
+	assert_int_equal(view_path_parse("/pubkey", &p), 0);
+	assert_int_equal(view_content_size(ctx, &p, &size), -ENOENT);
+	view_ctx_free(ctx);
+}
+
 static void test_pubkey_missing_is_enoent(void **state)
 {
 	struct view_ctx *ctx = make_ctx(*state, false);
@@ -327,6 +352,7 @@ int main(void)
 		T(test_content_is_held_while_open),
 		T(test_no_drop_dir_means_no_runs),
 		T(test_pubkey_missing_is_enoent),
+		T(test_drop_dir_not_a_directory),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -63,6 +63,7 @@ static const struct parse_case parse_cases[] = {
 	{ "/runs/\xc0\xaf", -ENOENT, 0, 0, NULL },     /* overlong '/' */
 	{ "/runs/\xed\xa0\x80", -ENOENT, 0, 0, NULL }, /* surrogate */
 	{ "/runs/ab\xe2\x82", -ENOENT, 0, 0, NULL },    /* a sequence cut short at the end */
+	{ "/runs/x\xe2(\xa1", -ENOENT, 0, 0, NULL },    /* a sequence broken by an ASCII byte */
 	{ "/runs/\xf4\x90\x80\x80", -ENOENT, 0, 0, NULL }, /* past U+10FFFF */
 	{ "/runs/foo/other", -ENOENT, 0, 0, NULL },
 	{ "/runs/foo/result.json/x", -ENOENT, 0, 0, NULL },
