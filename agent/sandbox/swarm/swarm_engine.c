@@ -79,6 +79,7 @@ struct sandbox_engine_run {
 	int64_t log_max;
 	struct docker_swarm_task task; /* the last seen */
 	bool have_task, running, killed;
+	bool service_kept; /* stopped, its task not yet ended: left to the sweep */
 	int64_t began_ms; /* the task first seen running (CLOCK_MONOTONIC) */
 	char seen_state[16]; /* for the debug log of its changes */
 	int64_t counters[SWARM_COUNTERS_N]; /* oom_kill, pids max hits, peak memory, cpu ns, pids peak */
@@ -97,16 +98,25 @@ static bool task_ended(const char *state)
 	return false;
 }
 
-/* How long a stop waits for the tasks to end on their nodes. */
+/* How long a run's stop (its deadline, its cap) waits for its task to end
+ * on its node, and how long the sweep at the agent's start and stop waits
+ * for all of them: under load a swarm took more than 10 s to pass a stop
+ * to its node. */
 #define STOP_WAIT_MS 10000
+#define SWEEP_STOP_WAIT_MS 30000
 
 /* Stops the running tasks of n services (docker_service_stop()) and waits,
- * up to STOP_WAIT_MS in all, until none of them is on a node and not ended:
- * a removed replicated-job service's task runs on (Docker 20.10), and it
- * must not outlive its deadline, its output cap or the agent's stop. */
-static void stop_tasks(struct swarm_engine *e, char *const *ids, size_t n)
+ * up to wait_ms in all, until none of them is on a node and not ended. A
+ * removed replicated-job service's task runs on (Docker 20.10), and it must
+ * not outlive its deadline, its output cap or the agent's stop: a service
+ * whose task has not ended is never removed (a stopped service keeps its
+ * task's stop pending until the node does it). Sets stopped[i] (when not
+ * NULL) for each service whose task has ended; the number still running. */
+static size_t stop_tasks(struct swarm_engine *e, char *const *ids, size_t n, int64_t wait_ms,
+			 bool *stopped)
 {
-	int64_t until = monoclock_ms() + STOP_WAIT_MS;
+	int64_t until = monoclock_ms() + wait_ms;
+	size_t running = 0;
 	char *err = NULL;
 
 	for (size_t i = 0; i < n; i++) {
@@ -117,30 +127,35 @@ static void stop_tasks(struct swarm_engine *e, char *const *ids, size_t n)
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
+		bool active = true;
 		for (;;) {
 			struct docker_swarm_task *t = NULL;
 			size_t nt = 0;
-			bool active = false;
 			if (docker_service_tasks(e->docker, ids[i], &t, &nt, &err) != DOCKER_OK) {
 				log_debug("service %s: its tasks: %s", ids[i], err);
 				free(err);
 				err = NULL;
-				break;
+				break; /* not known to have ended: kept */
 			}
+			active = false;
 			for (size_t k = 0; k < nt; k++)
 				active |= *t[k].node_id && !task_ended(t[k].state);
 			docker_swarm_tasks_free(t, nt);
-			if (!active)
+			if (!active || monoclock_ms() >= until)
 				break;
-			if (monoclock_ms() >= until) {
-				log_warnx("service %s: its task has not ended on its node %d ms after "
-					  "its stop; it is removed all the same", ids[i], STOP_WAIT_MS);
-				break;
-			}
 			struct timespec ts = { 0, 100 * 1000000L };
 			nanosleep(&ts, NULL);
 		}
+		if (active) {
+			log_warnx("service %s: its task has not ended on its node %lld ms after its "
+				  "stop; the service is kept, stopped, until it has (the next sweep "
+				  "removes it)", ids[i], (long long)wait_ms);
+			running++;
+		}
+		if (stopped)
+			stopped[i] = !active;
 	}
+	return running;
 }
 
 /* Removes what of kind carries this instance's label; the number left. */
@@ -184,16 +199,31 @@ static void sweep(struct swarm_engine *e, size_t *removed)
 	size_t left = SIZE_MAX, ns = 0;
 	char **ids = NULL, *err = NULL;
 
-	/* The services' tasks stopped first: removing a service does not. */
+	/* The services' tasks stopped first (removing a service does not), and
+	 * only the services whose tasks have ended removed. */
 	if (docker_swarm_list_by_label(e->docker, DOCKER_SWARM_SERVICE, "mai.instance", e->instance,
 				       &ids, &ns, &err) == DOCKER_OK) {
-		stop_tasks(e, ids, ns);
+		bool *stopped = xcalloc(ns ? ns : 1, sizeof(*stopped));
+		stop_tasks(e, ids, ns, SWEEP_STOP_WAIT_MS, stopped);
+		for (size_t i = 0; i < ns; i++) {
+			if (!stopped[i])
+				continue;
+			if (docker_swarm_remove(e->docker, DOCKER_SWARM_SERVICE, ids[i], &err) ==
+			    DOCKER_OK) {
+				if (removed)
+					(*removed)++;
+			} else {
+				log_warnx("removing %s left in the swarm failed: %s", ids[i], err);
+				free(err);
+				err = NULL;
+			}
+		}
+		free(stopped);
 		docker_strv_free(ids);
 	} else {
 		free(err);
 	}
 	start = progress = monoclock_ms();
-	sweep_kind(e, DOCKER_SWARM_SERVICE, true, removed);
 	sweep_kind(e, DOCKER_SWARM_CONFIG, true, NULL);
 	for (;;) {
 		int64_t now = monoclock_ms();
@@ -353,11 +383,16 @@ static void run_free(struct sandbox_engine_run *run)
 }
 
 /* Removes the run's service, config and network. The network goes once the
- * node has torn the task down: a few tries, else the next sweep. */
+ * node has torn the task down: a few tries, else the next sweep. A service
+ * kept after a stop its node has not yet carried out stays (removing it
+ * would leave its task running, Docker 20.10), with its uid, config and
+ * network: the sweep at the agent's stop or next start removes them. */
 static void run_remove(struct swarm_engine *e, struct sandbox_engine_run *run)
 {
 	char *err = NULL;
 
+	if (run->service_kept)
+		return;
 	if (run->service_id && docker_swarm_remove(e->docker, DOCKER_SWARM_SERVICE, run->service_id,
 						   &err) != DOCKER_OK) {
 		/* Its task may still run somewhere: the uid stays taken. */
@@ -604,11 +639,8 @@ static enum sandbox_attach_end engine_wait(void *ctx, struct sandbox_engine_run 
 						     "label changed since the agent last looked); "
 						     "it was stopped there and runs again",
 						     host, trust_to_string(run->trust));
-				char *rerr = NULL;
-				stop_tasks(e, &run->service_id, 1);
-				if (docker_swarm_remove(e->docker, DOCKER_SWARM_SERVICE,
-							run->service_id, &rerr) != DOCKER_OK)
-					free(rerr);
+				run->service_kept =
+					stop_tasks(e, &run->service_id, 1, STOP_WAIT_MS, NULL) > 0;
 				end = SANDBOX_ATTACH_ERROR;
 				*error = -EPERM;
 				break;
@@ -712,13 +744,7 @@ static int engine_read(void *ctx, struct sandbox_engine_run *run, enum sandbox_a
 	/* A deadline, a cap or a stop: the task is stopped (SIGKILL), then the
 	 * service goes. */
 	if (*how != SANDBOX_ATTACH_EOF) {
-		char *err = NULL;
-		stop_tasks(e, &run->service_id, 1);
-		if (docker_swarm_remove(e->docker, DOCKER_SWARM_SERVICE, run->service_id, &err) !=
-		    DOCKER_OK) {
-			log_warnx("removing service %s failed: %s", run->name, err);
-			free(err);
-		}
+		run->service_kept = stop_tasks(e, &run->service_id, 1, STOP_WAIT_MS, NULL) > 0;
 		out->killed = true;
 		out->code = 137;
 	} else {
