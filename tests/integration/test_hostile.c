@@ -302,7 +302,17 @@ static void *bg_main(void *arg)
 		.len = strlen(b->code), .trust = b->trust,
 	};
 
-	sandbox_run(sb, &job, &b->r);
+	/* A Swarm node the manager saw down (a loaded machine misses its
+	 * heartbeats) loses its runs, and the sandbox says the run goes again
+	 * on another node: the daemon retries it; so does this, twice at most. */
+	for (int tries = 0;; tries++) {
+		int r = sandbox_run(sb, &job, &b->r);
+		if (r == 0 || tries == 2 || !b->r.message ||
+		    !strstr(b->r.message, "runs again on another node"))
+			break;
+		print_message("hostile.py: %s; running it again\n", b->r.message);
+		sandbox_result_clear(&b->r);
+	}
 	__atomic_store_n(&b->done, 1, __ATOMIC_SEQ_CST);
 	return NULL;
 }
