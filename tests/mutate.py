@@ -374,6 +374,22 @@ def sweep(tag, tmp, pid, before):
     shutil.rmtree(tmp, ignore_errors=True)
 
 
+def abort_fuse_under(tmp):
+    """Aborts the FUSE connections mounted under tmp (fusectl), so that a
+    process blocked on a server that will never answer can die."""
+    if not os.path.isdir("/sys/fs/fuse/connections/") or not os.listdir("/sys/fs/fuse/connections/"):
+        run(["mount", "-t", "fusectl", "fusectl", "/sys/fs/fuse/connections"])
+    with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as f:
+        for line in f:
+            fields = line.split()
+            point = fields[4].encode().decode("unicode_escape")
+            if point == tmp or point.startswith(tmp + "/"):
+                abort = "/sys/fs/fuse/connections/%s/abort" % fields[2].split(":")[1]
+                if os.path.exists(abort):
+                    with open(abort, "w") as a:
+                        a.write("1")
+
+
 def run_test(name, table, limit, tag, tmp):
     """Runs one test: "pass", "fail" or "timeout"; whatever a test that did
     not pass left behind is swept."""
@@ -389,7 +405,13 @@ def run_test(name, table, limit, tag, tmp):
         os.killpg(p.pid, 9)
     except ProcessLookupError:
         pass
-    p.wait()
+    try:
+        p.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        # Killed but stuck in D state on a request to its own FUSE mount
+        # (the mutant broke the server it runs): abort those connections.
+        abort_fuse_under(tmp)
+        p.wait()
     if outcome != "pass":
         sweep(tag, tmp, p.pid, before)
     shutil.rmtree(tmp, ignore_errors=True)
@@ -517,6 +539,7 @@ def main():
     ap.add_argument("--count", type=int, default=600)
     ap.add_argument("--seed", type=int, help="default: fresh from os.urandom, printed")
     ap.add_argument("--budget", type=float, help="seconds: start no new mutant after them")
+    ap.add_argument("--deadline", type=float, help="seconds since the epoch: start no new mutant after it")
     ap.add_argument("--per-test", default=os.path.join(ROOT, "build-coverage", "per-test.json"),
                     help="which tests run each line (tests/coverage.sh, on this tree)")
     ap.add_argument("--test-seconds", type=float, default=240,
@@ -616,10 +639,11 @@ def main():
             with lock:
                 if not queue:
                     return
-                if args.budget and time.monotonic() - t0 > args.budget:
+                if (args.budget and time.monotonic() - t0 > args.budget) or \
+                   (args.deadline and time.time() > args.deadline):
                     if state["stopped"] is None:
                         state["stopped"] = queue[0][0] - 1
-                        print("mutate.py: the budget of %.0f s is spent" % args.budget, flush=True)
+                        print("mutate.py: the budget or the deadline is reached", flush=True)
                     return
                 n, site = queue.pop(0)
             wk.mutant(n, site, per_test, args)

@@ -11,7 +11,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include "held.h"
+#include "testdir.h"
 
 /* What /bin/sh makes of the quoted word: the original string, byte for byte. */
 static void assert_shell_reads_back(const char *s)
@@ -133,6 +137,42 @@ static void test_print_findings(void **state)
 	json_decref(none);
 }
 
+/* A result counts only when it is the agent's own file about this very
+ * script and content: anything else at its name says why it does not. */
+static void test_read_result_trusts_only_the_agents_own(void **state)
+{
+	const char *dir = *state;
+	static const char sha[] = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+	int dfd = testdir_open(dir);
+	const char *why = NULL;
+	json_t *r;
+
+	r = held_read_result(dfd, "x.result.json", "x.py", sha, geteuid(), &why);
+	assert_null(r);
+	assert_string_equal(why, "the agent has not answered this script yet");
+	testdir_put(dir, "x.result.json", "{\"file\": \"y.py\", \"sha256\": \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"}");
+	r = held_read_result(dfd, "x.result.json", "x.py", sha, geteuid(), &why);
+	assert_null(r);
+	assert_string_equal(why, "its result is not about this script");
+	testdir_put(dir, "x.result.json", "not json");
+	r = held_read_result(dfd, "x.result.json", "x.py", sha, geteuid(), &why);
+	assert_null(r);
+	assert_string_equal(why, "its result is not about this script");
+	testdir_put(dir, "x.result.json", "{\"file\": \"x.py\", \"sha256\": \"bb\"}");
+	r = held_read_result(dfd, "x.result.json", "x.py", sha, geteuid(), &why);
+	assert_null(r);
+	assert_non_null(strstr(why, "has not answered the content it has now"));
+	/* Another user's file at the name. */
+	testdir_put(dir, "x.result.json", "{\"file\": \"x.py\", \"sha256\": \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"}");
+	r = held_read_result(dfd, "x.result.json", "x.py", sha, geteuid() + 1, &why);
+	assert_null(r);
+	assert_non_null(strstr(why, "is not the agent's"));
+	r = held_read_result(dfd, "x.result.json", "x.py", sha, geteuid(), &why);
+	assert_non_null(r);
+	json_decref(r);
+	close(dfd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -140,6 +180,8 @@ int main(void)
 		cmocka_unit_test(test_command),
 		cmocka_unit_test(test_top_findings),
 		cmocka_unit_test(test_print_findings),
+		cmocka_unit_test_setup_teardown(test_read_result_trusts_only_the_agents_own, testdir_setup,
+						testdir_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,30 +16,17 @@
 #include "intake.h"
 #include "testdir.h"
 
-static int open_dir(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	assert_true(fd >= 0);
-	return fd;
-}
-
-static void put(const char *dir, const char *name, const char *text)
-{
-	_cleanup_free_ char *p = xasprintf("%s/%s", dir, name);
-	assert_int_equal(fileio_write_atomic(p, text, strlen(text), 0644), 0);
-}
-
 static const struct intake_options defaults = { .max_size = 1 << 20 };
 
 static void test_regular_file_snapshot_and_hash(void **state)
 {
 	const char *dir = *state;
-	_cleanup_close_ int dfd = open_dir(dir);
+	_cleanup_close_ int dfd = testdir_open(dir);
 	struct intake_snapshot snap;
 	char want[HASH_SHA256_HEX_LEN + 1];
 	int err;
 
-	put(dir, "hello.py", "print('hi')\n");
+	testdir_put(dir, "hello.py", "print('hi')\n");
 	hash_sha256_hex("print('hi')\n", 12, want);
 	assert_int_equal(intake_read(dfd, "hello.py", &defaults, &snap, &err), INTAKE_OK);
 	assert_int_equal(snap.len, 12);
@@ -73,7 +60,7 @@ static void test_symlink_rejected_target_never_opened(void **state)
 	assert_true(ifd >= 0);
 	assert_true(inotify_add_watch(ifd, secret, IN_OPEN | IN_ACCESS) >= 0);
 
-	_cleanup_close_ int dfd = open_dir(drop);
+	_cleanup_close_ int dfd = testdir_open(drop);
 	assert_int_equal(intake_read(dfd, "x.py", &defaults, &snap, &err), INTAKE_SYMLINK);
 	assert_null(snap.data);
 	assert_int_equal(err, 0);
@@ -105,7 +92,7 @@ static void test_hard_link_rejected_never_read(void **state)
 	assert_int_equal(link(secret, link_path), 0);
 	_cleanup_close_ int ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	assert_true(inotify_add_watch(ifd, secret, IN_OPEN | IN_ACCESS) >= 0);
-	_cleanup_close_ int dfd = open_dir(drop);
+	_cleanup_close_ int dfd = testdir_open(drop);
 	assert_int_equal(intake_read(dfd, "x.py", &defaults, &snap, &err), INTAKE_HARD_LINK);
 	assert_null(snap.data);
 	assert_int_equal(snap.nlink, 2);
@@ -134,7 +121,7 @@ static void linked_during_read(void *arg, unsigned attempt)
 static void test_hard_link_made_during_the_read(void **state)
 {
 	const char *dir = *state;
-	_cleanup_close_ int dfd = open_dir(dir);
+	_cleanup_close_ int dfd = testdir_open(dir);
 	_cleanup_free_ char *p = xasprintf("%s/late.py", dir);
 	struct intake_options o = defaults;
 	struct intake_snapshot snap;
@@ -151,7 +138,7 @@ static void test_hard_link_made_during_the_read(void **state)
 static void test_fifo_directory_and_device_refused_without_blocking(void **state)
 {
 	const char *dir = *state;
-	_cleanup_close_ int dfd = open_dir(dir);
+	_cleanup_close_ int dfd = testdir_open(dir);
 	struct intake_snapshot snap;
 	int err;
 
@@ -170,7 +157,7 @@ static void test_fifo_directory_and_device_refused_without_blocking(void **state
 static void test_size_cap(void **state)
 {
 	const char *dir = *state;
-	_cleanup_close_ int dfd = open_dir(dir);
+	_cleanup_close_ int dfd = testdir_open(dir);
 	struct intake_options opts = { .max_size = 100 };
 	struct intake_snapshot snap;
 	char big[101];
@@ -178,7 +165,7 @@ static void test_size_cap(void **state)
 
 	memset(big, '#', sizeof(big) - 1);
 	big[100] = '\0';
-	put(dir, "exact.py", big); /* 100 bytes: at the cap, accepted */
+	testdir_put(dir, "exact.py", big); /* 100 bytes: at the cap, accepted */
 	assert_int_equal(intake_read(dfd, "exact.py", &opts, &snap, &err), INTAKE_OK);
 	assert_int_equal(snap.len, 100);
 	intake_snapshot_clear(&snap);
@@ -194,7 +181,7 @@ static void test_size_cap(void **state)
 static void test_vanished_and_bad_names(void **state)
 {
 	const char *dir = *state;
-	_cleanup_close_ int dfd = open_dir(dir);
+	_cleanup_close_ int dfd = testdir_open(dir);
 	struct intake_snapshot snap;
 	int err;
 
@@ -208,7 +195,7 @@ static void test_vanished_and_bad_names(void **state)
 static void test_hostile_but_valid_names_read(void **state)
 {
 	const char *dir = *state;
-	_cleanup_close_ int dfd = open_dir(dir);
+	_cleanup_close_ int dfd = testdir_open(dir);
 	static const char *const names[] = {
 		"with space.py", "new\nline.py", "-leading-dash.py", "caf\xc3\xa9.py",
 	};
@@ -216,7 +203,7 @@ static void test_hostile_but_valid_names_read(void **state)
 	int err;
 
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-		put(dir, names[i], "x = 1\n");
+		testdir_put(dir, names[i], "x = 1\n");
 		assert_int_equal(intake_read(dfd, names[i], &defaults, &snap, &err), INTAKE_OK);
 		assert_int_equal(snap.len, 6);
 		intake_snapshot_clear(&snap);
@@ -244,7 +231,7 @@ static void rewrite_after_read(void *arg, unsigned attempt)
 static void test_changed_during_read_retries_then_consistent(void **state)
 {
 	const char *dir = *state;
-	_cleanup_close_ int dfd = open_dir(dir);
+	_cleanup_close_ int dfd = testdir_open(dir);
 	struct rewrite rw = { .dfd = dfd, .rewrite_until = 1 };
 	struct intake_options opts = {
 		.max_size = 1 << 20, .retries = 3, .retry_delay_ms = 1,
@@ -253,7 +240,7 @@ static void test_changed_during_read_retries_then_consistent(void **state)
 	struct intake_snapshot snap;
 	int err;
 
-	put(dir, "busy.py", "x = 1\n");
+	testdir_put(dir, "busy.py", "x = 1\n");
 	assert_int_equal(intake_read(dfd, "busy.py", &opts, &snap, &err), INTAKE_OK);
 	/* The second read saw the version after the change, whole. */
 	assert_int_equal(snap.attempts, 2);
@@ -265,7 +252,7 @@ static void test_changed_during_read_retries_then_consistent(void **state)
 static void test_never_stable_is_unstable(void **state)
 {
 	const char *dir = *state;
-	_cleanup_close_ int dfd = open_dir(dir);
+	_cleanup_close_ int dfd = testdir_open(dir);
 	struct rewrite rw = { .dfd = dfd, .rewrite_until = 100 };
 	struct intake_options opts = {
 		.max_size = 1 << 20, .retries = 2, .retry_delay_ms = 1,
@@ -274,7 +261,7 @@ static void test_never_stable_is_unstable(void **state)
 	struct intake_snapshot snap;
 	int err;
 
-	put(dir, "busy.py", "x = 1\n");
+	testdir_put(dir, "busy.py", "x = 1\n");
 	assert_int_equal(intake_read(dfd, "busy.py", &opts, &snap, &err), INTAKE_UNSTABLE);
 	assert_int_equal(rw.calls, 3); /* first read plus two retries */
 	assert_null(snap.data);
@@ -285,13 +272,13 @@ static void test_never_stable_is_unstable(void **state)
 static void test_replaced_by_rename_keeps_opened_version(void **state)
 {
 	const char *dir = *state;
-	_cleanup_close_ int dfd = open_dir(dir);
+	_cleanup_close_ int dfd = testdir_open(dir);
 	struct intake_snapshot a, b;
 	int err;
 
-	put(dir, "r.py", "old = 1\n");
+	testdir_put(dir, "r.py", "old = 1\n");
 	assert_int_equal(intake_read(dfd, "r.py", &defaults, &a, &err), INTAKE_OK);
-	put(dir, "r.py", "new = 22\n");
+	testdir_put(dir, "r.py", "new = 22\n");
 	assert_int_equal(intake_read(dfd, "r.py", &defaults, &b, &err), INTAKE_OK);
 	assert_string_not_equal(a.sha256, b.sha256);
 	assert_int_not_equal(a.ino, b.ino);

@@ -24,19 +24,6 @@
 #include "quarantine.h"
 #include "testdir.h"
 
-static int open_dir(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	assert_true(fd >= 0);
-	return fd;
-}
-
-static void put(const char *dir, const char *name, const char *text)
-{
-	_cleanup_free_ char *p = xasprintf("%s/%s", dir, name);
-	assert_int_equal(fileio_write_atomic(p, text, strlen(text), 0644), 0);
-}
-
 /* The entries of dir whose name starts with prefix. */
 static size_t count_prefix(const char *dir, const char *prefix)
 {
@@ -54,7 +41,7 @@ static size_t count_prefix(const char *dir, const char *prefix)
 static void test_move_to_own_directory(void **state)
 {
 	const char *dir = *state;
-	_cleanup_close_ int dfd = open_dir(dir);
+	_cleanup_close_ int dfd = testdir_open(dir);
 	_cleanup_free_ char *q = xasprintf("%s/%s", dir, QUARANTINE_DIR);
 	char *to = NULL, *detail = NULL;
 	struct stat st;
@@ -62,7 +49,7 @@ static void test_move_to_own_directory(void **state)
 	assert_int_equal(quarantine_set_holder(NULL), 0);
 	assert_string_equal(quarantine_where(), QUARANTINE_DIR);
 	assert_false(quarantine_holder_reaches(dfd));
-	put(dir, "x.approve", "forged");
+	testdir_put(dir, "x.approve", "forged");
 	assert_int_equal(quarantine_move(dfd, "x.approve", &to, &detail), 0);
 	assert_null(detail);
 	/* <name>.<seconds>.<inode> under the agent's own 0700 directory. */
@@ -87,7 +74,7 @@ static void test_move_to_own_directory(void **state)
 static void test_foreign_quarantine_is_moved_aside(void **state)
 {
 	const char *dir = *state;
-	_cleanup_close_ int dfd = open_dir(dir);
+	_cleanup_close_ int dfd = testdir_open(dir);
 	_cleanup_free_ char *q = xasprintf("%s/%s", dir, QUARANTINE_DIR);
 	_cleanup_free_ char *elsewhere = xasprintf("%s/elsewhere", dir);
 	char *to = NULL, *detail = NULL;
@@ -96,7 +83,7 @@ static void test_foreign_quarantine_is_moved_aside(void **state)
 	assert_int_equal(quarantine_set_holder(NULL), 0);
 	assert_int_equal(mkdir(elsewhere, 0755), 0);
 	assert_int_equal(symlink(elsewhere, q), 0);
-	put(dir, "a.override", "forged");
+	testdir_put(dir, "a.override", "forged");
 	assert_int_equal(quarantine_move(dfd, "a.override", &to, &detail), 0);
 	assert_int_equal(lstat(q, &st), 0);
 	assert_true(S_ISDIR(st.st_mode));
@@ -106,7 +93,7 @@ static void test_foreign_quarantine_is_moved_aside(void **state)
 
 	/* Now a directory with the wrong mode. */
 	assert_int_equal(chmod(q, 0755), 0);
-	put(dir, "b.approve", "forged");
+	testdir_put(dir, "b.approve", "forged");
 	assert_int_equal(quarantine_move(dfd, "b.approve", &to, &detail), 0);
 	assert_int_equal(count_prefix(dir, QUARANTINE_DIR ".foreign."), 2);
 	assert_int_equal(lstat(q, &st), 0);
@@ -120,14 +107,14 @@ static void test_foreign_quarantine_is_moved_aside(void **state)
 static void test_holder(void **state)
 {
 	const char *dir = *state;
-	_cleanup_close_ int dfd = open_dir(dir);
+	_cleanup_close_ int dfd = testdir_open(dir);
 	_cleanup_free_ char *h = xasprintf("%s/state/quarantine", dir);
 	char *to = NULL, *detail = NULL;
 
 	assert_int_equal(quarantine_set_holder(h), 0);
 	assert_string_equal(quarantine_where(), h);
 	assert_true(quarantine_holder_reaches(dfd));
-	put(dir, "c.result.json", "forged");
+	testdir_put(dir, "c.result.json", "forged");
 	assert_int_equal(quarantine_move(dfd, "c.result.json", &to, &detail), 0);
 	assert_true(strncmp(to, h, strlen(h)) == 0 && to[strlen(h)] == '/');
 	assert_int_equal(count_prefix(h, "c.result.json."), 1);
@@ -136,19 +123,19 @@ static void test_holder(void **state)
 	/* A holder that is not the agent's own (its owner changed): not used. */
 	if (geteuid() == 0) {
 		assert_int_equal(chown(h, 65534, 65534), 0);
-		put(dir, "e.audit", "forged");
+		testdir_put(dir, "e.audit", "forged");
 		assert_int_equal(quarantine_move(dfd, "e.audit", &to, &detail), 0);
 		assert_true(strncmp(to, QUARANTINE_DIR "/", strlen(QUARANTINE_DIR "/")) == 0);
 		assert_int_equal(count_prefix(h, "e.audit."), 0);
 		free(to);
 	}
 	assert_int_equal(testdir_remove_tree(h), 0);
-	put(dir, "d.audit", "forged");
+	testdir_put(dir, "d.audit", "forged");
 	assert_int_equal(quarantine_move(dfd, "d.audit", &to, &detail), 0);
 	assert_true(strncmp(to, QUARANTINE_DIR "/", strlen(QUARANTINE_DIR "/")) == 0);
 	free(to);
 	/* A holder that cannot be made. */
-	put(dir, "file", "x");
+	testdir_put(dir, "file", "x");
 	_cleanup_free_ char *bad = xasprintf("%s/file/quarantine", dir);
 	assert_true(quarantine_set_holder(bad) < 0);
 	assert_int_equal(quarantine_set_holder(NULL), 0);
@@ -188,9 +175,9 @@ static void test_sweep(void **state)
 	assert_int_equal(mkfifo(fifo, 0644), 0);
 	assert_int_equal(mkfifo(hfifo, 0644), 0);
 	assert_int_equal(mkdir(adir, 0755), 0);
-	put(dir, "ok.approve", "");
-	put(dir, "ok.result.json", "{}");
-	put(dir, "plain.py", "print(1)\n");
+	testdir_put(dir, "ok.approve", "");
+	testdir_put(dir, "ok.result.json", "{}");
+	testdir_put(dir, "plain.py", "print(1)\n");
 
 	quarantine_sweep(dir, false, note, &seen);
 	assert_int_equal(seen.n, 1);

@@ -1,12 +1,21 @@
 #include "testdir.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <cmocka.h>
+
+#include "fileio.h"
+#include "macro.h"
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -74,4 +83,17 @@ int test_exit(int failed)
 		return 1;
 	}
 	return 77;
+}
+
+int testdir_open(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	return fd;
+}
+
+void testdir_put(const char *dir, const char *name, const char *text)
+{
+	_cleanup_free_ char *p = xasprintf("%s/%s", dir, name);
+	assert_int_equal(fileio_write_atomic(p, text, strlen(text), 0644), 0);
 }

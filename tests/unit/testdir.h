@@ -12,6 +12,11 @@ int testdir_remove_tree(const char *path);
  * stamped later than anything done before the call. What a person who
  * reads a held result and then writes an answer does by being slow. */
 void testdir_tick(void);
+/* dir opened as a directory (O_CLOEXEC); the test fails when it cannot be. */
+int testdir_open(const char *dir);
+/* dir/name written with text (atomically, mode 0644); the test fails
+ * when it cannot be. */
+void testdir_put(const char *dir, const char *name, const char *text);
 
 /* A test that cannot run here says why and returns (cmocka's skip()); the
  * program then exits with test_exit(): 77, meson's SKIP, when a test was
