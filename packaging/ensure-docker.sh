@@ -103,8 +103,8 @@ if ! command -v dockerd >/dev/null; then
 	fi
 	echo "ensure-docker.sh: installing docker.io"
 	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -q
-	apt-get install -y -q --no-install-recommends docker.io
+	apt-get -o DPkg::Lock::Timeout=600 update -q
+	apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends docker.io
 fi
 
 if [ "$(id -u)" -ne 0 ]; then

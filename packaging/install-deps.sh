@@ -17,9 +17,12 @@ packages=(
 )
 
 # One dpkg-query for all of them (one a package costs seconds on a loaded
-# machine); a package dpkg does not know is left out of its answer.
+# machine); a package dpkg does not know is left out of its answer. A
+# package whose triggers wait (man-db while another dpkg installs a package
+# with man pages) is installed: it was taken for missing, and the apt-get
+# that followed failed on the other dpkg's lock.
 installed=" $({ dpkg-query -W -f='${Package}:${Status}\n' "${packages[@]}" 2>/dev/null || true; } |
-	sed -n 's/^\([^:]*\):install ok installed$/\1/p' | tr '\n' ' ')"
+	sed -n 's/^\([^:]*\):install ok \(installed\|triggers-pending\|triggers-awaited\)$/\1/p' | tr '\n' ' ')"
 missing=()
 for p in "${packages[@]}"; do
 	case $installed in
@@ -40,5 +43,7 @@ fi
 
 echo "install-deps.sh: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -q
-apt-get install -y -q --no-install-recommends "${missing[@]}"
+# Another dpkg or apt at work (unattended upgrades, a package test): wait
+# for its lock, up to 10 minutes, rather than fail.
+apt-get -o DPkg::Lock::Timeout=600 update -q
+apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "${missing[@]}"

@@ -23,8 +23,8 @@ if ! command -v npm > /dev/null; then
 		exit 1
 	fi
 	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -q
-	apt-get install -y -q --no-install-recommends nodejs npm
+	apt-get -o DPkg::Lock::Timeout=600 update -q
+	apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends nodejs npm
 fi
 echo "install-validators.sh: installing the SARIF Multitool and Ajv into $dir/node_modules"
 npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error

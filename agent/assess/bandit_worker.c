@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -28,6 +29,7 @@ struct bandit_worker {
 	int fd;               /* our end of its stdin/stdout socket */
 	char *program;        /* the analyzers.bandit.path it was started for */
 	long long retry_at;   /* after a failed start for program */
+	bool hello_pending;   /* started ahead (prestart): its "ready" not read yet */
 };
 
 struct bandit_worker *bandit_worker_new(void)
@@ -51,6 +53,7 @@ static void worker_stop(struct bandit_worker *w)
 		close(w->fd);
 	w->pid = -1;
 	w->fd = -1;
+	w->hello_pending = false;
 }
 
 void bandit_worker_free(struct bandit_worker *w)
@@ -194,12 +197,12 @@ static int read_shebang(const char *path, char **interp, char **arg)
 	return 0;
 }
 
-static int worker_start(struct bandit_worker *w, const char *program, unsigned timeout_ms)
+/* Starts the worker's process for program; its "ready" is still to be read
+ * (worker_await()). -ENOEXEC when no worker can run for program. */
+static int worker_spawn(struct bandit_worker *w, const char *program)
 {
 	_cleanup_free_ char *path = subprocess_find_program(program);
-	_cleanup_free_ char *interp = NULL, *arg = NULL, *hello = NULL;
-	long long deadline = monoclock_ms() + timeout_ms;
-	size_t hello_len;
+	_cleanup_free_ char *interp = NULL, *arg = NULL;
 	int sv[2], r;
 
 	if (!path)
@@ -221,23 +224,50 @@ static int worker_start(struct bandit_worker *w, const char *program, unsigned t
 		return -ENOEXEC;
 	}
 	w->fd = sv[0];
-	r = recv_message(w->fd, 64, deadline, &hello, &hello_len);
-	if (r == 0 && hello_len == 5 && !memcmp(hello, "ready", 5))
+	w->hello_pending = true;
+	return 0;
+}
+
+/* Reads the started worker's "ready", within timeout_ms. */
+static int worker_await(struct bandit_worker *w, const char *program, unsigned timeout_ms)
+{
+	_cleanup_free_ char *hello = NULL;
+	size_t hello_len;
+	int r = recv_message(w->fd, 64, monoclock_ms() + timeout_ms, &hello, &hello_len);
+
+	if (r == 0 && hello_len == 5 && !memcmp(hello, "ready", 5)) {
+		w->hello_pending = false;
 		return 0;
+	}
 	worker_stop(w);
 	if (r == -ETIMEDOUT)
 		return r;
-	log_warnx("bandit worker: %s could not import Bandit's API (the interpreter on the #! "
-		  "line of %s); each job runs a one-shot %s", interp, path, program);
+	log_warnx("bandit worker: the interpreter on the #! line of %s could not import "
+		  "Bandit's API; each job runs a one-shot %s", program, program);
 	return -ENOEXEC;
 }
 
-static int report_locked(struct bandit_worker *w, const char *program, unsigned timeout_ms,
-			 const uint8_t *data, size_t len, size_t max, char **report,
-			 size_t *report_len)
+/* A new worker for program (the one before stopped), unless a failed start
+ * is too recent; started only (ready unread) when await is false. */
+static int worker_start(struct bandit_worker *w, const char *program, unsigned timeout_ms,
+			bool await)
 {
 	int r;
 
+	if (w->retry_at && monoclock_ms() < w->retry_at)
+		return -ENOEXEC;
+	free(w->program);
+	w->program = xstrdup(program);
+	r = worker_spawn(w, program);
+	if (r == 0 && await)
+		r = worker_await(w, program, timeout_ms);
+	w->retry_at = r == -ENOEXEC ? monoclock_ms() + RETRY_AFTER_MS : 0;
+	return r;
+}
+
+/* Forgets a worker that died or that was started for another program. */
+static void worker_check(struct bandit_worker *w, const char *program)
+{
 	if (w->pid > 0 && waitpid(w->pid, NULL, WNOHANG) == w->pid) {
 		w->pid = -1; /* died between requests: reaped */
 		worker_stop(w);
@@ -246,15 +276,20 @@ static int report_locked(struct bandit_worker *w, const char *program, unsigned 
 		worker_stop(w);
 		w->retry_at = 0;
 	}
-	if (w->pid < 0) {
-		if (w->retry_at && monoclock_ms() < w->retry_at)
-			return -ENOEXEC;
-		free(w->program);
-		w->program = xstrdup(program);
-		r = worker_start(w, program, timeout_ms);
+}
+
+static int report_locked(struct bandit_worker *w, const char *program, unsigned timeout_ms,
+			 const uint8_t *data, size_t len, size_t max, char **report,
+			 size_t *report_len)
+{
+	int r;
+
+	worker_check(w, program);
+	if (w->pid < 0 && (r = worker_start(w, program, timeout_ms, true)) < 0)
+		return r;
+	if (w->hello_pending && (r = worker_await(w, program, timeout_ms)) < 0) {
 		w->retry_at = r == -ENOEXEC ? monoclock_ms() + RETRY_AFTER_MS : 0;
-		if (r < 0)
-			return r;
+		return r;
 	}
 	long long deadline = monoclock_ms() + timeout_ms;
 	r = send_message(w->fd, data, len, deadline);
@@ -270,6 +305,15 @@ static int report_locked(struct bandit_worker *w, const char *program, unsigned 
 		return -EIO;
 	}
 	return 0;
+}
+
+void bandit_worker_prestart(struct bandit_worker *w, const char *program)
+{
+	pthread_mutex_lock(&w->lock);
+	worker_check(w, program);
+	if (w->pid < 0)
+		worker_start(w, program, 0, false);
+	pthread_mutex_unlock(&w->lock);
 }
 
 int bandit_worker_report(struct bandit_worker *w, const char *program, unsigned timeout_ms,

@@ -34,6 +34,13 @@ int bandit_worker_report(struct bandit_worker *w, const char *program, unsigned 
 			 const uint8_t *data, size_t len, size_t max, char **report,
 			 size_t *report_len);
 
+/* Starts the worker for program now when none runs, without waiting for
+ * it: Bandit's import (a second or more on a loaded machine) then happens
+ * while the agent waits for its first drop, not inside that drop's
+ * assessment. A failed start is not tried again for a minute, as a
+ * report's; the first report reads the worker's "ready" (timeout_ms). */
+void bandit_worker_prestart(struct bandit_worker *w, const char *program);
+
 /* The worker's process id, -1 when none runs (tests kill it). */
 pid_t bandit_worker_pid(struct bandit_worker *w);
 

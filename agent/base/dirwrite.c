@@ -267,6 +267,12 @@ int dirwrite_replace_as(int dirfd, const char *name, const void *buf, size_t len
 		/* Looked at again right before the rename: what appeared since is
 		 * refused all the same (and a rename would only replace it). */
 		r = check_target(dirfd, name, a, flags, detail);
+		/* The file it replaces is held (O_PATH) across the rename, so that
+		 * its blocks are freed at the close after it, not inside it: the
+		 * new content is in place that much sooner where freeing is slow
+		 * (a file system that discards freed blocks at once: 0.2-5 ms a
+		 * rename on an ext4 mounted with discard and no journal). */
+		_cleanup_close_ int replaced = r >= 0 ? openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC) : -1;
 		if (r >= 0 && renameat(dirfd, tmp, dirfd, name) < 0) {
 			r = -errno;
 			*detail = xasprintf("cannot rename the new file into place: %s", strerror(-r));

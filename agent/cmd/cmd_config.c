@@ -14,6 +14,7 @@ static void config_usage(FILE *out)
 	fprintf(out,
 		"Usage: mai-agent config check [--config-dir DIR]\n"
 		"       mai-agent config keys\n"
+		"       mai-agent config seccomp\n"
 		"\n"
 		"check  loads agent.yaml, security.yaml, sandbox.yaml and audit.yaml from the\n"
 		"       configuration directory, prints the effective configuration (every key,\n"
@@ -21,6 +22,10 @@ static void config_usage(FILE *out)
 		"       which seccomp profile every sandbox container gets.\n"
 		"       A bad file gives one error 'file:line:col: what is wrong; expected ...'.\n"
 		"keys   lists every key with its type, range, default and meaning.\n"
+		"seccomp prints the seccomp profile every sandbox container gets, as the JSON\n"
+		"       that dockerd's \"seccomp-profile\" takes: the default profile of a Swarm\n"
+		"       node, where the Engine API cannot send it with each run\n"
+		"       (docs/SCALING.md).\n"
 		"\n"
 		"The directory is --config-dir DIR, else $%s, else %s\n"
 		"(a file missing from it means that file's defaults).\n"
@@ -96,16 +101,17 @@ int cmd_config(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "check") == 0)
 		return config_check(argc - 1, argv + 1);
-	if (strcmp(argv[1], "keys") == 0) {
+	if (strcmp(argv[1], "keys") == 0 || strcmp(argv[1], "seccomp") == 0) {
 		if (cmd_wants_help(argc - 1, argv + 1)) {
 			config_usage(stdout);
 			return MAI_EXIT_OK;
 		}
-		_cleanup_free_ char *text = config_describe();
-		fputs(text, stdout);
+		_cleanup_free_ char *text = strcmp(argv[1], "keys") == 0 ? config_describe()
+									  : sandbox_seccomp_profile();
+		printf("%s%s", text, strcmp(argv[1], "keys") == 0 ? "" : "\n");
 		return MAI_EXIT_OK;
 	}
-	log_errorx("config: unknown action '%s'; expected 'check' or 'keys' "
+	log_errorx("config: unknown action '%s'; expected 'check', 'keys' or 'seccomp' "
 		   "(see 'mai-agent config --help')", argv[1]);
 	return MAI_EXIT_USAGE;
 }

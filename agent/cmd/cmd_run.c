@@ -697,6 +697,10 @@ int cmd_run(int argc, char **argv)
 	rules = NULL;
 	sc.log = log;
 	sc.bandit = bandit_worker_new();
+	/* Bandit's import (seconds on a loaded machine) while the agent waits
+	 * for its first drop, not inside that drop's assessment. */
+	if (cfg->security.analyzers.bandit.enabled)
+		bandit_worker_prestart(sc.bandit, cfg->security.analyzers.bandit.path);
 	struct daemon_stages stages = { .assess = stage_assess, .execute = stage_execute,
 					.answered = stage_answered,
 					.audit = stage_audit,

@@ -206,6 +206,37 @@ enum docker_error docker_swarm_list_by_label(struct docker *d, enum docker_swarm
 	return e;
 }
 
+enum docker_error docker_service_stop(struct docker *d, const char *service_id, char **err)
+{
+	_cleanup_free_ char *esc = docker_escape(service_id);
+	_cleanup_free_ char *path = xasprintf("/services/%s", esc);
+	_cleanup_free_ char *spec = NULL;
+	struct docker_http_reply r;
+	int64_t version = 0;
+	enum docker_error e = docker_call(d, "GET", path, NULL, 0, &r, err);
+
+	if (e)
+		return e;
+	if (r.status == 404) {
+		docker_http_reply_clear(&r);
+		return DOCKER_OK;
+	}
+	e = r.status == 200 ? docker_swarm_codec_stop_spec(r.body, r.len, &version, &spec, err)
+			    : docker_status_error("inspect a service", &r, err);
+	docker_http_reply_clear(&r);
+	if (e)
+		return e;
+	_cleanup_free_ char *update = xasprintf("/services/%s/update?version=%lld", esc,
+						(long long)version);
+	e = docker_call(d, "POST", update, spec, 0, &r, err);
+	if (e)
+		return e;
+	if (r.status != 200 && r.status != 404)
+		e = docker_status_error("update a service", &r, err);
+	docker_http_reply_clear(&r);
+	return e;
+}
+
 enum docker_error docker_swarm_remove(struct docker *d, enum docker_swarm_kind kind,
 				      const char *id, char **err)
 {

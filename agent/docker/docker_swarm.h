@@ -47,12 +47,16 @@ struct docker_service_params {
 	int64_t memory_bytes, nano_cpus, pids_limit;
 	int64_t tmpfs_bytes;     /* a tmpfs at /tmp (Docker mounts it noexec,nosuid,nodev) */
 	int64_t nofile, fsize_bytes;
+	int64_t core_bytes;      /* RLIMIT_CORE, soft and hard */
 	/* Per-uid kernel quotas of the run's uid (ulimits); 0: the node's
 	 * default. */
 	int64_t sigpending, msgqueue_bytes, memlock_bytes;
 	/* A config mounted read-only as a file. */
 	const char *config_id, *config_name, *config_target, *config_uid, *config_gid;
 	const char *network_id;  /* NULL: none */
+	/* A directory of the node mounted read-only (a probe's look at the
+	 * node's own files); NULL: none. */
+	const char *bind_source, *bind_target;
 	const char *const *constraints; /* NULL-terminated placement constraints */
 	int64_t log_max_bytes;   /* json-file max-size; two files are kept */
 };
@@ -95,6 +99,14 @@ enum docker_swarm_kind { DOCKER_SWARM_SERVICE, DOCKER_SWARM_CONFIG, DOCKER_SWARM
 enum docker_error docker_swarm_list_by_label(struct docker *d, enum docker_swarm_kind kind,
 					     const char *key, const char *value, char ***ids,
 					     size_t *n, char **err);
+/* A placement constraint no node meets. */
+#define DOCKER_SWARM_NO_NODE "node.id==mai-stopped"
+/* Stops the service's running task: its spec updated with the constraint
+ * DOCKER_SWARM_NO_NODE, which makes the swarm shut down a task on a node
+ * that no longer meets it. Removing a replicated-job service does not
+ * (Docker 20.10: its task's container runs on). A service gone is not an
+ * error. The task's end is to be waited for (docker_service_tasks()). */
+enum docker_error docker_service_stop(struct docker *d, const char *service_id, char **err);
 /* One gone (or a network the swarm is already deleting) is not an error. */
 enum docker_error docker_swarm_remove(struct docker *d, enum docker_swarm_kind kind,
 				      const char *id, char **err);

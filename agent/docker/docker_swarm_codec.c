@@ -62,17 +62,26 @@ char *docker_swarm_codec_service_body(const struct docker_service_params *p)
 {
 	json_t *ulimits = json_pack("[o, o, o]", docker_codec_ulimit("nofile", p->nofile),
 				    docker_codec_ulimit("fsize", p->fsize_bytes),
-				    docker_codec_ulimit("core", 0));
+				    docker_codec_ulimit("core", p->core_bytes));
 	docker_codec_quota_ulimits(ulimits, p->sigpending, p->msgqueue_bytes, p->memlock_bytes);
 	json_t *mounts = json_pack("[{s:s, s:s, s:{s:I, s:i}}]", "Type", "tmpfs", "Target", "/tmp",
 				   "TmpfsOptions", "SizeBytes", (json_int_t)p->tmpfs_bytes, "Mode",
 				   01777);
+	if (p->bind_source && p->bind_target)
+		json_array_append_new(mounts, json_pack("{s:s, s:s, s:s, s:b}", "Type", "bind",
+							"Source", p->bind_source, "Target",
+							p->bind_target, "ReadOnly", 1));
 	/* The task's container carries the service's labels too: a node's own
 	 * engine (docker ps, its events) says whose run and which job it is. */
-	json_t *cs = json_pack("{s:s, s:o, s:o, s:s, s:s, s:b, s:b, s:[s], s:o, s:o, s:o}",
+	/* No docker-init: the command is the container's init itself (the
+	 * Swarm supervisor, out of its script's reach). Stopped with SIGKILL:
+	 * an init without handlers ignores SIGTERM, and a run is stopped only
+	 * at its deadline, a cap or the agent's stop. */
+	json_t *cs = json_pack("{s:s, s:o, s:o, s:s, s:s, s:b, s:b, s:s, s:[s], s:o, s:o, s:o}",
 			       "Image", p->image, "Command", docker_codec_strv(p->cmd),
 			       "Env", docker_codec_strv(p->env), "User", p->user, "Dir", p->workdir,
-			       "ReadOnly", 1, "Init", 1, "CapabilityDrop", "ALL",
+			       "ReadOnly", 1, "Init", 0, "StopSignal", "SIGKILL",
+			       "CapabilityDrop", "ALL",
 			       "Ulimits", ulimits, "Mounts", mounts, "Labels",
 			       docker_codec_labels(p->labels, p->n_labels));
 	json_t *file = json_pack("{s:s, s:s, s:s, s:i}", "Name", p->config_target, "UID",
@@ -93,9 +102,43 @@ char *docker_swarm_codec_service_body(const struct docker_service_params *p)
 				 "max-file", "2");
 	if (p->network_id)
 		json_object_set_new(task, "Networks", json_pack("[{s:s}]", "Target", p->network_id));
-	return dump(json_pack("{s:s, s:o, s:o, s:{s:{s:i, s:i}}}", "Name", p->name, "Labels",
-			      docker_codec_labels(p->labels, p->n_labels), "TaskTemplate", task,
-			      "Mode", "ReplicatedJob", "MaxConcurrent", 1, "TotalCompletions", 1));
+	/* DNS round robin, not a virtual IP: nothing calls a run by its
+	 * service's name, and a VIP costs every node the task lands on a load
+	 * balancer's rules (IPVS, iptables marks) set up and torn down per run. */
+	return dump(json_pack("{s:s, s:o, s:o, s:{s:{s:i, s:i}}, s:{s:s}}", "Name", p->name,
+			      "Labels", docker_codec_labels(p->labels, p->n_labels),
+			      "TaskTemplate", task, "Mode", "ReplicatedJob", "MaxConcurrent", 1,
+			      "TotalCompletions", 1, "EndpointSpec", "Mode", "dnsrr"));
+}
+
+enum docker_error docker_swarm_codec_stop_spec(const char *body, size_t len, int64_t *version,
+					       char **spec, char **err)
+{
+	const char *w = "inspect a service";
+	json_t *j = docker_codec_load_object(body, len, w, err), *s, *t, *p, *c;
+
+	*spec = NULL;
+	if (!j)
+		return DOCKER_ERR_PROTOCOL;
+	json_t *v = docker_codec_get_object(j, "Version", true, w, err);
+	s = v ? docker_codec_get_object(j, "Spec", true, w, err) : NULL;
+	if (!s || docker_codec_get_int(v, "Index", true, version, w, err) < 0) {
+		json_decref(j);
+		return DOCKER_ERR_PROTOCOL;
+	}
+	t = json_object_get(s, "TaskTemplate");
+	if (!json_is_object(t))
+		json_object_set_new(s, "TaskTemplate", t = json_object());
+	p = json_object_get(t, "Placement");
+	if (!json_is_object(p))
+		json_object_set_new(t, "Placement", p = json_object());
+	c = json_object_get(p, "Constraints");
+	if (!json_is_array(c))
+		json_object_set_new(p, "Constraints", c = json_array());
+	json_array_append_new(c, json_string(DOCKER_SWARM_NO_NODE));
+	*spec = json_dumps(s, JSON_COMPACT);
+	json_decref(j);
+	return DOCKER_OK;
 }
 
 enum docker_error docker_swarm_codec_parse_id(const char *body, size_t len, const char *what,

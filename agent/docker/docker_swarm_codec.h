@@ -27,5 +27,10 @@ enum docker_error docker_swarm_codec_parse_nodes(const char *body, size_t len,
 enum docker_error docker_swarm_codec_parse_tasks(const char *body, size_t len,
 						 struct docker_swarm_task **tasks, size_t *n,
 						 char **err);
+/* From a service's inspect reply: its version (*version) and its spec with
+ * the placement constraint DOCKER_SWARM_NO_NODE added (*spec, caller
+ * frees), the body of the update that stops its tasks. */
+enum docker_error docker_swarm_codec_stop_spec(const char *body, size_t len, int64_t *version,
+					       char **spec, char **err);
 
 #endif

@@ -12,6 +12,7 @@
 #include "macro.h"
 #include "monoclock.h"
 #include "sandbox_bootstrap.h"
+#include "sandbox_core.h"
 #include "sandbox_deps.h"
 #include "sandbox_engine.h"
 #include "sandbox_engine_docker.h"
@@ -299,7 +300,7 @@ static int run_job(void *arg, const struct sandbox_job *job, const struct sandbo
 	const struct sandbox_engine_spec spec = {
 		.trust = job->trust, .job_label = job->job_id, .limits = want,
 		.host_pids = sandbox_trust_host_pids(sb->trust, job->trust, want.pids),
-		.image = image, .program = mode->program ? mode->program : sandbox_bootstrap,
+		.core_bytes = SANDBOX_CORE_LIMIT, .image = image, .program = mode->program ? mode->program : sandbox_bootstrap,
 		.bootstrap = !mode->program, .network = network,
 		.deps_tmpfs_bytes = deps ? pip->install_size : 0,
 		/* Warm containers are plain: default image, the level's network. */

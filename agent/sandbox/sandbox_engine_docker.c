@@ -56,6 +56,7 @@ struct sandbox_engine_run {
 	size_t input_len;
 	bool bootstrap, have_state;
 	bool script_marked; /* the script's stage is over (stagetime) */
+	bool counted;       /* the cgroup's counters were read at the script's end */
 	int64_t code;
 };
 
@@ -340,7 +341,9 @@ static int take_warm(struct docker_engine *e, enum trust trust, const struct san
 
 /* The script has ended (the bootstrap waits for stdin to close, or the
  * init has exited, whichever is seen first): the script's stage is over,
- * and the cgroup's counters are read before Docker removes it. */
+ * and the cgroup's counters are read before Docker removes it, once: read
+ * while the bootstrap held, they are not read again when its exit is seen
+ * (sandbox_usage_stop() reads them a last time after the end). */
 static void sample_at_end(void *arg)
 {
 	struct sandbox_engine_run *run = arg;
@@ -349,7 +352,8 @@ static void sample_at_end(void *arg)
 		stagetime_mark(STAGE_SCRIPT);
 		run->script_marked = true;
 	}
-	sandbox_usage_end(&run->usage);
+	if (!run->counted)
+		run->counted = sandbox_usage_end(&run->usage);
 }
 
 /* The bootstrap holds after its markers: the counters are read, then its

@@ -5,12 +5,19 @@
 #include <string.h>
 #include <time.h>
 
+#include "docker_swarm.h"
 #include "macro.h"
 
 const char *docker_env_socket(void)
 {
 	const char *s = getenv("DOCKER_SOCKET");
 	return s && *s ? s : DOCKER_DEFAULT_SOCKET;
+}
+
+bool docker_env_swarm(void)
+{
+	const char *s = getenv("MAI_TEST_SWARM");
+	return s && strcmp(s, "1") == 0;
 }
 
 const char *docker_env_image(void)
@@ -62,6 +69,19 @@ size_t docker_env_count_ours(struct docker *d)
 	char **ids = NULL;
 	size_t n = 0;
 
+	if (docker_env_swarm()) {
+		size_t total = 0;
+		for (int k = DOCKER_SWARM_SERVICE; k <= DOCKER_SWARM_NETWORK; k++) {
+			if (docker_swarm_list_by_label(d, (enum docker_swarm_kind)k, "mai.instance",
+						       docker_env_instance(), &ids, &n, &err)) {
+				fprintf(stderr, "listing the swarm's objects failed: %s\n", err);
+				exit(1);
+			}
+			docker_strv_free(ids);
+			total += n;
+		}
+		return total;
+	}
 	if (docker_container_list_by_label(d, "mai.instance", docker_env_instance(), &ids, &n, &err)) {
 		fprintf(stderr, "listing containers failed: %s\n", err);
 		exit(1);

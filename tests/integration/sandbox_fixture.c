@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "docker_env.h"
+#include "swarm_engine.h"
 
 struct docker *docker;
 struct sandbox *sb;
@@ -16,6 +17,16 @@ void test_options(struct sandbox_options *o)
 	o->socket_path = docker_env_socket();
 	o->image = docker_env_image();
 	o->instance_id = docker_env_instance();
+	if (docker_env_swarm()) {
+		static char host[512];
+		const char *label = getenv("MAI_TEST_SWARM_LABEL");
+		snprintf(host, sizeof(host), "unix://%s", docker_env_socket());
+		o->engine.ops = &swarm_engine;
+		o->engine.host = host;
+		o->engine.node_label_key = label && *label ? label : NULL;
+		/* Placement on a machine loaded by other work: minutes. */
+		o->engine.probe_timeout_ms = 180000;
+	}
 	for (int t = 0; t < TRUST_COUNT; t++) {
 		struct sandbox_limits *l = &o->trust[t].base;
 		l->memory_bytes = 96LL << 20;

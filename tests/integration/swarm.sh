@@ -41,13 +41,25 @@ set -u
 SRC=${MAI_SOURCE_ROOT:?MAI_SOURCE_ROOT must name the source tree}
 
 on_exit() {
-	[ -n "${EX_PID:-}" ] && kill -TERM "$EX_PID" 2>/dev/null && wait "$EX_PID" 2>/dev/null
+	[ -n "${SW_USER:-}" ] && userdel "$SW_USER"
+	# A test cut short (its timeout): the examples' script and its 'mai-agent
+	# submit's wait in the foreground, and would leave their agent running;
+	# every agent of this test has its log under $T.
+	if [ -n "${EX_PID:-}" ]; then
+		for p in $(ps -o pid= --ppid "$EX_PID"); do
+			kill -TERM "$p" 2>/dev/null
+		done
+		kill -TERM "$EX_PID" 2>/dev/null
+	fi
+	kill_agents
+	[ -n "${EX_PID:-}" ] && wait "$EX_PID" 2>/dev/null
 	if [ -n "${KILL9_PID:-}" ]; then
 		kill -TERM "$KILL9_PID" 2>/dev/null
 		kpid=$(cat "$T/kill9/agent.pid" 2>/dev/null)
 		[ -n "$kpid" ] && kill -TERM "$kpid" 2>/dev/null
 		wait "$KILL9_PID" 2>/dev/null
 	fi
+	[ -n "${HOSTILE_PID:-}" ] && kill -TERM "$HOSTILE_PID" 2>/dev/null && wait "$HOSTILE_PID" 2>/dev/null
 	if [ -n "${REMOTE_PID:-}" ]; then
 		kill -TERM "$REMOTE_PID" 2>/dev/null
 		# The remote check's agent (its subshell's child) when it broke off.
@@ -55,7 +67,15 @@ on_exit() {
 		[ -n "$rpid" ] && kill -TERM "$rpid" 2>/dev/null
 		wait "$REMOTE_PID" 2>/dev/null
 	fi
+	# (again: a subshell cut short may have started one since)
+	kill_agents
 	swarm_down
+}
+
+kill_agents() {
+	for p in $(ps -eo pid=,args= | awk -v a="$AGENT run --log-file $T/" 'index($0, a) { print $1 }'); do
+		[ "$p" != "${PID:-}" ] && kill -TERM "$p" 2>/dev/null
+	done
 }
 
 [ "$(id -u)" = 0 ] || skip "a swarm of private dockerds needs root"
@@ -64,6 +84,8 @@ for c in ip nsenter unshare dockerd docker flock runsc openssl; do
 done
 [ -s "$("$SRC/packaging/sandbox-image/build.sh" --print-cache)" ] ||
 	skip "no cached sandbox root filesystem: run packaging/sandbox-image/build.sh once"
+[ -s "$("$SRC/packaging/sandbox-image/build.sh" --variant pip --print-cache)" ] ||
+	skip "no cached pip sandbox root filesystem: run packaging/sandbox-image/build.sh --variant pip once"
 
 # uid_quarter N: this test's uid range (agent_start.sh: 1024 uids from
 # $_uid_first) cut to its quarter N (0-3) in AGENT_SANDBOX_YAML. Each of
@@ -86,17 +108,41 @@ if ! swarm_up; then
 	exit 1
 fi
 echo "swarm up in $((($(date +%s%N) - t0) / 1000000)) ms"
+# The examples' agent and the kill -9 check's agent name their levels' nodes
+# by labels of their own (engine.node_label): each probes only the nodes of
+# the levels it runs (a probe is a whole run: service, network, task).
+# The hostile set likewise (mai.ho).
+# Spread over the nodes: a node sets up each run's network one at a time,
+# which on a loaded machine holds the runs queued on it in 'preparing'.
+sw_docker 1 node update --label-add mai.ex=trusted "$SW_NODE_ID1" > /dev/null &&
+	sw_docker 1 node update --label-add mai.ex=standard --label-add mai.k9=trusted \
+		--label-add mai.ho=trusted "$SW_NODE_ID2" > /dev/null &&
+	sw_docker 1 node update --label-add mai.ho=untrusted "$SW_NODE_ID3" > /dev/null ||
+	fail "cannot label the nodes for the examples', the kill -9 check's and the hostile set's agents"
+# Placement (and a probe) may take minutes on a machine loaded by other
+# work: a node sets up the runs' networks one at a time.
 ENGINE="engine:
   mode: swarm
-  host: unix://$SW_SOCK1"
+  host: unix://$SW_SOCK1
+  probe_timeout: 180s"
 
 # --- the examples, by examples_run.sh's own checks, beside the rest ---
 # A Swarm run costs a second or two more than a local one (a service, a
 # network, a task), and the swarm's nodes share this machine: submit waits
 # longer for each answer than examples_run.sh's 90 s.
-MAI_ENGINE_YAML=$ENGINE MAI_AGENT_YAML='workers: 4' MAI_SUBMIT_TIMEOUT=240 \
+MAI_ENGINE_YAML="$ENGINE
+  node_label: mai.ex" MAI_AGENT_YAML='workers: 4' MAI_SUBMIT_TIMEOUT=240 TMPDIR=$T \
 	sh "$SRC/tests/integration/examples_run.sh" > "$T/examples.log" 2>&1 &
 EX_PID=$!
+
+# --- the hostile set (tests/integration/hostile/, the C test
+# test_hostile.c) through Swarm, beside the rest: the same program and
+# expectations as against the local engine, its runs at once on node 2
+# (runc) and node 3 (gVisor), named by labels of its own. ---
+MAI_TEST_SWARM=1 MAI_TEST_SWARM_LABEL=mai.ho DOCKER_SOCKET=$SW_SOCK1 \
+	MAI_SANDBOX_PIP_IMAGE=mai-sandbox-pip:latest \
+	"${MAI_BUILD_ROOT:?}/tests/integration/itest_hostile" > "$T/hostile.log" 2>&1 &
+HOSTILE_PID=$!
 
 # --- a remote Docker engine (node 1's dockerd on tcp://:2376 with
 # --tlsverify) used by an agent in the client namespace: plain TCP is
@@ -152,45 +198,44 @@ chmod +x "$T/agent-client"
 ) > "$T/remote.log" 2>&1 &
 REMOTE_PID=$!
 
-# tasks_on WHAT NODE_ID [STATE]: waits (up to 180 s: a loaded machine)
-# until a job's run of the agent whose state directory is STATE (default
-# this test's own, $T/state) (not a probe) runs on the node, then prints its address on its own
-# network (WHAT addr) or how many run there (WHAT count); prints nothing
-# (addr) or 0 (count) when none came.
-cat > "$T/tasks.py" <<'PY'
-import http.client, json, socket, sys, time, urllib.parse
-sock, instance, what, node = sys.argv[1:5]
+# started_on N SINCE [STATE]: waits (up to 180 s: a loaded machine) on node
+# N's own event stream from SINCE (date +%s, taken before the drop) until a
+# container of a job's run (not a probe) of the agent whose state directory
+# is STATE (default this test's own, $T/state) starts there, then prints its
+# address on the run's network; prints nothing when none came. A blocking
+# read of the node's events: no polling of the manager, whose every look at
+# the tasks costs it milliseconds of CPU.
+cat > "$T/started.py" <<'PY'
+import http.client, json, socket, sys, urllib.parse
+sock, instance, since = sys.argv[1:4]
 class Unix(http.client.HTTPConnection):
     def connect(self):
         self.sock = socket.socket(socket.AF_UNIX)
+        self.sock.settimeout(180)
         self.sock.connect(sock)
-def get(path):
-    c = Unix("localhost", timeout=10)
-    c.request("GET", path)
-    r = json.loads(c.getresponse().read())
-    c.close()
-    return r
-q = urllib.parse.quote(json.dumps({"label": ["mai.instance=" + instance]}))
-end = time.monotonic() + 180
-while time.monotonic() < end:
-    ids = [s["ID"] for s in get("/v1.41/services?filters=" + q)
-           if s["Spec"]["Labels"].get("mai.job") != "probe"]
-    tq = urllib.parse.quote(json.dumps({"service": ids, "node": [node]}))
-    tasks = [t for t in (get("/v1.41/tasks?filters=" + tq) if ids else [])
-             if t["Status"]["State"] == "running"]
-    if tasks and what == "count":
-        print(len(tasks))
-        sys.exit(0)
-    for t in tasks:
-        for n in t.get("NetworksAttachments") or []:
-            for a in n.get("Addresses") or []:
-                print(a.split("/")[0])
-                sys.exit(0)
-    time.sleep(0.1)
-print(0 if what == "count" else "")
+f = urllib.parse.quote(json.dumps({"type": ["container"], "event": ["start"],
+                                   "label": ["mai.instance=" + instance]}))
+c = Unix("localhost")
+c.request("GET", "/v1.41/events?since=%s&filters=%s" % (since, f))
+r = c.getresponse()
+try:
+    while True:
+        line = r.readline()
+        if not line:
+            break
+        ev = json.loads(line)
+        if ev["Actor"]["Attributes"].get("mai.job") == "probe":
+            continue
+        i = Unix("localhost")
+        i.request("GET", "/v1.41/containers/%s/json" % ev["Actor"]["ID"])
+        nets = json.loads(i.getresponse().read())["NetworkSettings"]["Networks"] or {}
+        print(next((n["IPAddress"] for n in nets.values() if n.get("IPAddress")), "none"))
+        break
+except socket.timeout:
+    pass
 PY
-tasks_on() {
-	python3 "$T/tasks.py" "$SW_SOCK1" "${3:-$T/state}" "$1" "$2"
+started_on() {
+	python3 "$T/started.py" "$SW_RUN/n$1.sock" "${3:-$T/state}" "$2"
 }
 
 # live_networks FILTER: how many networks the manager lists for FILTER that
@@ -217,9 +262,9 @@ none_left() {
 	[ "$left" = 0 ] || fail "$left network(s) $2"
 }
 
-# --- an agent of its own (beside the rest: it uses the trusted node, as
-# the others do, and its own instance) killed with SIGKILL while a burst
-# of its runs is on node 1; the next start sweeps what the killed one left
+# --- an agent of its own (beside the rest: its own instance, and node 2 as
+# its trusted node, by its own label) killed with SIGKILL while a burst
+# of its runs is on node 2; the next start sweeps what the killed one left
 # in the swarm (its services, configs and networks are named after its
 # pid), records the runs it had in flight as interrupted and runs them
 # again: each script answered once, and no run started on a node without
@@ -230,17 +275,18 @@ none_left() {
 	K=$T/kill9
 	fails=0
 	uid_quarter 1
-	MAI_ENGINE_YAML=$ENGINE MAI_AGENT_YAML='workers: 4' agent_setup "$K" || exit 1
+	MAI_ENGINE_YAML="$ENGINE
+  node_label: mai.k9" MAI_AGENT_YAML='workers: 4' agent_setup "$K" || exit 1
 	agent_start "$K"
 	[ -n "$AGENT_PID" ] || { fail "the kill -9 check's agent did not start"; cat "$K/agent.log" >&2; exit 1; }
 	echo "$AGENT_PID" > "$K/agent.pid"
 	k0=$(date +%s)
-	for i in 1 2 3; do
+	for i in 1 2; do
 		printf 'import time\ntime.sleep(4)\nprint("kill %d")\n' "$i" > "$K/drop/.k$i"
 		mv "$K/drop/.k$i" "$K/drop/kill$i.py"
 	done
-	[ "$(tasks_on count "$SW_NODE_ID1" "$K/state")" -gt 0 ] ||
-		fail "kill -9: no run of the burst started on node 1"
+	[ -n "$(started_on 2 "$k0" "$K/state")" ] ||
+		fail "kill -9: no run of the burst started on node 2"
 	old_tag=mai-$(printf '%s' "$K/state" | sha256sum | cut -c1-8)-$AGENT_PID-
 	kill -KILL "$AGENT_PID"
 	wait "$AGENT_PID" 2>/dev/null
@@ -248,7 +294,7 @@ none_left() {
 	[ -n "$AGENT_PID" ] || { fail "the agent did not start again after kill -9"; cat "$K/agent.log" >&2; exit 1; }
 	echo "$AGENT_PID" > "$K/agent.pid"
 	none_left "name=$old_tag" "of the killed agent left after the next start's sweep (kill -9)"
-	for i in 1 2 3; do
+	for i in 1 2; do
 		wait_field "$K/drop/kill$i.result.json" state completed 240 > /dev/null
 		[ "$(field "$K/drop/kill$i.result.json" execution.stdout.text)" = "kill $i" ] ||
 			fail "kill$i.py: $(field "$K/drop/kill$i.result.json" execution.stdout.text)"
@@ -259,7 +305,7 @@ none_left() {
 			--filter event=start --filter "label=mai.instance=$K/state" \
 			--format '{{index .Actor.Attributes "mai.job"}}'
 	done > "$K/starts"
-	for i in 1 2 3; do
+	for i in 1 2; do
 		printf 'kill%d.py %s\n' "$i" "$(sha256sum < "$K/drop/kill$i.py" | cut -d' ' -f1)"
 	done > "$K/jobs"
 	python3 - "$K/state/audit" "$K/jobs" "$K/starts" > "$K/counts" <<'PY'
@@ -351,17 +397,13 @@ uids=$(grep -h '"type":"engine_nodes"' "$T/state/audit/"seg-*.log | head -n 1 |
 	fail "the probes did not run as three uids of the range $_uid_first-$((_uid_first + 255)): $uids"
 
 phase "runs"
-# --- at once: a run that names its node; one that starts more threads than
-# its level's pids (128), which must end at the pids limit as locally; and
-# one that listens on its own network (standard: the runc node) until the
-# agent stops ---
-printf 'print("placed")\n' > "$T/drop/where.py"
-# A flood past stdout_max (1 MiB) that would print until its deadline
-# (trusted: 90 s here): the agent reads a running task's logs every second
-# and ends it at the cap, well before its deadline (about 2 s quiet; 27 s
-# was seen with the whole suite beside it, each read of its megabytes of
-# logs slowed as much as the flood).
-printf 'import sys\nwhile True:\n    sys.stdout.write("x" * 1023 + "\\n")\n' > "$T/drop/flood.py"
+# --- at once: a run that starts more threads than its level's pids (128),
+# which must end at the pids limit as locally, and names its node (trusted:
+# node 1); and one that listens on its own network (standard: the runc
+# node) until the agent stops. (The output cap on Swarm is the examples'
+# output_flood.py: through Swarm it must end output_limit, not at its
+# 10 s deadline.) ---
+r0=$(date +%s)
 cat > "$T/drop/threads.py" <<'PY'
 import threading, time
 for i in range(200):
@@ -384,7 +426,7 @@ except OSError:
     print("nobody came")
 PY
 # The listener's address on its own network, once its task runs.
-addr=$(tasks_on addr "$SW_NODE_ID2")
+addr=$(started_on 2 "$r0")
 [ -n "$addr" ] || fail "listener.py: its task's address was not found"
 # --- isolation: while it listens, another run on the same node tries it,
 # the nodes' addresses and the outside ---
@@ -405,22 +447,44 @@ out=$(field "$T/drop/prober.result.json" execution.stdout.text)
 	fail "prober.py reached what it must not (listener at $addr): $out"
 [ "$(field "$T/drop/prober.result.json" execution.engine.node)" = maisw-n2 ] ||
 	fail "prober.py: node '$(field "$T/drop/prober.result.json" execution.engine.node)', expected maisw-n2 (the standard node)"
-wait_final "$T/drop/where.result.json" 180
 wait_final "$T/drop/threads.result.json" 180
-[ "$(field "$T/drop/where.result.json" execution.engine.node)" = maisw-n1 ] ||
-	fail "where.py: node '$(field "$T/drop/where.result.json" execution.engine.node)', expected maisw-n1 (the trusted node)"
-[ "$(field "$T/drop/where.result.json" execution.engine.usage_from)" = task ] ||
-	fail "where.py: usage_from is not task"
+[ "$(field "$T/drop/threads.result.json" execution.engine.node)" = maisw-n1 ] ||
+	fail "threads.py: node '$(field "$T/drop/threads.result.json" execution.engine.node)', expected maisw-n1 (the trusted node)"
+[ "$(field "$T/drop/threads.result.json" execution.engine.usage_from)" = task ] ||
+	fail "threads.py: usage_from is not task"
 [ "$(field "$T/drop/threads.result.json" verdict)" = pids_limit ] ||
 	fail "threads.py: verdict '$(field "$T/drop/threads.result.json" verdict)', expected pids_limit"
-wait_final "$T/drop/flood.result.json" 180
-[ "$(field "$T/drop/flood.result.json" verdict)" = output_limit ] ||
-	fail "flood.py: verdict '$(field "$T/drop/flood.result.json" verdict)', expected output_limit"
-# (wall_ms: from the task seen running, not its placement.)
-flood_ms=$(field "$T/drop/flood.result.json" execution.wall_ms)
-[ "${flood_ms:-90000}" -lt 80000 ] ||
-	fail "flood.py ran ${flood_ms} ms: it was not stopped at its output cap before its 90 s deadline"
 
+phase "a node whose probe fails"
+# --- (beside the examples, the kill -9 check and the hostile set, whose
+# agents name their nodes by labels of their own) a runc node labelled
+# untrusted fails its probe and is not used, and 'mai-agent
+# status' says why; an overridden BLOCKED script runs untrusted on the gVisor
+# node. The running agent sees the new label when it next places a run.
+# Meanwhile an account of the nodes (this machine's /etc, which the nodes
+# share) has a uid of this agent's range: node 2's probe says so too (node
+# 3 was proven before it came; the other agents' ranges are not this one). ---
+SW_USER=maisw$$
+useradd -M -N -l -s /usr/sbin/nologin -u "$((_uid_first + 255))" "$SW_USER" ||
+	fail "cannot add the account $SW_USER"
+sw_docker 1 node update --label-add mai.trust=untrusted "$SW_NODE_ID2" > /dev/null ||
+	fail "cannot relabel node 2"
+printf 'import os, base64\nexec(base64.b64decode("cHJpbnQob3MudW5hbWUoKS5yZWxlYXNlKQ=="))\n' > "$T/drop/blocked.py"
+wait_field "$T/drop/blocked.result.json" state blocked 90
+printf 'the test lets it run untrusted\n' > "$T/drop/blocked.override"
+wait_field "$T/drop/blocked.result.json" state completed 240
+[ "$(field "$T/drop/blocked.result.json" execution.engine.node)" = maisw-n3 ] ||
+	fail "blocked.py: node '$(field "$T/drop/blocked.result.json" execution.engine.node)', expected maisw-n3 (the gVisor node)"
+[ "$(field "$T/drop/blocked.result.json" execution.stdout.text)" = "4.4.0" ] ||
+	fail "blocked.py: gVisor's kernel did not answer: $(field "$T/drop/blocked.result.json" execution.stdout.text)"
+status_until gvisor_kernel '^node maisw-n2 (untrusted, ready): not used'
+# The new round of probes is in the audit log too.
+grep -h '"type":"engine_nodes"' "$T/state/audit/"seg-*.log | grep -q 'gvisor_kernel the kernel' ||
+	fail "the audit log has no engine_nodes record of node 2's failed probe"
+grep -q "^node maisw-n2 (untrusted, ready): not used: uid_range account $SW_USER has uid $((_uid_first + 255)) in the sandbox's uid_range $_uid_first-$((_uid_first + 255)) on the node .*; gvisor_kernel the kernel .* answers, not gVisor" "$T/status" ||
+	fail "mai-agent status does not say why node 2 is not used: $(grep '^node' "$T/status")"
+userdel "$SW_USER" && SW_USER=
+# (listener.py waits on; the agent's stop ends it.)
 
 phase "waiting for the examples"
 wait "$EX_PID"
@@ -437,29 +501,11 @@ rc=$?
 KILL9_PID=
 grep '^kill -9' "$T/kill9.log"
 [ $rc = 0 ] || { fail "the kill -9 checks failed"; cat "$T/kill9.log" >&2; }
-
-phase "a node whose probe fails"
-# --- (the examples' agent is done with the standard node) a runc node
-# labelled untrusted fails its probe and is not used, and 'mai-agent
-# status' says why; an overridden BLOCKED script runs untrusted on the gVisor
-# node. The running agent sees the new label when it next places a run. ---
-sw_docker 1 node update --label-add mai.trust=untrusted "$SW_NODE_ID2" > /dev/null ||
-	fail "cannot relabel node 2"
-printf 'import os, base64\nexec(base64.b64decode("cHJpbnQob3MudW5hbWUoKS5yZWxlYXNlKQ=="))\n' > "$T/drop/blocked.py"
-wait_field "$T/drop/blocked.result.json" state blocked 90
-printf 'the test lets it run untrusted\n' > "$T/drop/blocked.override"
-wait_field "$T/drop/blocked.result.json" state completed 240
-[ "$(field "$T/drop/blocked.result.json" execution.engine.node)" = maisw-n3 ] ||
-	fail "blocked.py: node '$(field "$T/drop/blocked.result.json" execution.engine.node)', expected maisw-n3 (the gVisor node)"
-[ "$(field "$T/drop/blocked.result.json" execution.stdout.text)" = "4.4.0" ] ||
-	fail "blocked.py: gVisor's kernel did not answer: $(field "$T/drop/blocked.result.json" execution.stdout.text)"
-status_until gvisor_kernel '^node maisw-n2 (untrusted, ready): not used'
-# The new round of probes is in the audit log too.
-grep -h '"type":"engine_nodes"' "$T/state/audit/"seg-*.log | grep -q 'gvisor_kernel the kernel' ||
-	fail "the audit log has no engine_nodes record of node 2's failed probe"
-grep -q '^node maisw-n2 (untrusted, ready): not used: gvisor_kernel the kernel .* answers, not gVisor' "$T/status" ||
-	fail "mai-agent status does not say why node 2 is not used: $(grep '^node' "$T/status")"
-# (listener.py waits on; the agent's stop ends it.)
+wait "$HOSTILE_PID"
+rc=$?
+HOSTILE_PID=
+grep -E '^\[ +(OK|PASSED|FAILED) +\]' "$T/hostile.log"
+[ $rc = 0 ] || { fail "the hostile set through Swarm (test_hostile.c) failed"; cat "$T/hostile.log" >&2; }
 
 phase "a worker killed mid-burst, the manager unreachable"
 # --- node 2 serves the trusted level too; a burst of runs spreads over
@@ -469,19 +515,19 @@ phase "a worker killed mid-burst, the manager unreachable"
 # answered exactly once, with one execution record each. ---
 sw_docker 1 node update --label-add mai.trust=trusted "$SW_NODE_ID2" > /dev/null ||
 	fail "cannot relabel node 2"
-for i in 1 2 3 4; do
+b0=$(date +%s)
+for i in 1 2 3; do
 	printf 'import time\ntime.sleep(3)\nprint("burst %d")\n' "$i" > "$T/drop/.b$i"
 	mv "$T/drop/.b$i" "$T/drop/burst$i.py"
 done
-on_n2=$(tasks_on count "$SW_NODE_ID2")
-[ "$on_n2" -gt 0 ] || fail "no run of the burst went to node 2"
+[ -n "$(started_on 2 "$b0")" ] || fail "no run of the burst went to node 2"
 sw_node_stop 2 KILL
 # And the manager unreachable for 10 s (its dockerd frozen) while the other
 # runs go on on node 1: they are answered once, with their output.
 kill -STOP "$(cat "$SW_RUN/n1.pid")"
 sleep 10
 kill -CONT "$(cat "$SW_RUN/n1.pid")"
-for i in 1 2 3 4; do
+for i in 1 2 3; do
 	wait_field "$T/drop/burst$i.result.json" state completed 240
 	[ "$(field "$T/drop/burst$i.result.json" execution.stdout.text)" = "burst $i" ] ||
 		fail "burst$i.py: $(field "$T/drop/burst$i.result.json" execution.stdout.text)"
@@ -506,7 +552,7 @@ print(len(jobs), sum(runs.values()), max(runs.values() or [0]), retries)
 PY
 read -r jobs execs most lost < "$T/burst.counts"
 echo "burst: $jobs scripts, $execs execution records (at most $most per job), $lost runs lost with node 2 and run again"
-[ "$execs" = 4 ] && [ "$most" = 1 ] || fail "burst: $execs execution records for 4 scripts (at most $most for one)"
+[ "$execs" = 3 ] && [ "$most" = 1 ] || fail "burst: $execs execution records for 3 scripts (at most $most for one)"
 [ "$lost" -ge 1 ] || fail "burst: no run was recorded lost with node 2 (retry records)"
 
 phase "nothing of the agent's is left"
@@ -515,6 +561,15 @@ stop_agent
 # A lost run's network stays listed while its task is on the dead node,
 # but the swarm is deleting it (live_networks): none may be left.
 none_left "label=mai.instance=$T/state" "of the agent left in the swarm after its stop ($lost runs lost with node 2)"
+
+# --- and no run's task outlived its service on a node (a run stopped at its
+# deadline or cap, as the examples' timeout_sleep.py and output_flood.py
+# are: removing a replicated-job service leaves its task's container
+# running, unless the agent stops the task first) ---
+for n in 1 3; do
+	left=$(sw_docker "$n" ps -q --filter label=mai.agent=1 | wc -l)
+	[ "$left" = 0 ] || fail "node $n: $left container(s) of runs still running after their agents stopped: $(sw_docker "$n" ps --filter label=mai.agent=1 --format '{{.Names}} {{.Status}}' | tr '\n' ' ')"
+done
 
 echo "swarm checks done in $((($(date +%s%N) - t0) / 1000000)) ms (before the swarm's teardown)"
 lib_finish swarm

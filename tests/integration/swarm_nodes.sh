@@ -13,9 +13,12 @@
 #   node 2: a worker,    label mai.trust=standard  (runc)
 #   node 3: a worker,    label mai.trust=untrusted (runsc as dockerd's
 #           default runtime)
-# Every node has no-new-privileges set daemon-wide (API 1.41 cannot ask for
-# it per service). SW_RUNSC_NODE=0 leaves node 3 on runc too (the
-# benchmark's nodes).
+# Every node has no-new-privileges set daemon-wide and the agent's own
+# seccomp profile ('mai-agent config seccomp') as its default (API 1.41 can
+# ask for neither per service), as docs/SCALING.md prepares nodes.
+# SW_RUNSC_NODE=0 leaves node 3 on runc too (the benchmark's nodes). The
+# nodes also have the pip image (MAI_SANDBOX_PIP_IMAGE), which the hostile
+# set runs in (the manager's engine is asked for it too).
 #
 # The data roots are kept under /var/cache/mai/swarm (images loaded once,
 # not at every run) while this run holds its lock; a run that finds the
@@ -30,7 +33,8 @@
 # that an agent run there (sw_in_client) uses it as a remote engine.
 #
 # Needs: root, ip, nsenter, unshare, dockerd, openssl, the cached sandbox
-# root filesystem (packaging/sandbox-image/build.sh). Sets SW_SOCK1..3 (the
+# root filesystems (packaging/sandbox-image/build.sh, also --variant pip),
+# $AGENT (the mai-agent binary). Sets SW_SOCK1..3 (the
 # nodes' sockets), SW_NODE_ID1..3, SW_TLS (the directory with ca.pem,
 # cert.pem and key.pem of the client). swarm_down undoes everything (call
 # it from on_exit).
@@ -38,6 +42,7 @@
 SW_SUF=$$$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
 SW_SUF=$(printf '%s' "$SW_SUF" | tail -c 7)
 SW_RUN=/run/maisw-$SW_SUF   # exec roots, sockets, pidfiles: short paths
+SW_SHM=/dev/shm/maisw-$SW_SUF # the nodes' state of this run (swarm_up)
 SW_CACHE=/var/cache/mai/swarm
 SW_NET=192.168.213
 SW_PIDS=
@@ -128,6 +133,7 @@ swarm_up() {
 	echo "$SW_DATA" > "$SW_RUN/data"
 	SW_TLS=$SW_RUN/tls
 	sw_tls "$SW_TLS" || { cat "$SW_TLS/tls.log" >&2; return 1; }
+	"$AGENT" config seccomp > "$SW_RUN/seccomp.json" || return 1
 	ip netns add "$(sw_ns h)" || return 1
 	ip -n "$(sw_ns h)" link add br0 type bridge
 	ip -n "$(sw_ns h)" link set br0 up
@@ -153,13 +159,23 @@ swarm_up() {
 		ip -n "$(sw_ns h)" link set "msw${SW_SUF}b$n" master br0 up
 		mkdir -p "$SW_DATA/n$n"
 		# A fresh swarm each time: the old one's state would name nodes
-		# and addresses of another run.
-		rm -rf "$SW_DATA/n$n/swarm" "$SW_DATA/n$n/network"
+		# and addresses of another run. What a node writes at every run
+		# (the raft log, the networks' and containers' state and logs,
+		# each synced to disk) goes to memory when /dev/shm is a tmpfs:
+		# only the images stay in the data root.
+		rm -rf "$SW_DATA/n$n/swarm" "$SW_DATA/n$n/network" "$SW_DATA/n$n/containers"
+		if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ]; then
+			for d in swarm network containers; do
+				mkdir -p "$SW_SHM/n$n/$d"
+				ln -s "$SW_SHM/n$n/$d" "$SW_DATA/n$n/$d"
+			done
+		fi
 		if [ "$n" = 3 ] && [ "${SW_RUNSC_NODE:-1}" = 1 ]; then
-			printf '{"no-new-privileges": true, "default-runtime": "runsc", "runtimes": {"runsc": {"path": "%s", "runtimeArgs": ["--network=none"]}}}\n' \
-				"$(command -v runsc)" > "$SW_RUN/n$n.json"
+			printf '{"no-new-privileges": true, "seccomp-profile": "%s", "default-runtime": "runsc", "runtimes": {"runsc": {"path": "%s", "runtimeArgs": ["--network=none"]}}}\n' \
+				"$SW_RUN/seccomp.json" "$(command -v runsc)" > "$SW_RUN/n$n.json"
 		else
-			echo '{"no-new-privileges": true}' > "$SW_RUN/n$n.json"
+			printf '{"no-new-privileges": true, "seccomp-profile": "%s"}\n' \
+				"$SW_RUN/seccomp.json" > "$SW_RUN/n$n.json"
 		fi
 		tcp=
 		[ "$n" = 1 ] && tcp="--host tcp://$SW_NET.11:2376 --tlsverify --tlscacert $SW_TLS/ca.pem --tlscert $SW_TLS/server.pem --tlskey $SW_TLS/server-key.pem"
@@ -173,7 +189,7 @@ swarm_up() {
 			nsenter --net="/run/netns/$ns" dockerd --config-file "$SW_RUN/n$n.json" \
 			--host "unix://$SW_RUN/n$n.sock" --data-root "$SW_DATA/n$n" \
 			--exec-root "$SW_RUN/e$n" --pidfile "$SW_RUN/n$n.pid" \
-			--cgroup-parent "/maisw-$SW_SUF-n$n" --log-level warn \
+			--cgroup-parent "/maisw-$SW_SUF-n$n" --log-level ${SW_LOGLEVEL:-warn} \
 			--shutdown-timeout=1 $tcp > "$SW_RUN/n$n.log" 2>&1 &
 		SW_PIDS="$SW_PIDS $!"
 	done
@@ -181,15 +197,13 @@ swarm_up() {
 		sw_wait_ping "$n" || { tail -20 "$SW_RUN/n$n.log" >&2; return 1; }
 	done
 	# The images, without a registry: from the cached root filesystem
-	# tarball (nothing to do when the node's data root has them). And the
-	# containers an earlier run's nodes left in a cached data root (a node
-	# killed mid-run, the teardown's SIGKILL): each would be restored at
-	# every start.
+	# tarball (nothing to do when the node's data root has them). (The
+	# containers an earlier run's nodes left are gone with their state.)
 	bpids=
 	for n in 1 2 3; do
 		{
-			sw_docker "$n" container prune -f > /dev/null 2>&1
-			DOCKER_SOCKET="$SW_RUN/n$n.sock" "$BUILD_SH"
+				DOCKER_SOCKET="$SW_RUN/n$n.sock" "$BUILD_SH" &&
+				DOCKER_SOCKET="$SW_RUN/n$n.sock" "$BUILD_SH" --variant pip
 		} > "$SW_RUN/build$n.log" 2>&1 &
 		bpids="$bpids $!"
 	done
@@ -197,7 +211,8 @@ swarm_up() {
 		wait "$p"
 	done
 	for n in 1 2 3; do
-		sw_docker "$n" image inspect mai-sandbox:latest > /dev/null 2>&1 ||
+		sw_docker "$n" image inspect mai-sandbox:latest > /dev/null 2>&1 &&
+			sw_docker "$n" image inspect mai-sandbox-pip:latest > /dev/null 2>&1 ||
 			{ cat "$SW_RUN/build$n.log" >&2; return 1; }
 	done
 	# A heartbeat of 1 s (5 s by default): a node that dies is seen down in
@@ -286,8 +301,10 @@ swarm_down() {
 		sleep 0.2
 		i=$((i + 1))
 	done
-	# Mounts under the run and data roots (overlay, netns, shm), deepest first.
-	awk -v r="$SW_RUN/" -v d="$SW_DATA/" 'index($2, r) == 1 || (d != "/" && index($2, d) == 1) { print $2 }' \
+	# Mounts under the run and data roots and the state in memory (overlay,
+	# netns, shm), deepest first.
+	awk -v r="$SW_RUN/" -v d="$SW_DATA/" -v m="/dev/shm/maisw-$SW_SUF/" \
+		'index($2, r) == 1 || index($2, m) == 1 || (d != "/" && index($2, d) == 1) { print $2 }' \
 		/proc/mounts | sort -r | while read -r m; do umount -l "$m" 2>/dev/null; done
 	for c in /sys/fs/cgroup/*/maisw-"$SW_SUF"-n* /sys/fs/cgroup/maisw-"$SW_SUF"-n*; do
 		[ -d "$c" ] && find "$c" -depth -type d -exec rmdir {} + 2>/dev/null
@@ -295,8 +312,8 @@ swarm_down() {
 	for n in c h 1 2 3; do
 		ip netns del "$(sw_ns "$n")" 2>/dev/null
 	done
-	rm -rf "$SW_RUN"
-	[ "$SW_DATA" = "$SW_CACHE" ] && rm -rf "$SW_DATA"/n?/swarm "$SW_DATA"/n?/network
+	rm -rf "$SW_RUN" "/dev/shm/maisw-$SW_SUF"
+	[ "$SW_DATA" = "$SW_CACHE" ] && rm -rf "$SW_DATA"/n?/swarm "$SW_DATA"/n?/network "$SW_DATA"/n?/containers
 	exec 8>&-
 	SW_SUF=
 }

@@ -69,11 +69,13 @@ def cases(t):
          r"agent\.yaml:1:\d+: .*workers"),
         # config
         (["config"], 2, "err", r"^Usage: mai-agent config check"),
-        (["config", "bogus"], 2, "err", r"config: unknown action 'bogus'; expected 'check' or 'keys'"),
+        (["config", "bogus"], 2, "err", r"config: unknown action 'bogus'; expected 'check', 'keys' or 'seccomp'"),
         (["config", "check", "extra"], 2, "err", r"config check: unexpected argument 'extra'"),
         (["config", "check", "--bogus"], 2, "err", r"Usage: mai-agent config check"),
         (["config", "check", "--config-dir", t + "/badconf"], 3, "err", r"agent\.yaml:1:\d+: .*workers"),
         (["config", "keys"], 0, "out", r"drop_dir"),
+        # the profile a Swarm node's dockerd takes as its default (docs/SCALING.md)
+        (["config", "seccomp"], 0, "out", r'\A\{.*"defaultAction": ?"SCMP_ACT_ERRNO".*\}\n\Z'),
         (["config", "check", "--help"], 0, "out", r"^Usage: mai-agent config check"),
         (["config", "keys", "--help"], 0, "out", r"^Usage: mai-agent config check"),
         (["config", "keys", "--", "--help"], 0, "out", r"drop_dir"),  # after "--", not an option

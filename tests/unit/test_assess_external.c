@@ -409,6 +409,47 @@ static void test_unstarted_worker_closes_nothing(void **state)
 	assert_int_not_equal(fcntl(0, F_GETFD), -1);
 }
 
+/* The agent starts its worker with itself (bandit_worker_prestart): the
+ * process runs before any job, the first job is answered by that same
+ * process (Bandit imported meanwhile), a second prestart starts nothing
+ * more, and where no worker can run a prestart starts nothing and the job
+ * falls back to the one-shot run as before. */
+static void test_resident_worker_prestart(void **state)
+{
+	struct assess_rules *rules = NULL;
+	char *err = NULL;
+	size_t n;
+
+	if (!have_bandit())
+		test_skip("bandit is not installed (packaging/install-deps.sh installs it)");
+	struct bandit_worker *bw = bandit_worker_new();
+	bandit_worker_prestart(bw, "bandit");
+	pid_t started = bandit_worker_pid(bw);
+	assert_true(started > 0);
+	bandit_worker_prestart(bw, "bandit");
+	assert_int_equal(bandit_worker_pid(bw), started);
+	assert_int_equal(assess_rules_load(NULL, &rules, &err), 0);
+	json_t *expected = assess_corpus(rules, NULL, "mai005_shell_true.py", 60000, &n);
+	json_t *j = assess_corpus(rules, bw, "mai005_shell_true.py", 60000, &n);
+	assert_true(json_equal(j, expected));
+	assert_int_equal(bandit_worker_pid(bw), started);
+	json_decref(j);
+	json_decref(expected);
+	bandit_worker_free(bw);
+	assert_int_equal(kill(started, 0), -1); /* killed and reaped */
+
+	bw = bandit_worker_new();
+	bandit_worker_prestart(bw, "/nonexistent/bandit");
+	assert_int_equal(bandit_worker_pid(bw), -1);
+	struct assess_result r = { 0 };
+	struct assess_external missing = { "/nonexistent/bandit", NULL, 5000 };
+	assert_int_equal(assess_bandit_run_resident(bw, &missing, (const uint8_t *)src,
+						    sizeof(src) - 1, &r), -ENOENT);
+	assess_result_clear(&r);
+	bandit_worker_free(bw);
+	assess_rules_free(rules);
+}
+
 /* Where no worker can run (analyzers.bandit.path not found, or a wrapper
  * script whose #! interpreter is not Python), each job runs the one-shot
  * `bandit`, with its findings and notes. */
@@ -458,6 +499,7 @@ int main(void)
 		cmocka_unit_test(test_semgrep_recorded_report),
 		cmocka_unit_test(test_analyzers_follow_settings),
 		cmocka_unit_test(test_resident_worker_matches_one_shot),
+		cmocka_unit_test(test_resident_worker_prestart),
 		cmocka_unit_test(test_resident_worker_death_and_timeout),
 		cmocka_unit_test(test_resident_worker_falls_back),
 		cmocka_unit_test(test_resident_worker_through_env),

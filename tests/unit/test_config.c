@@ -519,7 +519,7 @@ static void test_config_check_command(void **state)
 	const char *unknown[] = { "config", "chek", NULL };
 	assert_int_equal(run_agent(unknown, &out, &errtext), 2);
 	assert_string_equal(errtext, "mai-agent: error: config: unknown action 'chek'; expected "
-			    "'check' or 'keys' (see 'mai-agent config --help')\n");
+			    "'check', 'keys' or 'seccomp' (see 'mai-agent config --help')\n");
 	free(out);
 	free(errtext);
 

@@ -79,7 +79,7 @@ static void test_service_body_hardening(void **state)
 		.name = "mai-x-1", .labels = labels, .n_labels = 2, .image = "mai-sandbox:latest",
 		.cmd = cmd, .env = env, .user = "1879048200:1879048200", .workdir = "/tmp",
 		.memory_bytes = 128 << 20, .nano_cpus = 500000000, .pids_limit = 160,
-		.tmpfs_bytes = 16 << 20, .nofile = 64, .fsize_bytes = 4 << 20,
+		.tmpfs_bytes = 16 << 20, .nofile = 64, .fsize_bytes = 4 << 20, .core_bytes = 1,
 		.sigpending = 256, .msgqueue_bytes = 200 << 10, .memlock_bytes = 1 << 20,
 		.config_id = "cfg1", .config_name = "mai-x-1", .config_target = "/mai-job",
 		.config_uid = "1879048200", .config_gid = "1879048200", .network_id = "net1",
@@ -92,7 +92,9 @@ static void test_service_body_hardening(void **state)
 	t = json_object_get(j, "TaskTemplate");
 	cs = json_object_get(t, "ContainerSpec");
 	assert_true(json_is_true(json_object_get(cs, "ReadOnly")));
-	assert_true(json_is_true(json_object_get(cs, "Init")));
+	/* The command is the init (the supervisor), stopped with SIGKILL. */
+	assert_true(json_is_false(json_object_get(cs, "Init")));
+	assert_string_equal(json_string_value(json_object_get(cs, "StopSignal")), "SIGKILL");
 	assert_string_equal(json_string_value(json_array_get(json_object_get(cs, "CapabilityDrop"), 0)),
 			    "ALL");
 	assert_string_equal(json_string_value(json_object_get(cs, "User")), "1879048200:1879048200");
@@ -128,8 +130,65 @@ static void test_service_body_hardening(void **state)
 			    "1048576");
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(
 				 json_object_get(j, "Mode"), "ReplicatedJob"), "TotalCompletions")), 1);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "EndpointSpec"),
+							      "Mode")), "dnsrr");
+	/* A run mounts nothing of the node: only its tmpfs. */
+	assert_int_equal(json_array_size(json_object_get(cs, "Mounts")), 1);
 	json_decref(j);
 	free(body);
+
+	/* A probe's look at the node's files: read-only. */
+	struct docker_service_params probe = p;
+	probe.bind_source = "/etc";
+	probe.bind_target = "/mai-node/etc";
+	body = docker_swarm_codec_service_body(&probe);
+	j = json_loads(body, 0, NULL);
+	json_t *m = json_array_get(json_object_get(json_object_get(json_object_get(j, "TaskTemplate"),
+								   "ContainerSpec"), "Mounts"), 1);
+	assert_string_equal(json_string_value(json_object_get(m, "Type")), "bind");
+	assert_string_equal(json_string_value(json_object_get(m, "Source")), "/etc");
+	assert_string_equal(json_string_value(json_object_get(m, "Target")), "/mai-node/etc");
+	assert_true(json_is_true(json_object_get(m, "ReadOnly")));
+	json_decref(j);
+	free(body);
+}
+
+/* Stopping a service's task: its spec, as inspected, with a constraint no
+ * node meets; the version to update. */
+static void test_stop_spec(void **state)
+{
+	static const char reply[] =
+		"{\"ID\":\"s1\",\"Version\":{\"Index\":42},\"Spec\":{\"Name\":\"mai-x-1\","
+		"\"TaskTemplate\":{\"Placement\":{\"Constraints\":[\"node.labels.mai.trust==trusted\"]}},"
+		"\"Mode\":{\"ReplicatedJob\":{\"MaxConcurrent\":1,\"TotalCompletions\":1}}}}";
+	int64_t version = 0;
+	char *spec = NULL, *err = NULL;
+
+	assert_int_equal(docker_swarm_codec_stop_spec(reply, strlen(reply), &version, &spec, &err),
+			 DOCKER_OK);
+	assert_int_equal(version, 42);
+	json_t *j = json_loads(spec, 0, NULL);
+	json_t *c = json_object_get(json_object_get(json_object_get(j, "TaskTemplate"), "Placement"),
+				    "Constraints");
+	assert_int_equal(json_array_size(c), 2);
+	assert_string_equal(json_string_value(json_array_get(c, 0)), "node.labels.mai.trust==trusted");
+	assert_string_equal(json_string_value(json_array_get(c, 1)), DOCKER_SWARM_NO_NODE);
+	assert_string_equal(json_string_value(json_object_get(j, "Name")), "mai-x-1");
+	assert_null(json_object_get(j, "Version"));
+	json_decref(j);
+	free(spec);
+
+	/* No placement at all: made. A reply without a version: refused. */
+	static const char bare[] = "{\"Version\":{\"Index\":7},\"Spec\":{\"Name\":\"n\"}}";
+	assert_int_equal(docker_swarm_codec_stop_spec(bare, strlen(bare), &version, &spec, &err),
+			 DOCKER_OK);
+	assert_non_null(strstr(spec, "\"Constraints\":[\"" DOCKER_SWARM_NO_NODE "\"]"));
+	free(spec);
+	static const char nover[] = "{\"Spec\":{\"Name\":\"n\"}}";
+	assert_int_not_equal(docker_swarm_codec_stop_spec(nover, strlen(nover), &version, &spec, &err),
+			     DOCKER_OK);
+	assert_null(spec);
+	free(err);
 }
 
 static const char tasks_reply[] =
@@ -262,6 +321,7 @@ int main(void)
 		cmocka_unit_test(test_endpoint_unix_and_tls),
 		cmocka_unit_test(test_endpoint_refused),
 		cmocka_unit_test(test_service_body_hardening),
+		cmocka_unit_test(test_stop_spec),
 		cmocka_unit_test(test_tasks_and_nodes),
 		cmocka_unit_test(test_ids_info_and_bad_replies),
 	};

@@ -86,6 +86,7 @@ struct sandbox_engine_spec {
 	const char *job_label;         /* the mai.job label */
 	struct sandbox_limits limits;  /* scaled and clamped; timeout included */
 	int64_t host_pids;             /* the PidsLimit the engine sets (more under gVisor) */
+	int64_t core_bytes;            /* ulimit core, soft and hard (the policy's: 1) */
 	const char *image;             /* NULL: the sandbox image */
 	const char *program;           /* run as python3 -I -u -B -c program */
 	bool bootstrap;                /* program is the bootstrap (it holds at the end) */

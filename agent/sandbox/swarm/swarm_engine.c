@@ -42,8 +42,12 @@
 
 /* Swarm keeps configs of at most 500 KiB. */
 #define SWARM_CONFIG_MAX (500 * 1024)
-/* How often the output of a running task is read to hold it to its caps. */
+/* How often the output of a running task is read to hold it to its caps:
+ * after a second, then twice as long each time, up to OUTPUT_POLL_MAX_MS
+ * (each read is the whole log so far, fetched from the task's node through
+ * the manager). */
 #define OUTPUT_POLL_MS 1000
+#define OUTPUT_POLL_MAX_MS 4000
 /* The longest pause between two looks at a run's task. */
 #define POLL_MAX_MS 250
 
@@ -54,6 +58,7 @@ struct swarm_engine {
 	/* Each run's own uid and gid (the same number) from the sandbox's
 	 * uid_range, held until its service is removed. */
 	struct sandbox_uids *uids;
+	uint32_t uid_first, uid_last;
 	char *runtime[TRUST_COUNT];
 	int64_t placement_ms;
 	struct swarm_nodes *nodes;
@@ -74,12 +79,84 @@ struct sandbox_engine_run {
 	int64_t log_max;
 	struct docker_swarm_task task; /* the last seen */
 	bool have_task, running, killed;
+	bool service_kept; /* stopped, its task not yet ended: left to the sweep */
 	int64_t began_ms; /* the task first seen running (CLOCK_MONOTONIC) */
 	char seen_state[16]; /* for the debug log of its changes */
 	int64_t counters[SWARM_COUNTERS_N]; /* oom_kill, pids max hits, peak memory, cpu ns, pids peak */
 	bool have_counters;
 	char *err;
 };
+
+static bool task_ended(const char *state)
+{
+	static const char *const ended[] = { "complete", "failed", "rejected", "shutdown",
+					     "orphaned", "remove" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(ended); i++)
+		if (strcmp(state, ended[i]) == 0)
+			return true;
+	return false;
+}
+
+/* How long a run's stop (its deadline, its cap) waits for its task to end
+ * on its node, and how long the sweep at the agent's start and stop waits
+ * for all of them: under load a swarm took more than 10 s to pass a stop
+ * to its node. */
+#define STOP_WAIT_MS 10000
+#define SWEEP_STOP_WAIT_MS 30000
+
+/* Stops the running tasks of n services (docker_service_stop()) and waits,
+ * up to wait_ms in all, until none of them is on a node and not ended. A
+ * removed replicated-job service's task runs on (Docker 20.10), and it must
+ * not outlive its deadline, its output cap or the agent's stop: a service
+ * whose task has not ended is never removed (a stopped service keeps its
+ * task's stop pending until the node does it). Sets stopped[i] (when not
+ * NULL) for each service whose task has ended; the number still running. */
+static size_t stop_tasks(struct swarm_engine *e, char *const *ids, size_t n, int64_t wait_ms,
+			 bool *stopped)
+{
+	int64_t until = monoclock_ms() + wait_ms;
+	size_t running = 0;
+	char *err = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		if (docker_service_stop(e->docker, ids[i], &err) != DOCKER_OK) {
+			log_warnx("stopping service %s failed: %s", ids[i], err);
+			free(err);
+			err = NULL;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		bool active = true;
+		for (;;) {
+			struct docker_swarm_task *t = NULL;
+			size_t nt = 0;
+			if (docker_service_tasks(e->docker, ids[i], &t, &nt, &err) != DOCKER_OK) {
+				log_debug("service %s: its tasks: %s", ids[i], err);
+				free(err);
+				err = NULL;
+				break; /* not known to have ended: kept */
+			}
+			active = false;
+			for (size_t k = 0; k < nt; k++)
+				active |= *t[k].node_id && !task_ended(t[k].state);
+			docker_swarm_tasks_free(t, nt);
+			if (!active || monoclock_ms() >= until)
+				break;
+			struct timespec ts = { 0, 100 * 1000000L };
+			nanosleep(&ts, NULL);
+		}
+		if (active) {
+			log_warnx("service %s: its task has not ended on its node %lld ms after its "
+				  "stop; the service is kept, stopped, until it has (the next sweep "
+				  "removes it)", ids[i], (long long)wait_ms);
+			running++;
+		}
+		if (stopped)
+			stopped[i] = !active;
+	}
+	return running;
+}
 
 /* Removes what of kind carries this instance's label; the number left. */
 static size_t sweep_kind(struct swarm_engine *e, enum docker_swarm_kind kind, bool last,
@@ -110,18 +187,43 @@ static size_t sweep_kind(struct swarm_engine *e, enum docker_swarm_kind kind, bo
 	return left;
 }
 
-/* Removes what carries this instance's label: services first (their tasks
- * hold the configs and networks), then configs and networks. A network
+/* Removes what carries this instance's label: services first, their tasks
+ * stopped (they hold the configs and networks), then configs and networks. A network
  * goes once the nodes have torn the removed services' tasks down: asked
  * again every 100 ms while some go, up to 3 s after the last one went, 10 s
  * in all (a network whose task's node is down stays until the node is back
  * or removed; the next sweep takes it). */
 static void sweep(struct swarm_engine *e, size_t *removed)
 {
-	int64_t start = monoclock_ms(), progress = start;
-	size_t left = SIZE_MAX;
+	int64_t start, progress;
+	size_t left = SIZE_MAX, ns = 0;
+	char **ids = NULL, *err = NULL;
 
-	sweep_kind(e, DOCKER_SWARM_SERVICE, true, removed);
+	/* The services' tasks stopped first (removing a service does not), and
+	 * only the services whose tasks have ended removed. */
+	if (docker_swarm_list_by_label(e->docker, DOCKER_SWARM_SERVICE, "mai.instance", e->instance,
+				       &ids, &ns, &err) == DOCKER_OK) {
+		bool *stopped = xcalloc(ns ? ns : 1, sizeof(*stopped));
+		stop_tasks(e, ids, ns, SWEEP_STOP_WAIT_MS, stopped);
+		for (size_t i = 0; i < ns; i++) {
+			if (!stopped[i])
+				continue;
+			if (docker_swarm_remove(e->docker, DOCKER_SWARM_SERVICE, ids[i], &err) ==
+			    DOCKER_OK) {
+				if (removed)
+					(*removed)++;
+			} else {
+				log_warnx("removing %s left in the swarm failed: %s", ids[i], err);
+				free(err);
+				err = NULL;
+			}
+		}
+		free(stopped);
+		docker_strv_free(ids);
+	} else {
+		free(err);
+	}
+	start = progress = monoclock_ms();
 	sweep_kind(e, DOCKER_SWARM_CONFIG, true, NULL);
 	for (;;) {
 		int64_t now = monoclock_ms();
@@ -190,6 +292,8 @@ static int engine_open(const struct sandbox_engine_setup *setup, void **ctx, cha
 	*ctx = NULL;
 	e->image = xstrdup(opts->image ? opts->image : "mai-sandbox:latest");
 	e->uids = sandbox_uids_new(opts->uid_first, opts->uid_last);
+	e->uid_first = opts->uid_first;
+	e->uid_last = opts->uid_last;
 	e->instance = xstrdup(opts->instance_id ? opts->instance_id : "default");
 	/* Object names: short, from the instance (a path) and this process. */
 	hash_sha256_hex(e->instance, strlen(e->instance), hex);
@@ -279,11 +383,16 @@ static void run_free(struct sandbox_engine_run *run)
 }
 
 /* Removes the run's service, config and network. The network goes once the
- * node has torn the task down: a few tries, else the next sweep. */
+ * node has torn the task down: a few tries, else the next sweep. A service
+ * kept after a stop its node has not yet carried out stays (removing it
+ * would leave its task running, Docker 20.10), with its uid, config and
+ * network: the sweep at the agent's stop or next start removes them. */
 static void run_remove(struct swarm_engine *e, struct sandbox_engine_run *run)
 {
 	char *err = NULL;
 
+	if (run->service_kept)
+		return;
 	if (run->service_id && docker_swarm_remove(e->docker, DOCKER_SWARM_SERVICE, run->service_id,
 						   &err) != DOCKER_OK) {
 		/* Its task may still run somewhere: the uid stays taken. */
@@ -311,10 +420,11 @@ static void run_remove(struct swarm_engine *e, struct sandbox_engine_run *run)
 	}
 }
 
-/* Creates the run's config, network and service. */
+/* Creates the run's config, network and service; node_etc: a probe's, with
+ * the node's /etc mounted read-only at SWARM_NODE_ETC. */
 static int run_create(struct swarm_engine *e, struct sandbox_engine_run *run,
 		      const struct sandbox_engine_spec *spec, const char *const *constraints,
-		      char **err)
+		      bool node_etc, char **err)
 {
 	_cleanup_free_ char *label = xstrdup(spec->job_label ? spec->job_label : "");
 	const struct docker_label labels[] = {
@@ -352,11 +462,13 @@ static int run_create(struct swarm_engine *e, struct sandbox_engine_run *run,
 		.memory_bytes = spec->limits.memory_bytes, .nano_cpus = spec->limits.nano_cpus,
 		.pids_limit = spec->host_pids, .tmpfs_bytes = spec->limits.tmpfs_bytes,
 		.nofile = spec->limits.nofile, .fsize_bytes = spec->limits.fsize_bytes,
+		.core_bytes = spec->core_bytes,
 		.sigpending = spec->limits.sigpending, .msgqueue_bytes = spec->limits.msgqueue_bytes,
 		.memlock_bytes = spec->limits.memlock_bytes,
 		.config_id = run->config_id, .config_name = run->name,
 		.config_target = SWARM_JOB_FILE, .config_uid = uid, .config_gid = uid,
 		.network_id = run->network_id, .constraints = constraints,
+		.bind_source = node_etc ? "/etc" : NULL, .bind_target = SWARM_NODE_ETC,
 		.log_max_bytes = run->log_max,
 	};
 	return docker_service_create(e->docker, &p, &run->service_id, err) == DOCKER_OK ? 0 : -EIO;
@@ -374,7 +486,7 @@ static int engine_start(void *ctx, const struct sandbox_engine_spec *spec,
 	*out = NULL;
 	r = swarm_nodes_place(e->nodes, spec->trust, false, true, &constraints, err);
 	if (r == 0)
-		r = run_create(e, run, spec, (const char *const *)constraints, err);
+		r = run_create(e, run, spec, (const char *const *)constraints, false, err);
 	docker_strv_free(constraints);
 	if (r < 0) {
 		run_remove(e, run);
@@ -389,17 +501,6 @@ static int engine_start(void *ctx, const struct sandbox_engine_spec *spec,
 	started->uid = run->have_uid ? run->uid : 0;
 	*out = run;
 	return 0;
-}
-
-static bool task_ended(const char *state)
-{
-	static const char *const ended[] = { "complete", "failed", "rejected", "shutdown",
-					     "orphaned", "remove" };
-
-	for (size_t i = 0; i < ARRAY_SIZE(ended); i++)
-		if (strcmp(state, ended[i]) == 0)
-			return true;
-	return false;
 }
 
 /* The last task of the run (the job has one). 0, or -EIO with *err. */
@@ -489,7 +590,7 @@ static enum sandbox_attach_end engine_wait(void *ctx, struct sandbox_engine_run 
 	int64_t started = monoclock_ms(), deadline = 0, budget = io->deadline_ms - started;
 	enum sandbox_attach_end end = SANDBOX_ATTACH_EOF;
 	unsigned pause_ms = 20;
-	int64_t last_node_check = started, next_output_check = 0;
+	int64_t last_node_check = started, next_output_check = 0, output_every = OUTPUT_POLL_MS;
 
 	*error = 0;
 	for (;;) {
@@ -538,10 +639,8 @@ static enum sandbox_attach_end engine_wait(void *ctx, struct sandbox_engine_run 
 						     "label changed since the agent last looked); "
 						     "it was stopped there and runs again",
 						     host, trust_to_string(run->trust));
-				char *rerr = NULL;
-				if (docker_swarm_remove(e->docker, DOCKER_SWARM_SERVICE,
-							run->service_id, &rerr) != DOCKER_OK)
-					free(rerr);
+				run->service_kept =
+					stop_tasks(e, &run->service_id, 1, STOP_WAIT_MS, NULL) > 0;
 				end = SANDBOX_ATTACH_ERROR;
 				*error = -EPERM;
 				break;
@@ -571,13 +670,18 @@ static enum sandbox_attach_end engine_wait(void *ctx, struct sandbox_engine_run 
 			end = SANDBOX_ATTACH_DEADLINE;
 			break;
 		}
-		/* The output so far, every OUTPUT_POLL_MS while the task runs. */
+		/* The output so far while the task runs: after OUTPUT_POLL_MS,
+		 * then less and less often. */
 		if (run->running && now >= next_output_check) {
-			if (next_output_check && output_over_cap(e, run, io->demux)) {
-				end = SANDBOX_ATTACH_OUTPUT_LIMIT;
-				break;
+			if (next_output_check) {
+				if (output_over_cap(e, run, io->demux)) {
+					end = SANDBOX_ATTACH_OUTPUT_LIMIT;
+					break;
+				}
+				output_every = 2 * output_every < OUTPUT_POLL_MAX_MS ? 2 * output_every
+									   : OUTPUT_POLL_MAX_MS;
 			}
-			next_output_check = monoclock_ms() + OUTPUT_POLL_MS;
+			next_output_check = monoclock_ms() + output_every;
 		}
 		if (!run->running && now - started >= e->placement_ms) {
 			free(run->err);
@@ -593,14 +697,13 @@ static enum sandbox_attach_end engine_wait(void *ctx, struct sandbox_engine_run 
 			end = SANDBOX_ATTACH_CANCELLED;
 			break;
 		}
-		/* Every 20 ms at first, then less and less often, at most every
-		 * POLL_MAX_MS after about 2 s: each poll costs the manager a
-		 * few milliseconds of CPU, which a swarm test's manager spent
-		 * most of its CPU on at every 100 ms. */
+		/* Every 20 ms at first, then half as often again each time, at
+		 * most every POLL_MAX_MS after about 0.6 s: each poll costs the
+		 * manager a few milliseconds of CPU, which a swarm test's
+		 * manager spent most of its CPU on at every 100 ms. */
 		struct timespec ts = { 0, (long)pause_ms * 1000000L };
 		nanosleep(&ts, NULL);
-		if (pause_ms < POLL_MAX_MS)
-			pause_ms += 10;
+		pause_ms = pause_ms * 3 / 2 < POLL_MAX_MS ? pause_ms * 3 / 2 : POLL_MAX_MS;
 	}
 	/* The task's end as the manager reported it (or the deadline): the
 	 * script's time; a run that never started was still being placed. */
@@ -638,14 +741,10 @@ static int engine_read(void *ctx, struct sandbox_engine_run *run, enum sandbox_a
 		run->err = NULL;
 		return -EIO;
 	}
-	/* A deadline, a cap or a stop: the service goes, which kills the task. */
+	/* A deadline, a cap or a stop: the task is stopped (SIGKILL), then the
+	 * service goes. */
 	if (*how != SANDBOX_ATTACH_EOF) {
-		char *err = NULL;
-		if (docker_swarm_remove(e->docker, DOCKER_SWARM_SERVICE, run->service_id, &err) !=
-		    DOCKER_OK) {
-			log_warnx("removing service %s failed: %s", run->name, err);
-			free(err);
-		}
+		run->service_kept = stop_tasks(e, &run->service_id, 1, STOP_WAIT_MS, NULL) > 0;
 		out->killed = true;
 		out->code = 137;
 	} else {
@@ -702,7 +801,8 @@ static void *probe_start(void *arg, const char *node_id, enum trust t, char **er
 {
 	struct swarm_engine *e = arg;
 	struct probe *p = xcalloc(1, sizeof(*p));
-	_cleanup_free_ char *script = swarm_nodes_probe_script(strcmp(e->runtime[t], "runsc") == 0);
+	_cleanup_free_ char *script = swarm_nodes_probe_script(strcmp(e->runtime[t], "runsc") == 0,
+							       e->uid_first, e->uid_last);
 	_cleanup_free_ char *level = xasprintf("node.id==%s", node_id);
 	const char *constraints[] = { level, NULL };
 	/* The probe runs as the level's runs do, with small limits. */
@@ -713,13 +813,14 @@ static void *probe_start(void *arg, const char *node_id, enum trust t, char **er
 			    .timeout_ms = e->placement_ms, .stdout_max = 16 << 10,
 			    .stderr_max = 16 << 10 },
 		.host_pids = 32 + (strcmp(e->runtime[t], "runsc") == 0 ? SANDBOX_RUNSC_PIDS_ALLOWANCE : 0),
+		.core_bytes = 1, /* as a run's (the policy's SANDBOX_CORE_LIMIT) */
 		.input = (const uint8_t *)"\n", .input_len = 1,
 	};
 
 	p->run = xcalloc(1, sizeof(*p->run));
 	p->timeout_ms = e->placement_ms;
 	sandbox_demux_init(&p->demux, 16 << 10, 16 << 10);
-	if (run_create(e, p->run, &spec, constraints, err) < 0) {
+	if (run_create(e, p->run, &spec, constraints, true, err) < 0) {
 		run_remove(e, p->run);
 		run_free(p->run);
 		sandbox_demux_clear(&p->demux);

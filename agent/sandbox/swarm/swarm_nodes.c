@@ -60,7 +60,34 @@ static const char probe_common[] =
 	"probe('non_root_user', os.getuid() != 0 and os.getgid() != 0, 'uid %d gid %d' % (os.getuid(), os.getgid()))\n"
 	"print('run_uid', os.getuid(), os.getgid())\n"
 	"tmp = [l.split()[3].split(',') for l in open('/proc/self/mounts') if l.split()[1] == '/tmp']\n"
-	"probe('tmp_noexec', bool(tmp) and 'noexec' in tmp[-1], '/tmp is mounted ' + ','.join(tmp[-1] if tmp else ['nowhere']))\n";
+	"probe('tmp_noexec', bool(tmp) and 'noexec' in tmp[-1], '/tmp is mounted ' + ','.join(tmp[-1] if tmp else ['nowhere']))\n"
+	/* The node's accounts, groups and subordinate ranges (its /etc,
+	 * mounted read-only for the probe alone) against the sandbox's
+	 * uid_range (FIRST, LAST: the script's first line), as the local
+	 * engine checks its own host's (sandbox_uidcheck.h). */
+	"def ids_used():\n"
+	"    etc = '" SWARM_NODE_ETC "/'\n"
+	"    for f, what, cols in (('passwd', 'account', (2, 3)), ('group', 'group', (2,))):\n"
+	"        for l in open(etc + f).read().splitlines():\n"
+	"            w = l.split(':')\n"
+	"            for c in cols:\n"
+	"                if len(w) > c and w[c].isdigit() and FIRST <= int(w[c]) <= LAST:\n"
+	"                    return '%s %s has %s %s' % (what, w[0], 'gid' if c == 3 or f == 'group' else 'uid', w[c])\n"
+	"    for f in ('subuid', 'subgid'):\n"
+	"        try:\n"
+	"            lines = open(etc + f).read().splitlines()\n"
+	"        except FileNotFoundError:\n"
+	"            continue\n"
+	"        for l in lines:\n"
+	"            w = l.split(':')\n"
+	"            if len(w) == 3 and w[1].isdigit() and w[2].isdigit() and int(w[1]) <= LAST and int(w[1]) + int(w[2]) > FIRST:\n"
+	"                return '/etc/%s gives %s the ids %s-%d' % (f, w[0], w[1], int(w[1]) + int(w[2]) - 1)\n"
+	"    return None\n"
+	"try:\n"
+	"    used = ids_used()\n"
+	"except OSError as e:\n"
+	"    used = \"the node's /etc could not be read (%s)\" % e.strerror\n"
+	"probe('uid_range', used is None, \"%s in the sandbox's uid_range %d-%d on the node (keep the range free on every node)\" % (used, FIRST, LAST))\n";
 /* runc: the host's kernel, behind no-new-privileges (daemon-wide on the
  * node: API 1.41 cannot ask for it per service) and the seccomp filter. */
 static const char probe_runc[] =
@@ -74,21 +101,25 @@ static const char probe_gvisor[] =
 
 static const char *const common_checks[] = {
 	"root_readonly", "no_route_out", "no_capabilities", "non_root_user", "tmp_noexec",
+	"uid_range",
 };
 static const char *const runc_checks[] = { "no_new_privileges", "seccomp" };
 static const char *const gvisor_checks[] = { "gvisor_kernel" };
 
-char *swarm_nodes_probe_script(bool gvisor)
+char *swarm_nodes_probe_script(bool gvisor, uint32_t uid_first, uint32_t uid_last)
 {
-	return xasprintf("%s%s", probe_common, gvisor ? probe_gvisor : probe_runc);
+	return xasprintf("FIRST, LAST = %u, %u\n%s%s", uid_first, uid_last, probe_common,
+			 gvisor ? probe_gvisor : probe_runc);
 }
 
-/* NULL when every check said ok, else what the first that did not saw. */
+/* NULL when every check said ok, else what each that did not saw, joined
+ * by "; ". */
 static char *probe_verdict(const char *output, bool gvisor)
 {
 	const char *const *sets[2] = { common_checks, gvisor ? gvisor_checks : runc_checks };
 	size_t counts[2] = { ARRAY_SIZE(common_checks),
 			     gvisor ? ARRAY_SIZE(gvisor_checks) : ARRAY_SIZE(runc_checks) };
+	char *why = NULL;
 
 	for (int s = 0; s < 2; s++) {
 		for (size_t i = 0; i < counts[s]; i++) {
@@ -96,12 +127,15 @@ static char *probe_verdict(const char *output, bool gvisor)
 			const char *line = strstr(output, sets[s][i]);
 			if (line && strncmp(line, want, strlen(want)) == 0)
 				continue;
-			if (!line)
-				return xasprintf("%s: no answer", sets[s][i]);
-			return xasprintf("%.*s", (int)strcspn(line, "\n"), line);
+			char *w = line ? xasprintf("%s%s%.*s", why ? why : "", why ? "; " : "",
+						   (int)strcspn(line, "\n"), line)
+				       : xasprintf("%s%s%s: no answer", why ? why : "",
+						   why ? "; " : "", sets[s][i]);
+			free(why);
+			why = w;
 		}
 	}
-	return NULL;
+	return why;
 }
 
 struct swarm_nodes *swarm_nodes_new(struct docker *d, const char *label_key,

@@ -2,7 +2,8 @@
  * trust level (the value of its label engine.node_label), and whether a
  * probe job proved its settings (the runtime its level needs, no new
  * privileges, a non-root uid, a read-only root, no capabilities, no route
- * out) before any run goes there. A node that is not proven, or whose
+ * out, the sandbox's uid_range free of the node's accounts, groups and
+ * subordinate ranges) before any run goes there. A node that is not proven, or whose
  * probe failed, is excluded by a placement constraint (node.id!=ID); a
  * node that joins later is probed before its first run. Thread-safe. */
 #ifndef MAI_SWARM_NODES_H
@@ -58,7 +59,11 @@ char *swarm_nodes_hostname(struct swarm_nodes *n, const char *node_id);
  * "not probed"), why, the checks' lines. For status and the audit log;
  * caller decrefs. */
 json_t *swarm_nodes_report(struct swarm_nodes *n);
-/* The probe's Python source for level t (gVisor or not). Caller frees. */
-char *swarm_nodes_probe_script(bool gvisor);
+/* Where a probe finds the node's /etc (mounted read-only for it alone). */
+#define SWARM_NODE_ETC "/mai-node/etc"
+/* The probe's Python source for level t (gVisor or not), checking that no
+ * account, group or subordinate range of the node uses uid_first..uid_last.
+ * Caller frees. */
+char *swarm_nodes_probe_script(bool gvisor, uint32_t uid_first, uint32_t uid_last);
 
 #endif

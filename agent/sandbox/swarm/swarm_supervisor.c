@@ -6,21 +6,40 @@
 #include "macro.h"
 
 const char swarm_supervisor[] =
-	"import os, sys\n"
-	"fd = os.open('" SWARM_JOB_FILE "', os.O_RDONLY)\n"
-	"os.dup2(fd, 0)\n"
-	"os.close(fd)\n"
+	"import os, signal, sys\n"
+	/* The container's init: a signal from inside (a script's kill(-1),
+	 * kill(1, SIGKILL)) does not reach it, as docker-init locally. No
+	 * handler of its own: SIGINT's goes back to the default. */
+	"signal.signal(signal.SIGINT, signal.SIG_DFL)\n"
+	"with open('" SWARM_JOB_FILE "', 'rb') as f:\n"
+	"    job = f.read()\n"
 	"prog = sys.argv.pop(1)\n"
+	/* The program's stdin a pipe, as a local run's attach stream: no
+	 * descriptor of the job's file is left to the script. */
+	"r, w = os.pipe()\n"
 	"pid = os.fork()\n"
 	"if pid == 0:\n"
+	"    signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+	"    os.dup2(r, 0)\n"
+	"    os.close(r)\n"
+	"    os.close(w)\n"
 	"    g = {'__name__': '__main__', '__builtins__': __builtins__}\n"
 	"    exec(compile(prog, '<mai>', 'exec'), g)\n"
 	"    sys.exit(0)\n"
-	"os.close(0)\n"
+	"os.close(r)\n"
+	"try:\n"
+	"    while job:\n"
+	"        job = job[os.write(w, job):]\n"
+	"except OSError:\n"
+	"    pass\n"
+	"os.close(w)\n"
+	"del job\n"
+	/* As init, it reaps every orphan until the program itself ends. */
 	"while True:\n"
 	"    try:\n"
-	"        _, st = os.waitpid(pid, 0)\n"
-	"        break\n"
+	"        p, st = os.waitpid(-1, 0)\n"
+	"        if p == pid:\n"
+	"            break\n"
 	"    except InterruptedError:\n"
 	"        pass\n"
 	"def rd(p):\n"

@@ -1,9 +1,11 @@
 /* What runs in a Swarm task: the supervisor, run as python3 -I -u -B -c
- * SUPERVISOR PROGRAM. It makes the job's file (a Swarm config mounted at
- * SWARM_JOB_FILE) the program's stdin, runs the program in a child, and,
- * once it has ended, writes the container's own cgroup counters as the last
- * line of stderr, which the agent takes off (swarm_supervisor_counters())
- * before the output is read. It exits with the program's status. */
+ * SUPERVISOR PROGRAM, as the container's init (pid 1: the script's signals
+ * do not reach it; it reaps orphans). It runs the program in a child whose
+ * stdin is a pipe it fills with the job's file (a Swarm config mounted at
+ * SWARM_JOB_FILE), and, once the program has ended, writes the container's
+ * own cgroup counters as the last line of stderr, which the agent takes off
+ * (swarm_supervisor_counters()) before the output is read. It exits with
+ * the program's status. */
 #ifndef MAI_SWARM_SUPERVISOR_H
 #define MAI_SWARM_SUPERVISOR_H
 
