@@ -38,6 +38,7 @@
 #include "sandbox_uids.h"
 #include "stagetime.h"
 #include "swarm_nodes.h"
+#include "swarm_stop.h"
 #include "swarm_supervisor.h"
 
 /* Swarm keeps configs of at most 500 KiB. */
@@ -87,158 +88,6 @@ struct sandbox_engine_run {
 	char *err;
 };
 
-static bool task_ended(const char *state)
-{
-	static const char *const ended[] = { "complete", "failed", "rejected", "shutdown",
-					     "orphaned", "remove" };
-
-	for (size_t i = 0; i < ARRAY_SIZE(ended); i++)
-		if (strcmp(state, ended[i]) == 0)
-			return true;
-	return false;
-}
-
-/* How long a run's stop (its deadline, its cap) waits for its task to end
- * on its node, and how long the sweep at the agent's start and stop waits
- * for all of them: under load a swarm took more than 10 s to pass a stop
- * to its node. */
-#define STOP_WAIT_MS 10000
-#define SWEEP_STOP_WAIT_MS 30000
-
-/* Stops the running tasks of n services (docker_service_stop()) and waits,
- * up to wait_ms in all, until none of them is on a node and not ended. A
- * removed replicated-job service's task runs on (Docker 20.10), and it must
- * not outlive its deadline, its output cap or the agent's stop: a service
- * whose task has not ended is never removed (a stopped service keeps its
- * task's stop pending until the node does it). Sets stopped[i] (when not
- * NULL) for each service whose task has ended; the number still running. */
-static size_t stop_tasks(struct swarm_engine *e, char *const *ids, size_t n, int64_t wait_ms,
-			 bool *stopped)
-{
-	int64_t until = monoclock_ms() + wait_ms;
-	size_t running = 0;
-	char *err = NULL;
-
-	for (size_t i = 0; i < n; i++) {
-		if (docker_service_stop(e->docker, ids[i], &err) != DOCKER_OK) {
-			log_warnx("stopping service %s failed: %s", ids[i], err);
-			free(err);
-			err = NULL;
-		}
-	}
-	for (size_t i = 0; i < n; i++) {
-		bool active = true;
-		for (;;) {
-			struct docker_swarm_task *t = NULL;
-			size_t nt = 0;
-			if (docker_service_tasks(e->docker, ids[i], &t, &nt, &err) != DOCKER_OK) {
-				log_debug("service %s: its tasks: %s", ids[i], err);
-				free(err);
-				err = NULL;
-				break; /* not known to have ended: kept */
-			}
-			active = false;
-			for (size_t k = 0; k < nt; k++)
-				active |= *t[k].node_id && !task_ended(t[k].state);
-			docker_swarm_tasks_free(t, nt);
-			if (!active || monoclock_ms() >= until)
-				break;
-			struct timespec ts = { 0, 100 * 1000000L };
-			nanosleep(&ts, NULL);
-		}
-		if (active) {
-			log_warnx("service %s: its task has not ended on its node %lld ms after its "
-				  "stop; the service is kept, stopped, until it has (the next sweep "
-				  "removes it)", ids[i], (long long)wait_ms);
-			running++;
-		}
-		if (stopped)
-			stopped[i] = !active;
-	}
-	return running;
-}
-
-/* Removes what of kind carries this instance's label; the number left. */
-static size_t sweep_kind(struct swarm_engine *e, enum docker_swarm_kind kind, bool last,
-			 size_t *removed)
-{
-	char **ids = NULL, *err = NULL;
-	size_t n = 0, left = 0;
-
-	if (docker_swarm_list_by_label(e->docker, kind, "mai.instance", e->instance, &ids, &n,
-				       &err) != DOCKER_OK) {
-		log_debug("no sweep of the swarm: %s", err);
-		free(err);
-		return 0;
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (docker_swarm_remove(e->docker, kind, ids[i], &err) == DOCKER_OK) {
-			if (removed)
-				(*removed)++;
-			continue;
-		}
-		left++;
-		if (last)
-			log_warnx("removing %s left in the swarm failed: %s", ids[i], err);
-		free(err);
-		err = NULL;
-	}
-	docker_strv_free(ids);
-	return left;
-}
-
-/* Removes what carries this instance's label: services first, their tasks
- * stopped (they hold the configs and networks), then configs and networks. A network
- * goes once the nodes have torn the removed services' tasks down: asked
- * again every 100 ms while some go, up to 3 s after the last one went, 10 s
- * in all (a network whose task's node is down stays until the node is back
- * or removed; the next sweep takes it). */
-static void sweep(struct swarm_engine *e, size_t *removed)
-{
-	int64_t start, progress;
-	size_t left = SIZE_MAX, ns = 0;
-	char **ids = NULL, *err = NULL;
-
-	/* The services' tasks stopped first (removing a service does not), and
-	 * only the services whose tasks have ended removed. */
-	if (docker_swarm_list_by_label(e->docker, DOCKER_SWARM_SERVICE, "mai.instance", e->instance,
-				       &ids, &ns, &err) == DOCKER_OK) {
-		bool *stopped = xcalloc(ns ? ns : 1, sizeof(*stopped));
-		stop_tasks(e, ids, ns, SWEEP_STOP_WAIT_MS, stopped);
-		for (size_t i = 0; i < ns; i++) {
-			if (!stopped[i])
-				continue;
-			if (docker_swarm_remove(e->docker, DOCKER_SWARM_SERVICE, ids[i], &err) ==
-			    DOCKER_OK) {
-				if (removed)
-					(*removed)++;
-			} else {
-				log_warnx("removing %s left in the swarm failed: %s", ids[i], err);
-				free(err);
-				err = NULL;
-			}
-		}
-		free(stopped);
-		docker_strv_free(ids);
-	} else {
-		free(err);
-	}
-	start = progress = monoclock_ms();
-	sweep_kind(e, DOCKER_SWARM_CONFIG, true, NULL);
-	for (;;) {
-		int64_t now = monoclock_ms();
-		bool last = now - progress >= 3000 || now - start >= 10000;
-		size_t n = sweep_kind(e, DOCKER_SWARM_NETWORK, last, NULL);
-		if (n == 0 || last)
-			break;
-		if (n < left)
-			progress = now;
-		left = n;
-		struct timespec ts = { 0, 100 * 1000000L };
-		nanosleep(&ts, NULL);
-	}
-}
-
 static void engine_close(void *ctx)
 {
 	struct swarm_engine *e = ctx;
@@ -246,7 +95,7 @@ static void engine_close(void *ctx)
 	if (!e)
 		return;
 	if (e->nodes)
-		sweep(e, NULL);
+		swarm_sweep(e->docker, e->instance, NULL);
 	swarm_nodes_free(e->nodes);
 	docker_free(e->docker);
 	free(e->image);
@@ -331,7 +180,7 @@ static int engine_open(const struct sandbox_engine_setup *setup, void **ctx, cha
 	e->probed_arg = eo->probed_arg;
 	e->nodes = swarm_nodes_new(e->docker, eo->node_label_key ? eo->node_label_key : "mai.trust",
 				   gvisor, &prober);
-	sweep(e, &e->info.leftovers);
+	swarm_sweep(e->docker, e->instance, &e->info.leftovers);
 	e->info = (struct sandbox_engine_info){
 		.name = "swarm", .endpoint = e->endpoint, .caps = SANDBOX_ENGINE_PROBES_NODES,
 		.version = e->version, .cgroup_version = info.cgroup_version,
@@ -620,7 +469,7 @@ static enum sandbox_attach_end engine_wait(void *ctx, struct sandbox_engine_run 
 				  (long long)(monoclock_ms() - started));
 			snprintf(run->seen_state, sizeof(run->seen_state), "%s", state);
 		}
-		if (!run->running && (strcmp(state, "running") == 0 || task_ended(state))) {
+		if (!run->running && (strcmp(state, "running") == 0 || swarm_task_ended(state))) {
 			/* The deadline counts from the start, as on a local engine. */
 			run->running = true;
 			run->began_ms = monoclock_ms();
@@ -640,13 +489,13 @@ static enum sandbox_attach_end engine_wait(void *ctx, struct sandbox_engine_run 
 						     "it was stopped there and runs again",
 						     host, trust_to_string(run->trust));
 				run->service_kept =
-					stop_tasks(e, &run->service_id, 1, STOP_WAIT_MS, NULL) > 0;
+					swarm_stop_tasks(e->docker, &run->service_id, 1, SWARM_STOP_WAIT_MS, NULL) > 0;
 				end = SANDBOX_ATTACH_ERROR;
 				*error = -EPERM;
 				break;
 			}
 		}
-		if (task_ended(state))
+		if (swarm_task_ended(state))
 			break;
 		int64_t now = monoclock_ms();
 		/* A node that went down takes its task with it; Swarm does not
@@ -744,7 +593,7 @@ static int engine_read(void *ctx, struct sandbox_engine_run *run, enum sandbox_a
 	/* A deadline, a cap or a stop: the task is stopped (SIGKILL), then the
 	 * service goes. */
 	if (*how != SANDBOX_ATTACH_EOF) {
-		run->service_kept = stop_tasks(e, &run->service_id, 1, STOP_WAIT_MS, NULL) > 0;
+		run->service_kept = swarm_stop_tasks(e->docker, &run->service_id, 1, SWARM_STOP_WAIT_MS, NULL) > 0;
 		out->killed = true;
 		out->code = 137;
 	} else {
