@@ -292,6 +292,18 @@ static int worker_socket(void)
 	return found;
 }
 
+/* mai005_shell_true.py assessed with the worker bw: what the one-shot
+ * bandit gives (expected). */
+static void expect_shell_true(const struct assess_rules *rules, struct bandit_worker *bw,
+			      const json_t *expected)
+{
+	size_t n;
+	json_t *j = assess_corpus(rules, bw, "mai005_shell_true.py", 60000, &n);
+
+	assert_true(json_equal(j, expected));
+	json_decref(j);
+}
+
 /* A worker killed between jobs is replaced by the next job; one that
  * overruns analyzers.bandit.timeout is killed and the job says so, as
  * the one-shot run does. */
@@ -306,17 +318,13 @@ static void test_resident_worker_death_and_timeout(void **state)
 	struct bandit_worker *bw = bandit_worker_new();
 	assert_int_equal(assess_rules_load(NULL, &rules, &err), 0);
 	json_t *expected = assess_corpus(rules, NULL, "mai005_shell_true.py", 60000, &n);
-	json_t *j = assess_corpus(rules, bw, "mai005_shell_true.py", 60000, &n);
-	assert_true(json_equal(j, expected));
-	json_decref(j);
+	expect_shell_true(rules, bw, expected);
 	pid_t first = bandit_worker_pid(bw);
 	assert_true(first > 0);
 
 	kill(first, SIGKILL);
 	wait_zombie(first);
-	j = assess_corpus(rules, bw, "mai005_shell_true.py", 60000, &n);
-	assert_true(json_equal(j, expected));
-	json_decref(j);
+	expect_shell_true(rules, bw, expected);
 	pid_t second = bandit_worker_pid(bw);
 	assert_true(second > 0);
 	assert_int_not_equal(second, first);
@@ -339,9 +347,7 @@ static void test_resident_worker_death_and_timeout(void **state)
 	assert_int_equal(kill(second, 0), -1);
 
 	/* the next job starts a new worker */
-	j = assess_corpus(rules, bw, "mai005_shell_true.py", 60000, &n);
-	assert_true(json_equal(j, expected));
-	json_decref(j);
+	expect_shell_true(rules, bw, expected);
 	assert_true(bandit_worker_pid(bw) > 0);
 	json_decref(expected);
 
@@ -430,10 +436,8 @@ static void test_resident_worker_prestart(void **state)
 	assert_int_equal(bandit_worker_pid(bw), started);
 	assert_int_equal(assess_rules_load(NULL, &rules, &err), 0);
 	json_t *expected = assess_corpus(rules, NULL, "mai005_shell_true.py", 60000, &n);
-	json_t *j = assess_corpus(rules, bw, "mai005_shell_true.py", 60000, &n);
-	assert_true(json_equal(j, expected));
+	expect_shell_true(rules, bw, expected);
 	assert_int_equal(bandit_worker_pid(bw), started);
-	json_decref(j);
 	json_decref(expected);
 	bandit_worker_free(bw);
 	assert_int_equal(kill(started, 0), -1); /* killed and reaped */
