@@ -274,7 +274,7 @@ def test_table(build):
     return {t["name"]: t for t in json.loads(out)}
 
 
-def start_test(t, tag, tmp):
+def start_test(t, tag, tmp, out=subprocess.DEVNULL):
     env = dict(os.environ)
     env["MAI_REQUIRE_REAL"] = "1"  # a test that cannot run fails, as in ./run-tests
     env["TMPDIR"] = tmp  # everything the test makes, for sweep()
@@ -282,8 +282,8 @@ def start_test(t, tag, tmp):
     for k, v in t["env"].items():
         env[k] = v + os.pathsep + env.get("PATH", "") if k == "PATH" else v
     # Its own process group, so that a test's children go with it.
-    return subprocess.Popen(t["cmd"], env=env, cwd=t["workdir"] or None, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+    return subprocess.Popen(t["cmd"], env=env, cwd=t["workdir"] or None, stdout=out,
+                            stderr=subprocess.STDOUT, start_new_session=True)
 
 
 def docker_api(method, path):
@@ -390,12 +390,13 @@ def abort_fuse_under(tmp):
                         a.write("1")
 
 
-def run_test(name, table, limit, tag, tmp):
+def run_test(name, table, limit, tag, tmp, log=None):
     """Runs one test: "pass", "fail" or "timeout"; whatever a test that did
-    not pass left behind is swept."""
+    not pass left behind is swept. With log, the test's output goes there."""
     os.makedirs(tmp, exist_ok=True)
     before = snapshot()
-    p = start_test(table[name], tag, tmp)
+    with open(log or os.devnull, "wb") as out:
+        p = start_test(table[name], tag, tmp, out)
     try:
         rc = p.wait(timeout=limit)
         outcome = "pass" if rc == 0 else "fail"  # 77 too: a test that cannot run does not pass
@@ -613,6 +614,12 @@ def main():
     if args.merge:
         merge(args, picked, modules, total, commit, dirty, excluded)
         return
+    # The copies take the validators installed in this tree (not in git):
+    # without them the tests that check schemas fail under MAI_REQUIRE_REAL=1
+    # on the unmutated code (assess-check-formats, tlog_interop,
+    # examples_run_mount did so in a run from a fresh clone).
+    if not os.path.isdir(os.path.join(ROOT, "tests", "tools", "npm", "node_modules")):
+        sys.exit("mutate.py: tests/tools/npm/node_modules is missing: run packaging/install-validators.sh first")
     # Each worker has a copy of the tree and a build of its own.
     workers = []
     for w in range(args.jobs):
@@ -738,11 +745,19 @@ class Worker:
             with open(path, "w", encoding="utf-8") as f:
                 f.write(text)
             ok = run(["ninja", "-C", self.build] + self.targets(name)).returncode == 0
-            self.baseline[name] = ok and run_test(name, self.table, self.limit_of(name),
-                                                  "base-%d-w%d" % (os.getpid(), self.wid),
-                                                  os.path.join(self.scratch, "base")) == "pass"
-            print("  w%d baseline %-24s %s" % (self.wid, name, "passes" if self.baseline[name]
-                                                else "FAILS: left out"), flush=True)
+            log = os.path.join(os.path.dirname(self.build), "baseline-%s.log" % name)
+            got = run_test(name, self.table, self.limit_of(name), "base-%d-w%d" % (os.getpid(), self.wid),
+                           os.path.join(self.scratch, "base"), log) if ok else "does not build"
+            self.baseline[name] = got == "pass"
+            # Why a test fails without any mutant must be findable: its
+            # outcome (a failure or its limit) and its output's end.
+            tail = ""
+            if got != "pass" and os.path.exists(log):
+                with open(log, encoding="utf-8", errors="replace") as f:
+                    tail = "".join("      | " + l for l in f.readlines()[-15:])
+            print("  w%d baseline %-24s %s%s" % (self.wid, name, "passes" if self.baseline[name] else
+                                                  "FAILS (%s, limit %.0f s; output in %s): left out\n%s" % (
+                                                      got, self.limit_of(name), log, tail)), flush=True)
             with open(path, "w", encoding="utf-8") as f:
                 f.write(mutant_text)
             run(["ninja", "-C", self.build] + self.targets(name))
