@@ -116,6 +116,30 @@ wait_field "$D/empty.result.json" reason empty 20
 [ "$(field "$D/empty.result.json" state)" = rejected ] || fail "empty.py: state $(field "$D/empty.result.json" state)"
 [ -z "$(field "$D/empty.result.json" execution)" ] || fail "empty.py ran"
 
+# 4b. PEP 723 blocks, here too and not only in network.sh: a block never
+# closed and a 'dependencies' that is not a list are rejected as
+# bad_metadata, saying what is wrong; a block without dependencies runs,
+# its requires-python shown in the assessment.
+printf '# /// script\n# requires-python = ">=3.8"\nprint(1)\n' > "$D/pep_open.py"
+printf 'print(0)\n# /// script\n# dependencies = "requests"\n# ///\nprint(1)\n' > "$D/pep_deps.py"
+printf '# /// script\n# requires-python = ">=3.8"\n# ///\nprint(7)\n' > "$D/pep_py.py"
+for f in pep_open pep_deps; do
+	wait_field "$D/$f.result.json" reason bad_metadata 60 || continue
+	[ "$(field "$D/$f.result.json" state)" = rejected ] || fail "$f.py: state $(field "$D/$f.result.json" state)"
+	[ -z "$(field "$D/$f.result.json" execution)" ] || fail "$f.py ran"
+done
+field "$D/pep_open.result.json" message | grep -q "^Rejected: pep_open.py: line 1: the PEP 723 block '# /// script' has no closing" ||
+	fail "pep_open.py: the message does not say the block is not closed: $(field "$D/pep_open.result.json" message)"
+field "$D/pep_deps.result.json" message |
+	grep -q "^Rejected: pep_deps.py, line 2: 'dependencies' in the PEP 723 block is not an array of strings" ||
+	fail "pep_deps.py: the message does not say what is wrong: $(field "$D/pep_deps.result.json" message)"
+wait_final "$D/pep_py.result.json" 60
+[ "$(field "$D/pep_py.result.json" execution.stdout.text)" = 7 ] ||
+	fail "pep_py.py did not run: $(cat "$D/pep_py.result.json")"
+[ "$(field "$D/pep_py.result.json" assessment.inline_metadata.requires_python)" = ">=3.8" ] ||
+	fail "pep_py.py: requires-python is not shown: $(field "$D/pep_py.result.json" assessment.inline_metadata)"
+rm -f "$D"/pep_*
+
 # 5. A full disk: the answer of a script that ran is written once there is
 # room again, and the 0-byte file of a write that failed is answered as
 # empty, not run.

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "docker_codec.h"
+#include "macro.h"
 
 #define LEN(s) (sizeof(s) - 1)
 
@@ -168,6 +169,21 @@ static void test_create_wait_list_image(void **state)
 			 DOCKER_ERR_SERVER);
 	assert_string_equal(err, "waiting for the container failed: container gone");
 	free(err);
+	/* An Error without a message, or with an empty one, is Docker's way of
+	 * saying there was none: the exit status stands. */
+	static const char *const no_error[] = {
+		"{\"StatusCode\":4,\"Error\":{\"Message\":\"\"}}",
+		"{\"StatusCode\":4,\"Error\":{}}",
+		"{\"StatusCode\":4,\"Error\":null}",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(no_error); i++) {
+		err = NULL;
+		code = 0;
+		assert_int_equal(docker_codec_parse_wait(no_error[i], strlen(no_error[i]), &code, &err),
+				 DOCKER_OK);
+		assert_int_equal(code, 4);
+		assert_null(err);
+	}
 
 	assert_int_equal(docker_codec_parse_list(list, LEN(list), &ids, &n, &err), DOCKER_OK);
 	assert_int_equal(n, 2);
@@ -415,6 +431,7 @@ static void test_network_and_network_create_body(void **state)
 		"{\"Name\":\"n\",\"Id\":\"f\",\"Options\":{\"" DOCKER_BRIDGE_ICC_OPTION
 		"\":\"false\"}}";
 	static const char bad_ipam[] = "{\"Name\":\"n\",\"Id\":\"f\",\"IPAM\":{\"Config\":{}}}";
+	static const char bare_reply[] = "{\"Name\":\"n\",\"Id\":\"f\",\"IPAM\":{\"Config\":[]}}";
 	const struct docker_label labels[] = { { "mai.agent", "1" } };
 	const char *cmd[] = { "python3", NULL };
 	struct docker_create_params p = { .image = "i", .cmd = cmd, .network = "mai-net-x",
@@ -433,6 +450,17 @@ static void test_network_and_network_create_body(void **state)
 	assert_int_equal(docker_codec_parse_network(no_icc_reply, LEN(no_icc_reply), &n, &err),
 			 DOCKER_OK);
 	assert_false(n.icc);
+	/* No IPAM and no Options: each field the callers print or compare is
+	 * there, empty, never NULL (and icc is Docker's default). */
+	assert_string_equal(n.subnet, "");
+	assert_string_equal(n.gateway, "");
+	docker_network_clear(&n);
+	assert_int_equal(docker_codec_parse_network(bare_reply, LEN(bare_reply), &n, &err), DOCKER_OK);
+	assert_string_equal(n.subnet, "");
+	assert_string_equal(n.gateway, "");
+	assert_string_equal(n.bridge, "");
+	assert_true(n.icc);
+	assert_false(n.internal);
 	docker_network_clear(&n);
 	assert_int_equal(docker_codec_parse_network(bad_ipam, LEN(bad_ipam), &n, &err),
 			 DOCKER_ERR_PROTOCOL);
