@@ -349,6 +349,44 @@ static void test_stats(void **state)
 	free(err);
 }
 
+/* /version as dockerd answers it: each field the agent logs and shows;
+ * the optional ones absent are empty, and a required one absent or a field
+ * of the wrong type is refused, naming it. */
+static void test_version(void **state)
+{
+	(void)state;
+	static const char full[] =
+		"{\"Version\":\"26.1.5\",\"ApiVersion\":\"1.45\",\"KernelVersion\":\"6.1.0-18-amd64\","
+		"\"Os\":\"linux\",\"Arch\":\"amd64\",\"GoVersion\":\"go1.22\"}";
+	static const char bare[] = "{\"Version\":\"26.1.5\",\"ApiVersion\":\"1.45\"}";
+	static const char no_api[] = "{\"Version\":\"26.1.5\"}";
+	static const char bad_arch[] = "{\"Version\":\"1\",\"ApiVersion\":\"1.45\",\"Arch\":64}";
+	struct docker_version v;
+	char *err = NULL;
+
+	assert_int_equal(docker_codec_parse_version(full, LEN(full), &v, &err), DOCKER_OK);
+	assert_string_equal(v.version, "26.1.5");
+	assert_string_equal(v.api_version, "1.45");
+	assert_string_equal(v.kernel_version, "6.1.0-18-amd64");
+	assert_string_equal(v.os, "linux");
+	assert_string_equal(v.arch, "amd64");
+	docker_version_clear(&v);
+	assert_int_equal(docker_codec_parse_version(bare, LEN(bare), &v, &err), DOCKER_OK);
+	assert_string_equal(v.kernel_version, "");
+	assert_string_equal(v.os, "");
+	assert_string_equal(v.arch, "");
+	docker_version_clear(&v);
+	assert_int_equal(docker_codec_parse_version(no_api, LEN(no_api), &v, &err), DOCKER_ERR_PROTOCOL);
+	assert_null(v.version);
+	assert_non_null(strstr(err, "ApiVersion is missing"));
+	free(err);
+	err = NULL;
+	assert_int_equal(docker_codec_parse_version(bad_arch, LEN(bad_arch), &v, &err), DOCKER_ERR_PROTOCOL);
+	assert_null(v.arch);
+	assert_non_null(strstr(err, "Arch is not a string"));
+	free(err);
+}
+
 static void test_error_message(void **state)
 {
 	static const char m[] = "{\"message\":\"No such container: x\\nsecond line\"}";
@@ -515,6 +553,7 @@ int main(void)
 		cmocka_unit_test(test_create_wait_list_image),
 		cmocka_unit_test(test_stats),
 		cmocka_unit_test(test_other_replies_bad),
+		cmocka_unit_test(test_version),
 		cmocka_unit_test(test_error_message),
 		cmocka_unit_test(test_create_body_hardening),
 	};
