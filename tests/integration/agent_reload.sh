@@ -85,9 +85,12 @@ printf 'open("/tmp/x", "w").write("1")\n' > "$T/drop/write.py"
 wait_field "$T/drop/write.result.json" state completed 60
 [ "$(field "$T/drop/write.result.json" assessment.level)" = MEDIUM ] ||
 	fail "write.py is not MEDIUM under the shipped thresholds"
-printf '%sthresholds:\n  medium: 10\n  high: 30\n  blocked: 9999\n' "$AGENT_SECURITY_YAML" \
-	> "$T/conf/security.yaml"
+# (and approvers that name a group no account has: said at the reload)
+printf '%sthresholds:\n  medium: 10\n  high: 30\n  blocked: 9999\napprovers:\n  groups: [mai-nogroup-%s]\n' \
+	"$AGENT_SECURITY_YAML" $$ > "$T/conf/security.yaml"
 reload 4
+grep -q "approvers: group mai-nogroup-$$ does not exist: nobody approves through it until it does" "$T/agent.log" ||
+	fail "a reload with approvers naming no group does not say so: $(grep approvers "$T/agent.log" | tail -3)"
 printf 'open("/tmp/x", "w").write("2")\n' > "$T/drop/write2.py"
 wait_field "$T/drop/write2.result.json" state awaiting_confirmation 30
 
