@@ -58,8 +58,14 @@ unshare --mount --propagation private sh -c '
 	mount -t overlay overlay -o "lowerdir=/etc,upperdir=$1/etc-up,workdir=$1/etc-work" /etc &&
 	rm -rf /etc/mai && mkdir /etc/mai &&
 	printf "state_dir: %s\n" "$1/state" > /etc/mai/agent.yaml &&
-	env -u MAI_CONFIG_DIR "$2" pending' sh "$T" "$AGENT" > "$T/follow.out" 2>&1 ||
+	env -u MAI_CONFIG_DIR "$2" pending &&
+	{ env -u MAI_CONFIG_DIR "$2" config check > "$1/config-check.out" 2>&1 || :; }' \
+	sh "$T" "$AGENT" > "$T/follow.out" 2>&1 ||
 	fail "mai-agent pending in the namespace: $(cat "$T/follow.out")"
+# 'config check' checks what it is told to (/etc/mai here) but points out
+# that the running agent uses another configuration.
+grep -qF "the running agent uses the configuration in $(realpath "$T/conf"), not this one" "$T/config-check.out" ||
+	fail "config check does not say the running agent uses another configuration: $(cat "$T/config-check.out")"
 grep -q "nothing is held in $D\$" "$T/follow.out" ||
 	fail "mai-agent pending did not follow the running agent's configuration: $(cat "$T/follow.out")"
 grep -q "not found" "$T/follow.out" && fail "mai-agent pending said: $(cat "$T/follow.out")"
