@@ -192,7 +192,7 @@ static int engine_open(const struct sandbox_engine_setup *setup, void **ctx, cha
 		.version = e->version, .cgroup_version = info.cgroup_version,
 		.image_id = e->image_id, .exit_source = SANDBOX_EXIT_DOCKER,
 		.leftovers = e->info.leftovers, .network = e->proxies != NULL,
-		.proxy = "a proxy service of each run's own (" SWARM_PROXY_IMAGE ")",
+		.proxy = e->proxies ? swarm_proxies_describe(e->proxies) : NULL,
 		.pip = e->proxies ? swarm_proxies_pip(e->proxies) : NULL,
 	};
 	/* Every node proves its settings now, in parallel; one that joins

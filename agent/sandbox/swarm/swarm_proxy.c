@@ -30,7 +30,7 @@ struct swarm_proxies {
 	char **hosts;
 	size_t n_hosts;
 	int port;
-	char *egress, *egress_id, *log_path;
+	char *egress, *egress_id, *log_path, *image, *describe;
 	struct sandbox_pip *pip;
 };
 
@@ -49,6 +49,8 @@ void swarm_proxies_free(struct swarm_proxies *ps)
 	free(ps->egress);
 	free(ps->egress_id);
 	free(ps->log_path);
+	free(ps->image);
+	free(ps->describe);
 	sandbox_pip_free(ps->pip);
 	free(ps);
 }
@@ -106,8 +108,10 @@ int swarm_proxies_open(struct docker *d, const char *instance, const char *tag,
 	ps->pip = sandbox_pip_new(o);
 	ps->log_path = xasprintf("%s/proxy/tinyproxy.log", o->state_dir ? o->state_dir : ".");
 	ps->egress = xasprintf("%s-egress", tag);
+	ps->image = xstrdup(o->proxy_image ? o->proxy_image : SWARM_PROXY_IMAGE);
+	ps->describe = xasprintf("a proxy service of each run's own (%s)", ps->image);
 	if ((r = render(ps, "10.0.0.0/24", &conf, &filter, err)) < 0 ||
-	    (r = need_image(d, SWARM_PROXY_IMAGE, "--variant proxy", NULL, err)) < 0 ||
+	    (r = need_image(d, ps->image, "--variant proxy", NULL, err)) < 0 ||
 	    (r = need_image(d, ps->pip->image, "--variant pip", &pip_id, err)) < 0)
 		goto fail;
 	sandbox_pip_set_image_id(ps->pip, pip_id);
@@ -118,7 +122,7 @@ int swarm_proxies_open(struct docker *d, const char *instance, const char *tag,
 	}
 	log_info("network: allowlist on Swarm: each run of an allowlist level gets a proxy "
 		 "service (%s, %zu allowed host(s), port %d) on its own network and on %s",
-		 SWARM_PROXY_IMAGE, ps->n_hosts, ps->port, ps->egress);
+		 ps->image, ps->n_hosts, ps->port, ps->egress);
 	*out = ps;
 	return 0;
 fail:
@@ -128,7 +132,7 @@ fail:
 
 const struct sandbox_pip *swarm_proxies_pip(const struct swarm_proxies *ps) { return ps->pip; }
 
-const char *swarm_proxies_egress(const struct swarm_proxies *ps) { return ps->egress; }
+const char *swarm_proxies_describe(const struct swarm_proxies *ps) { return ps->describe; }
 
 /* Until the proxy's task runs: 0, or -errno with *err. */
 static int wait_running(struct swarm_proxies *ps, struct swarm_proxy *p, int64_t wait_ms,
@@ -153,7 +157,7 @@ static int wait_running(struct swarm_proxies *ps, struct swarm_proxy *p, int64_t
 					 "start: %s (does every node of the level have %s?)",
 					 t[n - 1].state,
 					 *t[n - 1].err ? t[n - 1].err : "no reason given",
-					 SWARM_PROXY_IMAGE);
+					 ps->image);
 			r = -EIO;
 		}
 		docker_swarm_tasks_free(t, n);
@@ -216,7 +220,7 @@ int swarm_proxy_start(struct swarm_proxies *ps, const char *name,
 	};
 	const char *cmd[] = { "tinyproxy", "-d", "-c", PROXY_DIR "/tinyproxy.conf", NULL };
 	const struct docker_service_params sp = {
-		.name = p->name, .labels = plabels, .n_labels = n, .image = SWARM_PROXY_IMAGE,
+		.name = p->name, .labels = plabels, .n_labels = n, .image = ps->image,
 		.cmd = cmd, .user = user, .workdir = "/", .memory_bytes = PROXY_MEMORY,
 		.nano_cpus = PROXY_NANO_CPUS, .pids_limit = PROXY_PIDS, .tmpfs_bytes = 1 << 20,
 		.nofile = PROXY_NOFILE, .fsize_bytes = 1 << 20, .core_bytes = 1,

@@ -31,7 +31,8 @@
 #include "netproxy_conf.h"
 #include "sandbox_options.h"
 
-/* The proxy image a node must have. */
+/* The proxy image a node must have, unless network.proxy_image names
+ * another. */
 #define SWARM_PROXY_IMAGE "mai-sandbox-proxy:latest"
 
 struct swarm_proxies;
@@ -48,8 +49,9 @@ int swarm_proxies_open(struct docker *d, const char *instance, const char *tag,
 void swarm_proxies_free(struct swarm_proxies *ps);
 /* The pip image's settings (struct sandbox_pip), owned by ps. */
 const struct sandbox_pip *swarm_proxies_pip(const struct swarm_proxies *ps);
-/* The egress overlay's name. */
-const char *swarm_proxies_egress(const struct swarm_proxies *ps);
+/* Where the proxies run, in words (status): "a proxy service of each
+ * run's own (IMAGE)". */
+const char *swarm_proxies_describe(const struct swarm_proxies *ps);
 
 /* Makes the proxy of the run called name (its labels; network_id its
  * internal overlay; constraints its placement; uid its own) and waits, up
