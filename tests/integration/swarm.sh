@@ -136,7 +136,10 @@ class Logged(http.server.SimpleHTTPRequestHandler):
 http.server.ThreadingHTTPServer(("0.0.0.0", 8080),
                                 functools.partial(Logged, directory=sys.argv[1])).serve_forever()
 PY
-sw_in_client python3 "$T/web.py" "$T/www" "$T/web.log" > "$T/web.err" 2>&1 &
+# (nsenter execs python: $! is the server's pid; without the cache's lock
+# on fd 8, which would outlive the test in a server left running.)
+nsenter --net="/run/netns/$(sw_ns c)" python3 "$T/web.py" "$T/www" "$T/web.log" \
+	> "$T/web.err" 2>&1 8>&- &
 WEB_PID=$!
 # The examples' agent and the kill -9 check's agent name their levels' nodes
 # by labels of their own (engine.node_label): each probes only the nodes of
