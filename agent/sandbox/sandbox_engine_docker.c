@@ -432,6 +432,8 @@ static enum sandbox_attach_end engine_wait(void *ctx, struct sandbox_engine_run 
 			run->have_state = true;
 			end = SANDBOX_ATTACH_EOF;
 		} else {
+			log_debug("container %.12s: its cgroup was gone before its counters were "
+				  "read; Docker says how the run ended", run->c.id);
 			end = sandbox_attach_pump(run->c.stream, io->demux, NULL, 0, NULL, NULL,
 						  io->deadline_ms, true, io->cancel, error);
 		}
