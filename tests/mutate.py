@@ -85,7 +85,6 @@ NOT_RUN = {
     "install": "installs the package from the build (packaging)",
     "network": "minutes of a local package index a run",
     "swarm": "a three-node Docker Swarm, three to four minutes a run",
-    "assess-sarif-github": "the .NET SARIF validator, a minute a run; test_assess_sarif checks the same form",
 }
 SKIP_FILES = {"pynfkc_table.c"}
 EQUIVALENT_FILE = os.path.join(ROOT, "tests", "mutate-equivalent.txt")
