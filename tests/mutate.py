@@ -85,7 +85,6 @@ NOT_RUN = {
     "install": "installs the package from the build (packaging)",
     "network": "minutes of a local package index a run",
     "swarm": "a three-node Docker Swarm, three to four minutes a run",
-    "assess-sarif-github": "the .NET SARIF validator, a minute a run; test_assess_sarif checks the same form",
 }
 SKIP_FILES = {"pynfkc_table.c"}
 EQUIVALENT_FILE = os.path.join(ROOT, "tests", "mutate-equivalent.txt")
@@ -755,9 +754,9 @@ class Worker:
             if got != "pass" and os.path.exists(log):
                 with open(log, encoding="utf-8", errors="replace") as f:
                     tail = "".join("      | " + l for l in f.readlines()[-15:])
-            print("  w%d baseline %-24s %s%s" % (self.wid, name, "passes" if self.baseline[name] else
-                                                  "FAILS (%s, limit %.0f s; output in %s): left out\n%s" % (
-                                                      got, self.limit_of(name), log, tail)), flush=True)
+            verdict = "passes" if self.baseline[name] else "FAILS (%s, limit %.0f s; output in %s): left out\n%s" % (
+                got, self.limit_of(name), log, tail)
+            print("  w%d baseline %-24s %s" % (self.wid, name, verdict), flush=True)
             with open(path, "w", encoding="utf-8") as f:
                 f.write(mutant_text)
             run(["ninja", "-C", self.build] + self.targets(name))

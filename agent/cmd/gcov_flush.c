@@ -1,23 +1,31 @@
 /* Coverage builds only (-Db_coverage=true, tests/coverage.sh): 'mai-agent
- * run' writes its line counters out every second. gcov writes them when a
- * process exits normally, so an agent that a test kills with SIGKILL (a
- * crash recovery test, a stale mount, a killed run) would otherwise lose
- * every line it ran, and those lines would be reported as never run. Not
- * part of any other build. */
+ * run' has its line counters written out every second. gcov writes them
+ * when a process exits normally, so an agent that a test kills with
+ * SIGKILL (a crash recovery test, a stale mount, a killed run) would
+ * otherwise lose every line it ran, and those lines would be reported as
+ * never run. Not part of any other build.
+ *
+ * A forked child writes them and exits: it holds a copy of the counters
+ * taken at one moment, while the agent's threads go on counting. (Writing
+ * them from the agent itself, then setting them to zero, raced the
+ * threads: some counts came out negative and gcovr refused the files.)
+ * Each copy adds what was counted so far to the files, so lines are
+ * counted more than once: the figures are of lines run or not, never of
+ * how often. */
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 void __gcov_dump(void);
-void __gcov_reset(void);
 
-/* Held while the counters are written, and for good from exit() on: gcov
- * writes them itself at the end (a destructor, after the atexit handlers),
- * and two writers at once corrupt the files. */
+/* Held while a child writes, and for good from exit() on: gcov writes the
+ * agent's own counters at the end (a destructor, after the atexit
+ * handlers). */
 static pthread_mutex_t writing = PTHREAD_MUTEX_INITIALIZER;
 static pid_t flushing_pid;
 
@@ -28,10 +36,14 @@ static void *flush_loop(void *arg)
 	for (;;) {
 		nanosleep(&second, NULL);
 		pthread_mutex_lock(&writing);
-		/* Adds this second's counts to the files, then starts them at
-		 * zero again, so that nothing is counted twice. */
-		__gcov_dump();
-		__gcov_reset();
+		pid_t pid = fork();
+		if (pid == 0) {
+			__gcov_dump();
+			_exit(0);
+		}
+		if (pid > 0)
+			while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+				;
 		pthread_mutex_unlock(&writing);
 	}
 	return NULL;
@@ -39,10 +51,9 @@ static void *flush_loop(void *arg)
 
 static void flush_stop(void)
 {
-	/* A child the agent forked has no such thread (and may have been
-	 * forked while the lock was held). */
+	/* A child the agent forked has no such thread. */
 	if (getpid() == flushing_pid)
-		pthread_mutex_lock(&writing); /* never unlocked: the thread writes no more */
+		pthread_mutex_lock(&writing); /* never unlocked: no more copies */
 }
 
 /* glibc passes main's arguments to constructors. Only the agent itself (a
