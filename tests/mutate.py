@@ -25,24 +25,24 @@ and printed; --seed S makes the same pick again, to reproduce a report.
 The mutants run in a random order, so a run cut short by --budget (stop
 starting new mutants after SECONDS) has still measured a random sample.
 
-For each mutant: writes it into the copy, rebuilds what its module's tests
-need (a mutant that does not compile is "stillborn": reported apart, not
-in the score), and runs the module's tests in two tiers: the fast ones
-(unit tests, the assess suite) side by side, then, when all of those pass,
-the slow ones (integration tests on real Docker, FUSE, inotify), each with
-a time limit (five times its time on the unmutated code, at least 20 s; 60
-s for the slow tier). A mutant is killed when a test fails; it "timed out"
-when a test ran out of time (reported apart: a hang the mutant caused, or
-a loaded machine); it survived when all pass. With --coverage (gcovr's
-coverage.json of tests/coverage.sh, run on the same tree) a mutant on an
-executable line that the whole suite never ran is "not covered": it
-survives without running anything, and is counted as a survivor.
+For each mutant: writes it into a copy of the tree, rebuilds what its
+tests need (a mutant that does not compile is "stillborn"), and runs the
+tests that ran its line in tests/coverage.sh's run of the same tree
+(build-coverage/per-test.json), fastest first, stopping at the first that
+fails ("killed"). Each test has a limit of its own, three times its time
+in that run and 10 s more; a test past it is a "timeout". A mutant no test
+killed "survived" only when every test that runs its line ran and passed;
+when one did not run (the mutant's tests passed --test-seconds of
+coverage-run time, a test is longer than --max-test-seconds, left out of
+every mutant, or failed on the unmutated code) it is "undecided". A line
+no test runs is "not covered" (a survivor that ran nothing).
 
-The score is killed / (killed + survived); timeouts are shown apart, with
-the score they would give counted either way. The report (DIR/report.md,
+Score: killed / (killed + survived + not covered); undecided, timeouts and
+stillborn mutants are reported apart, with the lower bound that counts
+undecided and timeouts as survivors. The report (DIR/report.md,
 DIR/report.json; with --doc also tests/MUTATION.md) gives the seed, the
-commit measured (and whether the tree had changes), counts per module and
-every survivor's file, line and mutation. The run is niced (10).
+commit measured, counts per module and every mutant that was not killed.
+The run is niced (10).
 
 --only FILE:LINE,... runs every mutant of those lines instead of a pick.
 
@@ -78,14 +78,13 @@ MODULES = {"base": "agent/base", "config": "agent/config", "drop": "agent/drop",
            "swarm": "agent/sandbox/swarm",
            "audit": "agent/audit", "daemon": "agent/daemon", "cmd": "agent/cmd", "fs": "fs"}
 # Tests no mutant runs, whatever lines they run, each for minutes a run: a
-# mutant that only they would kill counts as a survivor (the report names
-# them), so leaving them out can only lower the score.
+# mutant on their lines that no other test kills is undecided (reported
+# apart, with the lower bound that counts it as a survivor).
 NOT_RUN = {
     "deb": "builds and installs the Debian package (minutes)",
     "install": "installs the package from the build (packaging)",
     "network": "minutes of a local package index a run",
     "swarm": "a three-node Docker Swarm, three to four minutes a run",
-    "assess-sarif-github": "the .NET SARIF validator, a minute a run; test_assess_sarif checks the same form",
 }
 SKIP_FILES = {"pynfkc_table.c"}
 EQUIVALENT_FILE = os.path.join(ROOT, "tests", "mutate-equivalent.txt")
@@ -274,7 +273,7 @@ def test_table(build):
     return {t["name"]: t for t in json.loads(out)}
 
 
-def start_test(t, tag, tmp):
+def start_test(t, tag, tmp, out=subprocess.DEVNULL):
     env = dict(os.environ)
     env["MAI_REQUIRE_REAL"] = "1"  # a test that cannot run fails, as in ./run-tests
     env["TMPDIR"] = tmp  # everything the test makes, for sweep()
@@ -282,8 +281,8 @@ def start_test(t, tag, tmp):
     for k, v in t["env"].items():
         env[k] = v + os.pathsep + env.get("PATH", "") if k == "PATH" else v
     # Its own process group, so that a test's children go with it.
-    return subprocess.Popen(t["cmd"], env=env, cwd=t["workdir"] or None, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+    return subprocess.Popen(t["cmd"], env=env, cwd=t["workdir"] or None, stdout=out,
+                            stderr=subprocess.STDOUT, start_new_session=True)
 
 
 def docker_api(method, path):
@@ -390,12 +389,13 @@ def abort_fuse_under(tmp):
                         a.write("1")
 
 
-def run_test(name, table, limit, tag, tmp):
+def run_test(name, table, limit, tag, tmp, log=None):
     """Runs one test: "pass", "fail" or "timeout"; whatever a test that did
-    not pass left behind is swept."""
+    not pass left behind is swept. With log, the test's output goes there."""
     os.makedirs(tmp, exist_ok=True)
     before = snapshot()
-    p = start_test(table[name], tag, tmp)
+    with open(log or os.devnull, "wb") as out:
+        p = start_test(table[name], tag, tmp, out)
     try:
         rc = p.wait(timeout=limit)
         outcome = "pass" if rc == 0 else "fail"  # 77 too: a test that cannot run does not pass
@@ -613,6 +613,12 @@ def main():
     if args.merge:
         merge(args, picked, modules, total, commit, dirty, excluded)
         return
+    # The copies take the validators installed in this tree (not in git):
+    # without them the tests that check schemas fail under MAI_REQUIRE_REAL=1
+    # on the unmutated code (assess-check-formats, tlog_interop,
+    # examples_run_mount did so in a run from a fresh clone).
+    if not os.path.isdir(os.path.join(ROOT, "tests", "tools", "npm", "node_modules")):
+        sys.exit("mutate.py: tests/tools/npm/node_modules is missing: run packaging/install-validators.sh first")
     # Each worker has a copy of the tree and a build of its own.
     workers = []
     for w in range(args.jobs):
@@ -725,9 +731,10 @@ class Worker:
         shutil.rmtree(self.scratch, ignore_errors=True)
 
     def limit_of(self, name):
-        # Three times the test's time in the coverage run (a build without
-        # optimisation, side by side with the rest of the suite), at least 30 s.
-        return max(30.0, 3 * self.per_test.seconds[name])
+        # The test's own time on the unmutated tree (the coverage run: a
+        # build without optimisation, side by side with the rest of the
+        # suite), three times, and 10 s more for a loaded machine.
+        return 3 * self.per_test.seconds[name] + 10.0
 
     def targets(self, name):
         return targets_of(name, self.table, self.build, self.scripts)
@@ -737,11 +744,19 @@ class Worker:
             with open(path, "w", encoding="utf-8") as f:
                 f.write(text)
             ok = run(["ninja", "-C", self.build] + self.targets(name)).returncode == 0
-            self.baseline[name] = ok and run_test(name, self.table, self.limit_of(name),
-                                                  "base-%d-w%d" % (os.getpid(), self.wid),
-                                                  os.path.join(self.scratch, "base")) == "pass"
-            print("  w%d baseline %-24s %s" % (self.wid, name, "passes" if self.baseline[name]
-                                                else "FAILS: left out"), flush=True)
+            log = os.path.join(os.path.dirname(self.build), "baseline-%s.log" % name)
+            got = run_test(name, self.table, self.limit_of(name), "base-%d-w%d" % (os.getpid(), self.wid),
+                           os.path.join(self.scratch, "base"), log) if ok else "does not build"
+            self.baseline[name] = got == "pass"
+            # Why a test fails without any mutant must be findable: its
+            # outcome (a failure or its limit) and its output's end.
+            tail = ""
+            if got != "pass" and os.path.exists(log):
+                with open(log, encoding="utf-8", errors="replace") as f:
+                    tail = "".join("      | " + l for l in f.readlines()[-15:])
+            verdict = "passes" if self.baseline[name] else "FAILS (%s, limit %.0f s; output in %s): left out\n%s" % (
+                got, self.limit_of(name), log, tail)
+            print("  w%d baseline %-24s %s" % (self.wid, name, verdict), flush=True)
             with open(path, "w", encoding="utf-8") as f:
                 f.write(mutant_text)
             run(["ninja", "-C", self.build] + self.targets(name))
@@ -765,14 +780,21 @@ class Worker:
         with open(path, "w", encoding="utf-8") as f:
             f.write(mutant_text)
         outcome, spent, built = "survived", 0.0, set()
+        # Why a covering test did not run: a mutant that no test killed is a
+        # survivor only when every test that runs its line ran and passed;
+        # otherwise it is undecided (reported apart, not in the score).
+        site["why_not_run"] = {n: "left out of every mutant" for n in left_out}
         for i, name in enumerate(tests):
             if self.baseline.get(name) is False:
+                site["why_not_run"][name] = "failed on the unmutated code"
                 continue
             if per_test.seconds[name] > args.max_test_seconds:
-                site["not_run"] = [t for t in tests[i:] if self.baseline.get(t) is not False] + left_out
-                break  # this one and the rest are longer still
+                for t in tests[i:]:  # this one and the rest are longer still
+                    site["why_not_run"].setdefault(t, "longer than %.0f s" % args.max_test_seconds)
+                break
             if site["ran"] and spent + per_test.seconds[name] > args.test_seconds:
-                site["not_run"] = [t for t in tests[i:] if self.baseline.get(t) is not False] + left_out
+                for t in tests[i:]:
+                    site["why_not_run"].setdefault(t, "past the mutant's cap of %.0f s" % args.test_seconds)
                 break
             targets = tuple(self.targets(name))
             if targets not in built:
@@ -796,6 +818,9 @@ class Worker:
             if got == "timeout":
                 outcome, site["by"] = "timeout", name
                 break
+        site["not_run"] = sorted(site["why_not_run"])
+        if outcome == "survived" and site["not_run"]:
+            outcome = "undecided"
         site["outcome"] = outcome
         site["seconds"] = round(time.monotonic() - t_start, 1)
         with open(path, "w", encoding="utf-8") as f:  # one mutant at a time
@@ -803,7 +828,7 @@ class Worker:
         os.unlink(self.marker)
 
 
-OUTCOMES = ("killed", "survived", "not_covered", "timeout", "stillborn")
+OUTCOMES = ("killed", "survived", "not_covered", "undecided", "timeout", "stillborn")
 
 
 def report(results, modules, args, n_picked, total, commit, dirty, excluded, seconds, per_test, baseline):
@@ -820,44 +845,64 @@ def report(results, modules, args, n_picked, total, commit, dirty, excluded, sec
              "",
              "Each mutant runs the tests that ran its line in the coverage run of the same tree "
              "(`tests/coverage.sh`, build-coverage/per-test.json, tree %s), fastest first, and stops at "
-             "the first that fails; it stops too when their times in that run add up to %.0f s or at a test "
-             "that took more than %.0f s there, and the tests not run then count for nothing: such a mutant "
-             "is a survivor. A test that kills a mutant was "
-             "checked to pass on the unmutated code. Not covered: no test runs the line, a survivor that "
-             "ran nothing." % (per_test.tree, args.test_seconds, args.max_test_seconds),
+             "the first that fails. Each test has a time limit of its own: three times its time in that run "
+             "and 10 s more. A test that kills a mutant was checked to pass on the unmutated code." % per_test.tree,
              "",
-             "Score: killed / (killed + survived + not covered); timeouts and stillborn mutants apart.",
+             "- **killed**: a test failed. **survived**: every test that runs the line ran and passed. "
+             "**not covered**: no test runs the line.",
+             "- **undecided** (apart): no test that ran failed, but not every test that runs the line ran: "
+             "the mutant's tests passed %.0f s of coverage-run time (the cap), a test took more than %.0f s "
+             "there, a test is left out of every mutant (below), or failed on the unmutated code. "
+             "**timeout** (apart): a test ran past its limit (a hang the mutant caused, or a loaded "
+             "machine). **stillborn** (apart): the mutant does not compile." % (args.test_seconds,
+                                                                              args.max_test_seconds),
              "",
-             "| module | ran | killed | survived | not covered | timeout | stillborn | score | score, timeouts as kills |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "Score: killed / (killed + survived + not covered). The last column is the lower bound: "
+             "undecided and timeouts counted as survivors.",
+             "",
+             "| module | ran | killed | survived | not covered | undecided | timeout | stillborn | score | lower bound |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     summary = {}
     for m in modules + ["all"]:
         rs = [r for r in results if m == "all" or r["module"] == m]
         c = {o: sum(r["outcome"] == o for r in rs) for o in OUTCOMES}
         scored = c["killed"] + c["survived"] + c["not_covered"]
         score = 100.0 * c["killed"] / scored if scored else float("nan")
-        score_t = (100.0 * (c["killed"] + c["timeout"]) / (scored + c["timeout"])
-                   if scored + c["timeout"] else float("nan"))
-        summary[m] = dict(c, mutants=len(rs), score=score, score_timeouts_as_kills=score_t)
-        lines.append("| %s | %d | %d | %d | %d | %d | %d | %.1f%% | %.1f%% |" % (
+        wide = scored + c["undecided"] + c["timeout"]
+        low = 100.0 * c["killed"] / wide if wide else float("nan")
+        summary[m] = dict(c, mutants=len(rs), score=score, lower_bound=low)
+        lines.append("| %s | %d | %d | %d | %d | %d | %d | %d | %.1f%% | %.1f%% |" % (
             "**all**" if m == "all" else m, len(rs), c["killed"], c["survived"], c["not_covered"],
-            c["timeout"], c["stillborn"], score, score_t))
-    lines += ["", "Tests no mutant runs (a mutant only they would kill is a survivor):", ""]
+            c["undecided"], c["timeout"], c["stillborn"], score, low))
+    why = {}
+    for r in results:
+        if r["outcome"] == "undecided":
+            for reason in sorted({re.sub(r"\d+ s", "N s", w) for w in r.get("why_not_run", {}).values()}):
+                why[reason] = why.get(reason, 0) + 1
+    if why:
+        lines += ["", "Undecided mutants by why a covering test did not run (a mutant may have several):", ""]
+        lines += ["- %s: %d" % (w, n) for w, n in sorted(why.items(), key=lambda x: -x[1])]
+    secs = sorted(r.get("seconds", 0.0) for r in results)
+    if secs:
+        lines += ["", "Time per mutant (one worker): median %.0f s, 90th percentile %.0f s, longest %.0f s." % (
+            secs[len(secs) // 2], secs[min(len(secs) - 1, int(len(secs) * 0.9))], secs[-1])]
+    lines += ["", "Tests no mutant runs (a mutant that no other test kills is undecided):", ""]
     lines += ["- %s: %s" % (n, why) for n, why in sorted(per_test.left_out.items())]
     broken = sorted(n for n, ok in baseline.items() if not ok)
     if broken:
         lines += ["", "Tests that failed on the unmutated code during the run, left out from then on: "
                   + ", ".join(broken)]
     for title, outcome in (("Survivors", "survived"), ("Not covered", "not_covered"),
-                           ("Timeouts", "timeout"), ("Stillborn", "stillborn")):
+                           ("Undecided", "undecided"), ("Timeouts", "timeout"), ("Stillborn", "stillborn")):
         lines += ["", "## %s" % title, ""]
         for r in sorted(results, key=lambda r: (r["file"], r["line"])):
             if r["outcome"] == outcome:
                 extra = ""
                 if outcome == "survived":
-                    extra = " - ran %d of %d tests%s" % (len(r["ran"]), r["tests"],
-                                                         "; not run: " + ", ".join(r["not_run"])
-                                                         if r["not_run"] else "")
+                    extra = " - ran %d of %d tests" % (len(r["ran"]), r["tests"])
+                elif outcome == "undecided":
+                    extra = " - ran %d of %d tests; not run: %s" % (len(r["ran"]), r["tests"], ", ".join(
+                        "%s (%s)" % (n, w) for n, w in sorted(r.get("why_not_run", {}).items())))
                 elif r.get("by"):
                     extra = " - " + r["by"]
                 lines.append("- %s:%d (%s) %s: `%s`%s" % (r["file"], r["line"], r["kind"], r["label"],

@@ -142,3 +142,17 @@ void units_format_duration(uint64_t ms, char out[UNITS_BUF_LEN])
 {
 	units_format(ms, duration_suffixes, ARRAY_SIZE(duration_suffixes), 1, out);
 }
+
+void units_format_age(long long s, char out[UNITS_BUF_LEN])
+{
+	if (s < 0)
+		snprintf(out, UNITS_BUF_LEN, "?");
+	else if (s < 120)
+		snprintf(out, UNITS_BUF_LEN, "%lld s", s);
+	else if (s < 2 * 3600)
+		snprintf(out, UNITS_BUF_LEN, "%lld min", s / 60);
+	else if (s < 2 * 86400)
+		snprintf(out, UNITS_BUF_LEN, "%lld h", s / 3600);
+	else
+		snprintf(out, UNITS_BUF_LEN, "%lld d", s / 86400);
+}

@@ -38,4 +38,9 @@ enum units_error units_parse_duration(const char *s, uint64_t *ms) _must_check_;
 void units_format_size(uint64_t bytes, char out[UNITS_BUF_LEN]);
 void units_format_duration(uint64_t ms, char out[UNITS_BUF_LEN]);
 
+/* An age for a person, rounded down to one unit: "42 s" below 2 minutes,
+ * "5 min" below 2 hours, "3 h" below 2 days, then "2 d"; "?" for a negative
+ * age (a time in the future: the clock set back since it was written). */
+void units_format_age(long long seconds, char out[UNITS_BUF_LEN]);
+
 #endif

@@ -19,6 +19,7 @@
 #include "held.h"
 #include "log.h"
 #include "names.h"
+#include "units.h"
 
 #define TOP_FINDINGS 3
 /* Deep enough for any drop directory a person keeps. */
@@ -148,21 +149,6 @@ static void sort_list(json_t *list)
 	free(v);
 }
 
-/* "12 s", "5 min", "3 h", "2 d". */
-static void format_age(long long s, char *buf, size_t size)
-{
-	if (s < 0)
-		snprintf(buf, size, "?");
-	else if (s < 120)
-		snprintf(buf, size, "%lld s", s);
-	else if (s < 2 * 3600)
-		snprintf(buf, size, "%lld min", s / 60);
-	else if (s < 2 * 86400)
-		snprintf(buf, size, "%lld h", s / 3600);
-	else
-		snprintf(buf, size, "%lld d", s / 86400);
-}
-
 static void print_text(const struct pending_ctx *pc, const char *may)
 {
 	size_t n = json_array_size(pc->list), i;
@@ -177,8 +163,8 @@ static void print_text(const struct pending_ctx *pc, const char *may)
 	json_array_foreach(pc->list, i, e) {
 		json_t *w = json_object_get(e, "writer");
 		const char *user = json_string_value(json_object_get(w, "user"));
-		char age[24];
-		format_age(json_integer_value(json_object_get(e, "age_s")), age, sizeof(age));
+		char age[UNITS_BUF_LEN];
+		units_format_age(json_integer_value(json_object_get(e, "age_s")), age);
 		_cleanup_free_ char *file = names_printable(json_string_value(json_object_get(e, "file")));
 		printf("\n%s  %s, %s, written by %s%s(uid %lld), waiting %s\n", file,
 		       json_string_value(json_object_get(e, "level")) ?

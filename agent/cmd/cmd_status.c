@@ -18,6 +18,7 @@
 #include "options.h"
 #include "result.h"
 #include "sandbox.h"
+#include "units.h"
 
 static void status_usage(FILE *out)
 {
@@ -54,19 +55,11 @@ static void status_usage(FILE *out)
 /* The agent rewrites status.json every second (daemon.c): older than this,
  * a live pid is not that agent, or it is stuck. */
 
-/* "42 s", "5 min", "3 h", "2 d": how long ago, for a person. */
-static void format_ago(long long s, char *buf, size_t size)
+/* "42 s", "5 min", "3 h", "2 d": how long ago, for a person; a time in the
+ * future (the clock set back since) is "0 s" ago. */
+static void format_ago(long long s, char buf[UNITS_BUF_LEN])
 {
-	if (s < 0)
-		s = 0;
-	if (s < 120)
-		snprintf(buf, size, "%lld s", s);
-	else if (s < 2 * 3600)
-		snprintf(buf, size, "%lld min", s / 60);
-	else if (s < 2 * 86400)
-		snprintf(buf, size, "%lld h", s / 3600);
-	else
-		snprintf(buf, size, "%lld d", s / 86400);
+	units_format_age(s < 0 ? 0 : s, buf);
 }
 
 /* Seconds since a time that result_format_time() wrote; -1 when unreadable. */
@@ -91,8 +84,8 @@ static void print_docker(json_t *st)
 		return;
 	}
 	if (ago >= 0) {
-		char a[24];
-		format_ago(ago, a, sizeof(a));
+		char a[UNITS_BUF_LEN];
+		format_ago(ago, a);
 		snprintf(when, sizeof(when), " (checked %s ago)", a);
 	}
 	if (json_is_true(up))
@@ -141,8 +134,9 @@ static void print_runtimes(json_t *st)
 		printf("warning: %s\n", json_string_value(w) ? json_string_value(w) : "?");
 }
 
-/* "engine: swarm at unix:///...", then one line per node: its level and
- * whether its probe let it take runs, and if not, why. */
+/* "engine: swarm at unix:///...", where an allowlist level's proxy runs,
+ * then one line per node: its level and whether its probe let it take
+ * runs, and if not, why. */
 static void print_engine(json_t *st)
 {
 	json_t *e = json_object_get(st, "engine"), *n;
@@ -152,6 +146,9 @@ static void print_engine(json_t *st)
 		return;
 	printf("engine: %s at %s\n", json_string_value(json_object_get(e, "name")) ?: "?",
 	       json_string_value(json_object_get(e, "host")) ?: "?");
+	if (json_string_value(json_object_get(e, "proxy")))
+		printf("network allowlist: through %s, to network.allowed_hosts only\n",
+		       json_string_value(json_object_get(e, "proxy")));
 	json_array_foreach(json_object_get(e, "nodes"), i, n) {
 		const char *probe = json_string_value(json_object_get(n, "probe"));
 		const char *level = json_string_value(json_object_get(n, "level"));
@@ -288,10 +285,10 @@ int cmd_status(int argc, char **argv)
 	enum daemon_liveness live = daemon_liveness(pid, age);
 	bool pid_alive = live != DAEMON_GONE;
 	bool alive = live == DAEMON_RUNNING;
-	char seen[64] = "unknown", ago[24] = "?";
+	char seen[64] = "unknown", ago[UNITS_BUF_LEN] = "?";
 	if (age >= 0) {
 		result_format_time(&sst.st_mtim, seen, sizeof(seen));
-		format_ago(age, ago, sizeof(ago));
+		format_ago(age, ago);
 	}
 	if (as_json) {
 		char *s = json_dumps(st, JSON_INDENT(2) | JSON_SORT_KEYS);

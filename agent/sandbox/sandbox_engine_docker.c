@@ -285,6 +285,7 @@ static int engine_open(const struct sandbox_engine_setup *setup, void **ctx, cha
 		.exit_source = sandbox_exit_source_get(e->exit),
 		.leftovers = e->info.leftovers,
 		.network = sandbox_net_name(e->net) != NULL,
+		.proxy = "a tinyproxy of the agent's on this machine",
 		.pip = sandbox_net_pip(e->net),
 	};
 	const struct sandbox_container_config cc = {

@@ -58,8 +58,14 @@ unshare --mount --propagation private sh -c '
 	mount -t overlay overlay -o "lowerdir=/etc,upperdir=$1/etc-up,workdir=$1/etc-work" /etc &&
 	rm -rf /etc/mai && mkdir /etc/mai &&
 	printf "state_dir: %s\n" "$1/state" > /etc/mai/agent.yaml &&
-	env -u MAI_CONFIG_DIR "$2" pending' sh "$T" "$AGENT" > "$T/follow.out" 2>&1 ||
+	env -u MAI_CONFIG_DIR "$2" pending &&
+	{ env -u MAI_CONFIG_DIR "$2" config check > "$1/config-check.out" 2>&1 || :; }' \
+	sh "$T" "$AGENT" > "$T/follow.out" 2>&1 ||
 	fail "mai-agent pending in the namespace: $(cat "$T/follow.out")"
+# 'config check' checks what it is told to (/etc/mai here) but points out
+# that the running agent uses another configuration.
+grep -qF "the running agent uses the configuration in $(realpath "$T/conf"), not this one" "$T/config-check.out" ||
+	fail "config check does not say the running agent uses another configuration: $(cat "$T/config-check.out")"
 grep -q "nothing is held in $D\$" "$T/follow.out" ||
 	fail "mai-agent pending did not follow the running agent's configuration: $(cat "$T/follow.out")"
 grep -q "not found" "$T/follow.out" && fail "mai-agent pending said: $(cat "$T/follow.out")"
@@ -115,6 +121,30 @@ grep -q "is a file that is not the agent's" "$T/f.out" || fail "submit did not s
 wait_field "$D/empty.result.json" reason empty 20
 [ "$(field "$D/empty.result.json" state)" = rejected ] || fail "empty.py: state $(field "$D/empty.result.json" state)"
 [ -z "$(field "$D/empty.result.json" execution)" ] || fail "empty.py ran"
+
+# 4b. PEP 723 blocks, here too and not only in network.sh: a block never
+# closed and a 'dependencies' that is not a list are rejected as
+# bad_metadata, saying what is wrong; a block without dependencies runs,
+# its requires-python shown in the assessment.
+printf '# /// script\n# requires-python = ">=3.8"\nprint(1)\n' > "$D/pep_open.py"
+printf 'print(0)\n# /// script\n# dependencies = "requests"\n# ///\nprint(1)\n' > "$D/pep_deps.py"
+printf '# /// script\n# requires-python = ">=3.8"\n# ///\nprint(7)\n' > "$D/pep_py.py"
+for f in pep_open pep_deps; do
+	wait_field "$D/$f.result.json" reason bad_metadata 60 || continue
+	[ "$(field "$D/$f.result.json" state)" = rejected ] || fail "$f.py: state $(field "$D/$f.result.json" state)"
+	[ -z "$(field "$D/$f.result.json" execution)" ] || fail "$f.py ran"
+done
+field "$D/pep_open.result.json" message | grep -q "^Rejected: pep_open.py: line 1: the PEP 723 block '# /// script' has no closing" ||
+	fail "pep_open.py: the message does not say the block is not closed: $(field "$D/pep_open.result.json" message)"
+field "$D/pep_deps.result.json" message |
+	grep -q "^Rejected: pep_deps.py, line 2: 'dependencies' in the PEP 723 block is not an array of strings" ||
+	fail "pep_deps.py: the message does not say what is wrong: $(field "$D/pep_deps.result.json" message)"
+wait_final "$D/pep_py.result.json" 60
+[ "$(field "$D/pep_py.result.json" execution.stdout.text)" = 7 ] ||
+	fail "pep_py.py did not run: $(cat "$D/pep_py.result.json")"
+[ "$(field "$D/pep_py.result.json" assessment.inline_metadata.requires_python)" = ">=3.8" ] ||
+	fail "pep_py.py: requires-python is not shown: $(field "$D/pep_py.result.json" assessment.inline_metadata)"
+rm -f "$D"/pep_*
 
 # 5. A full disk: the answer of a script that ran is written once there is
 # room again, and the 0-byte file of a write that failed is answered as

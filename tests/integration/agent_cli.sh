@@ -152,6 +152,20 @@ log_records approval "$T/drop/high.audit" | grep -q '"explanation": "reviewed"' 
 # --- override needs a reason; an edit needs a new one ---
 printf 'import base64\nexec(base64.b64decode("cHJpbnQoMSk="))\n' > "$T/drop/evil.py"
 wait_field "$T/drop/evil.result.json" state blocked
+# approve shows what it would answer, and says when the answer is not the
+# one needed: a BLOCKED script needs an override; a script no longer held
+# (high.py ran) is not changed by any answer. Without --yes and without a
+# terminal to ask on, nothing is written (exit 2).
+"$AGENT" approve "$T/drop/evil.py" < /dev/null > "$T/out" 2> "$T/err"
+[ $? -eq 2 ] || fail "approve without --yes and without a terminal did not exit 2"
+grep -q "note: it is BLOCKED: an approval does not let it run; it needs 'mai-agent override'" "$T/out" ||
+	fail "approve of a BLOCKED script does not say it needs an override: $(cat "$T/out")"
+grep -q "not confirmed: standard input is not a terminal" "$T/err" ||
+	fail "approve without a terminal does not say why nothing was written: $(cat "$T/err")"
+[ ! -e "$T/drop/evil.approve" ] || fail "approve without confirmation wrote evil.approve"
+"$AGENT" approve "$T/drop/high.py" < /dev/null > "$T/out" 2> /dev/null
+grep -q "note: the agent does not hold this content (state completed): an answer changes nothing" "$T/out" ||
+	fail "approve of a script that ran does not say it is not held: $(cat "$T/out")"
 "$AGENT" override "$T/drop/evil.py" > /dev/null 2>&1
 [ $? -eq 2 ] || fail "override without --reason did not exit 2"
 printf '\n' > "$T/drop/evil.override"
@@ -407,6 +421,19 @@ grep -Eq "^agent: NOT answering \(last seen .*, 3 min ago, as pid $$, which is s
 	fail "status with a stale status.json and a live pid: $(cat "$T/status")"
 grep -q "stuck or is not the agent" "$T/status.err" ||
 	fail "status with a stale status.json does not say why: $(cat "$T/status.err")"
+# Days ago, and the usage mistakes: an unknown --format, an argument.
+touch -d '3 days ago' "$T/state/status.json"
+"$AGENT" status > "$T/status" 2> /dev/null
+grep -Eq "^agent: NOT answering \(last seen .*, 3 d ago, as pid $$, which is still alive\)$" "$T/status" ||
+	fail "status of an agent last seen days ago: $(cat "$T/status")"
+"$AGENT" status --format xml > "$T/status" 2> "$T/status.err"
+[ $? -eq 2 ] || fail "status --format xml did not exit 2"
+grep -q "unknown --format 'xml'; use text, json or prometheus" "$T/status.err" ||
+	fail "status --format xml does not name the formats: $(cat "$T/status.err")"
+"$AGENT" status now > "$T/status" 2> "$T/status.err"
+[ $? -eq 2 ] || fail "status with an argument did not exit 2"
+grep -q "status takes no arguments ('now')" "$T/status.err" ||
+	fail "status with an argument does not say so: $(cat "$T/status.err")"
 
 # --- the audit log verifies after all of it ---
 "$AGENT" verify "$T/state" > "$T/verify" 2>&1 || fail "the audit log does not verify: $(cat "$T/verify")"

@@ -7,7 +7,8 @@
 # drop_dir is named as needing a restart while the old drop directory keeps
 # working. Also the service manager's readiness protocol (NOTIFY_SOCKET). Exit 77 when Docker is not usable, a failure when MAI_REQUIRE_REAL=1.
 set -u
-
+# A warm pool: limits changed by a reload replace its containers.
+AGENT_POOL=1
 . "$(dirname "$0")/agent_lib.sh"
 
 require_docker /var/run/docker.sock
@@ -85,16 +86,23 @@ printf 'open("/tmp/x", "w").write("1")\n' > "$T/drop/write.py"
 wait_field "$T/drop/write.result.json" state completed 60
 [ "$(field "$T/drop/write.result.json" assessment.level)" = MEDIUM ] ||
 	fail "write.py is not MEDIUM under the shipped thresholds"
-printf '%sthresholds:\n  medium: 10\n  high: 30\n  blocked: 9999\n' "$AGENT_SECURITY_YAML" \
-	> "$T/conf/security.yaml"
+# (and approvers that name a group no account has: said at the reload)
+printf '%sthresholds:\n  medium: 10\n  high: 30\n  blocked: 9999\napprovers:\n  groups: [mai-nogroup-%s]\n' \
+	"$AGENT_SECURITY_YAML" $$ > "$T/conf/security.yaml"
 reload 4
+grep -q "approvers: group mai-nogroup-$$ does not exist: nobody approves through it until it does" "$T/agent.log" ||
+	fail "a reload with approvers naming no group does not say so: $(grep approvers "$T/agent.log" | tail -3)"
 printf 'open("/tmp/x", "w").write("2")\n' > "$T/drop/write2.py"
 wait_field "$T/drop/write2.result.json" state awaiting_confirmation 30
 
 # --- a shorter timeout: a sleeper started afterwards ends in timeout ---
 printf '%s' "$AGENT_SECURITY_YAML" > "$T/conf/security.yaml" # the shipped rules
 printf '%strusted:\n  timeout: 1s\n  scale: false\n' "$AGENT_SANDBOX_YAML" > "$T/conf/sandbox.yaml"
+grep -q "sandbox limits changed" "$T/agent.log" &&
+	fail "the warm pool was replaced by a reload that did not change the limits"
 reload 5
+grep -q "sandbox limits changed: replacing the warm pool's containers" "$T/agent.log" ||
+	fail "a reload that changed the limits did not replace the warm pool's containers"
 printf 'import time\ntime.sleep(8)\nprint("slept")\n' > "$T/drop/sleeper.py"
 wait_field "$T/drop/sleeper.result.json" state completed 60
 [ "$(field "$T/drop/sleeper.result.json" verdict)" = timeout ] ||

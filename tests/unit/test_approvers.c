@@ -103,6 +103,16 @@ static void test_account_helpers(void **state)
 	assert_false(account_name_valid("$"));
 	assert_false(account_name_valid("a/b"));
 	assert_false(account_name_valid(""));
+	/* Each class of character a name may hold, at either end; no other. */
+	assert_true(account_name_valid("Ann.Lee_2-b"));
+	assert_true(account_name_valid("z9"));
+	assert_true(account_name_valid("_Z.a-0"));
+	assert_false(account_name_valid("ann lee"));
+	assert_false(account_name_valid("ann:lee"));
+	assert_false(account_name_valid("a$b"));
+	assert_false(account_name_valid("caf\xc3\xa9"));
+	assert_false(account_name_valid("0123456789abcdef0123456789abcdefX"));  /* 33 */
+	assert_true(account_name_valid("0123456789abcdef0123456789abcdeX"));    /* 32 */
 	/* security.yaml may name accounts by number: a number that is an id. */
 	assert_true(account_name_valid("1000"));
 	assert_false(account_name_valid("4294967295"));

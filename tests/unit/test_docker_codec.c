@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "docker_codec.h"
+#include "macro.h"
 
 #define LEN(s) (sizeof(s) - 1)
 
@@ -168,6 +169,21 @@ static void test_create_wait_list_image(void **state)
 			 DOCKER_ERR_SERVER);
 	assert_string_equal(err, "waiting for the container failed: container gone");
 	free(err);
+	/* An Error without a message, or with an empty one, is Docker's way of
+	 * saying there was none: the exit status stands. */
+	static const char *const no_error[] = {
+		"{\"StatusCode\":4,\"Error\":{\"Message\":\"\"}}",
+		"{\"StatusCode\":4,\"Error\":{}}",
+		"{\"StatusCode\":4,\"Error\":null}",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(no_error); i++) {
+		err = NULL;
+		code = 0;
+		assert_int_equal(docker_codec_parse_wait(no_error[i], strlen(no_error[i]), &code, &err),
+				 DOCKER_OK);
+		assert_int_equal(code, 4);
+		assert_null(err);
+	}
 
 	assert_int_equal(docker_codec_parse_list(list, LEN(list), &ids, &n, &err), DOCKER_OK);
 	assert_int_equal(n, 2);
@@ -333,6 +349,44 @@ static void test_stats(void **state)
 	free(err);
 }
 
+/* /version as dockerd answers it: each field the agent logs and shows;
+ * the optional ones absent are empty, and a required one absent or a field
+ * of the wrong type is refused, naming it. */
+static void test_version(void **state)
+{
+	(void)state;
+	static const char full[] =
+		"{\"Version\":\"26.1.5\",\"ApiVersion\":\"1.45\",\"KernelVersion\":\"6.1.0-18-amd64\","
+		"\"Os\":\"linux\",\"Arch\":\"amd64\",\"GoVersion\":\"go1.22\"}";
+	static const char bare[] = "{\"Version\":\"26.1.5\",\"ApiVersion\":\"1.45\"}";
+	static const char no_api[] = "{\"Version\":\"26.1.5\"}";
+	static const char bad_arch[] = "{\"Version\":\"1\",\"ApiVersion\":\"1.45\",\"Arch\":64}";
+	struct docker_version v;
+	char *err = NULL;
+
+	assert_int_equal(docker_codec_parse_version(full, LEN(full), &v, &err), DOCKER_OK);
+	assert_string_equal(v.version, "26.1.5");
+	assert_string_equal(v.api_version, "1.45");
+	assert_string_equal(v.kernel_version, "6.1.0-18-amd64");
+	assert_string_equal(v.os, "linux");
+	assert_string_equal(v.arch, "amd64");
+	docker_version_clear(&v);
+	assert_int_equal(docker_codec_parse_version(bare, LEN(bare), &v, &err), DOCKER_OK);
+	assert_string_equal(v.kernel_version, "");
+	assert_string_equal(v.os, "");
+	assert_string_equal(v.arch, "");
+	docker_version_clear(&v);
+	assert_int_equal(docker_codec_parse_version(no_api, LEN(no_api), &v, &err), DOCKER_ERR_PROTOCOL);
+	assert_null(v.version);
+	assert_non_null(strstr(err, "ApiVersion is missing"));
+	free(err);
+	err = NULL;
+	assert_int_equal(docker_codec_parse_version(bad_arch, LEN(bad_arch), &v, &err), DOCKER_ERR_PROTOCOL);
+	assert_null(v.arch);
+	assert_non_null(strstr(err, "Arch is not a string"));
+	free(err);
+}
+
 static void test_error_message(void **state)
 {
 	static const char m[] = "{\"message\":\"No such container: x\\nsecond line\"}";
@@ -415,6 +469,7 @@ static void test_network_and_network_create_body(void **state)
 		"{\"Name\":\"n\",\"Id\":\"f\",\"Options\":{\"" DOCKER_BRIDGE_ICC_OPTION
 		"\":\"false\"}}";
 	static const char bad_ipam[] = "{\"Name\":\"n\",\"Id\":\"f\",\"IPAM\":{\"Config\":{}}}";
+	static const char bare_reply[] = "{\"Name\":\"n\",\"Id\":\"f\",\"IPAM\":{\"Config\":[]}}";
 	const struct docker_label labels[] = { { "mai.agent", "1" } };
 	const char *cmd[] = { "python3", NULL };
 	struct docker_create_params p = { .image = "i", .cmd = cmd, .network = "mai-net-x",
@@ -433,6 +488,17 @@ static void test_network_and_network_create_body(void **state)
 	assert_int_equal(docker_codec_parse_network(no_icc_reply, LEN(no_icc_reply), &n, &err),
 			 DOCKER_OK);
 	assert_false(n.icc);
+	/* No IPAM and no Options: each field the callers print or compare is
+	 * there, empty, never NULL (and icc is Docker's default). */
+	assert_string_equal(n.subnet, "");
+	assert_string_equal(n.gateway, "");
+	docker_network_clear(&n);
+	assert_int_equal(docker_codec_parse_network(bare_reply, LEN(bare_reply), &n, &err), DOCKER_OK);
+	assert_string_equal(n.subnet, "");
+	assert_string_equal(n.gateway, "");
+	assert_string_equal(n.bridge, "");
+	assert_true(n.icc);
+	assert_false(n.internal);
 	docker_network_clear(&n);
 	assert_int_equal(docker_codec_parse_network(bad_ipam, LEN(bad_ipam), &n, &err),
 			 DOCKER_ERR_PROTOCOL);
@@ -487,6 +553,7 @@ int main(void)
 		cmocka_unit_test(test_create_wait_list_image),
 		cmocka_unit_test(test_stats),
 		cmocka_unit_test(test_other_replies_bad),
+		cmocka_unit_test(test_version),
 		cmocka_unit_test(test_error_message),
 		cmocka_unit_test(test_create_body_hardening),
 	};

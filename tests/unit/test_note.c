@@ -163,6 +163,26 @@ static void test_key_names(void **state)
 		free(priv);
 		free(pub);
 	}
+	/* Every Unicode space is refused in a name (a verifier splits on them);
+	 * the characters next to them are letters and marks, and pass. */
+	static const uint32_t spaces[] = { 0xa0, 0x1680, 0x2000, 0x2005, 0x200a, 0x2028, 0x2029,
+					   0x202f, 0x205f, 0x3000 };
+	static const uint32_t near[] = { 0xa1, 0x1681, 0x1fff, 0x2010, 0x2027, 0x2030, 0x205e, 0x3001 };
+	for (size_t i = 0; i < ARRAY_SIZE(spaces) + ARRAY_SIZE(near); i++) {
+		uint32_t cp = i < ARRAY_SIZE(spaces) ? spaces[i] : near[i - ARRAY_SIZE(spaces)];
+		char name[8] = "a";
+		size_t n = 1;
+		if (cp < 0x800) {
+			name[n++] = (char)(0xc0 | cp >> 6);
+		} else {
+			name[n++] = (char)(0xe0 | cp >> 12);
+			name[n++] = (char)(0x80 | (cp >> 6 & 0x3f));
+		}
+		name[n++] = (char)(0x80 | (cp & 0x3f));
+		name[n++] = 'b';
+		if (note_name_valid(name, n) != (i >= ARRAY_SIZE(spaces)))
+			fail_msg("U+%04X in a key name: %s", cp, i < ARRAY_SIZE(spaces) ? "accepted" : "refused");
+	}
 	/* at most 256 bytes */
 	char longest[258];
 	memset(longest, 'n', 257);

@@ -135,10 +135,15 @@ static void test_state_and_verdict_names(void **state)
 	assert_int_equal(result_verdict_from_string("pids_limit", &v), 0);
 	assert_int_equal(v, RESULT_VERDICT_PIDS_LIMIT);
 	assert_int_equal(result_verdict_from_string("none", &v), -EINVAL);
+	/* Final: what ends a job for its content (submit and pending rely on
+	 * it); the rest are on the way, or retried. */
 	assert_true(result_state_is_final(RESULT_COMPLETED));
 	assert_true(result_state_is_final(RESULT_REJECTED));
+	assert_true(result_state_is_final(RESULT_BLOCKED));
+	assert_true(result_state_is_final(RESULT_AWAITING_CONFIRMATION));
 	assert_false(result_state_is_final(RESULT_ERROR));
 	assert_false(result_state_is_final(RESULT_RUNNING));
+	assert_false(result_state_is_final(RESULT_QUEUED));
 }
 
 static void test_time_format(void **state)

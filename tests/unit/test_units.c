@@ -127,6 +127,26 @@ static void test_format_round_trips(void **state)
 	}
 }
 
+/* An age is rounded down to one unit, each unit from twice the next
+ * smaller one on; a negative age is unknown. */
+static void test_age(void **state)
+{
+	(void)state;
+	static const struct {
+		long long s;
+		const char *text;
+	} cases[] = {
+		{ -1, "?" },        { 0, "0 s" },       { 1, "1 s" },         { 119, "119 s" },
+		{ 120, "2 min" },   { 179, "2 min" },   { 7199, "119 min" },  { 7200, "2 h" },
+		{ 86399, "23 h" },  { 172799, "47 h" }, { 172800, "2 d" },   { 864000, "10 d" },
+	};
+	char buf[UNITS_BUF_LEN];
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		units_format_age(cases[i].s, buf);
+		assert_string_equal(buf, cases[i].text);
+	}
+}
+
 static void test_error_phrases(void **state)
 {
 	(void)state;
@@ -141,6 +161,7 @@ int main(void)
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_durations),
 		cmocka_unit_test(test_format_round_trips),
+		cmocka_unit_test(test_age),
 		cmocka_unit_test(test_error_phrases),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -129,15 +129,23 @@ static void test_initial_scan_reports_existing_scripts(void **state)
 	write_in_place(c, "notes.txt", "hi");
 	write_in_place(c, ".hidden.py", "x=1\n");
 	write_in_place(c, "a.result.json", "{}");
+	/* A directory named like an answer is reported (the agent refuses it
+	 * and says why); one named like a script is not a script. */
+	_cleanup_free_ char *answer_dir = path_in(c, "c.override");
+	_cleanup_free_ char *script_dir = path_in(c, "d.py");
+	assert_int_equal(mkdir(answer_dir, 0755), 0);
+	assert_int_equal(mkdir(script_dir, 0755), 0);
 	start(c, false);
 	assert_true(watch_dir_present(c->w));
 	pump(c, 3 * SETTLE_MS);
-	assert_int_equal(c->seen.n, 2);
+	assert_int_equal(c->seen.n, 3);
 	assert_seen_once(c, "a.py");
 	assert_seen_once(c, "b.approve");
+	assert_seen_once(c, "c.override");
 	for (size_t i = 0; i < c->seen.n; i++)
-		assert_int_equal(c->seen.kinds[i],
-				 strcmp(c->seen.names[i], "a.py") == 0 ? NAMES_SCRIPT : NAMES_APPROVE);
+		assert_int_equal(c->seen.kinds[i], strcmp(c->seen.names[i], "a.py") == 0     ? NAMES_SCRIPT
+						   : strcmp(c->seen.names[i], "b.approve") == 0 ? NAMES_APPROVE
+												: NAMES_OVERRIDE);
 }
 
 static void test_write_in_place_repeated_is_one_report(void **state)
