@@ -186,14 +186,17 @@ static bool stage_docker_health(void *ctx, bool *reachable, struct timespec *che
 	return docker_health_get(((struct stage_ctx *)ctx)->health, reachable, checked, why);
 }
 
-/* {name, host, nodes}: the engine, and what the probe of each of its nodes
- * proved (engines of more than one node). */
+/* {name, host, proxy, nodes}: the engine, where the allowlist's proxy runs
+ * (when a level has one), and what the probe of each of its nodes proved
+ * (engines of more than one node). */
 static json_t *engine_json(struct sandbox *sb)
 {
 	const struct sandbox_engine_info *e = sandbox_engine(sb);
 	json_t *o = json_pack("{s:s, s:s}", "name", e->name, "host", e->endpoint);
 	json_t *nodes = sandbox_nodes(sb);
 
+	if (e->network && e->proxy)
+		json_object_set_new(o, "proxy", json_string(e->proxy));
 	if (nodes)
 		json_object_set_new(o, "nodes", nodes);
 	return o;

@@ -134,8 +134,9 @@ static void print_runtimes(json_t *st)
 		printf("warning: %s\n", json_string_value(w) ? json_string_value(w) : "?");
 }
 
-/* "engine: swarm at unix:///...", then one line per node: its level and
- * whether its probe let it take runs, and if not, why. */
+/* "engine: swarm at unix:///...", where an allowlist level's proxy runs,
+ * then one line per node: its level and whether its probe let it take
+ * runs, and if not, why. */
 static void print_engine(json_t *st)
 {
 	json_t *e = json_object_get(st, "engine"), *n;
@@ -145,6 +146,9 @@ static void print_engine(json_t *st)
 		return;
 	printf("engine: %s at %s\n", json_string_value(json_object_get(e, "name")) ?: "?",
 	       json_string_value(json_object_get(e, "host")) ?: "?");
+	if (json_string_value(json_object_get(e, "proxy")))
+		printf("network allowlist: through %s, to network.allowed_hosts only\n",
+		       json_string_value(json_object_get(e, "proxy")));
 	json_array_foreach(json_object_get(e, "nodes"), i, n) {
 		const char *probe = json_string_value(json_object_get(n, "probe"));
 		const char *level = json_string_value(json_object_get(n, "level"));

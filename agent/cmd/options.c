@@ -80,6 +80,7 @@ void sandbox_options_from_config(const struct mai_config *cfg, const char *insta
 		.index_url = c->network.index_url,
 		.proxy_port = (int)c->network.proxy_port,
 		.image = c->network.image,
+		.proxy_image = c->network.proxy_image,
 		.install_timeout_ms = (int64_t)c->network.install_timeout_ms,
 		.install_size = (int64_t)c->network.install_size,
 	};

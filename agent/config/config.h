@@ -145,6 +145,7 @@ struct config_sandbox {
 		char *index_url;
 		int64_t proxy_port;
 		char *image;                 /* image with pip, for PEP 723 dependencies */
+		char *proxy_image;           /* Swarm: the filtering proxy's image (tinyproxy) */
 		uint64_t install_timeout_ms; /* one pip install */
 		uint64_t install_size;       /* tmpfs the dependencies go to */
 	} network;

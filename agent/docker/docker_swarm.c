@@ -90,11 +90,12 @@ enum docker_error docker_config_create(struct docker *d, const char *name,
 	return create(d, "/configs/create", body, 201, "create a config", id, err);
 }
 
-enum docker_error docker_overlay_create_internal(struct docker *d, const char *name,
-						 const struct docker_label *labels,
-						 size_t n_labels, char **id, char **err)
+enum docker_error docker_overlay_create(struct docker *d, const char *name,
+					const struct docker_label *labels, size_t n_labels,
+					bool internal, char **id, char **err)
 {
-	_cleanup_free_ char *body = docker_swarm_codec_overlay_body(name, labels, n_labels);
+	_cleanup_free_ char *body = docker_swarm_codec_overlay_body(name, labels, n_labels,
+								    internal);
 
 	return create(d, "/networks/create", body, 201, "create an overlay network", id, err);
 }

@@ -34,6 +34,11 @@ struct docker_swarm_task {
 	bool has_exit;
 };
 
+/* A Swarm config mounted read-only (mode 0444) as a file. */
+struct docker_service_config {
+	const char *id, *name, *target, *uid, *gid;
+};
+
 /* What a replicated-job service of one task is made with (see
  * docs/SCALING.md for what API 1.41 can and cannot set). */
 struct docker_service_params {
@@ -46,14 +51,16 @@ struct docker_service_params {
 	const char *user, *workdir;
 	int64_t memory_bytes, nano_cpus, pids_limit;
 	int64_t tmpfs_bytes;     /* a tmpfs at /tmp (Docker mounts it noexec,nosuid,nodev) */
+	int64_t deps_tmpfs_bytes; /* a second one at DOCKER_DEPS_DIR; 0: none */
 	int64_t nofile, fsize_bytes;
 	int64_t core_bytes;      /* RLIMIT_CORE, soft and hard */
 	/* Per-uid kernel quotas of the run's uid (ulimits); 0: the node's
 	 * default. */
 	int64_t sigpending, msgqueue_bytes, memlock_bytes;
-	/* A config mounted read-only as a file. */
-	const char *config_id, *config_name, *config_target, *config_uid, *config_gid;
-	const char *network_id;  /* NULL: none */
+	const struct docker_service_config *configs;
+	size_t n_configs;
+	/* The networks (ids) its task joins, up to two; NULL ends the list. */
+	const char *networks[2];
 	/* A directory of the node mounted read-only (a probe's look at the
 	 * node's own files); NULL: none. */
 	const char *bind_source, *bind_target;
@@ -74,10 +81,11 @@ void docker_swarm_nodes_free(struct docker_swarm_node *nodes, size_t n);
 enum docker_error docker_config_create(struct docker *d, const char *name,
 				       const struct docker_label *labels, size_t n_labels,
 				       const void *data, size_t len, char **id, char **err);
-/* An internal overlay network (no route out), not attachable. */
-enum docker_error docker_overlay_create_internal(struct docker *d, const char *name,
-						 const struct docker_label *labels,
-						 size_t n_labels, char **id, char **err);
+/* An overlay network, not attachable; internal: no route out of it (no
+ * gateway), else its tasks reach out through their node's docker_gwbridge. */
+enum docker_error docker_overlay_create(struct docker *d, const char *name,
+					const struct docker_label *labels, size_t n_labels,
+					bool internal, char **id, char **err);
 enum docker_error docker_service_create(struct docker *d, const struct docker_service_params *p,
 					char **id, char **err);
 /* The tasks of a service, newest last. */

@@ -49,12 +49,12 @@ char *docker_swarm_codec_config_body(const char *name, const struct docker_label
 }
 
 char *docker_swarm_codec_overlay_body(const char *name, const struct docker_label *labels,
-				      size_t n_labels)
+				      size_t n_labels, bool internal)
 {
 	/* Internal: no gateway, so no route out of it; not attachable: no
-	 * container outside the run's own service can join it. */
+	 * container outside the agent's own services can join it. */
 	return dump(json_pack("{s:s, s:s, s:b, s:b, s:b, s:o}", "Name", name, "Driver", "overlay",
-			      "Internal", 1, "Attachable", 0, "CheckDuplicate", 1, "Labels",
+			      "Internal", internal, "Attachable", 0, "CheckDuplicate", 1, "Labels",
 			      docker_codec_labels(labels, n_labels)));
 }
 
@@ -67,6 +67,12 @@ char *docker_swarm_codec_service_body(const struct docker_service_params *p)
 	json_t *mounts = json_pack("[{s:s, s:s, s:{s:I, s:i}}]", "Type", "tmpfs", "Target", "/tmp",
 				   "TmpfsOptions", "SizeBytes", (json_int_t)p->tmpfs_bytes, "Mode",
 				   01777);
+	if (p->deps_tmpfs_bytes > 0)
+		json_array_append_new(mounts, json_pack("{s:s, s:s, s:{s:I, s:i}}", "Type", "tmpfs",
+							"Target", DOCKER_DEPS_DIR, "TmpfsOptions",
+							"SizeBytes",
+							(json_int_t)p->deps_tmpfs_bytes, "Mode",
+							01777));
 	if (p->bind_source && p->bind_target)
 		json_array_append_new(mounts, json_pack("{s:s, s:s, s:s, s:b}", "Type", "bind",
 							"Source", p->bind_source, "Target",
@@ -84,11 +90,16 @@ char *docker_swarm_codec_service_body(const struct docker_service_params *p)
 			       "CapabilityDrop", "ALL",
 			       "Ulimits", ulimits, "Mounts", mounts, "Labels",
 			       docker_codec_labels(p->labels, p->n_labels));
-	json_t *file = json_pack("{s:s, s:s, s:s, s:i}", "Name", p->config_target, "UID",
-				 p->config_uid, "GID", p->config_gid, "Mode", 0444);
-	json_object_set_new(cs, "Configs",
-			    json_pack("[{s:o, s:s, s:s}]", "File", file, "ConfigID", p->config_id,
-				      "ConfigName", p->config_name));
+	json_t *configs = json_array();
+	for (size_t i = 0; i < p->n_configs; i++) {
+		const struct docker_service_config *c = &p->configs[i];
+		json_t *file = json_pack("{s:s, s:s, s:s, s:i}", "Name", c->target, "UID", c->uid,
+					 "GID", c->gid, "Mode", 0444);
+		json_array_append_new(configs, json_pack("{s:o, s:s, s:s}", "File", file,
+							 "ConfigID", c->id, "ConfigName",
+							 c->name));
+	}
+	json_object_set_new(cs, "Configs", configs);
 	json_t *limits = json_pack("{s:I, s:I, s:I}", "MemoryBytes", (json_int_t)p->memory_bytes,
 				   "NanoCPUs", (json_int_t)p->nano_cpus, "Pids",
 				   (json_int_t)p->pids_limit);
@@ -100,8 +111,13 @@ char *docker_swarm_codec_service_body(const struct docker_service_params *p)
 				 "Placement", "Constraints", docker_codec_strv(p->constraints),
 				 "LogDriver", "Name", "json-file", "Options", "max-size", max_size,
 				 "max-file", "2");
-	if (p->network_id)
-		json_object_set_new(task, "Networks", json_pack("[{s:s}]", "Target", p->network_id));
+	json_t *networks = json_array();
+	for (size_t i = 0; i < ARRAY_SIZE(p->networks) && p->networks[i]; i++)
+		json_array_append_new(networks, json_pack("{s:s}", "Target", p->networks[i]));
+	if (json_array_size(networks))
+		json_object_set_new(task, "Networks", networks);
+	else
+		json_decref(networks);
 	/* DNS round robin, not a virtual IP: nothing calls a run by its
 	 * service's name, and a VIP costs every node the task lands on a load
 	 * balancer's rules (IPVS, iptables marks) set up and torn down per run. */

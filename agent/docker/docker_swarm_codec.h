@@ -10,7 +10,7 @@
 char *docker_swarm_codec_config_body(const char *name, const struct docker_label *labels,
 				     size_t n_labels, const void *data, size_t len);
 char *docker_swarm_codec_overlay_body(const char *name, const struct docker_label *labels,
-				      size_t n_labels);
+				      size_t n_labels, bool internal);
 char *docker_swarm_codec_service_body(const struct docker_service_params *p);
 
 /* {"ID": ...} or {"Id": ...}: the reply of a create call. */

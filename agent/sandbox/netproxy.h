@@ -10,24 +10,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-struct netproxy_options {
-	const char *dir;                 /* config, filter and log go here (created) */
-	const char *const *allowed_hosts; /* exact host names */
-	size_t n_hosts;
-	const char *listen;              /* the address to listen on, e.g. 172.18.0.1 */
-	int port;
-	const char *client_subnet;       /* who may use it, e.g. 172.18.0.0/16 */
-	const char *program;             /* NULL: "tinyproxy" from PATH */
-	const char *run_as_user;         /* NULL: "nobody" when started as root */
-	const char *run_as_group;        /* NULL: "nogroup" when started as root */
-};
-
-/* The tinyproxy.conf text and the filter file text (one anchored extended
- * regular expression per host, dots escaped) for o; both caller frees.
- * -EINVAL with *err (caller frees) when a value cannot go into the file
- * (a quote or a line break in a path, a host with characters outside
- * [A-Za-z0-9.-], no hosts at all). */
-int netproxy_render(const struct netproxy_options *o, char **conf, char **filter, char **err);
+#include "netproxy_conf.h"
 
 struct netproxy;
 

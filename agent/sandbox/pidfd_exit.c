@@ -38,13 +38,25 @@ static int get_exit_info(int pidfd, struct mai_pidfd_info *info)
 	return ioctl(pidfd, MAI_PIDFD_GET_INFO, info) < 0 ? -errno : 0;
 }
 
+/* How many times an ESRCH is asked again at once (see below). */
+#define REAP_RACE_TRIES 8
+
 int pidfd_exit_status(int pidfd, int *status)
 {
 	struct mai_pidfd_info info;
 	int r = get_exit_info(pidfd, &info);
 
-	/* ENOTTY/EINVAL: no such ioctl. ESRCH: reaped on a kernel whose ioctl
-	 * answers only for live processes, so no exit status. */
+	/* ESRCH from a kernel that reports exit statuses: the ioctl met the
+	 * process while its parent reaped it (it found the task, whose pid was
+	 * then detached before the ioctl read it back). The exit status is
+	 * published before the pid is detached, so asking again gets it; seen
+	 * on Linux 6.18 about once in a hundred reaps when the ioctl runs
+	 * beside the reap, which a watch woken by the exit makes likely. */
+	for (int i = 0; r == -ESRCH && i < REAP_RACE_TRIES && pidfd_exit_supported(NULL); i++)
+		r = get_exit_info(pidfd, &info);
+	/* ENOTTY/EINVAL: no such ioctl. ESRCH on a kernel whose ioctl answers
+	 * only for live processes (reaped, so no exit status), or one that kept
+	 * saying so. */
 	if (r == -ENOTTY || r == -EINVAL || r == -ESRCH)
 		return -EOPNOTSUPP;
 	if (r < 0)

@@ -27,7 +27,9 @@ int pidfd_exit_open(pid_t pid, const char *cgroup_part);
 
 /* The process's wait status (as waitpid reports it) into *status: 0 once it
  * has ended and been reaped, -EAGAIN before (still running, or a zombie),
- * -EOPNOTSUPP when the kernel cannot say. */
+ * -EOPNOTSUPP when the kernel cannot say. Asked while the parent reaps the
+ * process, it answers one of the first two: the kernel's ESRCH of that
+ * moment is asked again. */
 int pidfd_exit_status(int pidfd, int *status);
 
 /* The status as Docker reports a container's exit code: the code of a

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "log.h"
 #include "macro.h"
 #include "monoclock.h"
 
@@ -38,8 +39,11 @@ static void watch_check(struct sandbox_exit_watch *w)
 		w->known = true;
 	else if (r == -EAGAIN && !w->pending_since)
 		w->pending_since = monoclock_ms();
-	else if (r != -EAGAIN)
+	else if (r != -EAGAIN) {
+		log_debug("the kernel cannot say how the watched process ended (%s): the run's "
+			  "end waits for Docker", strerror(-r));
 		w->fd = -1;
+	}
 }
 
 /* How long (µs) to sleep before asking again for the status of an init

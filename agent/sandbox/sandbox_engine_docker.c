@@ -285,6 +285,7 @@ static int engine_open(const struct sandbox_engine_setup *setup, void **ctx, cha
 		.exit_source = sandbox_exit_source_get(e->exit),
 		.leftovers = e->info.leftovers,
 		.network = sandbox_net_name(e->net) != NULL,
+		.proxy = "a tinyproxy of the agent's on this machine",
 		.pip = sandbox_net_pip(e->net),
 	};
 	const struct sandbox_container_config cc = {
@@ -431,6 +432,8 @@ static enum sandbox_attach_end engine_wait(void *ctx, struct sandbox_engine_run 
 			run->have_state = true;
 			end = SANDBOX_ATTACH_EOF;
 		} else {
+			log_debug("container %.12s: its cgroup was gone before its counters were "
+				  "read; Docker says how the run ended", run->c.id);
 			end = sandbox_attach_pump(run->c.stream, io->demux, NULL, 0, NULL, NULL,
 						  io->deadline_ms, true, io->cancel, error);
 		}

@@ -169,12 +169,16 @@ bool sandbox_exit_release(struct sandbox_exit_init *init, struct sandbox_exit_wa
 	pid_t bootstrap;
 	int fd;
 
-	if (!init || (bootstrap = sandbox_proc_first_child(init->pid)) <= 0)
+	if (!init)
 		return false;
 	/* A pidfd of a live process in the container's cgroup: a pid recycled
 	 * since the children were read is never signalled. */
-	if ((fd = pidfd_exit_open(bootstrap, init->id)) < 0)
+	if ((bootstrap = sandbox_proc_first_child(init->pid)) <= 0 ||
+	    (fd = pidfd_exit_open(bootstrap, init->id)) < 0) {
+		log_debug("container %.12s: no bootstrap to wake (it has ended?): the run ends "
+			  "with its init", init->id);
 		return false;
+	}
 	if (pidfd_send_signal(fd, SIGUSR1, NULL, 0) < 0) {
 		close(fd);
 		return false;

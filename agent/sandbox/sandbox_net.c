@@ -15,8 +15,7 @@ struct sandbox_net {
 	bool filtered;      /* its packet filter is installed (netfilter.h) */
 	struct netproxy *proxy;
 	char **env;         /* NULL-terminated container env for the network */
-	char *pip_image, *pip_image_id, *index_url;
-	struct sandbox_pip pip; /* points into the above */
+	struct sandbox_pip *pip;
 };
 
 /* "mai-net-<12 hex of sha256(instance)>": stable across restarts of one
@@ -37,18 +36,6 @@ static char *bridge_name(const char *instance)
 
 	hash_sha256_hex(instance, strlen(instance), hex);
 	return xasprintf("mai-%.11s", hex);
-}
-
-static char **proxy_env(const char *url, const char *index_url)
-{
-	char **env = xcalloc(6, sizeof(char *));
-
-	env[0] = xasprintf("HTTP_PROXY=%s", url);
-	env[1] = xasprintf("HTTPS_PROXY=%s", url);
-	env[2] = xasprintf("http_proxy=%s", url);
-	env[3] = xasprintf("https_proxy=%s", url);
-	env[4] = xasprintf("PIP_INDEX_URL=%s", index_url);
-	return env;
 }
 
 /* The network of an earlier run of this agent goes first: its containers
@@ -143,16 +130,15 @@ static int start(struct sandbox_net *n, bool wanted, const struct sandbox_networ
 
 	/* Without an allowlist level the pip image still reads PEP 723 blocks
 	 * when it is there; it is required only with one. */
-	if (docker_image_inspect(n->docker, n->pip_image, &img, &e) == DOCKER_OK)
-		n->pip_image_id = xstrdup(img.id);
+	if (docker_image_inspect(n->docker, n->pip->image, &img, &e) == DOCKER_OK)
+		sandbox_pip_set_image_id(n->pip, img.id);
 	docker_image_clear(&img);
-	n->pip.image_id = n->pip_image_id;
 	if (!wanted) {
 		free(e);
 		remove_leftover(n);
 		return 0;
 	}
-	if (!n->pip_image_id) {
+	if (!n->pip->image_id) {
 		*err = xasprintf("%s; a trust level has network: allowlist and needs it: build it "
 				 "with packaging/sandbox-image/build.sh --variant pip, or set "
 				 "network.image in config/sandbox.yaml", e);
@@ -180,7 +166,7 @@ static int start(struct sandbox_net *n, bool wanted, const struct sandbox_networ
 		r = netproxy_start(&po, &n->proxy, err);
 	}
 	if (r == 0) {
-		n->env = proxy_env(netproxy_url(n->proxy), n->index_url);
+		n->env = netproxy_env(netproxy_url(n->proxy), n->pip->index_url);
 		log_info("sandbox network %s (internal, %s): its only way out is the proxy at %s",
 			 n->name, net.subnet, netproxy_url(n->proxy));
 	}
@@ -197,13 +183,7 @@ int sandbox_net_start(struct docker *d, const char *instance, bool wanted,
 
 	n->docker = d;
 	n->instance = xstrdup(instance);
-	n->pip_image = xstrdup(o->image ? o->image : "mai-sandbox-pip:latest");
-	n->index_url = xstrdup(o->index_url ? o->index_url : "https://pypi.org/simple");
-	n->pip = (struct sandbox_pip){
-		.image = n->pip_image, .index_url = n->index_url,
-		.install_timeout_ms = o->install_timeout_ms > 0 ? o->install_timeout_ms : 120000,
-		.install_size = o->install_size > 0 ? o->install_size : 256LL << 20,
-	};
+	n->pip = sandbox_pip_new(o);
 	r = start(n, wanted, o, err);
 	if (r < 0) {
 		sandbox_net_stop(n);
@@ -220,20 +200,16 @@ void sandbox_net_stop(struct sandbox_net *n)
 	netproxy_stop(n->proxy);
 	if (n->name)
 		remove_network(n, n->name, n->filtered);
-	for (char **v = n->env; v && *v; v++)
-		free(*v);
-	free(n->env);
+	netproxy_env_free(n->env);
 	free(n->name);
 	free(n->instance);
-	free(n->pip_image);
-	free(n->pip_image_id);
-	free(n->index_url);
+	sandbox_pip_free(n->pip);
 	free(n);
 }
 
 const struct sandbox_pip *sandbox_net_pip(const struct sandbox_net *n)
 {
-	return &n->pip;
+	return n->pip;
 }
 
 const char *sandbox_net_name(const struct sandbox_net *n)

@@ -11,17 +11,10 @@
 #include <stdint.h>
 
 #include "docker.h"
+#include "netproxy_conf.h"
 #include "sandbox_options.h"
 
 struct sandbox_net;
-
-/* The pip image and how dependencies are installed with it. */
-struct sandbox_pip {
-	const char *image;
-	const char *image_id; /* NULL: the image is missing */
-	const char *index_url;
-	int64_t install_timeout_ms, install_size;
-};
 
 /* Checks the pip image and, when wanted (a level has network: allowlist),
  * creates the network, its packet filter and the proxy, or else removes

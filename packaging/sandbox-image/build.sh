@@ -6,14 +6,17 @@
 # mai-sandbox:latest. Does nothing when the hash-tagged image exists.
 # --variant pip builds the image of the network allowlist mode from
 # recipe-pip.env instead (adds Debian's python3-pip), tagged
-# mai-sandbox-pip:<hash> and mai-sandbox-pip:latest the same way.
+# mai-sandbox-pip:<hash> and mai-sandbox-pip:latest the same way;
+# --variant proxy the filtering proxy's image for Swarm nodes from
+# recipe-proxy.env (tinyproxy, no Python), mai-sandbox-proxy:<hash>.
 # The debootstrap tarball is cached (MAI_CACHE_DIR, default /var/cache/mai) so
 # that a rebuild after the image was removed needs no download.
 #
 # Environment: DOCKER_SOCKET (default /var/run/docker.sock),
 #              MAI_CACHE_DIR (default /var/cache/mai), MAI_IMAGE_REPO
-#              (default mai-sandbox, or mai-sandbox-pip for --variant pip).
-# Options: --variant pip; --print-tag prints the tag and exits;
+#              (default mai-sandbox, or mai-sandbox-pip / mai-sandbox-proxy
+#              for --variant pip / proxy).
+# Options: --variant pip|proxy; --print-tag prints the tag and exits;
 #          --print-cache prints the path of the cached root filesystem
 #          tarball (which may not exist yet) and exits.
 set -euo pipefail
@@ -29,14 +32,17 @@ print_cache=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--variant)
-		[ "${2:-}" = pip ] || { echo "build.sh: --variant takes 'pip'" >&2; exit 2; }
-		recipe=$here/recipe-pip.env
-		default_repo=mai-sandbox-pip
-		cache_name=sandbox-pip
+		case ${2:-} in
+		pip | proxy) ;;
+		*) echo "build.sh: --variant takes 'pip' or 'proxy'" >&2; exit 2 ;;
+		esac
+		recipe=$here/recipe-$2.env
+		default_repo=mai-sandbox-$2
+		cache_name=sandbox-$2
 		shift 2 ;;
 	--print-tag) print_tag=1; shift ;;
 	--print-cache) print_cache=1; shift ;;
-	*) echo "build.sh: unknown argument '$1' (--variant pip, --print-tag, --print-cache)" >&2; exit 2 ;;
+	*) echo "build.sh: unknown argument '$1' (--variant pip|proxy, --print-tag, --print-cache)" >&2; exit 2 ;;
 	esac
 done
 repo=${MAI_IMAGE_REPO:-$default_repo}
@@ -72,6 +78,8 @@ if api GET "/images/$tag/json" >/dev/null 2>&1; then
 	exit 0
 fi
 
+# What the image must have (the recipe may say otherwise).
+CHECK=usr/bin/python3
 # shellcheck source=recipe.env
 . "$recipe"
 mkdir -p "$cache"
@@ -90,7 +98,7 @@ else
 		die "debootstrap failed; see $work/root/debootstrap/debootstrap.log"
 	step 2 "trim: apt lists, docs, man pages, locales"
 	"$here/trim.sh" "$work/root"
-	[ -x "$work/root/usr/bin/python3" ] || die "the image has no /usr/bin/python3; check INCLUDE in $recipe"
+	[ -x "$work/root/$CHECK" ] || die "the image has no /$CHECK; check INCLUDE in $recipe"
 	tar --numeric-owner -C "$work/root" -cf "$tarball.tmp" .
 	mv "$tarball.tmp" "$tarball"
 	rm -rf "$work"

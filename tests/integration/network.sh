@@ -71,33 +71,7 @@ free_port() {
 }
 
 # --- a wheel (a zip with a dist-info) and a PEP 503 index of it ---
-mkdir -p "$T/index/simple/maipkg-hello" "$T/index/files"
-python3 - "$T/index" <<'PY'
-import base64, hashlib, os, sys, zipfile
-root = sys.argv[1]
-name = "maipkg_hello-1.0-py3-none-any.whl"
-files = {
-    "maipkg_hello/__init__.py": b'GREETING = "hello from a wheel"\n',
-    "maipkg_hello-1.0.dist-info/METADATA": b"Metadata-Version: 2.1\nName: maipkg-hello\nVersion: 1.0\n",
-    "maipkg_hello-1.0.dist-info/WHEEL": b"Wheel-Version: 1.0\nGenerator: mai-test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
-}
-record = ""
-for path, data in files.items():
-    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-    record += "%s,sha256=%s,%d\n" % (path, digest, len(data))
-record += "maipkg_hello-1.0.dist-info/RECORD,,\n"
-files["maipkg_hello-1.0.dist-info/RECORD"] = record.encode()
-whl = os.path.join(root, "files", name)
-with zipfile.ZipFile(whl, "w") as z:
-    for path, data in files.items():
-        z.writestr(path, data)
-sha = hashlib.sha256(open(whl, "rb").read()).hexdigest()
-open(os.path.join(root, "wheel.sha256"), "w").write(sha)
-page = '<!DOCTYPE html><html><body><a href="../../files/%s#sha256=%s">%s</a></body></html>\n'
-open(os.path.join(root, "simple", "maipkg-hello", "index.html"), "w").write(page % (name, sha, name))
-open(os.path.join(root, "simple", "index.html"), "w").write(
-    '<!DOCTYPE html><html><body><a href="maipkg-hello/">maipkg-hello</a></body></html>\n')
-PY
+python3 "$(dirname "$0")/wheel_index.py" "$T/index" || fail "cannot build the wheel index"
 WHEEL_SHA=$(cat "$T/index/wheel.sha256")
 INDEX_PORT=$(free_port)
 python3 -m http.server "$INDEX_PORT" --bind 127.0.0.1 --directory "$T/index" \

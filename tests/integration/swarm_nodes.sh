@@ -18,7 +18,8 @@
 # ask for neither per service), as docs/SCALING.md prepares nodes.
 # SW_RUNSC_NODE=0 leaves node 3 on runc too (the benchmark's nodes). The
 # nodes also have the pip image (MAI_SANDBOX_PIP_IMAGE), which the hostile
-# set runs in (the manager's engine is asked for it too).
+# set and network: allowlist levels run in (the manager's engine is asked
+# for it too), and the filtering proxy's image (build.sh --variant proxy).
 #
 # The data roots are kept under /var/cache/mai/swarm (images loaded once,
 # not at every run) while this run holds its lock; a run that finds the
@@ -33,7 +34,8 @@
 # that an agent run there (sw_in_client) uses it as a remote engine.
 #
 # Needs: root, ip, nsenter, unshare, dockerd, openssl, the cached sandbox
-# root filesystems (packaging/sandbox-image/build.sh, also --variant pip),
+# root filesystems (packaging/sandbox-image/build.sh, also --variant pip
+# and --variant proxy),
 # $AGENT (the mai-agent binary). Sets SW_SOCK1..3 (the
 # nodes' sockets), SW_NODE_ID1..3, SW_TLS (the directory with ca.pem,
 # cert.pem and key.pem of the client). swarm_down undoes everything (call
@@ -203,7 +205,8 @@ swarm_up() {
 	for n in 1 2 3; do
 		{
 				DOCKER_SOCKET="$SW_RUN/n$n.sock" "$BUILD_SH" &&
-				DOCKER_SOCKET="$SW_RUN/n$n.sock" "$BUILD_SH" --variant pip
+				DOCKER_SOCKET="$SW_RUN/n$n.sock" "$BUILD_SH" --variant pip &&
+				DOCKER_SOCKET="$SW_RUN/n$n.sock" "$BUILD_SH" --variant proxy
 		} > "$SW_RUN/build$n.log" 2>&1 &
 		bpids="$bpids $!"
 	done
@@ -212,7 +215,8 @@ swarm_up() {
 	done
 	for n in 1 2 3; do
 		sw_docker "$n" image inspect mai-sandbox:latest > /dev/null 2>&1 &&
-			sw_docker "$n" image inspect mai-sandbox-pip:latest > /dev/null 2>&1 ||
+			sw_docker "$n" image inspect mai-sandbox-pip:latest > /dev/null 2>&1 &&
+			sw_docker "$n" image inspect mai-sandbox-proxy:latest > /dev/null 2>&1 ||
 			{ cat "$SW_RUN/build$n.log" >&2; return 1; }
 	done
 	# A heartbeat of 1 s (5 s by default): a node that dies is seen down in

@@ -2,7 +2,9 @@
 // Compiles a JSON Schema (draft 2020-12) with Ajv in strict mode, every
 // strict check an error (strictTypes, strictTuples, strictRequired, unknown
 // keywords and formats), and validates documents against it.
-// Usage: node ajv_validate.js SCHEMA [DOC...]; prints one JSON object per
+// Usage: node ajv_validate.js SCHEMA [DOC...], or SCHEMA - with the documents'
+// paths on stdin, each ended by a NUL byte (any number of them, one node and
+// one compilation of the schema for all); prints one JSON object per
 // document and line, {"doc": PATH, "valid": BOOL, "errors": ["POINTER: MESSAGE"]}
 // (JSON, so that a file name with a newline stays on its line); exit 0 when
 // the schema compiles and every DOC is valid, 1 otherwise.
@@ -14,7 +16,10 @@ const modules = path.join(__dirname, "npm", "node_modules");
 const Ajv2020 = require(path.join(modules, "ajv", "dist", "2020")).default;
 const addFormats = require(path.join(modules, "ajv-formats")).default;
 
-const [schemaPath, ...docs] = process.argv.slice(2);
+const [schemaPath, ...args] = process.argv.slice(2);
+const docs = args.length === 1 && args[0] === "-"
+	? fs.readFileSync(0, "utf8").split("\0").filter((p) => p !== "")
+	: args;
 if (!schemaPath) {
 	console.error("usage: ajv_validate.js SCHEMA [DOC...]");
 	process.exit(2);

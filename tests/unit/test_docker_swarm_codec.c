@@ -75,14 +75,16 @@ static void test_service_body_hardening(void **state)
 	const char *cmd[] = { "python3", "-c", "print(1)", NULL };
 	const char *env[] = { "HOME=/tmp", NULL };
 	const char *constraints[] = { "node.labels.mai.trust==untrusted", "node.id!=abc", NULL };
+	const struct docker_service_config cfgs[] = {
+		{ "cfg1", "mai-x-1", "/mai-job", "1879048200", "1879048200" },
+	};
 	const struct docker_service_params p = {
 		.name = "mai-x-1", .labels = labels, .n_labels = 2, .image = "mai-sandbox:latest",
 		.cmd = cmd, .env = env, .user = "1879048200:1879048200", .workdir = "/tmp",
 		.memory_bytes = 128 << 20, .nano_cpus = 500000000, .pids_limit = 160,
 		.tmpfs_bytes = 16 << 20, .nofile = 64, .fsize_bytes = 4 << 20, .core_bytes = 1,
 		.sigpending = 256, .msgqueue_bytes = 200 << 10, .memlock_bytes = 1 << 20,
-		.config_id = "cfg1", .config_name = "mai-x-1", .config_target = "/mai-job",
-		.config_uid = "1879048200", .config_gid = "1879048200", .network_id = "net1",
+		.configs = cfgs, .n_configs = 1, .networks = { "net1" },
 		.constraints = constraints, .log_max_bytes = 1 << 20,
 	};
 	char *body = docker_swarm_codec_service_body(&p);
@@ -149,6 +151,56 @@ static void test_service_body_hardening(void **state)
 	assert_string_equal(json_string_value(json_object_get(m, "Source")), "/etc");
 	assert_string_equal(json_string_value(json_object_get(m, "Target")), "/mai-node/etc");
 	assert_true(json_is_true(json_object_get(m, "ReadOnly")));
+	json_decref(j);
+	free(body);
+
+	/* An allowlist run's proxy: two configs (its tinyproxy.conf and
+	 * filter), the run's network and the egress network; and a run with
+	 * dependencies: a second tmpfs at DOCKER_DEPS_DIR. */
+	const struct docker_service_config two[] = {
+		{ "c1", "mai-x-1-proxy-conf", "/mai-proxy/tinyproxy.conf", "7", "7" },
+		{ "c2", "mai-x-1-proxy-filter", "/mai-proxy/filter", "7", "7" },
+	};
+	struct docker_service_params proxy = p;
+	proxy.configs = two;
+	proxy.n_configs = 2;
+	proxy.networks[1] = "egress1";
+	proxy.deps_tmpfs_bytes = 8 << 20;
+	body = docker_swarm_codec_service_body(&proxy);
+	j = json_loads(body, 0, NULL);
+	t = json_object_get(j, "TaskTemplate");
+	cs = json_object_get(t, "ContainerSpec");
+	cfg = json_array_get(json_object_get(cs, "Configs"), 1);
+	assert_string_equal(json_string_value(json_object_get(cfg, "ConfigID")), "c2");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(cfg, "File"), "Name")),
+			    "/mai-proxy/filter");
+	assert_int_equal(json_array_size(json_object_get(t, "Networks")), 2);
+	assert_string_equal(json_string_value(json_object_get(
+				    json_array_get(json_object_get(t, "Networks"), 1), "Target")),
+			    "egress1");
+	m = json_array_get(json_object_get(cs, "Mounts"), 1);
+	assert_string_equal(json_string_value(json_object_get(m, "Target")), DOCKER_DEPS_DIR);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(m, "TmpfsOptions"),
+							    "SizeBytes")), 8 << 20);
+	json_decref(j);
+	free(body);
+}
+
+/* The run's overlay is internal; the proxies' egress overlay is not. */
+static void test_overlay_body(void **state)
+{
+	const struct docker_label labels[] = { { "mai.agent", "1" } };
+	char *body = docker_swarm_codec_overlay_body("n", labels, 1, true);
+	json_t *j = json_loads(body, 0, NULL);
+
+	(void)state;
+	assert_true(json_is_true(json_object_get(j, "Internal")));
+	assert_true(json_is_false(json_object_get(j, "Attachable")));
+	json_decref(j);
+	free(body);
+	body = docker_swarm_codec_overlay_body("n", labels, 1, false);
+	j = json_loads(body, 0, NULL);
+	assert_true(json_is_false(json_object_get(j, "Internal")));
 	json_decref(j);
 	free(body);
 }
@@ -321,6 +373,7 @@ int main(void)
 		cmocka_unit_test(test_endpoint_unix_and_tls),
 		cmocka_unit_test(test_endpoint_refused),
 		cmocka_unit_test(test_service_body_hardening),
+		cmocka_unit_test(test_overlay_body),
 		cmocka_unit_test(test_stop_spec),
 		cmocka_unit_test(test_tasks_and_nodes),
 		cmocka_unit_test(test_ids_info_and_bad_replies),

@@ -3,12 +3,16 @@
  * them (before Linux 6.15), where the sandbox asks the kernel's process
  * events instead (procexit.h). */
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -89,6 +93,64 @@ static void test_signal_gives_128_plus(void **state)
 	close(fd);
 }
 
+/* The status asked while the parent reaps: the kernel's ioctl can meet the
+ * process in the middle of its reap (ESRCH from Linux 6.18 about once in a
+ * hundred reaps, with the asker spinning beside it), which a sandbox watch
+ * woken by a container's exit does. The answer is never "cannot say": still
+ * -EAGAIN, then the status. */
+struct asker {
+	atomic_int fd; /* -1: nothing to ask; -2: stop */
+	atomic_int answer, status;
+};
+
+static void *ask_until_known(void *arg)
+{
+	struct asker *a = arg;
+
+	for (;;) {
+		int fd, r, status = -1;
+		while ((fd = atomic_load(&a->fd)) == -1)
+			sched_yield();
+		if (fd == -2)
+			return NULL;
+		while ((r = pidfd_exit_status(fd, &status)) == -EAGAIN)
+			;
+		atomic_store(&a->status, status);
+		atomic_store(&a->answer, r);
+		atomic_store(&a->fd, -1);
+	}
+}
+
+static void test_status_asked_during_reap(void **state)
+{
+	struct asker a = { .fd = -1 };
+	pthread_t th;
+
+	if (!pidfd_exit_supported(NULL))
+		test_skip("the kernel has no pidfd exit statuses");
+	assert_int_equal(pthread_create(&th, NULL, ask_until_known, &a), 0);
+	/* Without the retry, one of the first hundred reaps or so fails here. */
+	for (int i = 0; i < 200; i++) {
+		int release;
+		pid_t pid = waitchild_start(3, &release);
+		int fd = pidfd_exit_open(pid, "");
+		assert_true(fd >= 0);
+		atomic_store(&a.answer, 1);
+		atomic_store(&a.fd, fd);
+		close(release);
+		assert_int_equal(waitpid(pid, NULL, 0), pid);
+		while (atomic_load(&a.fd) != -1)
+			sched_yield();
+		close(fd);
+		if (atomic_load(&a.answer) != 0)
+			fail_msg("reap %d: pidfd_exit_status %d (%s)", i, atomic_load(&a.answer),
+				 strerror(-atomic_load(&a.answer)));
+		assert_int_equal(pidfd_exit_code(atomic_load(&a.status)), 3);
+	}
+	atomic_store(&a.fd, -2);
+	pthread_join(th, NULL);
+}
+
 /* Only a live process in the named cgroup is taken: a process elsewhere,
  * an ended one (a zombie, whose pid is about to be free) or a free pid is
  * refused, so a recycled pid is never watched in the container's stead. */
@@ -115,6 +177,7 @@ int main(void)
 		cmocka_unit_test(test_probe_with_sigchld_ignored),
 		cmocka_unit_test(test_status_after_reap),
 		cmocka_unit_test(test_signal_gives_128_plus),
+		cmocka_unit_test(test_status_asked_during_reap),
 		cmocka_unit_test(test_open_checks_cgroup_and_life),
 	};
 	return test_exit(cmocka_run_group_tests(tests, NULL, NULL));

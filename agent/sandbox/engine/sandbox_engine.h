@@ -67,7 +67,9 @@ struct sandbox_engine_info {
 	enum sandbox_exit_source exit_source; /* never AUTO */
 	size_t leftovers;          /* removed at open */
 	bool network;              /* the allowlist network is up */
-	/* The pip image (struct sandbox_pip, sandbox_net.h) where the engine
+	/* With network: where its filtering proxy runs, in words (status). */
+	const char *proxy;
+	/* The pip image (struct sandbox_pip, netproxy_conf.h) where the engine
 	 * has the allowlist network; else NULL. */
 	const struct sandbox_pip *pip;
 	unsigned pool_size;        /* per trust level; 0: none */

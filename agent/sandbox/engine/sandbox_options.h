@@ -56,6 +56,9 @@ struct sandbox_network_options {
 	int64_t install_timeout_ms;       /* one pip install; 0: 120 s */
 	int64_t install_size;             /* tmpfs of the dependencies; 0: 256 MiB */
 	const char *proxy_program;        /* NULL: "tinyproxy" */
+	/* Swarm: the image of each run's proxy service (tinyproxy in PATH);
+	 * NULL: "mai-sandbox-proxy:latest". */
+	const char *proxy_image;
 };
 
 /* How the end of a run is learnt without waiting for Docker to tear the

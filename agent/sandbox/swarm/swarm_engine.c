@@ -12,7 +12,8 @@
  *    json-file log capped in size;
  *  - a fresh internal overlay network of its own (no route out, no other
  *    run on it): a service without one would join the node's default
- *    bridge, which has a route out;
+ *    bridge, which has a route out; at a network: allowlist level, its
+ *    filtering proxy's service is on it too (swarm_proxy.h), made first;
  *  - constrained to ready nodes labelled for its trust level whose probe
  *    passed (swarm_nodes.h); what API 1.41 cannot set per service (the
  *    runtime, no-new-privileges, the seccomp profile) is the node's, and the
@@ -38,6 +39,7 @@
 #include "sandbox_uids.h"
 #include "stagetime.h"
 #include "swarm_nodes.h"
+#include "swarm_proxy.h"
 #include "swarm_stop.h"
 #include "swarm_supervisor.h"
 
@@ -63,6 +65,8 @@ struct swarm_engine {
 	char *runtime[TRUST_COUNT];
 	int64_t placement_ms;
 	struct swarm_nodes *nodes;
+	/* The filtering proxies of allowlist levels; NULL: no such level. */
+	struct swarm_proxies *proxies;
 	atomic_uint seq;
 	/* Later rounds of probes, for the audit log (the first is recorded by
 	 * the caller at start); set once open has returned. */
@@ -73,6 +77,7 @@ struct swarm_engine {
 
 struct sandbox_engine_run {
 	char *name, *config_id, *network_id, *service_id;
+	struct swarm_proxy *proxy; /* an allowlist level's */
 	enum trust trust;
 	bool check_node; /* a job's run: its node must be a proven one of its level */
 	bool have_uid;
@@ -97,6 +102,7 @@ static void engine_close(void *ctx)
 	if (e->nodes)
 		swarm_sweep(e->docker, e->instance, NULL);
 	swarm_nodes_free(e->nodes);
+	swarm_proxies_free(e->proxies);
 	docker_free(e->docker);
 	free(e->image);
 	free(e->image_id);
@@ -134,7 +140,7 @@ static int engine_open(const struct sandbox_engine_setup *setup, void **ctx, cha
 	struct docker_info info = { 0 };
 	struct docker_image img = { 0 };
 	_cleanup_free_ char *node_id = NULL;
-	bool gvisor[TRUST_COUNT];
+	bool gvisor[TRUST_COUNT], allowlist = false;
 	char hex[HASH_SHA256_HEX_LEN + 1];
 	int r = -EIO;
 
@@ -152,13 +158,7 @@ static int engine_open(const struct sandbox_engine_setup *setup, void **ctx, cha
 		const char *rt = opts->trust[t].runtime ? opts->trust[t].runtime : "runc";
 		e->runtime[t] = xstrdup(rt);
 		gvisor[t] = strcmp(rt, "runsc") == 0;
-		if (opts->trust[t].network_allowlist) {
-			*err = xasprintf("network: allowlist (trust level %s) is not available with "
-					 "engine.mode swarm: its filtering proxy runs beside a local "
-					 "engine; use network: none", trust_to_string((enum trust)t));
-			r = -EINVAL;
-			goto fail;
-		}
+		allowlist |= opts->trust[t].network_allowlist;
 	}
 	if (docker_open(&dopts, &e->docker, err) < 0) {
 		r = -EINVAL;
@@ -181,11 +181,19 @@ static int engine_open(const struct sandbox_engine_setup *setup, void **ctx, cha
 	e->nodes = swarm_nodes_new(e->docker, eo->node_label_key ? eo->node_label_key : "mai.trust",
 				   gvisor, &prober);
 	swarm_sweep(e->docker, e->instance, &e->info.leftovers);
+	/* After the sweep: it would take the egress network. */
+	if (allowlist &&
+	    (r = swarm_proxies_open(e->docker, e->instance, e->tag, &opts->network, &e->proxies,
+				    err)) < 0)
+		goto fail;
 	e->info = (struct sandbox_engine_info){
-		.name = "swarm", .endpoint = e->endpoint, .caps = SANDBOX_ENGINE_PROBES_NODES,
+		.name = "swarm", .endpoint = e->endpoint,
+		.caps = SANDBOX_ENGINE_PROBES_NODES | (e->proxies ? SANDBOX_ENGINE_CAN_ALLOWLIST : 0),
 		.version = e->version, .cgroup_version = info.cgroup_version,
 		.image_id = e->image_id, .exit_source = SANDBOX_EXIT_DOCKER,
-		.leftovers = e->info.leftovers,
+		.leftovers = e->info.leftovers, .network = e->proxies != NULL,
+		.proxy = e->proxies ? swarm_proxies_describe(e->proxies) : NULL,
+		.pip = e->proxies ? swarm_proxies_pip(e->proxies) : NULL,
 	};
 	/* Every node proves its settings now, in parallel; one that joins
 	 * later does before its first run. A level without a proven node is
@@ -242,13 +250,19 @@ static void run_remove(struct swarm_engine *e, struct sandbox_engine_run *run)
 
 	if (run->service_kept)
 		return;
+	bool gone = true;
 	if (run->service_id && docker_swarm_remove(e->docker, DOCKER_SWARM_SERVICE, run->service_id,
 						   &err) != DOCKER_OK) {
 		/* Its task may still run somewhere: the uid stays taken. */
 		log_warnx("removing service %s failed: %s", run->name, err);
 		free(err);
 		err = NULL;
-	} else if (run->have_uid) {
+		gone = false;
+	}
+	/* Its proxy runs as its uid too. */
+	gone &= swarm_proxy_remove(e->proxies, run->proxy);
+	run->proxy = NULL;
+	if (gone && run->have_uid) {
 		sandbox_uids_give(e->uids, run->uid);
 		run->have_uid = false;
 	}
@@ -280,8 +294,9 @@ static int run_create(struct swarm_engine *e, struct sandbox_engine_run *run,
 		{ "mai.agent", "1" }, { "mai.instance", e->instance }, { "mai.job", label },
 	};
 	const char *cmd[] = { "python3", "-I", "-u", "-B", "-c", swarm_supervisor, spec->program, NULL };
-	const char *env[] = { "HOME=/tmp", "LANG=C.UTF-8", "PATH=/usr/local/bin:/usr/bin:/bin",
-			      NULL };
+	const char *env[12] = { "HOME=/tmp", "LANG=C.UTF-8", "PATH=/usr/local/bin:/usr/bin:/bin" };
+	char **proxy_env = NULL;
+	int r;
 
 	if (spec->input_len > SWARM_CONFIG_MAX) {
 		*err = xasprintf("the script is too large for a Swarm config (%zu bytes with its "
@@ -301,26 +316,41 @@ static int run_create(struct swarm_engine *e, struct sandbox_engine_run *run,
 	run->log_max = spec->limits.stdout_max + spec->limits.stderr_max + (64 << 10);
 	if (docker_config_create(e->docker, run->name, labels, ARRAY_SIZE(labels), spec->input,
 				 spec->input_len, &run->config_id, err) != DOCKER_OK ||
-	    docker_overlay_create_internal(e->docker, run->name, labels, ARRAY_SIZE(labels),
-					   &run->network_id, err) != DOCKER_OK)
+	    docker_overlay_create(e->docker, run->name, labels, ARRAY_SIZE(labels), true,
+				  &run->network_id, err) != DOCKER_OK)
 		return -EIO;
+	/* An allowlist level's proxy, running before the run starts. */
+	if (spec->network && e->proxies) {
+		r = swarm_proxy_start(e->proxies, run->name, labels, ARRAY_SIZE(labels),
+				      run->network_id, constraints, run->uid, e->placement_ms,
+				      &run->proxy, &proxy_env, err);
+		if (r < 0)
+			return r;
+		for (size_t i = 0, n = 3; proxy_env[i] && n + 1 < ARRAY_SIZE(env); i++)
+			env[n++] = proxy_env[i];
+	}
+	const struct docker_service_config configs[] = {
+		{ run->config_id, run->name, SWARM_JOB_FILE, uid, uid },
+	};
 	const struct docker_service_params p = {
 		.name = run->name, .labels = labels, .n_labels = ARRAY_SIZE(labels),
 		.image = spec->image ? spec->image : e->image, .cmd = cmd, .env = env,
 		.user = user, .workdir = "/tmp",
 		.memory_bytes = spec->limits.memory_bytes, .nano_cpus = spec->limits.nano_cpus,
 		.pids_limit = spec->host_pids, .tmpfs_bytes = spec->limits.tmpfs_bytes,
+		.deps_tmpfs_bytes = spec->deps_tmpfs_bytes,
 		.nofile = spec->limits.nofile, .fsize_bytes = spec->limits.fsize_bytes,
 		.core_bytes = spec->core_bytes,
 		.sigpending = spec->limits.sigpending, .msgqueue_bytes = spec->limits.msgqueue_bytes,
 		.memlock_bytes = spec->limits.memlock_bytes,
-		.config_id = run->config_id, .config_name = run->name,
-		.config_target = SWARM_JOB_FILE, .config_uid = uid, .config_gid = uid,
-		.network_id = run->network_id, .constraints = constraints,
+		.configs = configs, .n_configs = ARRAY_SIZE(configs),
+		.networks = { run->network_id }, .constraints = constraints,
 		.bind_source = node_etc ? "/etc" : NULL, .bind_target = SWARM_NODE_ETC,
 		.log_max_bytes = run->log_max,
 	};
-	return docker_service_create(e->docker, &p, &run->service_id, err) == DOCKER_OK ? 0 : -EIO;
+	r = docker_service_create(e->docker, &p, &run->service_id, err) == DOCKER_OK ? 0 : -EIO;
+	netproxy_env_free(proxy_env);
+	return r;
 }
 
 static int engine_start(void *ctx, const struct sandbox_engine_spec *spec,
