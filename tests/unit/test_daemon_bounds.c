@@ -203,6 +203,8 @@ static void test_run_left_in_flight_recorded_at_start(void **state)
 	put(notes, "slot-2.json", "{\"file\":\"k.py\",\"jo");
 	_cleanup_free_ char *dup = xasprintf("{\"file\":\"p.py\",\"job\":42,\"sha256\":\"%s\"}", sha);
 	put(notes, "slot-3.json", dup);
+	/* a file there that is no note (put by hand): left alone, not run */
+	put(notes, "00000000000000000099.json", "not a note");
 	start(c, true);
 	json_decref(wait_state(c, "k.result.json", "completed"));
 	stop(c);
@@ -221,6 +223,9 @@ static void test_run_left_in_flight_recorded_at_start(void **state)
 	json_decref(late);
 	json_decref(runs);
 	json_decref(acc);
+	_cleanup_free_ char *stray = xasprintf("%s/00000000000000000099.json", notes);
+	assert_int_equal(stat(stray, &st), 0);
+	assert_int_equal(unlink(stray), 0);
 	assert_int_equal(rmdir(notes), 0); /* empty */
 }
 

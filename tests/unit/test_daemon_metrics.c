@@ -112,6 +112,15 @@ static void test_render_from_status(void **state)
 	has(text, "mai_agent_audit_records_total 3");
 	has(text, "mai_agent_audit_checkpoint_tree_size 2");
 	has(text, "mai_agent_audit_checkpoint_age_seconds 7");
+	/* A checkpoint of this very second is 0 s old, and so is one from the
+	 * future (the clock set back since): never a negative age. */
+	in.now = audit.checkpoint_time;
+	_cleanup_free_ char *same = daemon_metrics_render(&in);
+	has(same, "mai_agent_audit_checkpoint_age_seconds 0");
+	in.now = audit.checkpoint_time - 30;
+	_cleanup_free_ char *future = daemon_metrics_render(&in);
+	has(future, "mai_agent_audit_checkpoint_age_seconds 0");
+	in.now = audit.checkpoint_time + 7;
 
 	/* the same status from an agent that is gone: only up 0 and the log */
 	in.live = DAEMON_GONE;

@@ -141,6 +141,34 @@ static void test_string_prefixes_and_escapes(void **state)
 	free(s);
 }
 
+/* Each string token says how it was written: triple-quoted or not, bytes,
+ * raw (pylex.h's flags). */
+static void test_string_flags(void **state)
+{
+	const char src[] = "a = '''x''' + 'y' + rb\"\"\"z\"\"\" + b'w'\n";
+	static const unsigned want[] = { PYT_F_TRIPLE, 0, PYT_F_TRIPLE | PYT_F_BYTES | PYT_F_RAW,
+					 PYT_F_BYTES };
+	struct pylex lx;
+	struct pytok_vec v = { 0 };
+	const char *reason;
+	size_t off, k = 0;
+
+	(void)state;
+	assert_int_equal(pylex_open(&lx, (const uint8_t *)src, sizeof(src) - 1, &reason, &off), 0);
+	assert_true(pylex_statement(&lx, &v));
+	for (size_t i = 0; i < v.n; i++) {
+		if (v.t[i].kind != PYT_STRING)
+			continue;
+		assert_true(k < ARRAY_SIZE(want));
+		if (v.t[i].flags != want[k])
+			fail_msg("string %zu: flags %#x, expected %#x", k, v.t[i].flags, want[k]);
+		k++;
+	}
+	assert_int_equal(k, ARRAY_SIZE(want));
+	pytok_vec_free(&v);
+	pylex_close(&lx);
+}
+
 static void test_fstring_fields_are_tokens(void **state)
 {
 	const char src[] = "f'{a!r:>{w}} {{x}} {b(\"}\")}' + rf\"{c}\"\n";
@@ -348,6 +376,7 @@ int main(void)
 		cmocka_unit_test(test_positions_match_a_plain_count),
 		cmocka_unit_test(test_operators_of_one_two_and_three_bytes),
 		cmocka_unit_test(test_string_prefixes_and_escapes),
+		cmocka_unit_test(test_string_flags),
 		cmocka_unit_test(test_fstring_fields_are_tokens),
 		cmocka_unit_test(test_nfkc_identifiers),
 		cmocka_unit_test(test_rejections_with_offsets),

@@ -228,6 +228,10 @@ static void test_core_pattern_decision(void **state)
 		  "pipes to '/usr/lib/systemd/systemd-coredump %P %u %g %s %t %c %h'" },
 		{ "|/usr/share/apport/apport -p%p -s%s -c%c\n", 0, true, -EPERM,
 		  "the kernel ignores ulimit core 0 for a pipe" },
+		/* The program is named as written, without the newline. */
+		{ "|/usr/share/apport/apport -p%p -s%s -c%c\n", 0, true, -EPERM,
+		  "core_pattern pipes to '/usr/share/apport/apport -p%p -s%s -c%c' and a run's crash" },
+		{ "/var/crash/core.%p\n", 0, false, 0, "core_pattern '/var/crash/core.%p' writes files" },
 		{ "|/usr/share/apport/apport -p%p -s%s -c%c\n", 1, false, -EPERM,
 		  "and a run may change it" },
 		{ "|/bin/false", 1024, true, -EPERM, "sysctl kernel.core_pattern=core" },
