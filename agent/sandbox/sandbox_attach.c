@@ -107,9 +107,12 @@ enum sandbox_attach_end sandbox_attach_pump(struct docker_stream *s, struct sand
 		ssize_t n;
 
 		if (stdin_open && sent == input_len && (!hold || sandbox_demux_marker_seen(d))) {
-			if (hold && hold->before_release)
-				hold->before_release(hold->arg);
-			docker_stream_close_write(s);
+			/* Ended by the caller (the bootstrap woken directly): stdin
+			 * stays open until the stream is closed after the end, so
+			 * that its close does not set dockerd, containerd and the
+			 * shim to work beside the bootstrap's exit. */
+			if (!hold || !hold->before_release || !hold->before_release(hold->arg))
+				docker_stream_close_write(s);
 			stdin_open = false;
 		}
 		/* Drain what is already buffered before polling the socket. */

@@ -62,7 +62,9 @@ struct sandbox_exit_watch {
 /* Stdin held open after the input until the marker has come on both
  * streams (the bootstrap waits for its end before exiting). */
 struct sandbox_attach_hold {
-	void (*before_release)(void *arg); /* may be NULL; called once */
+	/* May be NULL; called once. true: it ended the hold itself, and stdin
+	 * is not closed before the stream is. */
+	bool (*before_release)(void *arg);
 	void *arg;
 };
 

@@ -38,7 +38,13 @@
  * the agent sees the container's processes it ends the pause with SIGUSR1
  * (sandbox_exit_release()), which the bootstrap takes over from the script
  * before it writes the markers: the close of stdin reaches the container
- * through dockerd and the shim, several milliseconds later.
+ * through dockerd and the shim, several milliseconds later. The signal also
+ * wakes the wait through signal.set_wakeup_fd(): one that comes between the
+ * markers' write and the wait (the agent reads them at once; the bootstrap
+ * may be descheduled in between) is handled by Python's C handler without
+ * interrupting a wait that has not begun, and the interpreter runs its
+ * Python handler only later, so the wait went on until the close of stdin
+ * (or its 2 s: 7 of 80 warm runs at load 20 when nothing else ended it).
  * Then the bootstrap ends the process at once with the status the
  * interpreter would have exited with (os._exit): the script's threads,
  * atexit handlers and output are done by then, and the interpreter's own
@@ -91,8 +97,13 @@ const char sandbox_bootstrap[] =
 	"            f.flush()\n"
 	"        except BaseException:\n"
 	"            pass\n"
+	"    wake = []\n"
 	"    try:\n"
 	"        import signal\n"
+	"        r, w = os.pipe()\n"
+	"        os.set_blocking(w, False)\n"
+	"        signal.set_wakeup_fd(w)\n"
+	"        wake = [r]\n"
 	"        signal.signal(signal.SIGUSR1, lambda *a: os._exit(mai_code[0]))\n"
 	"        signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGUSR1])\n"
 	"    except BaseException:\n"
@@ -106,7 +117,7 @@ const char sandbox_bootstrap[] =
 	"    try:\n"
 	"        if held:\n"
 	"            import select\n"
-	"            select.select([mai_fds[2]], [], [], 2)\n"
+	"            select.select([mai_fds[2]] + wake, [], [], 2)\n"
 	"    except BaseException:\n"
 	"        pass\n"
 	"    os._exit(mai_code[0])\n"

@@ -360,12 +360,12 @@ static void sample_at_end(void *arg)
 /* The bootstrap holds after its markers: the counters are read, then its
  * pause is ended at once where this machine sees its process (the close
  * of stdin that follows ends it everywhere else). */
-static void release_at_end(void *arg)
+static bool release_at_end(void *arg)
 {
 	struct sandbox_engine_run *run = arg;
 
 	sample_at_end(run);
-	sandbox_exit_release(run->c.init, &run->watch);
+	return sandbox_exit_release(run->c.init, &run->watch);
 }
 
 static int engine_start(void *ctx, const struct sandbox_engine_spec *spec,
