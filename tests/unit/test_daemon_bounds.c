@@ -128,6 +128,9 @@ static void test_run_stopped_when_the_log_fails_and_recorded_when_it_works(void 
 	}
 	assert_string_equal(str(o, "reason"), "audit_unwritable");
 	assert_non_null(strstr(str(o, "message"), "the run ended but the audit log cannot be written"));
+	/* An error that runs again shows no run: the one stopped is not the answer. */
+	assert_null(json_object_get(o, "execution"));
+	assert_null(json_object_get(o, "verdict"));
 	json_decref(o);
 	assert_int_equal(c->halted, 1);
 	assert_int_equal(c->executed, 1);

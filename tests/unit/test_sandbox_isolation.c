@@ -115,6 +115,35 @@ static void test_uid_range_account(void **state)
 	assert_int_equal(sandbox_uid_range_check(&c, &warning, &err), 0);
 }
 
+/* A real group whose gid is in the range is named too (an account's
+ * secondary group shares files with the runs); after groupdel it passes. */
+static void test_uid_range_group(void **state)
+{
+	uint32_t first = test_first();
+	struct sandbox_uid_check c = { .first = first, .last = first + 63 };
+	char name[32], *cmd, *warning = NULL, *err = NULL;
+
+	if (geteuid() != 0)
+		test_skip("a group in the reserved uid range needs root (groupadd)");
+	snprintf(name, sizeof(name), "maigid%d", (int)getpid());
+	cmd = xasprintf("groupadd -g %u %s", first + 7, name);
+	assert_int_equal(run(cmd), 0);
+	free(cmd);
+	int r = sandbox_uid_range_check(&c, &warning, &err);
+	cmd = xasprintf("groupdel %s", name);
+	assert_int_equal(run(cmd), 0);
+	free(cmd);
+	assert_int_equal(r, -EEXIST);
+	char *want = xasprintf("the group '%s' (gid %u) is in the sandbox's uid range %u-%u", name,
+			       first + 7, first, first + 63);
+	if (!strstr(err, want))
+		fail_msg("%s", err);
+	free(want);
+	free(err);
+	err = NULL;
+	assert_int_equal(sandbox_uid_range_check(&c, &warning, &err), 0);
+}
+
 /* A process (a child that takes a uid of the range) is named with its
  * pid; once it is gone the range passes. */
 static void test_uid_range_process(void **state)
@@ -187,7 +216,7 @@ static void remove_root(char *root)
  * shifts the range by dockremap's start and refuses one past its count. */
 static void test_subids_and_remap(void **state)
 {
-	char *root = fixture_root("alice:100000:65536\ndockremap:231072:65536\n");
+	char *root = fixture_root("not a line\nbob:165000:0\nalice:100000:65536\ndockremap:231072:65536\n");
 	struct sandbox_uid_check c = { .first = 160000, .last = 170000, .root = root };
 	char *warning = NULL, *err = NULL;
 	uint32_t hf, hl;
@@ -310,6 +339,7 @@ int main(void)
 		cmocka_unit_test(test_uids_one_per_container),
 		cmocka_unit_test(test_uid_range_clean),
 		cmocka_unit_test(test_uid_range_account),
+		cmocka_unit_test(test_uid_range_group),
 		cmocka_unit_test(test_uid_range_process),
 		cmocka_unit_test(test_subids_and_remap),
 		cmocka_unit_test(test_core_pattern_decision),
