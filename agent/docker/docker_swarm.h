@@ -100,6 +100,30 @@ void docker_swarm_task_clear(struct docker_swarm_task *t);
 enum docker_error docker_service_logs(struct docker *d, const char *service_id, size_t max_bytes,
 				      char **out, size_t *len, char **err);
 
+/* The stream of a frame in those logs: what the task wrote to stdout or
+ * stderr, or an error of the engine's own written among them ("Error
+ * grabbing logs: ..." with Docker's stream number 3, Systemerr): a part of
+ * the logs the swarm could not fetch, as from a node whose log session was
+ * not there when asked ("node ... is not available"), which a loaded swarm
+ * sees now and then. The frames that follow it are still the task's. */
+enum docker_log_stream {
+	DOCKER_LOG_STDOUT = 1,
+	DOCKER_LOG_STDERR = 2,
+	DOCKER_LOG_SYSTEM = 3,
+};
+struct docker_log_frame {
+	enum docker_log_stream stream;
+	const char *data; /* into the body read; not NUL-terminated */
+	size_t len;
+};
+/* The frame of a docker_service_logs() body that begins at *off: 1 with
+ * *frame and *off moved past it; 0 at the end of the whole frames (an empty
+ * body, or a last frame cut short: *off stays at its start); -EPROTO when
+ * the bytes at *off are not a frame header, with *err (caller frees)
+ * showing them and where they are. */
+int docker_swarm_codec_log_frame(const char *body, size_t len, size_t *off,
+				 struct docker_log_frame *frame, char **err);
+
 /* The Swarm objects an agent makes. */
 enum docker_swarm_kind { DOCKER_SWARM_SERVICE, DOCKER_SWARM_CONFIG, DOCKER_SWARM_NETWORK };
 /* Ids of the objects of a kind whose label key equals value (*ids

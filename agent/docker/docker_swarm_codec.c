@@ -1,7 +1,9 @@
 /* Swarm's JSON: see docker_swarm_codec.h. */
 #include "docker_swarm_codec.h"
 
+#include <errno.h>
 #include <jansson.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "docker_codec_fields.h"
@@ -298,4 +300,42 @@ enum docker_error docker_swarm_codec_parse_tasks(const char *body, size_t len,
 	*tasks = out;
 	json_decref(j);
 	return DOCKER_OK;
+}
+
+int docker_swarm_codec_log_frame(const char *body, size_t len, size_t *off,
+				 struct docker_log_frame *frame, char **err)
+{
+	const uint8_t *h = (const uint8_t *)body + *off;
+	size_t have = *off < len ? len - *off : 0, n;
+	bool header = have > 0 && h[0] >= DOCKER_LOG_STDOUT && h[0] <= DOCKER_LOG_SYSTEM;
+	char shown[8 * 3 + 1] = "", text[8 + 1] = "";
+
+	if (have == 0)
+		return 0;
+	for (size_t i = 1; i < 4 && i < have; i++)
+		header = header && h[i] == 0;
+	if (header) {
+		/* A header or a payload cut short is the end of what was read
+		 * so far, not a wrong stream. */
+		if (have < 8)
+			return 0;
+		n = (size_t)h[4] << 24 | (size_t)h[5] << 16 | (size_t)h[6] << 8 | h[7];
+		if (n > have - 8)
+			return 0;
+		frame->stream = (enum docker_log_stream)h[0];
+		frame->data = body + *off + 8;
+		frame->len = n;
+		*off += 8 + n;
+		return 1;
+	}
+	have = have < 8 ? have : 8;
+	for (size_t i = 0; i < have; i++) {
+		snprintf(shown + 3 * i, 4, "%02x ", h[i]);
+		text[i] = h[i] >= 0x20 && h[i] < 0x7f ? (char)h[i] : '.';
+	}
+	shown[3 * have - 1] = '\0';
+	*err = xasprintf("at byte %zu of %zu, the bytes %s (\"%s\") where a frame header (stream "
+			 "1, 2 or 3, three zero bytes, a length) was expected",
+			 *off, len, shown, text);
+	return -EPROTO;
 }

@@ -631,6 +631,7 @@ phase "a worker killed mid-burst, the manager unreachable"
 # answered exactly once, with one execution record each. ---
 sw_docker 1 node update --label-add mai.trust=trusted "$SW_NODE_ID2" > /dev/null ||
 	fail "cannot relabel node 2"
+sw_fast_heartbeat || fail "cannot shorten the swarm's heartbeat"
 b0=$(date +%s)
 for i in 1 2 3; do
 	printf 'import time\ntime.sleep(3)\nprint("burst %d")\n' "$i" > "$T/drop/.b$i"

@@ -219,10 +219,12 @@ swarm_up() {
 			sw_docker "$n" image inspect mai-sandbox-proxy:latest > /dev/null 2>&1 ||
 			{ cat "$SW_RUN/build$n.log" >&2; return 1; }
 	done
-	# A heartbeat of 1 s (5 s by default): a node that dies is seen down in
-	# seconds, which the failure checks wait for.
+	# The default heartbeat (5 s): a node is seen down after missing it
+	# for a few periods, and a node's dockerd on a loaded machine can be
+	# that late with a shorter one (with 1 s, runs were lost to nodes that
+	# were only slow). The failure checks shorten it (sw_fast_heartbeat).
 	sw_docker 1 swarm init --advertise-addr "$SW_NET.11" --listen-addr "$SW_NET.11:2377" \
-		--dispatcher-heartbeat 1s > /dev/null ||
+		> /dev/null ||
 		return 1
 	token=$(sw_docker 1 swarm join-token -q worker) || return 1
 	for n in 2 3; do
@@ -246,6 +248,14 @@ swarm_up() {
 	SW_SOCK1=$SW_RUN/n1.sock
 	SW_SOCK2=$SW_RUN/n2.sock
 	SW_SOCK3=$SW_RUN/n3.sock
+}
+
+# sw_fast_heartbeat: a heartbeat of 1 s from now on, so that a node that
+# dies is seen down in seconds. Each node has it from its next heartbeat
+# (within 5 s); one that dies before is seen down a few periods of 5 s
+# later instead.
+sw_fast_heartbeat() {
+	sw_docker 1 swarm update --dispatcher-heartbeat 1s > /dev/null
 }
 
 # sw_node_stop N [SIGNAL]: stops node N's dockerd (and its containerd) and

@@ -367,6 +367,88 @@ static void test_ids_info_and_bad_replies(void **state)
 	}
 }
 
+/* A service's logs as Docker 20.10 writes them (GET /services/{id}/logs of
+ * a non-TTY service): an error of the engine's own comes as a frame of
+ * stream 3 among the task's frames, as when the swarm's log broker found no
+ * log session of the task's node at that moment; the frames after it are
+ * the task's still. */
+#define GRAB "Error grabbing logs: warning: incomplete log stream. some logs could not be " \
+	     "retrieved for the following reasons: node nx1 is not available\n"
+static const char logs_with_error[] =
+	"\x01\0\0\0\0\0\0\x02" "a\n"
+	"\x03\0\0\0\0\0\0\x8b" GRAB
+	"\x02\0\0\0\0\0\0\x02" "b\n";
+
+static void test_log_frames(void **state)
+{
+	struct docker_log_frame f;
+	size_t off = 0, len = LEN(logs_with_error);
+	char *err = NULL;
+	(void)state;
+
+	assert_int_equal(LEN(GRAB), 0x8b);
+	assert_int_equal(docker_swarm_codec_log_frame(logs_with_error, len, &off, &f, &err), 1);
+	assert_int_equal(f.stream, DOCKER_LOG_STDOUT);
+	assert_memory_equal(f.data, "a\n", 2);
+	assert_int_equal(f.len, 2);
+	assert_int_equal(docker_swarm_codec_log_frame(logs_with_error, len, &off, &f, &err), 1);
+	assert_int_equal(f.stream, DOCKER_LOG_SYSTEM);
+	assert_int_equal(f.len, LEN(GRAB));
+	assert_memory_equal(f.data, GRAB, LEN(GRAB));
+	assert_int_equal(docker_swarm_codec_log_frame(logs_with_error, len, &off, &f, &err), 1);
+	assert_int_equal(f.stream, DOCKER_LOG_STDERR);
+	assert_memory_equal(f.data, "b\n", 2);
+	assert_int_equal(off, len);
+	assert_int_equal(docker_swarm_codec_log_frame(logs_with_error, len, &off, &f, &err), 0);
+	assert_null(err);
+
+	/* An empty body: no frame, no error. */
+	off = 0;
+	assert_int_equal(docker_swarm_codec_log_frame("", 0, &off, &f, &err), 0);
+	/* Cut short in a header or in a payload: the end of what was read,
+	 * where the last whole frame ended. */
+	for (size_t cut = 11; cut < 10 + 8 + LEN(GRAB); cut++) {
+		off = 0;
+		assert_int_equal(docker_swarm_codec_log_frame(logs_with_error, cut, &off, &f, &err), 1);
+		assert_int_equal(docker_swarm_codec_log_frame(logs_with_error, cut, &off, &f, &err), 0);
+		assert_int_equal(off, 10);
+		assert_null(err);
+	}
+}
+
+/* What is not a frame is refused, the bytes seen and where in the error. */
+static void test_log_frames_refused(void **state)
+{
+	static const struct { const char *body; size_t len; size_t at; const char *shown; } bad[] = {
+		/* An error as JSON with a 200. */
+		{ "{\"message\":\"x\"}", 15, 0, "7b 22 6d 65 73 73 61 67 (\"{\"messag\")" },
+		/* A TTY's raw bytes, after a frame. */
+		{ "\x01\0\0\0\0\0\0\x01" "xhello\n", 15, 9, "68 65 6c 6c 6f 0a (\"hello.\")" },
+		/* Stream 1 but not three zero bytes after it. */
+		{ "\x01\0\x07\0\0\0\0\x01x", 9, 0, "01 00 07 00 00 00 00 01" },
+		/* Too short to be a header, but no header's start either. */
+		{ "Err", 3, 0, "45 72 72 (\"Err\")" },
+		/* Stdin's number never comes back. */
+		{ "\0\0\0\0\0\0\0\x01x", 9, 0, "00 00 00 00 00 00 00 01" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct docker_log_frame f;
+		size_t off = 0;
+		char *err = NULL;
+		int r;
+
+		while ((r = docker_swarm_codec_log_frame(bad[i].body, bad[i].len, &off, &f, &err)) > 0)
+			;
+		assert_int_equal(r, -EPROTO);
+		assert_int_equal(off, bad[i].at);
+		assert_non_null(err);
+		assert_non_null(strstr(err, bad[i].shown));
+		free(err);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -377,6 +459,8 @@ int main(void)
 		cmocka_unit_test(test_stop_spec),
 		cmocka_unit_test(test_tasks_and_nodes),
 		cmocka_unit_test(test_ids_info_and_bad_replies),
+		cmocka_unit_test(test_log_frames),
+		cmocka_unit_test(test_log_frames_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -53,6 +53,9 @@
 #define OUTPUT_POLL_MAX_MS 4000
 /* The longest pause between two looks at a run's task. */
 #define POLL_MAX_MS 250
+/* How long the output of an ended task is asked for again while the swarm
+ * says it cannot give all of it (read_all_logs). */
+#define LOGS_RETRY_MS 15000
 
 struct swarm_engine {
 	struct sandbox_engine_info info;
@@ -402,40 +405,59 @@ static int poll_task(struct swarm_engine *e, struct sandbox_engine_run *run, cha
 }
 
 /* Feeds the service's logs to the demultiplexer, frame by frame, keeping the
- * supervisor's counters line out of stderr. */
+ * supervisor's counters line out of stderr. 0; -EAGAIN when the swarm wrote
+ * among them that it could not give them all (*err says what it said): the
+ * frames it gave are fed, and a later read may give the rest; -EIO or
+ * -EPROTO with *err. */
 static int read_logs(struct swarm_engine *e, struct sandbox_engine_run *run,
 		     struct sandbox_demux *d, char **err)
 {
-	_cleanup_free_ char *buf = NULL;
+	static const char grab[] = "Error grabbing logs: ";
+	_cleanup_free_ char *buf = NULL, *codec_err = NULL, *missing = NULL;
 	size_t len = 0, off = 0;
+	struct docker_log_frame f;
+	int r;
 
 	if (docker_service_logs(e->docker, run->service_id, (size_t)(2 * run->log_max) + (1 << 20),
 				&buf, &len, err) != DOCKER_OK)
 		return -EIO;
-	while (off + 8 <= len) {
-		const uint8_t *h = (const uint8_t *)buf + off;
-		size_t n = (size_t)h[4] << 24 | (size_t)h[5] << 16 | (size_t)h[6] << 8 | h[7];
-		if (off + 8 + n > len)
-			break;
-		int c = h[0] == 2 ? swarm_supervisor_counters(buf + off + 8, n, run->counters) : -1;
-		if (c >= 0) {
-			run->have_counters = c > 0;
-		} else if (sandbox_demux_feed(d, (const uint8_t *)buf + off, 8 + n) < 0) {
-			/* The manager writes what it could not fetch (a node that
-			 * is down) as a line of text among the frames. */
-			static const char grab[] = "Error grabbing logs: ";
-			if (len - off > strlen(grab) && memcmp(buf + off, grab, strlen(grab)) == 0)
-				*err = xasprintf("the swarm could not give all of the service's "
-						 "logs: %.*s", (int)strcspn(buf + off, "\n"),
-						 buf + off + strlen(grab));
-			else
-				*err = xstrdup("the service's logs are not Docker's multiplexed "
-					       "frames");
-			return -EPROTO;
+	while ((r = docker_swarm_codec_log_frame(buf, len, &off, &f, &codec_err)) > 0) {
+		if (f.stream == DOCKER_LOG_SYSTEM) {
+			/* Docker writes the next frames still (the other
+			 * nodes' logs): the first such error is kept. */
+			size_t skip = f.len >= strlen(grab) && memcmp(f.data, grab, strlen(grab)) == 0
+					      ? strlen(grab) : 0;
+			const char *nl = memchr(f.data + skip, '\n', f.len - skip);
+			if (!missing)
+				missing = xstrndup(f.data + skip,
+						   nl ? (size_t)(nl - f.data) - skip : f.len - skip);
+			continue;
 		}
-		off += 8 + n;
+		int c = f.stream == DOCKER_LOG_STDERR
+				? swarm_supervisor_counters(f.data, f.len, run->counters) : -1;
+		if (c >= 0)
+			run->have_counters = c > 0;
+		else if (sandbox_demux_feed(d, (const uint8_t *)f.data - 8, 8 + f.len) < 0)
+			abort(); /* a header the codec took: a broken invariant */
+	}
+	if (r < 0) {
+		*err = xasprintf("the service's logs are not Docker's multiplexed frames: %s",
+				 codec_err);
+		return -EPROTO;
+	}
+	if (missing) {
+		*err = xasprintf("the swarm could not give all of the service's logs: %s", missing);
+		return -EAGAIN;
 	}
 	return 0;
+}
+
+/* An empty demultiplexer with d's caps and end marker. */
+static void demux_like(struct sandbox_demux *out, const struct sandbox_demux *d)
+{
+	sandbox_demux_init(out, d->out.limit, d->err.limit);
+	if (d->marker_len)
+		sandbox_demux_expect_marker(out, d->marker);
 }
 
 /* Whether the running task's output has gone past a cap so far: its logs
@@ -450,9 +472,7 @@ static bool output_over_cap(struct swarm_engine *e, struct sandbox_engine_run *r
 	char *err = NULL;
 	bool over;
 
-	sandbox_demux_init(&scratch, d->out.limit, d->err.limit);
-	if (d->marker_len)
-		sandbox_demux_expect_marker(&scratch, d->marker);
+	demux_like(&scratch, d);
 	if (read_logs(e, run, &scratch, &err) < 0) {
 		log_debug("service %s: its logs so far: %s", run->name, err);
 		free(err);
@@ -460,6 +480,35 @@ static bool output_over_cap(struct swarm_engine *e, struct sandbox_engine_run *r
 	over = sandbox_demux_over_limit(&scratch);
 	sandbox_demux_clear(&scratch);
 	return over;
+}
+
+/* The ended task's whole output into io->demux. The swarm may lack a part
+ * of it for a moment (a node's log session not yet there again after a
+ * missed heartbeat on a loaded node: the logs stay on the node's disk), so
+ * it is asked again, read afresh each time, for LOGS_RETRY_MS. */
+static int read_all_logs(struct swarm_engine *e, struct sandbox_engine_run *run,
+			 const struct sandbox_engine_io *io, char **err)
+{
+	int64_t until = monoclock_ms() + LOGS_RETRY_MS;
+
+	for (;;) {
+		struct sandbox_demux got;
+		demux_like(&got, io->demux);
+		int r = read_logs(e, run, &got, err);
+		if (r == 0) {
+			sandbox_demux_clear(io->demux);
+			*io->demux = got;
+			return 0;
+		}
+		sandbox_demux_clear(&got);
+		if (r != -EAGAIN || monoclock_ms() >= until || (io->cancel && atomic_load(io->cancel)))
+			return r;
+		log_debug("service %s: %s; asking again", run->name, *err);
+		free(*err);
+		*err = NULL;
+		struct timespec ts = { 0, 500 * 1000000L };
+		nanosleep(&ts, NULL);
+	}
 }
 
 static enum sandbox_attach_end engine_wait(void *ctx, struct sandbox_engine_run *run,
@@ -591,7 +640,7 @@ static enum sandbox_attach_end engine_wait(void *ctx, struct sandbox_engine_run 
 	 * but for a run that failed: its node may not answer. */
 	char *err = NULL;
 	if (run->service_id && end != SANDBOX_ATTACH_ERROR &&
-	    read_logs(e, run, io->demux, &err) < 0) {
+	    read_all_logs(e, run, io, &err) < 0) {
 		free(run->err);
 		run->err = err;
 		err = NULL;

@@ -246,8 +246,10 @@ static void save_log(struct swarm_proxies *ps, struct swarm_proxy *p)
 {
 	_cleanup_free_ char *buf = NULL, *text = NULL, *dir = NULL;
 	size_t len = 0, off = 0, tlen = 0;
+	struct docker_log_frame frame;
 	char *err = NULL;
 	FILE *f;
+	int r;
 
 	if (docker_service_logs(ps->docker, p->service_id, (size_t)PROXY_LOG_MAX * 2, &buf, &len,
 				&err) != DOCKER_OK) {
@@ -258,13 +260,16 @@ static void save_log(struct swarm_proxies *ps, struct swarm_proxy *p)
 	f = open_memstream(&text, &tlen);
 	if (!f)
 		abort();
-	/* Docker's frames: a header of 8 bytes, the size in the last 4. */
-	while (off + 8 <= len) {
-		const unsigned char *h = (const unsigned char *)buf + off;
-		size_t n = (size_t)h[4] << 24 | (size_t)h[5] << 16 | (size_t)h[6] << 8 | h[7];
-		if (off + 8 + n > len)
-			break;
-		const char *s = buf + off + 8, *end = s + n;
+	/* Docker's frames; one of the engine's own (stream 3) says what part
+	 * of the log the swarm could not fetch. */
+	while ((r = docker_swarm_codec_log_frame(buf, len, &off, &frame, &err)) > 0) {
+		const char *s = frame.data, *end = s + frame.len;
+		if (frame.stream == DOCKER_LOG_SYSTEM) {
+			const char *nl = memchr(s, '\n', frame.len);
+			log_warnx("a part of the log of the filtering proxy %s is lost: %.*s",
+				  p->name, (int)(nl ? (size_t)(nl - s) : frame.len), s);
+			continue;
+		}
 		while (s < end) {
 			const char *nl = memchr(s, '\n', (size_t)(end - s));
 			size_t l = nl ? (size_t)(nl - s) : (size_t)(end - s);
@@ -272,12 +277,15 @@ static void save_log(struct swarm_proxies *ps, struct swarm_proxy *p)
 				p->name, (int)l, s);
 			s += l + (nl ? 1 : 0);
 		}
-		off += 8 + n;
+	}
+	if (r < 0) {
+		log_warnx("the log of the filtering proxy %s is cut short: %s", p->name, err);
+		free(err);
 	}
 	if (fclose(f) != 0)
 		abort();
 	dir = xasprintf("%.*s", (int)(strrchr(ps->log_path, '/') - ps->log_path), ps->log_path);
-	int r = fileio_mkdir_p(dir, 0755);
+	r = fileio_mkdir_p(dir, 0755);
 	int fd = r < 0 ? -1 : open(ps->log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0 || fchmod(fd, 0600) < 0 || fileio_write_all(fd, text, tlen) < 0)
 		log_warn("cannot append the log of the filtering proxy %s to %s", p->name,
