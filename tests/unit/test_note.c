@@ -145,6 +145,34 @@ static void test_text_rules(void **state)
 	keys_free(&a);
 }
 
+/* Base64 as signed notes carry it: the padding's bytes are not part of
+ * the value (one '=' drops one byte, two drop two), and padding only at
+ * the end. */
+static void test_base64_padding(void **state)
+{
+	static const struct {
+		const char *in;
+		int want;
+		const char *out;
+	} cases[] = {
+		{ "YWJj", 0, "abc" }, { "YWI=", 0, "ab" }, { "YQ==", 0, "a" },
+		{ "YWJjZA==", 0, "abcd" }, { "YQ=", -EINVAL, NULL }, { "Y===", -EINVAL, NULL },
+		{ "Y=Q=", -EINVAL, NULL }, { "", -EINVAL, NULL }, { "YW J", -EINVAL, NULL },
+	};
+	uint8_t buf[16];
+	size_t len;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		len = 99;
+		int r = note_base64_decode(cases[i].in, strlen(cases[i].in), buf, &len);
+		if (r != cases[i].want)
+			fail_msg("'%s': %d, expected %d", cases[i].in, r, cases[i].want);
+		if (r == 0 && (len != strlen(cases[i].out) || memcmp(buf, cases[i].out, len) != 0))
+			fail_msg("'%s': %zu bytes, expected '%s'", cases[i].in, len, cases[i].out);
+	}
+}
+
 static void test_key_names(void **state)
 {
 	static const char *const bad[] = {
@@ -303,6 +331,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_unknown_signatures_are_ignored),
 		cmocka_unit_test(test_text_rules),
+		cmocka_unit_test(test_base64_padding),
 		cmocka_unit_test(test_key_names),
 		cmocka_unit_test(test_damaged_keys),
 		cmocka_unit_test(test_consistency_from_zero_is_refused),

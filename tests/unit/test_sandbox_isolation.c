@@ -231,6 +231,8 @@ static void test_subids_and_remap(void **state)
 	assert_int_equal(hl, 251071);
 	assert_int_equal(sandbox_uid_range_remapped(root, NULL, SANDBOX_UID_FIRST, SANDBOX_UID_LAST,
 						    &hf, &hl, &err), -ERANGE);
+	assert_non_null(strstr(err, "dockerd runs with userns-remap: container uids 0-65535 are mapped "
+				    "(/etc/subuid, dockremap), so the sandbox's uid_range"));
 	assert_non_null(strstr(err, "choose one inside 1-65535 (each uid X runs as host uid 231072+X)"));
 	free(err);
 	err = NULL;

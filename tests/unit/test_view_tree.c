@@ -64,6 +64,11 @@ static const struct parse_case parse_cases[] = {
 	{ "/runs/\xed\xa0\x80", -ENOENT, 0, 0, NULL }, /* surrogate */
 	{ "/runs/ab\xe2\x82", -ENOENT, 0, 0, NULL },    /* a sequence cut short at the end */
 	{ "/runs/x\xe2(\xa1", -ENOENT, 0, 0, NULL },    /* a sequence broken by an ASCII byte */
+	/* ... and what follows the broken sequence is valid on its own: the lead
+	 * byte alone must still make the name invalid. */
+	{ "/runs/x\xe2(y", -ENOENT, 0, 0, NULL },
+	{ "/runs/\xc3" "A", -ENOENT, 0, 0, NULL },
+	{ "/runs/a\xf0\x9f" "bc", -ENOENT, 0, 0, NULL },
 	{ "/runs/\xf4\x90\x80\x80", -ENOENT, 0, 0, NULL }, /* past U+10FFFF */
 	{ "/runs/foo/other", -ENOENT, 0, 0, NULL },
 	{ "/runs/foo/result.json/x", -ENOENT, 0, 0, NULL },
