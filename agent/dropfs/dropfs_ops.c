@@ -9,7 +9,10 @@
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/statvfs.h>
+#include <sys/xattr.h>
+#include <unistd.h>
 
+#include "dirwrite.h"
 #include "log.h"
 
 enum handle_kind {
@@ -212,6 +215,35 @@ static int op_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 			dropfs_complete(fs, dropfs_rel(path), f, &who, 0);
 	}
 	dropfs_file_put(fs, f);
+	return r;
+}
+
+/* The agent's mark on a sidecar it gave to the script's writer
+ * (DIRWRITE_MARK_XATTR, dirwrite.h): the commands that trust a result only
+ * when it is the agent's (mai-agent pending, approve, override) read it
+ * through the mount, where the file shows its writer as owner. The one
+ * extended attribute the mount shows; none can be set through it. */
+static int op_getxattr(const char *path, const char *name, char *value, size_t size)
+{
+	struct dropfs *fs = dropfs_get();
+	const char *leaf = strrchr(path, '/');
+	const char *rest;
+	struct dropfs_at at;
+
+	if (strcmp(name, DIRWRITE_MARK_XATTR) != 0 || is_root(path) ||
+	    dropfs_wait_path(path, &rest) || !dropfs_is_sidecar(leaf ? leaf + 1 : path))
+		return -ENODATA;
+	int r = dropfs_at_open(fs, path, &at);
+	if (r < 0)
+		return r;
+	int fd = openat(at.dirfd, at.leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	r = fd < 0 ? -errno : 0;
+	dropfs_at_close(&at);
+	if (r < 0)
+		return r;
+	ssize_t n = fgetxattr(fd, name, value, size);
+	r = n < 0 ? -errno : (int)n;
+	close(fd);
 	return r;
 }
 
@@ -701,6 +733,7 @@ static const struct fuse_operations dropfs_ops = {
 	.create = op_create,
 	.utimens = op_utimens,
 	.fallocate = op_fallocate,
+	.getxattr = op_getxattr,
 };
 
 const struct fuse_operations *dropfs_operations(void)

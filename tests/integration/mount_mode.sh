@@ -174,6 +174,14 @@ b=$!
 wait $a; wait $b
 expect "$U1" sh 1 "two writers" $(seq -f 'two_a%g' 0 19)
 expect "$U2" sh 1 "two writers" $(seq -f 'two_b%g' 0 19)
+# 'pending' lists every held script once, in the order of their names.
+"$AGENT" pending --json > "$T/pending.json" 2> "$T/err" || fail "pending --json: $(cat "$T/err")"
+python3 -c 'import json, sys
+files = [e["file"] for e in json.load(open(sys.argv[1]))["pending"]]
+two = [f for f in files if f.startswith("two_")]
+assert files == sorted(files), files[:12]
+assert len(two) == 40 and len(set(two)) == 40, two' "$T/pending.json" ||
+	fail "pending does not list the held scripts once each, in name order: $(head -c 600 "$T/pending.json")"
 
 # --- 1,000 files at once (cp), each answered exactly once ---
 mkdir "$T/many"
