@@ -47,10 +47,12 @@ struct watch {
 	uint64_t retry_at;
 	/* Pending names: a map for lookup and a list in deadline order. Every
 	 * (re)schedule sets now + settle_ms and appends at the tail, or (a
-	 * rename into place) fires at once from the head, so the list stays
-	 * sorted and the head is always the next to fire. */
+	 * rename into place) joins the names due at once, after those already
+	 * there (ready_tail, the last of them; NULL: none) and before any that
+	 * settle, so the list stays sorted, the head is always the next to
+	 * fire, and renames fire in their order of arrival. */
 	struct strmap *pending;
-	struct watch_pending *head, *tail;
+	struct watch_pending *head, *tail, *ready_tail;
 	unsigned overflows;
 };
 
@@ -66,6 +68,8 @@ static char *full_path(const struct watch *w, const char *rel)
 
 static void list_unlink(struct watch *w, struct watch_pending *p)
 {
+	if (w->ready_tail == p)
+		w->ready_tail = p->prev;
 	if (p->prev)
 		p->prev->next = p->next;
 	else
@@ -95,15 +99,26 @@ static void pending_free(void *v)
 	free(p);
 }
 
-static void list_prepend(struct watch *w, struct watch_pending *p)
+/* p due at once: after the names already due at once, ahead of the rest.
+ * Its deadline is theirs (or now, or the head's if earlier): the list stays
+ * sorted. */
+static void list_add_ready(struct watch *w, struct watch_pending *p)
 {
-	p->prev = NULL;
-	p->next = w->head;
-	if (w->head)
-		w->head->prev = p;
+	struct watch_pending *after = w->ready_tail, *before = after ? after->next : w->head;
+	uint64_t now = (uint64_t)monoclock_ms();
+
+	p->deadline = after ? after->deadline : before && before->deadline < now ? before->deadline : now;
+	p->prev = after;
+	p->next = before;
+	if (after)
+		after->next = p;
+	else
+		w->head = p;
+	if (before)
+		before->prev = p;
 	else
 		w->tail = p;
-	w->head = p;
+	w->ready_tail = p;
 }
 
 /* settle: wait settle_ms of quiet (a write may be one step of several);
@@ -124,10 +139,7 @@ static void schedule(struct watch *w, const char *rel, enum names_kind kind, boo
 		p->deadline = (uint64_t)monoclock_ms() + w->settle_ms;
 		list_append(w, p);
 	} else {
-		p->deadline = (uint64_t)monoclock_ms();
-		if (w->head && w->head->deadline < p->deadline)
-			p->deadline = w->head->deadline;
-		list_prepend(w, p);
+		list_add_ready(w, p);
 	}
 }
 

@@ -21,7 +21,9 @@
  * open after the input until the marker has come on both streams, lets the
  * caller read what it needs of the live container (its cgroup's counters,
  * which Docker removes some milliseconds after the end), then closes it.
- * Where the caller ends the hold itself (sandbox_exit_release()), the watch
+ * Where the caller ends the hold itself (sandbox_exit_release()), stdin is
+ * not closed before the stream is (its close would set dockerd, containerd
+ * and the shim to work beside the end), and the watch
  * follows the bootstrap from then on: docker-init reaps it at once and exits
  * with its status, so its exit, both markers in, ends the run as the init's
  * would, without waiting for containerd's shim to reap the init. Output a

@@ -406,6 +406,52 @@ static void test_missing_drop_dir_is_an_error(void **state)
 	free(err);
 }
 
+/* Names renamed into place while the watcher was not reading (a burst of
+ * renames, a loaded machine) are reported in the order they came: one
+ * read of inotify's queue must not serve a writer's burst newest first,
+ * nor put a name renamed later ahead of the rest (the intake's turns,
+ * daemon_intake.h, take each writer's names in the order reported). */
+static void test_renames_reported_in_order_of_arrival(void **state)
+{
+	struct ctx *c = *state;
+	char name[32];
+
+	start_settle(c, false, 3000);
+	write_in_place(c, "slow.py", "print('in place')\n");
+	for (int i = 0; i < 20; i++) {
+		snprintf(name, sizeof(name), ".c%02d.py.tmp", i);
+		_cleanup_free_ char *tmp = path_in(c, name);
+		snprintf(name, sizeof(name), "c%02d.py", i);
+		_cleanup_free_ char *dst = path_in(c, name);
+		write_in_place(c, strrchr(tmp, '/') + 1, "pass\n");
+		assert_int_equal(rename(tmp, dst), 0);
+	}
+	/* All twenty in inotify's queue before the watcher reads any. */
+	assert_int_equal(watch_process(c->w), 0);
+	assert_int_equal(c->seen.n, 20);
+	for (int i = 0; i < 20; i++) {
+		snprintf(name, sizeof(name), "c%02d.py", i);
+		assert_string_equal(c->seen.names[i], name);
+	}
+	/* A second burst goes after the first's names, whichever are still
+	 * to report, and before the name that is settling. */
+	for (int i = 20; i < 23; i++) {
+		snprintf(name, sizeof(name), ".c%02d.py.tmp", i);
+		_cleanup_free_ char *tmp = path_in(c, name);
+		snprintf(name, sizeof(name), "c%02d.py", i);
+		_cleanup_free_ char *dst = path_in(c, name);
+		write_in_place(c, strrchr(tmp, '/') + 1, "pass\n");
+		assert_int_equal(rename(tmp, dst), 0);
+	}
+	assert_int_equal(watch_process(c->w), 0);
+	assert_int_equal(c->seen.n, 23);
+	for (int i = 20; i < 23; i++) {
+		snprintf(name, sizeof(name), "c%02d.py", i);
+		assert_string_equal(c->seen.names[i], name);
+	}
+	assert_int_equal(watch_pending(c->w), 1); /* slow.py, still settling */
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -414,6 +460,7 @@ int main(void)
 		T(test_write_in_place_repeated_is_one_report),
 		T(test_write_temp_then_rename),
 		T(test_rename_is_taken_without_settle),
+		T(test_renames_reported_in_order_of_arrival),
 		T(test_vim_save_sequence),
 		T(test_hard_link_counts_as_drop),
 		T(test_symlink_and_fifo_are_reported_for_rejection),
