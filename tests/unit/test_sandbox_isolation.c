@@ -86,33 +86,44 @@ static int run(const char *cmd)
 	return WIFEXITED(r) ? WEXITSTATUS(r) : -1;
 }
 
+/* With what add makes (a real account or group, made here), the range of
+ * c is refused with a message holding want; after del it passes again.
+ * Takes add, del and want. */
+static void expect_named_until_removed(const struct sandbox_uid_check *c, char *add, char *del,
+				       char *want)
+{
+	char *warning = NULL, *err = NULL;
+
+	assert_int_equal(run(add), 0);
+	int r = sandbox_uid_range_check(c, &warning, &err);
+	assert_int_equal(run(del), 0);
+	assert_int_equal(r, -EEXIST);
+	if (!strstr(err, want))
+		fail_msg("%s", err);
+	free(err);
+	err = NULL;
+	assert_int_equal(sandbox_uid_range_check(c, &warning, &err), 0);
+	free(add);
+	free(del);
+	free(want);
+}
+
 /* A real account whose uid is in the range is named; after userdel the
  * same range passes. */
 static void test_uid_range_account(void **state)
 {
 	uint32_t first = test_first();
 	struct sandbox_uid_check c = { .first = first, .last = first + 63 };
-	char name[32], *cmd, *warning = NULL, *err = NULL;
+	char name[32];
 
 	if (geteuid() != 0)
 		test_skip("an account in the reserved uid range needs root (useradd)");
 	snprintf(name, sizeof(name), "maiuid%d", (int)getpid());
-	cmd = xasprintf("useradd -M -N -g 0 -s /usr/sbin/nologin -u %u %s", first + 5, name);
-	assert_int_equal(run(cmd), 0);
-	free(cmd);
-	int r = sandbox_uid_range_check(&c, &warning, &err);
-	cmd = xasprintf("userdel %s", name);
-	assert_int_equal(run(cmd), 0);
-	free(cmd);
-	assert_int_equal(r, -EEXIST);
-	char *want = xasprintf("the account '%s' (uid %u, gid 0) is in the sandbox's uid range",
-			       name, first + 5);
-	if (!strstr(err, want))
-		fail_msg("%s", err);
-	free(want);
-	free(err);
-	err = NULL;
-	assert_int_equal(sandbox_uid_range_check(&c, &warning, &err), 0);
+	expect_named_until_removed(
+		&c, xasprintf("useradd -M -N -g 0 -s /usr/sbin/nologin -u %u %s", first + 5, name),
+		xasprintf("userdel %s", name),
+		xasprintf("the account '%s' (uid %u, gid 0) is in the sandbox's uid range", name,
+			  first + 5));
 }
 
 /* A real group whose gid is in the range is named too (an account's
@@ -121,27 +132,15 @@ static void test_uid_range_group(void **state)
 {
 	uint32_t first = test_first();
 	struct sandbox_uid_check c = { .first = first, .last = first + 63 };
-	char name[32], *cmd, *warning = NULL, *err = NULL;
+	char name[32];
 
 	if (geteuid() != 0)
 		test_skip("a group in the reserved uid range needs root (groupadd)");
 	snprintf(name, sizeof(name), "maigid%d", (int)getpid());
-	cmd = xasprintf("groupadd -g %u %s", first + 7, name);
-	assert_int_equal(run(cmd), 0);
-	free(cmd);
-	int r = sandbox_uid_range_check(&c, &warning, &err);
-	cmd = xasprintf("groupdel %s", name);
-	assert_int_equal(run(cmd), 0);
-	free(cmd);
-	assert_int_equal(r, -EEXIST);
-	char *want = xasprintf("the group '%s' (gid %u) is in the sandbox's uid range %u-%u", name,
-			       first + 7, first, first + 63);
-	if (!strstr(err, want))
-		fail_msg("%s", err);
-	free(want);
-	free(err);
-	err = NULL;
-	assert_int_equal(sandbox_uid_range_check(&c, &warning, &err), 0);
+	expect_named_until_removed(&c, xasprintf("groupadd -g %u %s", first + 7, name),
+				   xasprintf("groupdel %s", name),
+				   xasprintf("the group '%s' (gid %u) is in the sandbox's uid range %u-%u",
+					     name, first + 7, first, first + 63));
 }
 
 /* A process (a child that takes a uid of the range) is named with its
