@@ -406,6 +406,22 @@ static void test_missing_drop_dir_is_an_error(void **state)
 	free(err);
 }
 
+/* Scripts cFROM.py to cTO-1.py, each written as a temporary name and
+ * renamed into place, in that order. */
+static void rename_burst(struct ctx *c, int from, int to)
+{
+	char name[32];
+
+	for (int i = from; i < to; i++) {
+		snprintf(name, sizeof(name), ".c%02d.py.tmp", i);
+		_cleanup_free_ char *tmp = path_in(c, name);
+		snprintf(name, sizeof(name), "c%02d.py", i);
+		_cleanup_free_ char *dst = path_in(c, name);
+		write_in_place(c, strrchr(tmp, '/') + 1, "pass\n");
+		assert_int_equal(rename(tmp, dst), 0);
+	}
+}
+
 /* Names renamed into place while the watcher was not reading (a burst of
  * renames, a loaded machine) are reported in the order they came: one
  * read of inotify's queue must not serve a writer's burst newest first,
@@ -418,14 +434,7 @@ static void test_renames_reported_in_order_of_arrival(void **state)
 
 	start_settle(c, false, 3000);
 	write_in_place(c, "slow.py", "print('in place')\n");
-	for (int i = 0; i < 20; i++) {
-		snprintf(name, sizeof(name), ".c%02d.py.tmp", i);
-		_cleanup_free_ char *tmp = path_in(c, name);
-		snprintf(name, sizeof(name), "c%02d.py", i);
-		_cleanup_free_ char *dst = path_in(c, name);
-		write_in_place(c, strrchr(tmp, '/') + 1, "pass\n");
-		assert_int_equal(rename(tmp, dst), 0);
-	}
+	rename_burst(c, 0, 20);
 	/* All twenty in inotify's queue before the watcher reads any. */
 	assert_int_equal(watch_process(c->w), 0);
 	assert_int_equal(c->seen.n, 20);
@@ -435,14 +444,7 @@ static void test_renames_reported_in_order_of_arrival(void **state)
 	}
 	/* A second burst goes after the first's names, whichever are still
 	 * to report, and before the name that is settling. */
-	for (int i = 20; i < 23; i++) {
-		snprintf(name, sizeof(name), ".c%02d.py.tmp", i);
-		_cleanup_free_ char *tmp = path_in(c, name);
-		snprintf(name, sizeof(name), "c%02d.py", i);
-		_cleanup_free_ char *dst = path_in(c, name);
-		write_in_place(c, strrchr(tmp, '/') + 1, "pass\n");
-		assert_int_equal(rename(tmp, dst), 0);
-	}
+	rename_burst(c, 20, 23);
 	assert_int_equal(watch_process(c->w), 0);
 	assert_int_equal(c->seen.n, 23);
 	for (int i = 20; i < 23; i++) {
