@@ -38,6 +38,7 @@
 #include "monoclock.h"
 #include "sandbox_uids.h"
 #include "stagetime.h"
+#include "swarm_logs.h"
 #include "swarm_nodes.h"
 #include "swarm_proxy.h"
 #include "swarm_stop.h"
@@ -53,9 +54,6 @@
 #define OUTPUT_POLL_MAX_MS 4000
 /* The longest pause between two looks at a run's task. */
 #define POLL_MAX_MS 250
-/* How long the output of an ended task is asked for again while the swarm
- * says it cannot give all of it (read_all_logs). */
-#define LOGS_RETRY_MS 15000
 
 struct swarm_engine {
 	struct sandbox_engine_info info;
@@ -404,111 +402,12 @@ static int poll_task(struct swarm_engine *e, struct sandbox_engine_run *run, cha
 	return 0;
 }
 
-/* Feeds the service's logs to the demultiplexer, frame by frame, keeping the
- * supervisor's counters line out of stderr. 0; -EAGAIN when the swarm wrote
- * among them that it could not give them all (*err says what it said): the
- * frames it gave are fed, and a later read may give the rest; -EIO or
- * -EPROTO with *err. */
-static int read_logs(struct swarm_engine *e, struct sandbox_engine_run *run,
-		     struct sandbox_demux *d, char **err)
+/* What swarm_logs.h reads a run's output with. */
+static struct swarm_logs logs_of(struct swarm_engine *e, struct sandbox_engine_run *run)
 {
-	static const char grab[] = "Error grabbing logs: ";
-	_cleanup_free_ char *buf = NULL, *codec_err = NULL, *missing = NULL;
-	size_t len = 0, off = 0;
-	struct docker_log_frame f;
-	int r;
-
-	if (docker_service_logs(e->docker, run->service_id, (size_t)(2 * run->log_max) + (1 << 20),
-				&buf, &len, err) != DOCKER_OK)
-		return -EIO;
-	while ((r = docker_swarm_codec_log_frame(buf, len, &off, &f, &codec_err)) > 0) {
-		if (f.stream == DOCKER_LOG_SYSTEM) {
-			/* Docker writes the next frames still (the other
-			 * nodes' logs): the first such error is kept. */
-			size_t skip = f.len >= strlen(grab) && memcmp(f.data, grab, strlen(grab)) == 0
-					      ? strlen(grab) : 0;
-			const char *nl = memchr(f.data + skip, '\n', f.len - skip);
-			if (!missing)
-				missing = xstrndup(f.data + skip,
-						   nl ? (size_t)(nl - f.data) - skip : f.len - skip);
-			continue;
-		}
-		int c = f.stream == DOCKER_LOG_STDERR
-				? swarm_supervisor_counters(f.data, f.len, run->counters) : -1;
-		if (c >= 0)
-			run->have_counters = c > 0;
-		else if (sandbox_demux_feed(d, (const uint8_t *)f.data - 8, 8 + f.len) < 0)
-			abort(); /* a header the codec took: a broken invariant */
-	}
-	if (r < 0) {
-		*err = xasprintf("the service's logs are not Docker's multiplexed frames: %s",
-				 codec_err);
-		return -EPROTO;
-	}
-	if (missing) {
-		*err = xasprintf("the swarm could not give all of the service's logs: %s", missing);
-		return -EAGAIN;
-	}
-	return 0;
-}
-
-/* An empty demultiplexer with d's caps and end marker. */
-static void demux_like(struct sandbox_demux *out, const struct sandbox_demux *d)
-{
-	sandbox_demux_init(out, d->out.limit, d->err.limit);
-	if (d->marker_len)
-		sandbox_demux_expect_marker(out, d->marker);
-}
-
-/* Whether the running task's output has gone past a cap so far: its logs
- * read into a scratch demultiplexer with the run's caps. The log driver
- * keeps a node's disk safe whatever the script writes; this ends the run
- * at the cap, as a local run's attach stream does (within a poll's
- * interval instead of at once). */
-static bool output_over_cap(struct swarm_engine *e, struct sandbox_engine_run *run,
-			    const struct sandbox_demux *d)
-{
-	struct sandbox_demux scratch;
-	char *err = NULL;
-	bool over;
-
-	demux_like(&scratch, d);
-	if (read_logs(e, run, &scratch, &err) < 0) {
-		log_debug("service %s: its logs so far: %s", run->name, err);
-		free(err);
-	}
-	over = sandbox_demux_over_limit(&scratch);
-	sandbox_demux_clear(&scratch);
-	return over;
-}
-
-/* The ended task's whole output into io->demux. The swarm may lack a part
- * of it for a moment (a node's log session not yet there again after a
- * missed heartbeat on a loaded node: the logs stay on the node's disk), so
- * it is asked again, read afresh each time, for LOGS_RETRY_MS. */
-static int read_all_logs(struct swarm_engine *e, struct sandbox_engine_run *run,
-			 const struct sandbox_engine_io *io, char **err)
-{
-	int64_t until = monoclock_ms() + LOGS_RETRY_MS;
-
-	for (;;) {
-		struct sandbox_demux got;
-		demux_like(&got, io->demux);
-		int r = read_logs(e, run, &got, err);
-		if (r == 0) {
-			sandbox_demux_clear(io->demux);
-			*io->demux = got;
-			return 0;
-		}
-		sandbox_demux_clear(&got);
-		if (r != -EAGAIN || monoclock_ms() >= until || (io->cancel && atomic_load(io->cancel)))
-			return r;
-		log_debug("service %s: %s; asking again", run->name, *err);
-		free(*err);
-		*err = NULL;
-		struct timespec ts = { 0, 500 * 1000000L };
-		nanosleep(&ts, NULL);
-	}
+	return (struct swarm_logs){ .docker = e->docker, .service_id = run->service_id,
+				    .name = run->name, .log_max = run->log_max,
+				    .counters = run->counters, .have_counters = &run->have_counters };
 }
 
 static enum sandbox_attach_end engine_wait(void *ctx, struct sandbox_engine_run *run,
@@ -602,7 +501,7 @@ static enum sandbox_attach_end engine_wait(void *ctx, struct sandbox_engine_run 
 		 * then less and less often. */
 		if (run->running && now >= next_output_check) {
 			if (next_output_check) {
-				if (output_over_cap(e, run, io->demux)) {
+				if (swarm_logs_over_cap(logs_of(e, run), io->demux)) {
 					end = SANDBOX_ATTACH_OUTPUT_LIMIT;
 					break;
 				}
@@ -640,7 +539,7 @@ static enum sandbox_attach_end engine_wait(void *ctx, struct sandbox_engine_run 
 	 * but for a run that failed: its node may not answer. */
 	char *err = NULL;
 	if (run->service_id && end != SANDBOX_ATTACH_ERROR &&
-	    read_all_logs(e, run, io, &err) < 0) {
+	    swarm_logs_read_all(logs_of(e, run), io->demux, io->cancel, &err) < 0) {
 		free(run->err);
 		run->err = err;
 		err = NULL;
