@@ -11,6 +11,7 @@
 #include <sys/ioctl.h>
 #include <sys/pidfd.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fileio.h"
@@ -40,6 +41,8 @@ static int get_exit_info(int pidfd, struct mai_pidfd_info *info)
 
 /* How many times an ESRCH is asked again at once (see below). */
 #define REAP_RACE_TRIES 8
+/* How many times the probe asks again after an ESRCH, 1 ms apart (judge()). */
+#define PROBE_REAP_TRIES 20
 
 int pidfd_exit_status(int pidfd, int *status)
 {
@@ -77,11 +80,22 @@ int pidfd_exit_code(int status)
 static bool supported;
 static char why_not[160];
 
-/* What the probe's ioctl said, into supported or why_not. */
+/* What the probe's ioctl said, into supported or why_not. With SIGCHLD
+ * ignored the kernel reaps the probe's child itself, and the parent's
+ * waitpid() returns as the reap begins: asked then, the ioctl can answer
+ * ESRCH (as in pidfd_exit_status()); a kernel that keeps no exit status
+ * answers so every time, so an ESRCH is asked again, a millisecond apart,
+ * before it counts (the probe runs once a process). */
 static void judge(int fd)
 {
 	struct mai_pidfd_info info;
 	int r = get_exit_info(fd, &info);
+
+	for (int i = 0; r == -ESRCH && i < PROBE_REAP_TRIES; i++) {
+		const struct timespec ms = { 0, 1000000 };
+		nanosleep(&ms, NULL);
+		r = get_exit_info(fd, &info);
+	}
 
 	if (r == -ENOTTY || r == -EINVAL)
 		snprintf(why_not, sizeof(why_not), "the kernel does not know PIDFD_GET_INFO "
