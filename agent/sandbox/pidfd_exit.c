@@ -44,19 +44,37 @@ static int get_exit_info(int pidfd, struct mai_pidfd_info *info)
 /* How many times the probe asks again after an ESRCH, 1 ms apart (judge()). */
 #define PROBE_REAP_TRIES 20
 
+/* get_exit_info(), asked again up to tries times, pause_ns apart, while it
+ * answers ESRCH: the ioctl can meet a process while it is being reaped (it
+ * found the task, whose pid was then detached before the ioctl read it
+ * back); the exit status is published before the pid is detached, so a
+ * later ask gets it. A kernel that keeps no exit status says ESRCH every
+ * time. */
+static int get_exit_info_through_reap(int pidfd, struct mai_pidfd_info *info, int tries,
+				      long pause_ns)
+{
+	int r = get_exit_info(pidfd, info);
+
+	for (int i = 0; r == -ESRCH && i < tries; i++) {
+		if (pause_ns) {
+			const struct timespec ts = { 0, pause_ns };
+			nanosleep(&ts, NULL);
+		}
+		r = get_exit_info(pidfd, info);
+	}
+	return r;
+}
+
 int pidfd_exit_status(int pidfd, int *status)
 {
 	struct mai_pidfd_info info;
+	/* On a kernel that reports exit statuses, an ESRCH is the reap's race
+	 * (get_exit_info_through_reap()); seen on Linux 6.18 about once in a
+	 * hundred reaps when the ioctl runs beside the reap, which a watch
+	 * woken by the exit makes likely. */
 	int r = get_exit_info(pidfd, &info);
-
-	/* ESRCH from a kernel that reports exit statuses: the ioctl met the
-	 * process while its parent reaped it (it found the task, whose pid was
-	 * then detached before the ioctl read it back). The exit status is
-	 * published before the pid is detached, so asking again gets it; seen
-	 * on Linux 6.18 about once in a hundred reaps when the ioctl runs
-	 * beside the reap, which a watch woken by the exit makes likely. */
-	for (int i = 0; r == -ESRCH && i < REAP_RACE_TRIES && pidfd_exit_supported(NULL); i++)
-		r = get_exit_info(pidfd, &info);
+	if (r == -ESRCH && pidfd_exit_supported(NULL))
+		r = get_exit_info_through_reap(pidfd, &info, REAP_RACE_TRIES, 0);
 	/* ENOTTY/EINVAL: no such ioctl. ESRCH on a kernel whose ioctl answers
 	 * only for live processes (reaped, so no exit status), or one that kept
 	 * saying so. */
@@ -83,19 +101,12 @@ static char why_not[160];
 /* What the probe's ioctl said, into supported or why_not. With SIGCHLD
  * ignored the kernel reaps the probe's child itself, and the parent's
  * waitpid() returns as the reap begins: asked then, the ioctl can answer
- * ESRCH (as in pidfd_exit_status()); a kernel that keeps no exit status
- * answers so every time, so an ESRCH is asked again, a millisecond apart,
- * before it counts (the probe runs once a process). */
+ * ESRCH, so it is asked again, a millisecond apart, before an ESRCH counts
+ * (the probe runs once a process). */
 static void judge(int fd)
 {
 	struct mai_pidfd_info info;
-	int r = get_exit_info(fd, &info);
-
-	for (int i = 0; r == -ESRCH && i < PROBE_REAP_TRIES; i++) {
-		const struct timespec ms = { 0, 1000000 };
-		nanosleep(&ms, NULL);
-		r = get_exit_info(fd, &info);
-	}
+	int r = get_exit_info_through_reap(fd, &info, PROBE_REAP_TRIES, 1000000);
 
 	if (r == -ENOTTY || r == -EINVAL)
 		snprintf(why_not, sizeof(why_not), "the kernel does not know PIDFD_GET_INFO "
