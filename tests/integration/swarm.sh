@@ -399,7 +399,7 @@ trusted:
   scale: false
   timeout: 10s
 standard:
-  timeout: 150s
+  timeout: 400s
   network: allowlist
 untrusted:
   timeout: 20s
@@ -474,7 +474,7 @@ import socket
 s = socket.socket()
 s.bind(("0.0.0.0", 8080))
 s.listen()
-s.settimeout(120)
+s.settimeout(390)
 try:
     s.accept()
     print("ACCEPTED")
