@@ -1,7 +1,8 @@
 /* daemon_sidecars: the final sidecars kept in the state directory, placed
  * again when they were lost (removed, replaced, never written) and held
  * while the drop directory cannot take them. Real files in a temporary
- * directory; the placer is place_sidecar(), or a full disk (ENOSPC). */
+ * directory; the placer is place_sidecar(), or a full disk (ENOSPC). And
+ * place_clear_temporaries(), which the daemon runs at start. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "daemon_sidecars.h"
+#include "dirwrite.h"
 #include "fileio.h"
 #include "macro.h"
 #include "place.h"
@@ -203,9 +205,41 @@ static void test_result_waits_for_its_audit(void **state)
 	fx_clear(&f);
 }
 
+/* At start, the temporaries an interrupted write left (the agent's own,
+ * .mai-tmp. and 16 hex digits) are removed from the drop directory, and
+ * with recursive from its subdirectories down to 16 levels; one 17 levels
+ * down, a file of another name and a plain directory stay. */
+static void test_clear_temporaries_at_start(void **state)
+{
+	const char *dir = *state;
+	static const char tmp[] = DIRWRITE_TEMP_PREFIX "0123456789abcdef";
+	_cleanup_free_ char *d1 = testdir_nest(dir, 1), *d16 = testdir_nest(d1, 15);
+	_cleanup_free_ char *d17 = testdir_nest(d16, 1);
+	const char *const at[] = { dir, d1, d16, d17 };
+	_cleanup_free_ char *keep = xasprintf("%s/%s", d1, DIRWRITE_TEMP_PREFIX "x");
+
+	for (size_t i = 0; i < ARRAY_SIZE(at); i++)
+		testdir_put(at[i], tmp, "part of an answer");
+	testdir_put(d1, DIRWRITE_TEMP_PREFIX "x", "not a temporary of the agent's");
+	place_clear_temporaries(dir, false);
+	for (size_t i = 0; i < ARRAY_SIZE(at); i++) {
+		_cleanup_free_ char *p = xasprintf("%s/%s", at[i], tmp);
+		assert_int_equal(access(p, F_OK), i == 0 ? -1 : 0);
+	}
+	place_clear_temporaries(dir, true);
+	for (size_t i = 0; i < ARRAY_SIZE(at); i++) {
+		_cleanup_free_ char *p = xasprintf("%s/%s", at[i], tmp);
+		assert_int_equal(access(p, F_OK), at[i] == d17 ? 0 : -1);
+	}
+	assert_int_equal(access(keep, F_OK), 0);
+	assert_int_equal(access(d17, F_OK), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_clear_temporaries_at_start, testdir_setup,
+						testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_restore_missing_and_changed, testdir_setup,
 						testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_restore_refused_name, testdir_setup,
