@@ -4,9 +4,11 @@
  * A run is a replicated-job service of one task, created on a manager:
  *  - its input (what the bootstrap reads on stdin) is a Swarm config,
  *    mounted read-only at /mai-job; a small supervisor (swarm_supervisor.h)
- *    makes it the bootstrap's stdin, runs the program in a child and, once that has
+ *    makes it the bootstrap's stdin, runs the program in a child, kills
+ *    the run at its time limit on its node and, once the program has
  *    ended, writes the container's own cgroup counters (OOM kills, refused
- *    forks, peak memory, CPU) as one last line to stderr;
+ *    forks, peak memory, CPU) and whether it hit the limit as one last line
+ *    to stderr;
  *  - read-only root, every capability dropped, a uid of its own, pids,
  *    memory and CPU limits, a size-capped tmpfs at /tmp, ulimits, Init, a
  *    json-file log capped in size;
@@ -18,8 +20,9 @@
  *    passed (swarm_nodes.h); what API 1.41 cannot set per service (the
  *    runtime, no-new-privileges, the seccomp profile) is the node's, and the
  *    probe proves it.
- * The agent polls the task until it ends or its deadline (counted from the
- * task's start; placement has probe_timeout), reads the output from the
+ * The agent polls the task until it ends (placement has probe_timeout; a
+ * run that its node does not report ended within probe_timeout of its
+ * deadline, counted from the task's start, is stopped), reads the output from the
  * service's logs, the verdict from the task, and removes the service, its
  * config and network. Everything carries the labels mai.agent,
  * mai.instance and mai.job, and is swept by label at open and close. */
@@ -85,12 +88,13 @@ struct sandbox_engine_run {
 	uint32_t uid;    /* its own uid and gid (have_uid) */
 	int64_t log_max;
 	struct docker_swarm_task task; /* the last seen */
-	bool have_task, running, killed;
+	bool have_task, running;
 	bool service_kept; /* stopped, its task not yet ended: left to the sweep */
 	int64_t began_ms; /* the task first seen running (CLOCK_MONOTONIC) */
 	char seen_state[16]; /* for the debug log of its changes */
-	int64_t counters[SWARM_COUNTERS_N]; /* oom_kill, pids max hits, peak memory, cpu ns, pids peak */
-	bool have_counters;
+	int64_t counters[SWARM_COUNTERS_N]; /* swarm_supervisor.h's, -1: none */
+	bool have_counters; /* the supervisor's line was read */
+	bool ended; /* the task ended (a deadline's end: its node killed it) */
 	char *err;
 };
 
@@ -294,7 +298,8 @@ static int run_create(struct swarm_engine *e, struct sandbox_engine_run *run,
 	const struct docker_label labels[] = {
 		{ "mai.agent", "1" }, { "mai.instance", e->instance }, { "mai.job", label },
 	};
-	const char *cmd[] = { "python3", "-I", "-u", "-B", "-c", swarm_supervisor, spec->program, NULL };
+	_cleanup_free_ char *limit = xasprintf("%lld", (long long)spec->limits.timeout_ms);
+	const char *cmd[] = { "python3", "-I", "-u", "-B", "-c", swarm_supervisor, limit, spec->program, NULL };
 	const char *env[12] = { "HOME=/tmp", "LANG=C.UTF-8", "PATH=/usr/local/bin:/usr/bin:/bin" };
 	char **proxy_env = NULL;
 	int r;
@@ -427,7 +432,7 @@ static enum sandbox_attach_end engine_wait(void *ctx, struct sandbox_engine_run 
 			 * the run's own time is up, as a local run waits for
 			 * dockerd. */
 			int64_t now = monoclock_ms();
-			bool in_time = run->running ? now < deadline
+			bool in_time = run->running ? now < deadline + e->placement_ms
 						    : now - started < e->placement_ms;
 			if (in_time && !(io->cancel && atomic_load(io->cancel))) {
 				log_debug("service %s: %s; asking again", run->name, run->err);
@@ -473,8 +478,10 @@ static enum sandbox_attach_end engine_wait(void *ctx, struct sandbox_engine_run 
 				break;
 			}
 		}
-		if (swarm_task_ended(state))
+		if (swarm_task_ended(state)) {
+			run->ended = true;
 			break;
+		}
 		int64_t now = monoclock_ms();
 		/* A node that went down takes its task with it; Swarm does not
 		 * restart a job's task elsewhere, and the task's last state
@@ -493,7 +500,13 @@ static enum sandbox_attach_end engine_wait(void *ctx, struct sandbox_engine_run 
 				break;
 			}
 		}
-		if (run->running && now >= deadline) {
+		/* At the deadline its node's supervisor kills the run; the
+		 * agent stops it itself only when the node has not reported
+		 * its end within placement_ms after that (too busy to say). */
+		if (run->running && now >= deadline + e->placement_ms) {
+			log_warnx("service %s: its node has not reported the end of a run %lld ms "
+				  "after its deadline; the agent stops it", run->name,
+				  (long long)e->placement_ms);
 			end = SANDBOX_ATTACH_DEADLINE;
 			break;
 		}
@@ -548,9 +561,20 @@ static enum sandbox_attach_end engine_wait(void *ctx, struct sandbox_engine_run 
 	}
 	free(err);
 	stagetime_mark(STAGE_OUTPUT);
+	/* Killed by its node's supervisor at the time limit. */
+	if (end == SANDBOX_ATTACH_EOF && run->have_counters &&
+	    run->counters[SWARM_TIMED_OUT] > 0 && run->task.has_exit &&
+	    run->task.exit_code == 128 + 9)
+		end = SANDBOX_ATTACH_DEADLINE;
 	if (end == SANDBOX_ATTACH_EOF && sandbox_demux_over_limit(io->demux))
 		end = SANDBOX_ATTACH_OUTPUT_LIMIT;
 	return end;
+}
+
+/* A counter of the supervisor's line, -1 (no such file) read as 0. */
+static int64_t nonneg(int64_t v)
+{
+	return v > 0 ? v : 0;
 }
 
 static int engine_read(void *ctx, struct sandbox_engine_run *run, enum sandbox_attach_end *how,
@@ -568,10 +592,13 @@ static int engine_read(void *ctx, struct sandbox_engine_run *run, enum sandbox_a
 		run->err = NULL;
 		return -EIO;
 	}
-	/* A deadline, a cap or a stop: the task is stopped (SIGKILL), then the
-	 * service goes. */
+	/* A deadline, a cap or a stop: the task is stopped (SIGKILL) unless it
+	 * has ended (its node killed it at the deadline), then the service
+	 * goes. */
 	if (*how != SANDBOX_ATTACH_EOF) {
-		run->service_kept = swarm_stop_tasks(e->docker, &run->service_id, 1, SWARM_STOP_WAIT_MS, NULL) > 0;
+		if (!run->ended)
+			run->service_kept = swarm_stop_tasks(e->docker, &run->service_id, 1,
+							     SWARM_STOP_WAIT_MS, NULL) > 0;
 		out->killed = true;
 		out->code = 137;
 	} else {
@@ -594,15 +621,16 @@ static int engine_read(void *ctx, struct sandbox_engine_run *run, enum sandbox_a
 	 * SIGKILL that the agent did not send is the kernel's at the memory
 	 * limit, as a local run under gVisor is read (sandbox.c); a script
 	 * that kills itself with SIGKILL reads so too. */
-	if (!run->have_counters && !out->killed && out->code == 128 + 9)
+	bool cgroup = run->have_counters && run->counters[0] >= 0;
+	if (!cgroup && !out->killed && out->code == 128 + 9)
 		out->oom_killed = true;
-	if (run->have_counters) {
+	if (cgroup) {
 		out->oom_kills = run->counters[0];
 		out->oom_killed = run->counters[0] > 0;
-		out->pids_limit_hits = run->counters[1];
-		out->peak_memory_bytes = run->counters[2];
-		out->cpu_ns = run->counters[3];
-		out->pids_peak = run->counters[4];
+		out->pids_limit_hits = nonneg(run->counters[1]);
+		out->peak_memory_bytes = nonneg(run->counters[2]);
+		out->cpu_ns = nonneg(run->counters[3]);
+		out->pids_peak = nonneg(run->counters[4]);
 		out->usage_source = "task";
 	}
 	return 0;

@@ -13,6 +13,7 @@ const char swarm_supervisor[] =
 	"signal.signal(signal.SIGINT, signal.SIG_DFL)\n"
 	"with open('" SWARM_JOB_FILE "', 'rb') as f:\n"
 	"    job = f.read()\n"
+	"limit = int(sys.argv.pop(1))\n"
 	"prog = sys.argv.pop(1)\n"
 	/* The program's stdin a pipe, as a local run's attach stream: no
 	 * descriptor of the job's file is left to the script. */
@@ -27,6 +28,22 @@ const char swarm_supervisor[] =
 	"    exec(compile(prog, '<mai>', 'exec'), g)\n"
 	"    sys.exit(0)\n"
 	"os.close(r)\n"
+	/* The run's time limit, kept on its node: at it, every process of
+	 * the container but this one is killed. The agent's clock is the
+	 * manager's view of the task, which a busy node reports late. Armed
+	 * in the parent only, before the job is written (a script that never
+	 * reads it would block the write). */
+	"timed_out = 0\n"
+	"def expire(*a):\n"
+	"    global timed_out\n"
+	"    timed_out = 1\n"
+	"    try:\n"
+	"        os.kill(-1, signal.SIGKILL)\n"
+	"    except OSError:\n"
+	"        pass\n"
+	"if limit > 0:\n"
+	"    signal.signal(signal.SIGALRM, expire)\n"
+	"    signal.setitimer(signal.ITIMER_REAL, limit / 1000)\n"
 	"try:\n"
 	"    while job:\n"
 	"        job = job[os.write(w, job):]\n"
@@ -42,6 +59,7 @@ const char swarm_supervisor[] =
 	"            break\n"
 	"    except InterruptedError:\n"
 	"        pass\n"
+	"signal.setitimer(signal.ITIMER_REAL, 0)\n"
 	"def rd(p):\n"
 	"    try:\n"
 	"        with open(p) as f:\n"
@@ -71,8 +89,7 @@ const char swarm_supervisor[] =
 	"         num(rd(c + 'memory.peak')),\n"
 	"         cpu * 1000 if cpu >= 0 else -1,\n"
 	"         num(rd(c + 'pids.peak')))\n"
-	"if n[0] >= 0:\n"
-	"    os.write(2, ('\\x1eMAI-CG %d %d %d %d %d\\n' % n).encode())\n"
+	"os.write(2, ('\\x1eMAI-CG %d %d %d %d %d %d\\n' % (n + (timed_out,))).encode())\n"
 	"os._exit(os.WEXITSTATUS(st) if os.WIFEXITED(st) else 128 + os.WTERMSIG(st))\n";
 
 int swarm_supervisor_counters(const char *payload, size_t n, int64_t counters[SWARM_COUNTERS_N])
@@ -83,10 +100,10 @@ int swarm_supervisor_counters(const char *payload, size_t n, int64_t counters[SW
 	if (n <= plen || memcmp(payload, SWARM_COUNTERS, plen) != 0)
 		return -1;
 	_cleanup_free_ char *line = xstrndup(payload + plen, n - plen);
-	if (sscanf(line, "%lld %lld %lld %lld %lld", &v[0], &v[1], &v[2], &v[3], &v[4]) !=
-	    SWARM_COUNTERS_N)
+	if (sscanf(line, "%lld %lld %lld %lld %lld %lld", &v[0], &v[1], &v[2], &v[3], &v[4],
+		   &v[5]) != SWARM_COUNTERS_N)
 		return 0;
 	for (int i = 0; i < SWARM_COUNTERS_N; i++)
-		counters[i] = v[i] > 0 ? v[i] : 0;
+		counters[i] = v[i] >= 0 ? v[i] : -1;
 	return 1;
 }
