@@ -149,6 +149,45 @@ static void test_restore_refused_name(void **state)
 	fx_clear(&f);
 }
 
+/* A result someone made longer than the agent's copy is placed again; one
+ * that cannot be placed again (a full disk) is held and placed once the
+ * disk takes it; a suffix the agent does not keep is not kept. */
+static void test_restore_grown_and_held(void **state)
+{
+	struct fx f;
+	fx_init(&f, *state);
+	_cleanup_free_ char *res = result_text(SHA_A);
+	assert_int_equal(place(&f.p, "x.py", RESULT_SUFFIX, res, strlen(res)), PLACE_IN_DROP_DIR);
+	daemon_sidecars_keep(f.s, "x.py", RESULT_SUFFIX, res, strlen(res), true, PLACE_IN_DROP_DIR);
+	daemon_sidecars_keep(f.s, "x.py", ".notes", "x", 1, true, PLACE_IN_DROP_DIR);
+	_cleanup_free_ char *grown = xasprintf("%s{\"padding\": \"%0200d\"}\n", res, 0);
+	_cleanup_free_ char *rp = xasprintf("%s/x.result.json", f.drop);
+	assert_int_equal(fileio_write_atomic(rp, grown, strlen(grown), 0644), 0);
+
+	char *what = NULL;
+	int placed = -1;
+	f.p.full = true;
+	assert_int_equal(daemon_sidecars_restore(f.s, f.drop, "x.py", SHA_A, &what, &placed),
+			 DAEMON_SIDECARS_RESTORED);
+	assert_true(placed < 0);
+	free(what);
+	_cleanup_free_ char *still = read_text(f.drop, "x.result.json");
+	assert_string_equal(still, grown);
+	f.p.full = false;
+	assert_int_equal(daemon_sidecars_place_pending(f.s), 0);
+	_cleanup_free_ char *got = read_text(f.drop, "x.result.json");
+	assert_string_equal(got, res);
+	_cleanup_free_ char *notes = read_text(f.drop, "x.notes");
+	assert_null(notes);
+	/* Held at the stop: said, and kept for the next start. */
+	f.p.full = true;
+	assert_int_equal(unlink(rp), 0);
+	assert_int_equal(daemon_sidecars_restore(f.s, f.drop, "x.py", SHA_A, &what, &placed),
+			 DAEMON_SIDECARS_RESTORED);
+	free(what);
+	fx_clear(&f);
+}
+
 /* A final answer that could be written nowhere is held and placed once the
  * disk takes it; a newer answer placed meanwhile ends the hold of the older
  * one, and a non-final one never is held. */
@@ -243,6 +282,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_restore_missing_and_changed, testdir_setup,
 						testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_restore_refused_name, testdir_setup,
+						testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_restore_grown_and_held, testdir_setup,
 						testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_held_until_room, testdir_setup,
 						testdir_teardown),
