@@ -229,6 +229,12 @@ static int errno_of(int r)
 	return r < 0 ? errno : 0;
 }
 
+/* unlink(arg) as the caller of as_user(): 0 or its errno. */
+static int unlink_as(void *arg)
+{
+	return unlink(arg) < 0 ? errno : 0;
+}
+
 static void test_agent_files_refused(void **state)
 {
 	struct fx *f = *state;
@@ -284,6 +290,21 @@ static void test_agent_files_refused(void **state)
 	assert_int_equal(f->refused[11].err, EPERM);
 	assert_int_equal(f->refused_caller[11].pid, getpid());
 	pthread_mutex_unlock(&f->lock);
+
+	/* Its script gone, a sidecar may go: by root, or by its owner (the
+	 * writer it was given to); not by anyone else (in this sticky 1777
+	 * directory the kernel refuses that one first, EPERM). */
+	_cleanup_free_ char *hside = xasprintf("%s/h.audit", drop_source_dir(f->src));
+	_cleanup_free_ char *h = at(f, "h.audit");
+	assert_int_equal(fileio_write_atomic(hside, "{}\n", 3, 0644), 0);
+	assert_int_equal(chown(hside, NOBODY, NOBODY), 0);
+	drop_source_changed(f->src, "h.audit");
+	assert_int_equal(unlink(e), 0);
+	assert_int_equal(as_user(NOBODY, NOBODY, unlink_as, p), EPERM);
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(as_user(NOBODY, NOBODY, unlink_as, h), 0);
+	assert_int_equal(errno_of(stat(h, &st)), ENOENT);
 }
 
 /* Two scripts exchanged are both new content; a script renamed to a name
