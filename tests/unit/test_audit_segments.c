@@ -272,16 +272,17 @@ static void test_retention_keeps_the_rest_verifiable(void **state)
 	fixture_write(old1, text1, len1);
 	_cleanup_free_ char *leftover = fixture_verify_dir(dir, "k");
 	assert_true(strncmp(leftover, "OK n=123 ", 9) == 0);
-	assert_int_equal(unlink(old0), 0);
-	assert_int_equal(unlink(old1), 0);
 	/* A checkpoint kept from after the cut, for --since below. */
 	_cleanup_free_ char *ckpt = xasprintf("%s/checkpoint", log_dir), *kept = xasprintf("%s/kept", dir);
 	size_t klen;
 	_cleanup_free_ char *ktext = fixture_read(ckpt, &klen);
 	fixture_write(kept, ktext, klen);
 
-	/* The writer reopens on the anchor and goes on; proofs still work. */
+	/* The writer reopens on the anchor (past those leftovers) and goes on;
+	 * proofs still work. */
 	assert_int_equal(audit_open(&o, &log, &err), 0);
+	assert_int_equal(unlink(old0), 0);
+	assert_int_equal(unlink(old1), 0);
 	fixture_append(log, 5);
 	uint64_t seqs[2] = { 110, 125 };
 	_cleanup_free_ char *sc = xasprintf("%s/job.audit", dir), *pub = xasprintf("%s/k.pub", dir);
@@ -369,6 +370,12 @@ static void test_retention_cut_damaged(void **state)
 	fixture_write(base, "not an anchor\n", 14);
 	_cleanup_free_ char *damaged = fixture_verify_dir(dir, "k");
 	assert_non_null(strstr(damaged, "/base: the retention anchor is damaged"));
+	/* and the writer refuses to start on it, saying what to run */
+	free(err);
+	err = NULL;
+	assert_true(audit_open(&o, &log, &err) < 0);
+	if (!strstr(err, "/base: the retention anchor is damaged (") || !strstr(err, "); run 'mai-agent verify "))
+		fail_msg("%s", err);
 	fixture_write(base, btext, blen);
 
 	_cleanup_free_ char *seg = audit_segment_path(log_dir, firsts[0], "log");
