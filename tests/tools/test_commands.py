@@ -7,6 +7,8 @@ wrong and what to do. Table-driven: one row a case.
 
 Environment (set by meson): MAI_AGENT, MAIAUDIT.
 """
+import hashlib
+import json
 import os
 import re
 import subprocess
@@ -141,6 +143,14 @@ def cases(t):
         (["submit", "--timeout", "1", "--config-dir", t + "/live", t + "/ok.py"], 8, "err",
          r"submit: no final answer for ok\.py \(sha256 [0-9a-f]{12}\) within 1s: the agent has not "
          r"answered this script yet"),
+        # held scripts at any depth of a recursive drop directory, by name,
+        # waiting since acceptance when they have not finished
+        (["pending", "--config-dir", t + "/rec"], 0, "out",
+         r"\A2 scripts held in .*/recdrop .*\n\nsub/deeper/c\.py  HIGH, awaiting_confirmation, written "
+         r"by root \(uid 0\), waiting \d+ d\n(.*\n)*z\.py  MEDIUM, awaiting_confirmation"),
+        # the drop directory cannot be made: the agent does not start
+        (["run", "--config-dir", t + "/runbad"], 1, "err",
+         r"cannot create the drop directory .*/ok\.py/drop: Not a directory \(agent\.drop_dir in agent\.yaml\)"),
         # what is at the answer's name is not the agent's (a FIFO): said where the answer goes
         (["submit", "--timeout", "1", "--config-dir", t + "/live", t + "/f.py"], 8, "err",
          r"submit: no answer for f\.py: .*/livedrop/f\.result\.json is a file that is not the "
@@ -227,6 +237,22 @@ def main():
         os.mkfifo(os.path.join(t, "livedrop", "f.result.json"))
         with open(os.path.join(t, "f.py"), "w") as f:
             f.write("print('f')\n")
+        os.makedirs(os.path.join(t, "runbad"))
+        with open(os.path.join(t, "runbad", "agent.yaml"), "w") as f:
+            f.write("drop_dir: %s/ok.py/drop\nstate_dir: %s/runbad/state\n" % (t, t))
+        os.makedirs(os.path.join(t, "rec"))
+        os.makedirs(os.path.join(t, "recdrop", "sub", "deeper"))
+        with open(os.path.join(t, "rec", "agent.yaml"), "w") as f:
+            f.write("drop_dir: %s/recdrop\nstate_dir: %s/rec/state\nrecursive: true\n" % (t, t))
+        for rel, level in (("sub/deeper/c", "HIGH"), ("z", "MEDIUM")):
+            text = ("print(%r)\n" % rel).encode()
+            with open(os.path.join(t, "recdrop", rel + ".py"), "wb") as f:
+                f.write(text)
+            with open(os.path.join(t, "recdrop", rel + ".result.json"), "w") as f:
+                json.dump({"file": rel + ".py", "sha256": hashlib.sha256(text).hexdigest(),
+                           "state": "awaiting_confirmation",
+                           "times": {"accepted": "2026-01-01T00:00:00.000Z"},
+                           "assessment": {"level": level, "findings": []}}, f)
         env = dict(os.environ, MAI_CONFIG_DIR=conf)
         rows = cases(t)
         for prog, args, status, stream, pattern, extra_env in rows:
