@@ -115,6 +115,12 @@ def cases(t):
         (["verify", t + "/none"], 2, "err", r"verify: .*none: No such file or directory"),
         (["verify", "--since", "x", t + "/ok.audit"], 2, "err", r"--since applies to a log directory, not to the sidecar"),
         (["verify", "--bogus"], 2, "err", r"Usage: mai-agent verify"),
+        (["verify", t + "/log", "--pubkey", t + "/ok.py"], 2, "err",
+         r"verify: .*/ok\.py: not a public key: expected NAME\+HASH\+BASE64KEY"),
+        # a --since checkpoint that is no text: a verdict, not a crash (the
+        # public key is the one keygen --force wrote above)
+        (["verify", t + "/log", "--pubkey", t + "/existing.key.pub", "--since", t + "/bin.ckpt"], 1, "out",
+         r"^FAIL seq=0: .*/bin\.ckpt: not a signed note \(binary or too large\)$"),
         # run
         (["run", "extra"], 2, "err", r"run: unexpected argument 'extra'; see 'mai-agent run --help'"),
         (["run", "--log-file", t + "/no/such/dir/agent.log"], 2, "err",
@@ -253,6 +259,8 @@ def main():
                            "state": "awaiting_confirmation",
                            "times": {"accepted": "2026-01-01T00:00:00.000Z"},
                            "assessment": {"level": level, "findings": []}}, f)
+        with open(os.path.join(t, "bin.ckpt"), "wb") as f:
+            f.write(b"a\0b")
         env = dict(os.environ, MAI_CONFIG_DIR=conf)
         rows = cases(t)
         for prog, args, status, stream, pattern, extra_env in rows:
