@@ -389,6 +389,35 @@ static void test_audit_failure_means_nothing_runs(void **state)
 	json_decref(st);
 }
 
+/* An assessment that fails, or whose record the audit log refuses, is an
+ * error answer that says why and is tried again; the retry runs it. */
+static void test_assessment_failing(void **state)
+{
+	struct ctx *c = *state;
+	c->assess_failures = 1;
+	start(c, true);
+	put(c->drop, "a.py", "# level: LOW\n");
+	json_t *o = wait_state(c, "a.result.json", "error");
+	assert_string_equal(str(o, "reason"), "assessor_failed");
+	assert_non_null(strstr(str(o, "message"), "the assessment failed (see the agent log)"));
+	json_decref(o);
+	json_decref(wait_state(c, "a.result.json", "completed"));
+
+	pthread_mutex_lock(&c->lock);
+	c->audit_fails_for = AUDIT_EVENT_ASSESSMENT + 1;
+	pthread_mutex_unlock(&c->lock);
+	put(c->drop, "b.py", "# level: LOW\n");
+	o = wait_state(c, "b.result.json", "error");
+	assert_string_equal(str(o, "reason"), "audit_unwritable");
+	json_decref(o);
+	pthread_mutex_lock(&c->lock);
+	c->audit_fails_for = 0;
+	pthread_mutex_unlock(&c->lock);
+	json_decref(wait_state(c, "b.result.json", "completed"));
+	stop(c);
+	assert_int_equal(c->executed, 2);
+}
+
 /* daemon_new refuses what it cannot set up, naming the setting to fix: a
  * drop_dir_group no group has (the configuration only checks its form),
  * and a state directory that cannot be made. */
@@ -435,6 +464,7 @@ int main(void)
 		T(test_many_drops_each_answered_once_and_not_again_after_restart),
 		T(test_audit_failure_means_nothing_runs),
 		T(test_start_refusals),
+		T(test_assessment_failing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
