@@ -418,6 +418,32 @@ static void test_assessment_failing(void **state)
 	assert_int_equal(c->executed, 2);
 }
 
+/* A final answer removed from the drop directory is written again at the
+ * next start from the agent's copy, without a run; when the copy is gone
+ * too, the script runs again. */
+static void test_lost_answer_at_restart(void **state)
+{
+	struct ctx *c = *state;
+	start(c, true);
+	put(c->drop, "a.py", "# level: LOW\n");
+	json_decref(wait_state(c, "a.result.json", "completed"));
+	stop(c);
+	_cleanup_free_ char *res = xasprintf("%s/a.result.json", c->drop);
+	assert_int_equal(unlink(res), 0);
+	start(c, true);
+	json_decref(wait_state(c, "a.result.json", "completed"));
+	stop(c);
+	assert_int_equal(c->executed, 1);
+
+	assert_int_equal(unlink(res), 0);
+	_cleanup_free_ char *copies = xasprintf("%s/answers", c->state);
+	assert_int_equal(testdir_remove_tree(copies), 0);
+	start(c, true);
+	json_decref(wait_state(c, "a.result.json", "completed"));
+	stop(c);
+	assert_int_equal(c->executed, 2);
+}
+
 /* daemon_new refuses what it cannot set up, naming the setting to fix: a
  * drop_dir_group no group has (the configuration only checks its form),
  * and a state directory that cannot be made. */
@@ -465,6 +491,7 @@ int main(void)
 		T(test_audit_failure_means_nothing_runs),
 		T(test_start_refusals),
 		T(test_assessment_failing),
+		T(test_lost_answer_at_restart),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
