@@ -341,11 +341,12 @@ int cmd_submit(int argc, char **argv)
 	 * earlier one too, which a rerun must not take. */
 	bool timed_out = mounted && !rerun && wait_mounted(drop, side, timeout_s);
 	json_t *res = timed_out ? NULL : wait_answer(&w, timeout_s);
-	intake_snapshot_clear(&snap);
 	if (!res) {
-		say_no_answer(&w, timeout_s);
+		say_no_answer(&w, timeout_s); /* names snap's sha256 */
+		intake_snapshot_clear(&snap);
 		return SUBMIT_NO_ANSWER;
 	}
+	intake_snapshot_clear(&snap);
 	const char *accepted = json_string_value(json_object_get(json_object_get(res, "times"),
 								 "accepted"));
 	if (!rerun && accepted && strcmp(accepted, since_text) < 0)

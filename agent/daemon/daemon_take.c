@@ -266,14 +266,18 @@ static void take(struct daemon *d, const char *name, bool force, struct drop_tak
 		daemon_job_free(job);
 		return;
 	}
-	if (!force && jobs_is_final(d->jobs, name, job->snap.sha256, NULL) &&
-	    daemon_job_answer_again(&d->env, name, job->snap.sha256)) {
-		/* Said as a submit would say it: the log shows what became of
-		 * each file taken (a rescan's, a drop's). */
-		log_debug("%s: %s (%.12s)", printable, jobs_submit_result_to_string(JOBS_ALREADY_FINAL),
-			  job->snap.sha256);
-		daemon_job_free(job);
-		return;
+	if (!force && jobs_is_final(d->jobs, name, job->snap.sha256, NULL)) {
+		if (daemon_job_answer_again(&d->env, name, job->snap.sha256)) {
+			/* Said as a submit would say it: the log shows what became
+			 * of each file taken (a rescan's, a drop's). */
+			log_debug("%s: %s (%.12s)", printable,
+				  jobs_submit_result_to_string(JOBS_ALREADY_FINAL), job->snap.sha256);
+			daemon_job_free(job);
+			return;
+		}
+		/* Its answer is gone with the agent's copy of it: it runs again,
+		 * as the log said (the pool would drop it as final). */
+		force = true;
 	}
 	job->name = xstrdup(name);
 	clock_gettime(CLOCK_REALTIME, &job->accepted);

@@ -5,6 +5,8 @@
 # prints what happened for the caller to check:
 #   mountinfo: <the mount's line>   user-verify: <line>   root-read: <error>
 #   unmount: <status>   maiaudit-exit: <status>
+# and first, on a mount point the user may not write (root's, 0755), which
+# fusermount3 refuses: refused-exit: <status>   refused-log: <its last line>
 # With FUSE_NODE=1 it first puts a mode 0666 node of the FUSE device over
 # /dev/fuse: only valid in a private mount namespace (unshare -m), where the
 # host's node is left alone. Exits 77 with a reason when that cannot be done.
@@ -20,6 +22,14 @@ if [ "${FUSE_NODE:-0}" = 1 ]; then
 	mount --bind "$DIR/fuse" /dev/fuse 2>"$DIR/node.err" ||
 		{ echo "cannot bind a FUSE device node over /dev/fuse: $(cat "$DIR/node.err")"; exit 77; }
 fi
+mkdir -p "$DIR/notmine"
+chown 0:0 "$DIR/notmine"
+chmod 0755 "$DIR/notmine"
+as_user env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "$MAIAUDIT" "$DIR/notmine" --foreground \
+	--state-dir "$DIR/state" --drop-dir "$DIR/state" --log-file "$DIR/refused.log" \
+	</dev/null >/dev/null 2>&1
+echo "refused-exit: $?"
+echo "refused-log: $(tail -n 1 "$DIR/refused.log")"
 P=
 trap '[ -n "$P" ] && kill -TERM "$P" 2>/dev/null && wait "$P"' EXIT
 as_user env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "$MAIAUDIT" "$DIR/mnt" --foreground \

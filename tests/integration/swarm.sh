@@ -10,6 +10,9 @@
 #    results name the node and say the end and the usage came from the task;
 #  - a run that starts more threads than its pids limit ends with verdict
 #    pids_limit, as locally;
+#  - a run whose node reports its end after the run's time limit (its
+#    container's shim frozen) is answered with its own exit, not a timeout:
+#    the limit is kept on the node;
 #  - a run reaches neither another run (listening at the same time on the
 #    same node), nor a node's address, nor the outside;
 #  - network: allowlist (the standard level of this test's agent): each
@@ -75,6 +78,8 @@ on_exit() {
 		wait "$KILL9_PID" 2>/dev/null
 	fi
 	[ -n "${HOSTILE_PID:-}" ] && kill -TERM "$HOSTILE_PID" 2>/dev/null && wait "$HOSTILE_PID" 2>/dev/null
+	# (late.py's frozen shim goes with node 1, by swarm_down)
+	[ -n "${LATE_PID:-}" ] && kill -TERM "$LATE_PID" 2>/dev/null && wait "$LATE_PID" 2>/dev/null
 	[ -n "${WEB_PID:-}" ] && kill -TERM "$WEB_PID" 2>/dev/null && wait "$WEB_PID" 2>/dev/null
 	if [ -n "${REMOTE_PID:-}" ]; then
 		kill -TERM "$REMOTE_PID" 2>/dev/null
@@ -243,7 +248,8 @@ REMOTE_PID=$!
 # until a container of a job's run (not a probe, not a proxy; of job JOB, a
 # script's sha256, when given) of the agent whose state directory is STATE
 # (default this test's own, $T/state) starts there, then prints its address
-# on the run's network; prints nothing when none came. A blocking
+# on the run's network and its container's id; prints nothing when none
+# came. A blocking
 # read of the node's events: no polling of the manager, whose every look at
 # the tasks costs it milliseconds of CPU.
 cat > "$T/started.py" <<'PY'
@@ -273,7 +279,8 @@ try:
         i = Unix("localhost")
         i.request("GET", "/v1.41/containers/%s/json" % ev["Actor"]["ID"])
         nets = json.loads(i.getresponse().read())["NetworkSettings"]["Networks"] or {}
-        print(next((n["IPAddress"] for n in nets.values() if n.get("IPAddress")), "none"))
+        print(next((n["IPAddress"] for n in nets.values() if n.get("IPAddress")), "none"),
+              ev["Actor"]["ID"])
         break
 except socket.timeout:
     pass
@@ -390,9 +397,9 @@ printf '%s\n' "$ENGINE" >> "$T/conf/sandbox.yaml"
 cat >> "$T/conf/sandbox.yaml" <<'YAML'
 trusted:
   scale: false
-  timeout: 90s
+  timeout: 10s
 standard:
-  timeout: 150s
+  timeout: 400s
   network: allowlist
 untrusted:
   timeout: 20s
@@ -467,16 +474,44 @@ import socket
 s = socket.socket()
 s.bind(("0.0.0.0", 8080))
 s.listen()
-s.settimeout(120)
+s.settimeout(390)
 try:
     s.accept()
     print("ACCEPTED")
 except OSError:
     print("nobody came")
 PY
+# --- and a run whose node reports its end late: its container's shim on
+# node 1 (which reaps it and tells containerd) frozen from its start until
+# 5 s after its level's 10 s limit, as a node too busy to report would;
+# the script ends after 5 s. The time limit is its node's (the task's
+# supervisor), so the answer is its own exit, not a timeout the manager's
+# late view would suggest. ---
+printf 'import sys, time\ntime.sleep(5)\nsys.exit(3)\n' > "$T/drop/.late"
+mv "$T/drop/.late" "$T/drop/late.py"
+(
+	set -- $(started_on 1 "$r0" "$T/state" "$(sha256sum < "$T/drop/late.py" | cut -d' ' -f1)")
+	t_start=$(date +%s)
+	shim=$(pgrep -f "containerd-shim-runc-v2 .*-id $2" | head -n 1)
+	if [ -z "$shim" ]; then
+		echo "FAIL: late.py: no container or shim of its run found on node 1 ($*)"
+		exit 1
+	fi
+	kill -STOP "$shim"
+	# The script (the container's init's child) still runs: else the
+	# freeze came too late and the check proves nothing.
+	if ! pgrep -P "$shim" > /dev/null; then
+		kill -CONT "$shim"
+		echo "FAIL: late.py had ended before its shim was frozen: the check proves nothing"
+		exit 1
+	fi
+	sleep $((t_start + 15 - $(date +%s)))
+	kill -CONT "$shim"
+) > "$T/late.log" 2>&1 &
+LATE_PID=$!
 # The listener's address on its own network, once its task runs.
 ljob=$(sha256sum < "$T/drop/listener.py" | cut -d' ' -f1)
-addr=$(started_on 2 "$r0" "$T/state" "$ljob")
+addr=$(started_on 2 "$r0" "$T/state" "$ljob" | cut -d' ' -f1)
 [ -n "$addr" ] || fail "listener.py: its task's address was not found"
 # Its filtering proxy (standard is network: allowlist), running before the
 # listener started: its addresses on the listener's network and on the
@@ -494,21 +529,31 @@ paddrs=$(sw_docker 1 inspect --type task --format '{{range .NetworksAttachments}
 # listed (a name, an IP literal, a CONNECT tunnel, the other proxy); its
 # PEP 723 dependency is installed by pip through its proxy from the index
 # on the listed host ---
+phase "the listener runs"
 cat > "$T/drop/prober.py" <<PY
 # /// script
 # dependencies = ["maipkg-hello==1.0"]
 # ///
-import http.client, os, socket, urllib.error, urllib.parse, urllib.request
+import http.client, os, socket, threading, urllib.error, urllib.parse, urllib.request
 import maipkg_hello
 print(maipkg_hello.GREETING)
 others = "$paddrs".split()
-for host, port in [("$addr", 8080), ("$SW_NET.11", 2377), ("$SW_NET.12", 7946), ("1.1.1.1", 53),
-                   ("$SW_NET.20", 8080)] + [(a, 3128) for a in others]:
+# Each address at once (a blocked one waits out its 2 s), printed in order.
+targets = [("$addr", 8080), ("$SW_NET.11", 2377), ("$SW_NET.12", 7946), ("1.1.1.1", 53),
+           ("$SW_NET.20", 8080)] + [(a, 3128) for a in others]
+seen = [None] * len(targets)
+def attempt(i, host, port):
     try:
         socket.create_connection((host, port), timeout=2).close()
-        print("reached", host, port)
+        seen[i] = "reached %s %d" % (host, port)
     except OSError as e:
-        print("blocked", host, port, type(e).__name__)
+        seen[i] = "blocked %s %d %s" % (host, port, type(e).__name__)
+threads = [threading.Thread(target=attempt, args=(i, h, p)) for i, (h, p) in enumerate(targets)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+print("\n".join(seen))
 proxy = os.environ.get("HTTP_PROXY", "none")
 print("proxy", proxy)
 def via(url):
@@ -533,6 +578,7 @@ except OSError as e:
     print("connect: refused", e)
 PY
 wait_final "$T/drop/prober.result.json" 180
+phase "prober.py answered"
 [ "$(field "$T/drop/listener.result.json" state)" = running ] ||
 	fail "listener.py ended before prober.py did: the check proves nothing"
 out=$(field "$T/drop/prober.result.json" execution.stdout.text)
@@ -563,6 +609,11 @@ grep -q "^$SW_NET\.1[123] \"GET /files/maipkg_hello-1.0-py3-none-any.whl " "$T/w
 	fail "the index saw no fetch of the wheel from a node: $(cat "$T/web.log")"
 [ "$(field "$T/drop/prober.result.json" execution.engine.node)" = maisw-n2 ] ||
 	fail "prober.py: node '$(field "$T/drop/prober.result.json" execution.engine.node)', expected maisw-n2 (the standard node)"
+wait "$LATE_PID" || fail "$(cat "$T/late.log")"
+LATE_PID=
+wait_final "$T/drop/late.result.json" 180
+[ "$(field "$T/drop/late.result.json" verdict)/$(field "$T/drop/late.result.json" execution.exit_code)" = exited/3 ] ||
+	fail "late.py (its end reported 10 s late): verdict '$(field "$T/drop/late.result.json" verdict)', exit code '$(field "$T/drop/late.result.json" execution.exit_code)'; expected exited, 3"
 wait_final "$T/drop/threads.result.json" 180
 [ "$(field "$T/drop/threads.result.json" execution.engine.node)" = maisw-n1 ] ||
 	fail "threads.py: node '$(field "$T/drop/threads.result.json" execution.engine.node)', expected maisw-n1 (the trusted node)"

@@ -23,6 +23,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -228,6 +229,12 @@ static int errno_of(int r)
 	return r < 0 ? errno : 0;
 }
 
+/* unlink(arg) as the caller of as_user(): 0 or its errno. */
+static int unlink_as(void *arg)
+{
+	return unlink(arg) < 0 ? errno : 0;
+}
+
 static void test_agent_files_refused(void **state)
 {
 	struct fx *f = *state;
@@ -283,6 +290,21 @@ static void test_agent_files_refused(void **state)
 	assert_int_equal(f->refused[11].err, EPERM);
 	assert_int_equal(f->refused_caller[11].pid, getpid());
 	pthread_mutex_unlock(&f->lock);
+
+	/* Its script gone, a sidecar may go: by root, or by its owner (the
+	 * writer it was given to); not by anyone else (in this sticky 1777
+	 * directory the kernel refuses that one first, EPERM). */
+	_cleanup_free_ char *hside = xasprintf("%s/h.audit", drop_source_dir(f->src));
+	_cleanup_free_ char *h = at(f, "h.audit");
+	assert_int_equal(fileio_write_atomic(hside, "{}\n", 3, 0644), 0);
+	assert_int_equal(chown(hside, NOBODY, NOBODY), 0);
+	drop_source_changed(f->src, "h.audit");
+	assert_int_equal(unlink(e), 0);
+	assert_int_equal(as_user(NOBODY, NOBODY, unlink_as, p), EPERM);
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(as_user(NOBODY, NOBODY, unlink_as, h), 0);
+	assert_int_equal(errno_of(stat(h, &st)), ENOENT);
 }
 
 /* Two scripts exchanged are both new content; a script renamed to a name
@@ -497,6 +519,134 @@ static void test_recursive(void **state)
 	assert_int_equal(errno_of(stat(empty, &st)), ENOENT);
 }
 
+/* --- where it may mount, and the notes of a killed agent --- */
+
+/* dropfs_new's refusals, each naming the setting to fix: a drop directory
+ * that is missing, that is a file, or that another agent serves (the
+ * fixture's own mount); a directory that is a file system of its own (a
+ * tmpfs) is served like any other. */
+static void test_mount_point_refusals(void **state)
+{
+	struct fx *f = *state;
+	_cleanup_free_ char *none = xasprintf("%s/none", f->root), *file = xasprintf("%s/file", f->root);
+	_cleanup_free_ char *disk = xasprintf("%s/disk", f->root);
+	struct fx g = { .mnt = disk };
+	struct drop_source *src = NULL;
+	char *err = NULL;
+
+	testdir_put(f->root, "file", "x");
+	struct dropfs_options o = { .dir = none, .max_file_size = 1024 };
+	assert_int_equal(dropfs_new(&o, on_name, &g, &src, &err), -ENOENT);
+	assert_non_null(strstr(err, "/none does not exist (agent.drop_dir in agent.yaml)"));
+	free(err);
+	err = NULL;
+	o.dir = file;
+	assert_int_equal(dropfs_new(&o, on_name, &g, &src, &err), -ENOTDIR);
+	assert_non_null(strstr(err, "/file is not a directory (agent.drop_dir in agent.yaml)"));
+	free(err);
+	err = NULL;
+	o.dir = f->mnt;
+	assert_int_equal(dropfs_new(&o, on_name, &g, &src, &err), -EBUSY);
+	assert_non_null(strstr(err, "another agent serves it; stop that agent"));
+	free(err);
+	err = NULL;
+
+	assert_int_equal(mkdir(disk, 0755), 0);
+	assert_int_equal(mount("tmpfs", disk, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m"), 0);
+	o.dir = disk;
+	if (dropfs_new(&o, on_name, &g, &g.src, &err) < 0) {
+		umount2(disk, MNT_DETACH);
+		fail_msg("dropfs_new on a tmpfs: %s", err);
+	}
+	put(&g, "t.py", "print(7)\n");
+	want_names(&g, 1);
+	assert_string_equal(g.got[0].data, "print(7)\n");
+	drop_source_free(g.src);
+	free(g.got[0].rel);
+	free(g.got[0].data);
+	assert_int_equal(umount2(disk, 0), 0);
+}
+
+/* Writes a note of the notes directory dir for rel (what dropfs_notes.c
+ * keeps while rel is open for writing): rel, then a NUL and errno when
+ * err > 0. */
+static void put_note(const char *dir, const char *rel, int err)
+{
+	char sha[HASH_SHA256_HEX_LEN + 1];
+	hash_sha256_hex(rel, strlen(rel), sha);
+	_cleanup_free_ char *path = xasprintf("%s/%s", dir, sha);
+	_cleanup_free_ char *text = err > 0 ? xasprintf("%s%c%d", rel, '\0', err) : xstrdup(rel);
+	size_t len = strlen(rel) + (err > 0 ? 1 + strlen(text + strlen(rel) + 1) : 0);
+	assert_int_equal(fileio_write_atomic(path, text, len, 0600), 0);
+}
+
+static bool has_note(const char *dir, const char *rel)
+{
+	char sha[HASH_SHA256_HEX_LEN + 1];
+	hash_sha256_hex(rel, strlen(rel), sha);
+	_cleanup_free_ char *path = xasprintf("%s/%s", dir, sha);
+	return access(path, F_OK) == 0;
+}
+
+/* The notes a killed agent left: a script that was open for writing, and
+ * one whose write failed (its errno kept), are held as incomplete from the
+ * first scan, and their notes stay until they are written again; a note of
+ * a script gone since, or an empty one, is removed. Notes that cannot be
+ * kept (their directory under a file) refuse the start. */
+static void test_notes_of_a_killed_agent(void **state)
+{
+	const char *root = *state;
+	_cleanup_free_ char *dir = xasprintf("%s/drop", root), *notes = xasprintf("%s/notes", root);
+	_cleanup_free_ char *bad = xasprintf("%s/a.py/notes", dir);
+	struct fx f = { .mnt = dir };
+	char *err = NULL;
+
+	assert_int_equal(chmod(root, 0755), 0);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	assert_int_equal(mkdir(notes, 0700), 0);
+	testdir_put(dir, "a.py", "print('half");
+	testdir_put(dir, "b.py", "print(2)\n");
+	testdir_put(dir, "c.py", "print(3)\n");
+	put_note(notes, "a.py", 0);
+	put_note(notes, "b.py", EIO);
+	put_note(notes, "gone.py", 0);
+	testdir_put(notes, "empty", "");
+
+	struct dropfs_options o = { .dir = dir, .max_file_size = 1024, .notes_dir = bad };
+	assert_int_equal(dropfs_new(&o, on_name, &f, &f.src, &err), -ENOTDIR);
+	assert_non_null(strstr(err, "(the notes of scripts being written)"));
+	free(err);
+	err = NULL;
+
+	o.notes_dir = notes;
+	if (dropfs_new(&o, on_name, &f, &f.src, &err) < 0)
+		fail_msg("dropfs_new with notes: %s", err);
+	want_names(&f, 3);
+	for (unsigned i = 0; i < 3; i++) {
+		bool held = strcmp(f.got[i].rel, "c.py") != 0;
+		assert_int_equal(f.got[i].taken, held);
+		if (held)
+			assert_int_equal(f.got[i].status, INTAKE_INCOMPLETE);
+	}
+	assert_true(has_note(notes, "a.py") && has_note(notes, "b.py"));
+	assert_false(has_note(notes, "gone.py"));
+	_cleanup_free_ char *empty = xasprintf("%s/empty", notes);
+	assert_int_equal(access(empty, F_OK), -1);
+
+	/* Written again in full: its hold and its note end. */
+	put(&f, "a.py", "print('whole')\n");
+	want_names(&f, 4);
+	assert_string_equal(f.got[3].rel, "a.py");
+	assert_int_equal(f.got[3].status, INTAKE_OK);
+	assert_false(has_note(notes, "a.py"));
+	assert_true(has_note(notes, "b.py"));
+	drop_source_free(f.src);
+	for (unsigned i = 0; i < f.n; i++) {
+		free(f.got[i].rel);
+		free(f.got[i].data);
+	}
+}
+
 /* --- a stale mount --- */
 
 /* The child of test_stale_mount: mounts dir, then dies by SIGKILL. */
@@ -565,6 +715,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_symlinks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recursive, setup_recursive, teardown),
 		cmocka_unit_test_setup_teardown(test_stale_mount, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_mount_point_refusals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_notes_of_a_killed_agent, testdir_setup, testdir_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -315,7 +315,12 @@ user_mount() {
 		fail "without --allow-other root could read the user's view: $(cat "$U/out")"
 	grep -qx "unmount: 0" "$U/out" || fail "fusermount3 -u as uid $uid: $(cat "$U/out")"
 	grep -qx "maiaudit-exit: 0" "$U/out" || fail "maiaudit after fusermount3 -u: $(cat "$U/out")"
-	ok "uid $uid mounted the view through fusermount3$([ $node = 1 ] && echo " (0666 /dev/fuse node in a private mount namespace: this one is $(stat -c %a /dev/fuse))"), read verify, others could not (no allow_other), and fusermount3 -u unmounted it"
+	# a mount the kernel refuses is a runtime failure (exit 1), said so
+	grep -qx "refused-exit: 1" "$U/out" ||
+		fail "maiaudit on a mount point uid $uid may not write: $(cat "$U/out")"
+	grep -q "^refused-log: .*cannot mount on $U/notmine (see the message above)" "$U/out" ||
+		fail "maiaudit's message for a refused mount: $(cat "$U/out")"
+	ok "uid $uid mounted the view through fusermount3$([ $node = 1 ] && echo " (0666 /dev/fuse node in a private mount namespace: this one is $(stat -c %a /dev/fuse))"), read verify, others could not (no allow_other), and fusermount3 -u unmounted it; a mount point it may not write: exit 1, said"
 }
 user_mount
 

@@ -7,6 +7,8 @@ wrong and what to do. Table-driven: one row a case.
 
 Environment (set by meson): MAI_AGENT, MAIAUDIT.
 """
+import hashlib
+import json
 import os
 import re
 import subprocess
@@ -113,6 +115,12 @@ def cases(t):
         (["verify", t + "/none"], 2, "err", r"verify: .*none: No such file or directory"),
         (["verify", "--since", "x", t + "/ok.audit"], 2, "err", r"--since applies to a log directory, not to the sidecar"),
         (["verify", "--bogus"], 2, "err", r"Usage: mai-agent verify"),
+        (["verify", t + "/log", "--pubkey", t + "/ok.py"], 2, "err",
+         r"verify: .*/ok\.py: not a public key: expected NAME\+HASH\+BASE64KEY"),
+        # a --since checkpoint that is no text: a verdict, not a crash (the
+        # public key is the one keygen --force wrote above)
+        (["verify", t + "/log", "--pubkey", t + "/existing.key.pub", "--since", t + "/bin.ckpt"], 1, "out",
+         r"^FAIL seq=0: .*/bin\.ckpt: not a signed note \(binary or too large\)$"),
         # run
         (["run", "extra"], 2, "err", r"run: unexpected argument 'extra'; see 'mai-agent run --help'"),
         (["run", "--log-file", t + "/no/such/dir/agent.log"], 2, "err",
@@ -128,6 +136,31 @@ def cases(t):
          r"submit: no answer for ok\.py: no agent is running for .*calmdrop \(its status\.json is missing or stale\)"),
         # a tree deeper than 64 directories is walked to that depth only
         (["check", t + "/deep"], 0, "out", r"\A[^\n]*/deep/a\.py: [^\n]*\bLOW\b[^\n]*\n\Z"),
+        # an agent that runs (its status.json fresh, its pid alive: this
+        # test's) before its first check of Docker, with another
+        # configuration directory than the one named
+        (["status", "--config-dir", t + "/live"], 0, "out",
+         r"^agent: running \(pid %d, up \d+s\)\ndrop directory: .*\nconfiguration: /nonexistent/conf\n"
+         r"docker: not checked yet$" % os.getpid()),
+        (["config", "check"], 0, "err",
+         r"the running agent uses the configuration in /nonexistent/conf, not this one; check it "
+         r"with 'mai-agent config check --config-dir /nonexistent/conf'", {"MAI_CONFIG_DIR": t + "/live"}),
+        # it runs but does not answer in time: said, with the content's sha256
+        (["submit", "--timeout", "1", "--config-dir", t + "/live", t + "/ok.py"], 8, "err",
+         r"submit: no final answer for ok\.py \(sha256 [0-9a-f]{12}\) within 1s: the agent has not "
+         r"answered this script yet"),
+        # held scripts at any depth of a recursive drop directory, by name,
+        # waiting since acceptance when they have not finished
+        (["pending", "--config-dir", t + "/rec"], 0, "out",
+         r"\A2 scripts held in .*/recdrop .*\n\nsub/deeper/c\.py  HIGH, awaiting_confirmation, written "
+         r"by root \(uid 0\), waiting \d+ d\n(.*\n)*z\.py  MEDIUM, awaiting_confirmation"),
+        # the drop directory cannot be made: the agent does not start
+        (["run", "--config-dir", t + "/runbad"], 1, "err",
+         r"cannot create the drop directory .*/ok\.py/drop: Not a directory \(agent\.drop_dir in agent\.yaml\)"),
+        # what is at the answer's name is not the agent's (a FIFO): said where the answer goes
+        (["submit", "--timeout", "1", "--config-dir", t + "/live", t + "/f.py"], 8, "err",
+         r"submit: no answer for f\.py: .*/livedrop/f\.result\.json is a file that is not the "
+         r"agent's .*; it keeps it in .*/live/state/unplaced/ \(root\)"),
     ]
     for name in COMMANDS:
         agent.append(([name, "--help"], 0, "out", r"^Usage: mai-agent %s" % name))
@@ -147,7 +180,8 @@ def cases(t):
         (["--allow-other", t + "/nomnt", "--state-dir", t], 2, "err", r"mount point .*/nomnt does not exist"),
         (["--config-dir", t + "/badconf", t + "/mnt"], 2, "err", r"agent\.yaml:1:\d+"),
     ]
-    return [(AGENT,) + c for c in agent] + [(MAIAUDIT,) + c for c in view]
+    rows = [(AGENT,) + c for c in agent] + [(MAIAUDIT,) + c for c in view]
+    return [r if len(r) == 6 else r + ({},) for r in rows]
 
 
 def main():
@@ -199,10 +233,39 @@ def main():
             f.write("{}\n")
         with open(os.path.join(t, "existing.key"), "w") as f:
             f.write("a key\n")
+        os.makedirs(os.path.join(t, "live", "state"))
+        os.makedirs(os.path.join(t, "livedrop"))
+        with open(os.path.join(t, "live", "agent.yaml"), "w") as f:
+            f.write("drop_dir: %s/livedrop\nstate_dir: %s/live/state\n" % (t, t))
+        live_status = os.path.join(t, "live", "state", "status.json")
+        with open(live_status, "w") as f:
+            f.write('{"pid": %d, "config_dir": "/nonexistent/conf"}\n' % os.getpid())
+        os.mkfifo(os.path.join(t, "livedrop", "f.result.json"))
+        with open(os.path.join(t, "f.py"), "w") as f:
+            f.write("print('f')\n")
+        os.makedirs(os.path.join(t, "runbad"))
+        with open(os.path.join(t, "runbad", "agent.yaml"), "w") as f:
+            f.write("drop_dir: %s/ok.py/drop\nstate_dir: %s/runbad/state\n" % (t, t))
+        os.makedirs(os.path.join(t, "rec"))
+        os.makedirs(os.path.join(t, "recdrop", "sub", "deeper"))
+        with open(os.path.join(t, "rec", "agent.yaml"), "w") as f:
+            f.write("drop_dir: %s/recdrop\nstate_dir: %s/rec/state\nrecursive: true\n" % (t, t))
+        for rel, level in (("sub/deeper/c", "HIGH"), ("z", "MEDIUM")):
+            text = ("print(%r)\n" % rel).encode()
+            with open(os.path.join(t, "recdrop", rel + ".py"), "wb") as f:
+                f.write(text)
+            with open(os.path.join(t, "recdrop", rel + ".result.json"), "w") as f:
+                json.dump({"file": rel + ".py", "sha256": hashlib.sha256(text).hexdigest(),
+                           "state": "awaiting_confirmation",
+                           "times": {"accepted": "2026-01-01T00:00:00.000Z"},
+                           "assessment": {"level": level, "findings": []}}, f)
+        with open(os.path.join(t, "bin.ckpt"), "wb") as f:
+            f.write(b"a\0b")
         env = dict(os.environ, MAI_CONFIG_DIR=conf)
         rows = cases(t)
-        for prog, args, status, stream, pattern in rows:
-            p = subprocess.run([prog] + args, capture_output=True, env=env, timeout=60,
+        for prog, args, status, stream, pattern, extra_env in rows:
+            os.utime(live_status)  # fresh for as long as the rows take
+            p = subprocess.run([prog] + args, capture_output=True, env=dict(env, **extra_env), timeout=60,
                                stdin=subprocess.DEVNULL)
             text = (p.stdout if stream == "out" else p.stderr).decode("utf-8", "replace")
             shown = "%s %s" % (os.path.basename(prog), " ".join(a.replace(t, "$T") for a in args))

@@ -71,6 +71,23 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, err = gen(norules, os.path.join(tmp, "norules.c"))
     check(rc == 1 and "no rules or no bandit_checks" in err, "no rules: exit %d, %r" % (rc, err))
 
+    # Text outside printable ASCII goes into the C literals as octal escapes.
+    msg = next(i for i, l in enumerate(lines) if l.strip().startswith("message:"))
+    accented = variant("accented.yaml", lambda ls: ls[:msg] + [ls[msg].rstrip()[:-1] + ' (caf\u00e9)"']
+                       + ls[msg + 1:])
+    out3 = os.path.join(tmp, "accented.c")
+    rc, err = gen(accented, out3)
+    check(rc == 0 and b" (caf\\303\\251)\"" in (open(out3, "rb").read() if rc == 0 else b""),
+          "a non-ASCII message: exit %d, %r" % (rc, err))
+
+    # A write that fails at the end (the disk full: /dev/full through a
+    # link, which is what is removed): refused, nothing left.
+    full = os.path.join(tmp, "full.c")
+    os.symlink("/dev/full", full)
+    rc, err = gen(YAML, full)
+    check(rc == 1 and "full.c: write error" in err, "a full disk: exit %d, %r" % (rc, err))
+    check(not os.path.lexists(full) and os.path.exists("/dev/full"), "what a failed write left")
+
     rc, err = gen(YAML, os.path.join(tmp, "missing", "out.c"))
     check(rc == 1 and "missing/out.c" in err and "No such file" in err,
           "an output in a missing directory: exit %d, %r" % (rc, err))

@@ -30,6 +30,7 @@ struct ctx {
 	int audit_fails_for;  /* 1 + an audit_event whose appends fail; 0: none */
 	json_t *records;      /* what was appended: the fields plus type and seq */
 	unsigned execute_failures; /* fail this many runs as if Docker were down */
+	unsigned assess_failures;  /* fail this many assessments (the assessor failing) */
 	uint64_t down_until_ms;    /* and every run until then (monoclock_ms) */
 	unsigned halted;           /* runs stopped by the daemon's halt flag */
 	enum audit_health health;  /* what the stand-in log says of itself */

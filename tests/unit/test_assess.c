@@ -534,6 +534,25 @@ static void test_findings_capped_as_configured(void **state)
 	j = assess_result_to_json(&r);
 	assert_int_equal(json_array_size(json_object_get(j, "findings")), 5);
 	assert_int_equal(json_integer_value(json_object_get(j, "findings_dropped")), (json_int_t)r.n_findings - 5);
+	/* Among findings of equal weight (the 3000 open() calls) the earliest
+	 * lines are kept, the eval after them. */
+	static const json_int_t kept[] = { 1, 2, 3, 4, n + 1 };
+	for (size_t i = 0; i < ARRAY_SIZE(kept); i++)
+		assert_int_equal(json_integer_value(json_object_get(
+					 json_array_get(json_object_get(j, "findings"), i), "line")), kept[i]);
+	json_decref(j);
+	assess_result_clear(&r);
+
+	/* A finding that forces BLOCKED (a bidirectional control, on the last
+	 * line) is kept before any other, however many come earlier. */
+	assess_rules_set_max_findings(rules, 2);
+	assess(rules, "open('a', 'a')\neval(input())\nopen('b', 'a')\nx = 1  # \xe2\x80\xae\n", &r);
+	assert_int_equal(r.level, LEVEL_BLOCKED);
+	j = assess_result_to_json(&r);
+	fs = json_object_get(j, "findings");
+	assert_int_equal(json_array_size(fs), 2);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(fs, 0), "line")), 2);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(fs, 1), "rule_id")), "MAI080");
 	json_decref(j);
 	assess_result_clear(&r);
 

@@ -142,6 +142,46 @@ static void test_first_start_makes_a_key(void **state)
 	assert_memory_equal(first, second, n1);
 }
 
+/* The writer's start refuses what it cannot set up, each message naming
+ * the file and what to do: a log directory under a file, a signing key it
+ * cannot create, one that is not a key, a public key it cannot publish. */
+static void test_start_refusals(void **state)
+{
+	const char *dir = *state;
+	struct audit_log *log = NULL;
+	char *err = NULL;
+	fixture_keys(dir, "k", "mai.test/audit");
+	testdir_put(dir, "file", "x");
+	testdir_put(dir, "garbage.key", "PRIVATE+KEY+nothing\n");
+	_cleanup_free_ char *under_file = xasprintf("%s/file/audit", dir), *log_dir = xasprintf("%s/log", dir);
+	/* the key's directory a link to nowhere: no key there, and none can be made */
+	_cleanup_free_ char *dangling = xasprintf("%s/keys", dir), *no_key = xasprintf("%s/keys/a.key", dir);
+	assert_int_equal(symlink("nowhere", dangling), 0);
+	_cleanup_free_ char *garbage = xasprintf("%s/garbage.key", dir), *key = xasprintf("%s/k.key", dir);
+	_cleanup_free_ char *no_pub = xasprintf("%s/file/pub", dir);
+	const struct {
+		struct audit_options o;
+		const char *says;
+	} cases[] = {
+		{ { .log_dir = under_file, .signing_key = key, .origin = "mai.test/audit" },
+		  "/file/audit: cannot create the audit log directory: Not a directory" },
+		{ { .log_dir = log_dir, .signing_key = no_key, .origin = "mai.test/audit" },
+		  "/keys/a.key: cannot create the audit signing key: No such file or directory (set signing_key "
+		  "in audit.yaml, or run 'mai-agent keygen')" },
+		{ { .log_dir = log_dir, .signing_key = garbage, .origin = "mai.test/audit" },
+		  "/garbage.key: not a signing key: " },
+		{ { .log_dir = log_dir, .signing_key = key, .public_key = no_pub, .origin = "mai.test/audit" },
+		  "/file/pub: cannot publish the public key: Not a directory" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		assert_true(audit_open(&cases[i].o, &log, &err) < 0);
+		if (!strstr(err, cases[i].says))
+			fail_msg("case %zu: %s", i, err);
+		free(err);
+		err = NULL;
+	}
+}
+
 /* Records without a signed checkpoint cannot be vouched for: the verifier
  * fails them; an empty log has nothing to vouch for and passes. */
 static void test_records_without_checkpoint_fail(void **state)
@@ -494,6 +534,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_append_reopen_read_verify, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_second_writer_refused, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_first_start_makes_a_key, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_start_refusals, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_checkpoint_status_while_open, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_timed_checkpoint, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_records_without_checkpoint_fail, testdir_setup, testdir_teardown),

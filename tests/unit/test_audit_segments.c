@@ -272,16 +272,17 @@ static void test_retention_keeps_the_rest_verifiable(void **state)
 	fixture_write(old1, text1, len1);
 	_cleanup_free_ char *leftover = fixture_verify_dir(dir, "k");
 	assert_true(strncmp(leftover, "OK n=123 ", 9) == 0);
-	assert_int_equal(unlink(old0), 0);
-	assert_int_equal(unlink(old1), 0);
 	/* A checkpoint kept from after the cut, for --since below. */
 	_cleanup_free_ char *ckpt = xasprintf("%s/checkpoint", log_dir), *kept = xasprintf("%s/kept", dir);
 	size_t klen;
 	_cleanup_free_ char *ktext = fixture_read(ckpt, &klen);
 	fixture_write(kept, ktext, klen);
 
-	/* The writer reopens on the anchor and goes on; proofs still work. */
+	/* The writer reopens on the anchor (past those leftovers) and goes on;
+	 * proofs still work. */
 	assert_int_equal(audit_open(&o, &log, &err), 0);
+	assert_int_equal(unlink(old0), 0);
+	assert_int_equal(unlink(old1), 0);
 	fixture_append(log, 5);
 	uint64_t seqs[2] = { 110, 125 };
 	_cleanup_free_ char *sc = xasprintf("%s/job.audit", dir), *pub = xasprintf("%s/k.pub", dir);
@@ -313,6 +314,80 @@ static void test_retention_keeps_the_rest_verifiable(void **state)
 	assert_true(strncmp(bad, "FAIL seq=0: records 0..", 23) == 0);
 }
 
+/* What verify says of a log cut by retention and then damaged, each at the
+ * first record it cannot vouch for: a --since checkpoint older than the cut
+ * (it cannot be checked against this log), the log's own checkpoint swapped
+ * for one below the cut, a retention anchor that cannot be read, and the
+ * first segment after the anchor removed. */
+static void test_retention_cut_damaged(void **state)
+{
+	const char *dir = *state;
+	fixture_keys(dir, "k", "mai.test/audit");
+	struct audit_options o = fixture_options(dir, "k", 0);
+	o.rotate_size = 1024;
+	o.retention_age_s = 3600;
+	struct audit_log *log = NULL;
+	_cleanup_free_ char *err = NULL, *log_dir = xasprintf("%s/audit", dir);
+	_cleanup_free_ char *ckpt = xasprintf("%s/checkpoint", log_dir), *early = xasprintf("%s/early", dir);
+	_cleanup_free_ char *pub = xasprintf("%s/k.pub", dir), *base = xasprintf("%s/base", log_dir);
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	fixture_append(log, 3);
+	assert_int_equal(audit_checkpoint_now(log), 0);
+	size_t elen, clen, blen;
+	_cleanup_free_ char *etext = fixture_read(ckpt, &elen);
+	fixture_write(early, etext, elen);
+	fixture_append(log, 40);
+	assert_int_equal(audit_checkpoint_now(log), 0);
+	assert_int_equal(audit_retention_now(log, time(NULL) + 7200), 0);
+	fixture_append(log, 20); /* a few more segments after the cut */
+	audit_close(log);
+	_cleanup_free_ uint64_t *firsts = NULL;
+	size_t n = 0;
+	assert_int_equal(audit_segments_list(log_dir, &firsts, &n), 0);
+	if (firsts[0] <= 4 || n < 2)
+		fail_msg("the cut left %zu segment(s) from seq %llu", n, (unsigned long long)firsts[0]);
+	_cleanup_free_ char *ok = fixture_verify_dir(dir, "k");
+	assert_true(strncmp(ok, "OK n=", 5) == 0);
+
+	struct audit_verify_report rep;
+	assert_int_equal(audit_verify_log_since(log_dir, pub, early, &rep), 0);
+	assert_false(rep.ok);
+	assert_non_null(strstr(rep.reason, "/early is older than the retention cut (seq "));
+	assert_non_null(strstr(rep.reason, "): it cannot be checked against this log"));
+	audit_verify_report_clear(&rep);
+
+	_cleanup_free_ char *ctext = fixture_read(ckpt, &clen);
+	fixture_write(ckpt, etext, elen);
+	_cleanup_free_ char *want = xasprintf("FAIL seq=%llu: %s/base: the log was cut at seq %llu beyond "
+					      "its signed checkpoint (3)", (unsigned long long)firsts[0],
+					      log_dir, (unsigned long long)firsts[0]);
+	_cleanup_free_ char *swapped = fixture_verify_dir(dir, "k");
+	if (strncmp(swapped, want, strlen(want)) != 0)
+		fail_msg("got %s, expected %s", swapped, want);
+	fixture_write(ckpt, ctext, clen);
+
+	_cleanup_free_ char *btext = fixture_read(base, &blen);
+	fixture_write(base, "not an anchor\n", 14);
+	_cleanup_free_ char *damaged = fixture_verify_dir(dir, "k");
+	assert_non_null(strstr(damaged, "/base: the retention anchor is damaged"));
+	/* and the writer refuses to start on it, saying what to run */
+	free(err);
+	err = NULL;
+	assert_true(audit_open(&o, &log, &err) < 0);
+	if (!strstr(err, "/base: the retention anchor is damaged (") || !strstr(err, "); run 'mai-agent verify "))
+		fail_msg("%s", err);
+	fixture_write(base, btext, blen);
+
+	_cleanup_free_ char *seg = audit_segment_path(log_dir, firsts[0], "log");
+	assert_int_equal(unlink(seg), 0);
+	_cleanup_free_ char *gap = xasprintf("FAIL seq=%llu: %s: records from seq %llu to %llu are missing",
+					     (unsigned long long)firsts[0], log_dir,
+					     (unsigned long long)firsts[0], (unsigned long long)firsts[1] - 1);
+	_cleanup_free_ char *missing = fixture_verify_dir(dir, "k");
+	if (strncmp(missing, gap, strlen(gap)) != 0)
+		fail_msg("got %s, expected %s", missing, gap);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -323,6 +398,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rotation_keeps_one_chain, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_small_retention_cut, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_retention_keeps_the_rest_verifiable, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_retention_cut_damaged, testdir_setup, testdir_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

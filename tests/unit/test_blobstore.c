@@ -12,6 +12,8 @@
 
 #include "blobstore.h"
 #include "fileio.h"
+#include "hash.h"
+#include "macro.h"
 #include "testdir.h"
 
 #define V1 "print(1)\n"
@@ -228,6 +230,54 @@ static void test_corrupted_blob_detected(void **state)
 	blobstore_free(s);
 }
 
+/* A damaged version index (too long, the wrong length, not hex, not a
+ * file) is refused with the file, the script's name and what to do, and
+ * the next put of that script writes it afresh. */
+static void test_damaged_index(void **state)
+{
+	const char *dir = *state;
+	struct blobstore *s = open_store(dir);
+	char hex[HASH_SHA256_HEX_LEN + 1], key[HASH_SHA256_HEX_LEN + 1];
+	char *err = NULL;
+
+	put(s, "a.py", V1, strlen(V1), hex);
+	hash_sha256_hex("a.py", 4, key);
+	_cleanup_free_ char *names = xasprintf("%s/blobs/names", dir);
+	_cleanup_free_ char *index = xasprintf("%s/%s", names, key);
+	char long_text[200];
+	memset(long_text, 'a', sizeof(long_text));
+	static const char not_hex[] = "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz\n";
+	const struct {
+		const char *text;
+		size_t len;
+		const char *says;
+	} cases[] = {
+		{ long_text, sizeof(long_text), "is damaged (too long); remove it" },
+		{ "abc\n", 4, "is damaged (expected 64 hex digits and a newline); remove it" },
+		{ not_hex, sizeof(not_hex) - 1, "is damaged (not a hex SHA-256); remove it" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		assert_int_equal(fileio_write_atomic(index, cases[i].text, cases[i].len, 0600), 0);
+		assert_int_equal(blobstore_previous(s, "a.py", hex, &err), -EBADMSG);
+		if (!strstr(err, index) || !strstr(err, "for 'a.py'") || !strstr(err, cases[i].says))
+			fail_msg("case %zu: %s", i, err);
+		free(err);
+		err = NULL;
+	}
+	assert_int_equal(unlink(index), 0);
+	assert_int_equal(mkdir(index, 0700), 0);
+	assert_true(blobstore_previous(s, "a.py", hex, &err) < 0);
+	assert_non_null(strstr(err, "cannot read version index "));
+	free(err);
+	err = NULL;
+	assert_int_equal(rmdir(index), 0);
+	put(s, "a.py", V2, strlen(V2), hex);
+	char prev[HASH_SHA256_HEX_LEN + 1];
+	assert_int_equal(blobstore_previous(s, "a.py", prev, &err), 0);
+	assert_string_equal(prev, hex);
+	blobstore_free(s);
+}
+
 static void test_open_error_names_the_directory(void **state)
 {
 	const char *dir = *state;
@@ -300,6 +350,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_dedup, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_previous_across_reopen, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_corrupted_blob_detected, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_damaged_index, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_open_error_names_the_directory, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_concurrent_puts, testdir_setup, testdir_teardown),
 	};

@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "approval.h"
 #include "daemon_fixture.h"
@@ -388,6 +389,94 @@ static void test_audit_failure_means_nothing_runs(void **state)
 	json_decref(st);
 }
 
+/* An assessment that fails, or whose record the audit log refuses, is an
+ * error answer that says why and is tried again; the retry runs it. */
+static void test_assessment_failing(void **state)
+{
+	struct ctx *c = *state;
+	c->assess_failures = 1;
+	start(c, true);
+	put(c->drop, "a.py", "# level: LOW\n");
+	json_t *o = wait_state(c, "a.result.json", "error");
+	assert_string_equal(str(o, "reason"), "assessor_failed");
+	assert_non_null(strstr(str(o, "message"), "the assessment failed (see the agent log)"));
+	json_decref(o);
+	json_decref(wait_state(c, "a.result.json", "completed"));
+
+	pthread_mutex_lock(&c->lock);
+	c->audit_fails_for = AUDIT_EVENT_ASSESSMENT + 1;
+	pthread_mutex_unlock(&c->lock);
+	put(c->drop, "b.py", "# level: LOW\n");
+	o = wait_state(c, "b.result.json", "error");
+	assert_string_equal(str(o, "reason"), "audit_unwritable");
+	json_decref(o);
+	pthread_mutex_lock(&c->lock);
+	c->audit_fails_for = 0;
+	pthread_mutex_unlock(&c->lock);
+	json_decref(wait_state(c, "b.result.json", "completed"));
+	stop(c);
+	assert_int_equal(c->executed, 2);
+}
+
+/* A final answer removed from the drop directory is written again at the
+ * next start from the agent's copy, without a run; when the copy is gone
+ * too, the script runs again. */
+static void test_lost_answer_at_restart(void **state)
+{
+	struct ctx *c = *state;
+	start(c, true);
+	put(c->drop, "a.py", "# level: LOW\n");
+	json_decref(wait_state(c, "a.result.json", "completed"));
+	stop(c);
+	_cleanup_free_ char *res = xasprintf("%s/a.result.json", c->drop);
+	assert_int_equal(unlink(res), 0);
+	start(c, true);
+	json_decref(wait_state(c, "a.result.json", "completed"));
+	stop(c);
+	assert_int_equal(c->executed, 1);
+
+	assert_int_equal(unlink(res), 0);
+	_cleanup_free_ char *copies = xasprintf("%s/answers", c->state);
+	assert_int_equal(testdir_remove_tree(copies), 0);
+	start(c, true);
+	json_decref(wait_state(c, "a.result.json", "completed"));
+	stop(c);
+	assert_int_equal(c->executed, 2);
+}
+
+/* daemon_new refuses what it cannot set up, naming the setting to fix: a
+ * drop_dir_group no group has (the configuration only checks its form),
+ * and a state directory that cannot be made. */
+static void test_start_refusals(void **state)
+{
+	struct ctx *c = *state;
+	_cleanup_free_ char *conf = xasprintf("%s/conf2", c->root);
+	assert_int_equal(mkdir(conf, 0755), 0);
+	put(c->root, "file", "x");
+	char *yaml[2] = {
+		xasprintf("drop_dir: %s\nstate_dir: %s/state\ndrop_dir_group: mai-nogroup-%d\n",
+			  c->drop, c->root, (int)getpid()),
+		xasprintf("drop_dir: %s\nstate_dir: %s/file/state\n", c->drop, c->root),
+	};
+	const char *says[2] = { "drop_dir_group: there is no group 'mai-nogroup-",
+				"cannot create the state directory " };
+	for (size_t i = 0; i < 2; i++) {
+		struct mai_config *cfg = NULL;
+		struct daemon *d = NULL;
+		char *err = NULL;
+		put(conf, "agent.yaml", yaml[i]);
+		assert_int_equal(config_load(conf, &cfg, &err), 0);
+		struct daemon_options o = { .cfg = cfg };
+		assert_true(daemon_new(&o, &d, &err) < 0);
+		assert_null(d);
+		if (!strstr(err, says[i]) || !strstr(err, "agent.yaml"))
+			fail_msg("case %zu: %s", i, err);
+		free(err);
+		config_free(cfg);
+		free(yaml[i]);
+	}
+}
+
 int main(void)
 {
 	log_init("test_daemon", LOG_LEVEL_WARN);
@@ -400,6 +489,9 @@ int main(void)
 		T(test_retry_pauses_grow_up_to_retry_backoff_max),
 		T(test_many_drops_each_answered_once_and_not_again_after_restart),
 		T(test_audit_failure_means_nothing_runs),
+		T(test_start_refusals),
+		T(test_assessment_failing),
+		T(test_lost_answer_at_restart),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,8 @@
 /* daemon_sidecars: the final sidecars kept in the state directory, placed
  * again when they were lost (removed, replaced, never written) and held
  * while the drop directory cannot take them. Real files in a temporary
- * directory; the placer is place_sidecar(), or a full disk (ENOSPC). */
+ * directory; the placer is place_sidecar(), or a full disk (ENOSPC). And
+ * place_clear_temporaries(), which the daemon runs at start. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "daemon_sidecars.h"
+#include "dirwrite.h"
 #include "fileio.h"
 #include "macro.h"
 #include "place.h"
@@ -147,6 +149,45 @@ static void test_restore_refused_name(void **state)
 	fx_clear(&f);
 }
 
+/* A result someone made longer than the agent's copy is placed again; one
+ * that cannot be placed again (a full disk) is held and placed once the
+ * disk takes it; a suffix the agent does not keep is not kept. */
+static void test_restore_grown_and_held(void **state)
+{
+	struct fx f;
+	fx_init(&f, *state);
+	_cleanup_free_ char *res = result_text(SHA_A);
+	assert_int_equal(place(&f.p, "x.py", RESULT_SUFFIX, res, strlen(res)), PLACE_IN_DROP_DIR);
+	daemon_sidecars_keep(f.s, "x.py", RESULT_SUFFIX, res, strlen(res), true, PLACE_IN_DROP_DIR);
+	daemon_sidecars_keep(f.s, "x.py", ".notes", "x", 1, true, PLACE_IN_DROP_DIR);
+	_cleanup_free_ char *grown = xasprintf("%s{\"padding\": \"%0200d\"}\n", res, 0);
+	_cleanup_free_ char *rp = xasprintf("%s/x.result.json", f.drop);
+	assert_int_equal(fileio_write_atomic(rp, grown, strlen(grown), 0644), 0);
+
+	char *what = NULL;
+	int placed = -1;
+	f.p.full = true;
+	assert_int_equal(daemon_sidecars_restore(f.s, f.drop, "x.py", SHA_A, &what, &placed),
+			 DAEMON_SIDECARS_RESTORED);
+	assert_true(placed < 0);
+	free(what);
+	_cleanup_free_ char *still = read_text(f.drop, "x.result.json");
+	assert_string_equal(still, grown);
+	f.p.full = false;
+	assert_int_equal(daemon_sidecars_place_pending(f.s), 0);
+	_cleanup_free_ char *got = read_text(f.drop, "x.result.json");
+	assert_string_equal(got, res);
+	_cleanup_free_ char *notes = read_text(f.drop, "x.notes");
+	assert_null(notes);
+	/* Held at the stop: said, and kept for the next start. */
+	f.p.full = true;
+	assert_int_equal(unlink(rp), 0);
+	assert_int_equal(daemon_sidecars_restore(f.s, f.drop, "x.py", SHA_A, &what, &placed),
+			 DAEMON_SIDECARS_RESTORED);
+	free(what);
+	fx_clear(&f);
+}
+
 /* A final answer that could be written nowhere is held and placed once the
  * disk takes it; a newer answer placed meanwhile ends the hold of the older
  * one, and a non-final one never is held. */
@@ -203,12 +244,46 @@ static void test_result_waits_for_its_audit(void **state)
 	fx_clear(&f);
 }
 
+/* At start, the temporaries an interrupted write left (the agent's own,
+ * .mai-tmp. and 16 hex digits) are removed from the drop directory, and
+ * with recursive from its subdirectories down to 16 levels; one 17 levels
+ * down, a file of another name and a plain directory stay. */
+static void test_clear_temporaries_at_start(void **state)
+{
+	const char *dir = *state;
+	static const char tmp[] = DIRWRITE_TEMP_PREFIX "0123456789abcdef";
+	_cleanup_free_ char *d1 = testdir_nest(dir, 1), *d16 = testdir_nest(d1, 15);
+	_cleanup_free_ char *d17 = testdir_nest(d16, 1);
+	const char *const at[] = { dir, d1, d16, d17 };
+	_cleanup_free_ char *keep = xasprintf("%s/%s", d1, DIRWRITE_TEMP_PREFIX "x");
+
+	for (size_t i = 0; i < ARRAY_SIZE(at); i++)
+		testdir_put(at[i], tmp, "part of an answer");
+	testdir_put(d1, DIRWRITE_TEMP_PREFIX "x", "not a temporary of the agent's");
+	place_clear_temporaries(dir, false);
+	for (size_t i = 0; i < ARRAY_SIZE(at); i++) {
+		_cleanup_free_ char *p = xasprintf("%s/%s", at[i], tmp);
+		assert_int_equal(access(p, F_OK), i == 0 ? -1 : 0);
+	}
+	place_clear_temporaries(dir, true);
+	for (size_t i = 0; i < ARRAY_SIZE(at); i++) {
+		_cleanup_free_ char *p = xasprintf("%s/%s", at[i], tmp);
+		assert_int_equal(access(p, F_OK), at[i] == d17 ? 0 : -1);
+	}
+	assert_int_equal(access(keep, F_OK), 0);
+	assert_int_equal(access(d17, F_OK), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_clear_temporaries_at_start, testdir_setup,
+						testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_restore_missing_and_changed, testdir_setup,
 						testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_restore_refused_name, testdir_setup,
+						testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_restore_grown_and_held, testdir_setup,
 						testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_held_until_room, testdir_setup,
 						testdir_teardown),

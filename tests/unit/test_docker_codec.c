@@ -36,6 +36,16 @@ static void test_info_recorded(void **state)
 	assert_int_equal(i.ncpu, 2);
 	assert_int_equal(i.mem_total, 25276026880LL);
 	assert_true(i.memory_limit && i.swap_limit && i.pids_limit && i.seccomp);
+	assert_false(i.userns);
+	docker_info_clear(&i);
+	/* A daemon with userns-remap says so among its security options. */
+	static const char remapped[] =
+		"{\"ID\":\"X\",\"Containers\":0,\"ServerVersion\":\"24.0.5\",\"CgroupDriver\":\"systemd\","
+		"\"CgroupVersion\":\"2\",\"NCPU\":2,\"MemTotal\":1024,\"DefaultRuntime\":\"runc\","
+		"\"Runtimes\":{\"runc\":{\"path\":\"runc\"}},"
+		"\"SecurityOptions\":[\"name=seccomp,profile=builtin\",\"name=userns\"]}";
+	assert_int_equal(docker_codec_parse_info(remapped, LEN(remapped), &i, &err), DOCKER_OK);
+	assert_true(i.userns && i.seccomp);
 	docker_info_clear(&i);
 }
 
@@ -123,6 +133,8 @@ static void test_container_inspect(void **state)
 		{ "exit code float", "{\"State\":{\"Status\":\"exited\",\"Running\":false,"
 				     "\"OOMKilled\":false,\"ExitCode\":1.5}}",
 		  "unexpected Docker reply to container inspect: ExitCode is not an integer" },
+		{ "no OOMKilled", "{\"State\":{\"Status\":\"exited\",\"Running\":false,\"ExitCode\":1}}",
+		  "unexpected Docker reply to container inspect: OOMKilled is missing (expected true or false)" },
 	};
 	struct docker_container_state s;
 	char *err = NULL;

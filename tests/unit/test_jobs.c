@@ -179,6 +179,49 @@ static void test_newer_supersedes_queued_running_finishes_first(void **state)
 	assert_int_equal(r.freed, 5); /* every payload freed exactly once */
 }
 
+/* A queued job replaced by another writer's content (user B overwrites
+ * user A's waiting script) leaves A's turn: A no longer waits, and the job
+ * runs once, as B's, in B's turn. */
+static void test_queued_job_taken_over_by_another_writer(void **state)
+{
+	struct rec r;
+	char s[4][HASH_SHA256_HEX_LEN + 1];
+	rec_init(&r);
+	struct jobs *j = start(*state, &r, 1);
+
+	assert_int_equal(jobs_submit_by(j, "b.py", sha_of("b", s[0]), false, 3000, pl(&r, "b", 1)),
+			 JOBS_QUEUED);
+	wait_started(&r, 1); /* the one worker is busy */
+	assert_int_equal(jobs_submit_by(j, "c.py", sha_of("c", s[1]), false, 1000, pl(&r, "c", 2)),
+			 JOBS_QUEUED);
+	assert_int_equal(jobs_submit_by(j, "a.py", sha_of("v1", s[2]), false, 4000, pl(&r, "v1", 0)),
+			 JOBS_QUEUED);
+	assert_int_equal(jobs_owner_active(j, 4000), 1);
+	struct jobs_stats st;
+	jobs_get_stats(j, &st);
+	assert_int_equal(st.writers_waiting, 2);
+	assert_int_equal(jobs_submit_by(j, "a.py", sha_of("v2", s[3]), false, 2000, pl(&r, "v2", 0)),
+			 JOBS_REPLACED);
+	assert_int_equal(jobs_owner_active(j, 4000), 0);
+	assert_int_equal(jobs_owner_active(j, 2000), 1);
+	jobs_get_stats(j, &st);
+	assert_int_equal(st.queued, 2);
+	assert_int_equal(st.superseded, 1);
+	assert_int_equal(st.writers_waiting, 2); /* 1000 and 2000; 4000 left the ring */
+
+	open_gate(&r);
+	jobs_wait_idle(j);
+	assert_idle_counts(j);
+	assert_int_equal(r.n, 3);
+	assert_string_equal(r.order[0], "b.py@b");
+	/* turns in the order the writers began to wait: 1000's c.py, then
+	 * 2000's a.py */
+	assert_string_equal(r.order[1], "c.py@c");
+	assert_string_equal(r.order[2], "a.py@v2");
+	jobs_free(j);
+	assert_int_equal(r.freed, 4);
+}
+
 static void test_pool_is_bounded_and_every_file_runs_once(void **state)
 {
 	struct rec r;
@@ -357,6 +400,7 @@ int main(void)
 #define T(f) cmocka_unit_test_setup_teardown(f, testdir_setup, testdir_teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_newer_supersedes_queued_running_finishes_first),
+		T(test_queued_job_taken_over_by_another_writer),
 		T(test_pool_is_bounded_and_every_file_runs_once),
 		T(test_final_results_survive_restart),
 		T(test_torn_index_line_is_skipped_and_compacted),

@@ -35,6 +35,7 @@
 #include "jobs.h"
 #include "log.h"
 #include "mountutil.h"
+#include "netproxy_conf.h"
 #include "names.h"
 #include "note_sign.h"
 #include "policy.h"
@@ -276,6 +277,15 @@ static void test_free_null(void **state)
 	intake_snapshot_clear(&snap);
 	approval_clear(NULL);
 	approval_clear(&answer);
+	sandbox_pip_free(NULL);
+	daemon_intake_item_clear(NULL);
+	/* a container that never got an id gives no uid back */
+	struct sandbox_uids *u = sandbox_uids_new(100, 100);
+	uint32_t uid;
+	assert_int_equal(sandbox_uids_take(u, &uid), 0);
+	sandbox_uids_removed(u, NULL);
+	assert_int_equal(sandbox_uids_take(u, &uid), -EAGAIN);
+	sandbox_uids_free(u);
 }
 
 int main(void)

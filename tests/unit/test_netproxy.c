@@ -1,6 +1,7 @@
 /* netproxy_render: the tinyproxy configuration and filter the agent writes
- * from network.* (issue 9). The proxy itself runs for real in
- * tests/integration/network.sh. */
+ * from network.* (issue 9); netproxy_start's refusals before a proxy runs,
+ * and its stop of one an earlier agent left. The proxy itself runs for real
+ * in tests/integration/network.sh. */
 #include <errno.h>
 #include <regex.h>
 #include <setjmp.h>
@@ -11,7 +12,19 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "macro.h"
 #include "netproxy.h"
+#include "testdir.h"
 
 static const char *const hosts[] = { "pypi.org", "files.pythonhosted.org" };
 
@@ -116,8 +129,113 @@ static void test_refuses_what_cannot_go_into_the_files(void **state)
 	assert_int_equal(netproxy_render(&o, &conf, &filter, &err), -EINVAL);
 	assert_non_null(strstr(err, "agent.state_dir"));
 	free(err);
+	err = NULL;
+	o = opts();
+	o.client_subnet = "0.0.0.0/0\nAllow all";
+	assert_int_equal(netproxy_render(&o, &conf, &filter, &err), -EINVAL);
+	assert_non_null(strstr(err, "the sandbox network's gateway '172.18.0.1' or subnet '0.0.0.0/0"));
+	free(err);
 	assert_null(conf);
 	assert_null(filter);
+}
+
+/* A stand-in for a proxy: a shell whose command line has "-c conf". */
+static pid_t stand_in(const char *conf)
+{
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		execl("/bin/sh", "sh", "-c", "while :; do sleep 1; done", "-c", conf, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+struct reaped {
+	pid_t pid;
+	int status;
+};
+
+static void *reap(void *arg)
+{
+	struct reaped *r = arg;
+	while (waitpid(r->pid, &r->status, 0) < 0 && errno == EINTR)
+		;
+	return NULL;
+}
+
+/* netproxy_start's refusals before any proxy runs: a state directory that
+ * cannot be made, and a port something else listens on (network.proxy_port
+ * named). A proxy an earlier agent left (the pid file names a process run
+ * with this configuration) is stopped first; a process the pid file names
+ * that does not run it is left alone. */
+static void test_start_refusals_and_leftover(void **state)
+{
+	const char *dir = *state;
+	struct netproxy_options o = opts();
+	struct netproxy *p = NULL;
+	char *err = NULL;
+
+	testdir_put(dir, "file", "x");
+	_cleanup_free_ char *under_file = xasprintf("%s/file/proxy", dir);
+	o.dir = under_file;
+	assert_true(netproxy_start(&o, &p, &err) < 0);
+	assert_non_null(strstr(err, "cannot create "));
+	assert_non_null(strstr(err, "(check agent.state_dir in agent.yaml)"));
+	free(err);
+	err = NULL;
+
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t sl = sizeof(sa);
+	int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(lfd >= 0);
+	assert_int_equal(bind(lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(lfd, 1), 0);
+	assert_int_equal(getsockname(lfd, (struct sockaddr *)&sa, &sl), 0);
+
+	_cleanup_free_ char *pdir = xasprintf("%s/proxy", dir);
+	_cleanup_free_ char *conf = xasprintf("%s/tinyproxy.conf", pdir);
+	assert_int_equal(mkdir(pdir, 0755), 0);
+	pid_t left = stand_in(conf), other = stand_in("/elsewhere/tinyproxy.conf");
+	/* Its command line is the shell's once it runs. */
+	for (int i = 0; i < 500; i++) {
+		_cleanup_free_ char *cl = xasprintf("/proc/%d/cmdline", (int)left), *text = NULL;
+		size_t len = 0;
+		if (fileio_read_path(cl, 4096, &text, &len) == 0 && len > 3 && !strcmp(text, "sh"))
+			break;
+		usleep(10000);
+	}
+	_cleanup_free_ char *pid_text = xasprintf("%d\n", (int)other);
+	testdir_put(pdir, "tinyproxy.pid", pid_text);
+	o = opts();
+	o.dir = pdir;
+	o.listen = "127.0.0.1";
+	o.port = ntohs(sa.sin_port);
+	_cleanup_free_ char *in_use = xasprintf("something already listens on 127.0.0.1:%d; stop it or "
+						"choose another network.proxy_port", o.port);
+	assert_int_equal(netproxy_start(&o, &p, &err), -EADDRINUSE);
+	assert_non_null(strstr(err, in_use));
+	free(err);
+	err = NULL;
+	assert_int_equal(kill(other, 0), 0); /* not ours: left alone */
+
+	free(pid_text);
+	pid_text = xasprintf("%d\n", (int)left);
+	testdir_put(pdir, "tinyproxy.pid", pid_text);
+	/* Reaped as it ends, as the leftover of a killed agent would be by
+	 * init: netproxy_start waits for the pid to be gone. */
+	struct reaped r = { .pid = left };
+	pthread_t reaper;
+	assert_int_equal(pthread_create(&reaper, NULL, reap, &r), 0);
+	assert_int_equal(netproxy_start(&o, &p, &err), -EADDRINUSE);
+	free(err);
+	assert_int_equal(kill(left, 0), -1); /* stopped before netproxy_start returned */
+	assert_int_equal(pthread_join(reaper, NULL), 0);
+	assert_true(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGTERM);
+	int st;
+	kill(other, SIGKILL);
+	assert_int_equal(waitpid(other, &st, 0), other);
+	close(lfd);
 }
 
 int main(void)
@@ -126,6 +244,7 @@ int main(void)
 		cmocka_unit_test(test_conf_listens_on_gateway_only_and_denies_by_default),
 		cmocka_unit_test(test_filter_is_exact_host_names),
 		cmocka_unit_test(test_refuses_what_cannot_go_into_the_files),
+		cmocka_unit_test_setup_teardown(test_start_refusals_and_leftover, testdir_setup, testdir_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

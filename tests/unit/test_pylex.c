@@ -254,6 +254,12 @@ static void test_encodings(void **state)
 			       "\xe2\x80\x94\xcb\x9c\xe2\x84\xa2\xc5\xa1\xe2\x80\xba\xc5\x93\xc5\xbe"
 			       "\xc5\xb8@2:5");
 	free(s);
+	/* from 0xA0 on, cp1252 is latin-1: the no-break space, é and ÿ are
+	 * themselves (not looked up in the 0x80..0x9F table) */
+	const char cp1252_high_half[] = "# coding: cp1252\nx = '\xa0\xe9\xff'\n";
+	s = lex_all(cp1252_high_half, sizeof(cp1252_high_half) - 1);
+	assert_string_equal(s, "N:x@2:1 O:=@2:3 S:\xc2\xa0\xc3\xa9\xc3\xbf@2:5");
+	free(s);
 
 	const char utf7[] = "#!/usr/bin/python\n# vim: set fileencoding=utf_7 :\nx = 1\n";
 	assert_int_equal(pylex_open(&lx, (const uint8_t *)utf7, sizeof(utf7) - 1, &reason, &off), 0);

@@ -196,6 +196,28 @@ static void test_sweep(void **state)
 	assert_int_equal(access(hfifo, F_OK), 0);
 }
 
+/* With recursive, the sweep goes 16 directories down (as the start's
+ * clearing of temporaries, place.c): a FIFO at an answer's name 16 levels
+ * below the drop directory is moved aside, one 17 levels down is left. */
+static void test_sweep_depth(void **state)
+{
+	const char *dir = *state;
+	_cleanup_free_ char *d16 = testdir_nest(dir, 16), *d17 = testdir_nest(d16, 1);
+	_cleanup_free_ char *f16 = xasprintf("%s/s.result.json", d16);
+	_cleanup_free_ char *f17 = xasprintf("%s/t.result.json", d17);
+	struct seen seen = { 0 };
+
+	assert_int_equal(quarantine_set_holder(NULL), 0);
+	assert_int_equal(mkfifo(f16, 0644), 0);
+	assert_int_equal(mkfifo(f17, 0644), 0);
+	quarantine_sweep(dir, true, note, &seen);
+	assert_int_equal(seen.n, 1);
+	assert_string_equal(seen.rel[0], "d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/s.result.json");
+	assert_string_equal(seen.script[0], "d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/s.py");
+	assert_int_equal(access(f16, F_OK), -1);
+	assert_int_equal(access(f17, F_OK), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -204,6 +226,7 @@ int main(void)
 						testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_holder, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_sweep, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_sweep_depth, testdir_setup, testdir_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -183,6 +183,36 @@ static void test_uid_range_process(void **state)
 	assert_int_equal(sandbox_uid_range_check(&c, &warning, &err), 0);
 }
 
+/* A file in one of the directories the check looks at (here /dev/shm)
+ * whose group is in the range is named with its owner and group; none of
+ * the range's, and the check passes again. */
+static void test_uid_range_file(void **state)
+{
+	uint32_t first = test_first();
+	struct sandbox_uid_check c = { .first = first, .last = first + 63 };
+	char *warning = NULL, *err = NULL;
+
+	if (geteuid() != 0)
+		test_skip("giving a file to another uid needs root");
+	char *path = xasprintf("/dev/shm/mai-uidcheck-%d", (int)getpid());
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fclose(f);
+	assert_int_equal(chown(path, 0, first + 5), 0);
+	int r = sandbox_uid_range_check(&c, &warning, &err);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(r, -EEXIST);
+	char *want = xasprintf("%s is owned by uid 0 gid %u, in the sandbox's uid range %u-%u", path,
+			       first + 5, first, first + 63);
+	if (!strstr(err, want))
+		fail_msg("%s", err);
+	free(want);
+	free(err);
+	free(path);
+	err = NULL;
+	assert_int_equal(sandbox_uid_range_check(&c, &warning, &err), 0);
+}
+
 static char *fixture_root(const char *subuid)
 {
 	char *root = xstrdup("/tmp/mai-uidcheck-XXXXXX"), *etc, *file;
@@ -342,6 +372,7 @@ int main(void)
 		cmocka_unit_test(test_uid_range_account),
 		cmocka_unit_test(test_uid_range_group),
 		cmocka_unit_test(test_uid_range_process),
+		cmocka_unit_test(test_uid_range_file),
 		cmocka_unit_test(test_subids_and_remap),
 		cmocka_unit_test(test_core_pattern_decision),
 		cmocka_unit_test(test_seccomp_profile),

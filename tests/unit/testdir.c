@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <sys/stat.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -96,4 +97,16 @@ void testdir_put(const char *dir, const char *name, const char *text)
 {
 	_cleanup_free_ char *p = xasprintf("%s/%s", dir, name);
 	assert_int_equal(fileio_write_atomic(p, text, strlen(text), 0644), 0);
+}
+
+char *testdir_nest(const char *dir, unsigned levels)
+{
+	char *p = xstrdup(dir);
+	for (unsigned i = 0; i < levels; i++) {
+		char *q = xasprintf("%s/d", p);
+		free(p);
+		p = q;
+		assert_int_equal(mkdir(p, 0755), 0);
+	}
+	return p;
 }

@@ -17,6 +17,8 @@ int testdir_open(const char *dir);
 /* dir/name written with text (atomically, mode 0644); the test fails
  * when it cannot be. */
 void testdir_put(const char *dir, const char *name, const char *text);
+/* dir/d/d/... (levels of "d", each made 0755); caller frees. */
+char *testdir_nest(const char *dir, unsigned levels);
 
 /* A test that cannot run here says why and returns (cmocka's skip()); the
  * program then exits with test_exit(): 77, meson's SKIP, when a test was
