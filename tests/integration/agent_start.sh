@@ -184,6 +184,34 @@ wait_final() {
 	return 1
 }
 
+# wait_log FILE SECONDS PATTERN [COUNT]: until more than COUNT (0) lines of
+# FILE match PATTERN (a Python regular expression searched in each line, as
+# grep does); returns 1 after SECONDS. One python3 that reads what was
+# appended at each inotify event (a grep every 10 ms cost far more over a
+# wait of seconds; for a wait of a few 50 ms turns a grep loop costs less).
+_LOG_PY='import re, sys
+sys.path.insert(0, sys.argv[1])
+import fswait
+path, seconds, pattern, more = sys.argv[2], float(sys.argv[3]), re.compile(sys.argv[4]), int(sys.argv[5])
+seen, pos, rest = 0, 0, b""
+def counted():
+    global seen, pos, rest
+    try:
+        with open(path, "rb") as f:
+            f.seek(pos)
+            data = f.read()
+    except OSError:
+        return False
+    pos += len(data)
+    lines = (rest + data).split(b"\n")
+    rest = lines.pop()
+    seen += sum(1 for line in lines if pattern.search(line.decode("utf-8", "replace")))
+    return seen > more
+sys.exit(0 if fswait.until(path, counted, seconds) else 1)'
+wait_log() {
+	python3 -c "$_LOG_PY" "$_FSWAIT_DIR" "$1" "$2" "$3" "${4:-0}"
+}
+
 # wait_json FILE SECONDS CONDITION [ARG...]: until CONDITION (Python, over
 # f(KEY), the document's fields as field gives them, and args) holds for
 # FILE, up to SECONDS; returns 1 after that, and the caller says what failed.
