@@ -37,15 +37,31 @@ bench_agent_config() {
 
 # bench_pool_size: the warm pool's size per trust level that the running
 # agent reports in status.json (pool_size: auto resolves it from the
-# machine); waits (60 s at most) until the sandbox is set up. Needs T; call
-# it as POOL=$(bench_pool_size) || exit 1.
+# machine); waits (60 s at most) until the sandbox is set up. One python3
+# reads status.json again at each rewrite inotify reports (it was a
+# python3 started every 50 ms, tens of ms of CPU each). Needs T; call it
+# as POOL=$(bench_pool_size) || exit 1.
 bench_pool_size() {
-	bench_wait 60 "the agent's sandbox to report its pool_size in $T/state/status.json" \
-		_bench_pool_known || return 1
-	echo "$_bench_pool"
-}
-_bench_pool_known() {
-	_bench_pool=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get("pool_size", ""))' \
-		"$T/state/status.json" 2>/dev/null)
-	[ -n "$_bench_pool" ] && { [ "$_bench_pool" -gt 0 ] || [ "${MAI_BENCH_POOL:-x}" = 0 ]; }
+	python3 - "$BENCH_DIR/../tools" "$T/state/status.json" "${MAI_BENCH_POOL:-x}" <<'PY'
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import fswait
+status, want = sys.argv[2], sys.argv[3]
+
+def known():
+    try:
+        with open(status) as f:
+            pool = json.load(f).get("pool_size")
+    except (OSError, ValueError):
+        return None
+    if not isinstance(pool, int) or (pool <= 0 and want != "0"):
+        return None
+    return str(pool)
+
+pool = fswait.until(status, known, 60)
+if pool is None:
+    sys.exit("gave up after 60 s waiting for the agent's sandbox to report its pool_size in "
+             + status)
+print(pool)
+PY
 }

@@ -7,7 +7,7 @@
 # --stages adds, for the LOW run and the HIGH baseline, the p50 of each stage
 # the agent timed (result.json "stages_ms", agent/base/stagetime.h), what
 # the agent did not time (the rename's inotify event reaching it, the final
-# result.json's own write, this script's 1 ms poll: the drop's time minus
+# result.json's own write, this script waking on it: the drop's time minus
 # the stages), and, for the run, the refill: from the final result until the
 # warm pool is full and idle again (the container removed, a new one
 # started), which a drop arriving in that window would wait on.
@@ -54,7 +54,8 @@ idle=$(rss)
 
 # One process times every drop (no process start inside a timed window):
 # from the rename (run, base) or the start of the copy (cp) into the drop
-# directory until result.json holds a final state, polled every 1 ms.
+# directory until result.json holds a final state, read again at each
+# change inotify reports (agent_bench.wait_final).
 # Before each drop: wait until this agent's containers are its full warm
 # pool (3 trust levels x pool_size), all running, nothing being removed.
 PYTHONPATH="$BENCH_DIR" python3 - "$T" "$N" $((3 * POOL)) "$STAGES" <<'PY'

@@ -170,7 +170,7 @@ grep -q "in the new directory" "$T/drop/again.result.json" ||
 # (True or False); prints how many ms that took.
 wait_docker() {
 	t0=$(date +%s%N)
-	python3 -c "$_FIELD_PY" "$T/state/status.json" docker_reachable "$2" "$1" > /dev/null
+	python3 -c "$_FIELD_PY" "$_FSWAIT_DIR" "$T/state/status.json" docker_reachable "$2" "$1" > /dev/null
 	rc=$?
 	echo $((($(date +%s%N) - t0) / 1000000))
 	return $rc

@@ -112,18 +112,21 @@ agent_stop() {
 	AGENT_PID=
 }
 
-# The one Python program behind field and wait_field: FILE KEY SECONDS
-# [VALUE...]. KEY may be dotted (decision.by) and a number indexes a list
-# (dependencies.0). Without VALUE it prints the field once ('' when the
-# file, the key or the document is missing); with values it polls every
-# 20 ms until the field is one of them (exit 0) or SECONDS have passed
-# (exit 1, printing the last value seen); with MAI_FIELD_COPY set, the
-# document in which it saw the value is also written there (a result
-# changes while the agent works on it). One interpreter per wait, not
-# one per poll: starting python3 costs tens of milliseconds, far more on
-# a loaded machine.
-_FIELD_PY='import json, os, sys, time
-path, key, seconds, wants = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4:]
+# The one Python program behind field and wait_field: FSWAIT_DIR FILE KEY
+# SECONDS [VALUE...]. KEY may be dotted (decision.by) and a number indexes a
+# list (dependencies.0). Without VALUE it prints the field once ('' when the
+# file, the key or the document is missing); with values it waits until the
+# field is one of them (exit 0) or SECONDS have passed (exit 1, printing the
+# last value seen); with MAI_FIELD_COPY set, the document in which it saw the
+# value is also written there (a result changes while the agent works on
+# it). One interpreter per wait, not one per poll: starting python3 costs
+# tens of milliseconds, far more on a loaded machine. The wait reads FILE
+# again at each change inotify reports (tests/tools/fswait.py; every 20 ms
+# on a FUSE mount, where inotify does not see the agent's writes), not
+# every 20 ms: each waiting test spent about 2.5% of a CPU polling.
+_FSWAIT_DIR=${MAI_SOURCE_ROOT:-$(dirname "$0")/../..}/tests/tools
+_FIELD_PY='import json, os, sys
+path, key, seconds, wants = sys.argv[2], sys.argv[3], float(sys.argv[4]), sys.argv[5:]
 text = ""
 def get():
     global text
@@ -136,11 +139,15 @@ def get():
     except (OSError, ValueError, IndexError):
         return ""
     return "" if v is None else str(v)
-end = time.monotonic() + seconds
 v = get()
-while wants and v not in wants and time.monotonic() < end:
-    time.sleep(0.02)
-    v = get()
+if wants and v not in wants:
+    sys.path.insert(0, sys.argv[1])
+    import fswait
+    def wanted():
+        global v
+        v = get()
+        return v in wants
+    fswait.until(path, wanted, seconds)
 print(v)
 if wants and v not in wants:
     sys.exit(1)
@@ -150,14 +157,14 @@ if os.environ.get("MAI_FIELD_COPY"):
 
 # field FILE KEY: a string or number of a JSON document ('' when absent).
 field() {
-	python3 -c "$_FIELD_PY" "$1" "$2" 0
+	python3 -c "$_FIELD_PY" "$_FSWAIT_DIR" "$1" "$2" 0
 }
 
 # wait_field FILE KEY VALUE [SECONDS [COPY]]: until FILE's KEY is VALUE, up
 # to SECONDS (default 10), the document seen then copied to COPY; otherwise
 # calls fail (the script's) and returns 1.
 wait_field() {
-	_got=$(MAI_FIELD_COPY=${5:-} python3 -c "$_FIELD_PY" "$1" "$2" "${4:-10}" "$3") && return 0
+	_got=$(MAI_FIELD_COPY=${5:-} python3 -c "$_FIELD_PY" "$_FSWAIT_DIR" "$1" "$2" "${4:-10}" "$3") && return 0
 	fail "$1: $2 is '$_got', expected '$3'"
 	return 1
 }
@@ -165,7 +172,7 @@ wait_field() {
 # wait_final FILE [SECONDS]: until the result has a final state (completed,
 # rejected, blocked, awaiting_confirmation), up to SECONDS (default 120).
 wait_final() {
-	_got=$(python3 -c "$_FIELD_PY" "$1" state "${2:-120}" completed rejected blocked \
+	_got=$(python3 -c "$_FIELD_PY" "$_FSWAIT_DIR" "$1" state "${2:-120}" completed rejected blocked \
 		awaiting_confirmation) && return 0
 	fail "$1: no final state (state '$_got')"
 	return 1

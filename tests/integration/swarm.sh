@@ -397,9 +397,9 @@ printf '%s\n' "$ENGINE" >> "$T/conf/sandbox.yaml"
 cat >> "$T/conf/sandbox.yaml" <<'YAML'
 trusted:
   scale: false
-  timeout: 20s
+  timeout: 10s
 standard:
-  timeout: 150s
+  timeout: 400s
   network: allowlist
 untrusted:
   timeout: 20s
@@ -474,7 +474,7 @@ import socket
 s = socket.socket()
 s.bind(("0.0.0.0", 8080))
 s.listen()
-s.settimeout(120)
+s.settimeout(390)
 try:
     s.accept()
     print("ACCEPTED")
@@ -483,11 +483,11 @@ except OSError:
 PY
 # --- and a run whose node reports its end late: its container's shim on
 # node 1 (which reaps it and tells containerd) frozen from its start until
-# 5 s after its level's 20 s limit, as a node too busy to report would;
-# the script ends after 8 s. The time limit is its node's (the task's
+# 5 s after its level's 10 s limit, as a node too busy to report would;
+# the script ends after 5 s. The time limit is its node's (the task's
 # supervisor), so the answer is its own exit, not a timeout the manager's
 # late view would suggest. ---
-printf 'import sys, time\ntime.sleep(8)\nsys.exit(3)\n' > "$T/drop/.late"
+printf 'import sys, time\ntime.sleep(5)\nsys.exit(3)\n' > "$T/drop/.late"
 mv "$T/drop/.late" "$T/drop/late.py"
 (
 	set -- $(started_on 1 "$r0" "$T/state" "$(sha256sum < "$T/drop/late.py" | cut -d' ' -f1)")
@@ -505,7 +505,7 @@ mv "$T/drop/.late" "$T/drop/late.py"
 		echo "FAIL: late.py had ended before its shim was frozen: the check proves nothing"
 		exit 1
 	fi
-	sleep $((t_start + 25 - $(date +%s)))
+	sleep $((t_start + 15 - $(date +%s)))
 	kill -CONT "$shim"
 ) > "$T/late.log" 2>&1 &
 LATE_PID=$!
@@ -529,21 +529,31 @@ paddrs=$(sw_docker 1 inspect --type task --format '{{range .NetworksAttachments}
 # listed (a name, an IP literal, a CONNECT tunnel, the other proxy); its
 # PEP 723 dependency is installed by pip through its proxy from the index
 # on the listed host ---
+phase "the listener runs"
 cat > "$T/drop/prober.py" <<PY
 # /// script
 # dependencies = ["maipkg-hello==1.0"]
 # ///
-import http.client, os, socket, urllib.error, urllib.parse, urllib.request
+import http.client, os, socket, threading, urllib.error, urllib.parse, urllib.request
 import maipkg_hello
 print(maipkg_hello.GREETING)
 others = "$paddrs".split()
-for host, port in [("$addr", 8080), ("$SW_NET.11", 2377), ("$SW_NET.12", 7946), ("1.1.1.1", 53),
-                   ("$SW_NET.20", 8080)] + [(a, 3128) for a in others]:
+# Each address at once (a blocked one waits out its 2 s), printed in order.
+targets = [("$addr", 8080), ("$SW_NET.11", 2377), ("$SW_NET.12", 7946), ("1.1.1.1", 53),
+           ("$SW_NET.20", 8080)] + [(a, 3128) for a in others]
+seen = [None] * len(targets)
+def attempt(i, host, port):
     try:
         socket.create_connection((host, port), timeout=2).close()
-        print("reached", host, port)
+        seen[i] = "reached %s %d" % (host, port)
     except OSError as e:
-        print("blocked", host, port, type(e).__name__)
+        seen[i] = "blocked %s %d %s" % (host, port, type(e).__name__)
+threads = [threading.Thread(target=attempt, args=(i, h, p)) for i, (h, p) in enumerate(targets)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+print("\n".join(seen))
 proxy = os.environ.get("HTTP_PROXY", "none")
 print("proxy", proxy)
 def via(url):
@@ -568,6 +578,7 @@ except OSError as e:
     print("connect: refused", e)
 PY
 wait_final "$T/drop/prober.result.json" 180
+phase "prober.py answered"
 [ "$(field "$T/drop/listener.result.json" state)" = running ] ||
 	fail "listener.py ended before prober.py did: the check proves nothing"
 out=$(field "$T/drop/prober.result.json" execution.stdout.text)
@@ -602,7 +613,7 @@ wait "$LATE_PID" || fail "$(cat "$T/late.log")"
 LATE_PID=
 wait_final "$T/drop/late.result.json" 180
 [ "$(field "$T/drop/late.result.json" verdict)/$(field "$T/drop/late.result.json" execution.exit_code)" = exited/3 ] ||
-	fail "late.py (its end reported 17 s late): verdict '$(field "$T/drop/late.result.json" verdict)', exit code '$(field "$T/drop/late.result.json" execution.exit_code)'; expected exited, 3"
+	fail "late.py (its end reported 10 s late): verdict '$(field "$T/drop/late.result.json" verdict)', exit code '$(field "$T/drop/late.result.json" execution.exit_code)'; expected exited, 3"
 wait_final "$T/drop/threads.result.json" 180
 [ "$(field "$T/drop/threads.result.json" execution.engine.node)" = maisw-n1 ] ||
 	fail "threads.py: node '$(field "$T/drop/threads.result.json" execution.engine.node)', expected maisw-n1 (the trusted node)"
