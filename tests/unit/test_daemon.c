@@ -444,6 +444,45 @@ static void test_lost_answer_at_restart(void **state)
 	assert_int_equal(c->executed, 2);
 }
 
+/* foo.rerun runs foo.py again as it is and is used up (removed); one the
+ * agent cannot remove (a directory with something in it) is not used up,
+ * and nothing runs again for it. */
+static void test_rerun_requests(void **state)
+{
+	struct ctx *c = *state;
+	start(c, true);
+	put(c->drop, "a.py", "# level: LOW\n");
+	json_decref(wait_state(c, "a.result.json", "completed"));
+	_cleanup_free_ char *req = xasprintf("%s/a.rerun", c->drop);
+	put(c->drop, "a.rerun", "");
+	for (int i = 0; i < 500 && access(req, F_OK) == 0; i++)
+		sleep_ms(10);
+	assert_int_equal(access(req, F_OK), -1);
+	json_decref(wait_state(c, "a.result.json", "completed"));
+	pthread_mutex_lock(&c->lock);
+	unsigned after_rerun = c->executed;
+	pthread_mutex_unlock(&c->lock);
+	for (int i = 0; i < 500 && after_rerun < 2; i++) {
+		sleep_ms(10);
+		pthread_mutex_lock(&c->lock);
+		after_rerun = c->executed;
+		pthread_mutex_unlock(&c->lock);
+	}
+	assert_int_equal(after_rerun, 2);
+
+	/* made aside and renamed in whole: never seen empty */
+	_cleanup_free_ char *aside = xasprintf("%s/a.rerun", c->root);
+	assert_int_equal(mkdir(aside, 0755), 0);
+	put(aside, "keep", "x");
+	assert_int_equal(rename(aside, req), 0);
+	/* the next drop answered: the request was seen before it */
+	put(c->drop, "b.py", "# level: LOW\n");
+	json_decref(wait_state(c, "b.result.json", "completed"));
+	stop(c);
+	assert_int_equal(c->executed, 3);
+	assert_int_equal(access(req, F_OK), 0);
+}
+
 /* daemon_new refuses what it cannot set up, naming the setting to fix: a
  * drop_dir_group no group has (the configuration only checks its form),
  * and a state directory that cannot be made. */
@@ -492,6 +531,7 @@ int main(void)
 		T(test_start_refusals),
 		T(test_assessment_failing),
 		T(test_lost_answer_at_restart),
+		T(test_rerun_requests),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
