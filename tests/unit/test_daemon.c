@@ -28,6 +28,7 @@
 #include "hash.h"
 #include "log.h"
 #include "monoclock.h"
+#include "names.h"
 
 /* --- tests --- */
 
@@ -444,6 +445,24 @@ static void test_lost_answer_at_restart(void **state)
 	assert_int_equal(c->executed, 2);
 }
 
+/* An approval whose reason is not UTF-8 (an editor saving latin-1) is
+ * taken, and its reason recorded as printable text. */
+static void test_reason_not_utf8(void **state)
+{
+	struct ctx *c = *state;
+	char *err = NULL;
+	hold_high(c);
+	testdir_tick();
+	assert_int_equal(approval_write(c->drop, "h.py", APPROVAL_APPROVE, NULL, "caf\xe9 ok", &err), 0);
+	json_t *o = wait_state(c, "h.result.json", "completed");
+	_cleanup_free_ char *shown = names_printable("caf\xe9 ok");
+	assert_string_equal(str(json_object_get(o, "decision"), "reason"), shown);
+	json_decref(o);
+	json_t *recs = records_of(c, "h.py", "approval");
+	assert_string_equal(str(json_array_get(recs, 0), "explanation"), shown);
+	json_decref(recs);
+}
+
 /* foo.rerun runs foo.py again as it is and is used up (removed); one the
  * agent cannot remove (a directory with something in it) is not used up,
  * and nothing runs again for it. */
@@ -532,6 +551,7 @@ int main(void)
 		T(test_assessment_failing),
 		T(test_lost_answer_at_restart),
 		T(test_rerun_requests),
+		T(test_reason_not_utf8),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
