@@ -22,6 +22,9 @@
 #include <unistd.h>
 
 #include "approval.h"
+#include "approvers.h"
+#include "daemon_job.h"
+#include "daemon_mount.h"
 #include "daemon_fixture.h"
 #include "testdir.h"
 #include "fileio.h"
@@ -502,6 +505,37 @@ static void test_rerun_requests(void **state)
 	assert_int_equal(access(req, F_OK), 0);
 }
 
+/* In mount mode an answer file is refused at its write unless its writer
+ * may answer: the script's own writer without allow_self_approval, and
+ * anyone not an approver, each told why and what to change. */
+static void test_mount_answer_allowed(void **state)
+{
+	static const char *const users[] = { "0" };
+	struct daemon_job_env env = { .approvers = approvers_new(users, 1, NULL, 0, false) };
+	struct drop_writer root = { .uid = 0 }, other = { .uid = 65534 };
+	const char *status = NULL;
+	char *why = NULL;
+	(void)state;
+	pthread_mutex_init(&env.approvers_lock, NULL);
+	assert_int_equal(daemon_mount_answer_allowed(&env, &root, "a.py", 1000, &status, &why), 0);
+	assert_string_equal(status, "ok");
+	assert_int_equal(daemon_mount_answer_allowed(&env, &root, "a.py", -1, &status, &why), 0);
+	assert_int_equal(daemon_mount_answer_allowed(&env, &root, "a.py", 0, &status, &why), -EPERM);
+	assert_string_equal(status, "self_approval");
+	if (!strstr(why, "wrote a.py and may not approve or override it too: another approver must "
+			 "(on a single-user machine set allow_self_approval: true in security.yaml)"))
+		fail_msg("%s", why);
+	free(why);
+	why = NULL;
+	assert_int_equal(daemon_mount_answer_allowed(&env, &other, "a.py", 1000, &status, &why), -EPERM);
+	assert_string_equal(status, "not_approver");
+	if (!strstr(why, "may not approve or override a.py: only ") || !strstr(why, "(approvers in security.yaml)"))
+		fail_msg("%s", why);
+	free(why);
+	approvers_unref(env.approvers);
+	pthread_mutex_destroy(&env.approvers_lock);
+}
+
 /* daemon_new refuses what it cannot set up, naming the setting to fix: a
  * drop_dir_group no group has (the configuration only checks its form),
  * and a state directory that cannot be made. */
@@ -552,6 +586,7 @@ int main(void)
 		T(test_lost_answer_at_restart),
 		T(test_rerun_requests),
 		T(test_reason_not_utf8),
+		cmocka_unit_test(test_mount_answer_allowed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
