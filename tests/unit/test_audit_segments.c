@@ -202,6 +202,21 @@ static void test_rotation_keeps_one_chain(void **state)
 		fail_msg("the restart message: %s", err);
 }
 
+/* A writer on dir/audit (keys dir/k.*) that rotates at rotate_size bytes
+ * and keeps segments an hour; its options in *o. */
+static struct audit_log *open_retaining(const char *dir, uint64_t rotate_size, struct audit_options *o)
+{
+	struct audit_log *log = NULL;
+	_cleanup_free_ char *err = NULL;
+	fixture_keys(dir, "k", "mai.test/audit");
+	*o = fixture_options(dir, "k", 0);
+	o->rotate_size = rotate_size;
+	o->retention_age_s = 3600;
+	if (audit_open(o, &log, &err) < 0)
+		fail_msg("audit_open: %s", err);
+	return log;
+}
+
 /* Retention drops old segments only under the signed checkpoint, and what
  * remains (plus what is appended later) still verifies, also by sidecar. */
 /* A cut so early that its tree nodes fill no whole page frees none of
@@ -209,13 +224,8 @@ static void test_rotation_keeps_one_chain(void **state)
 static void test_small_retention_cut(void **state)
 {
 	const char *dir = *state;
-	fixture_keys(dir, "k", "mai.test/audit");
-	struct audit_options o = fixture_options(dir, "k", 0);
-	o.rotate_size = 1024;
-	o.retention_age_s = 3600;
-	struct audit_log *log = NULL;
-	_cleanup_free_ char *err = NULL;
-	assert_int_equal(audit_open(&o, &log, &err), 0);
+	struct audit_options o;
+	struct audit_log *log = open_retaining(dir, 1024, &o);
 	fixture_append(log, 8);
 	assert_int_equal(audit_checkpoint_now(log), 0);
 	assert_int_equal(audit_retention_now(log, time(NULL) + 7200), 0);
@@ -232,13 +242,9 @@ static void test_small_retention_cut(void **state)
 static void test_retention_keeps_the_rest_verifiable(void **state)
 {
 	const char *dir = *state;
-	fixture_keys(dir, "k", "mai.test/audit");
-	struct audit_options o = fixture_options(dir, "k", 0);
-	o.rotate_size = 4096;
-	o.retention_age_s = 3600;
-	struct audit_log *log = NULL;
+	struct audit_options o;
+	struct audit_log *log = open_retaining(dir, 4096, &o);
 	_cleanup_free_ char *err = NULL, *log_dir = xasprintf("%s/audit", dir);
-	assert_int_equal(audit_open(&o, &log, &err), 0);
 	fixture_append(log, 100);
 	/* Nothing is old enough yet; then everything is, but only up to the
 	 * checkpoint (none yet: nothing goes). */
@@ -322,15 +328,11 @@ static void test_retention_keeps_the_rest_verifiable(void **state)
 static void test_retention_cut_damaged(void **state)
 {
 	const char *dir = *state;
-	fixture_keys(dir, "k", "mai.test/audit");
-	struct audit_options o = fixture_options(dir, "k", 0);
-	o.rotate_size = 1024;
-	o.retention_age_s = 3600;
-	struct audit_log *log = NULL;
+	struct audit_options o;
+	struct audit_log *log = open_retaining(dir, 1024, &o);
 	_cleanup_free_ char *err = NULL, *log_dir = xasprintf("%s/audit", dir);
 	_cleanup_free_ char *ckpt = xasprintf("%s/checkpoint", log_dir), *early = xasprintf("%s/early", dir);
 	_cleanup_free_ char *pub = xasprintf("%s/k.pub", dir), *base = xasprintf("%s/base", log_dir);
-	assert_int_equal(audit_open(&o, &log, &err), 0);
 	fixture_append(log, 3);
 	assert_int_equal(audit_checkpoint_now(log), 0);
 	size_t elen, clen, blen;

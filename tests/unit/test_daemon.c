@@ -22,12 +22,16 @@
 #include <unistd.h>
 
 #include "approval.h"
+#include "approvers.h"
+#include "daemon_job.h"
+#include "daemon_mount.h"
 #include "daemon_fixture.h"
 #include "testdir.h"
 #include "fileio.h"
 #include "hash.h"
 #include "log.h"
 #include "monoclock.h"
+#include "names.h"
 
 /* --- tests --- */
 
@@ -444,6 +448,94 @@ static void test_lost_answer_at_restart(void **state)
 	assert_int_equal(c->executed, 2);
 }
 
+/* An approval whose reason is not UTF-8 (an editor saving latin-1) is
+ * taken, and its reason recorded as printable text. */
+static void test_reason_not_utf8(void **state)
+{
+	struct ctx *c = *state;
+	char *err = NULL;
+	hold_high(c);
+	testdir_tick();
+	assert_int_equal(approval_write(c->drop, "h.py", APPROVAL_APPROVE, NULL, "caf\xe9 ok", &err), 0);
+	json_t *o = wait_state(c, "h.result.json", "completed");
+	_cleanup_free_ char *shown = names_printable("caf\xe9 ok");
+	assert_string_equal(str(json_object_get(o, "decision"), "reason"), shown);
+	json_decref(o);
+	json_t *recs = records_of(c, "h.py", "approval");
+	assert_string_equal(str(json_array_get(recs, 0), "explanation"), shown);
+	json_decref(recs);
+}
+
+/* foo.rerun runs foo.py again as it is and is used up (removed); one the
+ * agent cannot remove (a directory with something in it) is not used up,
+ * and nothing runs again for it. */
+static void test_rerun_requests(void **state)
+{
+	struct ctx *c = *state;
+	start(c, true);
+	put(c->drop, "a.py", "# level: LOW\n");
+	json_decref(wait_state(c, "a.result.json", "completed"));
+	_cleanup_free_ char *req = xasprintf("%s/a.rerun", c->drop);
+	put(c->drop, "a.rerun", "");
+	for (int i = 0; i < 500 && access(req, F_OK) == 0; i++)
+		sleep_ms(10);
+	assert_int_equal(access(req, F_OK), -1);
+	json_decref(wait_state(c, "a.result.json", "completed"));
+	pthread_mutex_lock(&c->lock);
+	unsigned after_rerun = c->executed;
+	pthread_mutex_unlock(&c->lock);
+	for (int i = 0; i < 500 && after_rerun < 2; i++) {
+		sleep_ms(10);
+		pthread_mutex_lock(&c->lock);
+		after_rerun = c->executed;
+		pthread_mutex_unlock(&c->lock);
+	}
+	assert_int_equal(after_rerun, 2);
+
+	/* made aside and renamed in whole: never seen empty */
+	_cleanup_free_ char *aside = xasprintf("%s/a.rerun", c->root);
+	assert_int_equal(mkdir(aside, 0755), 0);
+	put(aside, "keep", "x");
+	assert_int_equal(rename(aside, req), 0);
+	/* the next drop answered: the request was seen before it */
+	put(c->drop, "b.py", "# level: LOW\n");
+	json_decref(wait_state(c, "b.result.json", "completed"));
+	stop(c);
+	assert_int_equal(c->executed, 3);
+	assert_int_equal(access(req, F_OK), 0);
+}
+
+/* In mount mode an answer file is refused at its write unless its writer
+ * may answer: the script's own writer without allow_self_approval, and
+ * anyone not an approver, each told why and what to change. */
+static void test_mount_answer_allowed(void **state)
+{
+	static const char *const users[] = { "0" };
+	struct daemon_job_env env = { .approvers = approvers_new(users, 1, NULL, 0, false) };
+	struct drop_writer root = { .uid = 0 }, other = { .uid = 65534 };
+	const char *status = NULL;
+	char *why = NULL;
+	(void)state;
+	pthread_mutex_init(&env.approvers_lock, NULL);
+	assert_int_equal(daemon_mount_answer_allowed(&env, &root, "a.py", 1000, &status, &why), 0);
+	assert_string_equal(status, "ok");
+	assert_int_equal(daemon_mount_answer_allowed(&env, &root, "a.py", -1, &status, &why), 0);
+	assert_int_equal(daemon_mount_answer_allowed(&env, &root, "a.py", 0, &status, &why), -EPERM);
+	assert_string_equal(status, "self_approval");
+	if (!strstr(why, "wrote a.py and may not approve or override it too: another approver must "
+			 "(on a single-user machine set allow_self_approval: true in security.yaml)"))
+		fail_msg("%s", why);
+	free(why);
+	why = NULL;
+	assert_int_equal(daemon_mount_answer_allowed(&env, &other, "a.py", 1000, &status, &why), -EPERM);
+	assert_string_equal(status, "not_approver");
+	if (!strstr(why, "may not approve or override a.py: only ") || !strstr(why, "(approvers in security.yaml)"))
+		fail_msg("%s", why);
+	free(why);
+	approvers_unref(env.approvers);
+	pthread_mutex_destroy(&env.approvers_lock);
+}
+
 /* daemon_new refuses what it cannot set up, naming the setting to fix: a
  * drop_dir_group no group has (the configuration only checks its form),
  * and a state directory that cannot be made. */
@@ -492,6 +584,9 @@ int main(void)
 		T(test_start_refusals),
 		T(test_assessment_failing),
 		T(test_lost_answer_at_restart),
+		T(test_rerun_requests),
+		T(test_reason_not_utf8),
+		cmocka_unit_test(test_mount_answer_allowed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,6 +20,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "docker_call.h"
 #include "docker_http.h"
 #include "macro.h"
 #include "testdir.h"
@@ -239,6 +240,30 @@ static void test_attach_silence(void **state)
 	stop(&p);
 }
 
+/* A refusal becomes a typed error that names what was refused, the HTTP
+ * status and Docker's own message. */
+static void test_status_errors(void **state)
+{
+	static const struct {
+		long status;
+		enum docker_error e;
+	} cases[] = {
+		{ 400, DOCKER_ERR_BAD_REQUEST }, { 404, DOCKER_ERR_NOT_FOUND },
+		{ 409, DOCKER_ERR_CONFLICT }, { 500, DOCKER_ERR_SERVER }, { 503, DOCKER_ERR_SERVER },
+	};
+	char body[] = "{\"message\":\"no such thing\"}";
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct docker_http_reply r = { .status = cases[i].status, .body = body, .len = strlen(body) };
+		char *err = NULL;
+		assert_int_equal(docker_status_error("start a container", &r, &err), cases[i].e);
+		char *want = xasprintf("Docker refused to start a container (HTTP %ld): no such thing",
+				       cases[i].status);
+		assert_string_equal(err, want);
+		free(want);
+		free(err);
+	}
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, testdir_setup, testdir_teardown)
@@ -251,6 +276,7 @@ int main(void)
 		T(test_attach_refusals),
 		T(test_attach_endless_headers),
 		T(test_attach_silence),
+		cmocka_unit_test(test_status_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -185,11 +185,15 @@ static void test_uid_range_process(void **state)
 
 /* A file in one of the directories the check looks at (here /dev/shm)
  * whose group is in the range is named with its owner and group; none of
- * the range's, and the check passes again. */
+ * the range's, and the check passes again (on a host with no subordinate
+ * id files at all). */
 static void test_uid_range_file(void **state)
 {
 	uint32_t first = test_first();
-	struct sandbox_uid_check c = { .first = first, .last = first + 63 };
+	/* a host without /etc/subuid and /etc/subgid: no ranges to collide */
+	char *root = xstrdup("/tmp/mai-uidcheck-XXXXXX");
+	assert_non_null(mkdtemp(root));
+	struct sandbox_uid_check c = { .first = first, .last = first + 63, .root = root };
 	char *warning = NULL, *err = NULL;
 
 	if (geteuid() != 0)
@@ -211,6 +215,8 @@ static void test_uid_range_file(void **state)
 	free(path);
 	err = NULL;
 	assert_int_equal(sandbox_uid_range_check(&c, &warning, &err), 0);
+	assert_int_equal(rmdir(root), 0);
+	free(root);
 }
 
 static char *fixture_root(const char *subuid)
