@@ -41,17 +41,12 @@ cleanup() {
 trap cleanup EXIT
 
 . "$root/tests/bench/agent_bench_config.sh"
-# start MODE: an agent in $W/MODE with the benchmark's configuration. The
-# mount mode's drop directory is opened first, as descriptor 9 (not the
-# agent's): the directory underneath the mount, where inotify sees the
-# agent write its results (on the mount it sees only what passes through
-# it), so both modes' drops are timed to the result's rename itself.
+# start MODE: an agent in $W/MODE with the benchmark's configuration.
 start() {
 	T=$W/$1
 	bench_agent_config
 	echo "drop_mode: $1" >> "$T/conf/agent.yaml"
-	[ "$1" = mount ] && exec 9< "$T/drop"
-	"$AGENT" run --config-dir "$T/conf" --log-file "$T/agent.log" 9<&- &
+	"$AGENT" run --config-dir "$T/conf" --log-file "$T/agent.log" &
 	pids+=($!)
 	bench_agent_up "$!" "$T/state" "$T/agent.log"
 	POOL=$(bench_pool_size) || exit 1
@@ -61,7 +56,7 @@ start mount
 
 PYTHONPATH="$root/tests/bench" python3 - "$W" "$n" $((3 * POOL)) "$files" "$repeats" <<'PY'
 import json, os, resource, subprocess, sys, time
-from agent_bench import pct, wait_final, wait_idle
+from agent_bench import fswait, pct, wait_final, wait_idle
 w, n, want, files_n, repeats = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 
 def one_drop(mode, kind, i):
@@ -80,11 +75,21 @@ def one_drop(mode, kind, i):
     else:
         with open("%s/%s.py" % (drop, name), "w") as f:
             f.write(text)
-    state = wait_final(res, watch_dir="/proc/self/fd/9" if mode == "mount" else None)
+    state = wait_final(res, watch_dir=under[mode])
     ms = (time.monotonic() - start) * 1000
     if state != "completed":
         sys.exit("%s: %s, not completed: the figure would be wrong" % (res, state))
     return ms
+
+# Where inotify sees each agent write its results: the drop directory, and
+# in mount mode the directory underneath the mount, through the agent's
+# descriptor (inotify on the mount sees only what passes through it), so
+# both modes' drops are timed to the result's rename itself.
+mount_pid = json.load(open("%s/mount/state/status.json" % w))["pid"]
+under = {"watch": None, "mount": fswait.underneath("%s/mount/drop" % w, mount_pid)}
+if not under["mount"]:
+    sys.exit("the mount mode agent (pid %d) holds no descriptor of the directory under its mount"
+             % mount_pid)
 
 ms = {}
 for i in range(n):
@@ -107,8 +112,6 @@ for i in range(files_n):
     with open("%s/f%d.txt" % (src, i), "w") as f:
         f.write("line %d\n" % i * 3)
 plain = "%s/plain" % w
-
-mount_pid = json.load(open("%s/mount/state/status.json" % w))["pid"]
 
 def agent_cpu_ms():
     """The mount mode agent's CPU time so far (its serving threads do the

@@ -201,12 +201,7 @@ wait "$HEAD_PID"
 printf 'print("after the pipe closed")\n' > "$D/piped.py"
 # Until piped.py is answered, or the agent is gone (what a closed pipe did
 # before: the test then stops here instead of waiting out every answer).
-i=0
-until [ "$(field "$D/piped.result.json" state)" = completed ] || ! kill -0 "$PID" 2>/dev/null ||
-	[ $i -ge 600 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+wait_json "$D/piped.result.json" 60 'f("state") == "completed" or not os.path.exists("/proc/" + args[0])' "$PID"
 kill -0 "$PID" 2>/dev/null || { fail "the agent ended when its standard error closed"; lib_finish agent_answers; }
 wait_final "$D/piped.result.json" 1
 wait_final "$D/late.result.json" 60

@@ -124,12 +124,7 @@ with open(seg, "r+b") as f:
     f.write(b"R")
 PY
 wait_field "$T/drop/victim.result.json" state completed 60
-i=0
-until [ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("audit", {}).get("state"))' \
-	"$T/state/status.json" 2>/dev/null)" = tampered ] || [ $i -ge 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+wait_json "$T/state/status.json" 10 'f("audit.state") == "tampered"'
 python3 - "$T/mnt/status.json" <<'PY' || fail "the view's status.json does not say the log was changed: $(cat "$T/mnt/status.json")"
 import json, sys
 a = json.load(open(sys.argv[1]))["audit"]

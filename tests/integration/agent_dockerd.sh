@@ -137,9 +137,7 @@ docker:
   retry_backoff_max: 2s
   check_interval: 1s"
 start_agent
-i=0
-until grep -q "sandbox ready" "$T/agent.log" || [ $i -ge 600 ]; do sleep 0.05; i=$((i + 1)); done
-grep -q "sandbox ready" "$T/agent.log" || fail "the agent did not take the private engine in 30 s"
+wait_log "$T/agent.log" 30 "sandbox ready" || fail "the agent did not take the private engine in 30 s"
 
 # --- runtime auto where dockerd has no runsc (this engine's daemon.json is
 # {}): the untrusted level runs with runc, and says so once, in the log,
@@ -170,7 +168,7 @@ grep -q "in the new directory" "$T/drop/again.result.json" ||
 # (True or False); prints how many ms that took.
 wait_docker() {
 	t0=$(date +%s%N)
-	python3 -c "$_FIELD_PY" "$_FSWAIT_DIR" "$T/state/status.json" docker_reachable "$2" "$1" > /dev/null
+	wait_json "$T/state/status.json" "$2" 'f("docker_reachable") == args[0]' "$1"
 	rc=$?
 	echo $((($(date +%s%N) - t0) / 1000000))
 	return $rc
@@ -184,14 +182,10 @@ grep -Eq '^docker: reachable \(checked [0-9] s ago\)$' "$T/status" ||
 # count_lines PATTERN: lines of the agent log that match.
 count_lines() { grep -c "$1" "$T/agent.log"; }
 
-# wait_more PATTERN N SECONDS: until more than N lines match.
+# wait_more PATTERN N SECONDS: until more than N lines match (it was a
+# grep every 10 ms, for seconds at a time).
 wait_more() {
-	i=0
-	while [ "$(count_lines "$1")" -le "$2" ] && [ $i -lt $(($3 * 100)) ]; do
-		sleep 0.01
-		i=$((i + 1))
-	done
-	[ "$(count_lines "$1")" -gt "$2" ]
+	wait_log "$T/agent.log" "$3" "$1" "$2"
 }
 
 # line_ms PATTERN K: the time (ms since the epoch) the agent stamped on the

@@ -44,11 +44,7 @@ field "$D/nospace.result.json" message | grep -q "No space left on device" ||
 # Asked to run again as it is (nospace.rerun): still held, not run.
 was=$(field "$D/nospace.result.json" times.accepted)
 : > "$D/nospace.rerun"
-i=0
-until [ "$(field "$D/nospace.result.json" times.accepted)" != "$was" ] || [ $i -ge 200 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+wait_json "$D/nospace.result.json" 20 'f("times.accepted") != args[0]' "$was"
 [ "$(field "$D/nospace.result.json" times.accepted)" != "$was" ] || fail "nospace.rerun was not answered"
 [ "$(field "$D/nospace.result.json" reason)" = incomplete ] ||
 	fail "nospace.rerun ran the incomplete nospace.py: $(field "$D/nospace.result.json" state)"

@@ -112,59 +112,65 @@ agent_stop() {
 	AGENT_PID=
 }
 
-# The one Python program behind field and wait_field: FSWAIT_DIR FILE KEY
-# SECONDS [VALUE...]. KEY may be dotted (decision.by) and a number indexes a
-# list (dependencies.0). Without VALUE it prints the field once ('' when the
-# file, the key or the document is missing); with values it waits until the
-# field is one of them (exit 0) or SECONDS have passed (exit 1, printing the
-# last value seen); with MAI_FIELD_COPY set, the document in which it saw the
-# value is also written there (a result changes while the agent works on
-# it). One interpreter per wait, not one per poll: starting python3 costs
-# tens of milliseconds, far more on a loaded machine. The wait reads FILE
-# again at each change inotify reports (tests/tools/fswait.py; every 20 ms
-# on a FUSE mount, where inotify does not see the agent's writes), not
-# every 20 ms: each waiting test spent about 2.5% of a CPU polling.
+# The one Python program behind field, wait_field, wait_final and
+# wait_json: FSWAIT_DIR FILE SECONDS KEY CONDITION [ARG...]. CONDITION is a
+# Python expression over f(K), the field K of the document as a string ('',
+# when the file, the key or the document is missing; K may be dotted,
+# decision.by, and a number indexes a list, dependencies.0), key and args
+# (the ARGs). An empty CONDITION holds at once; otherwise it waits until it
+# holds (exit 0) or SECONDS have passed (exit 1). Then it prints f(KEY)
+# unless KEY is empty; with MAI_FIELD_COPY set, the document in which the
+# condition held is also written there (a result changes while the agent
+# works on it). One interpreter per wait, not one per poll: starting
+# python3 costs tens of milliseconds, far more on a loaded machine. The
+# wait reads FILE again at each change inotify reports (tests/tools/
+# fswait.py; every 20 ms on a FUSE mount, where inotify does not see the
+# agent's writes), not every 20 ms: each waiting test spent about 1% of a
+# CPU polling, and the loops that started a python3 per poll far more.
 _FSWAIT_DIR=${MAI_SOURCE_ROOT:-$(dirname "$0")/../..}/tests/tools
 _FIELD_PY='import json, os, sys
-path, key, seconds, wants = sys.argv[2], sys.argv[3], float(sys.argv[4]), sys.argv[5:]
+path, seconds, key, cond, args = sys.argv[2], float(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6:]
 text = ""
-def get():
-    global text
+def f(k):
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
         v = json.loads(text)
-        for k in key.split("."):
-            v = v[int(k)] if isinstance(v, list) else (v.get(k) if isinstance(v, dict) else None)
-    except (OSError, ValueError, IndexError):
+        for part in k.split("."):
+            v = v[int(part)] if isinstance(v, list) else (v.get(part) if isinstance(v, dict) else None)
+    except (ValueError, IndexError):
         return ""
     return "" if v is None else str(v)
-v = get()
-if wants and v not in wants:
+def holds():
+    global text
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except OSError:
+        text = ""
+    return not cond or eval(cond)
+ok = holds()
+if not ok:
     sys.path.insert(0, sys.argv[1])
     import fswait
-    def wanted():
-        global v
-        v = get()
-        return v in wants
-    fswait.until(path, wanted, seconds)
-print(v)
-if wants and v not in wants:
+    ok = fswait.until(path, holds, seconds)
+if key:
+    print(f(key))
+if not ok:
     sys.exit(1)
 if os.environ.get("MAI_FIELD_COPY"):
-    with open(os.environ["MAI_FIELD_COPY"], "w", encoding="utf-8") as f:
-        f.write(text)'
+    with open(os.environ["MAI_FIELD_COPY"], "w", encoding="utf-8") as fh:
+        fh.write(text)'
 
 # field FILE KEY: a string or number of a JSON document ('' when absent).
 field() {
-	python3 -c "$_FIELD_PY" "$_FSWAIT_DIR" "$1" "$2" 0
+	python3 -c "$_FIELD_PY" "$_FSWAIT_DIR" "$1" 0 "$2" ""
 }
 
 # wait_field FILE KEY VALUE [SECONDS [COPY]]: until FILE's KEY is VALUE, up
 # to SECONDS (default 10), the document seen then copied to COPY; otherwise
 # calls fail (the script's) and returns 1.
 wait_field() {
-	_got=$(MAI_FIELD_COPY=${5:-} python3 -c "$_FIELD_PY" "$_FSWAIT_DIR" "$1" "$2" "${4:-10}" "$3") && return 0
+	_got=$(MAI_FIELD_COPY=${5:-} python3 -c "$_FIELD_PY" "$_FSWAIT_DIR" "$1" "${4:-10}" "$2" \
+		'f(key) in args' "$3") && return 0
 	fail "$1: $2 is '$_got', expected '$3'"
 	return 1
 }
@@ -172,8 +178,45 @@ wait_field() {
 # wait_final FILE [SECONDS]: until the result has a final state (completed,
 # rejected, blocked, awaiting_confirmation), up to SECONDS (default 120).
 wait_final() {
-	_got=$(python3 -c "$_FIELD_PY" "$_FSWAIT_DIR" "$1" state "${2:-120}" completed rejected blocked \
-		awaiting_confirmation) && return 0
+	_got=$(python3 -c "$_FIELD_PY" "$_FSWAIT_DIR" "$1" "${2:-120}" state 'f(key) in args' \
+		completed rejected blocked awaiting_confirmation) && return 0
 	fail "$1: no final state (state '$_got')"
 	return 1
+}
+
+# wait_log FILE SECONDS PATTERN [COUNT]: until more than COUNT (0) lines of
+# FILE match PATTERN (a Python regular expression searched in each line, as
+# grep does); returns 1 after SECONDS. One python3 that reads what was
+# appended at each inotify event (a grep every 10 ms cost far more over a
+# wait of seconds; for a wait of a few 50 ms turns a grep loop costs less).
+_LOG_PY='import re, sys
+sys.path.insert(0, sys.argv[1])
+import fswait
+path, seconds, pattern, more = sys.argv[2], float(sys.argv[3]), re.compile(sys.argv[4]), int(sys.argv[5])
+seen, pos, rest = 0, 0, b""
+def counted():
+    global seen, pos, rest
+    try:
+        with open(path, "rb") as f:
+            f.seek(pos)
+            data = f.read()
+    except OSError:
+        return False
+    pos += len(data)
+    lines = (rest + data).split(b"\n")
+    rest = lines.pop()
+    seen += sum(1 for line in lines if pattern.search(line.decode("utf-8", "replace")))
+    return seen > more
+sys.exit(0 if fswait.until(path, counted, seconds) else 1)'
+wait_log() {
+	python3 -c "$_LOG_PY" "$_FSWAIT_DIR" "$1" "$2" "$3" "${4:-0}"
+}
+
+# wait_json FILE SECONDS CONDITION [ARG...]: until CONDITION (Python, over
+# f(KEY), the document's fields as field gives them, and args) holds for
+# FILE, up to SECONDS; returns 1 after that, and the caller says what failed.
+wait_json() {
+	_wj_file=$1 _wj_s=$2 _wj_cond=$3
+	shift 3
+	python3 -c "$_FIELD_PY" "$_FSWAIT_DIR" "$_wj_file" "$_wj_s" "" "$_wj_cond" "$@"
 }

@@ -79,9 +79,8 @@ keep_said() {
 }
 # wait_message FILE TEXT: until the result's message holds TEXT.
 wait_message() {
-	i=0
-	until field "$1" message | grep -qF -- "$2" || [ $i -ge 200 ]; do sleep 0.05; i=$((i + 1)); done
-	field "$1" message | grep -qF -- "$2" || fail "$1: the message never said '$2': $(field "$1" message)"
+	wait_json "$1" 10 'args[0] in f("message")' "$2" ||
+		fail "$1: the message never said '$2': $(field "$1" message)"
 }
 
 # --- runtime auto: runsc, since this engine has gVisor registered ---

@@ -126,12 +126,7 @@ wait "$POLLER"
 POLLER=
 [ "$(sha256sum < "$D/hs.py" | cut -d' ' -f1)" = "$evil" ] || fail "the poller did not swap hs.py"
 # The swapped-in content ends held; whatever the order, it never runs.
-i=0
-until [ "$(field "$D/hs.result.json" sha256)" = "$evil" ] &&
-	[ "$(field "$D/hs.result.json" state)" = awaiting_confirmation ] || [ $i -ge 600 ]; do
-	sleep 0.05
-	i=$((i + 1))
-done
+wait_json "$D/hs.result.json" 30 'f("sha256") == args[0] and f("state") == "awaiting_confirmation"' "$evil"
 [ "$(field "$D/hs.result.json" state)" = awaiting_confirmation ] && [ "$(field "$D/hs.result.json" sha256)" = "$evil" ] ||
 	fail "the swapped-in hs.py: $(field "$D/hs.result.json" state) $(field "$D/hs.result.json" sha256)"
 record approval > "$T/approvals"

@@ -1,5 +1,5 @@
-"""Waiting on a file without polling it: the tests' and the benchmarks' one
-way to wait until a file (a result.json, status.json) says something.
+"""Waiting on files without polling them: the tests' and the benchmarks'
+one way to wait until a file (a result.json, status.json) says something.
 
     until(path, ready, seconds, poll_s=0.02, watch_dir=None)
 
@@ -10,14 +10,17 @@ returns something true, which until() returns; after seconds it returns
 ready()'s last answer. The event is the kernel's word that the file changed,
 so a waiter wakes on the writer's rename itself, where a poll every 20 ms
 (or 1 ms) cost CPU all the while and woke up to one interval late.
+DirWatch(directory).changes(seconds) gives the names of the files changed,
+for a wait on many files at once.
 
 Where inotify cannot see the writer it polls every poll_s seconds, as
 before: a FUSE mount (the agent's mount mode) reports only what passes
-through the mount, not its server's own writes to the directory underneath;
-and a directory that does not exist yet has nothing to watch (until it
-does). A watch whose directory is removed is set again on the new one, and
-ready() is asked at least every second whatever the events: a lost event
-costs a second, never the wait."""
+through the mount, not its server's own writes to the directory underneath
+(underneath(path, pid) names that directory through the agent's own
+descriptor, which inotify can watch); and a directory that does not exist
+yet has nothing to watch (until it does). A watch whose directory is
+removed is set again on the new one, and ready() is asked at least every
+second whatever the events: a lost event costs a second, never the wait."""
 import ctypes
 import os
 import select
@@ -56,11 +59,15 @@ def on_fuse(directory):
 
 
 class DirWatch:
-    """An inotify watch of one directory, woken by events that name one file
-    (name) or any (None)."""
+    """An inotify watch of one directory: the names of the files it
+    reports changed."""
 
-    def __init__(self, directory, name=None):
-        self.directory, self.name = os.fsencode(directory), name and os.fsencode(name)
+    # In the names changes() returns: anything may have changed (the queue
+    # overflowed, or the directory was replaced and is watched anew).
+    ANY = ""
+
+    def __init__(self, directory):
+        self.directory = os.fsencode(directory)
         self.fd = _libc.inotify_init1(IN_NONBLOCK | IN_CLOEXEC)
         if self.fd < 0:
             raise OSError(ctypes.get_errno(), "inotify_init1")
@@ -75,38 +82,59 @@ class DirWatch:
     def close(self):
         os.close(self.fd)
 
-    def wait(self, seconds):
-        """Sleeps until an event about the file (or the directory itself, or
-        a queue overflow) or seconds have passed."""
+    def changes(self, seconds):
+        """The names of the files changed (maybe ANY), once there are any;
+        an empty set after seconds without."""
         end = time.monotonic() + seconds
         while True:
             left = end - time.monotonic()
             if left <= 0:
-                return False
+                return set()
             if not self.watching:  # the directory is (re)created later
                 time.sleep(min(left, 0.02))
                 if self.arm():
-                    return True
+                    return {self.ANY}
                 continue
-            if not select.select([self.fd], [], [], left)[0]:
-                return False
-            if self._relevant(os.read(self.fd, 65536)):
-                return True
+            if select.select([self.fd], [], [], left)[0]:
+                names = self._names(os.read(self.fd, 65536))
+                if names:
+                    return names
 
-    def _relevant(self, data):
-        hit, off = False, 0
+    def _names(self, data):
+        names, off = set(), 0
         while off < len(data):
             _, mask, _, n = struct.unpack_from("iIII", data, off)
             name = data[off + 16:off + 16 + n].rstrip(b"\0")
             off += 16 + n
             if mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF):
                 self.watching = False
-                hit = True
-            elif mask & IN_Q_OVERFLOW or self.name is None or name == self.name:
-                hit = True
+                names.add(self.ANY)
+            elif mask & IN_Q_OVERFLOW:
+                names.add(self.ANY)
+            else:
+                names.add(os.fsdecode(name))
         if not self.watching:
             self.arm()
-        return hit
+        return names
+
+
+def underneath(path, pid):
+    """The directory underneath the mount at path, as process pid holds it
+    open (the agent in mount mode works there): "/proc/PID/fd/N", which
+    inotify can watch. None when pid holds no such descriptor."""
+    top = os.stat(path)
+    fds = "/proc/%d/fd" % pid
+    for fd in os.listdir(fds):
+        link = os.path.join(fds, fd)
+        try:
+            if os.readlink(link) != path:
+                continue
+            st = os.stat(link)
+        except OSError:
+            continue
+        if st.st_dev != top.st_dev and os.path.isdir(link):
+            return link
+    return None
 
 
 def until(path, ready, seconds, poll_s=0.02, watch_dir=None):
@@ -115,20 +143,20 @@ def until(path, ready, seconds, poll_s=0.02, watch_dir=None):
     mount) at most seconds; else its last answer."""
     end = time.monotonic() + seconds
     directory = watch_dir or os.path.dirname(path) or "."
-    watch = None
-    if not on_fuse(directory):
-        watch = DirWatch(directory, os.path.basename(path))
+    name = os.path.basename(path)
+    watch = None if on_fuse(directory) else DirWatch(directory)
     try:
-        v = ready()
+        v, asked = ready(), time.monotonic()
         while not v:
-            left = end - time.monotonic()
-            if left <= 0:
+            now = time.monotonic()
+            if now >= end:
                 break
-            if watch:
-                watch.wait(min(left, RECHECK_S))
-            else:
-                time.sleep(min(left, poll_s))
-            v = ready()
+            if not watch:
+                time.sleep(min(end - now, poll_s))
+            elif now < asked + RECHECK_S:
+                if not watch.changes(min(end, asked + RECHECK_S) - now) & {name, DirWatch.ANY}:
+                    continue  # another file's change, or the time to ask anyway
+            v, asked = ready(), time.monotonic()
         return v
     finally:
         if watch:
