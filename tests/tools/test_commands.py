@@ -186,6 +186,12 @@ def cases(t):
         (["--config-dir", t + "/badconf", t + "/mnt"], 2, "err", r"agent\.yaml:1:\d+"),
     ]
     rows = [(AGENT,) + c for c in agent] + [(MAIAUDIT,) + c for c in view]
+    if os.geteuid() == 0:
+        # a mount the kernel refuses (nobody on root's 0755 mount point, or
+        # without access to /dev/fuse): a runtime failure, exit 1, said
+        rows.append(("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", MAIAUDIT,
+                                 t + "/notmine", "--foreground", "--state-dir", t + "/nstate"], 1, "err",
+                     r"cannot mount on .*/notmine \(see the message above\)"))
     return [r if len(r) == 6 else r + ({},) for r in rows]
 
 
@@ -285,6 +291,11 @@ def main():
             json.dump({"file": "u.py", "sha256": hashlib.sha256(utext).hexdigest(),
                        "state": "awaiting_confirmation", "assessment": {"level": "HIGH", "findings": []},
                        "since_last_run": {"previous_sha256": "0123456789ab" + "0" * 52, "diff": ""}}, f)
+        if os.geteuid() == 0:
+            os.chmod(t, 0o711)
+            os.makedirs(os.path.join(t, "notmine"), mode=0o755)
+            os.makedirs(os.path.join(t, "nstate"))
+            os.chown(os.path.join(t, "nstate"), 65534, 65534)
         env = dict(os.environ, MAI_CONFIG_DIR=conf)
         rows = cases(t)
         for prog, args, status, stream, pattern, extra_env in rows:
