@@ -397,7 +397,7 @@ printf '%s\n' "$ENGINE" >> "$T/conf/sandbox.yaml"
 cat >> "$T/conf/sandbox.yaml" <<'YAML'
 trusted:
   scale: false
-  timeout: 10s
+  timeout: 20s
 standard:
   timeout: 400s
   network: allowlist
@@ -483,29 +483,36 @@ except OSError:
 PY
 # --- and a run whose node reports its end late: its container's shim on
 # node 1 (which reaps it and tells containerd) frozen from its start until
-# 5 s after its level's 10 s limit, as a node too busy to report would;
-# the script ends after 5 s. The time limit is its node's (the task's
+# 5 s after its level's 20 s limit, as a node too busy to report would;
+# the script ends after 8 s. The time limit is its node's (the task's
 # supervisor), so the answer is its own exit, not a timeout the manager's
 # late view would suggest. ---
-printf 'import sys, time\ntime.sleep(5)\nsys.exit(3)\n' > "$T/drop/.late"
+printf 'import sys, time\ntime.sleep(8)\nsys.exit(3)\n' > "$T/drop/.late"
 mv "$T/drop/.late" "$T/drop/late.py"
 (
-	set -- $(started_on 1 "$r0" "$T/state" "$(sha256sum < "$T/drop/late.py" | cut -d' ' -f1)")
+	job=$(sha256sum < "$T/drop/late.py" | cut -d' ' -f1)
+	set -- $(started_on 1 "$r0" "$T/state" "$job")
 	t_start=$(date +%s)
-	shim=$(pgrep -f "containerd-shim-runc-v2 .*-id $2" | head -n 1)
+	cid=${2:-}
+	# (the event stream gave nothing: node 1's own list of containers)
+	[ -n "$cid" ] || cid=$(sw_docker 1 ps -q --no-trunc --filter "label=mai.job=$job" | head -n 1)
+	shim=
+	[ -n "$cid" ] && shim=$(pgrep -f "containerd-shim-runc-v2 .*-id $cid" | head -n 1)
 	if [ -z "$shim" ]; then
-		echo "FAIL: late.py: no container or shim of its run found on node 1 ($*)"
+		echo "FAIL: late.py: no shim of its run's container '$cid' on node 1 (its start event: '$*'; node 1's containers of it: $(sw_docker 1 ps -a --filter "label=mai.job=$job" --format '{{.ID}} {{.Status}}' | tr '\n' ' '))"
 		exit 1
 	fi
 	kill -STOP "$shim"
-	# The script (the container's init's child) still runs: else the
-	# freeze came too late and the check proves nothing.
-	if ! pgrep -P "$shim" > /dev/null; then
+	# The container's init (the supervisor) has not ended: else the
+	# freeze came too late (its end may have been reported already) and
+	# the check proves nothing.
+	init=$(pgrep -P "$shim" | head -n 1)
+	if [ -z "$init" ] || [ "$(cut -d' ' -f3 "/proc/$init/stat" 2>/dev/null)" = Z ]; then
 		kill -CONT "$shim"
-		echo "FAIL: late.py had ended before its shim was frozen: the check proves nothing"
+		echo "FAIL: late.py had ended before its shim was frozen ($(($(date +%s) - t_start)) s after its start event): the check proves nothing"
 		exit 1
 	fi
-	sleep $((t_start + 15 - $(date +%s)))
+	sleep $((t_start + 25 - $(date +%s)))
 	kill -CONT "$shim"
 ) > "$T/late.log" 2>&1 &
 LATE_PID=$!
@@ -613,7 +620,7 @@ wait "$LATE_PID" || fail "$(cat "$T/late.log")"
 LATE_PID=
 wait_final "$T/drop/late.result.json" 180
 [ "$(field "$T/drop/late.result.json" verdict)/$(field "$T/drop/late.result.json" execution.exit_code)" = exited/3 ] ||
-	fail "late.py (its end reported 10 s late): verdict '$(field "$T/drop/late.result.json" verdict)', exit code '$(field "$T/drop/late.result.json" execution.exit_code)'; expected exited, 3"
+	fail "late.py (its end reported 17 s late): verdict '$(field "$T/drop/late.result.json" verdict)', exit code '$(field "$T/drop/late.result.json" execution.exit_code)'; expected exited, 3"
 wait_final "$T/drop/threads.result.json" 180
 [ "$(field "$T/drop/threads.result.json" execution.engine.node)" = maisw-n1 ] ||
 	fail "threads.py: node '$(field "$T/drop/threads.result.json" execution.engine.node)', expected maisw-n1 (the trusted node)"

@@ -145,6 +145,11 @@ def cases(t):
         (["config", "check"], 0, "err",
          r"the running agent uses the configuration in /nonexistent/conf, not this one; check it "
          r"with 'mai-agent config check --config-dir /nonexistent/conf'", {"MAI_CONFIG_DIR": t + "/live"}),
+        # ... and with this very configuration directory: nothing to point at
+        (["config", "check"], 0, "err", r"\A(?![\s\S]*the running agent uses)", {"MAI_CONFIG_DIR": t + "/live2"}),
+        # a held script whose content is the version that ran last: said so
+        (["approve", "--config-dir", t + "/calm2", t + "/calm2drop/u.py"], 2, "out",
+         r"^  unchanged since the version that ran last \(sha256 0123456789ab\)$"),
         # it runs but does not answer in time: said, with the content's sha256
         (["submit", "--timeout", "1", "--config-dir", t + "/live", t + "/ok.py"], 8, "err",
          r"submit: no final answer for ok\.py \(sha256 [0-9a-f]{12}\) within 1s: the agent has not "
@@ -181,6 +186,12 @@ def cases(t):
         (["--config-dir", t + "/badconf", t + "/mnt"], 2, "err", r"agent\.yaml:1:\d+"),
     ]
     rows = [(AGENT,) + c for c in agent] + [(MAIAUDIT,) + c for c in view]
+    if os.geteuid() == 0:
+        # a mount the kernel refuses (nobody on root's 0755 mount point, or
+        # without access to /dev/fuse): a runtime failure, exit 1, said
+        rows.append(("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", MAIAUDIT,
+                                 t + "/notmine", "--foreground", "--state-dir", t + "/nstate"], 1, "err",
+                     r"cannot mount on .*/notmine \(see the message above\)"))
     return [r if len(r) == 6 else r + ({},) for r in rows]
 
 
@@ -261,10 +272,35 @@ def main():
                            "assessment": {"level": level, "findings": []}}, f)
         with open(os.path.join(t, "bin.ckpt"), "wb") as f:
             f.write(b"a\0b")
+        os.makedirs(os.path.join(t, "live2", "state"))
+        with open(os.path.join(t, "live2", "agent.yaml"), "w") as f:
+            f.write("drop_dir: %s/livedrop\nstate_dir: %s/live2/state\n" % (t, t))
+        live2_status = os.path.join(t, "live2", "state", "status.json")
+        with open(live2_status, "w") as f:
+            f.write('{"pid": %d, "config_dir": "%s/live2"}\n' % (os.getpid(), t))
+        os.makedirs(os.path.join(t, "calm2"))
+        os.makedirs(os.path.join(t, "calm2drop"))
+        with open(os.path.join(t, "calm2", "agent.yaml"), "w") as f:
+            f.write("drop_dir: %s/calm2drop\nstate_dir: %s/state\n" % (t, t))
+        with open(os.path.join(t, "calm2", "security.yaml"), "w") as f:
+            f.write("approvers:\n  users: [root]\nallow_self_approval: true\n")
+        utext = b"print('u')\n"
+        with open(os.path.join(t, "calm2drop", "u.py"), "wb") as f:
+            f.write(utext)
+        with open(os.path.join(t, "calm2drop", "u.result.json"), "w") as f:
+            json.dump({"file": "u.py", "sha256": hashlib.sha256(utext).hexdigest(),
+                       "state": "awaiting_confirmation", "assessment": {"level": "HIGH", "findings": []},
+                       "since_last_run": {"previous_sha256": "0123456789ab" + "0" * 52, "diff": ""}}, f)
+        if os.geteuid() == 0:
+            os.chmod(t, 0o711)
+            os.makedirs(os.path.join(t, "notmine"), mode=0o755)
+            os.makedirs(os.path.join(t, "nstate"))
+            os.chown(os.path.join(t, "nstate"), 65534, 65534)
         env = dict(os.environ, MAI_CONFIG_DIR=conf)
         rows = cases(t)
         for prog, args, status, stream, pattern, extra_env in rows:
             os.utime(live_status)  # fresh for as long as the rows take
+            os.utime(live2_status)
             p = subprocess.run([prog] + args, capture_output=True, env=dict(env, **extra_env), timeout=60,
                                stdin=subprocess.DEVNULL)
             text = (p.stdout if stream == "out" else p.stderr).decode("utf-8", "replace")

@@ -466,9 +466,9 @@ static void test_reason_not_utf8(void **state)
 	json_decref(recs);
 }
 
-/* foo.rerun runs foo.py again as it is and is used up (removed); one the
- * agent cannot remove (a directory with something in it) is not used up,
- * and nothing runs again for it. */
+/* foo.rerun runs foo.py again as it is and is used up (removed); a
+ * directory of that name (with a file in it) is no request: nothing runs
+ * again, and it stays. */
 static void test_rerun_requests(void **state)
 {
 	struct ctx *c = *state;

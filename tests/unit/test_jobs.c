@@ -209,17 +209,26 @@ static void test_queued_job_taken_over_by_another_writer(void **state)
 	assert_int_equal(st.superseded, 1);
 	assert_int_equal(st.writers_waiting, 2); /* 1000 and 2000; 4000 left the ring */
 
+	/* A job queued behind its own name's running one (no turn yet) taken
+	 * over by another writer: still one job, after the running one. */
+	assert_int_equal(jobs_submit_by(j, "b.py", sha_of("b2", s[1]), false, 3000, pl(&r, "b2", 1)),
+			 JOBS_AFTER_RUNNING);
+	assert_int_equal(jobs_submit_by(j, "b.py", sha_of("b3", s[1]), false, 5000, pl(&r, "b3", 1)),
+			 JOBS_REPLACED);
+	assert_int_equal(jobs_owner_active(j, 5000), 1);
+
 	open_gate(&r);
 	jobs_wait_idle(j);
 	assert_idle_counts(j);
-	assert_int_equal(r.n, 3);
+	assert_int_equal(r.n, 4);
 	assert_string_equal(r.order[0], "b.py@b");
 	/* turns in the order the writers began to wait: 1000's c.py, then
 	 * 2000's a.py */
 	assert_string_equal(r.order[1], "c.py@c");
 	assert_string_equal(r.order[2], "a.py@v2");
+	assert_string_equal(r.order[3], "b.py@b3");
 	jobs_free(j);
-	assert_int_equal(r.freed, 4);
+	assert_int_equal(r.freed, 6);
 }
 
 static void test_pool_is_bounded_and_every_file_runs_once(void **state)
