@@ -130,6 +130,8 @@ int sandbox_parse_toml(struct sandbox *sb, const char *toml, size_t len, json_t 
 				 sb->info->name);
 		return -ENOENT;
 	}
+	if (!sb->info->pip->image_id && sb->ops->find_pip)
+		sb->ops->find_pip(sb->engine); /* built since the engine opened */
 	return sandbox_deps_parse_toml(&runner, sb->info->pip, toml, len, table, err);
 }
 
