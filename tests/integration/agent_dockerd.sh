@@ -37,14 +37,11 @@ DPID=
 BUILD_SH="${MAI_SOURCE_ROOT:-$(dirname "$0")/../..}/packaging/sandbox-image/build.sh"
 
 # The processes of the private engine that outlive it (a killed
-# containerd's shims) name its exec root on their command line.
+# containerd's shims) name its exec root on their command line: one grep
+# over every command line, not a subshell and a tr per process (hundreds
+# of processes at each look); "[/]" keeps grep's own from matching.
 engine_pids() {
-	for p in /proc/[0-9]*; do
-		cmd=$({ tr '\0' ' ' < "$p/cmdline"; } 2>/dev/null) || continue
-		case "$cmd" in
-		*"$D/"*) echo "${p#/proc/}" ;;
-		esac
-	done
+	grep -las -- "$T/d[/]" /proc/[0-9]*/cmdline | sed -n 's|^/proc/\([0-9]*\)/cmdline$|\1|p'
 }
 
 dockerd_stop_all() {

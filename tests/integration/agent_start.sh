@@ -22,9 +22,9 @@ AGENT_SECURITY_YAML='analyzers:
 # agent_cli.sh's; the warm pool is test_sandbox's and sandbox_end's cases,
 # agent_dockerd.sh's and agent_outage.sh's (AGENT_POOL=1: pool containers
 # a restarted dockerd killed are replaced), agent_answers.sh's (removed at
-# a stop whose log pipe closed), bench_smoke's, and metrics.sh
-# starts with the shipped defaults (both on, the pool sized by auto). A
-# test that writes its own sandbox.yaml starts it with this text.
+# a stop whose log pipe closed), bench_smoke's, and metrics.sh's (the
+# shipped pool_size: auto, without the self-test). A test that writes its
+# own sandbox.yaml starts it with this text.
 AGENT_SANDBOX_YAML="self_test: false
 pool_size: ${AGENT_POOL:-0}
 "

@@ -112,7 +112,7 @@ def script(name):
 
 
 under = fswait.underneath(drop, int(sys.argv[3]))
-watch = fswait.DirWatch(under) if under else None
+watch = fswait.watch(under) if under else None
 pending, todo, all_at = set(names), set(names), time.monotonic()
 while True:
     for n in todo & pending:
@@ -123,7 +123,7 @@ while True:
     now = time.monotonic()
     if not pending or now >= end:
         break
-    if not watch:  # no descriptor of the agent's to watch: a poll
+    if not watch:  # no descriptor of the agent's, or no inotify: a poll
         time.sleep(0.05)
         todo = pending
         continue

@@ -13,8 +13,8 @@ so a waiter wakes on the writer's rename itself, where a poll every 20 ms
 DirWatch(directory).changes(seconds) gives the names of the files changed,
 for a wait on many files at once.
 
-Where inotify cannot see the writer it polls every poll_s seconds, as
-before: a FUSE mount (the agent's mount mode) reports only what passes
+Where inotify cannot see the writer, or no inotify instance is left, it
+polls every poll_s seconds, as before: a FUSE mount (the agent's mount mode) reports only what passes
 through the mount, not its server's own writes to the directory underneath
 (underneath(path, pid) names that directory through the agent's own
 descriptor, which inotify can watch); and a directory that does not exist
@@ -118,6 +118,19 @@ class DirWatch:
         return names
 
 
+def watch(directory):
+    """A DirWatch of directory, or None where inotify cannot serve: the
+    directory is on a FUSE mount, or no inotify instance is left (the
+    user's max_user_instances, shared with every agent on the machine):
+    the caller polls then."""
+    if on_fuse(directory):
+        return None
+    try:
+        return DirWatch(directory)
+    except OSError:
+        return None
+
+
 def underneath(path, pid):
     """The directory underneath the mount at path, as process pid holds it
     open (the agent in mount mode works there): "/proc/PID/fd/N", which
@@ -144,20 +157,20 @@ def until(path, ready, seconds, poll_s=0.02, watch_dir=None):
     end = time.monotonic() + seconds
     directory = watch_dir or os.path.dirname(path) or "."
     name = os.path.basename(path)
-    watch = None if on_fuse(directory) else DirWatch(directory)
+    w = watch(directory)
     try:
         v, asked = ready(), time.monotonic()
         while not v:
             now = time.monotonic()
             if now >= end:
                 break
-            if not watch:
+            if not w:
                 time.sleep(min(end - now, poll_s))
             elif now < asked + RECHECK_S:
-                if not watch.changes(min(end, asked + RECHECK_S) - now) & {name, DirWatch.ANY}:
+                if not w.changes(min(end, asked + RECHECK_S) - now) & {name, DirWatch.ANY}:
                     continue  # another file's change, or the time to ask anyway
             v, asked = ready(), time.monotonic()
         return v
     finally:
-        if watch:
-            watch.close()
+        if w:
+            w.close()
