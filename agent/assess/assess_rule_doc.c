@@ -185,7 +185,7 @@ static const struct assess_rule_doc docs[] = {
 	  "Names the home directory itself ('~', os.path.expanduser('~')) and deletes a path that the assessor cannot follow, such as a helper function's parameter: the shape of a wipe that hides its target behind a function call.",
 	  "Delete only paths below the working directory, named where they are deleted." RUN_REVIEWED },
 	{ "MAI057", "overwrite-system-file",
-	  "Opens for writing a system file or a disk: the accounts and passwords (/etc/passwd, /etc/shadow, /etc/sudoers), /etc/hosts, programs and libraries (/bin, /usr/lib), a raw disk (/dev/sda). On the sandbox's read-only root the write fails, but the intent is destruction, so it holds the script.",
+	  "Opens for writing a system file or a disk: the accounts and passwords (/etc/passwd, /etc/shadow, /etc/sudoers), /etc/hosts, programs and libraries (/bin, /usr/lib), a raw disk (/dev/sda), named by an absolute path (a relative path such as data/var/lib/app is a file below the working directory). On the sandbox's read-only root the write fails, but the intent is destruction, so it holds the script.",
 	  "Write below the working directory instead." RUN_REVIEWED },
 	{ "MAI073", "host-identity",
 	  "Reads the host's identity: its name (socket.gethostname, platform.node), the user's name (getpass.getuser, os.getlogin), uname or the MAC address. Alone it is harmless (in the sandbox it is the container's); sent over the network it is what a beacon reports (MAI104).",

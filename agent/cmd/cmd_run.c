@@ -326,6 +326,20 @@ static void reject(struct daemon_assessment *out, const char *reason, char *deta
 	out->detail = detail;
 }
 
+/* The PEP 723 block of base cannot be read yet (why: what is missing and
+ * what to do): an error answer that says so, retried like a run that
+ * Docker could not start. Returns rc (-errno). */
+static int metadata_waits(struct daemon_assessment *out, const char *base, const char *why, int rc)
+{
+	log_warnx("%s: its PEP 723 block waits: %s", base, why);
+	bool stopping = rc == -ECANCELED;
+	out->fail_reason = stopping ? "agent_stopped" : "sandbox_unavailable";
+	free(out->detail);
+	out->detail = xasprintf("the PEP 723 block of %s cannot be read yet: %s%s", base, why,
+				stopping ? "" : "; the agent tries again");
+	return rc;
+}
+
 /* PEP 723 inline metadata: the block located in C, its TOML parsed by
  * tomllib in a container, its dependencies shown in the assessment. A
  * script with dependencies at a level without network is rejected, saying
@@ -348,19 +362,17 @@ static int assess_inline_metadata(struct stage_ctx *sc, const char *name,
 	}
 	int src = 0;
 	struct sandbox *sb = stage_sandbox(sc, &err, &src);
-	if (!sb) {
-		log_warnx("%s: its PEP 723 block waits for Docker: %s", base, err);
-		return src;
-	}
+	if (!sb)
+		return metadata_waits(out, base, err, src);
 	r = sandbox_parse_toml(sb, toml, strlen(toml), &table, &err);
-	if (r == -EINVAL || r == -ENOENT) {
+	if (r == -EINVAL) {
 		reject(out, "bad_metadata", xasprintf("%s, line %zu: %s", base, line, err));
 		return 0;
 	}
-	if (r < 0) {
-		log_warnx("%s: %s", base, err);
-		return r;
-	}
+	/* -ENOENT: the engine lacks the image that reads it; built, the retry
+	 * reads it. */
+	if (r < 0)
+		return metadata_waits(out, base, err, r);
 	if (pep723_dependencies(table, &deps, &n, &err) < 0) {
 		json_decref(table);
 		reject(out, "bad_metadata", xasprintf("%s, line %zu: %s", base, line, err));

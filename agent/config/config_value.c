@@ -172,7 +172,8 @@ static int config_parse_int(const char *s, int64_t *out)
 	return 0;
 }
 
-/* "1", "1.0", "0.25": at most nine decimals, as Docker's NanoCpus. */
+/* "1", "1.0", "0.25": at most nine decimals, as Docker's NanoCpus
+ * (-EDOM: more). */
 static int config_parse_cpus(const char *s, uint64_t *nano)
 {
 	uint64_t whole = 0, frac = 0;
@@ -192,7 +193,7 @@ static int config_parse_cpus(const char *s, uint64_t *nano)
 			return -EINVAL;
 		for (; *p >= '0' && *p <= '9'; p++, digits++) {
 			if (digits == 9)
-				return -EINVAL;
+				return p[strspn(p, "0123456789")] ? -EINVAL : -EDOM;
 			frac = frac * 10 + (uint64_t)(*p - '0');
 		}
 	}
@@ -363,6 +364,12 @@ int config_apply(struct config_ctx *ctx, const struct config_key *k, const struc
 			config_fail(ctx, file, v->line, v->col, "%s: '%s' is not a decimal number; %s",
 				    k->path, shown, expected);
 			return r;
+		}
+		if (r == -EDOM) {
+			config_fail(ctx, file, v->line, v->col, "%s: '%s' has more than nine "
+				    "decimals (Docker counts CPUs in billionths); %s", k->path, shown,
+				    expected);
+			return -EINVAL;
 		}
 		if (config_check_range(ctx, k, v, file, expected, r, (int64_t)u) < 0)
 			return -EINVAL;

@@ -666,9 +666,11 @@ void daemon_job_run(void *arg, const struct jobs_item *item)
 		int ar = st->assess(st->ctx, c.job->name, &c.job->snap, &a);
 		stagetime_mark(STAGE_OTHER); /* what the assessor did not mark */
 		if (ar < 0) {
-			const char *why = "the assessment failed (see the agent log)";
-			park(&c, DAEMON_STAGE_ACCEPTED, "assessor_failed", why, NULL, NULL, NULL);
-			finish_error(&c, "assessor_failed", why, true);
+			/* The retry record says what the answer says. */
+			const char *reason = a.fail_reason ? a.fail_reason : "assessor_failed";
+			const char *why = a.detail ? a.detail : "the assessment failed (see the agent log)";
+			park(&c, DAEMON_STAGE_ACCEPTED, reason, why, NULL, NULL, NULL);
+			finish_error(&c, reason, why, true);
 			goto out;
 		}
 		daemon_status_count_level(c.d->status, a.level);

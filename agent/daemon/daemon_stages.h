@@ -24,7 +24,13 @@ struct daemon_assessment {
 	enum level level;
 	bool rejected;   /* not valid source text, or inline metadata that cannot be honoured */
 	const char *reject_reason; /* static id of the rejection; NULL: "not_text" */
-	char *detail;    /* for a rejection: what is wrong and what to do; freed by the daemon */
+	/* With a failed assessment (-errno): static id of why, as the error's
+	 * reason ("sandbox_unavailable": what it needs of Docker is missing);
+	 * NULL: "assessor_failed". */
+	const char *fail_reason;
+	/* For a rejection or a failed assessment: what is wrong and what to do;
+	 * freed by the daemon. */
+	char *detail;
 	json_t *json;    /* new reference, taken over by the daemon */
 	/* The shape of the code, for the sandbox's limits. */
 	size_t bytes, lines, loops, imports, max_nesting;
@@ -42,7 +48,8 @@ struct daemon_execution {
 
 struct daemon_stages {
 	/* Assesses a snapshot. 0, or -errno when the assessor itself failed
-	 * (state error, retried). Called on worker threads. */
+	 * or what it needs is missing (state error with out->fail_reason and
+	 * out->detail when set, retried). Called on worker threads. */
 	int (*assess)(void *ctx, const char *name, const struct intake_snapshot *snap,
 		      struct daemon_assessment *out);
 	/* Runs a snapshot at a trust level. 0 with a verdict, or -errno when

@@ -126,10 +126,13 @@ int sandbox_parse_toml(struct sandbox *sb, const char *toml, size_t len, json_t 
 	const struct sandbox_runner runner = { run_job, sb };
 
 	if (!sb->info->pip) {
-		*err = xasprintf("the %s engine has no pip image to read PEP 723 blocks with",
-				 sb->info->name);
+		*err = xasprintf("the %s engine has the pip image that reads PEP 723 blocks only "
+				 "when a trust level has network: allowlist: set one in "
+				 "config/sandbox.yaml and restart the agent", sb->info->name);
 		return -ENOENT;
 	}
+	if (!sb->info->pip->image_id && sb->ops->find_pip)
+		sb->ops->find_pip(sb->engine); /* built since the engine opened */
 	return sandbox_deps_parse_toml(&runner, sb->info->pip, toml, len, table, err);
 }
 

@@ -121,9 +121,9 @@ int sandbox_deps_parse_toml(const struct sandbox_runner *runner, const struct sa
 
 	*table = NULL;
 	if (!pip->image_id) {
-		*err = xasprintf("reading PEP 723 metadata needs the image %s (tomllib): build it "
-				 "with packaging/sandbox-image/build.sh --variant pip, or set "
-				 "network.image in config/sandbox.yaml", pip->image);
+		*err = xasprintf("the image %s that reads it (with tomllib) is missing from the "
+				 "engine: build it with packaging/sandbox-image/build.sh --variant "
+				 "pip, or set network.image in config/sandbox.yaml", pip->image);
 		return -ENOENT;
 	}
 	if (runner->run(runner->ctx, &job, &mode, &r) < 0 || r.verdict != SANDBOX_VERDICT_EXITED ||

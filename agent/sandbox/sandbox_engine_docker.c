@@ -527,6 +527,11 @@ static void engine_remove(void *ctx, struct sandbox_engine_run *run)
 	free(run);
 }
 
+static void engine_find_pip(void *ctx)
+{
+	sandbox_net_find_pip(((struct docker_engine *)ctx)->net);
+}
+
 static void engine_limits_changed(void *ctx)
 {
 	struct docker_engine *e = ctx;
@@ -570,6 +575,7 @@ const struct sandbox_engine_ops sandbox_engine_docker = {
 	.wait = engine_wait,
 	.read = engine_read,
 	.remove = engine_remove,
+	.find_pip = engine_find_pip,
 	.limits_changed = engine_limits_changed,
 	.warm_ready = engine_warm_ready,
 	.wait_removed = engine_wait_removed,

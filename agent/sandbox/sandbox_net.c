@@ -1,5 +1,6 @@
 #include "sandbox_net.h"
 
+#include <pthread.h>
 #include <string.h>
 
 #include "hash.h"
@@ -16,6 +17,7 @@ struct sandbox_net {
 	struct netproxy *proxy;
 	char **env;         /* NULL-terminated container env for the network */
 	struct sandbox_pip *pip;
+	pthread_mutex_t pip_lock; /* who sets pip's image id after start */
 };
 
 /* "mai-net-<12 hex of sha256(instance)>": stable across restarts of one
@@ -184,6 +186,7 @@ int sandbox_net_start(struct docker *d, const char *instance, bool wanted,
 	n->docker = d;
 	n->instance = xstrdup(instance);
 	n->pip = sandbox_pip_new(o);
+	pthread_mutex_init(&n->pip_lock, NULL);
 	r = start(n, wanted, o, err);
 	if (r < 0) {
 		sandbox_net_stop(n);
@@ -204,12 +207,31 @@ void sandbox_net_stop(struct sandbox_net *n)
 	free(n->name);
 	free(n->instance);
 	sandbox_pip_free(n->pip);
+	pthread_mutex_destroy(&n->pip_lock);
 	free(n);
 }
 
 const struct sandbox_pip *sandbox_net_pip(const struct sandbox_net *n)
 {
 	return n->pip;
+}
+
+void sandbox_net_find_pip(struct sandbox_net *n)
+{
+	struct docker_image img = { 0 };
+	char *e = NULL;
+
+	pthread_mutex_lock(&n->pip_lock);
+	if (!n->pip->image_id) {
+		if (docker_image_inspect(n->docker, n->pip->image, &img, &e) == DOCKER_OK) {
+			log_info("the pip image %s is there now: PEP 723 blocks can be read",
+				 n->pip->image);
+			sandbox_pip_set_image_id(n->pip, img.id);
+		}
+		free(e);
+		docker_image_clear(&img);
+	}
+	pthread_mutex_unlock(&n->pip_lock);
 }
 
 const char *sandbox_net_name(const struct sandbox_net *n)

@@ -28,6 +28,10 @@ int sandbox_net_start(struct docker *d, const char *instance, bool wanted,
 void sandbox_net_stop(struct sandbox_net *n);
 
 const struct sandbox_pip *sandbox_net_pip(const struct sandbox_net *n);
+/* The pip image was missing at start: looks for it again and, when it is
+ * there now (built since), sets its id in sandbox_net_pip(n); the id, once
+ * set, stays until stop. Thread-safe. */
+void sandbox_net_find_pip(struct sandbox_net *n);
 /* The network's name, NULL when no level uses it (or n is NULL). */
 const char *sandbox_net_name(const struct sandbox_net *n);
 /* A container's environment on the network (the proxy's variables,

@@ -24,14 +24,23 @@ AGENT_POOL=1
 require_docker /var/run/docker.sock
 
 SMALL=$T/small
+# The image that reads PEP 723 blocks, missing when the agent starts (4b
+# tags it): a name of this run's own, untagged at exit.
+PIP=mai-test-pip-$$
+untag_pip() {
+	curl -s -X DELETE --unix-socket /var/run/docker.sock \
+		"http://localhost/images/$PIP:latest?noprune=1" > /dev/null
+}
 on_exit() {
 	unmount_view "$T/view"
 	grep -q " $SMALL " /proc/self/mounts && umount -l "$SMALL"
+	untag_pip
 }
 mkdir -p "$SMALL"
 mount -t tmpfs -o size=1m,mode=0755 "mai-answers-$$" "$SMALL" || { fail "cannot mount a tmpfs"; exit 1; }
 D=$SMALL/drop
 write_agent_config "$D" "$T/state"
+printf 'network:\n  image: %s:latest\n' "$PIP" >> "$T/conf/sandbox.yaml"
 DOCKER_CHECKED=1
 start_agent
 
@@ -125,10 +134,21 @@ wait_field "$D/empty.result.json" reason empty 20
 # 4b. PEP 723 blocks, here too and not only in network.sh: a block never
 # closed and a 'dependencies' that is not a list are rejected as
 # bad_metadata, saying what is wrong; a block without dependencies runs,
-# its requires-python shown in the assessment.
+# its requires-python shown in the assessment. While the image that reads
+# the blocks (network.image) is missing, a block is answered error
+# sandbox_unavailable, naming the image and its build command, never
+# rejected; once the image is there the retry reads it, without a restart.
 printf '# /// script\n# requires-python = ">=3.8"\nprint(1)\n' > "$D/pep_open.py"
 printf 'print(0)\n# /// script\n# dependencies = "requests"\n# ///\nprint(1)\n' > "$D/pep_deps.py"
 printf '# /// script\n# requires-python = ">=3.8"\n# ///\nprint(7)\n' > "$D/pep_py.py"
+wait_field "$D/pep_py.result.json" state error 20
+[ "$(field "$D/pep_py.result.json" reason)" = sandbox_unavailable ] ||
+	fail "pep_py.py without the pip image: reason $(field "$D/pep_py.result.json" reason), expected sandbox_unavailable"
+field "$D/pep_py.result.json" message | grep -q "$PIP:latest .*build.sh --variant pip" ||
+	fail "pep_py.py: the message does not name the missing image and its build: $(field "$D/pep_py.result.json" message)"
+code=$(curl -s -o /dev/null -w '%{http_code}' -X POST --unix-socket /var/run/docker.sock \
+	"http://localhost/images/${MAI_SANDBOX_PIP_IMAGE:-mai-sandbox-pip:latest}/tag?repo=$PIP&tag=latest")
+[ "$code" = 201 ] || fail "tagging the pip image as $PIP: HTTP $code"
 for f in pep_open pep_deps; do
 	wait_field "$D/$f.result.json" reason bad_metadata 60 || continue
 	[ "$(field "$D/$f.result.json" state)" = rejected ] || fail "$f.py: state $(field "$D/$f.result.json" state)"

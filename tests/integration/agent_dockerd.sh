@@ -161,6 +161,18 @@ wait_field "$T/drop/again.result.json" state completed 20
 grep -q "in the new directory" "$T/drop/again.result.json" ||
 	fail "again.py: its output is not in the result: $(cat "$T/drop/again.result.json")"
 
+# --- a PEP 723 block where the engine lacks the image that reads it (this
+# engine has only the sandbox image): an error answer that names the
+# missing image and its build command, retried, never a final rejection
+# that blames the script ---
+printf '# /// script\n# requires-python = ">=3.8"\n# ///\nprint(1)\n' > "$T/drop/pep.py"
+wait_field "$T/drop/pep.result.json" state error 20
+[ "$(field "$T/drop/pep.result.json" reason)" = sandbox_unavailable ] ||
+	fail "pep.py: reason $(field "$T/drop/pep.result.json" reason), expected sandbox_unavailable"
+field "$T/drop/pep.result.json" message | grep -q "mai-sandbox-pip:latest .*build.sh --variant pip" ||
+	fail "pep.py: the message does not name the image and its build: $(field "$T/drop/pep.result.json" message)"
+rm -f "$T/drop/pep.py"
+
 # wait_docker VALUE SECONDS: until status.json says docker_reachable VALUE
 # (True or False); prints how many ms that took.
 wait_docker() {

@@ -45,6 +45,16 @@ static int stage_assess(void *arg, const char *name, const struct intake_snapsho
 	if (fails)
 		c->assess_failures--;
 	pthread_mutex_unlock(&c->lock);
+	/* "# needs image": what the real assessor answers when the engine
+	 * lacks the image that reads a PEP 723 block. */
+	if (fails && strstr((const char *)snap->data, "# needs image")) {
+		out->fail_reason = "sandbox_unavailable";
+		out->detail = xstrdup("the PEP 723 block of a.py cannot be read yet: the image "
+				      "mai-sandbox-pip:latest that reads it (with tomllib) is "
+				      "missing from the engine: build it with "
+				      "packaging/sandbox-image/build.sh --variant pip");
+		return -ENOENT;
+	}
 	if (fails)
 		return -EIO;
 	const char *p = strstr((const char *)snap->data, "# level: ");

@@ -422,6 +422,32 @@ static void test_assessment_failing(void **state)
 	assert_int_equal(c->executed, 2);
 }
 
+/* An assessment that cannot be made yet because the engine lacks what it
+ * needs (the image that reads a PEP 723 block) is an error answer, never a
+ * final one: it says what is missing and what to run, the retry record
+ * says the same, and the retry runs the script once it can be assessed. */
+static void test_assessment_waiting_for_an_image(void **state)
+{
+	struct ctx *c = *state;
+	c->assess_failures = 1;
+	start(c, true);
+	put(c->drop, "a.py", "# level: LOW\n# needs image\n");
+	json_t *o = wait_state(c, "a.result.json", "error");
+	assert_string_equal(str(o, "reason"), "sandbox_unavailable");
+	assert_non_null(strstr(str(o, "message"), "build.sh --variant pip"));
+	json_decref(o);
+	json_decref(wait_state(c, "a.result.json", "completed"));
+	stop(c);
+	json_t *retries = records_of(c, "a.py", "retry");
+	assert_int_equal(json_array_size(retries), 1);
+	json_t *rt = json_array_get(retries, 0);
+	assert_string_equal(str(rt, "reason"), "sandbox_unavailable");
+	assert_non_null(strstr(str(rt, "detail"), "mai-sandbox-pip:latest"));
+	assert_non_null(strstr(str(rt, "detail"), "build.sh --variant pip"));
+	json_decref(retries);
+	assert_int_equal(c->executed, 1);
+}
+
 /* A final answer removed from the drop directory is written again at the
  * next start from the agent's copy, without a run; when the copy is gone
  * too, the script runs again. */
@@ -583,6 +609,7 @@ int main(void)
 		T(test_audit_failure_means_nothing_runs),
 		T(test_start_refusals),
 		T(test_assessment_failing),
+		T(test_assessment_waiting_for_an_image),
 		T(test_lost_answer_at_restart),
 		T(test_rerun_requests),
 		T(test_reason_not_utf8),

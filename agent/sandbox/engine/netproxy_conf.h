@@ -40,7 +40,9 @@ void netproxy_env_free(char **env);
 /* The pip image and how dependencies are installed with it. */
 struct sandbox_pip {
 	const char *image;
-	const char *image_id; /* NULL: the image is missing */
+	/* NULL: the image is missing. Atomic: an engine may set it after
+	 * open, once, while runs read it (sandbox_net_find_pip()). */
+	const char *_Atomic image_id;
 	const char *index_url;
 	int64_t install_timeout_ms, install_size;
 };

@@ -171,6 +171,11 @@ struct sandbox_engine_ops {
 	/* Removes the run's container or service (in the background where the
 	 * engine can) and frees run. */
 	void (*remove)(void *ctx, struct sandbox_engine_run *run);
+	/* info()->pip has no image id (the pip image was missing at open):
+	 * looks for the image again and sets its id when it is there now.
+	 * Thread-safe. May be NULL: the engine found its pip image at open or
+	 * has none. */
+	void (*find_pip)(void *ctx);
 	/* The limits of the trust levels changed (a reload). May be NULL. */
 	void (*limits_changed)(void *ctx);
 	/* Warm containers ready for trust level t. May be NULL. */
