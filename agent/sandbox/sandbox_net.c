@@ -120,21 +120,31 @@ static void remove_leftover(struct sandbox_net *n)
 	remove_network(n, name, true);
 }
 
+/* Sets the pip image's id when the engine has the image; 0, or -ENOENT
+ * with *e (Docker's word, caller frees). */
+static int look_for_pip(struct sandbox_net *n, char **e)
+{
+	struct docker_image img = { 0 };
+	int r = docker_image_inspect(n->docker, n->pip->image, &img, e) == DOCKER_OK ? 0 : -ENOENT;
+
+	if (r == 0)
+		sandbox_pip_set_image_id(n->pip, img.id);
+	docker_image_clear(&img);
+	return r;
+}
+
 /* What sandbox_net_start does, into n; what it made stays for stop. */
 static int start(struct sandbox_net *n, bool wanted, const struct sandbox_network_options *o,
 		 char **err)
 {
 	struct docker_network net = { 0 };
-	struct docker_image img = { 0 };
 	_cleanup_free_ char *dir = NULL;
 	char *e = NULL;
 	int r;
 
 	/* Without an allowlist level the pip image still reads PEP 723 blocks
 	 * when it is there; it is required only with one. */
-	if (docker_image_inspect(n->docker, n->pip->image, &img, &e) == DOCKER_OK)
-		sandbox_pip_set_image_id(n->pip, img.id);
-	docker_image_clear(&img);
+	(void)look_for_pip(n, &e);
 	if (!wanted) {
 		free(e);
 		remove_leftover(n);
@@ -218,19 +228,12 @@ const struct sandbox_pip *sandbox_net_pip(const struct sandbox_net *n)
 
 void sandbox_net_find_pip(struct sandbox_net *n)
 {
-	struct docker_image img = { 0 };
 	char *e = NULL;
 
 	pthread_mutex_lock(&n->pip_lock);
-	if (!n->pip->image_id) {
-		if (docker_image_inspect(n->docker, n->pip->image, &img, &e) == DOCKER_OK) {
-			log_info("the pip image %s is there now: PEP 723 blocks can be read",
-				 n->pip->image);
-			sandbox_pip_set_image_id(n->pip, img.id);
-		}
-		free(e);
-		docker_image_clear(&img);
-	}
+	if (!n->pip->image_id && look_for_pip(n, &e) == 0)
+		log_info("the pip image %s is there now: PEP 723 blocks can be read", n->pip->image);
+	free(e);
 	pthread_mutex_unlock(&n->pip_lock);
 }
 
