@@ -55,8 +55,9 @@ It is written after every mutant (each file replaced whole), so a run
 that is killed leaves the report of what it measured; SIGTERM or SIGINT
 start nothing more and write it when the mutants under way end (a second
 one: at once). While --pause-file exists no new mutant or test starts
-(the tests under way end): the machine is quiet for a measurement, and
-no test's limit runs during the pause. The run is niced (10).
+(the tests under way end; once they have, PATH.quiet is written): the
+machine is quiet for a measurement, and no test's limit runs during the
+pause. The run is niced (10).
 
 --only FILE:LINE,... runs every mutant of those lines instead of a pick.
 
@@ -821,6 +822,7 @@ class Run:
         self.status = "running"
         self.paused, self.pause_since = 0.0, None
         self.observed = {}
+        self.waiting = 0  # workers held by the pause file
 
     def observe(self, name, seconds):
         """A test's time when it passed (on a mutant or the unmutated code)."""
@@ -848,19 +850,32 @@ class Run:
 
     def wait_pause(self):
         """While --pause-file exists, returns only when it is gone (its
-        time is counted apart: no test runs during it)."""
+        time is counted apart: no test runs during it). Once every worker
+        waits (the tests under way have ended), PATH.quiet is written."""
         path = self.args.pause_file
-        while path and os.path.exists(path) and self.status == "running":
+        if not (path and os.path.exists(path) and self.status == "running"):
+            return
+        with self.lock:
+            self.waiting += 1
+        while os.path.exists(path) and self.status == "running":
             with self.lock:
                 if self.pause_since is None:
                     self.pause_since = time.monotonic()
                     print("mutate.py: paused (%s exists): no new mutant or test" % path, flush=True)
+                if self.waiting == self.args.jobs and not os.path.exists(path + ".quiet"):
+                    with open(path + ".quiet", "w", encoding="utf-8") as f:
+                        f.write(time.strftime("%H:%M:%S UTC\n", time.gmtime()))
+                    print("mutate.py: quiet: no test or build of this run is running (%s.quiet)" % path,
+                          flush=True)
             time.sleep(1)
         with self.lock:
+            self.waiting -= 1
             if self.pause_since is not None:
                 self.paused += time.monotonic() - self.pause_since
                 self.pause_since = None
                 print("mutate.py: resumed (%.0f s paused in all)" % self.paused, flush=True)
+            if self.waiting == 0 and os.path.exists(path + ".quiet"):
+                os.unlink(path + ".quiet")
 
     def write(self, final=False):
         order = {id(site): i for i, site in enumerate(self.picked)}
@@ -1067,7 +1082,9 @@ def report(results, modules, args, n_picked, total, commit, dirty, excluded, sec
              "on commit `%s`%s: %d of the %d "
              "mutants picked ran in %.0f min (%d places in all; %d test runs)." % (
                  args.seed, args.count, " --modules " + args.modules if args.modules != ",".join(MODULES) else "",
-                 " --budget %.0f" % args.budget if args.budget else "", args.test_seconds,
+                 (" --budget %.0f" % args.budget if args.budget else "") + (
+                     " --deadline %.0f (%s UTC)" % (args.deadline, time.strftime("%H:%M", time.gmtime(args.deadline)))
+                     if getattr(args, "deadline", None) else ""), args.test_seconds,
                  args.max_test_seconds, args.jobs, commit,
                  " with uncommitted changes" if dirty else "", len(results), n_picked, seconds / 60, total,
                  ran_tests) + (" Paused %.0f s by --pause-file (no test ran then; the minutes above "

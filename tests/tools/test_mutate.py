@@ -101,11 +101,14 @@ class RunState(unittest.TestCase):
             r.wait_pause()
             self.assertEqual(r.paused, 0.0)
             open(pause, "w").close()
-            threading.Timer(1.2, os.unlink, args=(pause,)).start()
+            quiet = []
+            threading.Timer(1.5, lambda: (quiet.append(os.path.exists(pause + ".quiet")), os.unlink(pause))).start()
             t = time.monotonic()
             r.wait_pause()
-            self.assertGreaterEqual(time.monotonic() - t, 1.1)
-            self.assertGreaterEqual(r.paused, 1.1)
+            self.assertGreaterEqual(time.monotonic() - t, 1.4)
+            self.assertGreaterEqual(r.paused, 1.4)
+            self.assertEqual(quiet, [True])  # its one worker waited: nothing ran
+            self.assertFalse(os.path.exists(pause + ".quiet"))  # gone once it goes on
 
     def test_a_cut_run_leaves_a_report_that_says_so(self):
         with tempfile.TemporaryDirectory() as d:
