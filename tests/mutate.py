@@ -337,8 +337,11 @@ def copy_tree(dst, marker):
 
 
 def test_table(build):
+    """meson's tests by name; each runs where meson test runs it: in its
+    workdir, or else the build directory (assess_rules_gen names its
+    generator by a path relative to it)."""
     out = run(["meson", "introspect", "--tests", build], check=True).stdout
-    return {t["name"]: t for t in json.loads(out)}
+    return {t["name"]: dict(t, workdir=t["workdir"] or build) for t in json.loads(out)}
 
 
 def start_test(t, tag, tmp, out=subprocess.DEVNULL):
