@@ -3,6 +3,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -109,4 +112,27 @@ char *testdir_nest(const char *dir, unsigned levels)
 		assert_int_equal(mkdir(p, 0755), 0);
 	}
 	return p;
+}
+
+char *testdir_small_fs(const char *dir, const char *name, const char *opts)
+{
+	static bool unshared;
+	if (!unshared) {
+		if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+			return NULL;
+		unshared = true;
+	}
+	char *p = xasprintf("%s/%s", dir, name);
+	assert_int_equal(mkdir(p, 0755), 0);
+	if (mount("tmpfs", p, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0) {
+		rmdir(p);
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void testdir_unmount(const char *path)
+{
+	assert_int_equal(umount2(path, MNT_DETACH), 0);
 }
