@@ -111,7 +111,11 @@ static bool fail_here(enum call c, int dirfd, const char *path, int fd)
 	if (matches && a->match[0]) {
 		char what[4096];
 		describe(dirfd, path, fd, what, sizeof(what));
-		matches = strstr(what, a->match) != NULL;
+		size_t m = strlen(a->match), w = strlen(what);
+		if (a->match[m - 1] == '$') /* anchored at the end */
+			matches = w >= m - 1 && memcmp(what + w - (m - 1), a->match, m - 1) == 0;
+		else
+			matches = strstr(what, a->match) != NULL;
 	}
 	if (matches && a->skip > 0) {
 		a->skip--;

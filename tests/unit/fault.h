@@ -20,7 +20,8 @@
  * with err, returning -1 (or err itself for pthread_create). With match,
  * only calls whose path contains it count: the path argument, the name
  * joined to its directory descriptor's path for the *at calls, the path
- * of the descriptor for the descriptor calls (readlink of /proc/self/fd).
+ * of the descriptor for the descriptor calls (readlink of /proc/self/fd);
+ * a match ending in '$' must end the path.
  * fn must be one of the calls fault.c wraps (the test aborts otherwise).
  * Arming replaces what was armed for fn before. */
 void fault_arm(const char *fn, const char *match, unsigned nth, unsigned times, int err);

@@ -4,6 +4,7 @@
  * stays verifiable. The rest of the writer, reader and verifier is in
  * test_audit.c. */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,6 +22,8 @@
 #include "audit_format.h"
 #include "audit_reader.h"
 #include "audit_verify.h"
+#include "fault.h"
+#include "fileio.h"
 #include "macro.h"
 #include "testdir.h"
 
@@ -390,6 +393,71 @@ static void test_retention_cut_damaged(void **state)
 		fail_msg("got %s, expected %s", missing, gap);
 }
 
+/* A rotation that cannot create the new segment (its disk out of inodes,
+ * for real: a tmpfs of 64, one left for the segment and none for its
+ * index) goes on writing the segment it has, leaving no empty segment
+ * behind (it would claim the records written on in the old one); once there is room again the next rotation
+ * happens, and the log verifies. */
+static void test_rotation_on_a_full_disk(void **state)
+{
+	if (geteuid() != 0)
+		test_skip("mounting a small tmpfs needs root");
+	const char *dir = *state;
+	_cleanup_free_ char *disk = testdir_small_fs(dir, "disk", "size=4m,nr_inodes=64,mode=0755");
+	if (!disk)
+		test_skip("cannot mount a tmpfs here");
+	fixture_keys(dir, "k", "mai.test/audit");
+	struct audit_options o = fixture_options(dir, "k", 1);
+	_cleanup_free_ char *log_dir = xasprintf("%s/audit", disk);
+	o.log_dir = log_dir;
+	o.rotate_size = 2048;
+	struct audit_log *log = NULL;
+	_cleanup_free_ char *err = NULL;
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	fixture_append(log, 2);
+	int fillers = 0;
+	for (;; fillers++) {
+		_cleanup_free_ char *p = xasprintf("%s/f%d", disk, fillers);
+		int fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+		if (fd < 0) {
+			assert_int_equal(errno, ENOSPC);
+			break;
+		}
+		close(fd);
+	}
+	/* One inode left: the new segment's log file can be made, its index
+	 * cannot. */
+	_cleanup_free_ char *last = xasprintf("%s/f%d", disk, --fillers);
+	assert_int_equal(unlink(last), 0);
+	_cleanup_free_ uint64_t *before = NULL;
+	size_t nbefore = 0;
+	assert_int_equal(audit_segments_list(log_dir, &before, &nbefore), 0);
+	fixture_append(log, 30); /* far past rotate_size: every batch tries to rotate */
+	char *why = NULL;
+	assert_int_equal(audit_health(log, &why), AUDIT_HEALTH_OK);
+	free(why);
+	_cleanup_free_ uint64_t *during = NULL;
+	size_t nduring = 0;
+	assert_int_equal(audit_segments_list(log_dir, &during, &nduring), 0);
+	assert_int_equal(nduring, nbefore);
+
+	for (int i = 0; i < fillers; i++) {
+		_cleanup_free_ char *p = xasprintf("%s/f%d", disk, i);
+		assert_int_equal(unlink(p), 0);
+	}
+	fixture_append(log, 2);
+	audit_close(log);
+	_cleanup_free_ uint64_t *after = NULL;
+	size_t nafter = 0;
+	assert_int_equal(audit_segments_list(log_dir, &after, &nafter), 0);
+	assert_true(nafter > nbefore);
+	_cleanup_free_ char *pub = xasprintf("%s/k.pub", dir);
+	_cleanup_free_ char *line = fixture_verify_line(log_dir, pub);
+	if (strncmp(line, "OK n=", 5) != 0)
+		fail_msg("%s", line);
+	testdir_unmount(disk);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -401,6 +469,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_small_retention_cut, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_retention_keeps_the_rest_verifiable, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_retention_cut_damaged, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_rotation_on_a_full_disk, testdir_setup, testdir_teardown),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }
