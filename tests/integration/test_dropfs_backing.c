@@ -30,6 +30,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -322,6 +323,59 @@ static void test_start_without_resources(void **state)
 	free(err);
 }
 
+/* What the drop directory's own file system refuses at start, for real: a
+ * ramfs keeps no extended attributes (refused before the directory is made
+ * root's 0700, with where to put it instead); a read-only one cannot be
+ * made the agent's (refused, said); a damaged saved mode is ignored (the
+ * directory's own shows); a group that does not exist is refused. */
+static void test_drop_dir_file_systems(void **state)
+{
+	const char *dir = *state;
+	_cleanup_free_ char *ram = xasprintf("%s/ram", dir), *ro = xasprintf("%s/ro", dir);
+	_cleanup_free_ char *plain = xasprintf("%s/plain", dir);
+	struct fx g = { .mnt = plain };
+	struct drop_source *src = NULL;
+	char *err = NULL;
+	struct dropfs_options o = { .dir = ram, .max_file_size = 1024 };
+
+	assert_int_equal(mkdir(ram, 0755), 0);
+	assert_int_equal(mount("ramfs", ram, "ramfs", 0, "mode=0755"), 0);
+	int r = dropfs_new(&o, on_name, &g, &src, &err);
+	struct stat st;
+	assert_int_equal(stat(ram, &st), 0);
+	assert_int_equal(umount2(ram, MNT_DETACH), 0);
+	assert_int_equal(r, -ENOTSUP);
+	assert_non_null(strstr(err, "keeps no extended attributes"));
+	assert_non_null(strstr(err, "or use drop_mode: watch"));
+	assert_int_equal(st.st_mode & 07777, 0755); /* left as it was */
+	free(err);
+
+	assert_int_equal(mkdir(ro, 0755), 0);
+	assert_int_equal(mount("tmpfs", ro, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755"), 0);
+	assert_int_equal(mount(NULL, ro, NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL), 0);
+	o.dir = ro;
+	r = dropfs_new(&o, on_name, &g, &src, &err);
+	assert_int_equal(umount2(ro, MNT_DETACH), 0);
+	assert_int_equal(r, -EROFS);
+	assert_non_null(strstr(err, "the agent's alone (root, 0700): Read-only file system"));
+	free(err);
+
+	assert_int_equal(mkdir(plain, 0751), 0);
+	assert_int_equal(chmod(plain, 0751), 0);
+	o.dir = plain;
+	o.dir_group = "no-such-group-mai-test";
+	assert_int_equal(dropfs_new(&o, on_name, &g, &src, &err), -ENOENT);
+	assert_non_null(strstr(err, "drop_dir_group: there is no group 'no-such-group-mai-test'"));
+	free(err);
+	o.dir_group = NULL;
+	assert_int_equal(setxattr(plain, "trusted.mai-agent.shown", "not a mode", 10, 0), 0);
+	if (dropfs_new(&o, on_name, &g, &g.src, &err) < 0)
+		fail_msg("dropfs_new: %s", err);
+	assert_int_equal(stat(plain, &st), 0);
+	drop_source_free(g.src);
+	assert_int_equal(st.st_mode & 07777, 0751);
+}
+
 int main(void)
 {
 	int r = fx_require_fuse();
@@ -334,6 +388,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_others_bytes_renamed_into_place, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failing_steps_of_the_mount, setup_recursive, teardown),
 		cmocka_unit_test_setup_teardown(test_start_without_resources, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_drop_dir_file_systems, testdir_setup, testdir_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
