@@ -15,7 +15,7 @@
  * Then the calls of the mount's threads that the real system cannot be
  * made to fail on demand (fault.h): an owner refused for a node just
  * made (a quota), EIO from fstat or ftruncate of a file just opened,
- * a listing that cannot start, no descriptor or thread left at start.
+ * a listing that cannot start (no memory), no thread left at start.
  *
  * Needs root and /dev/fuse: exit 77 without them, a failure with
  * MAI_REQUIRE_REAL=1. */
@@ -278,18 +278,19 @@ static void test_failing_steps_of_the_mount(void **state)
 	assert_int_equal(ERRNO_OF(open(t, O_WRONLY | O_TRUNC | O_CLOEXEC)), EIO);
 	fault_arm("fstat64", "/drop/u.py", 1, 1, EIO);
 	assert_int_equal(ERRNO_OF(truncate(u, 1)), EIO);
-	fault_arm("fdopendir", "/drop", 1, 1, EMFILE);
+	fault_arm("fdopendir", "/drop", 1, 1, ENOMEM);
 	errno = 0;
 	DIR *dir = opendir(f->mnt);
 	assert_null(dir);
-	assert_int_equal(errno, EMFILE);
+	assert_int_equal(errno, ENOMEM);
 	fault_clear();
 	_cleanup_free_ char *still = slurp(t);
 	assert_string_equal(still, "print(6)\n");
 }
 
-/* A start that runs out of descriptors (the eventfd) or threads (the
- * serving threads) is refused with the reason, and leaves no mount. */
+/* A start that runs out of descriptors (the eventfd, for real) or threads
+ * (the serving threads: fault.h) is refused with the reason, and leaves no
+ * mount. */
 static void test_start_without_resources(void **state)
 {
 	const char *dir = *state;
@@ -300,9 +301,10 @@ static void test_start_without_resources(void **state)
 	struct dropfs_options o = { .dir = mnt, .max_file_size = 1024 };
 
 	assert_int_equal(mkdir(mnt, 0755), 0);
-	fault_arm("eventfd", NULL, 1, 1, EMFILE);
-	assert_int_equal(dropfs_new(&o, on_name, &g, &src, &err), -EMFILE);
-	fault_clear();
+	struct rlimit fds = testdir_fd_limit(1); /* the directory opens, the eventfd does not */
+	int r = dropfs_new(&o, on_name, &g, &src, &err);
+	testdir_fd_limit_end(&fds);
+	assert_int_equal(r, -EMFILE);
 	assert_non_null(strstr(err, "/drop: Too many open files"));
 	free(err);
 	fault_arm("pthread_create", NULL, 2, 1, EAGAIN);

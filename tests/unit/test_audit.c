@@ -574,8 +574,8 @@ static void test_disk_failures_while_writing(void **state)
 }
 
 /* What the start cannot do on its log directory: a lock that is a
- * directory (for real); the segment that cannot be opened (fault.h: EMFILE,
- * no more descriptors); the pid in the lock and the log directory's fsync
+ * directory (for real); the segment that cannot be opened (fault.h: EIO,
+ * a failing disk); the pid in the lock and the log directory's fsync
  * failing (fault.h: EIO) only warn. */
 static void test_start_disk_failures(void **state)
 {
@@ -592,10 +592,10 @@ static void test_start_disk_failures(void **state)
 	free(err);
 	assert_int_equal(rmdir(lock), 0);
 
-	fault_arm("open64", "/seg-000000000000.log", 1, 1, EMFILE);
-	assert_int_equal(audit_open(&o, &log, &err), -EMFILE);
+	fault_arm("open64", "/seg-000000000000.log", 1, 1, EIO);
+	assert_int_equal(audit_open(&o, &log, &err), -EIO);
 	fault_clear();
-	assert_non_null(strstr(err, "seg-000000000000.log: cannot open audit segment: Too many open files"));
+	assert_non_null(strstr(err, "seg-000000000000.log: cannot open audit segment: Input/output error"));
 	free(err);
 
 	fault_arm("ftruncate64", "/audit/lock", 1, 1, EIO);

@@ -136,3 +136,21 @@ void testdir_unmount(const char *path)
 {
 	assert_int_equal(umount2(path, MNT_DETACH), 0);
 }
+
+struct rlimit testdir_fd_limit(unsigned spare)
+{
+	struct rlimit saved, lim;
+	int lowest = dup(0);
+	assert_true(lowest >= 0);
+	close(lowest);
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &saved), 0);
+	lim = saved;
+	lim.rlim_cur = (rlim_t)lowest + spare;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &lim), 0);
+	return saved;
+}
+
+void testdir_fd_limit_end(const struct rlimit *saved)
+{
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, saved), 0);
+}
