@@ -598,21 +598,30 @@ static void test_mount_answer_allowed(void **state)
 
 /* daemon_new refuses what it cannot set up, naming the setting to fix: a
  * drop_dir_group no group has (the configuration only checks its form),
- * and a state directory that cannot be made. */
+ * a state directory that cannot be made, a drop directory that is a file,
+ * and notes of runs in flight that cannot be read (a file where their
+ * directory should be). */
 static void test_start_refusals(void **state)
 {
 	struct ctx *c = *state;
 	_cleanup_free_ char *conf = xasprintf("%s/conf2", c->root);
 	assert_int_equal(mkdir(conf, 0755), 0);
 	put(c->root, "file", "x");
-	char *yaml[2] = {
+	_cleanup_free_ char *st3 = xasprintf("%s/state3", c->root);
+	assert_int_equal(mkdir(st3, 0700), 0);
+	put(st3, "running", "not a directory");
+	char *yaml[4] = {
 		xasprintf("drop_dir: %s\nstate_dir: %s/state\ndrop_dir_group: mai-nogroup-%d\n",
 			  c->drop, c->root, (int)getpid()),
 		xasprintf("drop_dir: %s\nstate_dir: %s/file/state\n", c->drop, c->root),
+		xasprintf("drop_dir: %s/file\nstate_dir: %s/state2\n", c->root, c->root),
+		xasprintf("drop_dir: %s\nstate_dir: %s\n", c->drop, st3),
 	};
-	const char *says[2] = { "drop_dir_group: there is no group 'mai-nogroup-",
-				"cannot create the state directory " };
-	for (size_t i = 0; i < 2; i++) {
+	const char *says[4] = { "drop_dir_group: there is no group 'mai-nogroup-",
+				"cannot create the state directory ",
+				"/file: Not a directory (agent.drop_dir in agent.yaml)",
+				"/running, the notes of runs in flight: Not a directory" };
+	for (size_t i = 0; i < 4; i++) {
 		struct mai_config *cfg = NULL;
 		struct daemon *d = NULL;
 		char *err = NULL;
@@ -621,7 +630,7 @@ static void test_start_refusals(void **state)
 		struct daemon_options o = { .cfg = cfg };
 		assert_true(daemon_new(&o, &d, &err) < 0);
 		assert_null(d);
-		if (!strstr(err, says[i]) || !strstr(err, "agent.yaml"))
+		if (!strstr(err, says[i]) || (i < 3 && !strstr(err, "agent.yaml")))
 			fail_msg("case %zu: %s", i, err);
 		free(err);
 		config_free(cfg);
