@@ -9,12 +9,15 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <unistd.h>
 
 #include "docker.h"
 #include "docker_swarm.h"
 #include "docker_env.h"
 #include "sandbox_attach.h"
+#include "sandbox_options.h"
+#include "swarm_proxy.h"
 #include "macro.h"
 #include "monoclock.h"
 
@@ -328,6 +331,39 @@ static void test_not_a_swarm_manager(void **state)
 	free(err);
 }
 
+/* network: allowlist on Swarm refused at the engine's start: an image a
+ * node lacks names the build step; an engine in no swarm refuses the
+ * instance's overlay network. */
+static void test_swarm_proxies_refused(void **state)
+{
+	static const char *const hosts[] = { "pypi.org" };
+	struct sandbox_network_options no = {
+		.state_dir = "/nonexistent", .allowed_hosts = hosts, .n_hosts = 1, .proxy_port = 3128,
+		.proxy_image = "mai-no-such-image:none",
+	};
+	struct swarm_proxies *ps = NULL;
+	char *err = NULL;
+
+	assert_int_equal(swarm_proxies_open(docker, docker_env_instance(), "mai-x", &no, &ps, &err),
+			 -ENOENT);
+	assert_null(ps);
+	assert_string_equal(err, "image mai-no-such-image:none not found: build it with "
+				 "packaging/sandbox-image/build.sh or set sandbox.image in "
+				 "config/sandbox.yaml; network: allowlist on Swarm needs "
+				 "mai-no-such-image:none on every node of its levels: "
+				 "packaging/sandbox-image/build.sh --variant proxy with DOCKER_SOCKET "
+				 "at each node (docs/SCALING.md)");
+	free(err);
+	/* The images this engine has (those the suite builds). */
+	no.proxy_image = NULL;
+	assert_int_equal(swarm_proxies_open(docker, docker_env_instance(), "mai-x", &no, &ps, &err),
+			 -EIO);
+	assert_null(ps);
+	assert_non_null(strstr(err, "Docker refused to create an overlay network (HTTP 500): This "
+				    "node is not a swarm manager."));
+	free(err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -336,6 +372,7 @@ int main(void)
 		cmocka_unit_test(test_every_call_unreachable),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_not_a_swarm_manager),
+		cmocka_unit_test(test_swarm_proxies_refused),
 		cmocka_unit_test(test_image_inspect),
 		cmocka_unit_test(test_hardened_run),
 		cmocka_unit_test(test_missing_runtime_is_typed),
