@@ -17,6 +17,7 @@
 #include "docker_env.h"
 #include "sandbox_attach.h"
 #include "sandbox_options.h"
+#include "swarm_engine.h"
 #include "swarm_proxy.h"
 #include "macro.h"
 #include "monoclock.h"
@@ -364,6 +365,41 @@ static void test_swarm_proxies_refused(void **state)
 	free(err);
 }
 
+/* The Swarm engine (engine.mode swarm) refusing to open: an engine.host
+ * that names no engine, an engine that is not there, an engine in no
+ * swarm; each says what to change. */
+static void test_swarm_engine_refused(void **state)
+{
+	static const struct {
+		const char *socket, *host;
+		int r;
+		const char *says;
+	} cases[] = {
+		{ NULL, "ftp://manager:2376", -EINVAL, "ftp://manager:2376" },
+		{ "/nonexistent/docker.sock", NULL, -EHOSTDOWN,
+		  "Docker not reachable at unix:///nonexistent/docker.sock (" },
+		{ NULL, NULL, -EIO, " is not a manager of an active swarm: point engine.host in "
+				    "config/sandbox.yaml at a manager" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct sandbox_options o;
+		sandbox_options_defaults(&o);
+		o.socket_path = cases[i].socket ? cases[i].socket : docker_env_socket();
+		o.engine.host = cases[i].host;
+		o.instance_id = docker_env_instance();
+		const struct sandbox_engine_setup setup = { .opts = &o };
+		void *ctx = (void *)1;
+		char *err = NULL;
+		int r = swarm_engine.open(&setup, &ctx, &err);
+		if (r != cases[i].r || !err || !strstr(err, cases[i].says))
+			fail_msg("case %zu: %d '%s', expected %d '%s'", i, r, err, cases[i].r,
+				 cases[i].says);
+		assert_null(ctx);
+		free(err);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -373,6 +409,7 @@ int main(void)
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_not_a_swarm_manager),
 		cmocka_unit_test(test_swarm_proxies_refused),
+		cmocka_unit_test(test_swarm_engine_refused),
 		cmocka_unit_test(test_image_inspect),
 		cmocka_unit_test(test_hardened_run),
 		cmocka_unit_test(test_missing_runtime_is_typed),
