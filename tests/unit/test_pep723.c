@@ -122,6 +122,32 @@ static void test_dependencies(void **state)
 	}
 }
 
+/* A block that is not a table, and one with more dependencies than are
+ * installed: refused with what is wrong. */
+static void test_dependencies_refused_whole(void **state)
+{
+	char **deps = (char **)1, *err = NULL;
+	size_t n = 1;
+	json_t *t = json_loads("[\"requests\"]", 0, NULL);
+
+	assert_int_equal(pep723_dependencies(t, &deps, &n, &err), -EINVAL);
+	assert_null(deps);
+	assert_int_equal(n, 0);
+	assert_string_equal(err, "the PEP 723 block is not a TOML table");
+	free(err);
+	json_decref(t);
+
+	json_t *a = json_array();
+	for (int i = 0; i <= PEP723_MAX_DEPENDENCIES; i++)
+		json_array_append_new(a, json_sprintf("pkg%d", i));
+	t = json_pack("{s:o}", "dependencies", a);
+	assert_int_equal(pep723_dependencies(t, &deps, &n, &err), -EINVAL);
+	assert_null(deps);
+	assert_string_equal(err, "the PEP 723 block lists 65 dependencies; at most 64 are installed");
+	free(err);
+	json_decref(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -129,6 +155,7 @@ int main(void)
 		cmocka_unit_test(test_no_block),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_dependencies),
+		cmocka_unit_test(test_dependencies_refused_whole),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
