@@ -5,7 +5,6 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +12,6 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "fileio.h"
 #include "macro.h"
 
 int standin_listen(const char *dir, const char *name, char **path)
@@ -151,30 +149,4 @@ unsigned standin_seen(struct standin *s, const char *method, const char *path)
 		n += p == s->log || p[-1] == '\n';
 	pthread_mutex_unlock(&s->lock);
 	return n;
-}
-
-int standin_stderr_begin(const char *dir)
-{
-	_cleanup_free_ char *path = xasprintf("%s/stderr", dir);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	int saved = dup(STDERR_FILENO);
-
-	assert_true(fd >= 0 && saved >= 0);
-	fflush(stderr);
-	assert_int_equal(dup2(fd, STDERR_FILENO), STDERR_FILENO);
-	close(fd);
-	return saved;
-}
-
-char *standin_stderr_end(const char *dir, int saved)
-{
-	_cleanup_free_ char *path = xasprintf("%s/stderr", dir);
-	char *text = NULL;
-	size_t len;
-
-	fflush(stderr);
-	assert_int_equal(dup2(saved, STDERR_FILENO), STDERR_FILENO);
-	close(saved);
-	assert_int_equal(fileio_read_path(path, 1 << 20, &text, &len), 0);
-	return text;
 }

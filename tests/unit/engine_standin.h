@@ -51,9 +51,4 @@ void standin_stop(struct standin *s);
 /* How many requests "METHOD PATH-prefix" the stand-in has seen. */
 unsigned standin_seen(struct standin *s, const char *method, const char *path);
 
-/* stderr to DIR/stderr from now; the saved descriptor for standin_stderr_end. */
-int standin_stderr_begin(const char *dir);
-/* stderr back; what was written to it meanwhile (caller frees). */
-char *standin_stderr_end(const char *dir, int saved);
-
 #endif

@@ -254,9 +254,9 @@ static void test_logs_unreadable(void **state)
 		if (!err || !strstr(err, cases[i].says))
 			fail_msg("case %zu: '%s', expected '%s'", i, err, cases[i].says);
 		free(err);
-		int saved = standin_stderr_begin(*state);
+		int saved = testdir_stderr_begin(*state);
 		bool over = swarm_logs_over_cap(r.l, &r.d);
-		_cleanup_free_ char *logged = standin_stderr_end(*state, saved);
+		_cleanup_free_ char *logged = testdir_stderr_end(*state, saved);
 		assert_false(over);
 		if (!strstr(logged, "service mai-run-1: its logs so far: ") ||
 		    !strstr(logged, cases[i].says))
@@ -319,9 +319,9 @@ static void test_stop_tasks_kept(void **state)
 	struct standin s;
 	struct docker *d = open_standin(&s, *state, routes, ARRAY_SIZE(routes));
 
-	int saved = standin_stderr_begin(*state);
+	int saved = testdir_stderr_begin(*state);
 	size_t running = swarm_stop_tasks(d, ids, 3, 300, stopped);
-	_cleanup_free_ char *logged = standin_stderr_end(*state, saved);
+	_cleanup_free_ char *logged = testdir_stderr_end(*state, saved);
 	assert_int_equal(running, 2);
 	assert_true(stopped[0]);
 	assert_false(stopped[1]);
@@ -362,9 +362,9 @@ static void test_sweep_leftovers(void **state)
 	struct docker *d = open_standin(&s, *state, routes, ARRAY_SIZE(routes));
 	size_t removed = 0;
 
-	int saved = standin_stderr_begin(*state);
+	int saved = testdir_stderr_begin(*state);
 	swarm_sweep(d, "inst1", &removed);
-	_cleanup_free_ char *logged = standin_stderr_end(*state, saved);
+	_cleanup_free_ char *logged = testdir_stderr_end(*state, saved);
 	assert_int_equal(removed, 1);
 	assert_int_equal(standin_seen(&s, "DELETE", "/networks/net1"), 3);
 	if (!strstr(logged, "removing svcT left in the swarm failed: Docker refused to remove a "
@@ -388,9 +388,9 @@ static void test_sweep_unlisted(void **state)
 	struct docker *d = open_standin(&s, *state, routes, ARRAY_SIZE(routes));
 	size_t removed = 0;
 
-	int saved = standin_stderr_begin(*state);
+	int saved = testdir_stderr_begin(*state);
 	swarm_sweep(d, "inst1", &removed);
-	_cleanup_free_ char *logged = standin_stderr_end(*state, saved);
+	_cleanup_free_ char *logged = testdir_stderr_end(*state, saved);
 	assert_int_equal(removed, 0);
 	assert_non_null(strstr(logged, "no sweep of the swarm: Docker refused to list Swarm objects "
 				       "(HTTP 503): This node is not a swarm manager."));

@@ -177,9 +177,9 @@ static void test_start_after_a_refused_look(void **state)
 	char **env = NULL, *err = NULL;
 
 	open_proxies(&f, *state, routes, ARRAY_SIZE(routes));
-	int saved = standin_stderr_begin(*state);
+	int saved = testdir_stderr_begin(*state);
 	int r = start(&f, 10000, &p, &env, &err);
-	_cleanup_free_ char *logged = standin_stderr_end(*state, saved);
+	_cleanup_free_ char *logged = testdir_stderr_end(*state, saved);
 	assert_int_equal(r, 0);
 	assert_null(err);
 	assert_non_null(strstr(logged, "proxy mai-run-1-proxy: its task: Docker refused to list a "
@@ -199,9 +199,9 @@ static void test_start_after_a_refused_look(void **state)
 		ROUTE("DELETE", "/configs/cfg1", 500, "{\"message\":\"config in use\"}"),
 	};
 	standin_start(&f.s, *state, gone, ARRAY_SIZE(gone));
-	saved = standin_stderr_begin(*state);
+	saved = testdir_stderr_begin(*state);
 	assert_true(swarm_proxy_remove(f.ps, p));
-	logged = (free(logged), standin_stderr_end(*state, saved));
+	logged = (free(logged), testdir_stderr_end(*state, saved));
 	if (!strstr(logged, "the log of the filtering proxy mai-run-1-proxy is lost: Docker refused "
 			    "to read a service's logs (HTTP 500): node n1 is down") ||
 	    !strstr(logged, "removing the filtering proxy mai-run-1-proxy failed: Docker refused "
@@ -263,9 +263,9 @@ static void test_remove_keeps_the_log(void **state)
 			assert_int_equal(fileio_mkdir_p(f.state_dir, 0755), 0);
 			testdir_put(f.state_dir, "proxy", "not a directory\n");
 		}
-		int saved = standin_stderr_begin(*state);
+		int saved = testdir_stderr_begin(*state);
 		assert_true(swarm_proxy_remove(f.ps, p));
-		_cleanup_free_ char *logged = standin_stderr_end(*state, saved);
+		_cleanup_free_ char *logged = testdir_stderr_end(*state, saved);
 		if (!strstr(logged, "a part of the log of the filtering proxy mai-run-1-proxy is lost: "
 				    "Error grabbing logs: node n2 is not available\n") ||
 		    !strstr(logged, "the log of the filtering proxy mai-run-1-proxy is cut short: "))
