@@ -15,7 +15,9 @@
 #include "docker.h"
 #include "docker_swarm.h"
 #include "docker_env.h"
+#include "netproxy_conf.h"
 #include "sandbox_attach.h"
+#include "sandbox_net.h"
 #include "sandbox_options.h"
 #include "swarm_engine.h"
 #include "swarm_proxy.h"
@@ -400,6 +402,34 @@ static void test_swarm_engine_refused(void **state)
 	}
 }
 
+/* network: allowlist on an engine without the pip image: refused with
+ * the build step; without an allowlist level the image is not required
+ * (and no leftover network of this instance is there to remove). */
+static void test_allowlist_without_the_pip_image(void **state)
+{
+	static const char *const hosts[] = { "pypi.org" };
+	const struct sandbox_network_options o = {
+		.state_dir = "/nonexistent", .allowed_hosts = hosts, .n_hosts = 1,
+		.proxy_port = 3128, .image = "mai-no-such-image:none",
+	};
+	struct sandbox_net *n = (void *)1;
+	char *err = NULL;
+
+	assert_int_equal(sandbox_net_start(docker, docker_env_instance(), true, &o, &n, &err),
+			 -ENOENT);
+	assert_null(n);
+	assert_string_equal(err, "image mai-no-such-image:none not found: build it with "
+				 "packaging/sandbox-image/build.sh or set sandbox.image in "
+				 "config/sandbox.yaml; a trust level has network: allowlist and needs "
+				 "it: build it with packaging/sandbox-image/build.sh --variant pip, or "
+				 "set network.image in config/sandbox.yaml");
+	free(err);
+	assert_int_equal(sandbox_net_start(docker, docker_env_instance(), false, &o, &n, &err), 0);
+	assert_null(sandbox_net_name(n));
+	assert_null(sandbox_net_pip(n)->image_id);
+	sandbox_net_stop(n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -410,6 +440,7 @@ int main(void)
 		cmocka_unit_test(test_not_a_swarm_manager),
 		cmocka_unit_test(test_swarm_proxies_refused),
 		cmocka_unit_test(test_swarm_engine_refused),
+		cmocka_unit_test(test_allowlist_without_the_pip_image),
 		cmocka_unit_test(test_image_inspect),
 		cmocka_unit_test(test_hardened_run),
 		cmocka_unit_test(test_missing_runtime_is_typed),
