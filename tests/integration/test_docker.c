@@ -75,14 +75,17 @@ static void test_every_call_unreachable(void **state)
 	struct docker_swarm_node *nodes = (void *)1;
 	char **ids = (char **)1, *id = (char *)1, *logs = (char *)1;
 	size_t n = 1, len = 1;
-	enum docker_error e[17];
-	char *err[17] = { 0 };
+	struct docker_stream *stream = (void *)1;
+	enum docker_error e[18];
+	char *err[18] = { 0 };
 	int k = 0;
 
 	e[k] = docker_version(d, &v, &err[k]), k++;
 	e[k] = docker_image_inspect(d, "mai-sandbox:latest", &img, &err[k]), k++;
 	e[k] = docker_container_start(d, "c1", &err[k]), k++;
 	e[k] = docker_container_update(d, "c1", 1 << 28, 1000000000, 64, &err[k]), k++;
+	e[k] = docker_container_attach(d, "c1", &stream, &err[k]), k++;
+	assert_null(stream);
 	e[k] = docker_container_stats(d, "c1", &st, &err[k]), k++;
 	e[k] = docker_container_list_by_label(d, "mai.instance", "x", &ids, &n, &err[k]), k++;
 	assert_null(ids);

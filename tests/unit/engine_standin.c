@@ -100,8 +100,10 @@ static void answer(struct standin *s, int fd)
 	_cleanup_free_ char *head = xasprintf("HTTP/1.1 %d %s\r\nContent-Type: application/json\r\n"
 					      "Content-Length: %zu\r\nConnection: close\r\n\r\n",
 					      status, reason(status), len);
-	if (write(fd, head, strlen(head)) == (ssize_t)strlen(head) && len)
-		(void)!write(fd, text, len);
+	/* MSG_NOSIGNAL: a client that gave up and closed must not kill the
+	 * test with SIGPIPE. */
+	if (send(fd, head, strlen(head), MSG_NOSIGNAL) == (ssize_t)strlen(head) && len)
+		(void)!send(fd, text, len, MSG_NOSIGNAL);
 }
 
 static void *serve(void *arg)
