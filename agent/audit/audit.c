@@ -77,6 +77,14 @@ struct audit_log {
 	 * (the timer's, while the record is still queued) needs none. */
 	uint64_t ckpt_recorded_size;
 	pthread_mutex_t ckpt_mu; /* one checkpoint at a time: the file only grows */
+	/* The latest checkpoint signed for a sidecar and not yet written beside
+	 * the log (under ckpt_mu): the timer thread writes it, off the drop's
+	 * path. Its records are durable; until it is written, records cite the
+	 * older one in the file. NULL when none waits. */
+	char *ckpt_pending;
+	uint64_t ckpt_pending_size;
+	uint8_t ckpt_pending_root[MERKLE_HASH_LEN];
+	int ckpt_wake;           /* under mu: the timer has a checkpoint to write */
 	uint8_t prev[AUDIT_HASH_LEN];
 	/* The durable records' tree: its hashes on disk, appended by the
 	 * flushing thread; root, their compact range, under mu. */
@@ -464,32 +472,45 @@ static void stop_tampered(struct audit_log *log, const char *what)
 	free(text);
 }
 
-int audit_checkpoint_now(struct audit_log *log)
+/* Reads back what was written since the last checkpoint and signs one of
+ * everything durable now: the note in *note (caller frees), its size and
+ * root. ckpt_mu held. 0, -EBADMSG (the log was changed: the writer stops)
+ * or -errno. */
+static int sign_locked(struct audit_log *log, char **note, uint64_t *size,
+		       uint8_t root[MERKLE_HASH_LEN])
 {
-	uint8_t root[MERKLE_HASH_LEN];
 	struct merkle_compact durable;
 	_cleanup_free_ char *what = NULL;
-	pthread_mutex_lock(&log->ckpt_mu);
 	pthread_mutex_lock(&log->mu);
-	uint64_t size = log->durable;
+	*size = log->durable;
 	durable = log->root;
-	bool record = size != log->ckpt_recorded_end && size != log->ckpt_recorded_size,
-	     tampered = log->tampered != NULL;
+	bool tampered = log->tampered != NULL;
 	pthread_mutex_unlock(&log->mu);
 	/* What was written since the last checkpoint is read back before a
 	 * signature vouches for it. */
 	if (tampered || audit_recheck_run(&log->recheck, &durable, log->tree, &what) < 0) {
 		if (what)
 			stop_tampered(log, what);
-		pthread_mutex_unlock(&log->ckpt_mu);
 		return -EBADMSG;
 	}
 	merkle_compact_root(&durable, root);
-	_cleanup_free_ char *note = NULL;
+	return checkpoint_sign(log->signer, log->origin, *size, root, note);
+}
+
+/* Writes note (a checkpoint of size records with root) beside the log, the
+ * file synced, and queues its record. ckpt_mu held. 0 or -errno. */
+static int persist_locked(struct audit_log *log, const char *note, uint64_t size,
+			  const uint8_t root[MERKLE_HASH_LEN])
+{
 	_cleanup_free_ char *path = xasprintf("%s/checkpoint", log->dir);
-	int r = checkpoint_sign(log->signer, log->origin, size, root, &note);
-	if (r == 0)
-		r = log->fsync ? fileio_write_atomic(path, note, strlen(note), 0644) : 0;
+	pthread_mutex_lock(&log->mu);
+	bool record = size != log->ckpt_recorded_end && size != log->ckpt_recorded_size,
+	     older = size < log->ckpt_size;
+	pthread_mutex_unlock(&log->mu);
+	/* One written meanwhile covers more: the file only grows. */
+	if (older)
+		return 0;
+	int r = log->fsync ? fileio_write_atomic(path, note, strlen(note), 0644) : 0;
 	if (r == 0 && !log->fsync) {
 		/* Tests that skip fsync still need the file. */
 		_cleanup_free_ char *tmp = xasprintf("%s.tmp", path);
@@ -499,7 +520,6 @@ int audit_checkpoint_now(struct audit_log *log)
 			r = -errno;
 	}
 	if (r < 0) {
-		pthread_mutex_unlock(&log->ckpt_mu);
 		log_warnx("%s: cannot write the checkpoint: %s", path, strerror(-r));
 		return r;
 	}
@@ -533,8 +553,64 @@ int audit_checkpoint_now(struct audit_log *log)
 				  (unsigned long long)size, strerror(-ar));
 		}
 	}
-	pthread_mutex_unlock(&log->ckpt_mu);
 	return 0;
+}
+
+int audit_checkpoint_now(struct audit_log *log)
+{
+	uint8_t root[MERKLE_HASH_LEN];
+	uint64_t size;
+	_cleanup_free_ char *note = NULL;
+	pthread_mutex_lock(&log->ckpt_mu);
+	int r = sign_locked(log, &note, &size, root);
+	if (r == 0)
+		r = persist_locked(log, note, size, root);
+	if (r == 0 && log->ckpt_pending && log->ckpt_pending_size <= size) {
+		free(log->ckpt_pending);
+		log->ckpt_pending = NULL;
+	}
+	pthread_mutex_unlock(&log->ckpt_mu);
+	return r;
+}
+
+int audit_checkpoint_sign(struct audit_log *log, char **note, uint64_t *size)
+{
+	uint8_t root[MERKLE_HASH_LEN];
+	*note = NULL;
+	pthread_mutex_lock(&log->ckpt_mu);
+	int r = sign_locked(log, note, size, root);
+	if (r == 0 && !log->timer_running) {
+		/* No thread to write it later: now. */
+		r = persist_locked(log, *note, *size, root);
+	} else if (r == 0) {
+		free(log->ckpt_pending);
+		log->ckpt_pending = xstrdup(*note);
+		log->ckpt_pending_size = *size;
+		memcpy(log->ckpt_pending_root, root, MERKLE_HASH_LEN);
+		pthread_mutex_lock(&log->mu);
+		log->ckpt_wake = 1;
+		pthread_cond_broadcast(&log->timer_cond);
+		pthread_mutex_unlock(&log->mu);
+	}
+	pthread_mutex_unlock(&log->ckpt_mu);
+	if (r < 0) {
+		free(*note);
+		*note = NULL;
+	}
+	return r;
+}
+
+/* The timer's part of audit_checkpoint_sign(): writes the checkpoint that
+ * waits, if one does. */
+static void persist_pending(struct audit_log *log)
+{
+	pthread_mutex_lock(&log->ckpt_mu);
+	char *note = log->ckpt_pending;
+	log->ckpt_pending = NULL;
+	if (note)
+		(void)persist_locked(log, note, log->ckpt_pending_size, log->ckpt_pending_root);
+	pthread_mutex_unlock(&log->ckpt_mu);
+	free(note);
 }
 
 int audit_retention_now(struct audit_log *log, time_t now)
@@ -603,7 +679,17 @@ static void *timer_main(void *arg)
 		struct timespec ts;
 		clock_gettime(CLOCK_REALTIME, &ts);
 		ts.tv_sec += log->ckpt_interval_s;
-		pthread_cond_timedwait(&log->timer_cond, &log->mu, &ts);
+		if (!log->ckpt_wake)
+			pthread_cond_timedwait(&log->timer_cond, &log->mu, &ts);
+		if (log->ckpt_wake && !log->stopping) {
+			/* A sidecar's checkpoint, signed on a drop's path. */
+			log->ckpt_wake = 0;
+			pthread_mutex_unlock(&log->mu);
+			persist_pending(log);
+			(void)audit_flush(log); /* its record, queued */
+			pthread_mutex_lock(&log->mu);
+			continue;
+		}
 		if (log->stopping || log->durable == log->ckpt_size)
 			continue;
 		pthread_mutex_unlock(&log->mu);
@@ -772,6 +858,7 @@ void audit_close(struct audit_log *log)
 	free(log->offs);
 	free(log->leaves);
 	free(log->tampered);
+	free(log->ckpt_pending);
 	free(log->dir);
 	free(log->origin);
 	free(log);

@@ -69,6 +69,13 @@ int audit_flush(struct audit_log *log);
  * it). 0, -EBADMSG (the log was changed: the writer
  * stops, see audit_health()) or -errno. */
 int audit_checkpoint_now(struct audit_log *log);
+/* The same check and signature, for a sidecar: the note in *note (caller
+ * frees) and its tree size in *size, without waiting for its file. The
+ * checkpoint thread writes it beside the log and queues its record soon
+ * after (at once, when there is no such thread); until then the file and
+ * the records cite the older one, which the new one extends. The records
+ * it signs are durable already. 0, -EBADMSG or -errno. */
+int audit_checkpoint_sign(struct audit_log *log, char **note, uint64_t *size);
 
 /* Where a job's records stand in the log, for its result.json. */
 struct audit_sidecar_info {

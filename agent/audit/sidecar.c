@@ -16,31 +16,18 @@
 int audit_sidecar_render(struct audit_log *log, const uint64_t *seqs, size_t n, char **out,
 			 size_t *out_len, struct audit_sidecar_info *pos)
 {
-	int r = audit_checkpoint_now(log);
+	_cleanup_free_ char *note = NULL;
+	uint64_t size;
+	int r = audit_checkpoint_sign(log, &note, &size);
 	if (r < 0)
 		return r;
-	_cleanup_free_ char *ckpath = xasprintf("%s/checkpoint", audit_log_dir(log)), *note = NULL;
-	size_t note_len;
-	if ((r = fileio_read_path(ckpath, 1 << 16, &note, &note_len)) < 0)
-		return r;
-	/* The size the note signs: its second line. */
-	struct checkpoint ck;
-	const char *why;
-	_cleanup_free_ char *body = xstrdup(note);
-	char *blank = strstr(body, "\n\n");
-	if (!blank)
-		return -EBADMSG;
-	blank[1] = '\0';
-	if (checkpoint_parse(body, &ck, &why) < 0)
-		return -EBADMSG;
-	checkpoint_clear(&ck);
 	if (pos) {
-		pos->checkpoint_size = ck.size;
+		pos->checkpoint_size = size;
 		pos->entry_hash[0] = '\0';
 	}
 
 	_cleanup_free_ struct audit_proof *proofs = xcalloc(n ? n : 1, sizeof(*proofs));
-	if ((r = audit_inclusion_proofs(log, seqs, n, ck.size, proofs)) < 0)
+	if ((r = audit_inclusion_proofs(log, seqs, n, size, proofs)) < 0)
 		return r;
 	struct audit_reader *rd = NULL;
 	_cleanup_free_ char *rerr = NULL;

@@ -463,8 +463,8 @@ static void stage_answered(void *ctx)
 	if (held_quiet)
 		sandbox_release_quiet(held_quiet);
 	held_quiet = NULL;
-	/* The checkpoint record of the job's .audit sidecar was only queued
-	 * (audit_checkpoint_now): it is written now, off the drop's path. */
+	/* What was only queued before this answer (a checkpoint's record) is
+	 * written now, off the drop's path. */
 	if (audit_flush(sc->log) < 0)
 		log_warnx("audit: a record queued before this answer could not be written; see above");
 }
