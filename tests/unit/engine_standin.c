@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,16 @@ static const char *reason(int status)
 	case 409: return "Conflict";
 	default: return status >= 500 ? "Server Error" : "Status";
 	}
+}
+
+/* A prefix of path, or with a final '$' the whole of it before its query. */
+static bool path_matches(const char *path, const char *route)
+{
+	size_t n = strlen(route);
+
+	if (n && route[n - 1] == '$')
+		return strncmp(path, route, n - 1) == 0 && (path[n - 1] == '\0' || path[n - 1] == '?');
+	return strncmp(path, route, n) == 0;
 }
 
 /* One request: its headers and a body of Content-Length. */
@@ -79,7 +90,7 @@ static void answer(struct standin *s, int fd)
 	snprintf(s->log + l, sizeof(s->log) - l, "%s %s\n", method, path);
 	for (size_t i = 0; i < s->n_routes && !hit; i++) {
 		const struct standin_route *r = &s->routes[i];
-		if (strcmp(r->method, method) != 0 || strncmp(path, r->path, strlen(r->path)) != 0)
+		if (strcmp(r->method, method) != 0 || !path_matches(path, r->path))
 			continue;
 		if (r->times && s->used[i] >= r->times)
 			continue;

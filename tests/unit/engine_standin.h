@@ -15,7 +15,8 @@
 
 struct standin_route {
 	const char *method;     /* "GET", "POST", "DELETE" */
-	const char *path;       /* a prefix of the request's path (after /v1.xx) */
+	const char *path;       /* a prefix of the request's path (after /v1.xx); with a
+				 * final '$', the whole path before its query */
 	int status;             /* 0: the connection closed without a reply */
 	const char *body;       /* sent as is; NULL: empty */
 	size_t body_len;        /* 0: strlen(body) */
@@ -27,7 +28,7 @@ struct standin_route {
 /* A route that answers the first n requests only. */
 #define ROUTE_N(m, p, st, b, n) { .method = (m), .path = (p), .status = (st), .body = (b), .times = (n) }
 
-#define STANDIN_MAX_ROUTES 16
+#define STANDIN_MAX_ROUTES 32
 #define STANDIN_LOG_MAX 4096
 
 struct standin {
