@@ -19,6 +19,11 @@ int testdir_open(const char *dir);
 void testdir_put(const char *dir, const char *name, const char *text);
 /* dir/d/d/... (levels of "d", each made 0755); caller frees. */
 char *testdir_nest(const char *dir, unsigned levels);
+/* stderr to dir/stderr from now (what the code under test logs); the
+ * saved descriptor for testdir_stderr_end(). */
+int testdir_stderr_begin(const char *dir);
+/* stderr back; what was written to it meanwhile (caller frees). */
+char *testdir_stderr_end(const char *dir, int saved);
 
 /* A test that cannot run here says why and returns (cmocka's skip()); the
  * program then exits with test_exit(): 77, meson's SKIP, when a test was
