@@ -608,10 +608,6 @@ int audit_checkpoint_sign(struct audit_log *log, char **note, uint64_t *size)
 		log->ckpt_pending = xstrdup(*note);
 		log->ckpt_pending_size = *size;
 		memcpy(log->ckpt_pending_root, root, MERKLE_HASH_LEN);
-		pthread_mutex_lock(&log->mu);
-		log->ckpt_wake = 1;
-		pthread_cond_broadcast(&log->timer_cond);
-		pthread_mutex_unlock(&log->mu);
 	}
 	pthread_mutex_unlock(&log->ckpt_mu);
 	if (r < 0) {
@@ -619,6 +615,14 @@ int audit_checkpoint_sign(struct audit_log *log, char **note, uint64_t *size)
 		*note = NULL;
 	}
 	return r;
+}
+
+void audit_checkpoint_write_soon(struct audit_log *log)
+{
+	pthread_mutex_lock(&log->mu);
+	log->ckpt_wake = 1;
+	pthread_cond_broadcast(&log->timer_cond);
+	pthread_mutex_unlock(&log->mu);
 }
 
 /* The timer's part of audit_checkpoint_sign(): writes the checkpoint that

@@ -7,6 +7,7 @@
  * itself (tests/integration/test_docker.c). */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
@@ -16,12 +17,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "docker_call.h"
 #include "docker_http.h"
+#include "engine_standin.h"
 #include "macro.h"
 #include "testdir.h"
 
@@ -31,6 +33,7 @@ struct peer {
 	size_t answer_len;     /* 0: strlen(answer) */
 	size_t repeat;         /* the answer this many times (a huge reply) */
 	int hold_ms;           /* stays connected this long before closing */
+	bool close_on_input;   /* closes once input comes, leaving it unread */
 	pthread_t thread;
 };
 
@@ -55,26 +58,26 @@ static void *serve(void *arg)
 	}
 	for (size_t i = 0; p->answer && i < (p->repeat ? p->repeat : 1); i++) {
 		size_t len = p->answer_len ? p->answer_len : strlen(p->answer);
-		if (write(fd, p->answer, len) != (ssize_t)len)
+		/* MSG_NOSIGNAL: the client may have given up and closed (the
+		 * endless headers), which must not kill the test with SIGPIPE. */
+		if (send(fd, p->answer, len, MSG_NOSIGNAL) != (ssize_t)len)
 			break;
 	}
 	if (p->hold_ms)
 		usleep((useconds_t)p->hold_ms * 1000);
+	if (p->close_on_input) {
+		struct pollfd pf = { .fd = fd, .events = POLLIN };
+		(void)poll(&pf, 1, 5000);
+	}
 	close(fd);
 	return NULL;
 }
 
 static char *start(struct peer *p, const char *dir)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char *path = xasprintf("%s/docker.sock", dir);
+	char *path = NULL;
 
-	unlink(path);
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	p->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	assert_true(p->lfd >= 0);
-	assert_int_equal(bind(p->lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	assert_int_equal(listen(p->lfd, 4), 0);
+	p->lfd = standin_listen(dir, "docker.sock", &path);
 	assert_int_equal(pthread_create(&p->thread, NULL, serve, p), 0);
 	return path;
 }
@@ -240,6 +243,44 @@ static void test_attach_silence(void **state)
 	stop(&p);
 }
 
+/* The engine gone in the middle of an attach: it closed the connection
+ * with the run's input unread (a reset), so the read says the connection
+ * broke and a later write that it is gone. */
+static void test_attach_peer_gone(void **state)
+{
+	struct peer p = { .answer = "HTTP/1.1 101 UPGRADED\r\nConnection: Upgrade\r\n\r\n",
+			  .close_on_input = true };
+	struct docker_stream *s = NULL;
+	_cleanup_free_ char *err = NULL;
+	char buf[16];
+
+	assert_int_equal(attach(&p, *state, 5000, &s, &err), DOCKER_OK);
+	assert_int_equal(docker_stream_write_all(s, "print(1)\n", 9, 1000), 0);
+	struct pollfd pf = { .fd = docker_stream_fd(s), .events = POLLIN };
+	assert_int_equal(poll(&pf, 1, 5000), 1);
+	assert_int_equal(docker_stream_read(s, buf, sizeof(buf)), -ECONNRESET);
+	assert_int_equal(docker_stream_write_all(s, "x", 1, 1000), -EPIPE);
+	docker_stream_close(s);
+	stop(&p);
+}
+
+/* An engine that stops reading the run's input: the write gives up at
+ * its timeout instead of blocking the run. */
+static void test_attach_write_times_out(void **state)
+{
+	struct peer p = { .answer = "HTTP/1.1 101 UPGRADED\r\nConnection: Upgrade\r\n\r\n",
+			  .hold_ms = 2000 };
+	struct docker_stream *s = NULL;
+	_cleanup_free_ char *err = NULL;
+	size_t big_len = 16u << 20;
+	_cleanup_free_ char *big = xcalloc(1, big_len);
+
+	assert_int_equal(attach(&p, *state, 5000, &s, &err), DOCKER_OK);
+	assert_int_equal(docker_stream_write_all(s, big, big_len, 200), -ETIMEDOUT);
+	docker_stream_close(s);
+	stop(&p);
+}
+
 /* A refusal becomes a typed error that names what was refused, the HTTP
  * status and Docker's own message. */
 static void test_status_errors(void **state)
@@ -276,6 +317,8 @@ int main(void)
 		T(test_attach_refusals),
 		T(test_attach_endless_headers),
 		T(test_attach_silence),
+		T(test_attach_peer_gone),
+		T(test_attach_write_times_out),
 		cmocka_unit_test(test_status_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -114,6 +114,32 @@ char *testdir_nest(const char *dir, unsigned levels)
 	return p;
 }
 
+int testdir_stderr_begin(const char *dir)
+{
+	_cleanup_free_ char *path = xasprintf("%s/stderr", dir);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int saved = dup(STDERR_FILENO);
+
+	assert_true(fd >= 0 && saved >= 0);
+	fflush(stderr);
+	assert_int_equal(dup2(fd, STDERR_FILENO), STDERR_FILENO);
+	close(fd);
+	return saved;
+}
+
+char *testdir_stderr_end(const char *dir, int saved)
+{
+	_cleanup_free_ char *path = xasprintf("%s/stderr", dir);
+	char *text = NULL;
+	size_t len;
+
+	fflush(stderr);
+	assert_int_equal(dup2(saved, STDERR_FILENO), STDERR_FILENO);
+	close(saved);
+	assert_int_equal(fileio_read_path(path, 1 << 20, &text, &len), 0);
+	return text;
+}
+
 char *testdir_small_fs(const char *dir, const char *name, const char *opts)
 {
 	static bool unshared;

@@ -21,6 +21,11 @@ int testdir_open(const char *dir);
 void testdir_put(const char *dir, const char *name, const char *text);
 /* dir/d/d/... (levels of "d", each made 0755); caller frees. */
 char *testdir_nest(const char *dir, unsigned levels);
+/* stderr to dir/stderr from now (what the code under test logs); the
+ * saved descriptor for testdir_stderr_end(). */
+int testdir_stderr_begin(const char *dir);
+/* stderr back; what was written to it meanwhile (caller frees). */
+char *testdir_stderr_end(const char *dir, int saved);
 
 /* A tmpfs of its own mounted at dir/name (made), with mount options opts
  * ("size=8k,nr_inodes=4"): a disk that really fills. The mount lives in a
