@@ -618,7 +618,8 @@ static void test_start_disk_failures(void **state)
 
 /* The start's recovery when what it must write or read fails, for real:
  * the index that cannot be rebuilt (a directory at its name), a segment
- * that cannot be read (a directory too), the tree file and the torn tail's
+ * or the tree file that cannot be opened (a directory too), a tree file
+ * with a wrong node (written again, also when it cannot be cut first), the tree file and the torn tail's
  * copy that cannot be written (RLIMIT_FSIZE cuts them short, as a full
  * disk does); cutting the tail off after its copy is kept failing is
  * fault.h's (ftruncate's EIO). Each start is refused with the path and
@@ -653,6 +654,28 @@ static void test_recovery_failures(void **state)
 	free(err);
 	assert_int_equal(rmdir(seg), 0);
 	assert_int_equal(rename(aside, seg), 0);
+
+	assert_int_equal(unlink(tree), 0);
+	assert_int_equal(mkdir(tree, 0700), 0);
+	assert_int_equal(audit_open(&o, &log, &err), -EISDIR);
+	assert_non_null(strstr(err, "/audit/tree: cannot open the Merkle tree file: Is a directory"));
+	free(err);
+	assert_int_equal(rmdir(tree), 0);
+	/* A tree file whose nodes are not the log's: cut at the first wrong one
+	 * and written again (cutting it failing too: fault.h, EIO). */
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	audit_close(log);
+	size_t tlen;
+	_cleanup_free_ char *nodes = fixture_read(tree, &tlen);
+	nodes[40] ^= 1;
+	fixture_write(tree, nodes, tlen);
+	fault_arm("ftruncate64", "/audit/tree", 1, 1, EIO);
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	assert_int_equal(fault_hits("ftruncate64"), 1);
+	fault_clear();
+	audit_close(log);
+	_cleanup_free_ char *again = fixture_read(tree, &tlen);
+	assert_int_not_equal(again[40], nodes[40]);
 
 	/* A disk that takes no more than 200 bytes of a file: the tree of 10
 	 * records (19 nodes of 32 bytes) does not fit. */
