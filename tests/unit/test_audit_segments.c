@@ -508,7 +508,8 @@ static void test_retention_failures(void **state)
 		fail_msg("%s", line);
 }
 
-/* The checkpoint file that cannot be written (fault.h: EIO) fails the
+/* The checkpoint file that cannot be written or renamed into place
+ * (fault.h: EIO) fails the
  * checkpoint; the log goes on and the next checkpoint is made. */
 static void test_checkpoint_unwritable(void **state)
 {
@@ -518,6 +519,9 @@ static void test_checkpoint_unwritable(void **state)
 	fixture_append(log, 3);
 	fault_arm("open64", "/checkpoint.tmp", 1, 1, EIO);
 	assert_int_equal(audit_checkpoint_now(log), -EIO);
+	fault_arm("rename", "/checkpoint", 1, 1, EIO);
+	assert_int_equal(audit_checkpoint_now(log), -EIO);
+	assert_int_equal(fault_hits("rename"), 1);
 	fault_clear();
 	fixture_append(log, 1);
 	assert_int_equal(audit_checkpoint_now(log), 0);
