@@ -378,6 +378,31 @@ static void test_drop_dir_file_systems(void **state)
 	assert_int_equal(st.st_mode & 07777, 0751);
 }
 
+/* A reader of .wait that the mount cannot serve while it waits: no
+ * descriptor left for its wake-up (for real: the descriptor limit, one
+ * spare for the reader's own), or no thread to serve others meanwhile
+ * (fault.h: pthread_create's EAGAIN). It gets the error at once instead of
+ * blocking the mount. */
+static void test_wait_without_resources(void **state)
+{
+	struct fx *f = *state;
+	_cleanup_free_ char *w = at(f, ".wait/w.result.json");
+	put(f, "w.py", "print(8)\n");
+	want_names(f, 1);
+
+	struct rlimit fds = testdir_fd_limit(1);
+	int fd = open(w, O_RDONLY | O_CLOEXEC);
+	int e = errno;
+	testdir_fd_limit_end(&fds);
+	assert_int_equal(fd, -1);
+	assert_int_equal(e, EMFILE);
+
+	fault_arm("pthread_create", NULL, 1, 1, EAGAIN);
+	assert_int_equal(ERRNO_OF(open(w, O_RDONLY | O_CLOEXEC)), EAGAIN);
+	assert_int_equal(fault_hits("pthread_create"), 1);
+	fault_clear();
+}
+
 int main(void)
 {
 	int r = fx_require_fuse();
@@ -391,6 +416,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_failing_steps_of_the_mount, setup_recursive, teardown),
 		cmocka_unit_test_setup_teardown(test_start_without_resources, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_drop_dir_file_systems, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_wait_without_resources, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
