@@ -596,6 +596,31 @@ static void test_mount_answer_allowed(void **state)
 	pthread_mutex_destroy(&env.approvers_lock);
 }
 
+/* The script history's store that cannot be made (a file where the state
+ * directory's blobs/ should be, for real): each job still runs and is
+ * answered; its job_accepted record says why no diff was made. */
+static void test_history_store_unwritable(void **state)
+{
+	struct ctx *c = *state;
+	assert_int_equal(mkdir(c->state, 0700), 0);
+	put(c->state, "blobs", "not a directory");
+	start(c, true);
+	put(c->drop, "a.py", "# level: LOW\n");
+	json_t *o = wait_state(c, "a.result.json", "completed");
+	json_decref(o);
+	put(c->drop, "b.py", "# level: LOW\nx = 2\n");
+	o = wait_state(c, "b.result.json", "completed");
+	json_decref(o);
+	stop(c);
+	json_t *acc = records_of(c, "a.py", "job_accepted");
+	assert_true(json_array_size(acc) >= 1);
+	const char *why = str(json_array_get(acc, 0), "history_error");
+	if (!why || !strstr(why, "cannot create the version store "))
+		fail_msg("history_error: %s", why ? why : "(none)");
+	json_decref(acc);
+	assert_int_equal(c->executed, 2);
+}
+
 /* daemon_new refuses what it cannot set up, naming the setting to fix: a
  * drop_dir_group no group has (the configuration only checks its form),
  * a state directory that cannot be made, a drop directory that is a file,
@@ -652,6 +677,7 @@ int main(void)
 		T(test_many_drops_each_answered_once_and_not_again_after_restart),
 		T(test_audit_failure_means_nothing_runs),
 		T(test_start_refusals),
+		T(test_history_store_unwritable),
 		T(test_assessment_failing),
 		T(test_assessment_waiting_for_an_image),
 		T(test_lost_answer_at_restart),
