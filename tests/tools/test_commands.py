@@ -110,6 +110,13 @@ def cases(t):
          r"submit: cannot copy .*ok\.py into .*agent\.drop_dir in agent\.yaml"),
         (["submit", "--config-dir", t + "/badconf", t + "/ok.py"], 3, "err", r"agent\.yaml:1:\d+"),
         (["submit", "--bogus"], 2, "err", r"Usage: mai-agent submit"),
+        # a name whose answer files would not fit in a file name
+        (["submit", t + "/" + "a" * 250 + ".py"], 2, "err",
+         r"submit: the name of .*\.py is 253 bytes long: its answer files would not fit in a file "
+         r"name, so the agent does not run it; rename it to at most 246 bytes"),
+        # a directory at the script's name in the drop directory: the copy's rename is refused
+        (["submit", "--config-dir", t + "/taken", t + "/taken.py"], 2, "err",
+         r"submit: cannot copy .*/taken\.py into .*/takendrop: Is a directory \(agent\.drop_dir"),
         # verify
         (["verify", "a", "b"], 2, "err", r"verify: give one log directory or sidecar"),
         (["verify", t + "/none"], 2, "err", r"verify: .*none: No such file or directory"),
@@ -233,6 +240,12 @@ def main():
             f.write("approvers:\n  users: [root]\nallow_self_approval: true\n")
         with open(os.path.join(t, "calmdrop", "b.py"), "w") as f:
             f.write("print(2)\n")
+        os.makedirs(os.path.join(t, "taken"))
+        os.makedirs(os.path.join(t, "takendrop", "taken.py"))
+        with open(os.path.join(t, "taken", "agent.yaml"), "w") as f:
+            f.write("drop_dir: %s/takendrop\nstate_dir: %s/state\n" % (t, t))
+        with open(os.path.join(t, "taken.py"), "w") as f:
+            f.write("print('taken')\n")
         with open(os.path.join(t, "nodrop", "agent.yaml"), "w") as f:
             f.write("drop_dir: %s/no/such/drop\nstate_dir: %s/state\n" % (t, t))
         with open(os.path.join(t, "wide.py"), "w", newline="") as f:
