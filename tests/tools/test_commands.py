@@ -194,6 +194,12 @@ def cases(t):
     ]
     rows = [(AGENT,) + c for c in agent] + [(MAIAUDIT,) + c for c in view]
     if os.geteuid() == 0:
+        # a caller who may not read the agent's state directory is not told
+        # that no agent runs: it waits for the answer, and says so at the end
+        rows.append(("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", AGENT, "submit",
+                                 "--timeout", "1", "--config-dir", t + "/priv", t + "/privscript/p.py"], 8,
+                     "err", r"submit: no final answer for p\.py \(sha256 [0-9a-f]{12}\) within 1s: the "
+                     r"agent has not answered this script yet", {}))
         # a mount the kernel refuses (nobody on root's 0755 mount point, or
         # without access to /dev/fuse): a runtime failure, exit 1, said
         rows.append(("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", MAIAUDIT,
@@ -309,6 +315,14 @@ def main():
             os.makedirs(os.path.join(t, "notmine"), mode=0o755)
             os.makedirs(os.path.join(t, "nstate"))
             os.chown(os.path.join(t, "nstate"), 65534, 65534)
+            for d, mode in (("priv", 0o755), ("privdrop", 0o777), ("privstate", 0o700),
+                            ("privscript", 0o755)):
+                os.makedirs(os.path.join(t, d), mode=mode)
+                os.chmod(os.path.join(t, d), mode)
+            with open(os.path.join(t, "priv", "agent.yaml"), "w") as f:
+                f.write("drop_dir: %s/privdrop\nstate_dir: %s/privstate\n" % (t, t))
+            with open(os.path.join(t, "privscript", "p.py"), "w") as f:
+                f.write("print('p')\n")
         env = dict(os.environ, MAI_CONFIG_DIR=conf)
         rows = cases(t)
         for prog, args, status, stream, pattern, extra_env in rows:
