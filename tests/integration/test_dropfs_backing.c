@@ -403,6 +403,64 @@ static void test_wait_without_resources(void **state)
 	fault_clear();
 }
 
+/* The drop directory's disk and the notes' disk full, for real (small
+ * tmpfs mounts): a script whose note cannot be kept is still taken; a
+ * write the full disk cuts short is answered as such, not run; a create
+ * on a disk with no inode left fails with ENOSPC. */
+static void test_full_disks(void **state)
+{
+	const char *dir = *state;
+	_cleanup_free_ char *disk = xasprintf("%s/disk", dir), *notes = xasprintf("%s/notes", dir);
+	assert_int_equal(mkdir(disk, 0755), 0);
+	assert_int_equal(mkdir(notes, 0700), 0);
+	assert_int_equal(mount("tmpfs", disk, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,nr_inodes=8,mode=0755"), 0);
+	assert_int_equal(mount("tmpfs", notes, "tmpfs", MS_NOSUID | MS_NODEV, "size=16k,nr_inodes=1,mode=0700"), 0);
+	struct fx g = { .mnt = disk };
+	struct dropfs_options o = { .dir = disk, .max_file_size = 1 << 20, .notes_dir = notes };
+	_cleanup_free_ char *err = NULL;
+	int r = dropfs_new(&o, on_name, &g, &g.src, &err);
+	if (r < 0) {
+		umount2(disk, MNT_DETACH);
+		umount2(notes, MNT_DETACH);
+		fail_msg("dropfs_new: %s", err);
+	}
+
+	put(&g, "a.py", "print(1)\n");
+	want_names(&g, 1);
+	assert_true(g.got[0].taken);
+	assert_string_equal(g.got[0].data, "print(1)\n");
+
+	_cleanup_free_ char *b = at(&g, "b.py");
+	static char big[128 << 10];
+	memset(big, '#', sizeof(big));
+	int fd = open(b, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(fileio_write_all(fd, big, sizeof(big)), -ENOSPC);
+	close(fd);
+	want_names(&g, 2);
+	assert_string_equal(g.got[1].rel, "b.py");
+	assert_true(g.got[1].taken);
+	assert_int_equal(g.got[1].status, INTAKE_INCOMPLETE); /* answered, not run */
+
+	int e = 0;
+	for (int i = 0; i < 16 && !e; i++) {
+		_cleanup_free_ char *n = xasprintf("%s/f%d.txt", disk, i);
+		int nfd = open(n, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		if (nfd < 0)
+			e = errno;
+		else
+			close(nfd);
+	}
+	drop_source_free(g.src);
+	for (unsigned i = 0; i < g.n; i++) {
+		free(g.got[i].rel);
+		free(g.got[i].data);
+	}
+	assert_int_equal(umount2(disk, MNT_DETACH), 0);
+	assert_int_equal(umount2(notes, MNT_DETACH), 0);
+	assert_int_equal(e, ENOSPC);
+}
+
 int main(void)
 {
 	int r = fx_require_fuse();
@@ -417,6 +475,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_start_without_resources, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_drop_dir_file_systems, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_wait_without_resources, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_full_disks, testdir_setup, testdir_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
