@@ -651,7 +651,8 @@ static void test_start_disk_failures(void **state)
  * copy that cannot be written (RLIMIT_FSIZE cuts them short, as a full
  * disk does); cutting the tail off after its copy is kept failing is
  * fault.h's (ftruncate's EIO). Each start is refused with the path and
- * the errno, and the log, once the obstacle is gone, opens again. */
+ * the errno, and the log, once the obstacle is gone, opens again. A
+ * reader refuses a segment it cannot read the same way. */
 static void test_recovery_failures(void **state)
 {
 	const char *dir = *state;
@@ -745,6 +746,16 @@ static void test_recovery_failures(void **state)
 
 	assert_int_equal(audit_open(&o, &log, &err), 0); /* the tail kept aside and cut */
 	audit_close(log);
+
+	/* A reader (the view's) of a log with a segment that cannot be read. */
+	_cleanup_free_ char *odd = xasprintf("%s/audit/seg-000000000099.log", dir);
+	_cleanup_free_ char *log_dir = xasprintf("%s/audit", dir);
+	struct audit_reader *rd = NULL;
+	assert_int_equal(mkdir(odd, 0700), 0);
+	assert_int_equal(audit_reader_open(log_dir, &rd, &err), -EISDIR);
+	assert_non_null(strstr(err, "seg-000000000099.log: cannot read: Is a directory"));
+	free(err);
+	assert_int_equal(rmdir(odd), 0);
 	_cleanup_free_ char *line = fixture_verify_dir(dir, "k");
 	if (strncmp(line, "OK n=", 5) != 0)
 		fail_msg("%s", line);
