@@ -15,8 +15,6 @@
 
 #include <errno.h>
 #include <fuse.h>
-#include <linux/capability.h>
-#include <sys/syscall.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,13 +107,7 @@ static void test_killed_server_is_stale(void **state)
  * The child's exit status is the check's: 0 when it went as expected. */
 static int clear_without_sys_admin(const char *mnt, const char *path_env)
 {
-	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct d[2];
-	if (syscall(SYS_capget, &h, d) < 0)
-		return 10;
-	d[0].effective &= ~(1u << CAP_SYS_ADMIN);
-	d[0].permitted &= ~(1u << CAP_SYS_ADMIN);
-	if (syscall(SYS_capset, &h, d) < 0)
+	if (testdir_drop_sys_admin() < 0)
 		return 11;
 	if (path_env && setenv("PATH", path_env, 1) < 0)
 		return 12;

@@ -3,7 +3,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <linux/capability.h>
 #include <sched.h>
+#include <sys/syscall.h>
 #include <stdbool.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -179,4 +181,15 @@ struct rlimit testdir_fd_limit(unsigned spare)
 void testdir_fd_limit_end(const struct rlimit *saved)
 {
 	assert_int_equal(setrlimit(RLIMIT_NOFILE, saved), 0);
+}
+
+int testdir_drop_sys_admin(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+	if (syscall(SYS_capget, &h, d) < 0)
+		return -errno;
+	d[0].effective &= ~(1u << CAP_SYS_ADMIN);
+	d[0].permitted &= ~(1u << CAP_SYS_ADMIN);
+	return syscall(SYS_capset, &h, d) < 0 ? -errno : 0;
 }

@@ -45,6 +45,12 @@ void testdir_unmount(const char *path);
 struct rlimit testdir_fd_limit(unsigned spare);
 void testdir_fd_limit_end(const struct rlimit *saved);
 
+/* Drops CAP_SYS_ADMIN from the calling process's effective and permitted
+ * sets (mount(2) and umount2(2) refused from then on, as for an agent
+ * without it; a setuid program it runs gets its own). For a child the
+ * test forks. 0 or -errno. */
+int testdir_drop_sys_admin(void);
+
 /* A test that cannot run here says why and returns (cmocka's skip()); the
  * program then exits with test_exit(): 77, meson's SKIP, when a test was
  * skipped and none failed, or 1 when MAI_REQUIRE_REAL=1 (as ./run-tests
