@@ -16,7 +16,12 @@
 #include <cmocka.h>
 
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -621,6 +626,37 @@ static void test_history_store_unwritable(void **state)
 	assert_int_equal(c->executed, 2);
 }
 
+/* The service manager's socket given as an abstract name ("@..."): the
+ * agent says READY=1 there when it serves, and STOPPING=1 when it stops.
+ * (agent_reload.sh checks a socket path.) */
+static void test_notify_abstract_socket(void **state)
+{
+	struct ctx *c = *state;
+	char name[64];
+	snprintf(name, sizeof(name), "@mai-test-notify-%d", (int)getpid());
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	assert_true(fd >= 0);
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	memcpy(sa.sun_path, name, strlen(name));
+	sa.sun_path[0] = '\0';
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa,
+			      (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(name))), 0);
+	assert_int_equal(setenv("NOTIFY_SOCKET", name, 1), 0);
+	start(c, true);
+	char got[64] = "";
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	assert_int_equal(poll(&p, 1, 5000), 1);
+	assert_true(recv(fd, got, sizeof(got) - 1, 0) > 0);
+	assert_string_equal(got, "READY=1");
+	stop(c);
+	memset(got, 0, sizeof(got));
+	assert_int_equal(poll(&p, 1, 5000), 1);
+	assert_true(recv(fd, got, sizeof(got) - 1, 0) > 0);
+	assert_string_equal(got, "STOPPING=1");
+	unsetenv("NOTIFY_SOCKET");
+	close(fd);
+}
+
 /* daemon_new refuses what it cannot set up, naming the setting to fix: a
  * drop_dir_group no group has (the configuration only checks its form),
  * a state directory that cannot be made, a drop directory that is a file,
@@ -678,6 +714,7 @@ int main(void)
 		T(test_audit_failure_means_nothing_runs),
 		T(test_start_refusals),
 		T(test_history_store_unwritable),
+		T(test_notify_abstract_socket),
 		T(test_assessment_failing),
 		T(test_assessment_waiting_for_an_image),
 		T(test_lost_answer_at_restart),
