@@ -21,10 +21,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "docker.h"
 #include "docker_call.h"
 #include "docker_http.h"
 #include "engine_standin.h"
+#include "log.h"
 #include "macro.h"
+#include "subprocess.h"
 #include "testdir.h"
 
 
@@ -244,8 +247,71 @@ static void test_status_errors(void **state)
 	}
 }
 
+/* Something at the socket that answers HTTP but is not Docker: the ping
+ * says what it answered and asks whether docker.socket names an engine. */
+static void test_ping_of_something_else(void **state)
+{
+	struct standin s;
+	struct docker_options o = { 0 };
+	struct docker *d = NULL;
+	char *err = NULL;
+
+	standin_start(&s, *state, NULL, 0); /* 404 to everything */
+	o.socket_path = s.socket_path;
+	assert_int_equal(docker_open(&o, &d, &err), 0);
+	assert_int_equal(docker_ping(d, &err), DOCKER_ERR_PROTOCOL);
+	assert_non_null(strstr(err, "engine.sock answered /_ping with HTTP 404 '{\"message\":\"the "
+				    "stand-in has no route"));
+	assert_non_null(strstr(err, "instead of OK: is docker.socket in config/agent.yaml a Docker "
+				    "engine?"));
+	free(err);
+	docker_free(d);
+	standin_stop(&s);
+}
+
+/* libcurl that cannot be loaded (a damaged installation: the soname found
+ * is no library): said once with the package to install, and each call
+ * fails saying that libcurl is not loaded. Run in a child, whose dynamic
+ * linker finds the damaged libcurl first (LD_LIBRARY_PATH). */
+static void test_libcurl_not_loadable(void **state)
+{
+	const char *dir = *state;
+	_cleanup_free_ char *self = xasprintf("/proc/%d/exe", (int)getpid());
+	_cleanup_free_ char *lib = xasprintf("LD_LIBRARY_PATH=%s", dir);
+	char *argv[] = { "/usr/bin/env", lib, "MAI_TEST_CURL_CHILD=1", self, NULL };
+	_cleanup_free_ char *out = NULL;
+	size_t len = 0;
+
+	testdir_put(dir, "libcurl.so.4", "not a library\n");
+	assert_int_equal(subprocess_capture(argv, 30000, 1 << 16, true, &out, &len), 0);
+	if (!strstr(out, "cannot load libcurl.so.4 (") ||
+	    !strstr(out, "Docker cannot be reached without it; install it with 'apt-get install "
+			 "libcurl4'") ||
+	    !strstr(out, "ping: cannot create a libcurl handle: libcurl is not loaded"))
+		fail_msg("the child said: %s", out);
+}
+
+/* The child of test_libcurl_not_loadable. */
+static int curl_child(void)
+{
+	struct docker_options o = { .socket_path = "/nonexistent/docker.sock" };
+	struct docker *d = NULL;
+	char *err = NULL;
+
+	log_init("mai-agent", LOG_LEVEL_INFO);
+	if (docker_open(&o, &d, &err) < 0)
+		return 2;
+	enum docker_error e = docker_ping(d, &err);
+	fprintf(stderr, "ping: %s\n", err ? err : "ok");
+	free(err);
+	docker_free(d);
+	return e == DOCKER_ERR_IO ? 0 : 3;
+}
+
 int main(void)
 {
+	if (getenv("MAI_TEST_CURL_CHILD"))
+		return curl_child();
 #define T(f) cmocka_unit_test_setup_teardown(f, testdir_setup, testdir_teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_reply_past_the_cap),
@@ -259,6 +325,8 @@ int main(void)
 		T(test_attach_peer_gone),
 		T(test_attach_write_times_out),
 		cmocka_unit_test(test_status_errors),
+		T(test_ping_of_something_else),
+		T(test_libcurl_not_loadable),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
