@@ -500,6 +500,85 @@ static void test_probes_failing(void **state)
 	}
 }
 
+/* A manager that will not list its nodes: a run cannot be placed (said);
+ * a run under way is not taken for lost because of it. */
+static void test_node_list_refused(void **state)
+{
+	struct fixture f;
+	struct outcome o;
+	const struct standin_route refused[] = {
+		ROUTE("GET", "/nodes", 503, "{\"message\":\"rpc error: raft: no leader\"}"),
+	};
+
+	open_engine(&f, *state, 5000, NULL, 0);
+	answer(&f, *state, refused, ARRAY_SIZE(refused));
+	run(&f, 10000, false, &o);
+	assert_int_equal(o.start, -EIO);
+	assert_string_equal(o.start_err, "Docker refused to list the swarm's nodes (HTTP 503): rpc "
+					 "error: raft: no leader");
+	outcome_clear(&o);
+
+	/* Listed for the placement, then refused while the run goes on (past
+	 * the lost-node check's second): the run ends as it would. */
+	const struct standin_route later[] = {
+		ROUTE_N("GET", "/nodes", 200, NODE("ready"), 1),
+		ROUTE("GET", "/nodes", 503, "{\"message\":\"rpc error: raft: no leader\"}"),
+		ROUTE_N("GET", TASKS, 200, TASK("n1", "running"), 12),
+		ROUTE("GET", TASKS, 200, TASK("n1", "complete")),
+	};
+	answer(&f, *state, later, ARRAY_SIZE(later));
+	run(&f, 10000, false, &o);
+	assert_int_equal(o.start, 0);
+	assert_int_equal(o.how, SANDBOX_ATTACH_EOF);
+	assert_int_equal(o.end.code, 0);
+	assert_true(standin_seen(&f.s, "GET", "/nodes") >= 2);
+	outcome_clear(&o);
+	close_engine(&f);
+}
+
+/* A node whose label names no trust level is not used, and the report
+ * says it has no level; the other node serves. */
+static void test_label_naming_no_level(void **state)
+{
+	struct fixture f;
+	const struct standin_route nodes[] = {
+		ROUTE("GET", "/nodes", 200, "[{\"ID\":\"n2\",\"Description\":{\"Hostname\":\"h2\"},"
+					    "\"Spec\":{\"Labels\":{\"mai.trust\":\"trusty\"},\"Availability\":"
+					    "\"active\"},\"Status\":{\"State\":\"ready\"}},"
+					    "{\"ID\":\"n1\",\"Description\":{\"Hostname\":\"h1\"},\"Spec\":"
+					    "{\"Labels\":{\"mai.trust\":\"untrusted\"},\"Availability\":"
+					    "\"active\"},\"Status\":{\"State\":\"ready\"}}]"),
+		ROUTE_N("GET", TASKS, 200, TASK("n1", "complete"), 1),
+	};
+	/* The options of an open; then the engine opened again on the list
+	 * above. */
+	open_engine(&f, *state, 5000, NULL, 0);
+	swarm_engine.close(f.e);
+	standin_stop(&f.s);
+	struct standin_route routes[STANDIN_MAX_ROUTES];
+	size_t n = 0;
+	routes[n++] = nodes[0];
+	routes[n++] = nodes[1];
+	routes[n++] = (struct standin_route){ .method = "GET", .path = "/services/svc1/logs",
+					      .status = 200, .body = probe_logs,
+					      .body_len = probe_logs_len, .times = 1 };
+	n += open_routes(routes + n);
+	standin_start(&f.s, *state, routes, n);
+	f.o.socket_path = f.s.socket_path;
+	const struct sandbox_engine_setup setup = { .opts = &f.o };
+	char *err = NULL;
+	if (swarm_engine.open(&setup, &f.e, &err) < 0)
+		fail_msg("open: %s", err);
+	json_t *report = swarm_engine.nodes(f.e);
+	json_t *n2 = json_array_get(report, 0), *n1 = json_array_get(report, 1);
+	assert_string_equal(json_string_value(json_object_get(n2, "id")), "n2");
+	assert_true(json_is_null(json_object_get(n2, "level")));
+	assert_string_equal(json_string_value(json_object_get(n2, "probe")), "not probed");
+	assert_string_equal(json_string_value(json_object_get(n1, "probe")), "ok");
+	json_decref(report);
+	close_engine(&f);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, testdir_setup, testdir_teardown)
@@ -515,6 +594,8 @@ int main(void)
 		T(test_start_refusals),
 		T(test_removal_refused),
 		T(test_probes_failing),
+		T(test_node_list_refused),
+		T(test_label_naming_no_level),
 	};
 	log_init("test_swarm_engine", LOG_LEVEL_DEBUG);
 	return cmocka_run_group_tests(tests, NULL, NULL);
