@@ -2,7 +2,8 @@
 """Mutation testing of the whole agent: would the tests notice a wrong line?
 
     tests/mutate.py [--build DIR] [--modules base,config,...] [--count N]
-                    [--seed S] [--budget SECONDS] [--coverage JSON]
+                    [--seed S] [--budget SECONDS] [--jobs N]
+                    [--test-seconds S] [--pause-file PATH]
                     [--list] [--only FILE:LINE,...] [--doc]
 
 Makes a copy of the source tree in DIR/src and a plain build (no
@@ -29,20 +30,34 @@ For each mutant: writes it into a copy of the tree, rebuilds what its
 tests need (a mutant that does not compile is "stillborn"), and runs the
 tests that ran its line in tests/coverage.sh's run of the same tree
 (build-coverage/per-test.json), fastest first, stopping at the first that
-fails ("killed"). Each test has a limit of its own, three times its time
-in that run and 10 s more; a test past it is a "timeout". A mutant no test
-killed "survived" only when every test that runs its line ran and passed;
-when one did not run (the mutant's tests passed --test-seconds of
-coverage-run time, a test is longer than --max-test-seconds, left out of
-every mutant, or failed on the unmutated code) it is "undecided". A line
-no test runs is "not covered" (a survivor that ran nothing).
+fails ("killed"). A mutant of a declaration at file scope (an enumerator,
+a table's initialiser: lines gcov does not list) runs the tests of the
+lines that name what it declares; one that declares nothing a line names
+(a struct member's size) is left out of the pick and listed. "Fastest"
+is by the tests' own times in this run's build (the median of their
+passes so far), which are far from their coverage-run times (a build
+without optimisation, many tests at a time: from 2 to 10 times longer).
+Each test has a limit of its own, three times its coverage-run time and
+10 s more (once it has passed in this run, three times its longest pass
+and 15 s more, when that is less); a test past it is a "timeout". A mutant no test killed
+"survived" only when every test that runs its line ran and passed; when
+one did not run (the mutant's tests passed --test-seconds of their own
+time, a test is longer than --max-test-seconds, left out of every
+mutant, or failed on the unmutated code) it is "undecided". A line no
+test runs is "not covered" (a survivor that ran nothing).
 
 Score: killed / (killed + survived + not covered); undecided, timeouts and
 stillborn mutants are reported apart, with the lower bound that counts
 undecided and timeouts as survivors. The report (DIR/report.md,
 DIR/report.json; with --doc also tests/MUTATION.md) gives the seed, the
 commit measured, counts per module and every mutant that was not killed.
-The run is niced (10).
+It is written after every mutant (each file replaced whole), so a run
+that is killed leaves the report of what it measured; SIGTERM or SIGINT
+start nothing more and write it when the mutants under way end (a second
+one: at once). While --pause-file exists no new mutant or test starts
+(the tests under way end; once they have, PATH.quiet is written): the
+machine is quiet for a measurement, and no test's limit runs during the
+pause. The run is niced (10).
 
 --only FILE:LINE,... runs every mutant of those lines instead of a pick.
 
@@ -63,6 +78,7 @@ import os
 import random
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -172,6 +188,33 @@ def matching(toks, i, open_, close):
     return None
 
 
+def file_scope(toks, i, text):
+    """What the brace at toks[i], at file scope, opens: None for a
+    function's body, else {"kind": "enum" | "table" | "type", "name": the
+    table's name, "lines": (first, last) line of the braces}."""
+    prev = toks[i - 1][3] if i else ""
+    if prev == ")":
+        return None
+    close = matching(toks, i, "{", "}")
+    last = toks[close][1] if close is not None else len(text)
+    lines = (text.count("\n", 0, toks[i][1]) + 1, text.count("\n", 0, last) + 1)
+    if prev == "=":  # name[...] = { ... }: the name before its brackets
+        k = i - 2
+        while k >= 0 and toks[k][3] == "]":
+            depth = 0
+            while k >= 0:
+                depth += toks[k][3] == "]"
+                depth -= toks[k][3] == "["
+                k -= 1
+                if depth == 0:
+                    break
+        name = toks[k][3] if k >= 0 and toks[k][0] == "ident" else ""
+        return {"kind": "table", "name": name, "lines": lines}
+    if "enum" in (prev, toks[i - 2][3] if i > 1 else ""):
+        return {"kind": "enum", "name": "", "lines": lines}
+    return {"kind": "type", "name": "", "lines": lines}
+
+
 def sites(path, text):
     """Every mutant of one file: dicts with offsets and the replacement."""
     toks = tokenize(text)
@@ -184,20 +227,43 @@ def sites(path, text):
             close = matching(toks, i + 1, "(", ")")
             if close is not None:
                 sizes.append((toks[i + 1][1], toks[close][2]))
+    # The braces at file scope that are not a function's body: an enum's,
+    # a table's initialiser, a struct's definition. gcov lists none of
+    # their lines, so a mutant there takes the tests of the lines that use
+    # the name it defines (decl: the enumerator, the table; "" when it
+    # defines none, a struct member's width), not of the lines around it.
+    scope = None
+
     def add(kind, start, end, new, label, larger=False):
         # A constant made larger in an allocation's size: more memory than
         # is needed, never read (equivalent; tests/mutate-equivalent.txt).
         if kind == "constant" and larger and any(a <= start < b for a, b in sizes):
             return
         line = text.count("\n", 0, start) + 1
-        out.append({"file": path, "line": line, "start": start, "end": end, "new": new,
-                    "kind": kind, "label": label})
+        site = {"file": path, "line": line, "start": start, "end": end, "new": new,
+                "kind": kind, "label": label}
+        if scope is not None:
+            name = scope["name"]
+            if scope["kind"] == "enum":  # the enumerator the mutant is in
+                k = cur
+                while k > 0 and toks[k - 1][3] not in (",", "{"):
+                    k -= 1
+                name = toks[k][3] if toks[k][0] == "ident" else ""
+            site["decl"] = name
+            site["decl_lines"] = scope["lines"]
+        out.append(site)
 
+    cur = 0
     for i, (kind, start, end, tok) in enumerate(toks):
+        cur = i
         if tok == "{":
+            if depth == 0:
+                scope = file_scope(toks, i, text)
             depth += 1
         elif tok == "}":
             depth -= 1
+            if depth == 0:
+                scope = None
         elif tok == "[":
             bracket += 1
         elif tok == "]":
@@ -501,6 +567,54 @@ class PerTest:
         run_ = sorted((n for n in names if n in self.seconds), key=lambda n: (self.seconds[n], n))
         return run_, sorted(n for n in names if n not in self.seconds)
 
+    def tests_of_site(self, site):
+        """tests_of() for the mutant's line; for a mutant of a declaration
+        at file scope (an enumerator, a table's initialiser: lines no test
+        runs), the tests of every line of agent/ and fs/ that names what it
+        declares. None when it declares nothing that a line names (a
+        struct member's size): which tests depend on it is not known."""
+        if "decl" not in site:
+            return self.tests_of(site["file"], site["line"])
+        uses = decl_uses(site)
+        if not uses:
+            return None
+        run_, left = set(), set()
+        for src, line in uses:
+            r, l = self.tests_of(src, line)
+            run_.update(r)
+            left.update(l)
+        return sorted(run_, key=lambda n: (self.seconds[n], n)), sorted(left)
+
+
+def decl_uses(site):
+    """The lines that name what a mutant of a declaration declares, its
+    own declaration aside."""
+    if not site.get("decl"):
+        return []
+    return [(src, line) for src, line in uses_of(site["decl"]) if not (
+        src == site["file"] and site["decl_lines"][0] <= line <= site["decl_lines"][1])]
+
+
+_IDENTS = {}
+
+
+def uses_of(name):
+    """Where the identifier name appears in the C sources of agent/ and
+    fs/ (comments and strings aside): (file, line) pairs."""
+    if not _IDENTS:
+        for folder in sorted(set(MODULES.values())):
+            for f in sorted(os.listdir(os.path.join(ROOT, folder))):
+                if not f.endswith(".c"):
+                    continue
+                src = os.path.join(folder, f)
+                with open(os.path.join(ROOT, src), encoding="utf-8") as fh:
+                    text = fh.read()
+                starts = [m.start() for m in re.finditer("^", text, re.M)]
+                for kind, start, _, tok in tokenize(text):
+                    if kind == "ident":
+                        _IDENTS.setdefault(tok, set()).add((src, bisect.bisect_right(starts, start)))
+    return sorted(_IDENTS.get(name, ()))
+
 
 def load_equivalent(path):
     """Single mutants shown equivalent: 'FILE | LABEL | SOURCE LINE | why'
@@ -542,10 +656,10 @@ def main():
     ap.add_argument("--deadline", type=float, help="seconds since the epoch: start no new mutant after it")
     ap.add_argument("--per-test", default=os.path.join(ROOT, "build-coverage", "per-test.json"),
                     help="which tests run each line (tests/coverage.sh, on this tree)")
-    ap.add_argument("--test-seconds", type=float, default=90,
-                    help="a mutant runs its tests until their times in the coverage run add up to this")
-    ap.add_argument("--max-test-seconds", type=float, default=90,
-                    help="no mutant runs a test that took longer than this in the coverage run")
+    ap.add_argument("--test-seconds", type=float, default=60,
+                    help="a mutant runs its tests until their own times (Run.estimate) add up to this")
+    ap.add_argument("--max-test-seconds", type=float, default=60,
+                    help="no mutant runs a test that takes longer than this (Run.estimate)")
     ap.add_argument("--jobs", type=int, default=1,
                     help="mutants at a time, each in a copy and build of its own (build-mutate/wN)")
     ap.add_argument("--reverse", action="store_true",
@@ -554,6 +668,8 @@ def main():
     ap.add_argument("--list", action="store_true", help="print the picked mutants and exit")
     ap.add_argument("--only", help="FILE:LINE,...: every mutant of these lines")
     ap.add_argument("--doc", action="store_true", help="also write the report to tests/MUTATION.md")
+    ap.add_argument("--pause-file", help="while this file exists, start no new mutant and no new test "
+                    "(the tests under way end; the time paused is reported and counts in no test's limit)")
     args = ap.parse_args()
     if args.seed is None:
         args.seed = int.from_bytes(os.urandom(4), "big")
@@ -569,7 +685,7 @@ def main():
 
     # Every place, per module (a folder, not its subfolders), then a random
     # pick spread by size, in a random order.
-    per_module, excluded = {}, []
+    per_module, excluded, unmapped = {}, [], []
     for m in modules:
         folder = MODULES[m]
         found = []
@@ -583,6 +699,11 @@ def main():
                     key = (path, site["label"], lines[site["line"] - 1].strip())
                     if key in equivalent:
                         excluded.append(dict(site, module=m, why=equivalent[key]))
+                    elif "decl" in site and not decl_uses(site):
+                        unmapped.append(dict(site, module=m, why=(
+                            "in a type's definition (a member's size): no line runs it and no line names it"
+                            if not site["decl"] else "declares %s, which no line of agent/ or fs/ names"
+                            % site["decl"])))
                     else:
                         found.append(site)
         per_module[m] = found
@@ -611,7 +732,7 @@ def main():
         len(picked), total, ", ".join(modules), commit[:12], " (with changes)" if dirty else "", args.jobs),
         flush=True)
     if args.merge:
-        merge(args, picked, modules, total, commit, dirty, excluded)
+        merge(args, picked, modules, total, commit, dirty, excluded, unmapped)
         return
     # The copies take the validators installed in this tree (not in git):
     # without them the tests that check schemas fail under MAI_REQUIRE_REAL=1
@@ -633,49 +754,138 @@ def main():
         if wk.error:
             sys.exit("mutate.py: " + wk.error)
     per_test = PerTest(args.per_test, workers[0].table)
-    results, lock = [], threading.Lock()
+    run_ = Run(args, picked, modules, total, commit, dirty, excluded, unmapped, per_test)
+    for wk in workers:
+        wk.run = run_
+    lock = run_.lock
     queue = list(enumerate(picked, 1))
     if args.reverse:
         queue.reverse()  # another process takes the same pick from the start
-    t0 = time.monotonic()
-    state = {"stopped": None}
+
+    # A SIGTERM or SIGINT: start nothing more, let the mutants under way
+    # end, write the report (a second one: write it and exit at once).
+    def on_signal(signum, frame):
+        if run_.status.startswith("stopped"):
+            run_.write()
+            os._exit(1)
+        run_.status = "stopped by signal %d" % signum
+        print("mutate.py: signal %d: no new mutant; the report follows the ones under way" % signum, flush=True)
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
 
     def loop(wk):
         while True:
+            run_.wait_pause()
             with lock:
-                if not queue:
+                if not queue or run_.status != "running":
                     return
-                if (args.budget and time.monotonic() - t0 > args.budget) or \
+                if (args.budget and time.monotonic() - run_.t0 > args.budget) or \
                    (args.deadline and time.time() > args.deadline):
-                    if state["stopped"] is None:
-                        state["stopped"] = queue[0][0] - 1
-                        print("mutate.py: the budget or the deadline is reached", flush=True)
+                    run_.status = "cut by the budget"
+                    print("mutate.py: the budget or the deadline is reached", flush=True)
                     return
                 n, site = queue.pop(0)
             wk.mutant(n, site, per_test, args)
             with lock:
-                results.append(site)
-                print("[%d/%d %5.0f s w%d] %-11s %s:%d %s%s (%d of %d tests ran)" % (
-                    n, len(picked), time.monotonic() - t0, wk.wid, site["outcome"], site["file"], site["line"],
-                    site["label"], " by " + site["by"] if site["by"] else "", len(site["ran"]), site["tests"]),
-                    flush=True)
+                run_.results.append(site)
+                print("[%d/%d %5.0f s w%d] %-11s %s:%d %s%s (%d of %d tests ran; %.0f s)" % (
+                    n, len(picked), time.monotonic() - run_.t0, wk.wid, site["outcome"], site["file"],
+                    site["line"], site["label"], " by " + site["by"] if site["by"] else "", len(site["ran"]),
+                    site["tests"], site.get("seconds", 0)), flush=True)
+                run_.write()
 
     threads = [threading.Thread(target=loop, args=(wk,)) for wk in workers]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    baseline = {}
     for wk in workers:
         wk.finish()
-        for name, ok in wk.baseline.items():
-            baseline[name] = baseline.get(name, True) and ok
-    results.sort(key=lambda r: picked.index(r))
-    report(results, modules, args, len(picked), total, commit, dirty, excluded, time.monotonic() - t0,
-           per_test, baseline)
+    if run_.status == "running":
+        run_.status = "done"
+    run_.write(final=True)
 
 
-def merge(args, picked, modules, total, commit, dirty, excluded):
+class Run:
+    """The state of a run that its report is written from: after every
+    mutant (so that a run cut by a kill leaves the report of what it
+    measured) and at its end."""
+
+    def __init__(self, args, picked, modules, total, commit, dirty, excluded, unmapped, per_test):
+        self.args, self.picked, self.modules, self.total = args, picked, modules, total
+        self.commit, self.dirty, self.excluded, self.unmapped = commit, dirty, excluded, unmapped
+        self.per_test = per_test
+        self.results, self.baseline = [], {}
+        self.lock = threading.Lock()
+        self.t0 = time.monotonic()
+        self.status = "running"
+        self.paused, self.pause_since = 0.0, None
+        self.observed = {}
+        self.waiting = 0  # workers held by the pause file
+
+    def observe(self, name, seconds):
+        """A test's time when it passed (on a mutant or the unmutated code)."""
+        with self.lock:
+            self.observed.setdefault(name, []).append(seconds)
+
+    def longest(self, name):
+        """A test's longest pass in this run so far (None before its first)."""
+        with self.lock:
+            return max(self.observed[name]) if name in self.observed else None
+
+    def estimate(self, name):
+        """A test's own time in this build: the median of its passes so
+        far; before its first, its coverage-run time times the median
+        ratio of the two for the tests already seen (1 before any)."""
+        def median(v):
+            v = sorted(v)
+            return v[len(v) // 2]
+        with self.lock:
+            if name in self.observed:
+                return median(self.observed[name])
+            ratios = [median(v) / self.per_test.seconds[n] for n, v in self.observed.items()
+                      if self.per_test.seconds.get(n, 0) > 0.5]
+        return self.per_test.seconds[name] * (median(ratios) if len(ratios) >= 5 else 1.0)
+
+    def wait_pause(self):
+        """While --pause-file exists, returns only when it is gone (its
+        time is counted apart: no test runs during it). Once every worker
+        waits (the tests under way have ended), PATH.quiet is written."""
+        path = self.args.pause_file
+        if not (path and os.path.exists(path) and self.status == "running"):
+            return
+        with self.lock:
+            self.waiting += 1
+        while os.path.exists(path) and self.status == "running":
+            with self.lock:
+                if self.pause_since is None:
+                    self.pause_since = time.monotonic()
+                    print("mutate.py: paused (%s exists): no new mutant or test" % path, flush=True)
+                if self.waiting == self.args.jobs and not os.path.exists(path + ".quiet"):
+                    with open(path + ".quiet", "w", encoding="utf-8") as f:
+                        f.write(time.strftime("%H:%M:%S UTC\n", time.gmtime()))
+                    print("mutate.py: quiet: no test or build of this run is running (%s.quiet)" % path,
+                          flush=True)
+            time.sleep(1)
+        with self.lock:
+            self.waiting -= 1
+            if self.pause_since is not None:
+                self.paused += time.monotonic() - self.pause_since
+                self.pause_since = None
+                print("mutate.py: resumed (%.0f s paused in all)" % self.paused, flush=True)
+            if self.waiting == 0 and os.path.exists(path + ".quiet"):
+                os.unlink(path + ".quiet")
+
+    def write(self, final=False):
+        order = {id(site): i for i, site in enumerate(self.picked)}
+        results = sorted(self.results, key=lambda r: order[id(r)])
+        report(results, self.modules, self.args, len(self.picked), self.total, self.commit, self.dirty,
+               self.excluded, time.monotonic() - self.t0, self.per_test, self.baseline,
+               unmapped=self.unmapped, status=self.status, paused=self.paused, final=final)
+
+
+def merge(args, picked, modules, total, commit, dirty, excluded, unmapped):
     """One report from the report.json files of runs of the same pick (the
     same seed and count, on the same tree: one from the start, one with
     --reverse from the end): each mutant's first result."""
@@ -697,7 +907,8 @@ def merge(args, picked, modules, total, commit, dirty, excluded):
     results = [done[k] for k in ((s["file"], s["start"], s["end"], s["new"]) for s in picked) if k in done]
     table = test_table(os.path.join(args.build, "build"))
     per_test = PerTest(args.per_test, table)
-    report(results, modules, args, len(picked), total, commit, dirty, excluded, seconds, per_test, baseline)
+    report(results, modules, args, len(picked), total, commit, dirty, excluded, seconds, per_test, baseline,
+           unmapped=unmapped)
 
 
 class Worker:
@@ -709,9 +920,10 @@ class Worker:
         self.scratch = os.path.join("/dev/shm" if os.path.isdir("/dev/shm") else "/tmp",
                                     "mai-mutate-%d-w%d" % (os.getpid(), wid))
         # A test that kills a mutant must pass on the unmutated code: checked
-        # the first time it kills one (a test that fails without any mutant
-        # is left out from then on, and the mutant goes on to its next test).
-        self.baseline = {}
+        # the first time it kills one, by any worker (Run.baseline: a test
+        # that fails without any mutant is left out from then on, and the
+        # mutant goes on to its next test).
+        self.run = None
 
     def prepare(self):
         # The file a mutant is written into, while it is there.
@@ -733,34 +945,42 @@ class Worker:
     def limit_of(self, name):
         # The test's own time on the unmutated tree (the coverage run: a
         # build without optimisation, side by side with the rest of the
-        # suite), three times, and 10 s more for a loaded machine.
-        return 3 * self.per_test.seconds[name] + 10.0
+        # suite), three times, and 10 s more for a loaded machine; once it
+        # has passed in this run, three times its longest pass here and
+        # 15 s more, when that is less (a hang is found sooner).
+        limit = 3 * self.per_test.seconds[name] + 10.0
+        seen = self.run.longest(name)
+        return min(limit, 3 * seen + 15.0) if seen else limit
 
     def targets(self, name):
         return targets_of(name, self.table, self.build, self.scripts)
 
     def passes_unmutated(self, name, path, text, mutant_text):
-        if name not in self.baseline:
+        baseline = self.run.baseline
+        if name not in baseline:
             with open(path, "w", encoding="utf-8") as f:
                 f.write(text)
             ok = run(["ninja", "-C", self.build] + self.targets(name)).returncode == 0
             log = os.path.join(os.path.dirname(self.build), "baseline-%s.log" % name)
+            t = time.monotonic()
             got = run_test(name, self.table, self.limit_of(name), "base-%d-w%d" % (os.getpid(), self.wid),
                            os.path.join(self.scratch, "base"), log) if ok else "does not build"
-            self.baseline[name] = got == "pass"
+            if got == "pass":
+                self.run.observe(name, time.monotonic() - t)
+            baseline[name] = got == "pass"
             # Why a test fails without any mutant must be findable: its
             # outcome (a failure or its limit) and its output's end.
             tail = ""
             if got != "pass" and os.path.exists(log):
                 with open(log, encoding="utf-8", errors="replace") as f:
                     tail = "".join("      | " + l for l in f.readlines()[-15:])
-            verdict = "passes" if self.baseline[name] else "FAILS (%s, limit %.0f s; output in %s): left out\n%s" % (
+            verdict = "passes" if baseline[name] else "FAILS (%s, limit %.0f s; output in %s): left out\n%s" % (
                 got, self.limit_of(name), log, tail)
             print("  w%d baseline %-24s %s" % (self.wid, name, verdict), flush=True)
             with open(path, "w", encoding="utf-8") as f:
                 f.write(mutant_text)
             run(["ninja", "-C", self.build] + self.targets(name))
-        return self.baseline[name]
+        return baseline[name]
 
     def mutant(self, n, site, per_test, args):
         self.per_test = per_test
@@ -768,7 +988,7 @@ class Worker:
         with open(path, encoding="utf-8") as f:
             text = f.read()
         site["source"] = text.splitlines()[site["line"] - 1].strip()
-        tests, left_out = per_test.tests_of(site["file"], site["line"])
+        tests, left_out = per_test.tests_of_site(site)
         site.update(by=None, ran=[], not_run=left_out, tests=len(tests) + len(left_out))
         if not tests and not left_out:
             site["outcome"] = "not_covered"
@@ -784,32 +1004,46 @@ class Worker:
         # survivor only when every test that runs its line ran and passed;
         # otherwise it is undecided (reported apart, not in the score).
         site["why_not_run"] = {n: "left out of every mutant" for n in left_out}
+        # Fastest first by the tests' own times in this run's build
+        # (Run.estimate): the coverage run's are of a slower build, many
+        # tests at a time.
+        est = {name: self.run.estimate(name) for name in tests}
+        tests = sorted(tests, key=lambda name: (est[name], name))
         for i, name in enumerate(tests):
-            if self.baseline.get(name) is False:
+            if self.run.baseline.get(name) is False:
                 site["why_not_run"][name] = "failed on the unmutated code"
                 continue
-            if per_test.seconds[name] > args.max_test_seconds:
+            if est[name] > args.max_test_seconds:
                 for t in tests[i:]:  # this one and the rest are longer still
                     site["why_not_run"].setdefault(t, "longer than %.0f s" % args.max_test_seconds)
                 break
-            if site["ran"] and spent + per_test.seconds[name] > args.test_seconds:
+            if site["ran"] and spent + est[name] > args.test_seconds:
                 for t in tests[i:]:
                     site["why_not_run"].setdefault(t, "past the mutant's cap of %.0f s" % args.test_seconds)
                 break
+            paused = time.monotonic()
+            self.run.wait_pause()  # between two tests: the machine is quiet from the test's end
+            t_start += time.monotonic() - paused
             targets = tuple(self.targets(name))
             if targets not in built:
+                t = time.monotonic()
                 try:
                     ok = run(["ninja", "-C", self.build] + list(targets), timeout=900).returncode == 0
                 except subprocess.TimeoutExpired:
                     ok = False
+                site["build_seconds"] = site.get("build_seconds", 0.0) + time.monotonic() - t
                 if not ok:
                     outcome = "stillborn"
                     break
                 built.add(targets)
-            spent += per_test.seconds[name]
+            spent += est[name]
             site["ran"].append(name)
+            t = time.monotonic()
             got = run_test(name, self.table, self.limit_of(name), "m%d-%d" % (n, os.getpid()),
                            os.path.join(self.scratch, "m%d" % n))
+            site.setdefault("test_seconds", {})[name] = round(time.monotonic() - t, 1)
+            if got == "pass":
+                self.run.observe(name, time.monotonic() - t)
             if got != "pass" and not self.passes_unmutated(name, path, text, mutant_text):
                 continue
             if got == "fail":
@@ -823,6 +1057,7 @@ class Worker:
             outcome = "undecided"
         site["outcome"] = outcome
         site["seconds"] = round(time.monotonic() - t_start, 1)
+        site["build_seconds"] = round(site.get("build_seconds", 0.0), 1)
         with open(path, "w", encoding="utf-8") as f:  # one mutant at a time
             f.write(text)
         os.unlink(self.marker)
@@ -831,28 +1066,45 @@ class Worker:
 OUTCOMES = ("killed", "survived", "not_covered", "undecided", "timeout", "stillborn")
 
 
-def report(results, modules, args, n_picked, total, commit, dirty, excluded, seconds, per_test, baseline):
+def report(results, modules, args, n_picked, total, commit, dirty, excluded, seconds, per_test, baseline,
+           unmapped=(), status="done", paused=0.0, final=True):
     ran_tests = sum(len(r["ran"]) for r in results)
-    lines = ["# Mutation score", "",
+    head = []
+    if status == "running":
+        head = ["**In progress: %d of the %d mutants picked have run (this report is written after each "
+                "mutant; a run killed now leaves it as it is).**" % (len(results), n_picked), ""]
+    elif len(results) < n_picked:
+        head = ["**Only %d of the %d mutants picked ran: the run was %s.** They ran in a random order, so "
+                "they are a random sample of the places too, of %d and not %d." % (
+                    len(results), n_picked, status, len(results), n_picked), ""]
+    lines = ["# Mutation score", ""] + head + [
              "`tests/mutate.py --seed %d --count %d%s%s --test-seconds %.0f --max-test-seconds %.0f --jobs %d` "
              "on commit `%s`%s: %d of the %d "
              "mutants picked ran in %.0f min (%d places in all; %d test runs)." % (
                  args.seed, args.count, " --modules " + args.modules if args.modules != ",".join(MODULES) else "",
-                 " --budget %.0f" % args.budget if args.budget else "", args.test_seconds,
+                 (" --budget %.0f" % args.budget if args.budget else "") + (
+                     " --deadline %.0f (%s UTC)" % (args.deadline, time.strftime("%H:%M", time.gmtime(args.deadline)))
+                     if getattr(args, "deadline", None) else ""), args.test_seconds,
                  args.max_test_seconds, args.jobs, commit,
                  " with uncommitted changes" if dirty else "", len(results), n_picked, seconds / 60, total,
-                 ran_tests),
+                 ran_tests) + (" Paused %.0f s by --pause-file (no test ran then; the minutes above "
+                               "include it)." % paused if paused else ""),
              "",
              "Each mutant runs the tests that ran its line in the coverage run of the same tree "
-             "(`tests/coverage.sh`, build-coverage/per-test.json, tree %s), fastest first, and stops at "
-             "the first that fails. Each test has a time limit of its own: three times its time in that run "
-             "and 10 s more. A test that kills a mutant was checked to pass on the unmutated code." % per_test.tree,
+             "(`tests/coverage.sh`, build-coverage/per-test.json, tree %s; a mutant of a declaration at file "
+             "scope, an enumerator or a table, the tests of the lines that name it), fastest first by the "
+             "tests' own times in this run (the median of their passes so far; before a test's first, its "
+             "coverage-run time times the median ratio of the two), and stops at the first that fails. Each "
+             "test has a time limit of its own: three times its time in the coverage run and 10 s more, or, "
+             "once it has passed in this run, three times its longest pass here and 15 s more when that is "
+             "less. A "
+             "test that kills a mutant was checked to pass on the unmutated code." % per_test.tree,
              "",
              "- **killed**: a test failed. **survived**: every test that runs the line ran and passed. "
              "**not covered**: no test runs the line.",
              "- **undecided** (apart): no test that ran failed, but not every test that runs the line ran: "
-             "the mutant's tests passed %.0f s of coverage-run time (the cap), a test took more than %.0f s "
-             "there, a test is left out of every mutant (below), or failed on the unmutated code. "
+             "the mutant's tests passed %.0f s of their own time (the cap), a test takes more than %.0f s, "
+             "a test is left out of every mutant (below), or failed on the unmutated code. "
              "**timeout** (apart): a test ran past its limit (a hang the mutant caused, or a loaded "
              "machine). **stillborn** (apart): the mutant does not compile." % (args.test_seconds,
                                                                               args.max_test_seconds),
@@ -884,8 +1136,17 @@ def report(results, modules, args, n_picked, total, commit, dirty, excluded, sec
         lines += ["- %s: %d" % (w, n) for w, n in sorted(why.items(), key=lambda x: -x[1])]
     secs = sorted(r.get("seconds", 0.0) for r in results)
     if secs:
-        lines += ["", "Time per mutant (one worker): median %.0f s, 90th percentile %.0f s, longest %.0f s." % (
-            secs[len(secs) // 2], secs[min(len(secs) - 1, int(len(secs) * 0.9))], secs[-1])]
+        build_s = sum(r.get("build_seconds", 0.0) for r in results)
+        test_s = sum(sum(r.get("test_seconds", {}).values()) for r in results)
+        lines += ["", "Time per mutant (one worker): mean %.1f s, median %.0f s, 90th percentile %.0f s, "
+                  "longest %.0f s; of all mutants' time, %.0f%% building, %.0f%% running tests (the rest: "
+                  "checking a killer on the unmutated code, sweeping)." % (
+                      sum(secs) / len(secs), secs[len(secs) // 2], secs[min(len(secs) - 1, int(len(secs) * 0.9))],
+                      secs[-1], 100 * build_s / max(sum(secs), 1e-9), 100 * test_s / max(sum(secs), 1e-9))]
+        for o in OUTCOMES:
+            os_ = [r.get("seconds", 0.0) for r in results if r["outcome"] == o]
+            if os_:
+                lines.append("- %s: %d, %.0f s in all, mean %.1f s" % (o, len(os_), sum(os_), sum(os_) / len(os_)))
     lines += ["", "Tests no mutant runs (a mutant that no other test kills is undecided):", ""]
     lines += ["- %s: %s" % (n, why) for n, why in sorted(per_test.left_out.items())]
     broken = sorted(n for n, ok in baseline.items() if not ok)
@@ -911,18 +1172,27 @@ def report(results, modules, args, n_picked, total, commit, dirty, excluded, sec
               "%d single mutants of the places found; the classes left out by construction are listed "
               "in the file's header." % len(excluded)]
     lines += ["- %s:%d %s: %s" % (e["file"], e["line"], e["label"], e["why"]) for e in excluded]
+    lines += ["", "## Not mapped to tests, left out of the pick", "",
+              "%d mutants of declarations at file scope (lines no test runs) that name nothing a line of "
+              "agent/ or fs/ uses, so which tests depend on them is not known (a mutant of an enumerator or "
+              "a table takes the tests of the lines that name it):" % len(unmapped)]
+    lines += ["- %s:%d %s: %s" % (e["file"], e["line"], e["label"], e["why"]) for e in unmapped]
     text = "\n".join(lines) + "\n"
-    with open(os.path.join(args.build, "report.md"), "w", encoding="utf-8") as f:
-        f.write(text)
-    with open(os.path.join(args.build, "report.json"), "w", encoding="utf-8") as f:
-        json.dump({"seed": args.seed, "count": args.count, "commit": commit, "dirty": dirty,
-                   "tree": per_test.tree, "seconds": seconds, "baseline": baseline,
-                   "summary": summary, "mutants": results}, f, indent=1)
+    # Each file whole or not at all (a kill while writing leaves the last).
+    def put(path, data):
+        with open(path + ".new", "w", encoding="utf-8") as f:
+            f.write(data)
+        os.replace(path + ".new", path)
+    put(os.path.join(args.build, "report.md"), text)
+    put(os.path.join(args.build, "report.json"), json.dumps({
+        "seed": args.seed, "count": args.count, "commit": commit, "dirty": dirty, "tree": per_test.tree,
+        "seconds": seconds, "paused": paused, "status": status, "picked": n_picked, "baseline": baseline,
+        "summary": summary, "mutants": results}, indent=1))
     if args.doc:
-        with open(os.path.join(ROOT, "tests", "MUTATION.md"), "w", encoding="utf-8") as f:
-            f.write(text)
-    print()
-    print(text)
+        put(os.path.join(ROOT, "tests", "MUTATION.md"), text)
+    if final:
+        print()
+        print(text)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,15 @@ set -u
 as_user() {
 	setpriv --reuid="$USER_UID" --regid="$USER_GID" --clear-groups "$@"
 }
+# As the user, with a cleared environment (env -i) but for PATH and, in
+# tests/coverage.sh's run, the variables that send the line counts to this
+# test's own directory (tests/coverage_wrap.sh): without them the lines
+# maiaudit runs here would be known to be run by some test, not by this one.
+as_user_clean() {
+	env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin ${GCOV_PREFIX:+"GCOV_PREFIX=$GCOV_PREFIX"} \
+		${GCOV_PREFIX_STRIP:+"GCOV_PREFIX_STRIP=$GCOV_PREFIX_STRIP"} \
+		setpriv --reuid="$USER_UID" --regid="$USER_GID" --clear-groups "$@"
+}
 if [ "${FUSE_NODE:-0}" = 1 ]; then
 	mknod -m 0666 "$DIR/fuse" c 10 229 2>"$DIR/node.err" ||
 		{ echo "cannot make a FUSE device node: $(cat "$DIR/node.err")"; exit 77; }
@@ -25,14 +34,14 @@ fi
 mkdir -p "$DIR/notmine"
 chown 0:0 "$DIR/notmine"
 chmod 0755 "$DIR/notmine"
-as_user env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "$MAIAUDIT" "$DIR/notmine" --foreground \
+as_user_clean "$MAIAUDIT" "$DIR/notmine" --foreground \
 	--state-dir "$DIR/state" --drop-dir "$DIR/state" --log-file "$DIR/refused.log" \
 	</dev/null >/dev/null 2>&1
 echo "refused-exit: $?"
 echo "refused-log: $(tail -n 1 "$DIR/refused.log")"
 P=
 trap '[ -n "$P" ] && kill -TERM "$P" 2>/dev/null && wait "$P"' EXIT
-as_user env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "$MAIAUDIT" "$DIR/mnt" --foreground \
+as_user_clean "$MAIAUDIT" "$DIR/mnt" --foreground \
 	--state-dir "$DIR/state" --drop-dir "$DIR/state" --log-file "$DIR/maiaudit.log" \
 	</dev/null >/dev/null 2>&1 &
 P=$!

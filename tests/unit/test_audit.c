@@ -25,6 +25,7 @@
 #include "audit_reader.h"
 #include "audit_stats.h"
 #include "audit_verify.h"
+#include "fault.h"
 #include "fileio.h"
 #include "macro.h"
 #include "testdir.h"
@@ -317,7 +318,8 @@ static bool file_becomes(const char *path, const char *text)
 
 /* A sidecar's checkpoint (audit_checkpoint_sign): signed over what is
  * durable, handed back at once, and written beside the log by the
- * checkpoint thread soon after, with its record; the log then verifies
+ * checkpoint thread once woken (audit_checkpoint_write_soon), with its
+ * record; the log then verifies
  * with that checkpoint as its own. A later one replaces it; without a
  * checkpoint thread (interval 0) it is written before the call returns. */
 static void test_checkpoint_signed_for_a_sidecar(void **state)
@@ -338,6 +340,7 @@ static void test_checkpoint_signed_for_a_sidecar(void **state)
 	assert_int_equal(audit_checkpoint_sign(log, &note, &size), 0);
 	assert_int_equal(size, 5);
 	assert_true(strncmp(note, "mai.test/audit\n5\n", 17) == 0);
+	audit_checkpoint_write_soon(log);
 	assert_true(file_becomes(ck, note));
 	assert_int_equal(audit_flush(log), 0);
 	assert_int_equal(audit_verify_log(o.log_dir, pub, &rep), 0);
@@ -351,6 +354,7 @@ static void test_checkpoint_signed_for_a_sidecar(void **state)
 	_cleanup_free_ char *later = NULL;
 	assert_int_equal(audit_checkpoint_sign(log, &later, &size), 0);
 	assert_int_equal(size, 9);
+	audit_checkpoint_write_soon(log);
 	assert_true(file_becomes(ck, later));
 	audit_close(log);
 	assert_int_equal(audit_verify_log(o.log_dir, pub, &rep), 0);
@@ -513,6 +517,104 @@ static void test_failed_write_recovers(void **state)
 	audit_reader_close(r);
 }
 
+/* The disk failing under the writer (fault.h: EIO from fdatasync, and from
+ * ftruncate when a failed batch is cut back, which no real disk gives on
+ * demand; the full disk is test_failed_write_recovers): a failed sync
+ * drops the batch, the health says the log cannot be written, and the next
+ * append writes again, also when the cut's own sync failed; a cut that
+ * fails breaks the log until a restart, and the health says that. The log
+ * reopened after it verifies. */
+static void test_disk_failures_while_writing(void **state)
+{
+	const char *dir = *state;
+	fixture_keys(dir, "k", "mai.test/audit");
+	struct audit_options o = fixture_options(dir, "k", 1);
+	struct audit_log *log = NULL;
+	struct audit_position pos;
+	_cleanup_free_ char *err = NULL;
+	char *why = NULL;
+	json_t *f = json_pack("{s:s}", "file", "x.py");
+
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	fixture_append(log, 3);
+	fault_arm("fdatasync", "/seg-", 1, 1, EIO);
+	assert_int_equal(audit_append(log, "job_accepted", f, &pos), -EIO);
+	assert_int_equal(fault_hits("fdatasync"), 1);
+	fault_clear();
+	assert_int_equal(audit_health(log, &why), AUDIT_HEALTH_UNWRITABLE);
+	assert_non_null(strstr(why, "cannot be written: Input/output error"));
+	free(why);
+	assert_int_equal(audit_append(log, "job_accepted", f, &pos), 0);
+	assert_int_equal(pos.seq, 3);
+	assert_int_equal(audit_health(log, &why), AUDIT_HEALTH_OK);
+	free(why);
+
+	fault_arm("fdatasync", "/seg-", 1, 2, EIO); /* the batch's sync, then the cut's */
+	assert_int_equal(audit_append(log, "job_accepted", f, &pos), -EIO);
+	assert_int_equal(fault_hits("fdatasync"), 2);
+	fault_clear();
+	assert_int_equal(audit_append(log, "job_accepted", f, &pos), 0);
+	assert_int_equal(pos.seq, 4);
+
+	fault_arm("fdatasync", "/seg-", 1, 1, EIO);
+	fault_arm("ftruncate64", "/seg-", 1, 1, EIO);
+	assert_int_equal(audit_append(log, "job_accepted", f, &pos), -EIO);
+	assert_int_equal(fault_hits("ftruncate64"), 1);
+	fault_clear();
+	assert_int_equal(audit_health(log, &why), AUDIT_HEALTH_BROKEN);
+	assert_non_null(strstr(why, "failed (Input/output error) and could not be undone; restart"));
+	free(why);
+	assert_int_equal(audit_append(log, "job_accepted", f, &pos), -EIO); /* until the restart */
+	audit_close(log);
+	json_decref(f);
+
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	fixture_append(log, 1);
+	audit_close(log);
+	_cleanup_free_ char *line = fixture_verify_dir(dir, "k");
+	if (strncmp(line, "OK n=", 5) != 0)
+		fail_msg("after the restart: %s", line);
+}
+
+/* What the start cannot do on its log directory: a lock that is a
+ * directory (for real); the segment that cannot be opened (fault.h: EMFILE,
+ * no more descriptors); the pid in the lock and the log directory's fsync
+ * failing (fault.h: EIO) only warn. */
+static void test_start_disk_failures(void **state)
+{
+	const char *dir = *state;
+	fixture_keys(dir, "k", "mai.test/audit");
+	struct audit_options o = fixture_options(dir, "k", 1);
+	struct audit_log *log = NULL;
+	char *err = NULL;
+	_cleanup_free_ char *lock = xasprintf("%s/audit/lock", dir);
+
+	assert_int_equal(fileio_mkdir_p(lock, 0700), 0);
+	assert_int_equal(audit_open(&o, &log, &err), -EISDIR);
+	assert_non_null(strstr(err, "/audit/lock: cannot open the audit lock: Is a directory"));
+	free(err);
+	assert_int_equal(rmdir(lock), 0);
+
+	fault_arm("open64", "/seg-000000000000.log", 1, 1, EMFILE);
+	assert_int_equal(audit_open(&o, &log, &err), -EMFILE);
+	fault_clear();
+	assert_non_null(strstr(err, "seg-000000000000.log: cannot open audit segment: Too many open files"));
+	free(err);
+
+	fault_arm("ftruncate64", "/audit/lock", 1, 1, EIO);
+	/* The directory's first fsync is the published key's, the second the
+	 * new segment's. */
+	fault_arm("fsync", "/audit$", 2, 1, EIO);
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	assert_int_equal(fault_hits("ftruncate64"), 1);
+	assert_int_equal(fault_hits("fsync"), 1);
+	fault_clear();
+	fixture_append(log, 2);
+	audit_close(log);
+	_cleanup_free_ char *line = fixture_verify_dir(dir, "k");
+	assert_true(strncmp(line, "OK n=3 ", 7) == 0);
+}
+
 /* A queued record is not on disk until a durable append or audit_sync()
  * writes it; a failed write drops it with its epoch, and audit_sync() says
  * so instead of vouching for the seq that the next record takes over. */
@@ -616,6 +718,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_failed_write_recovers, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_event_fields_checked, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_queued_records, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_disk_failures_while_writing, testdir_setup,
+						testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_start_disk_failures, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_checkpoint_signed_for_a_sidecar, testdir_setup,
 						testdir_teardown),
 	};

@@ -88,6 +88,40 @@ static void test_this_build_rejects_hostile_drops_and_says_what_is_missing(void 
 	json_decref(st);
 }
 
+/* A job whose records were only queued when it ends (a build without the
+ * assessor: its job_accepted is queued and no durable record follows)
+ * makes them durable before its answer, which then cites them; when the
+ * log refuses that (changed behind the agent), the answer cites nothing. */
+static void test_queued_records_made_durable_at_the_end(void **state)
+{
+	struct ctx *c = *state;
+	c->queue = true;
+	c->stages.assess = NULL;
+	start(c, true);
+
+	put(c->drop, "a.py", "x = 1\n");
+	json_t *o = wait_state(c, "a.result.json", "error");
+	assert_string_equal(str(o, "reason"), "no_assessor");
+	json_t *acc = records_of(c, "a.py", "job_accepted");
+	assert_int_equal(json_array_size(acc), 1);
+	json_int_t seq = num(json_array_get(acc, 0), "seq");
+	json_decref(acc);
+	pthread_mutex_lock(&c->lock);
+	assert_int_equal(c->synced, seq);
+	c->sync_result = -EBADMSG;
+	pthread_mutex_unlock(&c->lock);
+	json_t *seqs = json_object_get(json_object_get(o, "audit"), "seqs");
+	assert_int_equal(json_array_size(seqs), 1);
+	assert_int_equal(json_integer_value(json_array_get(seqs, 0)), seq);
+	json_decref(o);
+
+	put(c->drop, "b.py", "x = 2\n");
+	o = wait_state(c, "b.result.json", "error");
+	assert_null(json_object_get(o, "audit")); /* its record was not made durable */
+	json_decref(o);
+	stop(c);
+}
+
 static void test_levels_answers_and_edits(void **state)
 {
 	struct ctx *c = *state;
@@ -602,6 +636,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_this_build_rejects_hostile_drops_and_says_what_is_missing),
 		T(test_levels_answers_and_edits),
+		T(test_queued_records_made_durable_at_the_end),
 		T(test_approved_run_survives_a_docker_outage),
 		T(test_unrecorded_approval_is_kept_for_the_retry),
 		T(test_retry_pauses_grow_up_to_retry_backoff_max),

@@ -3,6 +3,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -135,4 +138,27 @@ char *testdir_stderr_end(const char *dir, int saved)
 	close(saved);
 	assert_int_equal(fileio_read_path(path, 1 << 20, &text, &len), 0);
 	return text;
+}
+
+char *testdir_small_fs(const char *dir, const char *name, const char *opts)
+{
+	static bool unshared;
+	if (!unshared) {
+		if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+			return NULL;
+		unshared = true;
+	}
+	char *p = xasprintf("%s/%s", dir, name);
+	assert_int_equal(mkdir(p, 0755), 0);
+	if (mount("tmpfs", p, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0) {
+		rmdir(p);
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void testdir_unmount(const char *path)
+{
+	assert_int_equal(umount2(path, MNT_DETACH), 0);
 }

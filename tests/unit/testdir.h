@@ -25,6 +25,17 @@ int testdir_stderr_begin(const char *dir);
 /* stderr back; what was written to it meanwhile (caller frees). */
 char *testdir_stderr_end(const char *dir, int saved);
 
+/* A tmpfs of its own mounted at dir/name (made), with mount options opts
+ * ("size=8k,nr_inodes=4"): a disk that really fills. The mount lives in a
+ * private mount namespace the calling thread enters on its first call, so
+ * nothing of it outlives the process; call it before starting threads that
+ * must see it. Needs root: NULL when the mount cannot be made (the caller
+ * skips). Caller frees, and unmounts with testdir_unmount() before the
+ * test's directory is removed. */
+char *testdir_small_fs(const char *dir, const char *name, const char *opts);
+/* umount2(path, MNT_DETACH); the test fails when it cannot. */
+void testdir_unmount(const char *path);
+
 /* A test that cannot run here says why and returns (cmocka's skip()); the
  * program then exits with test_exit(): 77, meson's SKIP, when a test was
  * skipped and none failed, or 1 when MAI_REQUIRE_REAL=1 (as ./run-tests
