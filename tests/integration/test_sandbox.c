@@ -55,6 +55,42 @@ static void test_hello_and_json(void **state)
 	sandbox_result_clear(&r);
 }
 
+/* Refused before any container: a script with PEP 723 dependencies at a
+ * level without network (said, with the setting to change), and a run
+ * whose cancel flag is already set (the agent stopping: it runs at the
+ * next start). */
+static void test_refused_before_a_container(void **state)
+{
+	static const char code[] = "print(1)\n";
+	static const char *const deps[] = { "requests>=2" };
+	struct sandbox_job job = { .job_id = "refused", .file_name = "deps.py",
+				   .code = (const uint8_t *)code, .len = sizeof(code) - 1,
+				   .trust = TRUST_STANDARD, .dependencies = deps,
+				   .n_dependencies = 1 };
+	struct sandbox_result r;
+
+	sandbox_wait_removed(sb);
+	size_t before = docker_env_count_ours(docker);
+	assert_int_equal(sandbox_run(sb, &job, &r), -EINVAL);
+	assert_int_equal(r.verdict, SANDBOX_VERDICT_SANDBOX_ERROR);
+	assert_string_equal(r.message, "the sandbox could not run the script: the script has PEP 723 "
+				       "dependencies but trust level standard "
+				       "has no network to install them with; set network: allowlist "
+				       "for standard in config/sandbox.yaml");
+	sandbox_result_clear(&r);
+
+	atomic_bool stop = true;
+	job.dependencies = NULL;
+	job.n_dependencies = 0;
+	job.cancel = &stop;
+	assert_int_equal(sandbox_run(sb, &job, &r), -ECANCELED);
+	assert_int_equal(r.verdict, SANDBOX_VERDICT_SANDBOX_ERROR);
+	assert_string_equal(r.message, "the agent is stopping; the script runs when the agent next "
+				       "starts");
+	sandbox_result_clear(&r);
+	assert_int_equal(docker_env_count_ours(docker), before);
+}
+
 static void test_exit_code_and_stderr(void **state)
 {
 	struct sandbox_result r;
@@ -598,6 +634,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hello_and_json),
+		cmocka_unit_test(test_refused_before_a_container),
 		cmocka_unit_test(test_exit_code_and_stderr),
 		cmocka_unit_test(test_traceback_names_file),
 		cmocka_unit_test(test_unicode_and_invalid_bytes),
