@@ -216,3 +216,14 @@ void standin_peer_stop(struct standin_peer *p)
 	pthread_join(p->thread, NULL);
 	close(p->lfd);
 }
+
+size_t standin_frame(char *buf, size_t len, int stream, const char *text)
+{
+	size_t n = strlen(text);
+	const char head[8] = { (char)stream, 0, 0, 0, (char)(n >> 24), (char)(n >> 16),
+			       (char)(n >> 8), (char)n };
+
+	memcpy(buf + len, head, 8);
+	memcpy(buf + len + 8, text, n);
+	return len + 8 + n;
+}

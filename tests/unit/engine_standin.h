@@ -53,6 +53,11 @@ void standin_stop(struct standin *s);
 /* How many requests "METHOD PATH-prefix" the stand-in has seen. */
 unsigned standin_seen(struct standin *s, const char *method, const char *path);
 
+/* Appends a frame of Docker's multiplexed streams (stream 1 stdout, 2
+ * stderr, 3 the engine's own; three zero bytes; the big-endian length;
+ * the payload) for text to buf at len; the new length. */
+size_t standin_frame(char *buf, size_t len, int stream, const char *text);
+
 /* A peer for one connection that answers raw bytes, for what is not an
  * Engine API reply at all (no HTTP, headers that never end, silence, a
  * hijacked attach stream): reads the request's headers, sends answer

@@ -107,17 +107,6 @@ static int pidfd_status(void *ctx, int *status)
 	return pidfd_exit_status(*(int *)ctx, status);
 }
 
-static size_t frame(char *buf, size_t len, int stream, const char *text)
-{
-	size_t n = strlen(text);
-	const char head[8] = { (char)stream, 0, 0, 0, (char)(n >> 24), (char)(n >> 16),
-			       (char)(n >> 8), (char)n };
-
-	memcpy(buf + len, head, 8);
-	memcpy(buf + len + 8, text, n);
-	return len + 8 + n;
-}
-
 /* Docker's end of stream with both markers in, the init ended but not yet
  * reaped: the pump waits for the kernel's word (asking again and again)
  * and reports the exit with its status. */
@@ -129,9 +118,9 @@ static void test_exit_told_after_the_stream(void **state)
 	static char answer[512];
 	size_t len = strlen(UPGRADED);
 	memcpy(answer, UPGRADED, len);
-	len = frame(answer, len, 1, "hello\n");
-	len = frame(answer, len, 1, marker);
-	len = frame(answer, len, 2, marker);
+	len = standin_frame(answer, len, 1, "hello\n");
+	len = standin_frame(answer, len, 1, marker);
+	len = standin_frame(answer, len, 2, marker);
 	struct standin_peer p = { .answer = answer, .answer_len = len };
 	int release;
 	struct reaper r = { .pid = waitchild_start(7, &release) };

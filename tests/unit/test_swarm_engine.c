@@ -38,18 +38,6 @@
 			  "{\"ExitCode\":0}}}]"
 #define TASKS "/tasks?filters="
 
-/* Docker's frames: stream, three zero bytes, big-endian length, payload. */
-static size_t frame(char *buf, size_t len, int stream, const char *text)
-{
-	size_t n = strlen(text);
-	const char head[8] = { (char)stream, 0, 0, 0, (char)(n >> 24), (char)(n >> 16),
-			       (char)(n >> 8), (char)n };
-
-	memcpy(buf + len, head, 8);
-	memcpy(buf + len + 8, text, n);
-	return len + 8 + n;
-}
-
 static char probe_logs[512];
 static size_t probe_logs_len;
 
@@ -98,7 +86,7 @@ static void open_engine(struct fixture *f, const char *dir, int64_t placement_ms
 
 	memset(f, 0, sizeof(*f));
 	if (!probe_logs_len)
-		probe_logs_len = frame(probe_logs, 0, DOCKER_LOG_STDOUT, PROBE_OK);
+		probe_logs_len = standin_frame(probe_logs, 0, DOCKER_LOG_STDOUT, PROBE_OK);
 	for (size_t i = 0; i < n_probe; i++)
 		f->routes[f->n++] = probe[i];
 	if (!probe) {
@@ -343,7 +331,7 @@ static size_t big_logs_len;
  * at the next look at its logs; at the end: read as over the cap. */
 static void test_output_over_the_cap(void **state)
 {
-	big_logs_len = frame(big_logs, 0, DOCKER_LOG_STDOUT,
+	big_logs_len = standin_frame(big_logs, 0, DOCKER_LOG_STDOUT,
 			     "0123456789012345678901234567890123456789012345678901234567890123456789\n"
 			     "0123456789012345678901234567890123456789012345678901234567890123456789\n");
 	static const char *const states[] = { "running", "complete" };
@@ -461,7 +449,7 @@ static void test_removal_refused(void **state)
 static void test_probes_failing(void **state)
 {
 	static char failed_logs[256];
-	size_t failed_len = frame(failed_logs, 0, DOCKER_LOG_STDERR, "Traceback\nboom\n");
+	size_t failed_len = standin_frame(failed_logs, 0, DOCKER_LOG_STDERR, "Traceback\nboom\n");
 	const struct {
 		struct standin_route probe[2];
 		const char *why;
