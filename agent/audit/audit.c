@@ -699,14 +699,19 @@ int audit_retention_now(struct audit_log *log, time_t now)
 static void *timer_main(void *arg)
 {
 	struct audit_log *log = arg;
+	/* The interval keeps its own time: the wake-ups for a sidecar's
+	 * checkpoint (audit_checkpoint_write_soon) do not put it off. */
+	struct timespec due;
+	clock_gettime(CLOCK_REALTIME, &due);
+	due.tv_sec += log->ckpt_interval_s;
 	pthread_mutex_lock(&log->mu);
 	while (!log->stopping) {
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += log->ckpt_interval_s;
+		int w = 0;
 		if (!log->ckpt_wake)
-			pthread_cond_timedwait(&log->timer_cond, &log->mu, &ts);
-		if (log->ckpt_wake && !log->stopping) {
+			w = pthread_cond_timedwait(&log->timer_cond, &log->mu, &due);
+		if (log->stopping)
+			break;
+		if (log->ckpt_wake) {
 			/* A sidecar's checkpoint, signed on a drop's path. */
 			log->ckpt_wake = 0;
 			pthread_mutex_unlock(&log->mu);
@@ -715,7 +720,11 @@ static void *timer_main(void *arg)
 			pthread_mutex_lock(&log->mu);
 			continue;
 		}
-		if (log->stopping || log->durable == log->ckpt_size)
+		if (w != ETIMEDOUT)
+			continue;
+		clock_gettime(CLOCK_REALTIME, &due);
+		due.tv_sec += log->ckpt_interval_s;
+		if (log->durable == log->ckpt_size)
 			continue;
 		pthread_mutex_unlock(&log->mu);
 		if (audit_checkpoint_now(log) == 0) {

@@ -374,6 +374,34 @@ static void test_checkpoint_signed_for_a_sidecar(void **state)
 	audit_close(log);
 }
 
+/* The interval's checkpoint comes on time while sidecars' wake-ups keep
+ * coming more often than the interval: a record no sidecar cites (an
+ * approval, a reload) is covered by the file within about the interval. */
+static void test_interval_checkpoint_between_wakeups(void **state)
+{
+	const char *dir = *state;
+	fixture_keys(dir, "k", "mai.test/audit");
+	struct audit_options o = fixture_options(dir, "k", 0);
+	o.checkpoint_interval_s = 1;
+	struct audit_log *log = NULL;
+	_cleanup_free_ char *err = NULL, *pub = xasprintf("%s/k.pub", dir);
+	struct audit_verify_report rep;
+
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	fixture_append(log, 3);
+	bool covered = false;
+	for (int i = 0; i < 40 && !covered; i++) { /* 8 s at most */
+		audit_checkpoint_write_soon(log);
+		struct timespec t = { 0, 200 * 1000000L };
+		nanosleep(&t, NULL);
+		assert_int_equal(audit_verify_log(o.log_dir, pub, &rep), 0);
+		covered = rep.checkpoint_size >= 3;
+		audit_verify_report_clear(&rep);
+	}
+	assert_true(covered);
+	audit_close(log);
+}
+
 /* What a scrape reads of a log without verifying it: as many records as
  * the verifier counts (the last one's seq + 1, found from the tail even
  * when that record is longer than the first read), the segments' bytes,
@@ -722,6 +750,8 @@ int main(void)
 						testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_start_disk_failures, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_checkpoint_signed_for_a_sidecar, testdir_setup,
+						testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_interval_checkpoint_between_wakeups, testdir_setup,
 						testdir_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
