@@ -626,6 +626,24 @@ static void test_warm_pool(void **state)
 	assert_string_not_equal(r1.container_id, r2.container_id); /* never reused */
 	sandbox_result_clear(&r1);
 	sandbox_result_clear(&r2);
+
+	/* The warm containers removed under the agent (docker rm -f by an
+	 * operator): the next run finds its warm one gone, discards it and
+	 * runs all the same. */
+	wait_pool_ready(p, TRUST_STANDARD, 1);
+	char **ids = NULL;
+	size_t n = 0;
+	assert_int_equal(docker_container_list_by_label(docker, "mai.instance", docker_env_instance(),
+							&ids, &n, &err), DOCKER_OK);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(docker_container_remove(docker, ids[i], &err), DOCKER_OK);
+	assert_int_equal(sandbox_run(p, &job, &r1), 0);
+	expect_exit(&r1, 1);
+	assert_string_equal(r1.out.data, "150994944\n");
+	for (size_t i = 0; i < n; i++)
+		assert_string_not_equal(r1.container_id, ids[i]);
+	docker_strv_free(ids);
+	sandbox_result_clear(&r1);
 	sandbox_free(p);
 	assert_int_equal(docker_env_count_ours(docker), 0);
 }
