@@ -567,6 +567,60 @@ static void test_label_naming_no_level(void **state)
 	close_engine(&f);
 }
 
+/* network: allowlist on Swarm: the proxy image missing on the manager
+ * refuses the open (with the build step); a run whose proxy cannot be
+ * made (its network not inspectable) is refused with the manager's words,
+ * before its own service. */
+static void test_allowlist_proxy_refused(void **state)
+{
+	static const char *const hosts[] = { "pypi.org" };
+	struct fixture f;
+	char *err = NULL;
+
+	open_engine(&f, *state, 5000, NULL, 0);
+	swarm_engine.close(f.e);
+	f.o.trust[TRUST_UNTRUSTED].network_allowlist = true;
+	f.o.network.allowed_hosts = hosts;
+	f.o.network.n_hosts = 1;
+	f.o.network.proxy_port = 3128;
+	const struct standin_route no_image[] = {
+		ROUTE("GET", "/images/mai-sandbox-proxy", 404, "{\"message\":\"no such image\"}"),
+	};
+	answer(&f, *state, no_image, ARRAY_SIZE(no_image));
+	f.o.socket_path = f.s.socket_path;
+	const struct sandbox_engine_setup setup = { .opts = &f.o };
+	assert_int_equal(swarm_engine.open(&setup, &f.e, &err), -ENOENT);
+	assert_null(f.e);
+	assert_non_null(strstr(err, "network: allowlist on Swarm needs mai-sandbox-proxy:latest on "
+				    "every node of its levels"));
+	free(err);
+	err = NULL;
+
+	/* The images there: it opens; a run's proxy network refused. */
+	const struct standin_route probe[] = {
+		ROUTE_N("GET", TASKS, 200, TASK("n1", "complete"), 1),
+		{ .method = "GET", .path = "/services/svc1/logs", .status = 200, .body = probe_logs,
+		  .body_len = probe_logs_len, .times = 1 },
+		ROUTE("GET", "/networks/net1", 404, "{\"message\":\"network net1 not found\"}"),
+	};
+	answer(&f, *state, probe, ARRAY_SIZE(probe));
+	f.o.socket_path = f.s.socket_path;
+	if (swarm_engine.open(&setup, &f.e, &err) < 0)
+		fail_msg("open: %s", err);
+	assert_true(swarm_engine.info(f.e)->network);
+	struct sandbox_engine_spec spec = spec_of("print(1)\n", 9);
+	struct sandbox_engine_started started = { 0 };
+	struct sandbox_engine_run *r = (void *)1;
+	spec.network = true;
+	assert_int_equal(swarm_engine.start(f.e, &spec, &r, &started, &err), -EIO);
+	assert_null(r);
+	assert_string_equal(err, "Docker refused to inspect the network (HTTP 404): network net1 not found");
+	free(err);
+	/* The probe's service and the proxy's own: none for the run. */
+	assert_int_equal(standin_seen(&f.s, "POST", "/services/create"), 1);
+	close_engine(&f);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, testdir_setup, testdir_teardown)
@@ -584,6 +638,7 @@ int main(void)
 		T(test_probes_failing),
 		T(test_node_list_refused),
 		T(test_label_naming_no_level),
+		T(test_allowlist_proxy_refused),
 	};
 	log_init("test_swarm_engine", LOG_LEVEL_DEBUG);
 	return cmocka_run_group_tests(tests, NULL, NULL);
