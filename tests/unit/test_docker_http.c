@@ -287,7 +287,8 @@ static void test_libcurl_not_loadable(void **state)
 	if (!strstr(out, "cannot load libcurl.so.4 (") ||
 	    !strstr(out, "Docker cannot be reached without it; install it with 'apt-get install "
 			 "libcurl4'") ||
-	    !strstr(out, "ping: cannot create a libcurl handle: libcurl is not loaded"))
+	    !strstr(out, "ping: cannot create a libcurl handle: libcurl is not loaded") ||
+	    !strstr(out, "attach: cannot create a libcurl handle: libcurl is not loaded"))
 		fail_msg("the child said: %s", out);
 }
 
@@ -304,8 +305,13 @@ static int curl_child(void)
 	enum docker_error e = docker_ping(d, &err);
 	fprintf(stderr, "ping: %s\n", err ? err : "ok");
 	free(err);
+	err = NULL;
+	struct docker_stream *s = NULL;
+	enum docker_error a = docker_container_attach(d, "c1", &s, &err);
+	fprintf(stderr, "attach: %s\n", err ? err : "ok");
+	free(err);
 	docker_free(d);
-	return e == DOCKER_ERR_IO ? 0 : 3;
+	return e == DOCKER_ERR_IO && a == DOCKER_ERR_IO && !s ? 0 : 3;
 }
 
 int main(void)
