@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,4 +163,67 @@ unsigned standin_seen(struct standin *s, const char *method, const char *path)
 		n += p == s->log || p[-1] == '\n';
 	pthread_mutex_unlock(&s->lock);
 	return n;
+}
+
+static void *peer_serve(void *arg)
+{
+	struct standin_peer *p = arg;
+	int fd = accept(p->lfd, NULL, NULL);
+	char buf[4096];
+	size_t got = 0;
+
+	if (fd < 0)
+		return NULL;
+	/* The request's headers (and a small body, if any, with them). */
+	while (got < sizeof(buf) - 1) {
+		ssize_t n = read(fd, buf + got, sizeof(buf) - 1 - got);
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+		buf[got] = '\0';
+		if (strstr(buf, "\r\n\r\n"))
+			break;
+	}
+	for (size_t i = 0; p->answer && i < (p->repeat ? p->repeat : 1); i++) {
+		size_t len = p->answer_len ? p->answer_len : strlen(p->answer);
+		/* MSG_NOSIGNAL: the client may have given up and closed (the
+		 * endless headers), which must not kill the test with SIGPIPE. */
+		if (send(fd, p->answer, len, MSG_NOSIGNAL) != (ssize_t)len)
+			break;
+	}
+	if (p->hold_ms)
+		usleep((useconds_t)p->hold_ms * 1000);
+	if (p->close_on_input) {
+		struct pollfd pf = { .fd = fd, .events = POLLIN };
+		(void)poll(&pf, 1, 5000);
+	}
+	close(fd);
+	return NULL;
+}
+
+char *standin_peer_start(struct standin_peer *p, const char *dir)
+{
+	char *path = NULL;
+
+	p->lfd = standin_listen(dir, "docker.sock", &path);
+	assert_int_equal(pthread_create(&p->thread, NULL, peer_serve, p), 0);
+	return path;
+}
+
+void standin_peer_stop(struct standin_peer *p)
+{
+	shutdown(p->lfd, SHUT_RDWR);
+	pthread_join(p->thread, NULL);
+	close(p->lfd);
+}
+
+size_t standin_frame(char *buf, size_t len, int stream, const char *text)
+{
+	size_t n = strlen(text);
+	const char head[8] = { (char)stream, 0, 0, 0, (char)(n >> 24), (char)(n >> 16),
+			       (char)(n >> 8), (char)n };
+
+	memcpy(buf + len, head, 8);
+	memcpy(buf + len + 8, text, n);
+	return len + 8 + n;
 }

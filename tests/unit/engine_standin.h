@@ -11,6 +11,7 @@
 #define MAI_ENGINE_STANDIN_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 struct standin_route {
@@ -51,5 +52,29 @@ void standin_start(struct standin *s, const char *dir, const struct standin_rout
 void standin_stop(struct standin *s);
 /* How many requests "METHOD PATH-prefix" the stand-in has seen. */
 unsigned standin_seen(struct standin *s, const char *method, const char *path);
+
+/* Appends a frame of Docker's multiplexed streams (stream 1 stdout, 2
+ * stderr, 3 the engine's own; three zero bytes; the big-endian length;
+ * the payload) for text to buf at len; the new length. */
+size_t standin_frame(char *buf, size_t len, int stream, const char *text);
+
+/* A peer for one connection that answers raw bytes, for what is not an
+ * Engine API reply at all (no HTTP, headers that never end, silence, a
+ * hijacked attach stream): reads the request's headers, sends answer
+ * repeat times, holds the connection hold_ms, and with close_on_input
+ * closes once input comes, leaving it unread (a reset for the client). */
+struct standin_peer {
+	int lfd;
+	const char *answer;    /* NULL: nothing */
+	size_t answer_len;     /* 0: strlen(answer) */
+	size_t repeat;         /* 0: once */
+	int hold_ms;
+	bool close_on_input;
+	pthread_t thread;
+};
+
+/* Listens on DIR/docker.sock; its path (caller frees). */
+char *standin_peer_start(struct standin_peer *p, const char *dir);
+void standin_peer_stop(struct standin_peer *p);
 
 #endif

@@ -35,12 +35,14 @@ static const char fakepy[] =
 	"d=$(dirname \"$0\")\n"
 	"mode=$(cat \"$d/mode\")\n"
 	"if [ \"$1\" = -c ]; then\n"
+	"  [ \"$mode\" = mute ] && exec sleep 30\n"
 	"  printf '\\000\\000\\000\\005ready'\n"
 	"  case $mode in\n"
 	"  die) head -c 4 >/dev/null ;;\n"
 	"  garbage) head -c 4 >/dev/null; printf '\\000\\000\\000\\011not json!' ;;\n"
 	"  raised) head -c 4 >/dev/null; printf '\\000\\000\\000\\000' ;;\n"
 	"  huge) head -c 4 >/dev/null; printf '\\177\\377\\377\\377' ;;\n"
+	"  short) head -c 4 >/dev/null; printf '\\000\\000\\001\\000{\"resu' ;;\n"
 	"  esac\n"
 	"  exit 0\n"
 	"fi\n"
@@ -79,7 +81,7 @@ static void bandit_clear(struct bandit *b)
  * gone. A report that does not parse is logged as such first. */
 static void test_worker_fails_mid_request(void **state)
 {
-	static const char *const modes[] = { "die", "garbage", "huge" };
+	static const char *const modes[] = { "die", "garbage", "huge", "short" };
 
 	for (size_t i = 0; i < ARRAY_SIZE(modes); i++) {
 		struct bandit b;
@@ -235,12 +237,42 @@ static void test_entries_without_an_id(void **state)
 	assess_result_clear(&r);
 }
 
+/* A worker that never says it is ready (its interpreter hangs): the job
+ * times out as a one-shot run would, whether the worker was started by
+ * the job or ahead of it (prestart), and the worker is stopped. */
+static void test_worker_never_ready(void **state)
+{
+	struct bandit b;
+
+	bandit_make(&b, *state, "mute");
+	for (int ahead = 0; ahead < 2; ahead++) {
+		struct bandit_worker *bw = bandit_worker_new();
+		struct assess_result r = { 0 };
+		const struct assess_external x = { b.program, NULL, 300 };
+
+		if (ahead) {
+			bandit_worker_prestart(bw, b.program);
+			assert_true(bandit_worker_pid(bw) > 0);
+		}
+		assert_int_equal(assess_bandit_run_resident(bw, &x, src, sizeof(src) - 1, &r),
+				 -ETIMEDOUT);
+		assert_int_equal(r.n_notes, 1);
+		assert_string_equal(r.notes[0], "bandit: timed out after 300 ms; native findings only "
+						"(raise analyzers.bandit.timeout in security.yaml)");
+		assert_int_equal(bandit_worker_pid(bw), -1);
+		assess_result_clear(&r);
+		bandit_worker_free(bw);
+	}
+	bandit_clear(&b);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, testdir_setup, testdir_teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_worker_fails_mid_request),
 		T(test_bandit_raised),
+		T(test_worker_never_ready),
 		T(test_no_worker_for_the_program),
 		T(test_not_executable),
 		T(test_version_unreadable),

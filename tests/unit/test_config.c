@@ -84,6 +84,8 @@ static const struct {
 	  "agent.yaml:1:10: workers: '99999999999999999999' is out of range; expected a whole number from 1 to 64" },
 	{ "agent.yaml", "max_file_size: 65m\n",
 	  "agent.yaml:1:16: max_file_size: '65m' is out of range; expected a size from 1 to 64m, such as 512m, 64k, 1g or a number of bytes" },
+	{ "audit.yaml", "origin: \"\"\n",
+	  "audit.yaml:1:9: origin: empty; expected a non-empty UTF-8 name without spaces, '+' or control characters, such as mai-agent/audit" },
 	{ "agent.yaml", "settle_delay: 2m\n",
 	  "agent.yaml:1:15: settle_delay: '2m' is out of range; expected a duration from 0 to 1m, such as 500ms, 120s, 2m or 1h" },
 	{ "sandbox.yaml", "untrusted:\n  cpus: 2000\n",

@@ -139,6 +139,31 @@ static void test_refuses_what_cannot_go_into_the_files(void **state)
 	assert_null(filter);
 }
 
+/* A socket listening on 127.0.0.1 (a port something else holds); its port
+ * into *port. */
+static int listening(int *port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t sl = sizeof(sa);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(fd, 1), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
+	*port = ntohs(sa.sin_port);
+	return fd;
+}
+
+/* A free TCP port on 127.0.0.1 (listened on, closed). */
+static int free_port(void)
+{
+	int port;
+
+	close(listening(&port));
+	return port;
+}
+
 /* A stand-in for a proxy: a shell whose command line has "-c conf". */
 static pid_t stand_in(const char *conf)
 {
@@ -185,13 +210,8 @@ static void test_start_refusals_and_leftover(void **state)
 	free(err);
 	err = NULL;
 
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t sl = sizeof(sa);
-	int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	assert_true(lfd >= 0);
-	assert_int_equal(bind(lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	assert_int_equal(listen(lfd, 1), 0);
-	assert_int_equal(getsockname(lfd, (struct sockaddr *)&sa, &sl), 0);
+	int port;
+	int lfd = listening(&port);
 
 	_cleanup_free_ char *pdir = xasprintf("%s/proxy", dir);
 	_cleanup_free_ char *conf = xasprintf("%s/tinyproxy.conf", pdir);
@@ -210,7 +230,7 @@ static void test_start_refusals_and_leftover(void **state)
 	o = opts();
 	o.dir = pdir;
 	o.listen = "127.0.0.1";
-	o.port = ntohs(sa.sin_port);
+	o.port = port;
 	_cleanup_free_ char *in_use = xasprintf("something already listens on 127.0.0.1:%d; stop it or "
 						"choose another network.proxy_port", o.port);
 	assert_int_equal(netproxy_start(&o, &p, &err), -EADDRINUSE);
@@ -236,20 +256,6 @@ static void test_start_refusals_and_leftover(void **state)
 	kill(other, SIGKILL);
 	assert_int_equal(waitpid(other, &st, 0), other);
 	close(lfd);
-}
-
-/* A free TCP port on 127.0.0.1 (bound, read, closed). */
-static int free_port(void)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t sl = sizeof(sa);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-	assert_true(fd >= 0);
-	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
-	close(fd);
-	return ntohs(sa.sin_port);
 }
 
 /* netproxy_start refusing before any proxy runs: nothing to allow, and a
@@ -385,16 +391,11 @@ static void test_leftover_ignoring_sigterm(void **state)
 	assert_int_equal(pthread_create(&reaper, NULL, reap, &r), 0);
 	/* Something listens on the port: the start stops there, after the
 	 * leftover's end. */
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t sl = sizeof(sa);
-	int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	assert_true(lfd >= 0);
-	assert_int_equal(bind(lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	assert_int_equal(listen(lfd, 1), 0);
-	assert_int_equal(getsockname(lfd, (struct sockaddr *)&sa, &sl), 0);
+	int port;
+	int lfd = listening(&port);
 	o.dir = dir;
 	o.listen = "127.0.0.1";
-	o.port = ntohs(sa.sin_port);
+	o.port = port;
 	assert_int_equal(netproxy_start(&o, &p, &err), -EADDRINUSE);
 	free(err);
 	assert_int_equal(pthread_join(reaper, NULL), 0);

@@ -110,24 +110,6 @@ static void test_stop_refusals(void **state)
 	}
 }
 
-/* Docker's multiplexed frames: stream, three zero bytes, big-endian length,
- * payload; appended to buf at *len. */
-static void frame(char *buf, size_t *len, int stream, const char *text)
-{
-	size_t n = strlen(text);
-
-	buf[(*len)++] = (char)stream;
-	buf[(*len)++] = 0;
-	buf[(*len)++] = 0;
-	buf[(*len)++] = 0;
-	buf[(*len)++] = (char)(n >> 24);
-	buf[(*len)++] = (char)(n >> 16);
-	buf[(*len)++] = (char)(n >> 8);
-	buf[(*len)++] = (char)n;
-	memcpy(buf + *len, text, n);
-	*len += n;
-}
-
 struct run_logs {
 	int64_t counters[SWARM_COUNTERS_N];
 	bool have_counters;
@@ -150,9 +132,9 @@ static void test_logs_read_whole(void **state)
 {
 	static char body[512];
 	size_t len = 0;
-	frame(body, &len, DOCKER_LOG_STDOUT, "hello\n");
-	frame(body, &len, DOCKER_LOG_STDERR, "a warning\n");
-	frame(body, &len, DOCKER_LOG_STDERR, SWARM_COUNTERS "0 2 1048576 5000000 3 1\n");
+	len = standin_frame(body, len, DOCKER_LOG_STDOUT, "hello\n");
+	len = standin_frame(body, len, DOCKER_LOG_STDERR, "a warning\n");
+	len = standin_frame(body, len, DOCKER_LOG_STDERR, SWARM_COUNTERS "0 2 1048576 5000000 3 1\n");
 	const struct standin_route routes[] = {
 		{ .method = "GET", .path = "/services/svc1/logs", .status = 200, .body = body,
 		  .body_len = len },
@@ -185,14 +167,14 @@ static void test_logs_incomplete_then_whole(void **state)
 {
 	static char part[512], whole[512];
 	size_t plen = 0, wlen = 0;
-	frame(part, &plen, DOCKER_LOG_STDOUT, "line 1\n");
-	frame(part, &plen, DOCKER_LOG_SYSTEM, "Error grabbing logs: rpc error: code = Unknown desc = "
+	plen = standin_frame(part, plen, DOCKER_LOG_STDOUT, "line 1\n");
+	plen = standin_frame(part, plen, DOCKER_LOG_SYSTEM, "Error grabbing logs: rpc error: code = Unknown desc = "
 					      "warning: incomplete log stream. some logs could not be "
 					      "retrieved for the following reasons: node n2 is not "
 					      "available\nmore\n");
-	frame(part, &plen, DOCKER_LOG_SYSTEM, "Error grabbing logs: a second one\n");
-	frame(whole, &wlen, DOCKER_LOG_STDOUT, "line 1\n");
-	frame(whole, &wlen, DOCKER_LOG_STDOUT, "line 2\n");
+	plen = standin_frame(part, plen, DOCKER_LOG_SYSTEM, "Error grabbing logs: a second one\n");
+	wlen = standin_frame(whole, wlen, DOCKER_LOG_STDOUT, "line 1\n");
+	wlen = standin_frame(whole, wlen, DOCKER_LOG_STDOUT, "line 2\n");
 	const struct standin_route routes[] = {
 		{ .method = "GET", .path = "/services/svc1/logs", .status = 200, .body = part,
 		  .body_len = plen, .times = 2 },
@@ -272,7 +254,7 @@ static void test_logs_over_cap(void **state)
 {
 	static char body[512];
 	size_t len = 0;
-	frame(body, &len, DOCKER_LOG_STDOUT, "0123456789012345678901234567890123456789\n");
+	len = standin_frame(body, len, DOCKER_LOG_STDOUT, "0123456789012345678901234567890123456789\n");
 	const struct standin_route routes[] = {
 		{ .method = "GET", .path = "/services/svc1/logs", .status = 200, .body = body,
 		  .body_len = len },

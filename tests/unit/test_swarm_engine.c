@@ -38,18 +38,6 @@
 			  "{\"ExitCode\":0}}}]"
 #define TASKS "/tasks?filters="
 
-/* Docker's frames: stream, three zero bytes, big-endian length, payload. */
-static size_t frame(char *buf, size_t len, int stream, const char *text)
-{
-	size_t n = strlen(text);
-	const char head[8] = { (char)stream, 0, 0, 0, (char)(n >> 24), (char)(n >> 16),
-			       (char)(n >> 8), (char)n };
-
-	memcpy(buf + len, head, 8);
-	memcpy(buf + len + 8, text, n);
-	return len + 8 + n;
-}
-
 static char probe_logs[512];
 static size_t probe_logs_len;
 
@@ -98,7 +86,7 @@ static void open_engine(struct fixture *f, const char *dir, int64_t placement_ms
 
 	memset(f, 0, sizeof(*f));
 	if (!probe_logs_len)
-		probe_logs_len = frame(probe_logs, 0, DOCKER_LOG_STDOUT, PROBE_OK);
+		probe_logs_len = standin_frame(probe_logs, 0, DOCKER_LOG_STDOUT, PROBE_OK);
 	for (size_t i = 0; i < n_probe; i++)
 		f->routes[f->n++] = probe[i];
 	if (!probe) {
@@ -343,7 +331,7 @@ static size_t big_logs_len;
  * at the next look at its logs; at the end: read as over the cap. */
 static void test_output_over_the_cap(void **state)
 {
-	big_logs_len = frame(big_logs, 0, DOCKER_LOG_STDOUT,
+	big_logs_len = standin_frame(big_logs, 0, DOCKER_LOG_STDOUT,
 			     "0123456789012345678901234567890123456789012345678901234567890123456789\n"
 			     "0123456789012345678901234567890123456789012345678901234567890123456789\n");
 	static const char *const states[] = { "running", "complete" };
@@ -461,7 +449,7 @@ static void test_removal_refused(void **state)
 static void test_probes_failing(void **state)
 {
 	static char failed_logs[256];
-	size_t failed_len = frame(failed_logs, 0, DOCKER_LOG_STDERR, "Traceback\nboom\n");
+	size_t failed_len = standin_frame(failed_logs, 0, DOCKER_LOG_STDERR, "Traceback\nboom\n");
 	const struct {
 		struct standin_route probe[2];
 		const char *why;
@@ -500,6 +488,139 @@ static void test_probes_failing(void **state)
 	}
 }
 
+/* A manager that will not list its nodes: a run cannot be placed (said);
+ * a run under way is not taken for lost because of it. */
+static void test_node_list_refused(void **state)
+{
+	struct fixture f;
+	struct outcome o;
+	const struct standin_route refused[] = {
+		ROUTE("GET", "/nodes", 503, "{\"message\":\"rpc error: raft: no leader\"}"),
+	};
+
+	open_engine(&f, *state, 5000, NULL, 0);
+	answer(&f, *state, refused, ARRAY_SIZE(refused));
+	run(&f, 10000, false, &o);
+	assert_int_equal(o.start, -EIO);
+	assert_string_equal(o.start_err, "Docker refused to list the swarm's nodes (HTTP 503): rpc "
+					 "error: raft: no leader");
+	outcome_clear(&o);
+
+	/* Listed for the placement, then refused while the run goes on (past
+	 * the lost-node check's second): the run ends as it would. */
+	const struct standin_route later[] = {
+		ROUTE_N("GET", "/nodes", 200, NODE("ready"), 1),
+		ROUTE("GET", "/nodes", 503, "{\"message\":\"rpc error: raft: no leader\"}"),
+		ROUTE_N("GET", TASKS, 200, TASK("n1", "running"), 12),
+		ROUTE("GET", TASKS, 200, TASK("n1", "complete")),
+	};
+	answer(&f, *state, later, ARRAY_SIZE(later));
+	run(&f, 10000, false, &o);
+	assert_int_equal(o.start, 0);
+	assert_int_equal(o.how, SANDBOX_ATTACH_EOF);
+	assert_int_equal(o.end.code, 0);
+	assert_true(standin_seen(&f.s, "GET", "/nodes") >= 2);
+	outcome_clear(&o);
+	close_engine(&f);
+}
+
+/* A node whose label names no trust level is not used, and the report
+ * says it has no level; the other node serves. */
+static void test_label_naming_no_level(void **state)
+{
+	struct fixture f;
+	const struct standin_route nodes[] = {
+		ROUTE("GET", "/nodes", 200, "[{\"ID\":\"n2\",\"Description\":{\"Hostname\":\"h2\"},"
+					    "\"Spec\":{\"Labels\":{\"mai.trust\":\"trusty\"},\"Availability\":"
+					    "\"active\"},\"Status\":{\"State\":\"ready\"}},"
+					    "{\"ID\":\"n1\",\"Description\":{\"Hostname\":\"h1\"},\"Spec\":"
+					    "{\"Labels\":{\"mai.trust\":\"untrusted\"},\"Availability\":"
+					    "\"active\"},\"Status\":{\"State\":\"ready\"}}]"),
+		ROUTE_N("GET", TASKS, 200, TASK("n1", "complete"), 1),
+	};
+	/* The options of an open; then the engine opened again on the list
+	 * above. */
+	open_engine(&f, *state, 5000, NULL, 0);
+	swarm_engine.close(f.e);
+	standin_stop(&f.s);
+	struct standin_route routes[STANDIN_MAX_ROUTES];
+	size_t n = 0;
+	routes[n++] = nodes[0];
+	routes[n++] = nodes[1];
+	routes[n++] = (struct standin_route){ .method = "GET", .path = "/services/svc1/logs",
+					      .status = 200, .body = probe_logs,
+					      .body_len = probe_logs_len, .times = 1 };
+	n += open_routes(routes + n);
+	standin_start(&f.s, *state, routes, n);
+	f.o.socket_path = f.s.socket_path;
+	const struct sandbox_engine_setup setup = { .opts = &f.o };
+	char *err = NULL;
+	if (swarm_engine.open(&setup, &f.e, &err) < 0)
+		fail_msg("open: %s", err);
+	json_t *report = swarm_engine.nodes(f.e);
+	json_t *n2 = json_array_get(report, 0), *n1 = json_array_get(report, 1);
+	assert_string_equal(json_string_value(json_object_get(n2, "id")), "n2");
+	assert_true(json_is_null(json_object_get(n2, "level")));
+	assert_string_equal(json_string_value(json_object_get(n2, "probe")), "not probed");
+	assert_string_equal(json_string_value(json_object_get(n1, "probe")), "ok");
+	json_decref(report);
+	close_engine(&f);
+}
+
+/* network: allowlist on Swarm: the proxy image missing on the manager
+ * refuses the open (with the build step); a run whose proxy cannot be
+ * made (its network not inspectable) is refused with the manager's words,
+ * before its own service. */
+static void test_allowlist_proxy_refused(void **state)
+{
+	static const char *const hosts[] = { "pypi.org" };
+	struct fixture f;
+	char *err = NULL;
+
+	open_engine(&f, *state, 5000, NULL, 0);
+	swarm_engine.close(f.e);
+	f.o.trust[TRUST_UNTRUSTED].network_allowlist = true;
+	f.o.network.allowed_hosts = hosts;
+	f.o.network.n_hosts = 1;
+	f.o.network.proxy_port = 3128;
+	const struct standin_route no_image[] = {
+		ROUTE("GET", "/images/mai-sandbox-proxy", 404, "{\"message\":\"no such image\"}"),
+	};
+	answer(&f, *state, no_image, ARRAY_SIZE(no_image));
+	f.o.socket_path = f.s.socket_path;
+	const struct sandbox_engine_setup setup = { .opts = &f.o };
+	assert_int_equal(swarm_engine.open(&setup, &f.e, &err), -ENOENT);
+	assert_null(f.e);
+	assert_non_null(strstr(err, "network: allowlist on Swarm needs mai-sandbox-proxy:latest on "
+				    "every node of its levels"));
+	free(err);
+	err = NULL;
+
+	/* The images there: it opens; a run's proxy network refused. */
+	const struct standin_route probe[] = {
+		ROUTE_N("GET", TASKS, 200, TASK("n1", "complete"), 1),
+		{ .method = "GET", .path = "/services/svc1/logs", .status = 200, .body = probe_logs,
+		  .body_len = probe_logs_len, .times = 1 },
+		ROUTE("GET", "/networks/net1", 404, "{\"message\":\"network net1 not found\"}"),
+	};
+	answer(&f, *state, probe, ARRAY_SIZE(probe));
+	f.o.socket_path = f.s.socket_path;
+	if (swarm_engine.open(&setup, &f.e, &err) < 0)
+		fail_msg("open: %s", err);
+	assert_true(swarm_engine.info(f.e)->network);
+	struct sandbox_engine_spec spec = spec_of("print(1)\n", 9);
+	struct sandbox_engine_started started = { 0 };
+	struct sandbox_engine_run *r = (void *)1;
+	spec.network = true;
+	assert_int_equal(swarm_engine.start(f.e, &spec, &r, &started, &err), -EIO);
+	assert_null(r);
+	assert_string_equal(err, "Docker refused to inspect the network (HTTP 404): network net1 not found");
+	free(err);
+	/* The probe's service and the proxy's own: none for the run. */
+	assert_int_equal(standin_seen(&f.s, "POST", "/services/create"), 1);
+	close_engine(&f);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, testdir_setup, testdir_teardown)
@@ -515,6 +636,9 @@ int main(void)
 		T(test_start_refusals),
 		T(test_removal_refused),
 		T(test_probes_failing),
+		T(test_node_list_refused),
+		T(test_label_naming_no_level),
+		T(test_allowlist_proxy_refused),
 	};
 	log_init("test_swarm_engine", LOG_LEVEL_DEBUG);
 	return cmocka_run_group_tests(tests, NULL, NULL);

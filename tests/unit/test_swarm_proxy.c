@@ -212,17 +212,6 @@ static void test_start_after_a_refused_look(void **state)
 	close_proxies(&f);
 }
 
-static void frame(char *buf, size_t *len, int stream, const char *text)
-{
-	size_t n = strlen(text);
-	const char head[8] = { (char)stream, 0, 0, 0, (char)(n >> 24), (char)(n >> 16),
-			       (char)(n >> 8), (char)n };
-
-	memcpy(buf + *len, head, 8);
-	memcpy(buf + *len + 8, text, n);
-	*len += 8 + n;
-}
-
 /* The proxy's log kept in the agent's proxy log, each line after the
  * run's name; what the swarm could not give and a stream cut short are
  * said; a proxy log that cannot be written is said too. */
@@ -230,9 +219,9 @@ static void test_remove_keeps_the_log(void **state)
 {
 	static char body[1024];
 	size_t len = 0;
-	frame(body, &len, DOCKER_LOG_STDERR, "CONNECT pypi.org:443\nrefused host evil.example\n");
-	frame(body, &len, DOCKER_LOG_SYSTEM, "Error grabbing logs: node n2 is not available\nx");
-	frame(body, &len, DOCKER_LOG_STDOUT, "last line without a break");
+	len = standin_frame(body, len, DOCKER_LOG_STDERR, "CONNECT pypi.org:443\nrefused host evil.example\n");
+	len = standin_frame(body, len, DOCKER_LOG_SYSTEM, "Error grabbing logs: node n2 is not available\nx");
+	len = standin_frame(body, len, DOCKER_LOG_STDOUT, "last line without a break");
 	memcpy(body + len, "garbage!", 8);
 	len += 8;
 	const struct standin_route routes[] = {
