@@ -35,14 +35,16 @@ a table's initialiser: lines gcov does not list) runs the tests of the
 lines that name what it declares; one that declares nothing a line names
 (a struct member's size) is left out of the pick and listed. "Fastest"
 is by the tests' own times in this run's build (the median of their
-passes so far), which are far from their coverage-run times (a build
-without optimisation, many tests at a time: from 2 to 10 times longer).
+passes so far; before the first, its coverage-run time times the ratio
+seen for tests of a similar coverage-run time), which are far from their
+coverage-run times (a build without optimisation, many tests at a time:
+from 2 to 50 times longer).
 Each test has a limit of its own, three times its coverage-run time and
 10 s more (once it has passed in this run, three times its longest pass
 and 15 s more, when that is less); a test past it is a "timeout". A mutant no test killed
 "survived" only when every test that runs its line ran and passed; when
-one did not run (the mutant's tests passed --test-seconds of their own
-time, a test is longer than --max-test-seconds, left out of every
+one did not run (the next test's estimated time would take the real
+time of the mutant's tests past --test-seconds, a test is longer than --max-test-seconds, left out of every
 mutant, or failed on the unmutated code) it is "undecided". A line no
 test runs is "not covered" (a survivor that ran nothing).
 
@@ -335,8 +337,11 @@ def copy_tree(dst, marker):
 
 
 def test_table(build):
+    """meson's tests by name; each runs where meson test runs it: in its
+    workdir, or else the build directory (assess_rules_gen names its
+    generator by a path relative to it)."""
     out = run(["meson", "introspect", "--tests", build], check=True).stdout
-    return {t["name"]: t for t in json.loads(out)}
+    return {t["name"]: dict(t, workdir=t["workdir"] or build) for t in json.loads(out)}
 
 
 def start_test(t, tag, tmp, out=subprocess.DEVNULL):
@@ -837,16 +842,20 @@ class Run:
     def estimate(self, name):
         """A test's own time in this build: the median of its passes so
         far; before its first, its coverage-run time times the median
-        ratio of the two for the tests already seen (1 before any)."""
+        ratio of the two among at least three tests already seen whose
+        coverage-run times are within a factor of three of its own (a
+        unit test's ratio is not an integration test's: 0.02 against
+        0.4); its coverage-run time when there are not three."""
         def median(v):
             v = sorted(v)
             return v[len(v) // 2]
+        cov = self.per_test.seconds[name]
         with self.lock:
             if name in self.observed:
                 return median(self.observed[name])
             ratios = [median(v) / self.per_test.seconds[n] for n, v in self.observed.items()
-                      if self.per_test.seconds.get(n, 0) > 0.5]
-        return self.per_test.seconds[name] * (median(ratios) if len(ratios) >= 5 else 1.0)
+                      if cov / 3 <= self.per_test.seconds.get(n, 0) <= cov * 3 and self.per_test.seconds[n] > 0]
+        return cov * min(1.0, median(ratios)) if len(ratios) >= 3 else cov
 
     def wait_pause(self):
         """While --pause-file exists, returns only when it is gone (its
@@ -1017,6 +1026,7 @@ class Worker:
                 for t in tests[i:]:  # this one and the rest are longer still
                     site["why_not_run"].setdefault(t, "longer than %.0f s" % args.max_test_seconds)
                 break
+            # spent: the tests' real times so far, the next one's estimate.
             if site["ran"] and spent + est[name] > args.test_seconds:
                 for t in tests[i:]:
                     site["why_not_run"].setdefault(t, "past the mutant's cap of %.0f s" % args.test_seconds)
@@ -1036,11 +1046,11 @@ class Worker:
                     outcome = "stillborn"
                     break
                 built.add(targets)
-            spent += est[name]
             site["ran"].append(name)
             t = time.monotonic()
             got = run_test(name, self.table, self.limit_of(name), "m%d-%d" % (n, os.getpid()),
                            os.path.join(self.scratch, "m%d" % n))
+            spent += time.monotonic() - t
             site.setdefault("test_seconds", {})[name] = round(time.monotonic() - t, 1)
             if got == "pass":
                 self.run.observe(name, time.monotonic() - t)
@@ -1103,7 +1113,8 @@ def report(results, modules, args, n_picked, total, commit, dirty, excluded, sec
              "- **killed**: a test failed. **survived**: every test that runs the line ran and passed. "
              "**not covered**: no test runs the line.",
              "- **undecided** (apart): no test that ran failed, but not every test that runs the line ran: "
-             "the mutant's tests passed %.0f s of their own time (the cap), a test takes more than %.0f s, "
+             "the next test would take the mutant's tests past %.0f s of their own time (the cap), a test "
+             "takes more than %.0f s, "
              "a test is left out of every mutant (below), or failed on the unmutated code. "
              "**timeout** (apart): a test ran past its limit (a hang the mutant caused, or a loaded "
              "machine). **stillborn** (apart): the mutant does not compile." % (args.test_seconds,

@@ -15,7 +15,7 @@
  * Then the calls of the mount's threads that the real system cannot be
  * made to fail on demand (fault.h): an owner refused for a node just
  * made (a quota), EIO from fstat or ftruncate of a file just opened,
- * a listing that cannot start, no descriptor or thread left at start.
+ * a listing that cannot start (no memory), no thread left at start.
  *
  * Needs root and /dev/fuse: exit 77 without them, a failure with
  * MAI_REQUIRE_REAL=1. */
@@ -278,18 +278,19 @@ static void test_failing_steps_of_the_mount(void **state)
 	assert_int_equal(ERRNO_OF(open(t, O_WRONLY | O_TRUNC | O_CLOEXEC)), EIO);
 	fault_arm("fstat64", "/drop/u.py", 1, 1, EIO);
 	assert_int_equal(ERRNO_OF(truncate(u, 1)), EIO);
-	fault_arm("fdopendir", "/drop", 1, 1, EMFILE);
+	fault_arm("fdopendir", "/drop", 1, 1, ENOMEM);
 	errno = 0;
 	DIR *dir = opendir(f->mnt);
 	assert_null(dir);
-	assert_int_equal(errno, EMFILE);
+	assert_int_equal(errno, ENOMEM);
 	fault_clear();
 	_cleanup_free_ char *still = slurp(t);
 	assert_string_equal(still, "print(6)\n");
 }
 
-/* A start that runs out of descriptors (the eventfd) or threads (the
- * serving threads) is refused with the reason, and leaves no mount. */
+/* A start that runs out of descriptors (the eventfd, for real) or threads
+ * (the serving threads: fault.h) is refused with the reason, and leaves no
+ * mount. */
 static void test_start_without_resources(void **state)
 {
 	const char *dir = *state;
@@ -300,9 +301,10 @@ static void test_start_without_resources(void **state)
 	struct dropfs_options o = { .dir = mnt, .max_file_size = 1024 };
 
 	assert_int_equal(mkdir(mnt, 0755), 0);
-	fault_arm("eventfd", NULL, 1, 1, EMFILE);
-	assert_int_equal(dropfs_new(&o, on_name, &g, &src, &err), -EMFILE);
-	fault_clear();
+	struct rlimit fds = testdir_fd_limit(1); /* the directory opens, the eventfd does not */
+	int r = dropfs_new(&o, on_name, &g, &src, &err);
+	testdir_fd_limit_end(&fds);
+	assert_int_equal(r, -EMFILE);
 	assert_non_null(strstr(err, "/drop: Too many open files"));
 	free(err);
 	fault_arm("pthread_create", NULL, 2, 1, EAGAIN);
@@ -376,6 +378,89 @@ static void test_drop_dir_file_systems(void **state)
 	assert_int_equal(st.st_mode & 07777, 0751);
 }
 
+/* A reader of .wait that the mount cannot serve while it waits: no
+ * descriptor left for its wake-up (for real: the descriptor limit, one
+ * spare for the reader's own), or no thread to serve others meanwhile
+ * (fault.h: pthread_create's EAGAIN). It gets the error at once instead of
+ * blocking the mount. */
+static void test_wait_without_resources(void **state)
+{
+	struct fx *f = *state;
+	_cleanup_free_ char *w = at(f, ".wait/w.result.json");
+	put(f, "w.py", "print(8)\n");
+	want_names(f, 1);
+
+	struct rlimit fds = testdir_fd_limit(1);
+	int fd = open(w, O_RDONLY | O_CLOEXEC);
+	int e = errno;
+	testdir_fd_limit_end(&fds);
+	assert_int_equal(fd, -1);
+	assert_int_equal(e, EMFILE);
+
+	fault_arm("pthread_create", NULL, 1, 1, EAGAIN);
+	assert_int_equal(ERRNO_OF(open(w, O_RDONLY | O_CLOEXEC)), EAGAIN);
+	assert_int_equal(fault_hits("pthread_create"), 1);
+	fault_clear();
+}
+
+/* The drop directory's disk and the notes' disk full, for real (small
+ * tmpfs mounts): a script whose note cannot be kept is still taken; a
+ * write the full disk cuts short is answered as such, not run; a create
+ * on a disk with no inode left fails with ENOSPC. */
+static void test_full_disks(void **state)
+{
+	const char *dir = *state;
+	_cleanup_free_ char *disk = xasprintf("%s/disk", dir), *notes = xasprintf("%s/notes", dir);
+	assert_int_equal(mkdir(disk, 0755), 0);
+	assert_int_equal(mkdir(notes, 0700), 0);
+	assert_int_equal(mount("tmpfs", disk, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,nr_inodes=8,mode=0755"), 0);
+	assert_int_equal(mount("tmpfs", notes, "tmpfs", MS_NOSUID | MS_NODEV, "size=16k,nr_inodes=1,mode=0700"), 0);
+	struct fx g = { .mnt = disk };
+	struct dropfs_options o = { .dir = disk, .max_file_size = 1 << 20, .notes_dir = notes };
+	_cleanup_free_ char *err = NULL;
+	int r = dropfs_new(&o, on_name, &g, &g.src, &err);
+	if (r < 0) {
+		umount2(disk, MNT_DETACH);
+		umount2(notes, MNT_DETACH);
+		fail_msg("dropfs_new: %s", err);
+	}
+
+	put(&g, "a.py", "print(1)\n");
+	want_names(&g, 1);
+	assert_true(g.got[0].taken);
+	assert_string_equal(g.got[0].data, "print(1)\n");
+
+	_cleanup_free_ char *b = at(&g, "b.py");
+	static char big[128 << 10];
+	memset(big, '#', sizeof(big));
+	int fd = open(b, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(fileio_write_all(fd, big, sizeof(big)), -ENOSPC);
+	close(fd);
+	want_names(&g, 2);
+	assert_string_equal(g.got[1].rel, "b.py");
+	assert_true(g.got[1].taken);
+	assert_int_equal(g.got[1].status, INTAKE_INCOMPLETE); /* answered, not run */
+
+	int e = 0;
+	for (int i = 0; i < 16 && !e; i++) {
+		_cleanup_free_ char *n = xasprintf("%s/f%d.txt", disk, i);
+		int nfd = open(n, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		if (nfd < 0)
+			e = errno;
+		else
+			close(nfd);
+	}
+	drop_source_free(g.src);
+	for (unsigned i = 0; i < g.n; i++) {
+		free(g.got[i].rel);
+		free(g.got[i].data);
+	}
+	assert_int_equal(umount2(disk, MNT_DETACH), 0);
+	assert_int_equal(umount2(notes, MNT_DETACH), 0);
+	assert_int_equal(e, ENOSPC);
+}
+
 int main(void)
 {
 	int r = fx_require_fuse();
@@ -389,6 +474,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_failing_steps_of_the_mount, setup_recursive, teardown),
 		cmocka_unit_test_setup_teardown(test_start_without_resources, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_drop_dir_file_systems, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_wait_without_resources, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_full_disks, testdir_setup, testdir_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -72,7 +72,7 @@ def a_run(build, pause_file=None):
     args = types.SimpleNamespace(seed=7, count=3, modules=",".join(mutate.MODULES), budget=None,
                                  test_seconds=60, max_test_seconds=60, jobs=1, build=build, doc=False,
                                  pause_file=pause_file)
-    pt = fake_per_test({"a": 10.0, "b": 20.0, "c": 30.0, "d": 40.0, "e": 50.0, "f": 100.0}, {}, {})
+    pt = fake_per_test({"a": 10.0, "b": 20.0, "c": 30.0, "d": 40.0, "e": 50.0, "f": 80.0}, {}, {})
     picked = [{"file": "x.c", "line": n, "module": "base", "kind": "constant", "label": "1 -> 0"}
               for n in (1, 2, 3)]
     return mutate.Run(args, picked, ["base"], 99, "c0ffee", False, [], [], pt)
@@ -82,15 +82,20 @@ class RunState(unittest.TestCase):
     def test_estimate_learns_the_ratio_to_the_coverage_run(self):
         with tempfile.TemporaryDirectory() as d:
             r = a_run(d)
-            self.assertEqual(r.estimate("f"), 100.0)  # nothing seen yet: its coverage-run time
-            for name, secs in (("a", 2.0), ("b", 4.0), ("c", 6.0), ("d", 8.0)):
+            self.assertEqual(r.estimate("f"), 80.0)  # nothing seen yet: its coverage-run time
+            for name, secs in (("a", 0.1), ("b", 0.2), ("c", 6.0)):
                 r.observe(name, secs)
-            self.assertEqual(r.estimate("f"), 100.0)  # four are too few to say
+            # a and b (10 s, 20 s there) are not within a factor of three
+            # of f's 80 s: their ratio (1%) is not f's.
+            self.assertEqual(r.estimate("f"), 80.0)
+            r.observe("d", 8.0)
+            self.assertEqual(r.estimate("f"), 80.0)  # two comparable ones are too few
             r.observe("e", 10.0)
-            self.assertAlmostEqual(r.estimate("f"), 20.0)  # one fifth, as the others
+            self.assertAlmostEqual(r.estimate("f"), 16.0)  # c, d, e: one fifth
+            self.assertAlmostEqual(r.estimate("d"), 8.0)
             r.observe("a", 3.0)
             r.observe("a", 100.0)
-            self.assertEqual(r.estimate("a"), 3.0)  # its own median once seen
+            self.assertEqual(r.estimate("a"), 3.0)  # its own median once seen (0.1, 3, 100)
             self.assertEqual(r.longest("a"), 100.0)
             self.assertIsNone(r.longest("f"))
 

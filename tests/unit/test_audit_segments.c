@@ -458,9 +458,9 @@ static void test_rotation_on_a_full_disk(void **state)
 	testdir_unmount(disk);
 }
 
-/* Retention's steps failing: the log directory unlistable (fault.h:
- * EMFILE) and the anchor unwritable (fault.h: EIO; a full disk is the
- * rotation's test) refuse the cut and leave every segment; the tree file's
+/* Retention's steps failing: the log directory unlistable (no descriptor
+ * left, for real) and the anchor unwritable (fault.h: EIO; a full disk is
+ * the rotation's test) refuse the cut and leave every segment; the tree file's
  * holes (fault.h: fallocate's EIO) and an expired segment's removal
  * (fault.h: EBUSY) failing only warn, and a segment left below the anchor
  * is no part of the log. The log verifies after each. */
@@ -477,8 +477,10 @@ static void test_retention_failures(void **state)
 	assert_int_equal(audit_segments_list(log_dir, &before, &nbefore), 0);
 	assert_true(nbefore >= 4);
 
-	fault_arm("opendir", "/audit$", 1, 1, EMFILE);
-	assert_int_equal(audit_retention_now(log, time(NULL) + 7200), -EMFILE);
+	struct rlimit fds = testdir_fd_limit(0);
+	int r = audit_retention_now(log, time(NULL) + 7200);
+	testdir_fd_limit_end(&fds);
+	assert_int_equal(r, -EMFILE);
 	fault_arm("open64", "/audit/base.tmp.", 1, 1, EIO);
 	assert_int_equal(audit_retention_now(log, time(NULL) + 7200), -EIO);
 	assert_int_equal(fault_hits("open64"), 1);
@@ -506,7 +508,8 @@ static void test_retention_failures(void **state)
 		fail_msg("%s", line);
 }
 
-/* The checkpoint file that cannot be written (fault.h: EMFILE) fails the
+/* The checkpoint file that cannot be written or renamed into place
+ * (fault.h: EIO) fails the
  * checkpoint; the log goes on and the next checkpoint is made. */
 static void test_checkpoint_unwritable(void **state)
 {
@@ -514,8 +517,11 @@ static void test_checkpoint_unwritable(void **state)
 	struct audit_options o;
 	struct audit_log *log = open_retaining(dir, 0, &o);
 	fixture_append(log, 3);
-	fault_arm("open64", "/checkpoint.tmp", 1, 1, EMFILE);
-	assert_int_equal(audit_checkpoint_now(log), -EMFILE);
+	fault_arm("open64", "/checkpoint.tmp", 1, 1, EIO);
+	assert_int_equal(audit_checkpoint_now(log), -EIO);
+	fault_arm("rename", "/checkpoint", 1, 1, EIO);
+	assert_int_equal(audit_checkpoint_now(log), -EIO);
+	assert_int_equal(fault_hits("rename"), 1);
 	fault_clear();
 	fixture_append(log, 1);
 	assert_int_equal(audit_checkpoint_now(log), 0);

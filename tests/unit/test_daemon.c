@@ -596,23 +596,57 @@ static void test_mount_answer_allowed(void **state)
 	pthread_mutex_destroy(&env.approvers_lock);
 }
 
+/* The script history's store that cannot be made (a file where the state
+ * directory's blobs/ should be, for real): each job still runs and is
+ * answered; its job_accepted record says why no diff was made. */
+static void test_history_store_unwritable(void **state)
+{
+	struct ctx *c = *state;
+	assert_int_equal(mkdir(c->state, 0700), 0);
+	put(c->state, "blobs", "not a directory");
+	start(c, true);
+	put(c->drop, "a.py", "# level: LOW\n");
+	json_t *o = wait_state(c, "a.result.json", "completed");
+	json_decref(o);
+	put(c->drop, "b.py", "# level: LOW\nx = 2\n");
+	o = wait_state(c, "b.result.json", "completed");
+	json_decref(o);
+	stop(c);
+	json_t *acc = records_of(c, "a.py", "job_accepted");
+	assert_true(json_array_size(acc) >= 1);
+	const char *why = str(json_array_get(acc, 0), "history_error");
+	if (!why || !strstr(why, "cannot create the version store "))
+		fail_msg("history_error: %s", why ? why : "(none)");
+	json_decref(acc);
+	assert_int_equal(c->executed, 2);
+}
+
 /* daemon_new refuses what it cannot set up, naming the setting to fix: a
  * drop_dir_group no group has (the configuration only checks its form),
- * and a state directory that cannot be made. */
+ * a state directory that cannot be made, a drop directory that is a file,
+ * and notes of runs in flight that cannot be read (a file where their
+ * directory should be). */
 static void test_start_refusals(void **state)
 {
 	struct ctx *c = *state;
 	_cleanup_free_ char *conf = xasprintf("%s/conf2", c->root);
 	assert_int_equal(mkdir(conf, 0755), 0);
 	put(c->root, "file", "x");
-	char *yaml[2] = {
+	_cleanup_free_ char *st3 = xasprintf("%s/state3", c->root);
+	assert_int_equal(mkdir(st3, 0700), 0);
+	put(st3, "running", "not a directory");
+	char *yaml[4] = {
 		xasprintf("drop_dir: %s\nstate_dir: %s/state\ndrop_dir_group: mai-nogroup-%d\n",
 			  c->drop, c->root, (int)getpid()),
 		xasprintf("drop_dir: %s\nstate_dir: %s/file/state\n", c->drop, c->root),
+		xasprintf("drop_dir: %s/file\nstate_dir: %s/state2\n", c->root, c->root),
+		xasprintf("drop_dir: %s\nstate_dir: %s\n", c->drop, st3),
 	};
-	const char *says[2] = { "drop_dir_group: there is no group 'mai-nogroup-",
-				"cannot create the state directory " };
-	for (size_t i = 0; i < 2; i++) {
+	const char *says[4] = { "drop_dir_group: there is no group 'mai-nogroup-",
+				"cannot create the state directory ",
+				"/file: Not a directory (agent.drop_dir in agent.yaml)",
+				"/running, the notes of runs in flight: Not a directory" };
+	for (size_t i = 0; i < 4; i++) {
 		struct mai_config *cfg = NULL;
 		struct daemon *d = NULL;
 		char *err = NULL;
@@ -621,7 +655,7 @@ static void test_start_refusals(void **state)
 		struct daemon_options o = { .cfg = cfg };
 		assert_true(daemon_new(&o, &d, &err) < 0);
 		assert_null(d);
-		if (!strstr(err, says[i]) || !strstr(err, "agent.yaml"))
+		if (!strstr(err, says[i]) || (i < 3 && !strstr(err, "agent.yaml")))
 			fail_msg("case %zu: %s", i, err);
 		free(err);
 		config_free(cfg);
@@ -643,6 +677,7 @@ int main(void)
 		T(test_many_drops_each_answered_once_and_not_again_after_restart),
 		T(test_audit_failure_means_nothing_runs),
 		T(test_start_refusals),
+		T(test_history_store_unwritable),
 		T(test_assessment_failing),
 		T(test_assessment_waiting_for_an_image),
 		T(test_lost_answer_at_restart),

@@ -112,7 +112,7 @@ static void test_slot_failures_fall_back_to_a_note(void **state)
 {
 	const char *dir = *state;
 	const struct run runs[] = {
-		{ NULL, "open64", "/slot-", 1, EMFILE },
+		{ NULL, "open64", "/slot-", 1, EIO },
 		{ NULL, "pwrite64", "/slot-", 1, EIO },  /* the new slot's first write */
 		{ NULL, "fsync", "/slot-", 1, EIO },     /* the new slot's sync */
 		{ NULL, "pwrite64", "/slot-", 2, EIO },  /* the run's note in the slot */

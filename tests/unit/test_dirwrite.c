@@ -401,7 +401,8 @@ static void test_link_fallbacks(void **state)
 
 /* A descriptor that is not a directory (a caller's mistake the kernel
  * reports): looking at the name, and clearing temporaries, say ENOTDIR;
- * a directory that cannot be listed (fdopendir failing: fault.h, EMFILE)
+ * a directory that cannot be listed (fdopendir failing, which it does only
+ * without memory: fault.h, ENOMEM)
  * is an error too. */
 static void test_not_a_directory(void **state)
 {
@@ -418,8 +419,8 @@ static void test_not_a_directory(void **state)
 	free(detail);
 	assert_int_equal(dirwrite_clear_temporaries(fd, &removed), -ENOTDIR);
 	_cleanup_close_ int dfd = open_dir(dir);
-	fault_arm("fdopendir", NULL, 1, 1, EMFILE);
-	assert_int_equal(dirwrite_clear_temporaries(dfd, &removed), -EMFILE);
+	fault_arm("fdopendir", NULL, 1, 1, ENOMEM);
+	assert_int_equal(dirwrite_clear_temporaries(dfd, &removed), -ENOMEM);
 	assert_int_equal(fault_hits("fdopendir"), 1);
 	fault_clear();
 	assert_int_equal(removed, 7);

@@ -8,7 +8,6 @@
 #include <cmocka.h>
 
 #include <fcntl.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <time.h>
@@ -408,24 +407,16 @@ static void test_missing_drop_dir_is_an_error(void **state)
 	free(err);
 }
 
-/* No descriptor left for inotify (for real: RLIMIT_NOFILE at the lowest
- * free descriptor): refused with the errno and what to raise. */
+/* No descriptor left for inotify (for real: testdir_fd_limit()): refused with the errno and what to raise. */
 static void test_no_descriptor_for_inotify(void **state)
 {
 	struct ctx *c = *state;
 	struct watch_options o = { .dir = c->drop, .settle_ms = 10 };
 	struct watch *w = NULL;
 	char *err = NULL;
-	struct rlimit saved, lim;
-	int lowest = dup(0);
-	assert_true(lowest >= 0);
-	close(lowest);
-	assert_int_equal(getrlimit(RLIMIT_NOFILE, &saved), 0);
-	lim = saved;
-	lim.rlim_cur = (rlim_t)lowest;
-	assert_int_equal(setrlimit(RLIMIT_NOFILE, &lim), 0);
+	struct rlimit saved = testdir_fd_limit(0);
 	int r = watch_new(&o, on_name, &c->seen, &w, &err);
-	assert_int_equal(setrlimit(RLIMIT_NOFILE, &saved), 0);
+	testdir_fd_limit_end(&saved);
 	assert_int_equal(r, -EMFILE);
 	assert_null(w);
 	assert_string_equal(err, "cannot start inotify: Too many open files (raise "

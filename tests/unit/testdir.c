@@ -3,7 +3,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <linux/capability.h>
 #include <sched.h>
+#include <sys/syscall.h>
 #include <stdbool.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -161,4 +163,33 @@ char *testdir_small_fs(const char *dir, const char *name, const char *opts)
 void testdir_unmount(const char *path)
 {
 	assert_int_equal(umount2(path, MNT_DETACH), 0);
+}
+
+struct rlimit testdir_fd_limit(unsigned spare)
+{
+	struct rlimit saved, lim;
+	int lowest = dup(0);
+	assert_true(lowest >= 0);
+	close(lowest);
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &saved), 0);
+	lim = saved;
+	lim.rlim_cur = (rlim_t)lowest + spare;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &lim), 0);
+	return saved;
+}
+
+void testdir_fd_limit_end(const struct rlimit *saved)
+{
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, saved), 0);
+}
+
+int testdir_drop_sys_admin(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+	if (syscall(SYS_capget, &h, d) < 0)
+		return -errno;
+	d[0].effective &= ~(1u << CAP_SYS_ADMIN);
+	d[0].permitted &= ~(1u << CAP_SYS_ADMIN);
+	return syscall(SYS_capset, &h, d) < 0 ? -errno : 0;
 }

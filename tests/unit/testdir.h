@@ -3,6 +3,8 @@
 #ifndef MAI_TESTDIR_H
 #define MAI_TESTDIR_H
 
+#include <sys/resource.h>
+
 int testdir_setup(void **state);
 int testdir_teardown(void **state);
 /* rm -rf of one directory tree, without following symlinks. 0 or -errno. */
@@ -35,6 +37,19 @@ char *testdir_stderr_end(const char *dir, int saved);
 char *testdir_small_fs(const char *dir, const char *name, const char *opts);
 /* umount2(path, MNT_DETACH); the test fails when it cannot. */
 void testdir_unmount(const char *path);
+
+/* No descriptor left, for real: RLIMIT_NOFILE lowered to the lowest free
+ * descriptor plus spare, so that the next spare descriptors open and the
+ * one after fails with EMFILE. Returns the limit to give back to
+ * testdir_fd_limit_end(). */
+struct rlimit testdir_fd_limit(unsigned spare);
+void testdir_fd_limit_end(const struct rlimit *saved);
+
+/* Drops CAP_SYS_ADMIN from the calling process's effective and permitted
+ * sets (mount(2) and umount2(2) refused from then on, as for an agent
+ * without it; a setuid program it runs gets its own). For a child the
+ * test forks. 0 or -errno. */
+int testdir_drop_sys_admin(void);
 
 /* A test that cannot run here says why and returns (cmocka's skip()); the
  * program then exits with test_exit(): 77, meson's SKIP, when a test was
