@@ -24,6 +24,7 @@
 #include "log.h"
 #include "macro.h"
 #include "monoclock.h"
+#include "sandbox.h"
 #include "sandbox_engine.h"
 #include "swarm_engine.h"
 #include "testdir.h"
@@ -621,6 +622,38 @@ static void test_allowlist_proxy_refused(void **state)
 	close_engine(&f);
 }
 
+/* A sandbox on the Swarm engine without an allowlist level has no pip
+ * image to read a PEP 723 block with: said, with the setting to change. */
+static void test_no_pip_image_without_allowlist(void **state)
+{
+	struct fixture f;
+	struct sandbox *sb = NULL;
+	json_t *table = (void *)1;
+	char *err = NULL;
+
+	/* The options of an open; the sandbox opens its own engine (its
+	 * probe answered again). */
+	open_engine(&f, *state, 5000, NULL, 0);
+	swarm_engine.close(f.e);
+	const struct standin_route probe[] = {
+		ROUTE_N("GET", TASKS, 200, TASK("n1", "complete"), 1),
+		{ .method = "GET", .path = "/services/svc1/logs", .status = 200, .body = probe_logs,
+		  .body_len = probe_logs_len, .times = 1 },
+	};
+	answer(&f, *state, probe, ARRAY_SIZE(probe));
+	f.o.socket_path = f.s.socket_path;
+	f.o.engine.ops = &swarm_engine;
+	if (sandbox_new(&f.o, &sb, &err) < 0)
+		fail_msg("sandbox_new: %s", err);
+	assert_int_equal(sandbox_parse_toml(sb, "x = 1\n", 6, &table, &err), -ENOENT);
+	assert_string_equal(err, "the swarm engine has the pip image that reads PEP 723 blocks only "
+				 "when a trust level has network: allowlist: set one in "
+				 "config/sandbox.yaml and restart the agent");
+	free(err);
+	sandbox_free(sb);
+	standin_stop(&f.s);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, testdir_setup, testdir_teardown)
@@ -639,6 +672,7 @@ int main(void)
 		T(test_node_list_refused),
 		T(test_label_naming_no_level),
 		T(test_allowlist_proxy_refused),
+		T(test_no_pip_image_without_allowlist),
 	};
 	log_init("test_swarm_engine", LOG_LEVEL_DEBUG);
 	return cmocka_run_group_tests(tests, NULL, NULL);
