@@ -647,10 +647,10 @@ static void test_start_disk_failures(void **state)
 /* The start's recovery when what it must write or read fails, for real:
  * the index that cannot be rebuilt (a directory at its name), a segment
  * or the tree file that cannot be opened (a directory too), a tree file
- * with a wrong node (written again, also when it cannot be cut first), the tree file and the torn tail's
- * copy that cannot be written (RLIMIT_FSIZE cuts them short, as a full
- * disk does); cutting the tail off after its copy is kept failing is
- * fault.h's (ftruncate's EIO). Each start is refused with the path and
+ * with a wrong node (written again, also when it cannot be cut first),
+ * the tree file and the torn tail's copy that cannot be written
+ * (RLIMIT_FSIZE cuts them short, as a full disk does); cutting the tail
+ * off after its copy is kept failing is fault.h's (ftruncate's EIO). Each start is refused with the path and
  * the errno, and the log, once the obstacle is gone, opens again. A
  * reader refuses a segment it cannot read the same way. */
 static void test_recovery_failures(void **state)
