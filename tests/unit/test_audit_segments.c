@@ -413,19 +413,10 @@ static void test_rotation_on_a_full_disk(void **state)
 	_cleanup_free_ char *err = NULL;
 	assert_int_equal(audit_open(&o, &log, &err), 0);
 	fixture_append(log, 2);
-	int fillers = 0;
-	for (;; fillers++) {
-		_cleanup_free_ char *p = xasprintf("%s/f%d", disk, fillers);
-		int fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-		if (fd < 0) {
-			assert_int_equal(errno, ENOSPC);
-			break;
-		}
-		close(fd);
-	}
+	unsigned fillers = testdir_fill_inodes(disk);
 	/* One inode left: the new segment's log file can be made, its index
 	 * cannot. */
-	_cleanup_free_ char *last = xasprintf("%s/f%d", disk, --fillers);
+	_cleanup_free_ char *last = xasprintf("%s/fill-%u", disk, --fillers);
 	assert_int_equal(unlink(last), 0);
 	_cleanup_free_ uint64_t *before = NULL;
 	size_t nbefore = 0;
@@ -439,8 +430,8 @@ static void test_rotation_on_a_full_disk(void **state)
 	assert_int_equal(audit_segments_list(log_dir, &during, &nduring), 0);
 	assert_int_equal(nduring, nbefore);
 
-	for (int i = 0; i < fillers; i++) {
-		_cleanup_free_ char *p = xasprintf("%s/f%d", disk, i);
+	for (unsigned i = 0; i < fillers; i++) {
+		_cleanup_free_ char *p = xasprintf("%s/fill-%u", disk, i);
 		assert_int_equal(unlink(p), 0);
 	}
 	fixture_append(log, 2);

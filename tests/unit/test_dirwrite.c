@@ -241,15 +241,7 @@ static void test_full_disk_keeps_the_old_file(void **state)
 	free(detail);
 	/* The inodes used up (the root directory and a.result.json hold two;
 	 * the test takes the rest): not even the new file can be made. */
-	for (int i = 0; i < 8; i++) {
-		_cleanup_free_ char *filler = xasprintf("%s/f%d", small, i);
-		int fd = open(filler, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-		if (fd < 0) {
-			assert_int_equal(errno, ENOSPC);
-			break;
-		}
-		close(fd);
-	}
+	testdir_fill_inodes(small);
 	assert_int_equal(dirwrite_replace(dfd, "a.result.json", "new\n", 4, 0644, 0, &detail),
 			 -ENOSPC);
 	assert_non_null(strstr(detail, "No space left"));

@@ -220,13 +220,6 @@ static void test_sweep_depth(void **state)
 	assert_int_equal(access(f17, F_OK), 0);
 }
 
-static const char *filler_name(int i)
-{
-	static char name[16];
-	snprintf(name, sizeof(name), "filler%d", i);
-	return name;
-}
-
 /* What cannot be moved aside, for real: a name that is a mount point
  * (rename says EBUSY; the sweep warns and goes on), a foreign
  * .mai-quarantine that is a mount point itself (it cannot be moved out of
@@ -276,8 +269,7 @@ static void test_what_cannot_be_moved(void **state)
 		test_skip("cannot mount a tmpfs here");
 	_cleanup_close_ int sfd = testdir_open(small);
 	assert_int_equal(mkfifoat(sfd, "f.audit", 0644), 0);
-	for (int i = 0; i < 8 && mkfifoat(sfd, filler_name(i), 0644) == 0; i++)
-		; /* the inodes left */
+	testdir_fill_inodes(small);
 	r = quarantine_move(sfd, "f.audit", &to, &detail);
 	assert_int_equal(r, -ENOSPC);
 	assert_string_equal(detail, "cannot create " QUARANTINE_DIR ": No space left on device");

@@ -193,3 +193,16 @@ int testdir_drop_sys_admin(void)
 	d[0].permitted &= ~(1u << CAP_SYS_ADMIN);
 	return syscall(SYS_capset, &h, d) < 0 ? -errno : 0;
 }
+
+unsigned testdir_fill_inodes(const char *dir)
+{
+	for (unsigned n = 0;; n++) {
+		_cleanup_free_ char *p = xasprintf("%s/fill-%u", dir, n);
+		int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd < 0) {
+			assert_int_equal(errno, ENOSPC);
+			return n;
+		}
+		close(fd);
+	}
+}

@@ -35,6 +35,9 @@ char *testdir_stderr_end(const char *dir, int saved);
  * skips). Caller frees, and unmounts with testdir_unmount() before the
  * test's directory is removed. */
 char *testdir_small_fs(const char *dir, const char *name, const char *opts);
+/* Empty files dir/fill-0, fill-1, ... made until the disk has no inode
+ * left (the test fails on any other error): how many were made. */
+unsigned testdir_fill_inodes(const char *dir);
 /* umount2(path, MNT_DETACH); the test fails when it cannot. */
 void testdir_unmount(const char *path);
 
