@@ -602,7 +602,7 @@ static void test_mount_answer_allowed(void **state)
 }
 
 /* The script history's store that cannot be made (a file where the state
- * directory's blobs/ should be, for real): each job still runs and is
+ * directory's blobs/ should be, for real): the job still runs and is
  * answered; its job_accepted record says why no diff was made. */
 static void test_history_store_unwritable(void **state)
 {
@@ -613,17 +613,14 @@ static void test_history_store_unwritable(void **state)
 	put(c->drop, "a.py", "# level: LOW\n");
 	json_t *o = wait_state(c, "a.result.json", "completed");
 	json_decref(o);
-	put(c->drop, "b.py", "# level: LOW\nx = 2\n");
-	o = wait_state(c, "b.result.json", "completed");
-	json_decref(o);
 	stop(c);
 	json_t *acc = records_of(c, "a.py", "job_accepted");
-	assert_true(json_array_size(acc) >= 1);
+	assert_int_equal(json_array_size(acc), 1);
 	const char *why = str(json_array_get(acc, 0), "history_error");
 	if (!why || !strstr(why, "cannot create the version store "))
 		fail_msg("history_error: %s", why ? why : "(none)");
 	json_decref(acc);
-	assert_int_equal(c->executed, 2);
+	assert_int_equal(c->executed, 1);
 }
 
 /* The service manager's socket given as an abstract name ("@..."): the
