@@ -6,13 +6,11 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <fcntl.h>
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "fileio.h"
 #include "log.h"
 #include "testdir.h"
 
