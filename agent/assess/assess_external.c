@@ -136,9 +136,14 @@ typedef int (*parse_fn)(const char *, size_t, struct assess_result *, char **);
 static int run_outcome(const char *tool, const struct assess_external *x, int rc,
 		       const char *out, size_t len, parse_fn parse, struct assess_result *r)
 {
-	char *err = NULL, *note = NULL;
+	char *err = NULL, *note = NULL, *found = NULL;
 
-	if (rc == -ENOENT)
+	/* ENOENT from a program that is there: its #! interpreter is not (a
+	 * virtualenv moved or removed), which reinstalling the tool repairs. */
+	if (rc == -ENOENT && (found = subprocess_find_program(x->program)))
+		note = xasprintf("%s: cannot run '%s': the interpreter on its #! line is not there "
+				 "(reinstall it); native findings only", tool, found);
+	else if (rc == -ENOENT)
 		note = xasprintf("%s: not installed ('%s' not found in PATH); native findings only",
 				 tool, x->program);
 	else if (rc == -ETIMEDOUT)
@@ -156,6 +161,7 @@ static int run_outcome(const char *tool, const struct assess_external *x, int rc
 	}
 	free(note);
 	free(err);
+	free(found);
 	return rc == -ENOENT || rc == -ETIMEDOUT || rc == -EIO ? rc : rc < 0 ? -EIO : 0;
 }
 

@@ -170,25 +170,46 @@ static int load_signer(struct audit_log *log, const struct audit_options *opt, c
 	return r;
 }
 
+static int unlink_if_empty(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) < 0 || st.st_size != 0)
+		return -1;
+	return unlink(path);
+}
+
 /* Opens the segment that begins with record first for appending, and its
  * index: kept as it is when keep_idx (recovery has just rebuilt it), else
- * started empty. */
+ * started empty. On failure the segment open before stays the one written. */
 static int open_segment(struct audit_log *log, uint64_t first, bool keep_idx, char **err)
 {
 	_cleanup_free_ char *path = audit_segment_path(log->dir, first, "log");
 	_cleanup_free_ char *idx = audit_segment_path(log->dir, first, "idx");
 	struct stat st, ist;
+	int seg_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	int idx_fd = open(idx, O_WRONLY | O_CREAT | O_APPEND | (keep_idx ? 0 : O_TRUNC) | O_CLOEXEC, 0600);
+	if (seg_fd < 0 || idx_fd < 0 || fstat(seg_fd, &st) < 0 || fstat(idx_fd, &ist) < 0) {
+		int r = -errno;
+		*err = xasprintf("%s: cannot open audit segment: %s", path, strerror(-r));
+		if (seg_fd >= 0)
+			close(seg_fd);
+		if (idx_fd >= 0)
+			close(idx_fd);
+		/* A rotation that fails (its disk out of inodes) goes on in the
+		 * segment it has: an empty new segment left behind would claim
+		 * the records that go on in the old one. */
+		if (log->seg_fd >= 0) {
+			(void)unlink_if_empty(path);
+			(void)unlink_if_empty(idx);
+		}
+		return r;
+	}
 	if (log->seg_fd >= 0)
 		close(log->seg_fd);
 	if (log->idx_fd >= 0)
 		close(log->idx_fd);
-	log->seg_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-	log->idx_fd = open(idx, O_WRONLY | O_CREAT | O_APPEND | (keep_idx ? 0 : O_TRUNC) | O_CLOEXEC, 0600);
-	if (log->seg_fd < 0 || log->idx_fd < 0 || fstat(log->seg_fd, &st) < 0 || fstat(log->idx_fd, &ist) < 0) {
-		int r = -errno;
-		*err = xasprintf("%s: cannot open audit segment: %s", path, strerror(errno));
-		return r;
-	}
+	log->seg_fd = seg_fd;
+	log->idx_fd = idx_fd;
 	log->seg_first = first;
 	log->seg_bytes = (uint64_t)st.st_size;
 	log->idx_bytes = (uint64_t)ist.st_size;
@@ -587,10 +608,6 @@ int audit_checkpoint_sign(struct audit_log *log, char **note, uint64_t *size)
 		log->ckpt_pending = xstrdup(*note);
 		log->ckpt_pending_size = *size;
 		memcpy(log->ckpt_pending_root, root, MERKLE_HASH_LEN);
-		pthread_mutex_lock(&log->mu);
-		log->ckpt_wake = 1;
-		pthread_cond_broadcast(&log->timer_cond);
-		pthread_mutex_unlock(&log->mu);
 	}
 	pthread_mutex_unlock(&log->ckpt_mu);
 	if (r < 0) {
@@ -598,6 +615,14 @@ int audit_checkpoint_sign(struct audit_log *log, char **note, uint64_t *size)
 		*note = NULL;
 	}
 	return r;
+}
+
+void audit_checkpoint_write_soon(struct audit_log *log)
+{
+	pthread_mutex_lock(&log->mu);
+	log->ckpt_wake = 1;
+	pthread_cond_broadcast(&log->timer_cond);
+	pthread_mutex_unlock(&log->mu);
 }
 
 /* The timer's part of audit_checkpoint_sign(): writes the checkpoint that
@@ -674,14 +699,19 @@ int audit_retention_now(struct audit_log *log, time_t now)
 static void *timer_main(void *arg)
 {
 	struct audit_log *log = arg;
+	/* The interval keeps its own time: the wake-ups for a sidecar's
+	 * checkpoint (audit_checkpoint_write_soon) do not put it off. */
+	struct timespec due;
+	clock_gettime(CLOCK_REALTIME, &due);
+	due.tv_sec += log->ckpt_interval_s;
 	pthread_mutex_lock(&log->mu);
 	while (!log->stopping) {
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += log->ckpt_interval_s;
+		int w = 0;
 		if (!log->ckpt_wake)
-			pthread_cond_timedwait(&log->timer_cond, &log->mu, &ts);
-		if (log->ckpt_wake && !log->stopping) {
+			w = pthread_cond_timedwait(&log->timer_cond, &log->mu, &due);
+		if (log->stopping)
+			break;
+		if (log->ckpt_wake) {
 			/* A sidecar's checkpoint, signed on a drop's path. */
 			log->ckpt_wake = 0;
 			pthread_mutex_unlock(&log->mu);
@@ -690,7 +720,11 @@ static void *timer_main(void *arg)
 			pthread_mutex_lock(&log->mu);
 			continue;
 		}
-		if (log->stopping || log->durable == log->ckpt_size)
+		if (w != ETIMEDOUT)
+			continue;
+		clock_gettime(CLOCK_REALTIME, &due);
+		due.tv_sec += log->ckpt_interval_s;
+		if (log->durable == log->ckpt_size)
 			continue;
 		pthread_mutex_unlock(&log->mu);
 		if (audit_checkpoint_now(log) == 0) {

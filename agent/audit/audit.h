@@ -71,11 +71,16 @@ int audit_flush(struct audit_log *log);
 int audit_checkpoint_now(struct audit_log *log);
 /* The same check and signature, for a sidecar: the note in *note (caller
  * frees) and its tree size in *size, without waiting for its file. The
- * checkpoint thread writes it beside the log and queues its record soon
- * after (at once, when there is no such thread); until then the file and
- * the records cite the older one, which the new one extends. The records
- * it signs are durable already. 0, -EBADMSG or -errno. */
+ * checkpoint thread writes it beside the log and queues its record when
+ * audit_checkpoint_write_soon() wakes it (the daemon's, once the answer
+ * that cites it is written), else at its next interval or the close;
+ * without such a thread, before this returns. Until then the file and the
+ * records cite the older one, which the new one extends. The records it
+ * signs are durable already. 0, -EBADMSG or -errno. */
 int audit_checkpoint_sign(struct audit_log *log, char **note, uint64_t *size);
+/* Wakes the checkpoint thread to write the checkpoint audit_checkpoint_sign()
+ * left, and its record. Returns at once. */
+void audit_checkpoint_write_soon(struct audit_log *log);
 
 /* Where a job's records stand in the log, for its result.json. */
 struct audit_sidecar_info {

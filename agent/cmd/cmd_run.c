@@ -463,10 +463,12 @@ static void stage_answered(void *ctx)
 	if (held_quiet)
 		sandbox_release_quiet(held_quiet);
 	held_quiet = NULL;
-	/* What was only queued before this answer (a checkpoint's record) is
-	 * written now, off the drop's path. */
+	/* What was only queued before this answer is written now, off the
+	 * drop's path; the checkpoint its sidecar cites goes beside the log
+	 * (the checkpoint thread: this worker takes its next job meanwhile). */
 	if (audit_flush(sc->log) < 0)
 		log_warnx("audit: a record queued before this answer could not be written; see above");
+	audit_checkpoint_write_soon(sc->log);
 }
 
 /* The real sandbox as the daemon's execute stage. */

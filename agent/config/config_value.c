@@ -120,12 +120,13 @@ char *config_path_normalize(const char *path)
 		if (seg == 0 || (seg == 1 && p[0] == '.')) {
 			/* nothing */
 		} else if (seg == 2 && p[0] == '.' && p[1] == '.') {
-			size_t floor = absolute ? 1 : 0;
-			if (n > floor) {
-				while (n > floor && out[n - 1] != '/')
-					n--;
-				if (n > floor)
-					n--;
+			size_t floor = absolute ? 1 : 0, last = n;
+			while (last > floor && out[last - 1] != '/')
+				last--;
+			/* A relative path's leading ".." stays: "../.." is not ".". */
+			bool up = n - last == 2 && out[last] == '.' && out[last + 1] == '.';
+			if (n > floor && !up) {
+				n = last > floor ? last - 1 : last;
 			} else if (!absolute) {
 				if (n)
 					out[n++] = '/';

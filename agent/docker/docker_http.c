@@ -9,6 +9,11 @@
 
 #include "macro.h"
 
+/* No handle: libcurl could not be loaded (curl_loader.c logged why, once),
+ * or memory ran out. */
+#define CURL_HANDLE_FAILED "cannot create a libcurl handle: libcurl is not loaded (see the " \
+			   "warning about it) or memory ran out"
+
 /* curl_global_init is not thread-safe: run it once, whichever thread asks. */
 static pthread_once_t docker_http_once = PTHREAD_ONCE_INIT;
 static void docker_http_global_init(void) { curl_global_init(CURL_GLOBAL_DEFAULT); }
@@ -191,7 +196,7 @@ enum docker_error docker_http_call(const struct docker_endpoint *ep, const struc
 	memset(out, 0, sizeof(*out));
 	c = easy_new(ep, req->timeout_ms, errbuf);
 	if (!c) {
-		*err = xstrdup("cannot create a libcurl handle (out of memory?)");
+		*err = xstrdup(CURL_HANDLE_FAILED);
 		return DOCKER_ERR_IO;
 	}
 	curl_easy_setopt(c, CURLOPT_URL, url);
@@ -345,7 +350,7 @@ enum docker_error docker_stream_open(const struct docker_endpoint *ep, const cha
 	*out = NULL;
 	s->curl = easy_new(ep, timeout_ms, errbuf);
 	if (!s->curl) {
-		*err = xstrdup("cannot create a libcurl handle (out of memory?)");
+		*err = xstrdup(CURL_HANDLE_FAILED);
 		e = DOCKER_ERR_IO;
 		goto fail;
 	}

@@ -141,11 +141,13 @@ wait_field "$D/empty.result.json" reason empty 20
 printf '# /// script\n# requires-python = ">=3.8"\nprint(1)\n' > "$D/pep_open.py"
 printf 'print(0)\n# /// script\n# dependencies = "requests"\n# ///\nprint(1)\n' > "$D/pep_deps.py"
 printf '# /// script\n# requires-python = ">=3.8"\n# ///\nprint(7)\n' > "$D/pep_py.py"
-wait_field "$D/pep_py.result.json" state error 20
-[ "$(field "$D/pep_py.result.json" reason)" = sandbox_unavailable ] ||
-	fail "pep_py.py without the pip image: reason $(field "$D/pep_py.result.json" reason), expected sandbox_unavailable"
-field "$D/pep_py.result.json" message | grep -q "$PIP:latest .*build.sh --variant pip" ||
-	fail "pep_py.py: the message does not name the missing image and its build: $(field "$D/pep_py.result.json" message)"
+# The error answer as it was seen: its retry rewrites the file meanwhile
+# (queued, running, then the same error again).
+wait_field "$D/pep_py.result.json" state error 20 "$T/pep_py.error.json"
+[ "$(field "$T/pep_py.error.json" reason)" = sandbox_unavailable ] ||
+	fail "pep_py.py without the pip image: reason $(field "$T/pep_py.error.json" reason), expected sandbox_unavailable"
+field "$T/pep_py.error.json" message | grep -q "$PIP:latest .*build.sh --variant pip" ||
+	fail "pep_py.py: the message does not name the missing image and its build: $(field "$T/pep_py.error.json" message)"
 code=$(curl -s -o /dev/null -w '%{http_code}' -X POST --unix-socket /var/run/docker.sock \
 	"http://localhost/images/${MAI_SANDBOX_PIP_IMAGE:-mai-sandbox-pip:latest}/tag?repo=$PIP&tag=latest")
 [ "$code" = 201 ] || fail "tagging the pip image as $PIP: HTTP $code"

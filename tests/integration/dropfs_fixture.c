@@ -136,6 +136,8 @@ int mount_fx(void **state, bool recursive)
 	assert_int_equal(mkdir(f->mnt, 0755), 0);
 	/* Others must reach it: the fixture's directory is private. */
 	assert_int_equal(chmod(f->root, 0755), 0);
+	f->backing = open(f->mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(f->backing >= 0);
 	struct dropfs_options o = { .dir = f->mnt, .recursive = recursive, .max_file_size = 1 << 20,
 				    .dir_mode = "1777", .refused = on_refused, .arg = f,
 				    .snapshot_hook = hook, .hook_arg = f };
@@ -153,6 +155,7 @@ int teardown(void **state)
 {
 	struct fx *f = *state;
 	drop_source_free(f->src);
+	close(f->backing);
 	for (unsigned i = 0; i < f->n; i++) {
 		free(f->got[i].rel);
 		free(f->got[i].data);

@@ -26,6 +26,7 @@ struct got {
 
 struct fx {
 	char *root, *mnt;
+	int backing; /* the directory under the mount, opened before it */
 	struct drop_source *src;
 	struct got got[MAX_GOT];
 	unsigned n;

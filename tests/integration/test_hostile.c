@@ -496,9 +496,14 @@ static void test_hostile_set(void **state)
 			expect_categories(&s->b.r, s->runtime, s->names, s->n_names);
 		} else if (s->b.r.verdict != s->want) {
 			assert_int_equal(s->n_names, 1);
-			fail_msg("runsc: %s ended with %s, not %s: %s", s->names[0],
+			/* What the verdict was read from, for the next look. */
+			fail_msg("runsc: %s ended with %s, not %s (signal %d, peak memory %lld of "
+				 "%lld bytes, peak pids %lld of %lld): %s", s->names[0],
 				 sandbox_verdict_to_string(s->b.r.verdict),
-				 sandbox_verdict_to_string(s->want), s->b.r.out.data);
+				 sandbox_verdict_to_string(s->want), s->b.r.signal,
+				 (long long)s->b.r.peak_memory_bytes,
+				 (long long)s->b.r.limits.memory_bytes, (long long)s->b.r.pids_peak,
+				 (long long)s->b.r.limits.pids, s->b.r.out.data);
 		}
 	}
 	assert_true(handshake);

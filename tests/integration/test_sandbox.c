@@ -55,6 +55,42 @@ static void test_hello_and_json(void **state)
 	sandbox_result_clear(&r);
 }
 
+/* Refused before any container: a script with PEP 723 dependencies at a
+ * level without network (said, with the setting to change), and a run
+ * whose cancel flag is already set (the agent stopping: it runs at the
+ * next start). */
+static void test_refused_before_a_container(void **state)
+{
+	static const char code[] = "print(1)\n";
+	static const char *const deps[] = { "requests>=2" };
+	struct sandbox_job job = { .job_id = "refused", .file_name = "deps.py",
+				   .code = (const uint8_t *)code, .len = sizeof(code) - 1,
+				   .trust = TRUST_STANDARD, .dependencies = deps,
+				   .n_dependencies = 1 };
+	struct sandbox_result r;
+
+	sandbox_wait_removed(sb);
+	size_t before = docker_env_count_ours(docker);
+	assert_int_equal(sandbox_run(sb, &job, &r), -EINVAL);
+	assert_int_equal(r.verdict, SANDBOX_VERDICT_SANDBOX_ERROR);
+	assert_string_equal(r.message, "the sandbox could not run the script: the script has PEP 723 "
+				       "dependencies but trust level standard "
+				       "has no network to install them with; set network: allowlist "
+				       "for standard in config/sandbox.yaml");
+	sandbox_result_clear(&r);
+
+	atomic_bool stop = true;
+	job.dependencies = NULL;
+	job.n_dependencies = 0;
+	job.cancel = &stop;
+	assert_int_equal(sandbox_run(sb, &job, &r), -ECANCELED);
+	assert_int_equal(r.verdict, SANDBOX_VERDICT_SANDBOX_ERROR);
+	assert_string_equal(r.message, "the agent is stopping; the script runs when the agent next "
+				       "starts");
+	sandbox_result_clear(&r);
+	assert_int_equal(docker_env_count_ours(docker), before);
+}
+
 static void test_exit_code_and_stderr(void **state)
 {
 	struct sandbox_result r;
@@ -590,6 +626,24 @@ static void test_warm_pool(void **state)
 	assert_string_not_equal(r1.container_id, r2.container_id); /* never reused */
 	sandbox_result_clear(&r1);
 	sandbox_result_clear(&r2);
+
+	/* The warm containers removed under the agent (docker rm -f by an
+	 * operator): the next run finds its warm one gone, discards it and
+	 * runs all the same. */
+	wait_pool_ready(p, TRUST_STANDARD, 1);
+	char **ids = NULL;
+	size_t n = 0;
+	assert_int_equal(docker_container_list_by_label(docker, "mai.instance", docker_env_instance(),
+							&ids, &n, &err), DOCKER_OK);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(docker_container_remove(docker, ids[i], &err), DOCKER_OK);
+	assert_int_equal(sandbox_run(p, &job, &r1), 0);
+	expect_exit(&r1, 1);
+	assert_string_equal(r1.out.data, "150994944\n");
+	for (size_t i = 0; i < n; i++)
+		assert_string_not_equal(r1.container_id, ids[i]);
+	docker_strv_free(ids);
+	sandbox_result_clear(&r1);
 	sandbox_free(p);
 	assert_int_equal(docker_env_count_ours(docker), 0);
 }
@@ -598,6 +652,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hello_and_json),
+		cmocka_unit_test(test_refused_before_a_container),
 		cmocka_unit_test(test_exit_code_and_stderr),
 		cmocka_unit_test(test_traceback_names_file),
 		cmocka_unit_test(test_unicode_and_invalid_bytes),

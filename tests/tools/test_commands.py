@@ -110,6 +110,13 @@ def cases(t):
          r"submit: cannot copy .*ok\.py into .*agent\.drop_dir in agent\.yaml"),
         (["submit", "--config-dir", t + "/badconf", t + "/ok.py"], 3, "err", r"agent\.yaml:1:\d+"),
         (["submit", "--bogus"], 2, "err", r"Usage: mai-agent submit"),
+        # a name whose answer files would not fit in a file name
+        (["submit", t + "/" + "a" * 250 + ".py"], 2, "err",
+         r"submit: the name of .*\.py is 253 bytes long: its answer files would not fit in a file "
+         r"name, so the agent does not run it; rename it to at most 246 bytes"),
+        # a directory at the script's name in the drop directory: the copy's rename is refused
+        (["submit", "--config-dir", t + "/taken", t + "/taken.py"], 2, "err",
+         r"submit: cannot copy .*/taken\.py into .*/takendrop: Is a directory \(agent\.drop_dir"),
         # verify
         (["verify", "a", "b"], 2, "err", r"verify: give one log directory or sidecar"),
         (["verify", t + "/none"], 2, "err", r"verify: .*none: No such file or directory"),
@@ -187,6 +194,12 @@ def cases(t):
     ]
     rows = [(AGENT,) + c for c in agent] + [(MAIAUDIT,) + c for c in view]
     if os.geteuid() == 0:
+        # a caller who may not read the agent's state directory is not told
+        # that no agent runs: it waits for the answer, and says so at the end
+        rows.append(("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", AGENT, "submit",
+                                 "--timeout", "1", "--config-dir", t + "/priv", t + "/privscript/p.py"], 8,
+                     "err", r"submit: no final answer for p\.py \(sha256 [0-9a-f]{12}\) within 1s: the "
+                     r"agent has not answered this script yet", {}))
         # a mount the kernel refuses (nobody on root's 0755 mount point, or
         # without access to /dev/fuse): a runtime failure, exit 1, said
         rows.append(("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", MAIAUDIT,
@@ -233,6 +246,12 @@ def main():
             f.write("approvers:\n  users: [root]\nallow_self_approval: true\n")
         with open(os.path.join(t, "calmdrop", "b.py"), "w") as f:
             f.write("print(2)\n")
+        os.makedirs(os.path.join(t, "taken"))
+        os.makedirs(os.path.join(t, "takendrop", "taken.py"))
+        with open(os.path.join(t, "taken", "agent.yaml"), "w") as f:
+            f.write("drop_dir: %s/takendrop\nstate_dir: %s/state\n" % (t, t))
+        with open(os.path.join(t, "taken.py"), "w") as f:
+            f.write("print('taken')\n")
         with open(os.path.join(t, "nodrop", "agent.yaml"), "w") as f:
             f.write("drop_dir: %s/no/such/drop\nstate_dir: %s/state\n" % (t, t))
         with open(os.path.join(t, "wide.py"), "w", newline="") as f:
@@ -296,6 +315,14 @@ def main():
             os.makedirs(os.path.join(t, "notmine"), mode=0o755)
             os.makedirs(os.path.join(t, "nstate"))
             os.chown(os.path.join(t, "nstate"), 65534, 65534)
+            for d, mode in (("priv", 0o755), ("privdrop", 0o777), ("privstate", 0o700),
+                            ("privscript", 0o755)):
+                os.makedirs(os.path.join(t, d), mode=mode)
+                os.chmod(os.path.join(t, d), mode)
+            with open(os.path.join(t, "priv", "agent.yaml"), "w") as f:
+                f.write("drop_dir: %s/privdrop\nstate_dir: %s/privstate\n" % (t, t))
+            with open(os.path.join(t, "privscript", "p.py"), "w") as f:
+                f.write("print('p')\n")
         env = dict(os.environ, MAI_CONFIG_DIR=conf)
         rows = cases(t)
         for prog, args, status, stream, pattern, extra_env in rows:

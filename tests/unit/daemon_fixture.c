@@ -164,6 +164,23 @@ static int stage_audit(void *arg, enum audit_event e, json_t *fields, uint64_t *
 	return r;
 }
 
+static int stage_audit_queue(void *arg, enum audit_event e, json_t *fields, uint64_t *seq,
+			     uint64_t *epoch)
+{
+	*epoch = 0;
+	return stage_audit(arg, e, fields, seq);
+}
+
+static int stage_audit_sync(void *arg, uint64_t seq, uint64_t epoch)
+{
+	struct ctx *c = arg;
+	pthread_mutex_lock(&c->lock);
+	c->synced = seq;
+	int r = c->sync_result;
+	pthread_mutex_unlock(&c->lock);
+	return r;
+}
+
 /* The records of type about file, in the order they were appended (a new
  * array). */
 json_t *records_of(struct ctx *c, const char *file, const char *type)
@@ -226,6 +243,10 @@ static void *loop_main(void *arg)
 
 void start(struct ctx *c, bool with_stages)
 {
+	if (c->queue) {
+		c->stages.audit_queue = stage_audit_queue;
+		c->stages.audit_sync = stage_audit_sync;
+	}
 	struct daemon_options o = { .cfg = c->cfg, .stages = with_stages ? &c->stages : NULL,
 				    .retry_base_ms = c->retry_base_ms ? c->retry_base_ms : 50 };
 	char *err = NULL;

@@ -37,6 +37,12 @@ struct ctx {
 	const char *health_why;
 	bool last_write_failed;    /* the last record was refused: the log says unwritable */
 	unsigned retry_base_ms;    /* 0: 50 */
+	/* With queue, the stand-in log also queues records (audit_queue) and
+	 * makes them durable on audit_sync, which answers sync_result and
+	 * keeps the seq it was asked for in synced. */
+	bool queue;
+	int sync_result;
+	uint64_t synced;
 };
 
 void sleep_ms(unsigned ms);

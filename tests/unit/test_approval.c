@@ -11,6 +11,7 @@
 
 #include "approval.h"
 #include "approvers.h"
+#include "fault.h"
 #include "quarantine.h"
 #include "fileio.h"
 #include "hash.h"
@@ -403,6 +404,59 @@ static void test_write_then_take_round_trip(void **state)
 	assert_int_equal(access(g, F_OK), -1);
 }
 
+/* An answer that cannot be looked at or read: a directory descriptor that
+ * is none, for real (ENOTDIR); the answer gone, or swapped for a link,
+ * between the look and the open, and a disk's EIO on the open or the
+ * read (fault.h: those races and errors are not made on demand). A
+ * consumed answer that cannot be removed stays (warned) while its
+ * approval counts. */
+static void test_answers_that_cannot_be_read(void **state)
+{
+	const char *dir = *state;
+	_cleanup_close_ int dfd = open_dir(dir);
+	_cleanup_free_ char *file = xasprintf("%s/plain", dir);
+	struct approval a;
+	int err = 0;
+
+	put(dir, "plain", "x");
+	int ffd = open(file, O_RDONLY | O_CLOEXEC);
+	assert_true(ffd >= 0);
+	assert_int_equal(take(ffd, APPROVAL_APPROVE, SHA_A, &a, &err), APPROVAL_IO_ERROR);
+	assert_int_equal(err, ENOTDIR);
+	close(ffd);
+
+	const struct {
+		const char *call;
+		int err;
+		enum approval_status want;
+	} races[] = {
+		{ "openat64", ENOENT, APPROVAL_NONE },
+		{ "openat64", ELOOP, APPROVAL_NOT_REGULAR },
+		{ "openat64", EIO, APPROVAL_IO_ERROR },
+		{ "read", EIO, APPROVAL_IO_ERROR },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(races); i++) {
+		put(dir, "foo.approve", "ok\n");
+		fault_arm(races[i].call, "/foo.approve", 1, 1, races[i].err);
+		enum approval_status s = take(dfd, APPROVAL_APPROVE, SHA_A, &a, &err);
+		unsigned hits = fault_hits(races[i].call);
+		fault_clear();
+		if (s != races[i].want || hits != 1)
+			fail_msg("case %zu: %s (%u hits)", i, approval_status_to_string(s), hits);
+		if (s == APPROVAL_IO_ERROR)
+			assert_int_equal(err, EIO);
+		approval_clear(&a);
+	}
+
+	put(dir, "foo.approve", "ok\n");
+	fault_arm("unlinkat", "/foo.approve", 1, 1, EIO);
+	assert_int_equal(take(dfd, APPROVAL_APPROVE, SHA_A, &a, &err), APPROVAL_OK);
+	assert_int_equal(fault_hits("unlinkat"), 1);
+	fault_clear();
+	approval_clear(&a);
+	assert_true(approval_exists(dfd, "foo.py", APPROVAL_APPROVE));
+}
+
 static void test_messages(void **state)
 {
 	const char *users[] = { "root" }, *groups[] = { "mai-approvers" };
@@ -464,6 +518,7 @@ int main(void)
 		T(test_none_symlink_and_too_large),
 		T(test_write_then_take_round_trip),
 		cmocka_unit_test(test_messages),
+		T(test_answers_that_cannot_be_read),
 	};
 	return test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -9,8 +9,13 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
 #include "account.h"
 #include "approvers.h"
+#include "testdir.h"
 
 #define NOBODY_HERE "mai-no-such-account-4711"
 
@@ -125,6 +130,33 @@ static void test_account_helpers(void **state)
 	assert_null(account_user_name(4000000000u));
 }
 
+/* An account whose passwd entry is longer than the first buffer the
+ * lookups take (a GECOS of 1,500 bytes, for real: useradd, removed after):
+ * found by name and by uid all the same. */
+static void test_long_passwd_entry(void **state)
+{
+	(void)state;
+	if (geteuid() != 0)
+		test_skip("an account made for the test needs root (useradd)");
+	char name[32], cmd[2048], gecos[1501];
+	snprintf(name, sizeof(name), "mai-gecos-%d", (int)getpid());
+	memset(gecos, 'g', sizeof(gecos) - 1);
+	gecos[sizeof(gecos) - 1] = '\0';
+	snprintf(cmd, sizeof(cmd), "useradd -M -N -s /usr/sbin/nologin -c %s %s", gecos, name);
+	assert_int_equal(system(cmd), 0);
+	uid_t u = 0;
+	int r = account_parse_user(name, &u);
+	char *back = r == 0 ? account_user_name(u) : NULL;
+	snprintf(cmd, sizeof(cmd), "userdel %s", name);
+	int removed = system(cmd);
+	assert_int_equal(r, 0);
+	assert_int_not_equal(u, 0);
+	assert_non_null(back);
+	assert_string_equal(back, name);
+	free(back);
+	assert_int_equal(removed, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -132,6 +164,7 @@ int main(void)
 		cmocka_unit_test(test_groups_by_name_and_number),
 		cmocka_unit_test(test_unknown_entries_and_description),
 		cmocka_unit_test(test_account_helpers),
+		cmocka_unit_test(test_long_passwd_entry),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

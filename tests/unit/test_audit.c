@@ -3,6 +3,7 @@
  * queued records and event fields. Segments (rotation, retention) and
  * appends from many threads are in test_audit_segments.c. */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -25,6 +26,7 @@
 #include "audit_reader.h"
 #include "audit_stats.h"
 #include "audit_verify.h"
+#include "fault.h"
 #include "fileio.h"
 #include "macro.h"
 #include "testdir.h"
@@ -317,7 +319,8 @@ static bool file_becomes(const char *path, const char *text)
 
 /* A sidecar's checkpoint (audit_checkpoint_sign): signed over what is
  * durable, handed back at once, and written beside the log by the
- * checkpoint thread soon after, with its record; the log then verifies
+ * checkpoint thread once woken (audit_checkpoint_write_soon), with its
+ * record; the log then verifies
  * with that checkpoint as its own. A later one replaces it; without a
  * checkpoint thread (interval 0) it is written before the call returns. */
 static void test_checkpoint_signed_for_a_sidecar(void **state)
@@ -338,6 +341,7 @@ static void test_checkpoint_signed_for_a_sidecar(void **state)
 	assert_int_equal(audit_checkpoint_sign(log, &note, &size), 0);
 	assert_int_equal(size, 5);
 	assert_true(strncmp(note, "mai.test/audit\n5\n", 17) == 0);
+	audit_checkpoint_write_soon(log);
 	assert_true(file_becomes(ck, note));
 	assert_int_equal(audit_flush(log), 0);
 	assert_int_equal(audit_verify_log(o.log_dir, pub, &rep), 0);
@@ -351,6 +355,7 @@ static void test_checkpoint_signed_for_a_sidecar(void **state)
 	_cleanup_free_ char *later = NULL;
 	assert_int_equal(audit_checkpoint_sign(log, &later, &size), 0);
 	assert_int_equal(size, 9);
+	audit_checkpoint_write_soon(log);
 	assert_true(file_becomes(ck, later));
 	audit_close(log);
 	assert_int_equal(audit_verify_log(o.log_dir, pub, &rep), 0);
@@ -367,6 +372,34 @@ static void test_checkpoint_signed_for_a_sidecar(void **state)
 	assert_int_equal(audit_checkpoint_sign(log, &now, &size), 0);
 	assert_int_equal(fileio_read_path(ck, 1 << 16, &file, &len), 0);
 	assert_string_equal(file, now);
+	audit_close(log);
+}
+
+/* The interval's checkpoint comes on time while sidecars' wake-ups keep
+ * coming more often than the interval: a record no sidecar cites (an
+ * approval, a reload) is covered by the file within about the interval. */
+static void test_interval_checkpoint_between_wakeups(void **state)
+{
+	const char *dir = *state;
+	fixture_keys(dir, "k", "mai.test/audit");
+	struct audit_options o = fixture_options(dir, "k", 0);
+	o.checkpoint_interval_s = 1;
+	struct audit_log *log = NULL;
+	_cleanup_free_ char *err = NULL, *pub = xasprintf("%s/k.pub", dir);
+	struct audit_verify_report rep;
+
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	fixture_append(log, 3);
+	bool covered = false;
+	for (int i = 0; i < 40 && !covered; i++) { /* 8 s at most */
+		audit_checkpoint_write_soon(log);
+		struct timespec t = { 0, 200 * 1000000L };
+		nanosleep(&t, NULL);
+		assert_int_equal(audit_verify_log(o.log_dir, pub, &rep), 0);
+		covered = rep.checkpoint_size >= 3;
+		audit_verify_report_clear(&rep);
+	}
+	assert_true(covered);
 	audit_close(log);
 }
 
@@ -513,6 +546,221 @@ static void test_failed_write_recovers(void **state)
 	audit_reader_close(r);
 }
 
+/* The disk failing under the writer (fault.h: EIO from fdatasync, and from
+ * ftruncate when a failed batch is cut back, which no real disk gives on
+ * demand; the full disk is test_failed_write_recovers): a failed sync
+ * drops the batch, the health says the log cannot be written, and the next
+ * append writes again, also when the cut's own sync failed; a cut that
+ * fails breaks the log until a restart, and the health says that. The log
+ * reopened after it verifies. */
+static void test_disk_failures_while_writing(void **state)
+{
+	const char *dir = *state;
+	fixture_keys(dir, "k", "mai.test/audit");
+	struct audit_options o = fixture_options(dir, "k", 1);
+	struct audit_log *log = NULL;
+	struct audit_position pos;
+	_cleanup_free_ char *err = NULL;
+	char *why = NULL;
+	json_t *f = json_pack("{s:s}", "file", "x.py");
+
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	fixture_append(log, 3);
+	fault_arm("fdatasync", "/seg-", 1, 1, EIO);
+	assert_int_equal(audit_append(log, "job_accepted", f, &pos), -EIO);
+	assert_int_equal(fault_hits("fdatasync"), 1);
+	fault_clear();
+	assert_int_equal(audit_health(log, &why), AUDIT_HEALTH_UNWRITABLE);
+	assert_non_null(strstr(why, "cannot be written: Input/output error"));
+	free(why);
+	assert_int_equal(audit_append(log, "job_accepted", f, &pos), 0);
+	assert_int_equal(pos.seq, 3);
+	assert_int_equal(audit_health(log, &why), AUDIT_HEALTH_OK);
+	free(why);
+
+	fault_arm("fdatasync", "/seg-", 1, 2, EIO); /* the batch's sync, then the cut's */
+	assert_int_equal(audit_append(log, "job_accepted", f, &pos), -EIO);
+	assert_int_equal(fault_hits("fdatasync"), 2);
+	fault_clear();
+	assert_int_equal(audit_append(log, "job_accepted", f, &pos), 0);
+	assert_int_equal(pos.seq, 4);
+
+	fault_arm("fdatasync", "/seg-", 1, 1, EIO);
+	fault_arm("ftruncate64", "/seg-", 1, 1, EIO);
+	assert_int_equal(audit_append(log, "job_accepted", f, &pos), -EIO);
+	assert_int_equal(fault_hits("ftruncate64"), 1);
+	fault_clear();
+	assert_int_equal(audit_health(log, &why), AUDIT_HEALTH_BROKEN);
+	assert_non_null(strstr(why, "failed (Input/output error) and could not be undone; restart"));
+	free(why);
+	assert_int_equal(audit_append(log, "job_accepted", f, &pos), -EIO); /* until the restart */
+	audit_close(log);
+	json_decref(f);
+
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	fixture_append(log, 1);
+	audit_close(log);
+	_cleanup_free_ char *line = fixture_verify_dir(dir, "k");
+	if (strncmp(line, "OK n=", 5) != 0)
+		fail_msg("after the restart: %s", line);
+}
+
+/* What the start cannot do on its log directory: a lock that is a
+ * directory (for real); the segment that cannot be opened (fault.h: EIO,
+ * a failing disk); the pid in the lock and the log directory's fsync
+ * failing (fault.h: EIO) only warn. */
+static void test_start_disk_failures(void **state)
+{
+	const char *dir = *state;
+	fixture_keys(dir, "k", "mai.test/audit");
+	struct audit_options o = fixture_options(dir, "k", 1);
+	struct audit_log *log = NULL;
+	char *err = NULL;
+	_cleanup_free_ char *lock = xasprintf("%s/audit/lock", dir);
+
+	assert_int_equal(fileio_mkdir_p(lock, 0700), 0);
+	assert_int_equal(audit_open(&o, &log, &err), -EISDIR);
+	assert_non_null(strstr(err, "/audit/lock: cannot open the audit lock: Is a directory"));
+	free(err);
+	assert_int_equal(rmdir(lock), 0);
+
+	fault_arm("open64", "/seg-000000000000.log", 1, 1, EIO);
+	assert_int_equal(audit_open(&o, &log, &err), -EIO);
+	fault_clear();
+	assert_non_null(strstr(err, "seg-000000000000.log: cannot open audit segment: Input/output error"));
+	free(err);
+
+	fault_arm("ftruncate64", "/audit/lock", 1, 1, EIO);
+	/* The directory's first fsync is the published key's, the second the
+	 * new segment's. */
+	fault_arm("fsync", "/audit$", 2, 1, EIO);
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	assert_int_equal(fault_hits("ftruncate64"), 1);
+	assert_int_equal(fault_hits("fsync"), 1);
+	fault_clear();
+	fixture_append(log, 2);
+	audit_close(log);
+	_cleanup_free_ char *line = fixture_verify_dir(dir, "k");
+	assert_true(strncmp(line, "OK n=3 ", 7) == 0);
+}
+
+/* The start's recovery when what it must write or read fails, for real:
+ * the index that cannot be rebuilt (a directory at its name), a segment
+ * or the tree file that cannot be opened (a directory too), a tree file
+ * with a wrong node (written again, also when it cannot be cut first),
+ * the tree file and the torn tail's copy that cannot be written
+ * (RLIMIT_FSIZE cuts them short, as a full disk does); cutting the tail
+ * off after its copy is kept failing is fault.h's (ftruncate's EIO). Each start is refused with the path and
+ * the errno, and the log, once the obstacle is gone, opens again. A
+ * reader refuses a segment it cannot read the same way. */
+static void test_recovery_failures(void **state)
+{
+	const char *dir = *state;
+	fixture_keys(dir, "k", "mai.test/audit");
+	struct audit_options o = fixture_options(dir, "k", 0);
+	struct audit_log *log = NULL;
+	char *err = NULL;
+	_cleanup_free_ char *seg = xasprintf("%s/audit/seg-000000000000.log", dir);
+	_cleanup_free_ char *idx = xasprintf("%s/audit/seg-000000000000.idx", dir);
+	_cleanup_free_ char *tree = xasprintf("%s/audit/tree", dir);
+
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	fixture_append(log, 10);
+	audit_close(log);
+
+	assert_int_equal(unlink(idx), 0);
+	assert_int_equal(mkdir(idx, 0700), 0);
+	assert_int_equal(audit_open(&o, &log, &err), -EISDIR);
+	assert_non_null(strstr(err, "seg-000000000000.idx: cannot rebuild the index: Is a directory"));
+	free(err);
+	assert_int_equal(rmdir(idx), 0);
+
+	_cleanup_free_ char *aside = xasprintf("%s/seg.aside", dir);
+	assert_int_equal(rename(seg, aside), 0);
+	assert_int_equal(mkdir(seg, 0700), 0);
+	assert_int_equal(audit_open(&o, &log, &err), -EISDIR);
+	assert_non_null(strstr(err, "seg-000000000000.log: cannot recover: Is a directory"));
+	free(err);
+	assert_int_equal(rmdir(seg), 0);
+	assert_int_equal(rename(aside, seg), 0);
+
+	assert_int_equal(unlink(tree), 0);
+	assert_int_equal(mkdir(tree, 0700), 0);
+	assert_int_equal(audit_open(&o, &log, &err), -EISDIR);
+	assert_non_null(strstr(err, "/audit/tree: cannot open the Merkle tree file: Is a directory"));
+	free(err);
+	assert_int_equal(rmdir(tree), 0);
+	/* A tree file whose nodes are not the log's: cut at the first wrong one
+	 * and written again (cutting it failing too: fault.h, EIO). */
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	audit_close(log);
+	size_t tlen;
+	_cleanup_free_ char *nodes = fixture_read(tree, &tlen);
+	nodes[40] ^= 1;
+	fixture_write(tree, nodes, tlen);
+	fault_arm("ftruncate64", "/audit/tree", 1, 1, EIO);
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	assert_int_equal(fault_hits("ftruncate64"), 1);
+	fault_clear();
+	audit_close(log);
+	_cleanup_free_ char *again = fixture_read(tree, &tlen);
+	assert_int_not_equal(again[40], nodes[40]);
+
+	/* A disk that takes no more than 200 bytes of a file: the tree of 10
+	 * records (19 nodes of 32 bytes) does not fit. */
+	struct rlimit saved, lim;
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &saved), 0);
+	void (*old_handler)(int) = signal(SIGXFSZ, SIG_IGN);
+	lim = saved;
+	lim.rlim_cur = 200;
+	assert_int_equal(unlink(tree), 0);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	int r = audit_open(&o, &log, &err);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &saved), 0);
+	assert_int_equal(r, -EFBIG);
+	assert_non_null(strstr(err, "/audit/tree: cannot write the Merkle tree file: File too large"));
+	free(err);
+
+	/* A torn tail of 1000 bytes, which its copy cannot hold. */
+	char torn[1000];
+	memset(torn, 'x', sizeof(torn));
+	int fd = open(seg, O_WRONLY | O_APPEND | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, torn, sizeof(torn)), sizeof(torn));
+	close(fd);
+	lim.rlim_cur = 700;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	r = audit_open(&o, &log, &err);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &saved), 0);
+	signal(SIGXFSZ, old_handler);
+	assert_int_equal(r, -EFBIG);
+	assert_non_null(strstr(err, ": cannot keep the torn tail aside in "));
+	free(err);
+
+	fault_arm("ftruncate64", "/seg-000000000000.log", 1, 1, EIO);
+	r = audit_open(&o, &log, &err);
+	fault_clear();
+	assert_int_equal(r, -EIO);
+	assert_non_null(strstr(err, "seg-000000000000.log: cannot cut the torn tail: Input/output error"));
+	free(err);
+
+	assert_int_equal(audit_open(&o, &log, &err), 0); /* the tail kept aside and cut */
+	audit_close(log);
+
+	/* A reader (the view's) of a log with a segment that cannot be read. */
+	_cleanup_free_ char *odd = xasprintf("%s/audit/seg-000000000099.log", dir);
+	_cleanup_free_ char *log_dir = xasprintf("%s/audit", dir);
+	struct audit_reader *rd = NULL;
+	assert_int_equal(mkdir(odd, 0700), 0);
+	assert_int_equal(audit_reader_open(log_dir, &rd, &err), -EISDIR);
+	assert_non_null(strstr(err, "seg-000000000099.log: cannot read: Is a directory"));
+	free(err);
+	assert_int_equal(rmdir(odd), 0);
+	_cleanup_free_ char *line = fixture_verify_dir(dir, "k");
+	if (strncmp(line, "OK n=", 5) != 0)
+		fail_msg("%s", line);
+}
+
 /* A queued record is not on disk until a durable append or audit_sync()
  * writes it; a failed write drops it with its epoch, and audit_sync() says
  * so instead of vouching for the seq that the next record takes over. */
@@ -616,7 +864,13 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_failed_write_recovers, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_event_fields_checked, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_queued_records, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_disk_failures_while_writing, testdir_setup,
+						testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_start_disk_failures, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_recovery_failures, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_checkpoint_signed_for_a_sidecar, testdir_setup,
+						testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_interval_checkpoint_between_wakeups, testdir_setup,
 						testdir_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

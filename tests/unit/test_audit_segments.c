@@ -4,6 +4,7 @@
  * stays verifiable. The rest of the writer, reader and verifier is in
  * test_audit.c. */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,6 +22,8 @@
 #include "audit_format.h"
 #include "audit_reader.h"
 #include "audit_verify.h"
+#include "fault.h"
+#include "fileio.h"
 #include "macro.h"
 #include "testdir.h"
 
@@ -390,6 +393,193 @@ static void test_retention_cut_damaged(void **state)
 		fail_msg("got %s, expected %s", missing, gap);
 }
 
+/* A rotation that cannot create the new segment (its disk out of inodes,
+ * for real: a tmpfs of 64, one left for the segment and none for its
+ * index) goes on writing the segment it has, leaving no empty segment
+ * behind (it would claim the records written on in the old one); once
+ * there is room again the next rotation happens, and the log verifies. */
+static void test_rotation_on_a_full_disk(void **state)
+{
+	const char *dir = *state;
+	_cleanup_free_ char *disk = testdir_small_fs(dir, "disk", "size=4m,nr_inodes=64,mode=0755");
+	if (!disk)
+		test_skip("a tmpfs of its own needs root (mount)");
+	fixture_keys(dir, "k", "mai.test/audit");
+	struct audit_options o = fixture_options(dir, "k", 1);
+	_cleanup_free_ char *log_dir = xasprintf("%s/audit", disk);
+	o.log_dir = log_dir;
+	o.rotate_size = 2048;
+	struct audit_log *log = NULL;
+	_cleanup_free_ char *err = NULL;
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	fixture_append(log, 2);
+	unsigned fillers = testdir_fill_inodes(disk);
+	/* One inode left: the new segment's log file can be made, its index
+	 * cannot. */
+	_cleanup_free_ char *last = xasprintf("%s/fill-%u", disk, --fillers);
+	assert_int_equal(unlink(last), 0);
+	_cleanup_free_ uint64_t *before = NULL;
+	size_t nbefore = 0;
+	assert_int_equal(audit_segments_list(log_dir, &before, &nbefore), 0);
+	fixture_append(log, 30); /* far past rotate_size: every batch tries to rotate */
+	char *why = NULL;
+	assert_int_equal(audit_health(log, &why), AUDIT_HEALTH_OK);
+	free(why);
+	_cleanup_free_ uint64_t *during = NULL;
+	size_t nduring = 0;
+	assert_int_equal(audit_segments_list(log_dir, &during, &nduring), 0);
+	assert_int_equal(nduring, nbefore);
+
+	for (unsigned i = 0; i < fillers; i++) {
+		_cleanup_free_ char *p = xasprintf("%s/fill-%u", disk, i);
+		assert_int_equal(unlink(p), 0);
+	}
+	fixture_append(log, 2);
+	audit_close(log);
+	_cleanup_free_ uint64_t *after = NULL;
+	size_t nafter = 0;
+	assert_int_equal(audit_segments_list(log_dir, &after, &nafter), 0);
+	assert_true(nafter > nbefore);
+	_cleanup_free_ char *pub = xasprintf("%s/k.pub", dir);
+	_cleanup_free_ char *line = fixture_verify_line(log_dir, pub);
+	if (strncmp(line, "OK n=", 5) != 0)
+		fail_msg("%s", line);
+	testdir_unmount(disk);
+}
+
+/* Retention's steps failing: the log directory unlistable (no descriptor
+ * left, for real) and the anchor unwritable (fault.h: EIO; a full disk is
+ * the rotation's test) refuse the cut and leave every segment; the tree file's
+ * holes (fault.h: fallocate's EIO) and an expired segment's removal
+ * (fault.h: EBUSY) failing only warn, and a segment left below the anchor
+ * is no part of the log. The log verifies after each. */
+static void test_retention_failures(void **state)
+{
+	const char *dir = *state;
+	struct audit_options o;
+	struct audit_log *log = open_retaining(dir, 4096, &o);
+	_cleanup_free_ char *log_dir = xasprintf("%s/audit", dir);
+	fixture_append(log, 100);
+	assert_int_equal(audit_checkpoint_now(log), 0);
+	_cleanup_free_ uint64_t *before = NULL;
+	size_t nbefore = 0;
+	assert_int_equal(audit_segments_list(log_dir, &before, &nbefore), 0);
+	assert_true(nbefore >= 4);
+
+	struct rlimit fds = testdir_fd_limit(0);
+	int r = audit_retention_now(log, time(NULL) + 7200);
+	testdir_fd_limit_end(&fds);
+	assert_int_equal(r, -EMFILE);
+	fault_arm("open64", "/audit/base.tmp.", 1, 1, EIO);
+	assert_int_equal(audit_retention_now(log, time(NULL) + 7200), -EIO);
+	assert_int_equal(fault_hits("open64"), 1);
+	fault_clear();
+	_cleanup_free_ uint64_t *kept = NULL;
+	size_t nkept = 0;
+	assert_int_equal(audit_segments_list(log_dir, &kept, &nkept), 0);
+	assert_int_equal(nkept, nbefore);
+
+	fault_arm("fallocate64", NULL, 1, 1, EIO);
+	fault_arm("unlink", "/seg-000000000000.log", 1, 1, EBUSY);
+	assert_int_equal(audit_retention_now(log, time(NULL) + 7200), 0);
+	assert_int_equal(fault_hits("fallocate64"), 1);
+	assert_int_equal(fault_hits("unlink"), 1);
+	fault_clear();
+	_cleanup_free_ uint64_t *after = NULL;
+	size_t nafter = 0;
+	assert_int_equal(audit_segments_list(log_dir, &after, &nafter), 0);
+	assert_int_equal(nafter, 2); /* the one left below the anchor, the one written */
+	assert_int_equal(after[0], 0);
+	fixture_append(log, 5);
+	audit_close(log);
+	_cleanup_free_ char *line = fixture_verify_dir(dir, "k");
+	if (strncmp(line, "OK n=", 5) != 0)
+		fail_msg("%s", line);
+}
+
+/* The checkpoint file that cannot be written or renamed into place
+ * (fault.h: EIO) fails the
+ * checkpoint; the log goes on and the next checkpoint is made. */
+static void test_checkpoint_unwritable(void **state)
+{
+	const char *dir = *state;
+	struct audit_options o;
+	struct audit_log *log = open_retaining(dir, 0, &o);
+	fixture_append(log, 3);
+	fault_arm("open64", "/checkpoint.tmp", 1, 1, EIO);
+	assert_int_equal(audit_checkpoint_now(log), -EIO);
+	fault_arm("rename", "/checkpoint", 1, 1, EIO);
+	assert_int_equal(audit_checkpoint_now(log), -EIO);
+	assert_int_equal(fault_hits("rename"), 1);
+	fault_clear();
+	fixture_append(log, 1);
+	assert_int_equal(audit_checkpoint_now(log), 0);
+	audit_close(log);
+	_cleanup_free_ char *line = fixture_verify_dir(dir, "k");
+	if (strncmp(line, "OK n=", 5) != 0)
+		fail_msg("%s", line);
+}
+
+/* The running writer reads back, at each checkpoint, what it wrote since
+ * the last one, across segments (every batch rotates here): retention
+ * having dropped the segment the last reading ended in is no change; a
+ * segment removed behind the writer, the one it read last or one after
+ * it, stops it. */
+static void test_reading_back_across_segments(void **state)
+{
+	const char *dir = *state;
+	struct audit_options o;
+	struct audit_log *log = open_retaining(dir, 1, &o);
+	_cleanup_free_ char *log_dir = xasprintf("%s/audit", dir);
+	char *why = NULL;
+
+	fixture_append(log, 3);
+	assert_int_equal(audit_checkpoint_now(log), 0); /* read up to the end of seg 2 */
+	fixture_append(log, 1);                          /* seg 3: the checkpoint's record and it */
+	assert_int_equal(audit_retention_now(log, time(NULL) + 7200), 0); /* segs 0 to 2 go */
+	_cleanup_free_ uint64_t *firsts = NULL;
+	size_t n = 0;
+	assert_int_equal(audit_segments_list(log_dir, &firsts, &n), 0);
+	assert_int_equal(firsts[0], 3);
+	assert_int_equal(audit_checkpoint_now(log), 0);
+	assert_int_equal(audit_health(log, &why), AUDIT_HEALTH_OK);
+	free(why);
+
+	fixture_append(log, 3);
+	free(firsts);
+	firsts = NULL;
+	assert_int_equal(audit_segments_list(log_dir, &firsts, &n), 0);
+	assert_true(n >= 4);
+	_cleanup_free_ char *middle = audit_segment_path(log_dir, firsts[n - 2], "log");
+	assert_int_equal(unlink(middle), 0);
+	assert_int_equal(audit_checkpoint_now(log), -EBADMSG);
+	assert_int_equal(audit_health(log, &why), AUDIT_HEALTH_TAMPERED);
+	if (!strstr(why, "(a segment was inserted or removed)"))
+		fail_msg("%s", why);
+	free(why);
+	audit_close(log);
+}
+
+static void test_reading_back_a_removed_segment(void **state)
+{
+	const char *dir = *state;
+	struct audit_options o;
+	struct audit_log *log = open_retaining(dir, 0, &o);
+	_cleanup_free_ char *seg = xasprintf("%s/audit/seg-000000000000.log", dir);
+	char *why = NULL;
+
+	fixture_append(log, 3);
+	assert_int_equal(audit_checkpoint_now(log), 0);
+	fixture_append(log, 2);
+	assert_int_equal(unlink(seg), 0);
+	assert_int_equal(audit_checkpoint_now(log), -EBADMSG);
+	assert_int_equal(audit_health(log, &why), AUDIT_HEALTH_TAMPERED);
+	if (!strstr(why, "seg-000000000000.log is gone: records from seq 3 are missing"))
+		fail_msg("%s", why);
+	free(why);
+	audit_close(log);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -401,6 +591,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_small_retention_cut, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_retention_keeps_the_rest_verifiable, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_retention_cut_damaged, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_rotation_on_a_full_disk, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_retention_failures, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_checkpoint_unwritable, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_reading_back_across_segments, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_reading_back_a_removed_segment, testdir_setup,
+						testdir_teardown),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -435,6 +435,62 @@ static void test_since_checkpoint(void **state)
 	free_log(&lf);
 }
 
+/* --since against a log that cannot answer for the kept checkpoint: a log
+ * shorter than it (another log signed with the same key), a log whose
+ * checkpoint is older than the kept one (put back, no record citing a
+ * later one), and a log without a checkpoint of its own. Each fails and
+ * says why. */
+static void test_since_refusals(void **state)
+{
+	const char *dir = *state;
+	fixture_keys(dir, "k", "mai.test/audit");
+	struct audit_options o = fixture_options(dir, "k", 0);
+	struct audit_log *log = NULL;
+	_cleanup_free_ char *err = NULL, *pub = xasprintf("%s/k.pub", dir);
+	_cleanup_free_ char *a_dir = xasprintf("%s/audit", dir), *b_dir = xasprintf("%s/b", dir);
+	_cleanup_free_ char *ck = xasprintf("%s/checkpoint", a_dir), *five = xasprintf("%s/five.ckpt", dir);
+	_cleanup_free_ char *later = xasprintf("%s/later.ckpt", dir);
+	struct audit_verify_report rep;
+	size_t len;
+
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	fixture_append(log, 5);
+	assert_int_equal(audit_checkpoint_now(log), 0);
+	_cleanup_free_ char *five_text = fixture_read(ck, &len);
+	fixture_write(five, five_text, len);
+	fixture_append(log, 5);
+	assert_int_equal(audit_checkpoint_now(log), 0); /* 11 records: cited by none after it */
+	_cleanup_free_ char *ten_text = fixture_read(ck, &len);
+	audit_close(log);                                 /* records it, signs 12 */
+	_cleanup_free_ char *later_text = fixture_read(ck, &len);
+	fixture_write(later, later_text, len);
+
+	o.log_dir = b_dir;
+	assert_int_equal(audit_open(&o, &log, &err), 0);
+	fixture_append(log, 2);
+	audit_close(log);
+	assert_int_equal(audit_verify_log_since(b_dir, pub, five, &rep), 0);
+	assert_false(rep.ok);
+	if (!strstr(rep.reason, "covers 5 records but the log has only 3: records were cut"))
+		fail_msg("shorter log: %s", rep.reason);
+	audit_verify_report_clear(&rep);
+
+	fixture_write(ck, ten_text, strlen(ten_text));
+	assert_int_equal(audit_verify_log_since(a_dir, pub, later, &rep), 0);
+	assert_false(rep.ok);
+	if (!strstr(rep.reason, "the log's checkpoint covers 11 records, fewer than the 12 of ") ||
+	    !strstr(rep.reason, "an older checkpoint was put back"))
+		fail_msg("older checkpoint put back: %s", rep.reason);
+	audit_verify_report_clear(&rep);
+
+	assert_int_equal(unlink(ck), 0);
+	assert_int_equal(audit_verify_log_since(a_dir, pub, five, &rep), 0);
+	assert_false(rep.ok);
+	if (!strstr(rep.reason, "no signed checkpoint, the log's authorship cannot be checked"))
+		fail_msg("no checkpoint: %s", rep.reason);
+	audit_verify_report_clear(&rep);
+}
+
 /* Segments over 1 MiB are checked in two halves on two threads: flips on
  * either side of the cut, and right at it, are still caught at the right
  * record, and the untouched log verifies. */
@@ -562,6 +618,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_since_checkpoint, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_two_thread_halves, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_rotated_log, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_since_refusals, testdir_setup, testdir_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

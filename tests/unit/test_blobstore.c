@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <pthread.h>
 #include <cmocka.h>
@@ -278,6 +280,60 @@ static void test_damaged_index(void **state)
 	blobstore_free(s);
 }
 
+/* What the store cannot write or read, for real: the blob's subdirectory
+ * taken by a file, the blob itself and the name's index too large for the
+ * disk (RLIMIT_FSIZE cuts them as a full disk does), a stored version that
+ * is a directory. Each is refused with the path and the errno. */
+static void test_store_failures(void **state)
+{
+	const char *dir = *state;
+	struct blobstore *s = open_store(dir);
+	char hex[HASH_SHA256_HEX_LEN + 1], *err = NULL;
+	char v1[HASH_SHA256_HEX_LEN + 1];
+	hash_sha256_hex(V1, strlen(V1), v1);
+	_cleanup_free_ char *sub = xasprintf("%s/blobs/%.2s", dir, v1);
+
+	assert_int_equal(fileio_write_atomic(sub, "x", 1, 0600), 0);
+	assert_int_equal(blobstore_put(s, "a.py", V1, strlen(V1), hex, &err), -ENOTDIR);
+	assert_non_null(strstr(err, "cannot create "));
+	assert_non_null(strstr(err, ": Not a directory"));
+	free(err);
+	assert_int_equal(unlink(sub), 0);
+
+	struct rlimit saved, lim;
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &saved), 0);
+	void (*old_handler)(int) = signal(SIGXFSZ, SIG_IGN);
+	lim = saved;
+	lim.rlim_cur = 4;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	int r1 = blobstore_put(s, "a.py", V1, strlen(V1), hex, &err);
+	char *err1 = steal_pointer(&err);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &saved), 0);
+	assert_int_equal(r1, -EFBIG);
+	assert_non_null(strstr(err1, "cannot write stored version "));
+	free(err1);
+
+	/* The blob fits (9 bytes), the index line (65) does not. */
+	lim.rlim_cur = 32;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	int r2 = blobstore_put(s, "a.py", V1, strlen(V1), hex, &err);
+	char *err2 = steal_pointer(&err);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &saved), 0);
+	signal(SIGXFSZ, old_handler);
+	assert_int_equal(r2, -EFBIG);
+	assert_non_null(strstr(err2, "cannot record a version of 'a.py' in "));
+	free(err2);
+
+	_cleanup_free_ char *blob = blobstore_blob_path(s, ABSENT_HASH);
+	assert_int_equal(fileio_mkdir_p(blob, 0700), 0);
+	char *data = NULL;
+	size_t len;
+	assert_int_equal(blobstore_get(s, ABSENT_HASH, 1024, &data, &len, &err), -EINVAL);
+	assert_non_null(strstr(err, "cannot read stored version "));
+	free(err);
+	blobstore_free(s);
+}
+
 static void test_open_error_names_the_directory(void **state)
 {
 	const char *dir = *state;
@@ -353,6 +409,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_damaged_index, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_open_error_names_the_directory, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_concurrent_puts, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_store_failures, testdir_setup, testdir_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "config_keys.h"
+#include "config_value.h"
 #include "fileio.h"
 #include "log.h"
 #include "testdir.h"
@@ -83,6 +84,8 @@ static const struct {
 	  "agent.yaml:1:10: workers: '99999999999999999999' is out of range; expected a whole number from 1 to 64" },
 	{ "agent.yaml", "max_file_size: 65m\n",
 	  "agent.yaml:1:16: max_file_size: '65m' is out of range; expected a size from 1 to 64m, such as 512m, 64k, 1g or a number of bytes" },
+	{ "audit.yaml", "origin: \"\"\n",
+	  "audit.yaml:1:9: origin: empty; expected a non-empty UTF-8 name without spaces, '+' or control characters, such as mai-agent/audit" },
 	{ "agent.yaml", "settle_delay: 2m\n",
 	  "agent.yaml:1:15: settle_delay: '2m' is out of range; expected a duration from 0 to 1m, such as 500ms, 120s, 2m or 1h" },
 	{ "sandbox.yaml", "untrusted:\n  cpus: 2000\n",
@@ -551,6 +554,75 @@ static void test_config_check_command(void **state)
 	free(errtext);
 }
 
+/* A rule's text in security.yaml rendered (config check, the hash in the
+ * audit log) so that it reads back as the same strings: quotes,
+ * backslashes, line breaks, tabs and control characters escaped, an empty
+ * value as null. */
+static void test_render_escapes_raw_values(void **state)
+{
+	const char *dir = *state;
+	char sha[65];
+
+	write_file(dir, "security.yaml",
+		   "rules:\n"
+		   "  - id: CUSTOM1\n"
+		   "    message: \"say \\\"hi\\\" \\\\ then\\tgo\\nnext\\x01\"\n"
+		   "    note:\n");
+	_cleanup_free_ char *text = load_render(dir, sha);
+	const char *want = "message: \"say \\\"hi\\\" \\\\ then\\tgo\\nnext\\x01\"\n";
+	if (!strstr(text, want) || !strstr(text, "note: ~\n"))
+		fail_msg("rendered:\n%s", text);
+	struct yt_node *root = NULL;
+	char *err = NULL;
+	assert_int_equal(yt_parse_buffer("render", text, strlen(text), &root, &err), 0);
+	const struct yt_node *rules = yt_map_get(yt_map_get(root, "security"), "rules");
+	assert_non_null(rules);
+	assert_string_equal(yt_map_get(rules->items[0], "message")->value,
+			    "say \"hi\" \\ then\tgo\nnext\x01");
+	yt_free(root);
+}
+
+/* An empty file (or one of comments only) is every key's default, as a
+ * missing one is. */
+static void test_empty_files_are_the_defaults(void **state)
+{
+	const char *dir = *state;
+	char sha_empty[65], sha_none[65];
+	_cleanup_free_ char *none = load_render(dir, sha_none);
+
+	write_file(dir, "agent.yaml", "");
+	write_file(dir, "sandbox.yaml", "# nothing changed\n");
+	_cleanup_free_ char *empty = load_render(dir, sha_empty);
+	assert_string_equal(empty, none);
+	assert_string_equal(sha_empty, sha_none);
+}
+
+/* config_path_normalize, lexically: what the key's place (inside or
+ * outside the log directory) is decided on. */
+static void test_path_normalize(void **state)
+{
+	static const struct { const char *in, *out; } cases[] = {
+		{ "/var/lib/mai/./audit//log/", "/var/lib/mai/audit/log" },
+		{ "/var/lib/mai/keys/../audit", "/var/lib/mai/audit" },
+		{ "/../../etc", "/etc" },
+		{ "/", "/" },
+		{ "/a/..", "/" },
+		{ "a/..", "." },
+		{ "./", "." },
+		{ "..", ".." },
+		{ "../..", "../.." },
+		{ "a/../../b", "../b" },
+		{ "../a/../../b/./c", "../../b/c" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *n = config_path_normalize(cases[i].in);
+		if (strcmp(n, cases[i].out) != 0)
+			fail_msg("'%s' -> '%s', expected '%s'", cases[i].in, n, cases[i].out);
+		free(n);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -571,6 +643,11 @@ int main(void)
 						testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_reload_names_the_keys_that_need_a_restart,
 						testdir_setup, testdir_teardown),
+		cmocka_unit_test(test_path_normalize),
+		cmocka_unit_test_setup_teardown(test_render_escapes_raw_values, testdir_setup,
+						testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_empty_files_are_the_defaults, testdir_setup,
+						testdir_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

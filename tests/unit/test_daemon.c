@@ -16,7 +16,12 @@
 #include <cmocka.h>
 
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -86,6 +91,40 @@ static void test_this_build_rejects_hostile_drops_and_says_what_is_missing(void 
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(st, "queue"),
 							    "workers")), 2);
 	json_decref(st);
+}
+
+/* A job whose records were only queued when it ends (a build without the
+ * assessor: its job_accepted is queued and no durable record follows)
+ * makes them durable before its answer, which then cites them; when the
+ * log refuses that (changed behind the agent), the answer cites nothing. */
+static void test_queued_records_made_durable_at_the_end(void **state)
+{
+	struct ctx *c = *state;
+	c->queue = true;
+	c->stages.assess = NULL;
+	start(c, true);
+
+	put(c->drop, "a.py", "x = 1\n");
+	json_t *o = wait_state(c, "a.result.json", "error");
+	assert_string_equal(str(o, "reason"), "no_assessor");
+	json_t *acc = records_of(c, "a.py", "job_accepted");
+	assert_int_equal(json_array_size(acc), 1);
+	json_int_t seq = num(json_array_get(acc, 0), "seq");
+	json_decref(acc);
+	pthread_mutex_lock(&c->lock);
+	assert_int_equal(c->synced, seq);
+	c->sync_result = -EBADMSG;
+	pthread_mutex_unlock(&c->lock);
+	json_t *seqs = json_object_get(json_object_get(o, "audit"), "seqs");
+	assert_int_equal(json_array_size(seqs), 1);
+	assert_int_equal(json_integer_value(json_array_get(seqs, 0)), seq);
+	json_decref(o);
+
+	put(c->drop, "b.py", "x = 2\n");
+	o = wait_state(c, "b.result.json", "error");
+	assert_null(json_object_get(o, "audit")); /* its record was not made durable */
+	json_decref(o);
+	stop(c);
 }
 
 static void test_levels_answers_and_edits(void **state)
@@ -562,23 +601,85 @@ static void test_mount_answer_allowed(void **state)
 	pthread_mutex_destroy(&env.approvers_lock);
 }
 
+/* The script history's store that cannot be made (a file where the state
+ * directory's blobs/ should be, for real): the job still runs and is
+ * answered; its job_accepted record says why no diff was made. */
+static void test_history_store_unwritable(void **state)
+{
+	struct ctx *c = *state;
+	assert_int_equal(mkdir(c->state, 0700), 0);
+	put(c->state, "blobs", "not a directory");
+	start(c, true);
+	put(c->drop, "a.py", "# level: LOW\n");
+	json_t *o = wait_state(c, "a.result.json", "completed");
+	json_decref(o);
+	stop(c);
+	json_t *acc = records_of(c, "a.py", "job_accepted");
+	assert_int_equal(json_array_size(acc), 1);
+	const char *why = str(json_array_get(acc, 0), "history_error");
+	if (!why || !strstr(why, "cannot create the version store "))
+		fail_msg("history_error: %s", why ? why : "(none)");
+	json_decref(acc);
+	assert_int_equal(c->executed, 1);
+}
+
+/* The service manager's socket given as an abstract name ("@..."): the
+ * agent says READY=1 there when it serves, and STOPPING=1 when it stops.
+ * (agent_reload.sh checks a socket path.) */
+static void test_notify_abstract_socket(void **state)
+{
+	struct ctx *c = *state;
+	char name[64];
+	snprintf(name, sizeof(name), "@mai-test-notify-%d", (int)getpid());
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	assert_true(fd >= 0);
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	memcpy(sa.sun_path, name, strlen(name));
+	sa.sun_path[0] = '\0';
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa,
+			      (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(name))), 0);
+	assert_int_equal(setenv("NOTIFY_SOCKET", name, 1), 0);
+	start(c, true);
+	char got[64] = "";
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	assert_int_equal(poll(&p, 1, 5000), 1);
+	assert_true(recv(fd, got, sizeof(got) - 1, 0) > 0);
+	assert_string_equal(got, "READY=1");
+	stop(c);
+	memset(got, 0, sizeof(got));
+	assert_int_equal(poll(&p, 1, 5000), 1);
+	assert_true(recv(fd, got, sizeof(got) - 1, 0) > 0);
+	assert_string_equal(got, "STOPPING=1");
+	unsetenv("NOTIFY_SOCKET");
+	close(fd);
+}
+
 /* daemon_new refuses what it cannot set up, naming the setting to fix: a
  * drop_dir_group no group has (the configuration only checks its form),
- * and a state directory that cannot be made. */
+ * a state directory that cannot be made, a drop directory that is a file,
+ * and notes of runs in flight that cannot be read (a file where their
+ * directory should be). */
 static void test_start_refusals(void **state)
 {
 	struct ctx *c = *state;
 	_cleanup_free_ char *conf = xasprintf("%s/conf2", c->root);
 	assert_int_equal(mkdir(conf, 0755), 0);
 	put(c->root, "file", "x");
-	char *yaml[2] = {
+	_cleanup_free_ char *st3 = xasprintf("%s/state3", c->root);
+	assert_int_equal(mkdir(st3, 0700), 0);
+	put(st3, "running", "not a directory");
+	char *yaml[4] = {
 		xasprintf("drop_dir: %s\nstate_dir: %s/state\ndrop_dir_group: mai-nogroup-%d\n",
 			  c->drop, c->root, (int)getpid()),
 		xasprintf("drop_dir: %s\nstate_dir: %s/file/state\n", c->drop, c->root),
+		xasprintf("drop_dir: %s/file\nstate_dir: %s/state2\n", c->root, c->root),
+		xasprintf("drop_dir: %s\nstate_dir: %s\n", c->drop, st3),
 	};
-	const char *says[2] = { "drop_dir_group: there is no group 'mai-nogroup-",
-				"cannot create the state directory " };
-	for (size_t i = 0; i < 2; i++) {
+	const char *says[4] = { "drop_dir_group: there is no group 'mai-nogroup-",
+				"cannot create the state directory ",
+				"/file: Not a directory (agent.drop_dir in agent.yaml)",
+				"/running, the notes of runs in flight: Not a directory" };
+	for (size_t i = 0; i < 4; i++) {
 		struct mai_config *cfg = NULL;
 		struct daemon *d = NULL;
 		char *err = NULL;
@@ -587,7 +688,7 @@ static void test_start_refusals(void **state)
 		struct daemon_options o = { .cfg = cfg };
 		assert_true(daemon_new(&o, &d, &err) < 0);
 		assert_null(d);
-		if (!strstr(err, says[i]) || !strstr(err, "agent.yaml"))
+		if (!strstr(err, says[i]) || (i < 3 && !strstr(err, "agent.yaml")))
 			fail_msg("case %zu: %s", i, err);
 		free(err);
 		config_free(cfg);
@@ -602,12 +703,15 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_this_build_rejects_hostile_drops_and_says_what_is_missing),
 		T(test_levels_answers_and_edits),
+		T(test_queued_records_made_durable_at_the_end),
 		T(test_approved_run_survives_a_docker_outage),
 		T(test_unrecorded_approval_is_kept_for_the_retry),
 		T(test_retry_pauses_grow_up_to_retry_backoff_max),
 		T(test_many_drops_each_answered_once_and_not_again_after_restart),
 		T(test_audit_failure_means_nothing_runs),
 		T(test_start_refusals),
+		T(test_history_store_unwritable),
+		T(test_notify_abstract_socket),
 		T(test_assessment_failing),
 		T(test_assessment_waiting_for_an_image),
 		T(test_lost_answer_at_restart),

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "dirwrite.h"
+#include "fault.h"
 #include "fileio.h"
 #include "testdir.h"
 
@@ -216,6 +217,205 @@ static void test_name_too_long(void **state)
 	assert_int_equal(dirwrite_replace(dfd, name, "x", 1, 0644, 0, &detail), 0);
 }
 
+/* A disk that fills (a tmpfs of 8 KiB and 4 inodes, for real): the write
+ * of the new content, and then the creation of the new file itself, are
+ * refused with ENOSPC and said; the old answer stays whole and no
+ * temporary is left. */
+static void test_full_disk_keeps_the_old_file(void **state)
+{
+	const char *dir = *state;
+	_cleanup_free_ char *small = testdir_small_fs(dir, "small", "size=8k,nr_inodes=4,mode=0755");
+	if (!small)
+		test_skip("a tmpfs of its own needs root (mount)");
+	_cleanup_close_ int dfd = open_dir(small);
+	_cleanup_free_ char *path = xasprintf("%s/a.result.json", small);
+	static char big[64 << 10];
+	char *detail = NULL;
+
+	memset(big, 'x', sizeof(big));
+	assert_int_equal(dirwrite_replace(dfd, "a.result.json", "old\n", 4, 0644, DIRWRITE_DURABLE,
+					  &detail), 0);
+	assert_int_equal(dirwrite_replace(dfd, "a.result.json", big, sizeof(big), 0644,
+					  DIRWRITE_DURABLE, &detail), -ENOSPC);
+	assert_non_null(strstr(detail, "cannot write a new file in its directory: No space left"));
+	free(detail);
+	/* The inodes used up (the root directory and a.result.json hold two;
+	 * the test takes the rest): not even the new file can be made. */
+	testdir_fill_inodes(small);
+	assert_int_equal(dirwrite_replace(dfd, "a.result.json", "new\n", 4, 0644, 0, &detail),
+			 -ENOSPC);
+	assert_non_null(strstr(detail, "No space left"));
+	free(detail);
+	_cleanup_free_ char *text = slurp(path);
+	assert_string_equal(text, "old\n");
+	assert_int_equal(temporaries(small), 0);
+	testdir_unmount(small);
+}
+
+/* The steps after the content is written failing (fault.h: a disk's EIO
+ * on fsync, chown or chmod refused on a file the agent has just created,
+ * the mark refused, a rename or a directory's fsync failing cannot be
+ * arranged for real on demand): each is refused with its errno and says
+ * which step, the file at the name is the old one, and no temporary is
+ * left; both through an anonymous file and through a named temporary (a
+ * file system without O_TMPFILE, as the fault's EOPNOTSUPP says). */
+static void test_failing_steps_keep_the_old_file(void **state)
+{
+	const char *dir = *state;
+	_cleanup_close_ int dfd = open_dir(dir);
+	_cleanup_free_ char *path = xasprintf("%s/a.audit", dir);
+	static const struct {
+		const char *call, *match, *says;
+		unsigned nth;
+		int err;
+		bool marked, chown;
+		unsigned flags;
+	} steps[] = {
+		{ "fsync", NULL, "cannot write a new file", 1, EIO, false, false, DIRWRITE_DURABLE },
+		{ "fsync", NULL, "cannot write a new file", 1, EIO, false, false, DIRWRITE_DURABLE_DATA },
+		{ "fchmod", NULL, "cannot write a new file", 1, EROFS, false, false, 0 },
+		{ "fchown", NULL, "cannot write a new file", 1, EPERM, false, true, 0 },
+		{ "fsetxattr", NULL, "cannot write a new file", 1, EDQUOT, true, false, 0 },
+		{ "renameat", NULL, "cannot rename the new file into place", 1, EIO, false, false, 0 },
+		/* The file's own fsync passes, its directory's fails. */
+		{ "fsync", NULL, "cannot flush its directory", 2, EIO, false, false, DIRWRITE_DURABLE },
+	};
+	char *detail = NULL;
+
+	assert_int_equal(dirwrite_replace(dfd, "a.audit", "old\n", 4, 0644, 0, &detail), 0);
+	for (int named = 0; named < 2; named++)
+		for (size_t i = 0; i < ARRAY_SIZE(steps); i++) {
+			struct dirwrite_access a = { .uid = geteuid(), .gid = (gid_t)-1, .mode = 0644,
+						     .marked = steps[i].marked };
+			if (steps[i].chown)
+				a.gid = getegid();
+			if (named)
+				fault_arm("openat64", "/.", 1, 1, EOPNOTSUPP);
+			fault_arm(steps[i].call, steps[i].match, steps[i].nth, 1, steps[i].err);
+			int r = dirwrite_replace_as(dfd, "a.audit", "new\n", 4, &a, steps[i].flags,
+						    &detail);
+			unsigned hits = fault_hits(steps[i].call);
+			fault_clear();
+			print_message("%s (%s)\n", steps[i].call, named ? "named" : "anonymous");
+			assert_int_equal(hits, 1);
+			if (strcmp(steps[i].says, "cannot flush its directory") == 0) {
+				/* The new content is in place: only its durability is
+				 * in doubt, and the caller is told. */
+				assert_int_equal(r, -steps[i].err);
+				assert_non_null(strstr(detail, steps[i].says));
+				free(detail);
+				assert_int_equal(dirwrite_replace(dfd, "a.audit", "old\n", 4, 0644, 0,
+								  &detail), 0);
+				continue;
+			}
+			assert_int_equal(r, -steps[i].err);
+			assert_non_null(strstr(detail, steps[i].says));
+			assert_non_null(strstr(detail, strerror(steps[i].err)));
+			free(detail);
+			_cleanup_free_ char *text = slurp(path);
+			assert_string_equal(text, "old\n");
+			assert_int_equal(temporaries(dir), 0);
+		}
+}
+
+/* Creating the temporary itself failing: with O_TMPFILE refused for a
+ * reason other than the file system's (the directory's disk failing:
+ * fault.h, EIO), and, on the named path, the new file not being what
+ * O_EXCL promised (its fstat failing: EIO). Nothing is left, the old file
+ * stays. */
+static void test_failing_create_keeps_the_old_file(void **state)
+{
+	const char *dir = *state;
+	_cleanup_close_ int dfd = open_dir(dir);
+	_cleanup_free_ char *path = xasprintf("%s/b.audit", dir);
+	char *detail = NULL;
+
+	assert_int_equal(dirwrite_replace(dfd, "b.audit", "old\n", 4, 0644, 0, &detail), 0);
+	fault_arm("openat64", "/.", 1, 1, EIO);
+	assert_int_equal(dirwrite_replace(dfd, "b.audit", "new\n", 4, 0644, 0, &detail), -EIO);
+	assert_int_equal(fault_hits("openat64"), 1);
+	fault_clear();
+	assert_non_null(strstr(detail, "cannot write a new file in its directory: Input/output error"));
+	free(detail);
+
+	fault_arm("openat64", "/.", 1, 1, EOPNOTSUPP);
+	fault_arm("fstat64", NULL, 1, 1, EIO);
+	assert_int_equal(dirwrite_replace(dfd, "b.audit", "new\n", 4, 0644, 0, &detail), -EIO);
+	assert_int_equal(fault_hits("fstat64"), 1);
+	fault_clear();
+	free(detail);
+	_cleanup_free_ char *text = slurp(path);
+	assert_string_equal(text, "old\n");
+	assert_int_equal(temporaries(dir), 0);
+}
+
+/* Linking the anonymous file in: a process without CAP_DAC_READ_SEARCH
+ * (linkat with AT_EMPTY_PATH refused with EPERM) links it through
+ * /proc/self/fd; without /proc either, it falls back to a named temporary;
+ * a link failing otherwise (the disk's EIO) is an error. The agent and this
+ * test run as root, with the capability and /proc: fault.h stands for
+ * their absence. The random name's source failing (getrandom before the
+ * kernel's pool is ready) still gives a fresh name. */
+static void test_link_fallbacks(void **state)
+{
+	const char *dir = *state;
+	_cleanup_close_ int dfd = open_dir(dir);
+	_cleanup_free_ char *path = xasprintf("%s/c.audit", dir);
+	char *detail = NULL;
+
+	fault_arm("linkat", NULL, 1, 1, EPERM);
+	assert_int_equal(dirwrite_replace(dfd, "c.audit", "one\n", 4, 0644, 0, &detail), 0);
+	assert_int_equal(fault_hits("linkat"), 1);
+	fault_clear();
+	_cleanup_free_ char *one = slurp(path);
+	assert_string_equal(one, "one\n");
+
+	fault_arm("linkat", NULL, 1, 2, ENOENT);
+	fault_arm("getrandom", NULL, 1, 0, EAGAIN);
+	assert_int_equal(dirwrite_replace(dfd, "c.audit", "two\n", 4, 0644, 0, &detail), 0);
+	assert_int_equal(fault_hits("linkat"), 2);
+	assert_true(fault_hits("getrandom") >= 1);
+	fault_clear();
+	_cleanup_free_ char *two = slurp(path);
+	assert_string_equal(two, "two\n");
+
+	fault_arm("linkat", NULL, 1, 1, EIO);
+	assert_int_equal(dirwrite_replace(dfd, "c.audit", "three\n", 6, 0644, 0, &detail), -EIO);
+	fault_clear();
+	assert_non_null(strstr(detail, "cannot write a new file in its directory: Input/output error"));
+	free(detail);
+	_cleanup_free_ char *still = slurp(path);
+	assert_string_equal(still, "two\n");
+	assert_int_equal(temporaries(dir), 0);
+}
+
+/* A descriptor that is not a directory (a caller's mistake the kernel
+ * reports): looking at the name, and clearing temporaries, say ENOTDIR;
+ * a directory that cannot be listed (fdopendir failing, which it does only
+ * without memory: fault.h, ENOMEM)
+ * is an error too. */
+static void test_not_a_directory(void **state)
+{
+	const char *dir = *state;
+	_cleanup_free_ char *file = xasprintf("%s/plain", dir);
+	assert_int_equal(fileio_write_atomic(file, "x", 1, 0644), 0);
+	_cleanup_close_ int fd = open(file, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	char *detail = NULL;
+	unsigned removed = 7;
+
+	assert_int_equal(dirwrite_replace(fd, "x.audit", "x", 1, 0644, 0, &detail), -ENOTDIR);
+	assert_string_equal(detail, "cannot look at it: Not a directory");
+	free(detail);
+	assert_int_equal(dirwrite_clear_temporaries(fd, &removed), -ENOTDIR);
+	_cleanup_close_ int dfd = open_dir(dir);
+	fault_arm("fdopendir", NULL, 1, 1, ENOMEM);
+	assert_int_equal(dirwrite_clear_temporaries(dfd, &removed), -ENOMEM);
+	assert_int_equal(fault_hits("fdopendir"), 1);
+	fault_clear();
+	assert_int_equal(removed, 7);
+}
+
 /* After a crash: the agent's own temporaries go, nothing else. */
 static void test_clear_temporaries(void **state)
 {
@@ -278,6 +478,11 @@ int main(void)
 		T(test_marks_supported),
 		T(test_name_too_long),
 		T(test_clear_temporaries),
+		T(test_full_disk_keeps_the_old_file),
+		T(test_failing_steps_keep_the_old_file),
+		T(test_failing_create_keeps_the_old_file),
+		T(test_link_fallbacks),
+		T(test_not_a_directory),
 	};
 	return test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

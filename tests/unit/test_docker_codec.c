@@ -268,6 +268,10 @@ static enum docker_error parse_any(const struct bad_case *c, char **err)
 		assert_null(ids);
 		return e;
 	}
+	case 'c': { /* container inspect */
+		struct docker_container_state st;
+		return docker_codec_parse_container(b, len, &st, err);
+	}
 	case 'I': { /* info */
 		struct docker_info i;
 		e = docker_codec_parse_info(b, len, &i, err);
@@ -324,6 +328,16 @@ static void test_other_replies_bad(void **state)
 		  "unexpected Docker reply to container stats: cpu_usage is not an object" },
 		{ "stats: usage string", "{\"memory_stats\":{\"usage\":\"1\"}}",
 		  "unexpected Docker reply to container stats: usage is not an integer" },
+		/* Replies that are not JSON at all (a proxy's error page in
+		 * front of the engine), call by call. */
+		{ "image: not json", "<html>", "Docker's reply to image inspect is not JSON (line 1 column 1: "
+					       "'[' or '{' expected near '<'): <html>" },
+		{ "stats: not json", "<html>", "Docker's reply to container stats is not JSON (line 1 column "
+					       "1: '[' or '{' expected near '<'): <html>" },
+		{ "container: not json", "<html>", "Docker's reply to container inspect is not JSON (line 1 "
+						   "column 1: '[' or '{' expected near '<'): <html>" },
+		{ "Network create: not json", "<html>", "Docker's reply to network create is not JSON (line 1 "
+							"column 1: '[' or '{' expected near '<'): <html>" },
 		{ "list: object", "{}", "unexpected Docker reply to container list: the reply is not a JSON array" },
 		{ "list: not json", "[", "Docker's reply to container list is not JSON (line 1 column 1: "
 					 "']' expected near end of file): [" },

@@ -7,6 +7,7 @@
  * itself (tests/integration/test_docker.c). */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
@@ -16,75 +17,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
+#include "docker.h"
 #include "docker_call.h"
 #include "docker_http.h"
+#include "engine_standin.h"
+#include "log.h"
 #include "macro.h"
+#include "subprocess.h"
 #include "testdir.h"
 
-struct peer {
-	int lfd;
-	const char *answer;    /* sent after the request's headers; NULL: nothing */
-	size_t answer_len;     /* 0: strlen(answer) */
-	size_t repeat;         /* the answer this many times (a huge reply) */
-	int hold_ms;           /* stays connected this long before closing */
-	pthread_t thread;
-};
-
-static void *serve(void *arg)
-{
-	struct peer *p = arg;
-	int fd = accept(p->lfd, NULL, NULL);
-	char buf[4096];
-	size_t got = 0;
-
-	if (fd < 0)
-		return NULL;
-	/* The request's headers (and a small body, if any, with them). */
-	while (got < sizeof(buf) - 1) {
-		ssize_t n = read(fd, buf + got, sizeof(buf) - 1 - got);
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-		buf[got] = '\0';
-		if (strstr(buf, "\r\n\r\n"))
-			break;
-	}
-	for (size_t i = 0; p->answer && i < (p->repeat ? p->repeat : 1); i++) {
-		size_t len = p->answer_len ? p->answer_len : strlen(p->answer);
-		if (write(fd, p->answer, len) != (ssize_t)len)
-			break;
-	}
-	if (p->hold_ms)
-		usleep((useconds_t)p->hold_ms * 1000);
-	close(fd);
-	return NULL;
-}
-
-static char *start(struct peer *p, const char *dir)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char *path = xasprintf("%s/docker.sock", dir);
-
-	unlink(path);
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	p->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	assert_true(p->lfd >= 0);
-	assert_int_equal(bind(p->lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	assert_int_equal(listen(p->lfd, 4), 0);
-	assert_int_equal(pthread_create(&p->thread, NULL, serve, p), 0);
-	return path;
-}
-
-static void stop(struct peer *p)
-{
-	shutdown(p->lfd, SHUT_RDWR);
-	pthread_join(p->thread, NULL);
-	close(p->lfd);
-}
 
 static struct docker_endpoint endpoint(const char *path)
 {
@@ -95,16 +40,16 @@ static struct docker_endpoint endpoint(const char *path)
 	return ep;
 }
 
-static enum docker_error call(struct peer *p, const char *dir, size_t max_reply, long timeout_ms,
+static enum docker_error call(struct standin_peer *p, const char *dir, size_t max_reply, long timeout_ms,
 			      struct docker_http_reply *out, char **err)
 {
-	_cleanup_free_ char *path = start(p, dir);
+	_cleanup_free_ char *path = standin_peer_start(p, dir);
 	struct docker_endpoint ep = endpoint(path);
 	struct docker_http_request req = { .method = "GET", .path = "/v1.41/info",
 					   .timeout_ms = timeout_ms, .max_reply = max_reply };
 	enum docker_error e = docker_http_call(&ep, &req, out, err);
 
-	stop(p);
+	standin_peer_stop(p);
 	docker_endpoint_clear(&ep);
 	return e;
 }
@@ -113,7 +58,7 @@ static void test_reply_past_the_cap(void **state)
 {
 	static const char head[] = "HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n";
 	char *big = xmalloc(sizeof(head) - 1 + 100000);
-	struct peer p = { .answer = big, .answer_len = sizeof(head) - 1 + 100000 };
+	struct standin_peer p = { .answer = big, .answer_len = sizeof(head) - 1 + 100000 };
 	struct docker_http_reply r;
 	_cleanup_free_ char *err = NULL;
 
@@ -126,7 +71,7 @@ static void test_reply_past_the_cap(void **state)
 
 static void test_reply_within_the_cap(void **state)
 {
-	struct peer p = { .answer = "HTTP/1.1 500 Internal\r\nContent-Length: 2\r\n\r\n{}" };
+	struct standin_peer p = { .answer = "HTTP/1.1 500 Internal\r\nContent-Length: 2\r\n\r\n{}" };
 	struct docker_http_reply r;
 	_cleanup_free_ char *err = NULL;
 
@@ -138,7 +83,7 @@ static void test_reply_within_the_cap(void **state)
 
 static void test_silence_times_out(void **state)
 {
-	struct peer p = { .hold_ms = 1200 };
+	struct standin_peer p = { .hold_ms = 1200 };
 	struct docker_http_reply r;
 	_cleanup_free_ char *err = NULL;
 
@@ -148,7 +93,7 @@ static void test_silence_times_out(void **state)
 
 static void test_closed_without_answer(void **state)
 {
-	struct peer p = { 0 };
+	struct standin_peer p = { 0 };
 	struct docker_http_reply r;
 	_cleanup_free_ char *err = NULL;
 
@@ -156,10 +101,10 @@ static void test_closed_without_answer(void **state)
 	assert_non_null(strstr(err, "docker.sock"));
 }
 
-static enum docker_error attach(struct peer *p, const char *dir, long timeout_ms,
+static enum docker_error attach(struct standin_peer *p, const char *dir, long timeout_ms,
 				struct docker_stream **s, char **err)
 {
-	_cleanup_free_ char *path = start(p, dir);
+	_cleanup_free_ char *path = standin_peer_start(p, dir);
 	struct docker_endpoint ep = endpoint(path);
 	enum docker_error e = docker_stream_open(&ep, "POST", "/v1.41/containers/c1/attach?stream=1",
 						 timeout_ms, s, err);
@@ -171,7 +116,7 @@ static enum docker_error attach(struct peer *p, const char *dir, long timeout_ms
  * the socket's, then the end. */
 static void test_attach_keeps_bytes_after_headers(void **state)
 {
-	struct peer p = { .answer = "HTTP/1.1 101 UPGRADED\r\nConnection: Upgrade\r\n\r\nhello" };
+	struct standin_peer p = { .answer = "HTTP/1.1 101 UPGRADED\r\nConnection: Upgrade\r\n\r\nhello" };
 	struct docker_stream *s = NULL;
 	_cleanup_free_ char *err = NULL;
 	char buf[16];
@@ -183,7 +128,7 @@ static void test_attach_keeps_bytes_after_headers(void **state)
 	assert_memory_equal(buf, "hel", 3);
 	assert_int_equal(docker_stream_read(s, buf, sizeof(buf)), 2);
 	assert_memory_equal(buf, "lo", 2);
-	stop(&p);
+	standin_peer_stop(&p);
 	do
 		n = docker_stream_read(s, buf, sizeof(buf));
 	while (n == -EAGAIN);
@@ -205,7 +150,7 @@ static void test_attach_refusals(void **state)
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		struct peer p = { .answer = cases[i].answer };
+		struct standin_peer p = { .answer = cases[i].answer };
 		struct docker_stream *s = NULL;
 		_cleanup_free_ char *err = NULL;
 
@@ -213,31 +158,69 @@ static void test_attach_refusals(void **state)
 		assert_null(s);
 		if (!err || !strstr(err, cases[i].says))
 			fail_msg("%s: expected '%s' in '%s'", cases[i].answer, cases[i].says, err);
-		stop(&p);
+		standin_peer_stop(&p);
 	}
 }
 
 /* Headers without an end: refused at the cap, not read forever. */
 static void test_attach_endless_headers(void **state)
 {
-	struct peer p = { .answer = "X-Filler: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n", .repeat = 400 };
+	struct standin_peer p = { .answer = "X-Filler: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n", .repeat = 400 };
 	struct docker_stream *s = NULL;
 	_cleanup_free_ char *err = NULL;
 
 	assert_int_equal(attach(&p, *state, 5000, &s, &err), DOCKER_ERR_PROTOCOL);
 	assert_non_null(strstr(err, "reply headers"));
-	stop(&p);
+	standin_peer_stop(&p);
 }
 
 static void test_attach_silence(void **state)
 {
-	struct peer p = { .hold_ms = 1200 };
+	struct standin_peer p = { .hold_ms = 1200 };
 	struct docker_stream *s = NULL;
 	_cleanup_free_ char *err = NULL;
 
 	assert_int_equal(attach(&p, *state, 300, &s, &err), DOCKER_ERR_TIMEOUT);
 	assert_non_null(strstr(err, "did not answer"));
-	stop(&p);
+	standin_peer_stop(&p);
+}
+
+/* The engine gone in the middle of an attach: it closed the connection
+ * with the run's input unread (a reset), so the read says the connection
+ * broke and a later write that it is gone. */
+static void test_attach_peer_gone(void **state)
+{
+	struct standin_peer p = { .answer = "HTTP/1.1 101 UPGRADED\r\nConnection: Upgrade\r\n\r\n",
+			  .close_on_input = true };
+	struct docker_stream *s = NULL;
+	_cleanup_free_ char *err = NULL;
+	char buf[16];
+
+	assert_int_equal(attach(&p, *state, 5000, &s, &err), DOCKER_OK);
+	assert_int_equal(docker_stream_write_all(s, "print(1)\n", 9, 1000), 0);
+	struct pollfd pf = { .fd = docker_stream_fd(s), .events = POLLIN };
+	assert_int_equal(poll(&pf, 1, 5000), 1);
+	assert_int_equal(docker_stream_read(s, buf, sizeof(buf)), -ECONNRESET);
+	assert_int_equal(docker_stream_write_all(s, "x", 1, 1000), -EPIPE);
+	docker_stream_close(s);
+	standin_peer_stop(&p);
+}
+
+/* An engine that stops reading the run's input: the write gives up at
+ * its timeout instead of blocking the run. */
+static void test_attach_write_times_out(void **state)
+{
+	struct standin_peer p = { .answer = "HTTP/1.1 101 UPGRADED\r\nConnection: Upgrade\r\n\r\n",
+			  .hold_ms = 2000 };
+	struct docker_stream *s = NULL;
+	_cleanup_free_ char *err = NULL;
+	size_t big_len = 16u << 20;
+	_cleanup_free_ char *big = xcalloc(1, big_len);
+
+	assert_int_equal(attach(&p, *state, 5000, &s, &err), DOCKER_OK);
+	assert_int_equal(docker_stream_write_all(s, big, big_len, 200), -ETIMEDOUT);
+	docker_stream_close(s);
+	standin_peer_stop(&p);
 }
 
 /* A refusal becomes a typed error that names what was refused, the HTTP
@@ -264,8 +247,77 @@ static void test_status_errors(void **state)
 	}
 }
 
+/* Something at the socket that answers HTTP but is not Docker: the ping
+ * says what it answered and asks whether docker.socket names an engine. */
+static void test_ping_of_something_else(void **state)
+{
+	struct standin s;
+	struct docker_options o = { 0 };
+	struct docker *d = NULL;
+	char *err = NULL;
+
+	standin_start(&s, *state, NULL, 0); /* 404 to everything */
+	o.socket_path = s.socket_path;
+	assert_int_equal(docker_open(&o, &d, &err), 0);
+	assert_int_equal(docker_ping(d, &err), DOCKER_ERR_PROTOCOL);
+	assert_non_null(strstr(err, "engine.sock answered /_ping with HTTP 404 '{\"message\":\"the "
+				    "stand-in has no route"));
+	assert_non_null(strstr(err, "instead of OK: is docker.socket in config/agent.yaml a Docker "
+				    "engine?"));
+	free(err);
+	docker_free(d);
+	standin_stop(&s);
+}
+
+/* libcurl that cannot be loaded (a damaged installation: the soname found
+ * is no library): said once with the package to install, and each call
+ * fails saying that libcurl is not loaded. Run in a child, whose dynamic
+ * linker finds the damaged libcurl first (LD_LIBRARY_PATH). */
+static void test_libcurl_not_loadable(void **state)
+{
+	const char *dir = *state;
+	_cleanup_free_ char *self = xasprintf("/proc/%d/exe", (int)getpid());
+	_cleanup_free_ char *lib = xasprintf("LD_LIBRARY_PATH=%s", dir);
+	char *argv[] = { "/usr/bin/env", lib, "MAI_TEST_CURL_CHILD=1", self, NULL };
+	_cleanup_free_ char *out = NULL;
+	size_t len = 0;
+
+	testdir_put(dir, "libcurl.so.4", "not a library\n");
+	assert_int_equal(subprocess_capture(argv, 30000, 1 << 16, true, &out, &len), 0);
+	if (!strstr(out, "cannot load libcurl.so.4 (") ||
+	    !strstr(out, "Docker cannot be reached without it; install it with 'apt-get install "
+			 "libcurl4'") ||
+	    !strstr(out, "ping: cannot create a libcurl handle: libcurl is not loaded") ||
+	    !strstr(out, "attach: cannot create a libcurl handle: libcurl is not loaded"))
+		fail_msg("the child said: %s", out);
+}
+
+/* The child of test_libcurl_not_loadable. */
+static int curl_child(void)
+{
+	struct docker_options o = { .socket_path = "/nonexistent/docker.sock" };
+	struct docker *d = NULL;
+	char *err = NULL;
+
+	log_init("mai-agent", LOG_LEVEL_INFO);
+	if (docker_open(&o, &d, &err) < 0)
+		return 2;
+	enum docker_error e = docker_ping(d, &err);
+	fprintf(stderr, "ping: %s\n", err ? err : "ok");
+	free(err);
+	err = NULL;
+	struct docker_stream *s = NULL;
+	enum docker_error a = docker_container_attach(d, "c1", &s, &err);
+	fprintf(stderr, "attach: %s\n", err ? err : "ok");
+	free(err);
+	docker_free(d);
+	return e == DOCKER_ERR_IO && a == DOCKER_ERR_IO && !s ? 0 : 3;
+}
+
 int main(void)
 {
+	if (getenv("MAI_TEST_CURL_CHILD"))
+		return curl_child();
 #define T(f) cmocka_unit_test_setup_teardown(f, testdir_setup, testdir_teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_reply_past_the_cap),
@@ -276,7 +328,11 @@ int main(void)
 		T(test_attach_refusals),
 		T(test_attach_endless_headers),
 		T(test_attach_silence),
+		T(test_attach_peer_gone),
+		T(test_attach_write_times_out),
 		cmocka_unit_test(test_status_errors),
+		T(test_ping_of_something_else),
+		T(test_libcurl_not_loadable),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

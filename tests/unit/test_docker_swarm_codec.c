@@ -184,6 +184,16 @@ static void test_service_body_hardening(void **state)
 							    "SizeBytes")), 8 << 20);
 	json_decref(j);
 	free(body);
+
+	/* No network named: the task joins none (no empty Networks list). */
+	struct docker_service_params alone = p;
+	alone.networks[0] = NULL;
+	body = docker_swarm_codec_service_body(&alone);
+	j = json_loads(body, 0, NULL);
+	assert_non_null(j);
+	assert_null(json_object_get(json_object_get(j, "TaskTemplate"), "Networks"));
+	json_decref(j);
+	free(body);
 }
 
 /* The run's overlay is internal; the proxies' egress overlay is not. */

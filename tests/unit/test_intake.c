@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include "fault.h"
 #include "fileio.h"
 #include "hash.h"
 #include "intake.h"
@@ -192,6 +193,43 @@ static void test_vanished_and_bad_names(void **state)
 	assert_string_equal(intake_status_to_string(INTAKE_VANISHED), "vanished");
 }
 
+/* The script swapped for a symbolic link between the look and the open,
+ * and the disk failing on a descriptor just opened (fstat before or after
+ * the read, the read itself): fault.h stands for the race and the EIO,
+ * which cannot be made on demand. A swap is a symlink; an error keeps its
+ * errno and nothing read is kept. */
+static void test_swapped_and_failing_reads(void **state)
+{
+	const char *dir = *state;
+	_cleanup_close_ int dfd = testdir_open(dir);
+	struct intake_snapshot snap;
+	int err;
+	const struct {
+		const char *call;
+		unsigned nth;
+		int err;
+		enum intake_status want;
+	} cases[] = {
+		{ "openat64", 1, ELOOP, INTAKE_SYMLINK },
+		{ "fstat64", 1, EIO, INTAKE_IO_ERROR },
+		{ "read", 1, EIO, INTAKE_IO_ERROR },
+		{ "fstat64", 2, EIO, INTAKE_IO_ERROR },
+	};
+
+	testdir_put(dir, "s.py", "print(1)\n");
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		err = 0;
+		fault_arm(cases[i].call, "/s.py", cases[i].nth, 1, cases[i].err);
+		enum intake_status s = intake_read(dfd, "s.py", &defaults, &snap, &err);
+		unsigned hits = fault_hits(cases[i].call);
+		fault_clear();
+		if (s != cases[i].want || hits != 1)
+			fail_msg("case %zu: %s (%u hits)", i, intake_status_to_string(s), hits);
+		assert_int_equal(err, cases[i].want == INTAKE_IO_ERROR ? EIO : 0);
+		assert_null(snap.data);
+	}
+}
+
 static void test_hostile_but_valid_names_read(void **state)
 {
 	const char *dir = *state;
@@ -302,6 +340,7 @@ int main(void)
 		T(test_changed_during_read_retries_then_consistent),
 		T(test_never_stable_is_unstable),
 		T(test_replaced_by_rename_keeps_opened_version),
+		T(test_swapped_and_failing_reads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,11 +7,14 @@
 #include <cmocka.h>
 
 #include <pthread.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "fileio.h"
 #include "hash.h"
 #include "jobs.h"
+#include "fault.h"
 #include "testdir.h"
 
 /* What the run callback saw, and a gate that holds every job until the test
@@ -306,6 +309,7 @@ static void test_torn_index_line_is_skipped_and_compacted(void **state)
 
 	_cleanup_free_ char *text = xasprintf(
 		"{\"name\":\"a.py\",\"sha256\":\"%s\",\"state\":\"blocked\"}\n"
+		"\n" /* an empty line (a hand edit): skipped */
 		"{\"name\":\"a.py\",\"sha256\":\"%s\",\"state\":\"completed\"}\n"
 		"{\"name\":\"b.py\",\"sha256\":\"%.20s", s1, s1, s1);
 	assert_int_equal(fileio_write_atomic(path, text, strlen(text), 0600), 0);
@@ -391,6 +395,44 @@ static void test_stop_drops_queued_and_waits_for_running(void **state)
 	assert_int_equal(r.freed, 5);
 }
 
+/* The index that is no file (a directory at its name, for real) and a
+ * worker that cannot start (fault.h: pthread_create's EAGAIN) refuse the
+ * start with the reason; an index whose sync fails (fault.h: EIO) still
+ * keeps the final result for this run of the agent, and says so. */
+static void test_index_and_thread_failures(void **state)
+{
+	const char *dir = *state;
+	_cleanup_free_ char *index = xasprintf("%s/%s", dir, JOBS_INDEX_NAME);
+	struct rec r;
+	rec_init(&r);
+	struct jobs_options o = { .workers = 2, .state_dir = dir, .run = run_job,
+				  .free_payload = free_payload, .arg = &r };
+	struct jobs *j = NULL;
+	char *err = NULL;
+	char s1[HASH_SHA256_HEX_LEN + 1];
+	sha_of("one", s1);
+
+	assert_int_equal(mkdir(index, 0700), 0);
+	assert_int_equal(jobs_new(&o, &j, &err), -EINVAL);
+	assert_non_null(strstr(err, "cannot use the final-results index "));
+	free(err);
+	assert_int_equal(rmdir(index), 0);
+
+	fault_arm("pthread_create", NULL, 2, 1, EAGAIN);
+	assert_int_equal(jobs_new(&o, &j, &err), -EAGAIN);
+	fault_clear();
+	assert_string_equal(err, "cannot start worker thread 1: Resource temporarily unavailable");
+	free(err);
+
+	j = start(dir, &r, 1);
+	fault_arm("fdatasync", "/" JOBS_INDEX_NAME, 1, 1, EIO);
+	assert_int_equal(jobs_record_final(j, "a.py", s1, "completed"), -EIO);
+	assert_int_equal(fault_hits("fdatasync"), 1);
+	fault_clear();
+	assert_true(jobs_is_final(j, "a.py", s1, NULL));
+	jobs_free(j);
+}
+
 static void test_bad_state_dir_is_a_clear_error(void **state)
 {
 	struct jobs_options o = { .workers = 1, .state_dir = "/nonexistent/mai-state",
@@ -416,6 +458,7 @@ int main(void)
 		T(test_waiting_job_skipped_when_its_content_became_final),
 		T(test_stop_drops_queued_and_waits_for_running),
 		T(test_bad_state_dir_is_a_clear_error),
+		T(test_index_and_thread_failures),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

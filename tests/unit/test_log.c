@@ -6,34 +6,20 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <fcntl.h>
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "fileio.h"
 #include "log.h"
 #include "testdir.h"
 
-/* Runs fn with stderr going to dir/log, then returns what it wrote. */
+/* Runs fn with stderr going to a file in dir, then returns what it wrote. */
 static char *capture(const char *dir, void (*fn)(void))
 {
-	_cleanup_free_ char *path = xasprintf("%s/log", dir);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	int saved = dup(STDERR_FILENO);
-	assert_true(fd >= 0 && saved >= 0);
-	fflush(stderr);
-	assert_int_equal(dup2(fd, STDERR_FILENO), STDERR_FILENO);
+	int saved = testdir_stderr_begin(dir);
 	fn();
-	fflush(stderr);
-	assert_int_equal(dup2(saved, STDERR_FILENO), STDERR_FILENO);
-	close(saved);
-	close(fd);
-	char *text = NULL;
-	size_t len;
-	assert_int_equal(fileio_read_path(path, 1 << 20, &text, &len), 0);
-	return text;
+	return testdir_stderr_end(dir, saved);
 }
 
 static void two_lines(void)

@@ -139,6 +139,31 @@ static void test_refuses_what_cannot_go_into_the_files(void **state)
 	assert_null(filter);
 }
 
+/* A socket listening on 127.0.0.1 (a port something else holds); its port
+ * into *port. */
+static int listening(int *port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t sl = sizeof(sa);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(fd, 1), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
+	*port = ntohs(sa.sin_port);
+	return fd;
+}
+
+/* A free TCP port on 127.0.0.1 (listened on, closed). */
+static int free_port(void)
+{
+	int port;
+
+	close(listening(&port));
+	return port;
+}
+
 /* A stand-in for a proxy: a shell whose command line has "-c conf". */
 static pid_t stand_in(const char *conf)
 {
@@ -185,13 +210,8 @@ static void test_start_refusals_and_leftover(void **state)
 	free(err);
 	err = NULL;
 
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t sl = sizeof(sa);
-	int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	assert_true(lfd >= 0);
-	assert_int_equal(bind(lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	assert_int_equal(listen(lfd, 1), 0);
-	assert_int_equal(getsockname(lfd, (struct sockaddr *)&sa, &sl), 0);
+	int port;
+	int lfd = listening(&port);
 
 	_cleanup_free_ char *pdir = xasprintf("%s/proxy", dir);
 	_cleanup_free_ char *conf = xasprintf("%s/tinyproxy.conf", pdir);
@@ -210,7 +230,7 @@ static void test_start_refusals_and_leftover(void **state)
 	o = opts();
 	o.dir = pdir;
 	o.listen = "127.0.0.1";
-	o.port = ntohs(sa.sin_port);
+	o.port = port;
 	_cleanup_free_ char *in_use = xasprintf("something already listens on 127.0.0.1:%d; stop it or "
 						"choose another network.proxy_port", o.port);
 	assert_int_equal(netproxy_start(&o, &p, &err), -EADDRINUSE);
@@ -238,6 +258,151 @@ static void test_start_refusals_and_leftover(void **state)
 	close(lfd);
 }
 
+/* netproxy_start refusing before any proxy runs: nothing to allow, and a
+ * configuration file that cannot be written (agent.state_dir named). */
+static void test_start_refuses_its_files(void **state)
+{
+	const char *dir = *state;
+	struct netproxy_options o = opts();
+	struct netproxy *p = NULL;
+	char *err = NULL;
+
+	o.dir = dir;
+	o.n_hosts = 0;
+	assert_int_equal(netproxy_start(&o, &p, &err), -EINVAL);
+	assert_non_null(strstr(err, "network.allowed_hosts in config/sandbox.yaml is empty"));
+	free(err);
+	err = NULL;
+	o = opts();
+	o.dir = dir;
+	_cleanup_free_ char *conf = xasprintf("%s/tinyproxy.conf", dir);
+	assert_int_equal(mkdir(conf, 0755), 0);
+	assert_true(netproxy_start(&o, &p, &err) < 0);
+	assert_null(p);
+	_cleanup_free_ char *want = xasprintf("cannot write %s: ", conf);
+	assert_non_null(strstr(err, want));
+	assert_non_null(strstr(err, "(check agent.state_dir in agent.yaml)"));
+	free(err);
+}
+
+/* A proxy that cannot be started (its log cannot be opened): started again
+ * every second, each failure logged, and after 10 s the start is refused
+ * with where to look. */
+static void test_start_never_listening(void **state)
+{
+	const char *dir = *state;
+	struct netproxy_options o = opts();
+	struct netproxy *p = NULL;
+	char *err = NULL;
+
+	o.dir = dir;
+	o.listen = "127.0.0.1";
+	o.port = free_port();
+	_cleanup_free_ char *log = xasprintf("%s/tinyproxy.log", dir);
+	assert_int_equal(mkdir(log, 0755), 0);
+	int saved = testdir_stderr_begin(dir);
+	int r = netproxy_start(&o, &p, &err);
+	_cleanup_free_ char *logged = testdir_stderr_end(dir, saved);
+	assert_int_equal(r, -EIO);
+	assert_null(p);
+	_cleanup_free_ char *want = xasprintf("the filtering proxy tinyproxy did not start listening "
+					      "on 127.0.0.1:%d within 10 s; see %s (is tinyproxy "
+					      "installed?", o.port, log);
+	assert_non_null(strstr(err, want));
+	free(err);
+	_cleanup_free_ char *cannot = xasprintf("cannot open %s for the proxy", log);
+	assert_non_null(strstr(logged, cannot));
+	assert_non_null(strstr(logged, "the filtering proxy tinyproxy (pid -1) could not be started; "
+				       "restarting it"));
+}
+
+/* The real proxy: a pid file naming no process stops nothing; with a pid
+ * file that cannot be written (a directory in its place) it serves all
+ * the same, the log says that a crash's leftover would not be found, and
+ * the stop says it cannot remove it. */
+static void test_real_proxy_pid_file(void **state)
+{
+	const char *dir = *state;
+	struct netproxy_options o = opts();
+	struct netproxy *p = NULL;
+	char *err = NULL;
+
+	if (system("command -v tinyproxy >/dev/null 2>&1") != 0)
+		fail_msg("tinyproxy is not installed (packaging/install-deps.sh installs it)");
+	o.dir = dir;
+	o.listen = "127.0.0.1";
+	o.port = free_port();
+	o.run_as_user = o.run_as_group = NULL;
+	_cleanup_free_ char *pid_path = xasprintf("%s/tinyproxy.pid", dir);
+	testdir_put(dir, "tinyproxy.pid", "2147483600\n"); /* no such process */
+	int saved = testdir_stderr_begin(dir);
+	int r = netproxy_start(&o, &p, &err);
+	_cleanup_free_ char *started = testdir_stderr_end(dir, saved);
+	if (r != 0)
+		fail_msg("netproxy_start: %s", err);
+	assert_null(strstr(started, "stopping the filtering proxy"));
+	netproxy_stop(p);
+
+	assert_int_equal(mkdir(pid_path, 0755), 0);
+	saved = testdir_stderr_begin(dir);
+	r = netproxy_start(&o, &p, &err);
+	if (r == 0)
+		netproxy_stop(p);
+	_cleanup_free_ char *logged = testdir_stderr_end(dir, saved);
+	if (r != 0)
+		fail_msg("netproxy_start: %s", err);
+	_cleanup_free_ char *unwritten = xasprintf("cannot write %s: Is a directory; a proxy left by "
+						   "a crash of the agent will not be found", pid_path);
+	_cleanup_free_ char *kept = xasprintf("cannot remove %s", pid_path);
+	if (!strstr(logged, unwritten) || !strstr(logged, kept))
+		fail_msg("logged: %s", logged);
+	struct stat st;
+	assert_int_equal(stat(pid_path, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+}
+
+/* A leftover proxy that ignores SIGTERM is killed after 3 s. */
+static void test_leftover_ignoring_sigterm(void **state)
+{
+	const char *dir = *state;
+	struct netproxy_options o = opts();
+	struct netproxy *p = NULL;
+	char *err = NULL;
+
+	_cleanup_free_ char *conf = xasprintf("%s/tinyproxy.conf", dir);
+	pid_t left = fork();
+	assert_true(left >= 0);
+	if (left == 0) {
+		execl("/bin/sh", "sh", "-c", "trap '' TERM; while :; do sleep 1; done", "-c", conf,
+		      (char *)NULL);
+		_exit(127);
+	}
+	/* The trap is set once the shell runs its loop: its first sleep. */
+	for (int i = 0; i < 500; i++) {
+		_cleanup_free_ char *cmd = xasprintf("pgrep -P %d sleep >/dev/null", (int)left);
+		if (system(cmd) == 0)
+			break;
+		usleep(10000);
+	}
+	_cleanup_free_ char *pid_text = xasprintf("%d\n", (int)left);
+	testdir_put(dir, "tinyproxy.pid", pid_text);
+	struct reaped r = { .pid = left };
+	pthread_t reaper;
+	assert_int_equal(pthread_create(&reaper, NULL, reap, &r), 0);
+	/* Something listens on the port: the start stops there, after the
+	 * leftover's end. */
+	int port;
+	int lfd = listening(&port);
+	o.dir = dir;
+	o.listen = "127.0.0.1";
+	o.port = port;
+	assert_int_equal(netproxy_start(&o, &p, &err), -EADDRINUSE);
+	free(err);
+	assert_int_equal(pthread_join(reaper, NULL), 0);
+	assert_true(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGKILL);
+	close(lfd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -245,6 +410,10 @@ int main(void)
 		cmocka_unit_test(test_filter_is_exact_host_names),
 		cmocka_unit_test(test_refuses_what_cannot_go_into_the_files),
 		cmocka_unit_test_setup_teardown(test_start_refusals_and_leftover, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_start_refuses_its_files, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_start_never_listening, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_real_proxy_pid_file, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_leftover_ignoring_sigterm, testdir_setup, testdir_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -270,6 +270,18 @@ static void test_damaged_keys(void **state)
 	err = NULL;
 	assert_int_equal(note_verifier_parse(pub, &v, &err), -EINVAL);
 	assert_string_equal(err, "malformed name, key hash or Ed25519 key");
+	/* A public key given where the private one belongs, and a private key
+	 * whose key is not base64. */
+	free(err);
+	err = NULL;
+	assert_int_equal(note_signer_parse(pub, &s, &err), -EINVAL);
+	assert_string_equal(err, "does not start with 'PRIVATE+KEY+'");
+	free(err);
+	err = NULL;
+	char *plus = strrchr(priv, '+');
+	plus[1] = '*';
+	assert_int_equal(note_signer_parse(priv, &s, &err), -EINVAL);
+	assert_string_equal(err, "malformed name, key hash or Ed25519 key");
 	free(priv);
 	free(pub);
 }

@@ -11,7 +11,12 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "netproxy_conf.h"
 #include "pep723.h"
+#include "sandbox_deps.h"
+#include "sandbox_job.h"
+#include "sandbox_result.h"
+#include "sandbox_runner.h"
 
 static int locate(const char *src, char **toml, size_t *line, char **err)
 {
@@ -122,6 +127,107 @@ static void test_dependencies(void **state)
 	}
 }
 
+/* A block that is not a table, and one with more dependencies than are
+ * installed: refused with what is wrong. */
+static void test_dependencies_refused_whole(void **state)
+{
+	char **deps = (char **)1, *err = NULL;
+	size_t n = 1;
+	json_t *t = json_loads("[\"requests\"]", 0, NULL);
+
+	assert_int_equal(pep723_dependencies(t, &deps, &n, &err), -EINVAL);
+	assert_null(deps);
+	assert_int_equal(n, 0);
+	assert_string_equal(err, "the PEP 723 block is not a TOML table");
+	free(err);
+	json_decref(t);
+
+	json_t *a = json_array();
+	for (int i = 0; i <= PEP723_MAX_DEPENDENCIES; i++)
+		json_array_append_new(a, json_sprintf("pkg%d", i));
+	t = json_pack("{s:o}", "dependencies", a);
+	assert_int_equal(pep723_dependencies(t, &deps, &n, &err), -EINVAL);
+	assert_null(deps);
+	assert_string_equal(err, "the PEP 723 block lists 65 dependencies; at most 64 are installed");
+	free(err);
+	json_decref(t);
+}
+
+/* The spec the bootstrap reads: pip trusts a plain-HTTP index's host
+ * (with its port, without credentials), never an HTTPS one's. */
+static void test_deps_spec_trusted_host(void **state)
+{
+	static const char *const deps[] = { "requests>=2" };
+	const struct sandbox_job job = { .dependencies = deps, .n_dependencies = 1 };
+	struct sandbox_pip pip = { .image = "mai-sandbox-pip:latest", .install_timeout_ms = 120000 };
+	static const struct { const char *url, *trusted; } cases[] = {
+		{ "http://user:secret@index.local:8080/simple", "\"trusted_host\":\"index.local:8080\"" },
+		{ "http://10.0.0.5/simple?x#y", "\"trusted_host\":\"10.0.0.5\"" },
+		{ "https://pypi.org/simple", "\"trusted_host\":null" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		pip.index_url = cases[i].url;
+		char *spec = sandbox_deps_spec(&pip, &job);
+		if (!strstr(spec, cases[i].trusted) || !strstr(spec, "\"dependencies\":[\"requests>=2\"]"))
+			fail_msg("%s: %s", cases[i].url, spec);
+		free(spec);
+	}
+}
+
+/* The installer's report taken off stdout; none at all from a run that
+ * exited is a failure that names the likely cause (a stdout cap too
+ * small), and a run killed before pip was done keeps its verdict's
+ * message. */
+static void test_deps_collect_without_a_report(void **state)
+{
+	char out[] = "hello\n";
+	struct sandbox_result r = { .verdict = SANDBOX_VERDICT_EXITED };
+
+	r.out.data = out;
+	r.out.len = r.out.total = strlen(out);
+	sandbox_deps_collect(&r);
+	assert_non_null(r.dependencies);
+	assert_false(json_is_true(json_object_get(r.dependencies, "ok")));
+	assert_non_null(strstr(r.message, "installing the script's PEP 723 dependencies failed: "
+					  "the dependency installer gave no report (is stdout_max in "
+					  "config/sandbox.yaml too small for it?)"));
+	assert_string_equal(r.out.data, "hello\n");
+	json_decref(r.dependencies);
+	free(r.message);
+
+	struct sandbox_result killed = { .verdict = SANDBOX_VERDICT_TIMEOUT };
+	killed.out.data = out;
+	killed.out.len = strlen(out);
+	sandbox_deps_collect(&killed);
+	assert_null(killed.dependencies);
+	assert_null(killed.message);
+}
+
+/* Reading a block without the pip image: refused with the build step,
+ * no container started (the runner is not called). */
+static int no_run(void *ctx, const struct sandbox_job *job, const struct sandbox_run_mode *mode,
+		  struct sandbox_result *out)
+{
+	fail_msg("a container was started");
+	return -1;
+}
+
+static void test_parse_toml_without_the_image(void **state)
+{
+	const struct sandbox_runner runner = { no_run, NULL };
+	const struct sandbox_pip pip = { .image = "mai-sandbox-pip:latest" };
+	json_t *t = (void *)1;
+	char *err = NULL;
+
+	assert_int_equal(sandbox_deps_parse_toml(&runner, &pip, "x = 1\n", 6, &t, &err), -ENOENT);
+	assert_null(t);
+	assert_string_equal(err, "the image mai-sandbox-pip:latest that reads it (with tomllib) is "
+				 "missing from the engine: build it with packaging/sandbox-image/"
+				 "build.sh --variant pip, or set network.image in config/sandbox.yaml");
+	free(err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -129,6 +235,10 @@ int main(void)
 		cmocka_unit_test(test_no_block),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_dependencies),
+		cmocka_unit_test(test_dependencies_refused_whole),
+		cmocka_unit_test(test_deps_spec_trusted_host),
+		cmocka_unit_test(test_deps_collect_without_a_report),
+		cmocka_unit_test(test_parse_toml_without_the_image),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

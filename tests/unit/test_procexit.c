@@ -14,7 +14,12 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include <sched.h>
+#include <string.h>
+
+#include "macro.h"
 #include "procexit.h"
+#include "sandbox_exit.h"
 #include "waitchild.h"
 #include "testdir.h"
 
@@ -104,11 +109,59 @@ static void test_only_the_watched(void **state)
 	procexit_unwatch(events, w);
 }
 
+/* In a network namespace of its own the kernel refuses a process its
+ * process events (ECONNREFUSED; the proc connector answers in the host's
+ * only): procexit_open says so, and a sandbox asked for that way falls
+ * back to Docker's exit path, saying why. Checked in a child, which
+ * enters the namespace alone; its exit status tells which check failed. */
+static int refused_in_a_namespace(const char *dir)
+{
+	struct procexit *p = (void *)1;
+	char *err = NULL;
+
+	if (unshare(CLONE_NEWNET) < 0)
+		return 10;
+	if (procexit_open(&p, &err) != -ECONNREFUSED || p ||
+	    strcmp(err, "the kernel refused process events: Connection refused") != 0)
+		return 11;
+	free(err);
+	int saved = testdir_stderr_begin(dir);
+	struct sandbox_exit *ex = sandbox_exit_start(SANDBOX_EXIT_NETLINK, NULL, 2);
+	_cleanup_free_ char *logged = testdir_stderr_end(dir, saved);
+	if (sandbox_exit_source_get(ex) != SANDBOX_EXIT_DOCKER)
+		return 12;
+	if (!strstr(logged, "the ends of runs wait for Docker's exit path: the process events way "
+			    "is not available (the kernel refused process events: Connection refused)"))
+		return 13;
+	/* Not a way to watch a run's init: none is made. */
+	if (sandbox_exit_watch(ex, "0123456789ab") != NULL)
+		return 14;
+	sandbox_exit_stop(ex);
+	return 0;
+}
+
+static void test_refused_in_a_network_namespace(void **state)
+{
+	int status;
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0)
+		exit(refused_in_a_namespace(*state)); /* exit: a coverage build writes its counts */
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 10)
+		fail_msg("unshare(CLONE_NEWNET) failed: the test needs root");
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exit_code_and_signal),
 		cmocka_unit_test(test_only_the_watched),
+		cmocka_unit_test_setup_teardown(test_refused_in_a_network_namespace, testdir_setup,
+						testdir_teardown),
 	};
 	return test_exit(cmocka_run_group_tests(tests, setup, teardown));
 }

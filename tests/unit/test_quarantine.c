@@ -16,9 +16,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fault.h"
 #include "fileio.h"
 #include "macro.h"
 #include "quarantine.h"
@@ -218,6 +220,66 @@ static void test_sweep_depth(void **state)
 	assert_int_equal(access(f17, F_OK), 0);
 }
 
+/* What cannot be moved aside, for real: a name that is a mount point
+ * (rename says EBUSY; the sweep warns and goes on), a foreign
+ * .mai-quarantine that is a mount point itself (it cannot be moved out of
+ * the way; the random name's source failing, getrandom before the kernel's
+ * pool is ready, is fault.h's), and a directory whose disk has no inode
+ * left for .mai-quarantine. Nothing is deleted. */
+static void test_what_cannot_be_moved(void **state)
+{
+	if (geteuid() != 0)
+		test_skip("mounts need root");
+	const char *dir = *state;
+	_cleanup_free_ char *m = xasprintf("%s/m.result.json", dir);
+	_cleanup_free_ char *q = xasprintf("%s/" QUARANTINE_DIR, dir);
+	_cleanup_close_ int dfd = testdir_open(dir);
+	char *to = NULL, *detail = NULL;
+	struct seen seen = { 0 };
+
+	assert_int_equal(quarantine_set_holder(NULL), 0);
+	assert_int_equal(mkdir(m, 0755), 0);
+	assert_int_equal(mount("tmpfs", m, "tmpfs", MS_NOSUID | MS_NODEV, "size=16k"), 0);
+	int r = quarantine_move(dfd, "m.result.json", &to, &detail);
+	quarantine_sweep(dir, false, note, &seen);
+	assert_int_equal(umount2(m, MNT_DETACH), 0);
+	assert_int_equal(r, -EBUSY);
+	assert_string_equal(detail, "cannot move m.result.json aside: Device or resource busy");
+	free(detail);
+	assert_null(to);
+	assert_int_equal(seen.n, 0);
+
+	assert_int_equal(rmdir(q), 0);
+	assert_int_equal(mkdir(q, 0755), 0);
+	assert_int_equal(mount("tmpfs", q, "tmpfs", MS_NOSUID | MS_NODEV, "size=16k,mode=0755"), 0);
+	testdir_put(dir, "n.approve", "");
+	assert_int_equal(chmod(m, 0755), 0);
+	fault_arm("getrandom", NULL, 1, 0, EAGAIN);
+	r = quarantine_move(dfd, "m.result.json", &to, &detail);
+	fault_clear();
+	assert_int_equal(umount2(q, MNT_DETACH), 0);
+	assert_int_equal(r, -EBUSY);
+	assert_string_equal(detail, QUARANTINE_DIR " is not the agent's and cannot be moved: "
+				    "Device or resource busy");
+	free(detail);
+	assert_int_equal(access(m, F_OK), 0);
+
+	_cleanup_free_ char *small = testdir_small_fs(dir, "small", "size=64k,nr_inodes=4,mode=0755");
+	if (!small)
+		test_skip("cannot mount a tmpfs here");
+	_cleanup_close_ int sfd = testdir_open(small);
+	assert_int_equal(mkfifoat(sfd, "f.audit", 0644), 0);
+	testdir_fill_inodes(small);
+	r = quarantine_move(sfd, "f.audit", &to, &detail);
+	assert_int_equal(r, -ENOSPC);
+	assert_string_equal(detail, "cannot create " QUARANTINE_DIR ": No space left on device");
+	free(detail);
+	struct stat st;
+	assert_int_equal(fstatat(sfd, "f.audit", &st, 0), 0);
+	close(steal_fd(&sfd));
+	testdir_unmount(small);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -227,6 +289,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_holder, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_sweep, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_sweep_depth, testdir_setup, testdir_teardown),
+		cmocka_unit_test_setup_teardown(test_what_cannot_be_moved, testdir_setup, testdir_teardown),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

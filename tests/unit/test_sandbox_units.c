@@ -409,6 +409,35 @@ static void test_verdict_names(void **state)
 			    "sandbox_error");
 }
 
+/* Output that is not UTF-8 reaches the result as U+FFFD, one per byte
+ * that does not begin a valid sequence: a stray continuation byte, a
+ * sequence cut by the end, a lead byte without its continuation, an
+ * overlong form, a surrogate; valid sequences and NUL (as U+FFFD) around
+ * them are kept in order. */
+static void test_result_text_not_utf8(void **state)
+{
+	static const struct { const char *in; size_t len; const char *out; } cases[] = {
+		{ "a\x80" "b", 3, "a\xef\xbf\xbd" "b" },
+		{ "\xf8x", 2, "\xef\xbf\xbdx" },
+		{ "ok\xc3", 3, "ok\xef\xbf\xbd" },
+		{ "\xc3(", 2, "\xef\xbf\xbd(" },
+		{ "\xc0\xaf", 2, "\xef\xbf\xbd\xef\xbf\xbd" },
+		{ "\xed\xa0\x80", 3, "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },
+		{ "caf\xc3\xa9\0\xf0\x9f\x90\x8d", 10, "caf\xc3\xa9\xef\xbf\xbd\xf0\x9f\x90\x8d" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct sandbox_result r = { .verdict = SANDBOX_VERDICT_EXITED };
+		r.out.data = (char *)cases[i].in;
+		r.out.len = cases[i].len;
+		json_t *j = sandbox_result_to_json(&r);
+		const char *text = json_string_value(json_object_get(json_object_get(j, "stdout"), "text"));
+		if (!text || strcmp(text, cases[i].out) != 0)
+			fail_msg("case %zu: '%s'", i, text);
+		json_decref(j);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -427,6 +456,7 @@ int main(void)
 		cmocka_unit_test(test_pool_auto_size),
 		cmocka_unit_test(test_machine_probe_sane),
 		cmocka_unit_test(test_verdict_names),
+		cmocka_unit_test(test_result_text_not_utf8),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

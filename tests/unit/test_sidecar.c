@@ -263,12 +263,32 @@ static void test_sidecar_edits_fail(void **state)
 	free(jl.pub);
 }
 
+/* A sidecar that is not JSON, or JSON that is no sidecar: refused with
+ * where and why. */
+static void test_sidecar_parse_refusals(void **state)
+{
+	(void)state;
+	struct sidecar sc;
+	char *err = NULL;
+	const char *text = "{\"format\": ";
+	assert_int_equal(sidecar_parse(text, strlen(text), &sc, &err), -EBADMSG);
+	assert_true(strncmp(err, "not JSON: line 1 column ", 24) == 0);
+	free(err);
+	err = NULL;
+	text = "{\"format\": \"something else\"}";
+	assert_int_equal(sidecar_parse(text, strlen(text), &sc, &err), -EBADMSG);
+	assert_non_null(strstr(err, "not a Mai audit sidecar"));
+	free(err);
+	sidecar_clear(&sc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_note_sign_and_open),
 		cmocka_unit_test_setup_teardown(test_sidecar_verifies_alone, testdir_setup, testdir_teardown),
 		cmocka_unit_test_setup_teardown(test_sidecar_edits_fail, testdir_setup, testdir_teardown),
+		cmocka_unit_test(test_sidecar_parse_refusals),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

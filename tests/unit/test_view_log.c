@@ -178,6 +178,30 @@ static void test_no_log(void **state)
 	view_log_free(vl);
 }
 
+/* A log whose public key is not there: the verdict names the key that
+ * cannot be read, as a line and as JSON. */
+static void test_missing_key(void **state)
+{
+	const char *dir = *state;
+	_cleanup_free_ char *key = xasprintf("%s/no.pub", dir);
+	struct view_log *vl = view_log_new(dir, key);
+	char *text = NULL;
+	size_t len;
+	view_log_verify(vl, false, &text, &len);
+	_cleanup_free_ char *want = xasprintf("FAIL seq=0: %s: cannot read key: No such file or directory\n",
+					      key);
+	assert_string_equal(text, want);
+	free(text);
+	view_log_verify(vl, true, &text, &len);
+	json_t *j = json_loads(text, 0, NULL);
+	assert_non_null(j);
+	assert_true(json_is_false(json_object_get(j, "ok")));
+	assert_non_null(strstr(json_string_value(json_object_get(j, "reason")), "cannot read key"));
+	json_decref(j);
+	free(text);
+	view_log_free(vl);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, testdir_setup, testdir_teardown)
@@ -186,6 +210,7 @@ int main(void)
 		T(test_new_records_are_seen),
 		T(test_damaged_record_is_an_error),
 		T(test_no_log),
+		T(test_missing_key),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,6 +9,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "fileio.h"
@@ -406,6 +407,23 @@ static void test_missing_drop_dir_is_an_error(void **state)
 	free(err);
 }
 
+/* No descriptor left for inotify (for real: testdir_fd_limit()): refused with the errno and what to raise. */
+static void test_no_descriptor_for_inotify(void **state)
+{
+	struct ctx *c = *state;
+	struct watch_options o = { .dir = c->drop, .settle_ms = 10 };
+	struct watch *w = NULL;
+	char *err = NULL;
+	struct rlimit saved = testdir_fd_limit(0);
+	int r = watch_new(&o, on_name, &c->seen, &w, &err);
+	testdir_fd_limit_end(&saved);
+	assert_int_equal(r, -EMFILE);
+	assert_null(w);
+	assert_string_equal(err, "cannot start inotify: Too many open files (raise "
+				 "fs.inotify.max_user_instances)");
+	free(err);
+}
+
 /* Scripts cFROM.py to cTO-1.py, each written as a temporary name and
  * renamed into place, in that order. */
 static void rename_burst(struct ctx *c, int from, int to)
@@ -471,6 +489,7 @@ int main(void)
 		T(test_drop_dir_removed_and_recreated),
 		T(test_recursive_subdirectories),
 		T(test_missing_drop_dir_is_an_error),
+		T(test_no_descriptor_for_inotify),
 	};
 	return test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

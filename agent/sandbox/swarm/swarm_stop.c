@@ -70,9 +70,10 @@ size_t swarm_stop_tasks(struct docker *d, char *const *ids, size_t n, int64_t wa
 	return running;
 }
 
-/* Removes what of kind carries this instance's label; the number left. */
+/* Removes what of kind carries this instance's label; the number left.
+ * (Only services count as removed for the caller: none are swept here.) */
 static size_t sweep_kind(struct docker *d, const char *instance, enum docker_swarm_kind kind,
-			 bool last, size_t *removed)
+			 bool last)
 {
 	char **ids = NULL, *err = NULL;
 	size_t n = 0, left = 0;
@@ -84,11 +85,8 @@ static size_t sweep_kind(struct docker *d, const char *instance, enum docker_swa
 		return 0;
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (docker_swarm_remove(d, kind, ids[i], &err) == DOCKER_OK) {
-			if (removed)
-				(*removed)++;
+		if (docker_swarm_remove(d, kind, ids[i], &err) == DOCKER_OK)
 			continue;
-		}
 		left++;
 		if (last)
 			log_warnx("removing %s left in the swarm failed: %s", ids[i], err);
@@ -136,11 +134,11 @@ void swarm_sweep(struct docker *d, const char *instance, size_t *removed)
 		free(err);
 	}
 	start = progress = monoclock_ms();
-	sweep_kind(d, instance, DOCKER_SWARM_CONFIG, true, NULL);
+	sweep_kind(d, instance, DOCKER_SWARM_CONFIG, true);
 	for (;;) {
 		int64_t now = monoclock_ms();
 		bool last = now - progress >= 3000 || now - start >= 10000;
-		size_t n = sweep_kind(d, instance, DOCKER_SWARM_NETWORK, last, NULL);
+		size_t n = sweep_kind(d, instance, DOCKER_SWARM_NETWORK, last);
 		if (n == 0 || last)
 			break;
 		if (n < left)
