@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "audit_format.h"
-#include "audit_lines.h"
 #include "audit_recover.h"
 #include "checkpoint.h"
 #include "fileio.h"
